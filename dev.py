@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Set up gatestats from its lock file and run the main job or the test suite.
+
+Standard library only: this is what a fresh machine with nothing but ``python3``
+runs first.
+
+    python3 dev.py demo   # set up, then run the main job on bundled real data
+    python3 dev.py test   # set up, then lint, type-check and run the whole test suite
+
+The virtual environment lives in ``.venv/``; it is (re)installed from
+``requirements.lock`` (every package pinned with its hash) whenever the lock file
+changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+LOCK = ROOT / "requirements.lock"
+STAMP = VENV / ".gatestats-lock-digest"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+PYTEST_NO_TESTS_COLLECTED = 5
+
+
+def _run(*args: str | os.PathLike[str], **kwargs: object) -> None:
+    print("+", " ".join(str(a) for a in args), flush=True)
+    completed = subprocess.run([str(a) for a in args], check=False, **kwargs)  # type: ignore[call-overload]
+    if completed.returncode != 0:
+        raise SystemExit(completed.returncode)
+
+
+def setup() -> None:
+    """Create ``.venv`` and install the locked dependencies plus gatestats (editable)."""
+    if sys.version_info < (3, 11):
+        raise SystemExit(f"gatestats needs Python 3.11 or newer (got {sys.version.split()[0]})")
+    digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text().strip() == digest and PY.exists():
+        return
+    if VENV.exists():
+        shutil.rmtree(VENV)
+    print(f"+ creating {VENV.relative_to(ROOT)}", flush=True)
+    venv.EnvBuilder(with_pip=True).create(VENV)
+    pip = (PY, "-m", "pip", "--disable-pip-version-check", "--no-input")
+    _run(*pip, "install", "--quiet", "--require-hashes", "--no-deps", "-r", LOCK)
+    _run(*pip, "install", "--quiet", "--no-deps", "--no-build-isolation", "--editable", ROOT)
+    STAMP.write_text(digest + "\n")
+
+
+def demo() -> None:
+    """The main job on bundled real data: import τ-bench results, then analyse them."""
+    gatestats = BIN / "gatestats"
+    raw = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
+    with tempfile.TemporaryDirectory(prefix="gatestats-demo-") as tmp:
+        records = Path(tmp) / "tau_bench_gpt4o_airline.jsonl"
+        _run(gatestats, "import", "tau-bench", raw, "--system", "tau-bench/gpt-4o-airline", "-o", records)
+        _run(gatestats, "analyze", records, "--k", "1,2,3,4", "--seed", "20240617")
+
+
+def test() -> None:
+    """Lint, type-check, then run every test (slow ones included)."""
+    _run(BIN / "ruff", "check", ".", cwd=ROOT)
+    _run(BIN / "ruff", "format", "--check", ".", cwd=ROOT)
+    _run(BIN / "mypy", cwd=ROOT)
+    completed = subprocess.run(
+        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *sys.argv[2:]], cwd=ROOT, check=False
+    )
+    if completed.returncode == PYTEST_NO_TESTS_COLLECTED:
+        print("pytest ran no test: that is a failure", file=sys.stderr)
+        raise SystemExit(1)
+    raise SystemExit(completed.returncode)
+
+
+def main() -> None:
+    commands = {"setup": setup, "demo": demo, "test": test}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        raise SystemExit(f"usage: python3 dev.py {{{'|'.join(commands)}}} [pytest args]")
+    setup()
+    if sys.argv[1] != "setup":
+        commands[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Exceptions of gatestats. Each subclasses a built-in and says what was expected and what was got."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "GatestatsError",
+    "InsufficientEvidenceError",
+    "RecordFileError",
+    "RecordProblem",
+]
+
+_MAX_SHOWN = 20
+
+
+class GatestatsError(Exception):
+    """Base class of every error gatestats raises on purpose."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordProblem:
+    """One defect in a record file: where it is (file, line or row, field) and what is wrong.
+
+    ``line`` is the 1-based line of a text file (JSONL, CSV, JSON); ``row`` the 0-based row of a
+    columnar file (Parquet) where lines do not exist.
+    """
+
+    file: str
+    field: str
+    message: str
+    line: int | None = None
+    row: int | None = None
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+        elif self.row is not None:
+            where += f" row {self.row}"
+        return f"{where}: field '{self.field}': {self.message}"
+
+
+class RecordFileError(GatestatsError, ValueError):
+    """A record (or import) file breaks the contract; nothing was computed from it."""
+
+    def __init__(self, problems: list[RecordProblem] | tuple[RecordProblem, ...]) -> None:
+        if not problems:
+            msg = "RecordFileError needs at least one problem"
+            raise ValueError(msg)
+        self.problems: tuple[RecordProblem, ...] = tuple(problems)
+        shown = [str(p) for p in self.problems[:_MAX_SHOWN]]
+        more = len(self.problems) - len(shown)
+        if more > 0:
+            shown.append(f"... and {more} more problem(s)")
+        super().__init__("\n".join(shown))
+
+    @classmethod
+    def single(
+        cls,
+        file: str | Path,
+        field: str,
+        message: str,
+        *,
+        line: int | None = None,
+        row: int | None = None,
+    ) -> RecordFileError:
+        """Build the error for one problem."""
+        return cls([RecordProblem(file=str(file), field=field, message=message, line=line, row=row)])
+
+
+class InsufficientEvidenceError(GatestatsError, ValueError):
+    """The data cannot support the requested statistic; the message says why."""

@@ -1,0 +1,382 @@
+"""pass@k and pass^k per system, with case-level intervals and exact counts: :func:`analyze`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from gatestats._typing import FrameLike, IntervalMethod, Metric, ResolvedIntervalMethod, Status
+from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
+from gatestats.estimators.passk import exact_case_sum, per_case_values
+from gatestats.estimators.summary import case_summary
+from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
+
+__all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
+
+METRICS: tuple[Metric, ...] = ("pass_hat_k", "pass_at_k")
+_LABEL = {"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}
+_SHOWN_CASES = 20
+
+
+def _fraction_text(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricEstimate:
+    """pass@k or pass^k of one system at one k: estimate, interval and the counts behind them.
+
+    ``numerator`` is the exact sum of the per-case estimates (a rational, as text) and
+    ``denominator`` the number of cases, so ``estimate == numerator / denominator``.
+    When ``status == "insufficient_evidence"``, estimate and interval are ``None`` and
+    ``reason`` says why (for instance the cases with fewer valid trials than ``k``).
+    """
+
+    metric: Metric
+    k: int
+    status: Status
+    reason: str | None
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    se: float | None
+    method: ResolvedIntervalMethod | None
+    confidence_level: float
+    n_cases: int
+    numerator: str | None
+    denominator: int | None
+    undefined_cases: tuple[str, ...]
+    effective_n: float | None
+    n_resamples: int | None
+    seed: int | None
+    _values: npt.NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    _groups: npt.NDArray[Any] | None = field(default=None, repr=False, compare=False)
+    _max_effective_n: float | None = field(default=None, repr=False, compare=False)
+    _method: IntervalMethod = field(default="auto", repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> CaseMeanInterval:
+        """Recompute the interval at another confidence level (same method, same seed)."""
+        if self._values is None:
+            msg = f"{_LABEL[self.metric]} at k={self.k} has no interval: {self.reason}"
+            raise ValueError(msg)
+        return case_mean_interval(
+            self._values, groups=self._groups, method=self._method, confidence_level=confidence_level,
+            n_resamples=self.n_resamples or 2000, seed=self.seed, max_effective_n=self._max_effective_n,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (the ``--json`` shape of one metric)."""
+        return {
+            "estimate": self.estimate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "status": self.status,
+            "reason": self.reason,
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "se": self.se,
+            "numerator": self.numerator,
+            "denominator": self.denominator,
+            "n_cases": self.n_cases,
+            "undefined_cases": list(self.undefined_cases),
+            "effective_n": self.effective_n,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemAnalysis:
+    """Everything :func:`analyze` says about one system."""
+
+    system: str
+    n_cases: int
+    n_trials: int
+    n_valid_trials: int
+    n_passed: int
+    n_resource_killed: int
+    n_infra_errors: int
+    clustered: bool
+    estimates: tuple[MetricEstimate, ...]
+    variance: VarianceDecomposition
+    cases: pl.DataFrame = field(repr=False, compare=False)
+
+    def get(self, metric: Metric, k: int) -> MetricEstimate:
+        """The estimate of ``metric`` at ``k``."""
+        for estimate in self.estimates:
+            if estimate.metric == metric and estimate.k == k:
+                return estimate
+        msg = f"no {metric} at k={k} for system {self.system!r}"
+        raise KeyError(msg)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping of this system."""
+        ks = sorted({e.k for e in self.estimates})
+        return {
+            "system": self.system,
+            "n_cases": self.n_cases,
+            "n_trials": self.n_trials,
+            "n_valid_trials": self.n_valid_trials,
+            "n_passed": self.n_passed,
+            "n_resource_killed": self.n_resource_killed,
+            "n_infra_errors": self.n_infra_errors,
+            "clustered": self.clustered,
+            "k": {str(k): {m: self.get(m, k).to_dict() for m in METRICS} for k in ks},
+            "variance": {
+                "status": self.variance.status,
+                "reason": self.variance.reason,
+                "between_case_variance": self.variance.between_case_variance,
+                "within_case_variance": self.variance.within_case_variance,
+                "mean_trials_per_case": self.variance.mean_trials_per_case,
+                "share_from_trials": self.variance.share_from_trials,
+                "advice": self.variance.advice,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Analysis:
+    """Result of :func:`analyze`: one :class:`SystemAnalysis` per system."""
+
+    systems: tuple[SystemAnalysis, ...]
+    ks: tuple[int, ...]
+    by: str
+    confidence_level: float
+    method: IntervalMethod
+    n_resamples: int
+    seed: int
+
+    def system(self, name: str) -> SystemAnalysis:
+        """The analysis of the system called ``name``."""
+        for item in self.systems:
+            if item.system == name:
+                return item
+        msg = f"no system {name!r} (got {[s.system for s in self.systems]})"
+        raise KeyError(msg)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented ``gatestats analyze --json`` object."""
+        return {
+            "ks": list(self.ks),
+            "by": self.by,
+            "confidence_level": self.confidence_level,
+            "method": self.method,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "systems": [s.to_dict() for s in self.systems],
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per (system, k, metric) with fixed columns."""
+        rows = [
+            {
+                "system": s.system,
+                "k": e.k,
+                "metric": e.metric,
+                "status": e.status,
+                "estimate": e.estimate,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+                "method": e.method,
+                "numerator": e.numerator,
+                "denominator": e.denominator,
+                "n_cases": e.n_cases,
+                "reason": e.reason,
+            }
+            for s in self.systems
+            for e in s.estimates
+        ]
+        schema = {
+            "system": pl.String, "k": pl.Int64, "metric": pl.String, "status": pl.String,
+            "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "method": pl.String,
+            "numerator": pl.String, "denominator": pl.Int64, "n_cases": pl.Int64, "reason": pl.String,
+        }
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def _case_label(row: dict[str, Any]) -> str:
+    version = row["case_version"]
+    return str(row["case_id"]) if version is None else f"{row['case_id']}@{version}"
+
+
+def _estimate(
+    cases: pl.DataFrame,
+    *,
+    metric: Metric,
+    k: int,
+    groups: npt.NDArray[Any] | None,
+    method: IntervalMethod,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> MetricEstimate:
+    valued = per_case_values(cases, k=k, metric=metric)
+    undefined = valued.filter(pl.col("value").is_null())
+    labels = tuple(_case_label(r) for r in undefined.select("case_id", "case_version", "n").iter_rows(named=True))
+    base: dict[str, Any] = {
+        "metric": metric, "k": k, "confidence_level": confidence_level, "n_cases": cases.height,
+        "undefined_cases": labels,
+    }
+    empty: dict[str, Any] = {
+        "estimate": None, "ci_low": None, "ci_high": None, "se": None, "method": None,
+        "numerator": None, "denominator": None, "effective_n": None, "n_resamples": None, "seed": None,
+    }
+    name = _LABEL[metric].replace("k", str(k))
+    if cases.height == 0:
+        return MetricEstimate(status="insufficient_evidence", reason="no cases", **base, **empty)
+    if labels:
+        shown = ", ".join(labels[:_SHOWN_CASES]) + (" ..." if len(labels) > _SHOWN_CASES else "")
+        min_n = int(undefined["n"].min())  # type: ignore[arg-type]
+        reason = (
+            f"{name} is undefined for {len(labels)} of {cases.height} case(s) with fewer than {k} valid "
+            f"trials (fewest: {min_n}): {shown}"
+        )
+        return MetricEstimate(status="insufficient_evidence", reason=reason, **base, **empty)
+    values = valued["value"].to_numpy()
+    total = exact_case_sum(cases, k=k, metric=metric)
+    max_eff = float(cases["n"].sum()) / k
+    interval = case_mean_interval(
+        values, groups=groups, method=method, confidence_level=confidence_level,
+        n_resamples=n_resamples, seed=seed, max_effective_n=max_eff,
+    )
+    return MetricEstimate(
+        status=interval.status,
+        reason=interval.reason,
+        estimate=float(total / cases.height),
+        ci_low=interval.ci_low,
+        ci_high=interval.ci_high,
+        se=interval.se,
+        method=interval.method,
+        numerator=_fraction_text(total),
+        denominator=cases.height,
+        effective_n=interval.effective_n,
+        n_resamples=interval.n_resamples,
+        seed=interval.seed,
+        _values=values,
+        _groups=groups,
+        _max_effective_n=max_eff,
+        _method=method,
+        **base,
+    )
+
+
+def _parse_ks(ks: int | Iterable[int]) -> tuple[int, ...]:
+    items = (ks,) if isinstance(ks, int) else tuple(ks)
+    if not items:
+        msg = "ks must name at least one k"
+        raise ValueError(msg)
+    for k in items:
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+            msg = f"every k must be an integer >= 1 (got {k!r})"
+            raise ValueError(msg)
+    return tuple(sorted({int(k) for k in items}))
+
+
+def analyze(
+    records: FrameLike,
+    *,
+    ks: int | Sequence[int] = (1,),
+    by: str = "system",
+    confidence_level: float = 0.95,
+    method: IntervalMethod = "auto",
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Analysis:
+    """pass^k and pass@k per system for each k, with intervals that treat the case as the unit.
+
+    Parameters
+    ----------
+    records
+        Validated run records (see :func:`gatestats.records.load_records`), ``DataFrame`` or
+        ``LazyFrame``.
+    ks
+        The k values.
+    by
+        Column that names the system (default ``system``); any string column of the records.
+    confidence_level
+        Two-sided confidence level of every interval.
+    method
+        Interval method (see :func:`gatestats.estimators.case_mean_interval`).
+    n_resamples, seed
+        Bootstrap resamples and the seed of its generator (recorded in the result; the same
+        seed is used for every k and metric, so intervals are comparable across k).
+
+    Returns
+    -------
+    Analysis
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> records = pl.DataFrame({"system": "s", "case_id": ["a", "a", "b", "b"],
+    ...     "case_version": None, "case_group": None, "trial": [0, 1, 0, 1], "attempt": 0,
+    ...     "outcome": ["passed", "passed", "passed", "failed"]})
+    >>> result = analyze(records, ks=[1, 2])
+    >>> e = result.system("s").get("pass_hat_k", 2)
+    >>> e.estimate, e.numerator, e.denominator, e.status
+    (0.5, '1', 2, 'ok')
+    """
+    if not isinstance(records, pl.DataFrame | pl.LazyFrame):
+        msg = f"records must be a polars DataFrame or LazyFrame (got {type(records).__name__})"
+        raise TypeError(msg)
+    k_values = _parse_ks(ks)
+    lazy = records.lazy()
+    schema = lazy.collect_schema()
+    if by not in schema:
+        msg = f"by: no column {by!r} in the records (got {list(schema)})"
+        raise ValueError(msg)
+    if by != "system":
+        lazy = lazy.with_columns(pl.col(by).cast(pl.String).alias("system"))
+    summary = case_summary(lazy)
+    if summary["system"].null_count():
+        msg = f"by: column {by!r} is null for some records; every record needs a system"
+        raise ValueError(msg)
+    systems = []
+    for (name,), cases in summary.group_by("system", maintain_order=True):
+        group_col = cases["case_group"]
+        clustered = group_col.null_count() < cases.height
+        groups = None
+        if clustered:
+            groups = (
+                cases.select(
+                    pl.when(pl.col("case_group").is_null())
+                    .then(pl.lit("\x00case:") + pl.col("case_id") + pl.lit("@") + pl.col("case_version").fill_null(""))
+                    .otherwise(pl.col("case_group"))
+                )
+                .to_series()
+                .to_numpy()
+            )
+        estimates = tuple(
+            _estimate(
+                cases, metric=metric, k=k, groups=groups, method=method,
+                confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+            )
+            for k in k_values
+            for metric in METRICS
+        )
+        systems.append(
+            SystemAnalysis(
+                system=str(name),
+                n_cases=cases.height,
+                n_trials=int(cases["n_trials"].sum()),
+                n_valid_trials=int(cases["n"].sum()),
+                n_passed=int(cases["c"].sum()),
+                n_resource_killed=int(cases["n_resource_killed"].sum()),
+                n_infra_errors=int(cases["n_infra_errors"].sum()),
+                clustered=clustered,
+                estimates=estimates,
+                variance=variance_decomposition(cases),
+                cases=cases,
+            )
+        )
+    systems.sort(key=lambda s: s.system)
+    return Analysis(
+        systems=tuple(systems), ks=k_values, by=by, confidence_level=confidence_level,
+        method=method, n_resamples=n_resamples, seed=seed,
+    )

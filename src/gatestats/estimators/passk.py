@@ -1,0 +1,154 @@
+r"""Unbiased per-case pass@k and pass^k, computed exactly.
+
+For a case with ``n`` valid trials of which ``c`` passed:
+
+.. math::
+
+    \widehat{\text{pass@}k} = 1 - \frac{\binom{n-c}{k}}{\binom{n}{k}}
+    \qquad
+    \widehat{\text{pass}^k} = \frac{\binom{c}{k}}{\binom{n}{k}}
+
+both unbiased for the probability that at least one (resp. all) of ``k`` fresh trials succeed,
+provided ``k <= n``. Each case uses its *own* ``n`` (τ-bench's script uses one global trial
+count, which mis-scores a case with a missing trial). For ``k > n`` the estimator is undefined:
+the case is reported, never truncated or scored 0.
+
+Values are computed as exact rationals (``fractions.Fraction``) once per distinct ``(n, c)``
+pair and joined onto the cases, so a million cases cost a handful of exact evaluations.
+
+References
+----------
+Chen, M. et al. (2021). Evaluating Large Language Models Trained on Code. arXiv:2107.03374,
+    section 2.1 and Figure 3 (the numerically stable product form).
+Yao, S., Shinn, N., Razavi, P. & Narasimhan, K. (2024). τ-bench: A Benchmark for Tool-Agent-User
+    Interaction in Real-World Domains. arXiv:2406.12045, section 4 (pass^k).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from collections.abc import Callable
+from math import comb, prod
+
+import polars as pl
+
+from gatestats._typing import FrameLike, Metric
+
+__all__ = [
+    "exact_case_sum",
+    "pass_at_k",
+    "pass_at_k_exact",
+    "pass_hat_k",
+    "pass_hat_k_exact",
+    "per_case_values",
+]
+
+
+def _check(n: int, c: int, k: int) -> None:
+    for name, value in (("n", n), ("c", c), ("k", k)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            msg = f"{name} must be an integer (got {value!r})"
+            raise TypeError(msg)
+    if k < 1:
+        msg = f"k must be >= 1 (got {k})"
+        raise ValueError(msg)
+    if not 0 <= c <= n:
+        msg = f"successes c must satisfy 0 <= c <= n (got c={c}, n={n})"
+        raise ValueError(msg)
+    if k > n:
+        msg = f"pass@k and pass^k are undefined for k > n (got k={k}, n={n} valid trials)"
+        raise ValueError(msg)
+
+
+def pass_at_k_exact(n: int, c: int, k: int) -> Fraction:
+    """Exact unbiased pass@k of one case: ``1 - C(n-c, k) / C(n, k)``.
+
+    >>> pass_at_k_exact(4, 1, 2)
+    Fraction(1, 2)
+    """
+    _check(n, c, k)
+    return 1 - Fraction(comb(n - c, k), comb(n, k))
+
+
+def pass_hat_k_exact(n: int, c: int, k: int) -> Fraction:
+    """Exact unbiased pass^k of one case: ``C(c, k) / C(n, k)``.
+
+    >>> pass_hat_k_exact(4, 3, 2)
+    Fraction(1, 2)
+    """
+    _check(n, c, k)
+    return Fraction(comb(c, k), comb(n, k))
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k of one case in Chen et al.'s numerically stable product form.
+
+    .. math:: 1 - \\prod_{i=n-c+1}^{n} \\left(1 - \\frac{k}{i}\\right)
+
+    >>> round(pass_at_k(200, 13, 10), 6)
+    0.497551
+    """
+    _check(n, c, k)
+    if n - c < k:
+        return 1.0
+    return 1.0 - prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass^k of one case, ``C(c, k) / C(n, k)``, as a product of ratios.
+
+    .. math:: \\prod_{j=0}^{k-1} \\frac{c - j}{n - j}
+
+    >>> pass_hat_k(4, 2, 2)
+    0.16666666666666666
+    """
+    _check(n, c, k)
+    if c < k:
+        return 0.0
+    return prod((c - j) / (n - j) for j in range(k))
+
+
+def _exact(metric: Metric) -> Callable[[int, int, int], Fraction]:
+    if metric == "pass_at_k":
+        return pass_at_k_exact
+    if metric == "pass_hat_k":
+        return pass_hat_k_exact
+    msg = f"metric must be 'pass_at_k' or 'pass_hat_k' (got {metric!r})"
+    raise ValueError(msg)
+
+
+def per_case_values(summary: FrameLike, *, k: int, metric: Metric) -> pl.DataFrame:
+    """Attach the per-case estimate for ``metric`` at ``k`` as column ``value``.
+
+    ``summary`` has integer columns ``n`` and ``c`` (see :func:`case_summary`). Cases with
+    ``n < k`` get a null value (undefined, never 0).
+
+    >>> import polars as pl
+    >>> per_case_values(pl.DataFrame({"n": [4, 1], "c": [2, 1]}), k=2, metric="pass_hat_k")["value"].to_list()
+    [0.16666666666666666, None]
+    """
+    exact = _exact(metric)
+    frame = summary.lazy().collect() if isinstance(summary, pl.LazyFrame) else summary
+    pairs = frame.select("n", "c").unique()
+    rows = [(n, c, float(exact(n, c, k)) if n >= k else None) for n, c in pairs.iter_rows()]
+    table = pl.DataFrame(rows, schema={"n": pl.Int64, "c": pl.Int64, "value": pl.Float64}, orient="row")
+    return frame.join(table, on=["n", "c"], how="left", maintain_order="left")
+
+
+def exact_case_sum(summary: FrameLike, *, k: int, metric: Metric) -> Fraction:
+    """Exact sum over cases of the per-case estimate (all cases must have ``n >= k``).
+
+    The mean over cases is this sum divided by the number of cases: the exact numerator and
+    denominator behind every printed estimate.
+
+    >>> import polars as pl
+    >>> exact_case_sum(pl.DataFrame({"n": [4, 4, 4], "c": [4, 2, 0]}), k=2, metric="pass_hat_k")
+    Fraction(7, 6)
+    """
+    exact = _exact(metric)
+    frame = summary.lazy().collect() if isinstance(summary, pl.LazyFrame) else summary
+    counts = frame.group_by("n", "c").len()
+    total = Fraction(0)
+    for n, c, count in counts.iter_rows():
+        total += count * exact(n, c, k)
+    return total

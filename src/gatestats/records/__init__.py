@@ -1,0 +1,29 @@
+"""Run records: the contract v1 (from the runner's JSON Schema), the pandera schema, readers and writers."""
+
+from gatestats.records.contract import (
+    BOUNDS,
+    CONTRACT_VERSION,
+    FIELDS,
+    OUTCOMES,
+    POLARS_SCHEMA,
+    RECORD_KEY,
+    REQUIRED_FIELDS,
+)
+from gatestats.records.io import load_records, record_format, scan_records, write_records_jsonl
+from gatestats.records.schema import RECORD_SCHEMA, validate_records
+
+__all__ = [
+    "BOUNDS",
+    "CONTRACT_VERSION",
+    "FIELDS",
+    "OUTCOMES",
+    "POLARS_SCHEMA",
+    "RECORD_KEY",
+    "RECORD_SCHEMA",
+    "REQUIRED_FIELDS",
+    "load_records",
+    "record_format",
+    "scan_records",
+    "validate_records",
+    "write_records_jsonl",
+]

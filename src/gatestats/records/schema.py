@@ -1,0 +1,190 @@
+"""pandera (polars) schema of the run-record contract v1, built from the contract file.
+
+Unlike pandera's default for LazyFrames, :func:`validate_records` always checks the data
+(values, cross-field rules, duplicate keys), not just column names and types: a release gate
+must never read unchecked records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandera.polars as pa
+import polars as pl
+from pandera.config import ValidationDepth, config_context
+from pandera.errors import SchemaError, SchemaErrors
+
+from gatestats._typing import FrameLike
+from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
+from gatestats_runner.contract import load_schema
+
+__all__ = ["RECORD_SCHEMA", "validate_records"]
+
+
+def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
+    checks: list[pa.Check] = []
+    if "enum" in spec:
+        checks.append(pa.Check.isin([v for v in spec["enum"] if v is not None]))
+    if "const" in spec:
+        checks.append(pa.Check.equal_to(spec["const"]))
+    if "minimum" in spec:
+        checks.append(pa.Check.greater_than_or_equal_to(spec["minimum"]))
+    if spec.get("minLength"):
+        checks.append(pa.Check.str_length(min_value=spec["minLength"]))
+    if name in DATETIME_FIELDS:
+        checks.append(
+            pa.Check(
+                lambda data: data.lazyframe.select(
+                    pl.col(data.key).is_null()
+                    | pl.col(data.key).str.to_datetime(time_zone="UTC", strict=False).is_not_null()
+                ),
+                name="rfc3339_timestamp_with_offset",
+                error="expected an RFC 3339 timestamp with offset",
+            )
+        )
+    return checks
+
+
+def _bound_iff_resource_killed(data: Any) -> pl.LazyFrame:
+    killed = pl.col("outcome") == "resource_killed"
+    return data.lazyframe.select(
+        (killed & pl.col("bound").is_not_null()) | (~killed & pl.col("bound").is_null())
+    )
+
+
+def _build_schema() -> pa.DataFrameSchema:
+    properties: dict[str, Any] = load_schema()["properties"]
+    columns = {
+        name: pa.Column(
+            POLARS_SCHEMA[name],
+            checks=_column_checks(name, spec),
+            nullable=name not in REQUIRED_FIELDS,
+            required=True,
+        )
+        for name, spec in properties.items()
+    }
+    return pa.DataFrameSchema(
+        columns,
+        checks=[
+            pa.Check(
+                _bound_iff_resource_killed,
+                name="bound_set_exactly_when_resource_killed",
+                error="bound must be set exactly when outcome is 'resource_killed'",
+            )
+        ],
+        unique=list(RECORD_KEY),
+        strict=True,
+        ordered=False,
+        name="run_record_v1",
+    )
+
+
+#: The pandera schema of a frame of run records (contract v1).
+RECORD_SCHEMA: pa.DataFrameSchema = _build_schema()
+
+
+def _structural_problems(schema: pl.Schema, source: str) -> list[RecordProblem]:
+    problems: list[RecordProblem] = []
+    for name, dtype in POLARS_SCHEMA.items():
+        if name not in schema:
+            problems.append(RecordProblem(file=source, field=name, message="required column is missing"))
+        elif schema[name] != dtype and schema[name] != pl.Null():
+            problems.append(
+                RecordProblem(file=source, field=name, message=f"wrong type: expected {dtype} (got {schema[name]})")
+            )
+    problems.extend(
+        RecordProblem(file=source, field=name, message="unknown column (not in the run-record contract v1)")
+        for name in schema
+        if name not in POLARS_SCHEMA
+    )
+    return problems
+
+
+def _key_text(row: dict[str, Any]) -> str:
+    return ", ".join(f"{name}={row.get(name)!r}" for name in RECORD_KEY)
+
+
+def _duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
+    indexed = data.select(RECORD_KEY).with_row_index("__row")
+    dupes = indexed.filter(pl.len().over(RECORD_KEY) > 1)
+    if dupes.is_empty():
+        return []
+    first = dupes.group_by(RECORD_KEY, maintain_order=True).agg(pl.col("__row").min().alias("__first"))
+    later = dupes.join(first, on=RECORD_KEY, nulls_equal=True).filter(pl.col("__row") != pl.col("__first"))
+    return [
+        RecordProblem(
+            file=source,
+            field="system,case_id,case_version,trial,attempt",
+            message=f"duplicate record ({_key_text(row)}) already at row {row['__first']}",
+            row=int(row["__row"]),
+        )
+        for row in later.iter_rows(named=True)
+    ]
+
+
+def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProblem]:
+    cases = getattr(exc, "failure_cases", None)
+    if not isinstance(cases, pl.DataFrame) or cases.is_empty():
+        return [RecordProblem(file=source, field="<frame>", message=str(exc).strip())]
+    problems: list[RecordProblem] = []
+    for case in cases.iter_rows(named=True):
+        check = str(case.get("check") or "schema")
+        if "uniqueness" in check:
+            continue  # reported by _duplicate_problems with the key and the first row
+        column = str(case.get("column") or "<record>")
+        got = case.get("failure_case")
+        index = case.get("index")
+        if column == RECORD_SCHEMA.name:
+            column = "bound" if "bound" in check else "<record>"
+            got = None
+        message = f"failed check {check}" if got is None else f"failed check {check} (got {got!r})"
+        if check == "not_nullable":
+            message = "required value is null"
+        problems.append(
+            RecordProblem(
+                file=source, field=column, message=message, row=None if index is None else int(index)
+            )
+        )
+    return problems
+
+
+def validate_records(frame: FrameLike, *, source: str = "<frame>") -> pl.DataFrame:
+    """Validate a frame of run records against the contract, schema *and* data; return it collected.
+
+    Parameters
+    ----------
+    frame
+        Records as a polars ``DataFrame`` or ``LazyFrame`` with the contract's columns.
+    source
+        Name used in error messages (a file path, usually).
+
+    Returns
+    -------
+    polars.DataFrame
+        The validated records.
+
+    Raises
+    ------
+    RecordFileError
+        Every problem found, each with its row (0-based) and field.
+    """
+    if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
+        msg = f"frame must be a polars DataFrame or LazyFrame (got {type(frame).__name__})"
+        raise TypeError(msg)
+    lazy = frame.lazy()
+    structural = _structural_problems(lazy.collect_schema(), source)
+    if structural:
+        raise RecordFileError(structural)
+    data = lazy.select(pl.col(name).cast(dtype) for name, dtype in POLARS_SCHEMA.items()).collect()
+    problems: list[RecordProblem] = []
+    with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA):
+        try:
+            RECORD_SCHEMA.validate(data, lazy=True)
+        except (SchemaErrors, SchemaError) as exc:
+            problems.extend(_problems(exc, source))
+    problems.extend(_duplicate_problems(data, source))
+    if problems:
+        problems.sort(key=lambda p: (p.row is None, p.row or 0, p.field))
+        raise RecordFileError(problems)
+    return data
