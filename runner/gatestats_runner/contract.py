@@ -160,8 +160,9 @@ def _check_object(
 def validate_record(record: Any) -> list[ContractViolation]:
     """Check one decoded JSON record against the contract; return every violation found.
 
-    Besides the JSON Schema, the contract's cross-field rule is checked: ``bound`` is set
-    exactly when ``outcome`` is ``resource_killed``.
+    Besides the JSON Schema, the contract's cross-field rules are checked: ``bound`` is set
+    exactly when ``outcome`` is ``resource_killed``, and the undivided ``cost_usd`` is null
+    when any cost part is set.
 
     >>> validate_record({"schema_version": 1, "record_id": "r1", "run_set_id": "s",
     ...                  "system": "base", "case_id": "c1", "trial": 0, "attempt": 0,
@@ -183,6 +184,13 @@ def validate_record(record: Any) -> list[ContractViolation]:
         out.append(
             ContractViolation(
                 field="bound", message=f"must be null unless outcome is 'resource_killed' (got {bound!r})"
+            )
+        )
+    if record.get("cost_usd") is not None and any(record.get(part) is not None for part in _COST_PARTS):
+        out.append(
+            ContractViolation(
+                field="cost_usd",
+                message="must be null when cost_model_usd, cost_tool_usd or cost_execution_usd is set",
             )
         )
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -205,6 +206,10 @@ def _case_label(row: dict[str, Any]) -> str:
     return str(row["case_id"]) if version is None else f"{row['case_id']}@{version}"
 
 
+def _natural_key(label: str) -> list[tuple[int, int | str]]:
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label) if part]
+
+
 def _estimate(
     cases: pl.DataFrame,
     *,
@@ -218,7 +223,12 @@ def _estimate(
 ) -> MetricEstimate:
     valued = per_case_values(cases, k=k, metric=metric)
     undefined = valued.filter(pl.col("value").is_null())
-    labels = tuple(_case_label(r) for r in undefined.select("case_id", "case_version", "n").iter_rows(named=True))
+    labels = tuple(
+        sorted(
+            (_case_label(r) for r in undefined.select("case_id", "case_version").iter_rows(named=True)),
+            key=_natural_key,
+        )
+    )
     base: dict[str, Any] = {
         "metric": metric, "k": k, "confidence_level": confidence_level, "n_cases": cases.height,
         "undefined_cases": labels,

@@ -1,0 +1,6 @@
+"""Importers: records from other harnesses, in the run-record contract v1 (sandbox fields left empty)."""
+
+from gatestats.importers.table import OUTCOME_VALUES, import_table, parse_mapping
+from gatestats.importers.tau_bench import SUCCESS_TOLERANCE, import_tau_bench
+
+__all__ = ["OUTCOME_VALUES", "SUCCESS_TOLERANCE", "import_table", "import_tau_bench", "parse_mapping"]

@@ -22,7 +22,13 @@ from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY,
 from gatestats.records.schema import validate_records
 from gatestats_runner.contract import validate_record
 
-__all__ = ["load_records", "record_format", "scan_records", "write_records_jsonl"]
+__all__ = [
+    "load_records",
+    "record_format",
+    "relocate_problems",
+    "scan_records",
+    "write_records_jsonl",
+]
 
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".csv": "csv"}
 _MAX_PROBLEMS = 50
@@ -200,7 +206,7 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
     return _scan_csv(file)
 
 
-def _relocate(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
+def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
     """Turn frame rows into file lines (JSONL: n-th non-blank line; CSV: row + 2; Parquet: row)."""
     line_maps: dict[str, list[int]] = {}
     relocated = []
@@ -240,7 +246,7 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
         try:
             frame = validate_records(lazy, source=str(path))
         except RecordFileError as exc:
-            raise RecordFileError(_relocate(exc.problems)) from None
+            raise RecordFileError(relocate_problems(exc.problems)) from None
         except pl.exceptions.PolarsError as exc:
             if kind == "jsonl":
                 raise RecordFileError(_explain_jsonl(path) or [
@@ -262,7 +268,7 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
     for _, group in dupes.group_by(RECORD_KEY, maintain_order=True):
         rows = group.rows(named=True)
         first = rows[0]
-        where = _relocate([RecordProblem(file=first["__file"], field="", message="", row=first["__row"])])[0]
+        where = relocate_problems([RecordProblem(file=first["__file"], field="", message="", row=first["__row"])])[0]
         first_at = f"line {where.line}" if where.line is not None else f"row {where.row}"
         key = ", ".join(f"{name}={first[name]!r}" for name in RECORD_KEY)
         for other in rows[1:]:
@@ -274,7 +280,7 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
                     message=f"duplicate record ({key}) already in {first['__file']} {first_at}",
                 )
             )
-    raise RecordFileError(_relocate(problems[:_MAX_PROBLEMS]))
+    raise RecordFileError(relocate_problems(problems[:_MAX_PROBLEMS]))
 
 
 def write_records_jsonl(records: pl.DataFrame, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:

@@ -53,6 +53,11 @@ def _bound_iff_resource_killed(data: Any) -> pl.LazyFrame:
     )
 
 
+def _cost_not_double_counted(data: Any) -> pl.LazyFrame:
+    parts = pl.any_horizontal(pl.col(p).is_not_null() for p in ("cost_model_usd", "cost_tool_usd", "cost_execution_usd"))
+    return data.lazyframe.select(pl.col("cost_usd").is_null() | ~parts)
+
+
 def _build_schema() -> pa.DataFrameSchema:
     properties: dict[str, Any] = load_schema()["properties"]
     columns = {
@@ -71,7 +76,12 @@ def _build_schema() -> pa.DataFrameSchema:
                 _bound_iff_resource_killed,
                 name="bound_set_exactly_when_resource_killed",
                 error="bound must be set exactly when outcome is 'resource_killed'",
-            )
+            ),
+            pa.Check(
+                _cost_not_double_counted,
+                name="cost_usd_null_when_parts_set",
+                error="cost_usd must be null when a cost part is set",
+            ),
         ],
         unique=list(RECORD_KEY),
         strict=True,
@@ -136,7 +146,7 @@ def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProble
         got = case.get("failure_case")
         index = case.get("index")
         if column == RECORD_SCHEMA.name:
-            column = "bound" if "bound" in check else "<record>"
+            column = "bound" if "bound" in check else "cost_usd" if "cost" in check else "<record>"
             got = None
         message = f"failed check {check}" if got is None else f"failed check {check} (got {got!r})"
         if check == "not_nullable":

@@ -1,0 +1,31 @@
+"""The ``gatestats`` command line: one module per subcommand.
+
+Exit codes: 0 success; 1 invalid input (the error names file, line or row, and field);
+2 usage error (unknown option, bad argument).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from gatestats.cli import analyze as _analyze
+from gatestats.cli import importing as _importing
+from gatestats.cli import validate as _validate
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="gatestats",
+    help="Decide, with statistics, whether a change to an AI agent may ship.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("analyze")(_analyze.analyze_command)
+app.command("validate")(_validate.validate_command)
+app.add_typer(_importing.app, name="import")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

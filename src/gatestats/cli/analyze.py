@@ -1,0 +1,139 @@
+"""``gatestats analyze``: pass^k and pass@k per system, with intervals and the counts behind them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gatestats._typing import IntervalMethod
+from gatestats.cli._common import reports_errors
+from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis, analyze
+from gatestats.records import load_records
+
+__all__ = ["analyze_command", "parse_ks", "render_analysis"]
+
+
+def parse_ks(text: str) -> list[int]:
+    """Parse ``1,2,4`` or ``1-4`` (or a mix) into sorted distinct k values.
+
+    >>> parse_ks("1,2,4")
+    [1, 2, 4]
+    >>> parse_ks("1-3,8")
+    [1, 2, 3, 8]
+    """
+    values: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        low, sep, high = part.partition("-")
+        try:
+            if sep:
+                start, stop = int(low), int(high)
+                if start > stop:
+                    raise ValueError
+                values.update(range(start, stop + 1))
+            else:
+                values.add(int(part))
+        except ValueError:
+            msg = f"--k: expected comma-separated integers or ranges like 1-4 (got {part!r})"
+            raise ValueError(msg) from None
+    if not values or min(values) < 1:
+        msg = f"--k: every k must be an integer >= 1 (got {text!r})"
+        raise ValueError(msg)
+    return sorted(values)
+
+
+def _counts(e: MetricEstimate) -> str:
+    if e.numerator is None:
+        return "—"
+    numerator = f"({e.numerator})" if "/" in e.numerator else e.numerator
+    return f"{numerator}/{e.denominator}"
+
+
+def _cell(e: MetricEstimate) -> tuple[str, str]:
+    if e.status != "ok" or e.estimate is None or e.ci_low is None or e.ci_high is None:
+        return "insufficient evidence", _counts(e)
+    return f"{e.estimate:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}]", _counts(e)
+
+
+def _system_table(result: Analysis, system: SystemAnalysis) -> Table:
+    level = f"{result.confidence_level:.0%}"
+    title = (
+        f"{system.system}: {system.n_cases} cases, {system.n_trials} trials "
+        f"({system.n_valid_trials} valid, {system.n_passed} passed, {system.n_resource_killed} resource-killed, "
+        f"{system.n_infra_errors} infra errors)"
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("k", justify="right")
+    for label in ("pass^k", "pass@k"):
+        table.add_column(f"{label} [{level} CI]", justify="right", no_wrap=True)
+        table.add_column("sum/cases", justify="right", no_wrap=True)
+    table.add_column("interval")
+    for k in result.ks:
+        hat, at = system.get("pass_hat_k", k), system.get("pass_at_k", k)
+        methods = {m for m in (hat.method, at.method) if m}
+        table.add_row(str(k), *_cell(hat), *_cell(at), ", ".join(sorted(methods)) or "—")
+    return table
+
+
+def render_analysis(result: Analysis, console: Console) -> None:
+    """Print the human-readable tables of an analysis."""
+    for system in result.systems:
+        console.print(_system_table(result, system))
+        notes = []
+        for e in system.estimates:
+            if e.status != "ok" and e.reason and e.reason not in notes:
+                notes.append(e.reason)
+        for note in notes:
+            console.print(f"  insufficient evidence: {note}", highlight=False)
+        unit = "case groups" if system.clustered else "cases"
+        console.print(
+            f"  intervals treat {unit} as the unit; bootstrap seed {result.seed}, {result.n_resamples} resamples "
+            "where used; sum/cases is the exact sum of per-case estimates over the number of cases",
+            highlight=False,
+        )
+        v = system.variance
+        if v.status == "ok":
+            console.print(
+                f"  variance of pass@1: between cases {v.between_case_variance:.4f}, within cases (trials) "
+                f"{v.within_case_variance:.4f}; {v.advice}",
+                highlight=False,
+            )
+        else:
+            console.print(f"  variance split: insufficient evidence: {v.reason}", highlight=False)
+        console.print()
+
+
+@reports_errors
+def analyze_command(
+    records: Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")],
+    k: Annotated[str, typer.Option("--k", help="k values: 1,2,4 or 1-4.")] = "1",
+    by: Annotated[str, typer.Option(help="Record column that names the system.")] = "system",
+    confidence_level: Annotated[float, typer.Option(help="Two-sided confidence level.")] = 0.95,
+    method: Annotated[str, typer.Option(help="Interval method: auto, bootstrap, clt or wilson.")] = "auto",
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the case-level bootstrap (recorded).")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+) -> None:
+    """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals."""
+    if method not in ("auto", "bootstrap", "clt", "wilson"):
+        msg = f"--method must be one of auto, bootstrap, clt, wilson (got {method!r})"
+        raise ValueError(msg)
+    ks = parse_ks(k)
+    frame = load_records(records)
+    chosen: IntervalMethod = method  # type: ignore[assignment]
+    result = analyze(
+        frame, ks=ks, by=by, confidence_level=confidence_level, method=chosen, n_resamples=n_resamples, seed=seed
+    )
+    if as_json:
+        payload = result.to_dict()
+        payload["records"] = [str(p) for p in records]
+        typer.echo(json.dumps(payload, allow_nan=False))
+        return
+    console = Console()
+    render_analysis(result, Console(width=max(console.width, 120)))

@@ -1,0 +1,68 @@
+"""Shared pieces of the importers: building contract records from columns, ids, digests."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import polars as pl
+
+from gatestats.errors import RecordFileError
+from gatestats.records.contract import CONTRACT_VERSION, POLARS_SCHEMA
+from gatestats.records.io import relocate_problems
+from gatestats.records.schema import validate_records
+
+__all__ = ["build_records", "file_digest"]
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes, hex."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def build_records(columns: pl.DataFrame, *, source_file: Path, run_set_id: str, source: str) -> pl.DataFrame:
+    """Complete ``columns`` (a frame with some contract fields) into validated contract records.
+
+    Adds ``schema_version``, ``run_set_id``, ``attempt`` (0) when absent, a deterministic
+    ``record_id`` (a digest of the record key), ``source``, and null for every other field.
+    Row ``i`` of ``columns`` must come from row ``i`` of ``source_file``, so that errors name
+    the input file's line.
+    """
+    frame = columns
+    if "attempt" not in frame.columns:
+        frame = frame.with_columns(attempt=pl.lit(0, pl.Int64))
+    frame = frame.with_columns(
+        schema_version=pl.lit(CONTRACT_VERSION, pl.Int64),
+        run_set_id=pl.lit(run_set_id),
+        source=pl.lit(source),
+    )
+    if "case_version" not in frame.columns:
+        frame = frame.with_columns(case_version=pl.lit(None, pl.String))
+    key = pl.concat_str(
+        [
+            pl.col("run_set_id"),
+            pl.col("system"),
+            pl.col("case_id"),
+            pl.col("case_version").fill_null("\x00"),
+            pl.col("trial").cast(pl.String),
+            pl.col("attempt").cast(pl.String),
+        ],
+        separator="\x1f",
+    )
+    frame = frame.with_columns(
+        record_id=pl.lit("rec-") + key.map_elements(
+            lambda text: hashlib.sha256(text.encode()).hexdigest()[:20], return_dtype=pl.String
+        )
+    )
+    frame = frame.select(
+        pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype).alias(name)
+        for name, dtype in POLARS_SCHEMA.items()
+    )
+    try:
+        return validate_records(frame, source=str(source_file))
+    except RecordFileError as exc:
+        raise RecordFileError(relocate_problems(exc.problems)) from None

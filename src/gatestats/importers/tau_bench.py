@@ -1,0 +1,173 @@
+"""Import τ-bench and τ²-bench result files as run records.
+
+τ-bench (sierra-research/tau-bench) writes a JSON list of ``{task_id, reward, info, traj,
+trial}``; τ²-bench writes ``{timestamp, info, tasks, simulations: [{task_id, trial, reward_info:
+{reward}, agent_cost, user_cost, ...}]}``. Both are read here; the format is detected from the
+top-level JSON type.
+
+- success: ``|reward - 1| <= 1e-6`` (τ-bench's own ``is_success`` rule), else ``failed``.
+- cost: the agent's spend (τ²: ``agent_cost``; τ-bench: ``info.agent_cost``/``info.total_cost``
+  when present) goes to ``cost_model_usd``; the user simulator's spend (``user_cost``, which the
+  harness pays to run the trial) goes to ``cost_execution_usd``. Missing costs stay null, never 0.
+- τ-bench does not record the model; pass it (``model_id``) or it stays null. τ²-bench's
+  ``info.agent_info.llm`` is used as ``model_id`` and its domain as ``task_set_version``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.importers._common import build_records, file_digest
+
+__all__ = ["SUCCESS_TOLERANCE", "import_tau_bench"]
+
+#: A trial succeeded when its reward is within this distance of 1 (τ-bench's rule).
+SUCCESS_TOLERANCE = 1e-6
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _cost(value: Any, *, where: str, field: str, problems: list[RecordProblem], file: Path, row: int) -> float | None:
+    if value is None:
+        return None
+    number = _number(value)
+    if number is None or number < 0:
+        problems.append(
+            RecordProblem(file=str(file), row=row, field=field, message=f"{where}: expected a non-negative number (got {value!r})")
+        )
+        return None
+    return number
+
+
+def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[str, Any]], list[RecordProblem]]:
+    rows: list[dict[str, Any]] = []
+    problems: list[RecordProblem] = []
+    kind = "simulation" if tau2 else "item"
+    for index, item in enumerate(items):
+        def problem(field: str, message: str, index: int = index) -> None:
+            problems.append(RecordProblem(file=str(file), row=index, field=field, message=f"{kind} {index}: {message}"))
+
+        if not isinstance(item, dict):
+            problem("<item>", f"expected a JSON object (got {type(item).__name__})")
+            continue
+        for key in ("task_id", "trial"):
+            if key not in item:
+                problem(key, "required key is missing")
+        task_id, trial = item.get("task_id"), item.get("trial")
+        if isinstance(task_id, bool) or (task_id is not None and not isinstance(task_id, str | int)):
+            problem("task_id", f"expected a string or integer (got {task_id!r})")
+        if "trial" in item and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
+            problem("trial", f"expected a non-negative integer (got {trial!r})")
+        info = item.get("info") if not tau2 else None
+        reward_holder = item.get("reward_info") if tau2 else item
+        reward = reward_holder.get("reward") if isinstance(reward_holder, dict) else None
+        if _number(reward) is None:
+            where = "reward_info.reward" if tau2 else "reward"
+            problem(where, f"expected a finite number (got {reward!r})")
+        if not tau2 and info is not None and not isinstance(info, dict):
+            problem("info", f"expected a JSON object (got {type(info).__name__})")
+            info = None
+        if tau2:
+            agent_cost, user_cost = item.get("agent_cost"), item.get("user_cost")
+        else:
+            info = info or {}
+            agent_cost = info.get("agent_cost", info.get("total_cost"))
+            user_cost = info.get("user_cost")
+        model_cost = _cost(agent_cost, where="agent cost", field="cost_model_usd", problems=problems, file=file, row=index)
+        user = _cost(user_cost, where="user_cost", field="cost_execution_usd", problems=problems, file=file, row=index)
+        if len(problems) >= 50:
+            break
+        number = _number(reward)
+        rows.append(
+            {
+                "case_id": None if task_id is None else str(task_id),
+                "trial": trial if isinstance(trial, int) and not isinstance(trial, bool) else None,
+                "outcome": "passed" if number is not None and abs(number - 1.0) <= SUCCESS_TOLERANCE else "failed",
+                "cost_model_usd": model_cost,
+                "cost_execution_usd": user,
+            }
+        )
+    return rows, problems
+
+
+def import_tau_bench(
+    path: str | Path,
+    *,
+    system: str | None = None,
+    model_id: str | None = None,
+    run_set_id: str | None = None,
+) -> pl.DataFrame:
+    """Read a τ-bench (or τ²-bench) result file into validated run records.
+
+    Parameters
+    ----------
+    path
+        The JSON file τ-bench writes (a list of ``{task_id, reward, info, traj, trial}``), or a
+        τ²-bench results file.
+    system
+        System label; default: the file name without suffix.
+    model_id
+        Model identifier to record (τ-bench files do not carry it).
+    run_set_id
+        Default ``import-<first 12 hex of the file's sha256>``.
+
+    Raises
+    ------
+    RecordFileError
+        Invalid JSON (with its line), a wrong top-level shape, or items with missing/mistyped
+        keys (with the item index), duplicate (task_id, trial) pairs.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise RecordFileError.single(file, "<file>", "no such τ-bench result file")
+    try:
+        data = json.loads(file.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise RecordFileError.single(file, "<json>", f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise RecordFileError.single(file, "<json>", f"not UTF-8 text: {exc}") from None
+    tau2 = isinstance(data, dict)
+    if tau2:
+        items = data.get("simulations")
+        if not isinstance(items, list):
+            raise RecordFileError.single(file, "simulations", "expected a τ-bench JSON list or a τ²-bench object with a 'simulations' list")
+        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        agent_info = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
+        env_info = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
+        model_id = model_id or (agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None)
+        domain = env_info.get("domain_name") if isinstance(env_info.get("domain_name"), str) else None
+    elif isinstance(data, list):
+        items, domain = data, None
+    else:
+        raise RecordFileError.single(file, "<json>", f"expected a JSON list of results (got {type(data).__name__})")
+    if not items:
+        raise RecordFileError.single(file, "<json>", "the result file holds no trials")
+    rows, problems = _trial_rows(items, file, tau2=tau2)
+    if problems:
+        raise RecordFileError(problems)
+    columns = pl.DataFrame(
+        rows,
+        schema={"case_id": pl.String, "trial": pl.Int64, "outcome": pl.String, "cost_model_usd": pl.Float64, "cost_execution_usd": pl.Float64},
+        orient="row",
+    ).with_columns(
+        system=pl.lit(system or file.stem),
+        model_id=pl.lit(model_id, pl.String),
+        task_set_version=pl.lit(None if domain is None else f"tau2-bench/{domain}", pl.String),
+    )
+    digest = file_digest(file)
+    return build_records(
+        columns,
+        source_file=file,
+        run_set_id=run_set_id or f"import-{digest[:12]}",
+        source=f"gatestats import tau-bench {file.name} (sha256 {digest})",
+    )
