@@ -41,7 +41,7 @@ def _run(*args: str | os.PathLike[str], **kwargs: object) -> None:
 
 def setup() -> None:
     """Create ``.venv`` and install the locked dependencies plus gatestats (editable)."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs before anything checks the version
         raise SystemExit(f"gatestats needs Python 3.11 or newer (got {sys.version.split()[0]})")
     digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == digest and PY.exists():
@@ -62,7 +62,16 @@ def demo() -> None:
     raw = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
     with tempfile.TemporaryDirectory(prefix="gatestats-demo-") as tmp:
         records = Path(tmp) / "tau_bench_gpt4o_airline.jsonl"
-        _run(gatestats, "import", "tau-bench", raw, "--system", "tau-bench/gpt-4o-airline", "-o", records)
+        _run(
+            gatestats,
+            "import",
+            "tau-bench",
+            raw,
+            "--system",
+            "tau-bench/gpt-4o-airline",
+            "-o",
+            records,
+        )
         _run(gatestats, "analyze", records, "--k", "1,2,3,4", "--seed", "20240617")
 
 

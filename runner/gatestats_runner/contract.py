@@ -60,9 +60,7 @@ def load_schema() -> dict[str, Any]:
 FIELDS: tuple[str, ...] = tuple(load_schema()["properties"])
 REQUIRED_FIELDS: tuple[str, ...] = tuple(load_schema()["required"])
 OUTCOMES: tuple[str, ...] = tuple(load_schema()["properties"]["outcome"]["enum"])
-BOUNDS: tuple[str, ...] = tuple(
-    b for b in load_schema()["properties"]["bound"]["enum"] if b is not None
-)
+BOUNDS: tuple[str, ...] = tuple(b for b in load_schema()["properties"]["bound"]["enum"] if b is not None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,7 +105,8 @@ def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViol
             expected = " or ".join(types)
             out.append(
                 ContractViolation(
-                    field=path, message=f"expected {expected} (got {type(value).__name__} {value!r})"
+                    field=path,
+                    message=f"expected {expected} (got {type(value).__name__} {value!r})",
                 )
             )
             return
@@ -142,9 +141,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViol
         _check_object(value, schema, path, out)
 
 
-def _check_object(
-    value: dict[str, Any], schema: dict[str, Any], path: str, out: list[ContractViolation]
-) -> None:
+def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
     prefix = f"{path}." if path else ""
     props: dict[str, Any] = schema.get("properties", {})
     for name in schema.get("required", []):
@@ -155,6 +152,9 @@ def _check_object(
             _check(item, props[name], prefix + name, out)
         elif schema.get("additionalProperties") is False:
             out.append(ContractViolation(field=prefix + name, message="unknown field"))
+
+
+_COST_PARTS = ("cost_model_usd", "cost_tool_usd", "cost_execution_usd")
 
 
 def validate_record(record: Any) -> list[ContractViolation]:
@@ -183,7 +183,8 @@ def validate_record(record: Any) -> list[ContractViolation]:
     if outcome in OUTCOMES and outcome != "resource_killed" and bound is not None:
         out.append(
             ContractViolation(
-                field="bound", message=f"must be null unless outcome is 'resource_killed' (got {bound!r})"
+                field="bound",
+                message=f"must be null unless outcome is 'resource_killed' (got {bound!r})",
             )
         )
     if record.get("cost_usd") is not None and any(record.get(part) is not None for part in _COST_PARTS):

@@ -7,7 +7,12 @@ Public API (see the subpackages for details):
 - :mod:`gatestats.estimators` — pass@k and pass^k with case-level intervals.
 """
 
-from gatestats.errors import GatestatsError, InsufficientEvidenceError, RecordFileError, RecordProblem
+from gatestats.errors import (
+    GatestatsError,
+    InsufficientEvidenceError,
+    RecordFileError,
+    RecordProblem,
+)
 from gatestats.estimators import analyze
 from gatestats.records import load_records
 

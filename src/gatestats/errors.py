@@ -32,6 +32,9 @@ class RecordProblem:
     message: str
     line: int | None = None
     row: int | None = None
+    #: For duplicates: where the first occurrence is (same file unless the message says otherwise).
+    first_line: int | None = None
+    first_row: int | None = None
 
     def __str__(self) -> str:
         where = self.file
@@ -39,7 +42,12 @@ class RecordProblem:
             where += f":{self.line}"
         elif self.row is not None:
             where += f" row {self.row}"
-        return f"{where}: field '{self.field}': {self.message}"
+        text = f"{where}: field '{self.field}': {self.message}"
+        if self.first_line is not None:
+            text += f" (first at line {self.first_line})"
+        elif self.first_row is not None:
+            text += f" (first at row {self.first_row})"
+        return text
 
 
 class RecordFileError(GatestatsError, ValueError):

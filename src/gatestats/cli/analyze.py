@@ -122,13 +122,25 @@ def analyze_command(
 ) -> None:
     """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals."""
     if method not in ("auto", "bootstrap", "clt", "wilson"):
-        msg = f"--method must be one of auto, bootstrap, clt, wilson (got {method!r})"
-        raise ValueError(msg)
-    ks = parse_ks(k)
+        msg = f"must be one of auto, bootstrap, clt, wilson (got {method!r})"
+        raise typer.BadParameter(msg, param_hint="--method")
+    if not 0 < confidence_level < 1:
+        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
+        raise typer.BadParameter(msg, param_hint="--confidence-level")
+    try:
+        ks = parse_ks(k)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
     frame = load_records(records)
     chosen: IntervalMethod = method  # type: ignore[assignment]
     result = analyze(
-        frame, ks=ks, by=by, confidence_level=confidence_level, method=chosen, n_resamples=n_resamples, seed=seed
+        frame,
+        ks=ks,
+        by=by,
+        confidence_level=confidence_level,
+        method=chosen,
+        n_resamples=n_resamples,
+        seed=seed,
     )
     if as_json:
         payload = result.to_dict()

@@ -25,7 +25,8 @@ def _written(records: pl.DataFrame, output: Path) -> None:
     systems = records["system"].n_unique()
     cases = records.select("system", "case_id", "case_version").unique().height
     Console(stderr=True).print(
-        f"wrote {records.height} records ({systems} system(s), {cases} case(s)) to {path}", highlight=False
+        f"wrote {records.height} records ({systems} system(s), {cases} case(s)) to {path}",
+        highlight=False,
     )
 
 
@@ -37,7 +38,10 @@ def table_command(
         str,
         typer.Option(
             "--map",
-            help="Record field = table column, comma-separated: case_id=COL,outcome=COL[,system=COL,trial=COL,cost_usd=COL,...].",
+            help=(
+                "Record field = table column, comma-separated: "
+                "case_id=COL,outcome=COL[,system=COL,trial=COL,cost_usd=COL,...]."
+            ),
         ),
     ],
     output: Output,

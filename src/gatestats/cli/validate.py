@@ -20,4 +20,7 @@ def validate_command(
 ) -> None:
     """Check record files (types, values, cross-field rules, duplicate keys); exit 1 on any defect."""
     frame = load_records(records)
-    Console().print(f"ok: {frame.height} records in {len(records)} file(s) satisfy the run-record contract v1", highlight=False)
+    Console().print(
+        f"ok: {frame.height} records in {len(records)} file(s) satisfy the run-record contract v1",
+        highlight=False,
+    )

@@ -67,8 +67,13 @@ class MetricEstimate:
             msg = f"{_LABEL[self.metric]} at k={self.k} has no interval: {self.reason}"
             raise ValueError(msg)
         return case_mean_interval(
-            self._values, groups=self._groups, method=self._method, confidence_level=confidence_level,
-            n_resamples=self.n_resamples or 2000, seed=self.seed, max_effective_n=self._max_effective_n,
+            self._values,
+            groups=self._groups,
+            method=self._method,
+            confidence_level=confidence_level,
+            n_resamples=self.n_resamples or 2000,
+            seed=self.seed,
+            max_effective_n=self._max_effective_n,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,9 +199,18 @@ class Analysis:
             for e in s.estimates
         ]
         schema = {
-            "system": pl.String, "k": pl.Int64, "metric": pl.String, "status": pl.String,
-            "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "method": pl.String,
-            "numerator": pl.String, "denominator": pl.Int64, "n_cases": pl.Int64, "reason": pl.String,
+            "system": pl.String,
+            "k": pl.Int64,
+            "metric": pl.String,
+            "status": pl.String,
+            "estimate": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "method": pl.String,
+            "numerator": pl.String,
+            "denominator": pl.Int64,
+            "n_cases": pl.Int64,
+            "reason": pl.String,
         }
         return pl.DataFrame(rows, schema=schema, orient="row")
 
@@ -230,12 +244,23 @@ def _estimate(
         )
     )
     base: dict[str, Any] = {
-        "metric": metric, "k": k, "confidence_level": confidence_level, "n_cases": cases.height,
+        "metric": metric,
+        "k": k,
+        "confidence_level": confidence_level,
+        "n_cases": cases.height,
         "undefined_cases": labels,
     }
     empty: dict[str, Any] = {
-        "estimate": None, "ci_low": None, "ci_high": None, "se": None, "method": None,
-        "numerator": None, "denominator": None, "effective_n": None, "n_resamples": None, "seed": None,
+        "estimate": None,
+        "ci_low": None,
+        "ci_high": None,
+        "se": None,
+        "method": None,
+        "numerator": None,
+        "denominator": None,
+        "effective_n": None,
+        "n_resamples": None,
+        "seed": None,
     }
     name = _LABEL[metric].replace("k", str(k))
     if cases.height == 0:
@@ -252,8 +277,13 @@ def _estimate(
     total = exact_case_sum(cases, k=k, metric=metric)
     max_eff = float(cases["n"].sum()) / k
     interval = case_mean_interval(
-        values, groups=groups, method=method, confidence_level=confidence_level,
-        n_resamples=n_resamples, seed=seed, max_effective_n=max_eff,
+        values,
+        groups=groups,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        max_effective_n=max_eff,
     )
     return MetricEstimate(
         status=interval.status,
@@ -364,8 +394,14 @@ def analyze(
             )
         estimates = tuple(
             _estimate(
-                cases, metric=metric, k=k, groups=groups, method=method,
-                confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+                cases,
+                metric=metric,
+                k=k,
+                groups=groups,
+                method=method,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
             )
             for k in k_values
             for metric in METRICS
@@ -387,6 +423,11 @@ def analyze(
         )
     systems.sort(key=lambda s: s.system)
     return Analysis(
-        systems=tuple(systems), ks=k_values, by=by, confidence_level=confidence_level,
-        method=method, n_resamples=n_resamples, seed=seed,
+        systems=tuple(systems),
+        ks=k_values,
+        by=by,
+        confidence_level=confidence_level,
+        method=method,
+        n_resamples=n_resamples,
+        seed=seed,
     )

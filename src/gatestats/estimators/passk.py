@@ -26,8 +26,8 @@ Yao, S., Shinn, N., Razavi, P. & Narasimhan, K. (2024). τ-bench: A Benchmark fo
 
 from __future__ import annotations
 
-from fractions import Fraction
 from collections.abc import Callable
+from fractions import Fraction
 from math import comb, prod
 
 import polars as pl

@@ -66,7 +66,10 @@ def case_summary(records: FrameLike) -> pl.DataFrame:
     trials = (
         lazy.select(_REQUIRED)
         .group_by("system", *CASE_KEY, "trial")
-        .agg(pl.col("outcome").sort_by("attempt").last(), pl.col("case_group").sort_by("attempt").last())
+        .agg(
+            pl.col("outcome").sort_by("attempt").last(),
+            pl.col("case_group").sort_by("attempt").last(),
+        )
     )
     per_case = (
         trials.group_by("system", *CASE_KEY)
@@ -84,7 +87,15 @@ def case_summary(records: FrameLike) -> pl.DataFrame:
     )
     _check_consistency(per_case)
     return per_case.drop("__n_groups").select(
-        "system", "case_id", "case_version", "case_group", "n_trials", "n", "c", "n_resource_killed", "n_infra_errors"
+        "system",
+        "case_id",
+        "case_version",
+        "case_group",
+        "n_trials",
+        "n",
+        "c",
+        "n_resource_killed",
+        "n_infra_errors",
     )
 
 

@@ -62,9 +62,14 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
     n_cases = frame.height
     if n_cases < 2:
         return VarianceDecomposition(
-            status="insufficient_evidence", reason=f"needs at least 2 cases (got {n_cases})",
-            n_cases=n_cases, mean_trials_per_case=None, between_case_variance=None,
-            within_case_variance=None, share_from_trials=None, advice=None,
+            status="insufficient_evidence",
+            reason=f"needs at least 2 cases (got {n_cases})",
+            n_cases=n_cases,
+            mean_trials_per_case=None,
+            between_case_variance=None,
+            within_case_variance=None,
+            share_from_trials=None,
+            advice=None,
         )
     n = frame["n"].to_numpy().astype(np.float64)
     c = frame["c"].to_numpy().astype(np.float64)
@@ -73,8 +78,11 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
         return VarianceDecomposition(
             status="insufficient_evidence",
             reason=f"{few} case(s) have fewer than 2 valid trials; within-case variance needs repeats",
-            n_cases=n_cases, mean_trials_per_case=float(n.mean()), between_case_variance=None,
-            within_case_variance=None, share_from_trials=None,
+            n_cases=n_cases,
+            mean_trials_per_case=float(n.mean()),
+            between_case_variance=None,
+            within_case_variance=None,
+            share_from_trials=None,
             advice="run at least 2 trials of every case to split case and trial variance",
         )
     p_i = c / n
@@ -92,12 +100,14 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
             "narrow the interval noticeably (more cases always help)"
         )
     else:
-        advice = (
-            f"only {share:.0%} of the variance comes from trial-to-trial noise: add cases, "
-            "not trials"
-        )
+        advice = f"only {share:.0%} of the variance comes from trial-to-trial noise: add cases, not trials"
     return VarianceDecomposition(
-        status="ok", reason=None, n_cases=n_cases, mean_trials_per_case=k_bar,
-        between_case_variance=between, within_case_variance=within, share_from_trials=share, advice=advice,
+        status="ok",
+        reason=None,
+        n_cases=n_cases,
+        mean_trials_per_case=k_bar,
+        between_case_variance=between,
+        within_case_variance=within,
+        share_from_trials=share,
+        advice=advice,
     )
-

@@ -3,4 +3,10 @@
 from gatestats.importers.table import OUTCOME_VALUES, import_table, parse_mapping
 from gatestats.importers.tau_bench import SUCCESS_TOLERANCE, import_tau_bench
 
-__all__ = ["OUTCOME_VALUES", "SUCCESS_TOLERANCE", "import_table", "import_tau_bench", "parse_mapping"]
+__all__ = [
+    "OUTCOME_VALUES",
+    "SUCCESS_TOLERANCE",
+    "import_table",
+    "import_tau_bench",
+    "parse_mapping",
+]

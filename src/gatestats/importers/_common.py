@@ -54,9 +54,8 @@ def build_records(columns: pl.DataFrame, *, source_file: Path, run_set_id: str, 
         separator="\x1f",
     )
     frame = frame.with_columns(
-        record_id=pl.lit("rec-") + key.map_elements(
-            lambda text: hashlib.sha256(text.encode()).hexdigest()[:20], return_dtype=pl.String
-        )
+        record_id=pl.lit("rec-")
+        + key.map_elements(lambda text: hashlib.sha256(text.encode()).hexdigest()[:20], return_dtype=pl.String)
     )
     frame = frame.select(
         pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype).alias(name)

@@ -74,7 +74,9 @@ def _read_table(path: Path) -> pl.DataFrame:
         raise RecordFileError.single(path, "<file>", f"cannot read {kind.upper()} table: {exc}") from None
 
 
-def _bad_rows(frame: pl.DataFrame, mask: pl.Expr, path: Path, field: str, column: str, expected: str) -> list[RecordProblem]:
+def _bad_rows(
+    frame: pl.DataFrame, mask: pl.Expr, path: Path, field: str, column: str, expected: str
+) -> list[RecordProblem]:
     bad = frame.with_row_index("__row").filter(mask).head(50)
     return relocate_problems(
         RecordProblem(
@@ -131,40 +133,54 @@ def import_table(
             msg = f"mapping: {needed}=COLUMN is required"
             raise ValueError(msg)
     if ("system" in fields) == (system is not None):
-        msg = "mapping: give the system either as a column (system=COLUMN) or as a label (--system), not both or neither"
+        msg = (
+            "mapping: give the system either as a column (system=COLUMN) or as a label (--system), not both or neither"
+        )
         raise ValueError(msg)
     table = _read_table(file)
     missing = [column for column in fields.values() if column not in table.columns]
     if missing:
         raise RecordFileError(
             [
-                RecordProblem(file=str(file), field=column, message=f"mapped column not in the table (columns: {table.columns})", line=1 if file.suffix.lower() == ".csv" else None)
+                RecordProblem(
+                    file=str(file),
+                    field=column,
+                    message=f"mapped column not in the table (columns: {table.columns})",
+                    line=1 if file.suffix.lower() == ".csv" else None,
+                )
                 for column in missing
             ]
         )
-    text = table.select({field: pl.col(column).cast(pl.String) for field, column in fields.items()})
+    text = table.select(pl.col(column).cast(pl.String).alias(field) for field, column in fields.items())
     outcome_key = pl.col("outcome").str.strip_chars().str.to_lowercase()
     problems = _bad_rows(
         text.with_columns(pl.col("outcome").alias(fields["outcome"])),
         outcome_key.is_null() | ~outcome_key.is_in(list(OUTCOME_VALUES)),
-        file, "outcome", fields["outcome"], "one of 1/0, true/false, pass/fail, passed/failed, resource_killed, infra_error",
+        file,
+        "outcome",
+        fields["outcome"],
+        "one of 1/0, true/false, pass/fail, passed/failed, resource_killed, infra_error",
     )
     typed: dict[str, pl.Expr] = {}
-    for field in fields:
-        if field in ("outcome",):
+    for field, column in fields.items():
+        if field == "outcome":
             continue
         dtype = POLARS_SCHEMA[field]
         expr = pl.col(field).str.strip_chars()
+        converted: pl.Expr
         if dtype == pl.Int64():
-            expr = expr.cast(pl.Float64, strict=False)
-            converted = pl.when(expr == expr.round()).then(expr.cast(pl.Int64, strict=False))
+            number = expr.cast(pl.Float64, strict=False)
+            converted = pl.when(number == number.round()).then(number.cast(pl.Int64, strict=False))
         else:
             converted = expr.cast(dtype, strict=False)
         typed[field] = converted
         problems += _bad_rows(
-            text.with_columns(pl.col(field).alias(fields[field])),
+            text.with_columns(pl.col(field).alias(column)),
             pl.col(field).is_not_null() & converted.is_null(),
-            file, field, fields[field], str(dtype).lower(),
+            file,
+            field,
+            column,
+            str(dtype).lower(),
         )
     if problems:
         raise RecordFileError(problems)

@@ -31,6 +31,10 @@ __all__ = ["SUCCESS_TOLERANCE", "import_tau_bench"]
 SUCCESS_TOLERANCE = 1e-6
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
@@ -43,7 +47,12 @@ def _cost(value: Any, *, where: str, field: str, problems: list[RecordProblem], 
     number = _number(value)
     if number is None or number < 0:
         problems.append(
-            RecordProblem(file=str(file), row=row, field=field, message=f"{where}: expected a non-negative number (got {value!r})")
+            RecordProblem(
+                file=str(file),
+                row=row,
+                field=field,
+                message=f"item {row}: {where}: expected a non-negative number (got {value!r})",
+            )
         )
         return None
     return number
@@ -54,6 +63,7 @@ def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[
     problems: list[RecordProblem] = []
     kind = "simulation" if tau2 else "item"
     for index, item in enumerate(items):
+
         def problem(field: str, message: str, index: int = index) -> None:
             problems.append(RecordProblem(file=str(file), row=index, field=field, message=f"{kind} {index}: {message}"))
 
@@ -83,8 +93,22 @@ def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[
             info = info or {}
             agent_cost = info.get("agent_cost", info.get("total_cost"))
             user_cost = info.get("user_cost")
-        model_cost = _cost(agent_cost, where="agent cost", field="cost_model_usd", problems=problems, file=file, row=index)
-        user = _cost(user_cost, where="user_cost", field="cost_execution_usd", problems=problems, file=file, row=index)
+        model_cost = _cost(
+            agent_cost,
+            where="agent cost",
+            field="cost_model_usd",
+            problems=problems,
+            file=file,
+            row=index,
+        )
+        user = _cost(
+            user_cost,
+            where="user_cost",
+            field="cost_execution_usd",
+            problems=problems,
+            file=file,
+            row=index,
+        )
         if len(problems) >= 50:
             break
         number = _number(reward)
@@ -133,17 +157,22 @@ def import_tau_bench(
     try:
         data = json.loads(file.read_bytes())
     except json.JSONDecodeError as exc:
-        raise RecordFileError.single(file, "<json>", f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+        raise RecordFileError.single(
+            file, "<json>", f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
     except UnicodeDecodeError as exc:
         raise RecordFileError.single(file, "<json>", f"not UTF-8 text: {exc}") from None
     tau2 = isinstance(data, dict)
     if tau2:
         items = data.get("simulations")
         if not isinstance(items, list):
-            raise RecordFileError.single(file, "simulations", "expected a τ-bench JSON list or a τ²-bench object with a 'simulations' list")
-        info = data.get("info") if isinstance(data.get("info"), dict) else {}
-        agent_info = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
-        env_info = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
+            raise RecordFileError.single(
+                file,
+                "simulations",
+                "expected a τ-bench JSON list or a τ²-bench object with a 'simulations' list",
+            )
+        info = _mapping(data.get("info"))
+        agent_info, env_info = _mapping(info.get("agent_info")), _mapping(info.get("environment_info"))
         model_id = model_id or (agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None)
         domain = env_info.get("domain_name") if isinstance(env_info.get("domain_name"), str) else None
     elif isinstance(data, list):
@@ -157,7 +186,13 @@ def import_tau_bench(
         raise RecordFileError(problems)
     columns = pl.DataFrame(
         rows,
-        schema={"case_id": pl.String, "trial": pl.Int64, "outcome": pl.String, "cost_model_usd": pl.Float64, "cost_execution_usd": pl.Float64},
+        schema={
+            "case_id": pl.String,
+            "trial": pl.Int64,
+            "outcome": pl.String,
+            "cost_model_usd": pl.Float64,
+            "cost_execution_usd": pl.Float64,
+        },
         orient="row",
     ).with_columns(
         system=pl.lit(system or file.stem),

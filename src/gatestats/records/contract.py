@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+
 from gatestats_runner.contract import (
     BOUNDS,
     CONTRACT_VERSION,

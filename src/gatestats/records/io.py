@@ -15,7 +15,9 @@ import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
 import polars as pl
+from polars._typing import PolarsDataType
 
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
@@ -40,7 +42,7 @@ def record_format(path: str | os.PathLike[str]) -> str:
     if suffix not in _FORMATS:
         known = ", ".join(sorted(_FORMATS))
         msg = f"{path}: unknown record file type {suffix!r} (expected one of {known})"
-        raise RecordFileError.single(path, "<file>", msg.split(": ", 1)[1])
+        raise RecordFileError.single(str(path), "<file>", msg.split(": ", 1)[1])
     return _FORMATS[suffix]
 
 
@@ -59,7 +61,12 @@ def _explain_jsonl(path: Path) -> list[RecordProblem]:
             last = number == len(lines) and torn_last
             hint = " (torn last line: the file does not end with a newline)" if last else ""
             problems.append(
-                RecordProblem(file=str(path), line=number, field="<line>", message=f"not valid JSON: {exc}{hint}")
+                RecordProblem(
+                    file=str(path),
+                    line=number,
+                    field="<line>",
+                    message=f"not valid JSON: {exc}{hint}",
+                )
             )
         else:
             problems.extend(
@@ -77,7 +84,7 @@ def _jsonl_line_numbers(path: Path) -> list[int]:
         return [n for n, raw in enumerate(handle, start=1) if raw.strip()]
 
 
-def _compatible(got: pl.DataType, expected: pl.DataType) -> bool:
+def _compatible(got: PolarsDataType, expected: PolarsDataType) -> bool:
     if got == expected or got == pl.Null():
         return True
     if isinstance(expected, pl.Float64):
@@ -118,7 +125,11 @@ def _scan_parquet(path: Path) -> pl.LazyFrame:
         if name not in POLARS_SCHEMA
     ]
     problems += [
-        RecordProblem(file=str(path), field=name, message=f"wrong type: expected {expected} (got {schema[name]})")
+        RecordProblem(
+            file=str(path),
+            field=name,
+            message=f"wrong type: expected {expected} (got {schema[name]})",
+        )
         for name, expected in POLARS_SCHEMA.items()
         if name in schema and not _compatible(schema[name], expected)
     ]
@@ -144,12 +155,19 @@ def _scan_csv(path: Path) -> pl.LazyFrame:
     for name in raw.columns:
         if name not in POLARS_SCHEMA:
             problems.append(
-                RecordProblem(file=str(path), line=1, field=name, message="unknown column (not in the run-record contract v1)")
+                RecordProblem(
+                    file=str(path),
+                    line=1,
+                    field=name,
+                    message="unknown column (not in the run-record contract v1)",
+                )
             )
         elif name in NESTED_FIELDS:
             problems.append(
                 RecordProblem(
-                    file=str(path), line=1, field=name,
+                    file=str(path),
+                    line=1,
+                    field=name,
                     message="list/struct field cannot be stored in CSV (use JSONL or Parquet)",
                 )
             )
@@ -209,19 +227,29 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
 def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
     """Turn frame rows into file lines (JSONL: n-th non-blank line; CSV: row + 2; Parquet: row)."""
     line_maps: dict[str, list[int]] = {}
+
+    def line_of(file: str, kind: str, row: int) -> int:
+        if kind == "csv":
+            return row + 2
+        if file not in line_maps:
+            line_maps[file] = _jsonl_line_numbers(Path(file))
+        return line_maps[file][row]
+
     relocated = []
     for p in problems:
         kind = _FORMATS.get(Path(p.file).suffix.lower())
-        if p.row is None or kind not in {"jsonl", "csv"}:
+        if kind not in {"jsonl", "csv"} or (p.row is None and p.first_row is None):
             relocated.append(p)
             continue
-        if kind == "jsonl":
-            if p.file not in line_maps:
-                line_maps[p.file] = _jsonl_line_numbers(Path(p.file))
-            line = line_maps[p.file][p.row]
-        else:
-            line = p.row + 2
-        relocated.append(RecordProblem(file=p.file, field=p.field, message=p.message, line=line))
+        relocated.append(
+            RecordProblem(
+                file=p.file,
+                field=p.field,
+                message=p.message,
+                line=p.line if p.row is None else line_of(p.file, kind, p.row),
+                first_line=p.first_line if p.first_row is None else line_of(p.file, kind, p.first_row),
+            )
+        )
     return relocated
 
 
@@ -249,9 +277,9 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
             raise RecordFileError(relocate_problems(exc.problems)) from None
         except pl.exceptions.PolarsError as exc:
             if kind == "jsonl":
-                raise RecordFileError(_explain_jsonl(path) or [
-                    RecordProblem(file=str(path), field="<file>", message=str(exc))
-                ]) from None
+                raise RecordFileError(
+                    _explain_jsonl(path) or [RecordProblem(file=str(path), field="<file>", message=str(exc))]
+                ) from None
             raise RecordFileError.single(path, "<file>", str(exc)) from None
         frames.append(frame.with_columns(pl.lit(str(path)).alias("__file"), pl.int_range(pl.len()).alias("__row")))
     combined = pl.concat(frames, how="vertical")
@@ -264,22 +292,22 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
     dupes = combined.filter(pl.len().over(RECORD_KEY) > 1).select(*RECORD_KEY, "__file", "__row")
     if dupes.is_empty():
         return
-    problems = []
+    problems: list[RecordProblem] = []
     for _, group in dupes.group_by(RECORD_KEY, maintain_order=True):
         rows = group.rows(named=True)
         first = rows[0]
         where = relocate_problems([RecordProblem(file=first["__file"], field="", message="", row=first["__row"])])[0]
         first_at = f"line {where.line}" if where.line is not None else f"row {where.row}"
         key = ", ".join(f"{name}={first[name]!r}" for name in RECORD_KEY)
-        for other in rows[1:]:
-            problems.append(
-                RecordProblem(
-                    file=other["__file"],
-                    row=other["__row"],
-                    field="system,case_id,case_version,trial,attempt",
-                    message=f"duplicate record ({key}) already in {first['__file']} {first_at}",
-                )
+        problems.extend(
+            RecordProblem(
+                file=other["__file"],
+                row=other["__row"],
+                field="system,case_id,case_version,trial,attempt",
+                message=f"duplicate record ({key}) already in {first['__file']} at {first_at}",
             )
+            for other in rows[1:]
+        )
     raise RecordFileError(relocate_problems(problems[:_MAX_PROBLEMS]))
 
 

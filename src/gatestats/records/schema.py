@@ -7,6 +7,7 @@ must never read unchecked records.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandera.polars as pa
@@ -48,14 +49,16 @@ def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
 
 def _bound_iff_resource_killed(data: Any) -> pl.LazyFrame:
     killed = pl.col("outcome") == "resource_killed"
-    return data.lazyframe.select(
-        (killed & pl.col("bound").is_not_null()) | (~killed & pl.col("bound").is_null())
-    )
+    lazy: pl.LazyFrame = data.lazyframe
+    return lazy.select((killed & pl.col("bound").is_not_null()) | (~killed & pl.col("bound").is_null()))
 
 
 def _cost_not_double_counted(data: Any) -> pl.LazyFrame:
-    parts = pl.any_horizontal(pl.col(p).is_not_null() for p in ("cost_model_usd", "cost_tool_usd", "cost_execution_usd"))
-    return data.lazyframe.select(pl.col("cost_usd").is_null() | ~parts)
+    parts = pl.any_horizontal(
+        pl.col(p).is_not_null() for p in ("cost_model_usd", "cost_tool_usd", "cost_execution_usd")
+    )
+    lazy: pl.LazyFrame = data.lazyframe
+    return lazy.select(pl.col("cost_usd").is_null() | ~parts)
 
 
 def _build_schema() -> pa.DataFrameSchema:
@@ -101,7 +104,11 @@ def _structural_problems(schema: pl.Schema, source: str) -> list[RecordProblem]:
             problems.append(RecordProblem(file=source, field=name, message="required column is missing"))
         elif schema[name] != dtype and schema[name] != pl.Null():
             problems.append(
-                RecordProblem(file=source, field=name, message=f"wrong type: expected {dtype} (got {schema[name]})")
+                RecordProblem(
+                    file=source,
+                    field=name,
+                    message=f"wrong type: expected {dtype} (got {schema[name]})",
+                )
             )
     problems.extend(
         RecordProblem(file=source, field=name, message="unknown column (not in the run-record contract v1)")
@@ -126,11 +133,36 @@ def _duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
         RecordProblem(
             file=source,
             field="system,case_id,case_version,trial,attempt",
-            message=f"duplicate record ({_key_text(row)}) already at row {row['__first']}",
+            message=f"duplicate record ({_key_text(row)})",
             row=int(row["__row"]),
+            first_row=int(row["__first"]),
         )
         for row in later.iter_rows(named=True)
     ]
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def _describe(check: str, got: object) -> str:
+    """Plain-words version of a pandera check failure: what was expected, what was got."""
+    if check == "not_nullable":
+        return "required value is null"
+    if check.startswith("isin("):
+        expected = "must be one of " + check[len("isin(") : -1].strip("[]")
+    elif check.startswith("greater_than_or_equal_to("):
+        expected = "must be >= " + check[len("greater_than_or_equal_to(") : -1]
+    elif check.startswith("str_length("):
+        expected = "must not be empty"
+    elif check.startswith("equal_to("):
+        expected = "must be " + check[len("equal_to(") : -1]
+    else:
+        expected = check
+    if got is None:
+        return expected
+    # pandera reports failure cases as text; show numbers as numbers.
+    shown = got if isinstance(got, str) and _NUMBER.fullmatch(got) else repr(got)
+    return f"{expected} (got {shown})"
 
 
 def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProblem]:
@@ -148,12 +180,13 @@ def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProble
         if column == RECORD_SCHEMA.name:
             column = "bound" if "bound" in check else "cost_usd" if "cost" in check else "<record>"
             got = None
-        message = f"failed check {check}" if got is None else f"failed check {check} (got {got!r})"
-        if check == "not_nullable":
-            message = "required value is null"
+        message = _describe(check, got)
         problems.append(
             RecordProblem(
-                file=source, field=column, message=message, row=None if index is None else int(index)
+                file=source,
+                field=column,
+                message=message,
+                row=None if index is None else int(index),
             )
         )
     return problems

@@ -1,0 +1,75 @@
+"""Shared fixtures: paths to the bundled real data and a builder of minimal valid records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+
+# Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded.
+settings.register_profile("gatestats", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gatestats")
+
+
+@pytest.fixture
+def tau_raw() -> Path:
+    """τ-bench's original result file: gpt-4o tool-calling agent, airline, 50 tasks x 4 trials (MIT)."""
+    return DATA / "tau_bench" / "raw" / "gpt-4o-airline.json"
+
+
+@pytest.fixture
+def tau_csv() -> Path:
+    """CSV extract of the same 200 trials (columns task_id, trial, reward, success, user_cost_usd, ...)."""
+    return DATA / "tau_bench" / "tau_bench_gpt4o_airline_trials.csv"
+
+
+@pytest.fixture
+def tau2_raw() -> Path:
+    """τ²-bench developer test run (gpt-4.1, telecom, 5 tasks x 4 trials, with agent cost)."""
+    return DATA / "tau_bench" / "raw" / "tau2-gpt-4.1-telecom-no-user-4trials-5tasks.json"
+
+
+def make_record(**overrides: Any) -> dict[str, Any]:
+    """A minimal valid run record (contract v1), with overrides."""
+    record: dict[str, Any] = {
+        "schema_version": 1,
+        "record_id": "r-0",
+        "run_set_id": "set-1",
+        "system": "baseline",
+        "case_id": "case-1",
+        "trial": 0,
+        "attempt": 0,
+        "outcome": "passed",
+    }
+    record.update(overrides)
+    return record
+
+
+@pytest.fixture
+def record() -> Callable[..., dict[str, Any]]:
+    return make_record
+
+
+@pytest.fixture
+def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
+    """Write records (dicts, or raw strings for deliberately broken lines) as a JSONL file."""
+
+    def write(
+        rows: list[dict[str, Any] | str],
+        name: str = "records.jsonl",
+        *,
+        trailing_newline: bool = True,
+    ) -> Path:
+        lines = [row if isinstance(row, str) else json.dumps(row) for row in rows]
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + ("\n" if trailing_newline else ""), encoding="utf-8")
+        return path
+
+    return write
