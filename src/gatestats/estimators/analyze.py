@@ -288,7 +288,7 @@ def _estimate(
     return MetricEstimate(
         status=interval.status,
         reason=interval.reason,
-        estimate=float(total / cases.height),
+        estimate=float(total / cases.height) if interval.status == "ok" else None,
         ci_low=interval.ci_low,
         ci_high=interval.ci_high,
         se=interval.se,
@@ -372,7 +372,12 @@ def analyze(
         msg = f"by: no column {by!r} in the records (got {list(schema)})"
         raise ValueError(msg)
     if by != "system":
-        lazy = lazy.with_columns(pl.col(by).cast(pl.String).alias("system"))
+        # Trials of different original systems stay different trials under the new label.
+        origin = pl.col("system").cast(pl.String).fill_null("") if "system" in schema else pl.lit("")
+        lazy = lazy.with_columns(
+            pl.concat_str([origin, pl.lit("\x00"), pl.col("trial").cast(pl.String)]).alias("trial"),
+            pl.col(by).cast(pl.String).alias("system"),
+        )
     summary = case_summary(lazy)
     if summary["system"].null_count():
         msg = f"by: column {by!r} is null for some records; every record needs a system"
