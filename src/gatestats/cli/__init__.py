@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from gatestats.cli import analyze as _analyze
+from gatestats.cli import calibrate as _calibrate
 from gatestats.cli import importing as _importing
 from gatestats.cli import validate as _validate
 
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 app.command("analyze")(_analyze.analyze_command)
 app.command("validate")(_validate.validate_command)
+app.command("calibrate")(_calibrate.calibrate_command)
 app.add_typer(_importing.app, name="import")
 
 

@@ -1,0 +1,88 @@
+"""Judge calibration: how far an LLM judge can be trusted, and whether it may vote in a release gate.
+
+- :func:`read_judgments` — a labelled set and judge verdicts from CSV / JSONL / Parquet.
+- :func:`judge_error_rates` — false-pass and false-fail rates (each with its own n and interval),
+  confusion matrix, Cohen's kappa, by slice.
+- :func:`order_sensitivity` — flip rate and the exact sign test of position bias (pairwise judges);
+  :func:`persuasion_test` — exact McNemar test of self-advocating text.
+- :func:`corrected_pass_rate` — a production pass rate corrected for judge error (Rogan-Gladen,
+  Lang-Reiczigel interval carrying both samples' uncertainty).
+- :func:`calibrate` / :func:`write_calibration` / :func:`load_calibration` — the versioned,
+  content-addressed calibration artifact.
+- :func:`judge_eligibility` — the gate's check that a judge is calibrated, current and good enough
+  to vote.
+"""
+
+from gatestats.judges._stats import (
+    Kappa,
+    PairedDifference,
+    Proportion,
+    SignTest,
+    clopper_pearson_interval,
+    cohens_kappa,
+    paired_difference_interval,
+    proportion,
+    sign_test,
+)
+from gatestats.judges._types import CorrectionMethod, JudgeKind, LimitCriterion, ProportionMethod, SwappedCoding
+from gatestats.judges.calibration import (
+    CALIBRATION_SCHEMA,
+    JudgeCalibration,
+    calibrate,
+    load_calibration,
+    write_calibration,
+)
+from gatestats.judges.correction import (
+    CorrectedPassRate,
+    JudgeUnusableError,
+    corrected_pass_rate,
+    corrected_pass_rate_known,
+    rogan_gladen,
+)
+from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
+from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
+from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
+from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+
+__all__ = [
+    "CALIBRATION_SCHEMA",
+    "JUDGMENT_FIELDS",
+    "CorrectedPassRate",
+    "CorrectionMethod",
+    "JudgeCalibration",
+    "JudgeEligibility",
+    "JudgeErrorRates",
+    "JudgeKind",
+    "JudgePolicy",
+    "JudgeUnusableError",
+    "JudgeVote",
+    "JudgmentSet",
+    "Kappa",
+    "LimitCriterion",
+    "OrderSensitivity",
+    "PairedDifference",
+    "PersuasionTest",
+    "Proportion",
+    "ProportionMethod",
+    "SignTest",
+    "SwappedCoding",
+    "calibrate",
+    "clopper_pearson_interval",
+    "cohens_kappa",
+    "corrected_pass_rate",
+    "corrected_pass_rate_known",
+    "judge_eligibility",
+    "judge_error_rates",
+    "load_calibration",
+    "load_calibrations",
+    "order_sensitivity",
+    "paired_difference_interval",
+    "parse_judgment_mapping",
+    "parse_where",
+    "persuasion_test",
+    "proportion",
+    "read_judgments",
+    "rogan_gladen",
+    "sign_test",
+    "write_calibration",
+]

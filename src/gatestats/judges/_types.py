@@ -1,0 +1,38 @@
+"""String options of judge calibration, as named ``Literal`` types.
+
+They belong with the rest of the vocabulary in :mod:`gatestats._typing`; they live here until that
+module takes them, and :mod:`gatestats.judges` re-exports them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+__all__ = [
+    "CorrectionMethod",
+    "JudgeKind",
+    "LimitCriterion",
+    "ProportionMethod",
+    "SwappedCoding",
+]
+
+#: ``pointwise``: the judge grades one output (pass / fail). ``pairwise``: the judge compares two
+#: outputs A and B (A better / B better, optionally a tie).
+JudgeKind: TypeAlias = Literal["pointwise", "pairwise"]
+
+#: Interval for a binomial proportion: Wilson's score interval or the exact Clopper-Pearson interval.
+ProportionMethod: TypeAlias = Literal["wilson", "clopper-pearson"]
+
+#: Interval for a pass rate corrected for judge error: Lang & Reiczigel (2014), which carries the
+#: uncertainty of the calibration set and of the production sample (the only method offered; see
+#: :mod:`gatestats.judges.correction` for why no bootstrap is).
+CorrectionMethod: TypeAlias = Literal["lang-reiczigel"]
+
+#: How a release gate compares an error rate with its limit: the upper confidence bound (the limit
+#: must be demonstrated) or the point estimate.
+LimitCriterion: TypeAlias = Literal["upper_bound", "estimate"]
+
+#: How the swapped-order verdict of a pairwise judge is coded: ``original`` (already mapped back to
+#: the original A/B labels, so a position-consistent judge repeats its verdict) or ``presented``
+#: (in the order shown, so a position-consistent judge reverses it).
+SwappedCoding: TypeAlias = Literal["original", "presented"]

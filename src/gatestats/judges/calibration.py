@@ -1,0 +1,386 @@
+"""The versioned calibration artifact: labelled set + rubric + judge model + results -> a version id.
+
+A calibration is content-addressed. Its ``version`` is ``judge-cal-`` followed by the first 16 hex
+digits of the SHA-256 of the canonical JSON (sorted keys, no blanks) of everything it holds except
+``version`` and ``sources`` (file names do not change what was measured): the digest of the
+labelled set (sorted ``[item, label]`` pairs), the digest of the verdicts, the rubric digest, the
+judge model, the options and every result. The same inputs give the same version on any machine;
+a changed label, verdict, rubric or judge gives a new one; :func:`load_calibration` recomputes it
+and refuses a file whose content no longer matches its version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from gatestats._typing import FrameLike
+from gatestats.errors import RecordFileError
+from gatestats.judges._frames import collect_checked, verdict_vocabulary
+from gatestats.judges._stats import Kappa, Proportion, check_confidence_level
+from gatestats.judges._types import JudgeKind, ProportionMethod, SwappedCoding
+from gatestats.judges.order import order_sensitivity, persuasion_test
+from gatestats.judges.rates import judge_error_rates
+
+__all__ = [
+    "CALIBRATION_SCHEMA",
+    "JudgeCalibration",
+    "calibrate",
+    "canonical_json",
+    "content_version",
+    "load_calibration",
+    "write_calibration",
+]
+
+#: ``schema`` field of every calibration file.
+CALIBRATION_SCHEMA: Final = "gatestats.judge_calibration.v1"
+_VERSION_PREFIX: Final = "judge-cal-"
+_UNHASHED = ("version", "sources")
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no blanks, UTF-8, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeCalibration:
+    """A judge's calibration: identity, the headline statistics, and every result in ``details``.
+
+    ``flip_rate`` and ``position_bias_pvalue`` exist for pairwise judges judged in both orders,
+    ``persuasion_pvalue`` when persuaded verdicts were given; otherwise ``None``. ``details`` holds
+    the full results (``errors`` with the confusion matrix and the per-slice breakdown, ``order``,
+    ``persuasion``) as plain JSON data.
+    """
+
+    version: str
+    judge_model: str | None
+    rubric_digest: str | None
+    rubric_version: str | None
+    kind: JudgeKind
+    positive: str
+    negative: str
+    tie: str | None
+    swapped_coding: SwappedCoding | None
+    calibration_set_digest: str
+    judgments_digest: str
+    method: ProportionMethod
+    confidence_level: float
+    n_items: int
+    n_unparseable: int
+    n_labels_without_verdict: int
+    false_pass_rate: Proportion
+    false_fail_rate: Proportion
+    kappa: Kappa
+    flip_rate: Proportion | None
+    position_bias_pvalue: float | None
+    persuasion_pvalue: float | None
+    details: dict[str, Any]
+    sources: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document written by :func:`write_calibration`."""
+        return {
+            "schema": CALIBRATION_SCHEMA,
+            "version": self.version,
+            "judge_model": self.judge_model,
+            "rubric_digest": self.rubric_digest,
+            "rubric_version": self.rubric_version,
+            "kind": self.kind,
+            "positive": self.positive,
+            "negative": self.negative,
+            "tie": self.tie,
+            "swapped_coding": self.swapped_coding,
+            "calibration_set_digest": self.calibration_set_digest,
+            "judgments_digest": self.judgments_digest,
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "n_items": self.n_items,
+            "n_unparseable": self.n_unparseable,
+            "n_labels_without_verdict": self.n_labels_without_verdict,
+            "false_pass_rate": self.false_pass_rate.to_dict(),
+            "false_fail_rate": self.false_fail_rate.to_dict(),
+            "kappa": self.kappa.to_dict(),
+            "flip_rate": None if self.flip_rate is None else self.flip_rate.to_dict(),
+            "position_bias_pvalue": self.position_bias_pvalue,
+            "persuasion_pvalue": self.persuasion_pvalue,
+            "details": self.details,
+            "sources": list(self.sources),
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per headline statistic: false_pass_rate, false_fail_rate, kappa, flip_rate."""
+        rows = []
+        for name in ("false_pass_rate", "false_fail_rate", "kappa", "flip_rate"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            rows.append(
+                {
+                    "statistic": name, "estimate": value.estimate, "ci_low": value.ci_low, "ci_high": value.ci_high,
+                    "numerator": getattr(value, "numerator", None), "n": value.n, "status": value.status,
+                    "reason": value.reason,
+                }
+            )  # fmt: skip
+        schema = {
+            "statistic": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+            "numerator": pl.Int64, "n": pl.Int64, "status": pl.String, "reason": pl.String,
+        }  # fmt: skip
+        return pl.DataFrame(rows, schema=schema)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JudgeCalibration:
+        """Rebuild from :meth:`to_dict` output (no integrity check: see :func:`load_calibration`)."""
+        flip = data.get("flip_rate")
+        return cls(
+            version=data["version"],
+            judge_model=data["judge_model"],
+            rubric_digest=data["rubric_digest"],
+            rubric_version=data["rubric_version"],
+            kind=data["kind"],
+            positive=data["positive"],
+            negative=data["negative"],
+            tie=data["tie"],
+            swapped_coding=data["swapped_coding"],
+            calibration_set_digest=data["calibration_set_digest"],
+            judgments_digest=data["judgments_digest"],
+            method=data["method"],
+            confidence_level=data["confidence_level"],
+            n_items=data["n_items"],
+            n_unparseable=data["n_unparseable"],
+            n_labels_without_verdict=data["n_labels_without_verdict"],
+            false_pass_rate=Proportion.from_dict(data["false_pass_rate"]),
+            false_fail_rate=Proportion.from_dict(data["false_fail_rate"]),
+            kappa=Kappa.from_dict(data["kappa"]),
+            flip_rate=None if flip is None else Proportion.from_dict(flip),
+            position_bias_pvalue=data["position_bias_pvalue"],
+            persuasion_pvalue=data["persuasion_pvalue"],
+            details=data["details"],
+            sources=tuple(data.get("sources", ())),
+        )
+
+
+def content_version(document: dict[str, Any]) -> str:
+    """The version id of a calibration document (its content digest, ``version`` and ``sources`` excluded)."""
+    hashed = {key: value for key, value in document.items() if key not in _UNHASHED}
+    return _VERSION_PREFIX + _sha256(canonical_json(hashed))[:16]
+
+
+def calibrate(
+    judgments: FrameLike,
+    *,
+    positive: str,
+    negative: str,
+    tie: str | None = None,
+    kind: JudgeKind = "pointwise",
+    swapped_coding: SwappedCoding = "original",
+    judge_model: str | None = None,
+    rubric_digest: str | None = None,
+    rubric_version: str | None = None,
+    method: ProportionMethod = "wilson",
+    confidence_level: float = 0.95,
+    n_labels_without_verdict: int = 0,
+    sources: Sequence[str] = (),
+) -> JudgeCalibration:
+    """Calibrate a judge against human labels: error rates, kappa, order and persuasion tests, version.
+
+    Parameters
+    ----------
+    judgments
+        DataFrame or LazyFrame, one row per labelled item: ``item`` (unique), ``label``,
+        ``verdict``; optional ``verdict_swapped`` (pairwise judges: the verdict with the
+        presentation order swapped), ``verdict_persuaded`` (the verdict with self-advocating text),
+        ``slice``. :func:`~gatestats.judges.read_judgments` builds it from files.
+    positive, negative, tie
+        Label and verdict values (see :func:`~gatestats.judges.judge_error_rates`).
+    kind
+        ``pointwise`` or ``pairwise``; a ``verdict_swapped`` column needs ``pairwise``.
+    swapped_coding
+        See :func:`~gatestats.judges.order_sensitivity`.
+    judge_model, rubric_digest, rubric_version
+        The judge's identity, bound into the version; a release gate checks them.
+    method, confidence_level
+        Interval of every proportion (``wilson`` or ``clopper-pearson``).
+    n_labels_without_verdict
+        Labelled items the judge produced no row for (recorded; see ``read_judgments``).
+    sources
+        File names, recorded but not part of the version.
+
+    Returns
+    -------
+    JudgeCalibration
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> frame = pl.DataFrame({"item": [str(i) for i in range(8)], "label": ["pass"] * 4 + ["fail"] * 4,
+    ...                       "verdict": ["pass", "pass", "pass", "fail", "pass", "fail", "fail", "fail"]})
+    >>> cal = calibrate(frame, positive="pass", negative="fail", judge_model="gpt-4o", rubric_digest="sha256:ab")
+    >>> cal.false_pass_rate.numerator, cal.false_pass_rate.n, cal.version.startswith("judge-cal-")
+    (1, 4, True)
+    """
+    check_confidence_level(confidence_level)
+    if kind not in ("pointwise", "pairwise"):
+        msg = f"kind must be 'pointwise' or 'pairwise' (got {kind!r})"
+        raise ValueError(msg)
+    if tie is not None and kind != "pairwise":
+        msg = f"a tie value applies to pairwise judges only (got tie={tie!r} with kind={kind!r})"
+        raise ValueError(msg)
+    if n_labels_without_verdict < 0:
+        msg = f"n_labels_without_verdict must be >= 0 (got {n_labels_without_verdict})"
+        raise ValueError(msg)
+    values = verdict_vocabulary(positive, negative, tie)
+    frame = collect_checked(
+        judgments,
+        required=("item", "label", "verdict"),
+        optional=("verdict_swapped", "verdict_persuaded", "slice"),
+        labels=(positive, negative),
+        verdicts=values,
+        verdict_columns=("verdict", "verdict_swapped", "verdict_persuaded"),
+    )
+    if frame["item"].null_count() or frame["item"].n_unique() != frame.height:
+        dupes = frame.filter(pl.col("item").is_duplicated())["item"].head(5).to_list()
+        nulls = frame["item"].null_count()
+        msg = f"judgments: column 'item' must hold unique non-null ids (got {nulls} null, duplicates {dupes})"
+        raise ValueError(msg)
+    swapped = "verdict_swapped" in frame.columns
+    if swapped and kind != "pairwise":
+        msg = "judgments: a 'verdict_swapped' column (order swaps) applies to pairwise judges: use kind='pairwise'"
+        raise ValueError(msg)
+    errors = judge_error_rates(
+        frame, positive=positive, negative=negative, tie=tie, method=method, confidence_level=confidence_level
+    )
+    order = (
+        order_sensitivity(
+            frame,
+            positive=positive,
+            negative=negative,
+            tie=tie,
+            swapped_coding=swapped_coding,
+            method=method,
+            confidence_level=confidence_level,
+        )
+        if swapped
+        else None
+    )
+    persuasion = (
+        persuasion_test(
+            frame, positive=positive, negative=negative, tie=tie, method=method, confidence_level=confidence_level
+        )
+        if "verdict_persuaded" in frame.columns
+        else None
+    )
+    details: dict[str, Any] = {
+        "errors": errors.to_dict(),
+        "errors_by_slice": [s.to_dict() for s in errors.by_slice],
+        "order": None if order is None else order.to_dict(),
+        "order_by_slice": [] if order is None else [s.to_dict() for s in order.by_slice],
+        "persuasion": None if persuasion is None else persuasion.to_dict(),
+    }
+    verdict_cols = [c for c in ("verdict", "verdict_swapped", "verdict_persuaded", "slice") if c in frame.columns]
+    labelled = sorted(frame.select("item", "label").rows())
+    judged = sorted(frame.select("item", *verdict_cols).rows(), key=lambda r: r[0])
+    document: dict[str, Any] = {
+        "schema": CALIBRATION_SCHEMA,
+        "judge_model": judge_model,
+        "rubric_digest": rubric_digest,
+        "rubric_version": rubric_version,
+        "kind": kind,
+        "positive": positive,
+        "negative": negative,
+        "tie": tie,
+        "swapped_coding": swapped_coding if swapped else None,
+        "calibration_set_digest": "sha256:" + _sha256(canonical_json(labelled)),
+        "judgments_digest": "sha256:" + _sha256(canonical_json({"columns": ["item", *verdict_cols], "rows": judged})),
+        "method": method,
+        "confidence_level": confidence_level,
+        "n_items": errors.n_items,
+        "n_unparseable": errors.n_unparseable,
+        "n_labels_without_verdict": int(n_labels_without_verdict),
+        "false_pass_rate": errors.false_pass_rate.to_dict(),
+        "false_fail_rate": errors.false_fail_rate.to_dict(),
+        "kappa": errors.kappa.to_dict(),
+        "flip_rate": None if order is None else order.flip_rate.to_dict(),
+        "position_bias_pvalue": None if order is None else order.position_bias.pvalue,
+        "persuasion_pvalue": None if persuasion is None else persuasion.test.pvalue,
+        "details": details,
+    }
+    # Round-trip through JSON so the in-memory result equals what a file holds (tuples -> lists).
+    document = json.loads(canonical_json(document))
+    document["version"] = content_version(document)
+    document["sources"] = list(sources)
+    return JudgeCalibration.from_dict(document)
+
+
+def write_calibration(calibration: JudgeCalibration, path: str | os.PathLike[str]) -> Path:
+    """Write the calibration as JSON atomically; an existing file is never replaced.
+
+    Raises
+    ------
+    FileExistsError
+        When ``path`` exists (calibrations are immutable: choose a new name).
+    """
+    target = Path(path)
+    if target.exists():
+        msg = f"{target}: calibration file already exists (calibrations are immutable; choose a new name)"
+        raise FileExistsError(msg)
+    text = json.dumps(calibration.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(tmp, target)  # atomic, and fails instead of replacing a file that appeared meanwhile
+        except FileExistsError:
+            msg = f"{target}: calibration file already exists (calibrations are immutable; choose a new name)"
+            raise FileExistsError(msg) from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return target
+
+
+def load_calibration(path: str | os.PathLike[str]) -> JudgeCalibration:
+    """Read a calibration file and check that its content still matches its version.
+
+    Raises
+    ------
+    RecordFileError
+        Unreadable JSON, a wrong ``schema``, missing fields, or a ``version`` that does not match
+        the content's digest (the file was edited after it was written).
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise RecordFileError.single(file, "<file>", "no such calibration file")
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RecordFileError.single(file, "<file>", f"not valid JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("schema") != CALIBRATION_SCHEMA:
+        got = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise RecordFileError.single(file, "schema", f"expected {CALIBRATION_SCHEMA!r} (got {got!r})")
+    expected = content_version(document)
+    if document.get("version") != expected:
+        msg = (
+            f"expected {expected!r}, the digest of the file's content (got {document.get('version')!r}): "
+            "the calibration was edited after it was written"
+        )
+        raise RecordFileError.single(file, "version", msg)
+    try:
+        return JudgeCalibration.from_dict(document)
+    except (KeyError, TypeError) as exc:
+        raise RecordFileError.single(file, "<file>", f"incomplete calibration: missing or invalid {exc}") from None

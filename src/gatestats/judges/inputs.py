@@ -1,0 +1,489 @@
+"""Read a labelled set and judge verdicts (CSV, JSONL or Parquet) through a column mapping.
+
+The result is one validated frame, one row per labelled and judged item, with these columns
+(only the mapped optional ones present):
+
+``item`` (String), ``label``, ``verdict`` and optionally ``verdict_swapped``,
+``verdict_persuaded`` (each the scheme's spelling of the positive, negative or tie value, or null
+for an unparseable verdict), ``slice``, ``reason`` (String) and ``score`` (Float64).
+
+Rules (every violation is a :class:`~gatestats.errors.RecordFileError` naming file, line (or
+Parquet row) and field; nothing is returned from a file with a defect):
+
+- values are compared after stripping blanks, case-insensitively; integral floats (``1.0``) read
+  as integers (``1``);
+- a label is the positive or the negative value (items with tied labels are not part of a
+  calibration set);
+- a verdict is the positive, the negative or (pairwise judges) the tie value; an empty verdict, or
+  one of the declared ``unparseable`` values, is *unparseable*: counted and reported, never dropped
+  silently; any other value is an error;
+- ``item`` (one column, or several joined with ``+``) is unique in each file;
+- every judged row has a label (in the judgments file or, with ``labels``, in the labels file);
+  labelled items without a verdict row are counted (``n_labels_without_verdict``);
+- a calibration is for one judge and one rubric: a mapped ``judge`` or ``rubric`` column must hold a
+  single value after the ``where`` filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.judges._types import JudgeKind
+from gatestats.records.io import relocate_problems
+
+__all__ = [
+    "JUDGMENT_FIELDS",
+    "VERDICT_COLUMNS",
+    "JudgmentSet",
+    "parse_judgment_mapping",
+    "parse_where",
+    "read_judgments",
+]
+
+#: Mappable fields: ``item``, ``label`` and ``verdict`` are required.
+JUDGMENT_FIELDS: tuple[str, ...] = (
+    "item",
+    "label",
+    "reason",
+    "verdict",
+    "verdict_swapped",
+    "verdict_persuaded",
+    "score",
+    "slice",
+    "judge",
+    "rubric",
+)
+#: Columns that hold verdicts.
+VERDICT_COLUMNS: tuple[str, ...] = ("verdict", "verdict_swapped", "verdict_persuaded")
+_REQUIRED = ("item", "label", "verdict")
+_LABEL_FIELDS = ("item", "label", "reason")
+_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+_SHOWN = 50
+_KEY_SEPARATOR = "\x1f"
+
+
+def parse_judgment_mapping(text: str) -> dict[str, str]:
+    """Parse ``field=COLUMN,...`` (``item`` may join columns with ``+``) into a dict.
+
+    >>> parse_judgment_mapping("item=subset+item_idx,label=label,verdict=winner")
+    {'item': 'subset+item_idx', 'label': 'label', 'verdict': 'winner'}
+    """
+    mapping: dict[str, str] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        field, sep, column = (s.strip() for s in part.partition("="))
+        if not sep or not field or not column:
+            msg = f"--map: expected FIELD=COLUMN (got {part!r})"
+            raise ValueError(msg)
+        if field not in JUDGMENT_FIELDS:
+            msg = f"--map: unknown field {field!r} (mappable: {', '.join(JUDGMENT_FIELDS)})"
+            raise ValueError(msg)
+        if field in mapping:
+            msg = f"--map: field {field!r} is mapped twice"
+            raise ValueError(msg)
+        mapping[field] = column
+    missing = [f for f in _REQUIRED if f not in mapping]
+    if missing:
+        msg = f"--map: {', '.join(f + '=COLUMN' for f in missing)} required (got {text!r})"
+        raise ValueError(msg)
+    return mapping
+
+
+def parse_where(items: Sequence[str]) -> dict[str, str]:
+    """Parse ``COLUMN=VALUE`` filters (repeatable option) into a dict.
+
+    >>> parse_where(["evaluator=GPT-4", "subset=Processed/MT-Bench"])
+    {'evaluator': 'GPT-4', 'subset': 'Processed/MT-Bench'}
+    """
+    where: dict[str, str] = {}
+    for item in items:
+        column, sep, value = item.partition("=")
+        if not sep or not column.strip():
+            msg = f"--where: expected COLUMN=VALUE (got {item!r})"
+            raise ValueError(msg)
+        if column.strip() in where:
+            msg = f"--where: column {column.strip()!r} is filtered twice"
+            raise ValueError(msg)
+        where[column.strip()] = value.strip()
+    return where
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgmentSet:
+    """A validated calibration set: one row per labelled, judged item (see the module docstring)."""
+
+    frame: pl.DataFrame
+    kind: JudgeKind
+    positive: str
+    negative: str
+    tie: str | None
+    judge_model: str | None
+    rubric_version: str | None
+    #: Files read, judgments first.
+    sources: tuple[str, ...]
+    #: Filters applied to the judgments file.
+    where: tuple[tuple[str, str], ...]
+    n_labels_without_verdict: int
+    #: Up to 20 ids of labelled items without a verdict row.
+    labels_without_verdict: tuple[str, ...]
+
+
+def _read_table(path: Path) -> pl.DataFrame:
+    kind = _SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        msg = f"unknown table type {path.suffix!r} (expected .csv, .jsonl, .ndjson or .parquet)"
+        raise RecordFileError.single(path, "<file>", msg)
+    if not path.is_file():
+        raise RecordFileError.single(path, "<file>", "no such file")
+    try:
+        if kind == "csv":
+            return pl.read_csv(path, infer_schema=False, null_values=[""])
+        if kind == "jsonl":
+            return pl.read_ndjson(path, infer_schema_length=None)
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise RecordFileError.single(path, "<file>", f"cannot read {kind.upper()} table: {exc}") from None
+
+
+def _text(column: str, dtype: pl.DataType) -> pl.Expr:
+    """A column as stripped text; integral floats print as integers; empty -> null."""
+    expr = pl.col(column)
+    if dtype.is_float():
+        expr = pl.when(expr == expr.round()).then(expr.cast(pl.Int64, strict=False).cast(pl.String))
+        expr = expr.otherwise(pl.col(column).cast(pl.String))
+    elif dtype != pl.String():
+        expr = expr.cast(pl.String)
+    text = expr.str.strip_chars()
+    return pl.when(text == "").then(None).otherwise(text)
+
+
+def _problems(
+    path: Path, frame: pl.DataFrame, mask: pl.Expr, field: str, message: str, *, got: str | None = None
+) -> list[RecordProblem]:
+    """One problem per offending row (``__row`` = row in the file), relocated to file lines.
+
+    With ``got``, the message ends with ``(got <value of that column>)``.
+    """
+    bad = frame.filter(mask).head(_SHOWN)
+    return relocate_problems(
+        RecordProblem(
+            file=str(path),
+            row=int(row["__row"]),
+            field=field,
+            message=message if got is None else f"{message} (got {_show(row[got]) if got == 'item' else row[got]!r})",
+        )
+        for row in bad.iter_rows(named=True)
+    )
+
+
+def _check_columns(path: Path, table: pl.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        line = 1 if path.suffix.lower() == ".csv" else None
+        raise RecordFileError(
+            [
+                RecordProblem(
+                    file=str(path),
+                    line=line,
+                    field=c,
+                    message=f"{what} column not in the table (columns: {[c for c in table.columns if c != '__row']})",
+                )
+                for c in missing
+            ]
+        )
+
+
+def _select(table: pl.DataFrame, fields: Mapping[str, str]) -> pl.DataFrame:
+    """The mapped fields as text, ``item`` joined from its columns, plus ``__row``."""
+    exprs: list[pl.Expr] = [pl.col("__row")]
+    for field, spec in fields.items():
+        if field == "item":
+            parts = [_text(c, table.schema[c]) for c in spec.split("+")]
+            exprs.append(
+                pl.concat_str(parts, separator=_KEY_SEPARATOR).alias("item")
+                if len(parts) > 1
+                else parts[0].alias("item")
+            )
+        else:
+            exprs.append(_text(spec, table.schema[spec]).alias(field))
+    return table.select(exprs)
+
+
+def _item_problems(path: Path, frame: pl.DataFrame, spec: str) -> list[RecordProblem]:
+    problems = _problems(
+        path, frame, pl.col("item").is_null(), "item", f"column(s) {spec!r}: expected an id (got an empty value)"
+    )
+    dupes = (
+        frame.filter(pl.col("item").is_not_null())
+        .with_columns(first=pl.col("__row").min().over("item"))
+        .filter(pl.col("__row") != pl.col("first"))
+    )
+    for row in dupes.head(_SHOWN).iter_rows(named=True):
+        (where,) = relocate_problems([RecordProblem(file=str(path), row=row["first"], field="", message="")])
+        first = f"line {where.line}" if where.line is not None else f"row {where.row}"
+        problems += relocate_problems(
+            [
+                RecordProblem(
+                    file=str(path),
+                    row=row["__row"],
+                    field="item",
+                    message=f"duplicate item {_show(row['item'])!r} (first at {first})",
+                )
+            ]
+        )
+    return problems
+
+
+def _show(item: str) -> str:
+    return item.replace(_KEY_SEPARATOR, " | ")
+
+
+def _vocabulary(kind: JudgeKind, positive: str, negative: str, tie: str | None) -> dict[str, str]:
+    values = {positive.strip().lower(): positive, negative.strip().lower(): negative}
+    if tie is not None:
+        values[tie.strip().lower()] = tie
+    if len(values) != (3 if tie is not None else 2) or "" in values:
+        got = f"{positive!r}, {negative!r}, {tie!r}"
+        msg = f"positive, negative and tie values must be distinct and non-empty (got {got})"
+        raise ValueError(msg)
+    if tie is not None and kind != "pairwise":
+        msg = f"a tie value applies to pairwise judges only (got tie={tie!r} with kind={kind!r})"
+        raise ValueError(msg)
+    return values
+
+
+def _infer_negative(
+    labels: pl.DataFrame, verdicts: pl.DataFrame, positive: str, tie: str | None, unparseable: set[str], path: Path
+) -> str:
+    """The one value besides the positive (and tie): from the labels, else from the verdicts."""
+    skip = {positive.strip().lower(), *unparseable} | ({tie.strip().lower()} if tie else set())
+    for frame, column in ((labels, "label"), (verdicts, "verdict")):
+        spellings: dict[str, str] = {}
+        for value in frame[column].drop_nulls().unique().sort().to_list():
+            if value.lower() not in skip:
+                spellings.setdefault(value.lower(), value)
+        others = [spellings[key] for key in sorted(spellings)]
+        if len(others) > 1:
+            msg = (
+                f"cannot infer the negative value: the {column}s hold {len(others)} values besides the positive "
+                f"{positive!r} (got {others[:10]}); give it explicitly (--negative)"
+            )
+            raise RecordFileError.single(path, column, msg)
+        if len(others) == 1:
+            return str(others[0])
+    msg = (
+        f"cannot infer the negative value: no label or verdict differs from the positive {positive!r}; "
+        "give it explicitly (--negative)"
+    )
+    raise RecordFileError.single(path, "label", msg)
+
+
+def _single_value(path: Path, frame: pl.DataFrame, field: str, column: str) -> str | None:
+    if field not in frame.columns:
+        return None
+    values = frame[field].drop_nulls().unique().sort().to_list()
+    if len(values) > 1:
+        msg = (
+            f"column {column!r}: a calibration is for one {field}, the rows hold {len(values)} "
+            f"(got {values[:10]}); select one with --where {column}=VALUE"
+        )
+        raise RecordFileError.single(path, field, msg)
+    return str(values[0]) if values else None
+
+
+def read_judgments(
+    judgments: str | Path,
+    mapping: Mapping[str, str],
+    *,
+    positive: str,
+    negative: str | None = None,
+    tie: str | None = None,
+    kind: JudgeKind = "pointwise",
+    labels: str | Path | None = None,
+    where: Mapping[str, str] | None = None,
+    unparseable: Sequence[str] = (),
+) -> JudgmentSet:
+    """Read, filter, join and validate a labelled set and its judge verdicts.
+
+    Parameters
+    ----------
+    judgments
+        ``.csv``, ``.jsonl``/``.ndjson`` or ``.parquet``; one row per judged item.
+    mapping
+        Field -> column (see :data:`JUDGMENT_FIELDS`); ``item``, ``label``, ``verdict`` required.
+        ``item`` may join several columns with ``+`` (e.g. ``subset+item_idx``). With ``labels``,
+        ``label`` and ``reason`` are read from the labels file and ``item`` from both.
+    positive, negative, tie
+        The verdict and label values. ``negative`` is inferred when omitted (the one other label
+        value, else the one other verdict value). For pairwise judges ``positive`` means "output A,
+        the one shown first in the original order, is better".
+    kind
+        ``pointwise`` or ``pairwise``; order swaps and ties need ``pairwise``.
+    labels
+        Optional separate labelled-set file.
+    where
+        ``column -> value`` filters applied to the judgments file before anything else.
+    unparseable
+        Verdict values that mean "the judge's answer could not be parsed" (besides empty).
+
+    Returns
+    -------
+    JudgmentSet
+        The validated frame (see the module docstring), the resolved values, the judge model and
+        rubric version when mapped, and the count of labelled items without a verdict row.
+
+    Raises
+    ------
+    RecordFileError
+        Every defect, with file, line (or row) and field.
+    ValueError
+        Unusable options (unknown field, tie with a pointwise judge, ...).
+
+    Examples
+    --------
+    >>> from tests.conftest import DATA
+    >>> s = read_judgments(
+    ...     DATA / "llmbar_judge_swap" / "judgments.csv",
+    ...     {"item": "item_idx", "label": "label", "verdict": "winner_original_order", "judge": "evaluator"},
+    ...     positive="1", kind="pairwise",
+    ...     where={"subset": "Processed/MT-Bench", "evaluator": "GPT-4", "strategy": "Vanilla_NoRules"},
+    ... )
+    >>> s.frame.height, s.negative, s.judge_model
+    (200, '2', 'GPT-4')
+    """
+    if kind not in ("pointwise", "pairwise"):
+        msg = f"kind must be 'pointwise' or 'pairwise' (got {kind!r})"
+        raise ValueError(msg)
+    fields = dict(mapping)
+    for field in fields:
+        if field not in JUDGMENT_FIELDS:
+            msg = f"mapping: unknown field {field!r} (mappable: {', '.join(JUDGMENT_FIELDS)})"
+            raise ValueError(msg)
+    for needed in _REQUIRED:
+        if needed not in fields:
+            msg = f"mapping: {needed}=COLUMN is required"
+            raise ValueError(msg)
+    if "verdict_swapped" in fields and kind != "pairwise":
+        msg = "mapping: verdict_swapped (order swaps) applies to pairwise judges: use kind='pairwise'"
+        raise ValueError(msg)
+    if negative is not None:
+        _vocabulary(kind, positive, negative, tie)
+    tokens = {t.strip().lower() for t in unparseable if t.strip()}
+
+    path = Path(judgments)
+    table = _read_table(path).with_row_index("__row")
+    filters = dict(where or {})
+    _check_columns(path, table, list(filters), "--where")
+    for column, value in filters.items():
+        table = table.filter(_text(column, table.schema[column]) == value)
+    judged = {f: c for f, c in fields.items() if labels is None or f not in ("label", "reason")}
+    _check_columns(path, table, _columns(judged), "mapped")
+    frame = _select(table, judged)
+    if frame.is_empty():
+        shown = ", ".join(f"{k}={v}" for k, v in filters.items())
+        raise RecordFileError.single(path, "<file>", f"no judgment rows{' match ' + shown if shown else ''}")
+    problems = _item_problems(path, frame, fields["item"])
+    empty_label = f"column {fields['label']!r}: expected a label (got an empty value)"
+    label_path, label_frame = path, frame
+    if labels is not None:
+        label_path = Path(labels)
+        label_table = _read_table(label_path).with_row_index("__row")
+        label_fields = {f: fields[f] for f in _LABEL_FIELDS if f in fields}
+        _check_columns(label_path, label_table, _columns(label_fields), "mapped")
+        label_frame = _select(label_table, label_fields)
+        problems += _item_problems(label_path, label_frame, fields["item"])
+    problems += _problems(label_path, label_frame, pl.col("label").is_null(), "label", empty_label)
+    if problems:
+        raise RecordFileError(problems)
+
+    if negative is None:
+        negative = _infer_negative(label_frame, frame, positive, tie, tokens, label_path)
+    vocabulary = _vocabulary(kind, positive, negative, tie)
+    problems += _problems(
+        label_path,
+        label_frame,
+        ~pl.col("label").str.to_lowercase().is_in([positive.strip().lower(), negative.strip().lower()]),
+        "label",
+        f"column {fields['label']!r}: expected {positive!r} or {negative!r}",
+        got="label",
+    )
+    verdict_fields = [f for f in VERDICT_COLUMNS if f in frame.columns]
+    expected = " or ".join(repr(v) for v in vocabulary.values())
+    for field in verdict_fields:
+        problems += _problems(
+            path,
+            frame,
+            pl.col(field).is_not_null() & ~pl.col(field).str.to_lowercase().is_in([*vocabulary, *tokens]),
+            field,
+            f"column {fields[field]!r}: expected {expected}, or empty for an unparseable verdict",
+            got=field,
+        )
+    if "score" in frame.columns:
+        problems += _problems(
+            path,
+            frame,
+            pl.col("score").is_not_null() & pl.col("score").cast(pl.Float64, strict=False).is_null(),
+            "score",
+            f"column {fields['score']!r}: expected a number",
+            got="score",
+        )
+    if problems:
+        raise RecordFileError(problems)
+
+    n_without, without_ids = 0, tuple[str, ...]()
+    if labels is not None:
+        without = label_frame.join(frame.select("item"), on="item", how="anti")
+        n_without = without.height
+        without_ids = tuple(_show(v) for v in without.sort("__row")["item"].head(20).to_list())
+        frame = frame.join(label_frame.drop("__row"), on="item", how="left")
+        unlabelled = frame.filter(pl.col("label").is_null())
+        if not unlabelled.is_empty():
+            summary = RecordProblem(
+                file=str(path),
+                field="item",
+                message=(
+                    f"{unlabelled.height} of {frame.height} judged item(s) have no label in {label_path} "
+                    f"(and {n_without} labelled item(s) there have no verdict row); every judged item needs a label"
+                ),
+            )
+            raise RecordFileError(
+                [
+                    summary,
+                    *_problems(path, frame, pl.col("label").is_null(), "item", f"no label in {label_path}", got="item"),
+                ]
+            )
+    judge_model = _single_value(path, frame, "judge", fields.get("judge", ""))
+    rubric = _single_value(path, frame, "rubric", fields.get("rubric", ""))
+    out = frame.with_columns(
+        pl.col("label").str.to_lowercase().replace_strict(vocabulary, return_dtype=pl.String),
+        *(
+            pl.col(f).str.to_lowercase().replace_strict(vocabulary, default=None, return_dtype=pl.String)
+            for f in verdict_fields
+        ),
+    )
+    if "score" in out.columns:
+        out = out.with_columns(pl.col("score").cast(pl.Float64))
+    keep = ["item", "label", *verdict_fields, *(c for c in ("slice", "reason", "score") if c in out.columns)]
+    return JudgmentSet(
+        frame=out.sort("__row").select(keep).with_columns(pl.col("item").str.replace_all(_KEY_SEPARATOR, " | ")),
+        kind=kind,
+        positive=positive,
+        negative=negative,
+        tie=tie,
+        judge_model=judge_model,
+        rubric_version=rubric,
+        sources=tuple(str(p) for p in ([path] if labels is None else [path, label_path])),
+        where=tuple(filters.items()),
+        n_labels_without_verdict=n_without,
+        labels_without_verdict=without_ids,
+    )
+
+
+def _columns(fields: Mapping[str, str]) -> list[str]:
+    return [c for f, spec in fields.items() for c in (spec.split("+") if f == "item" else [spec])]
