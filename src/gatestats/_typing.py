@@ -8,12 +8,21 @@ import polars as pl
 
 __all__ = [
     "Alternative",
+    "ComparisonFamily",
+    "ComparisonStatus",
+    "Correction",
     "FrameLike",
     "IntervalMethod",
     "Metric",
     "Outcome",
+    "PairedDesign",
+    "PairedIntervalMethod",
+    "PairedTest",
+    "PlanTest",
     "ResolvedIntervalMethod",
+    "ResolvedPairedIntervalMethod",
     "Status",
+    "WorkingCorrelation",
 ]
 
 #: A polars frame in either mode; functions accept both and go lazy internally.
@@ -37,3 +46,35 @@ ResolvedIntervalMethod: TypeAlias = Literal["bootstrap", "clt", "wilson"]
 Status: TypeAlias = Literal["ok", "insufficient_evidence"]
 
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
+
+#: Primary p-value of a paired comparison: the mid-p or the exact conditional McNemar / sign
+#: test, or the sign-flip permutation test on per-case differences; ``auto``: mid-p with one trial
+#: per independent case, exact otherwise (see :mod:`gatestats.paired`).
+PairedTest: TypeAlias = Literal["auto", "midp", "exact", "permutation"]
+
+#: Interval for a paired difference. ``tango`` (score) and ``newcombe`` (hybrid score) need one
+#: trial per case; ``bootstrap`` and ``clt`` work on per-case differences; ``auto`` picks.
+PairedIntervalMethod: TypeAlias = Literal["auto", "tango", "newcombe", "bootstrap", "clt"]
+
+#: The method that actually produced a paired-difference interval (``auto`` resolved).
+ResolvedPairedIntervalMethod: TypeAlias = Literal["tango", "newcombe", "bootstrap", "clt"]
+
+#: Multiplicity corrections: Holm (default), Bonferroni, Hochberg, Benjamini-Hochberg.
+Correction: TypeAlias = Literal["holm", "bonferroni", "hochberg", "bh"]
+
+#: Status of a paired comparison: ``cannot_resolve`` when the sample can never decide the
+#: question asked (a margin finer than one case, too few discordant cases for the exact test).
+ComparisonStatus: TypeAlias = Literal["ok", "insufficient_evidence", "cannot_resolve"]
+
+#: ``one_trial``: one valid trial per case (the 2x2 table); ``several_trials``: per-case rates.
+PairedDesign: TypeAlias = Literal["one_trial", "several_trials"]
+
+#: Which comparisons of many configurations: every pair, or each against one baseline.
+ComparisonFamily: TypeAlias = Literal["all_pairs", "vs_baseline"]
+
+#: Working correlation of the factor model (GEE) within a case.
+WorkingCorrelation: TypeAlias = Literal["exchangeable", "independence"]
+
+#: The conditional McNemar test a sample-size plan is for; ``auto``: mid-p two-sided, exact one-sided
+#: (as :func:`gatestats.paired.compare` decides with one trial per case).
+PlanTest: TypeAlias = Literal["auto", "midp", "exact"]

@@ -10,6 +10,8 @@ import typer
 
 from gatestats.cli import analyze as _analyze
 from gatestats.cli import calibrate as _calibrate
+from gatestats.cli import compare as _compare
+from gatestats.cli import plan as _plan
 from gatestats.cli import importing as _importing
 from gatestats.cli import validate as _validate
 
@@ -24,6 +26,8 @@ app = typer.Typer(
 )
 app.command("analyze")(_analyze.analyze_command)
 app.command("validate")(_validate.validate_command)
+app.command("compare")(_compare.compare_command)
+app.command("plan")(_plan.plan_command)
 app.command("calibrate")(_calibrate.calibrate_command)
 app.add_typer(_importing.app, name="import")
 

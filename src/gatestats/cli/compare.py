@@ -1,0 +1,247 @@
+"""``gatestats compare``: paired comparison of a candidate against a baseline, or of many systems."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gatestats._typing import Correction
+from gatestats.cli._common import reports_errors
+from gatestats.paired import Comparison, MultipleComparison, compare, compare_many
+from gatestats.records import load_records
+
+__all__ = ["compare_command", "render_comparison", "render_many"]
+
+_ALTERNATIVES = ("two-sided", "less", "greater")
+_CORRECTIONS = ("holm", "bonferroni", "hochberg", "bh")
+_TESTS = ("auto", "midp", "exact", "permutation")
+_INTERVALS = ("auto", "tango", "newcombe", "bootstrap", "clt")
+_METRICS = ("pass_hat_k", "pass_at_k")
+
+
+def _choice(value: str, allowed: tuple[str, ...], hint: str) -> str:
+    if value not in allowed:
+        msg = f"must be one of {', '.join(allowed)} (got {value!r})"
+        raise typer.BadParameter(msg, param_hint=hint)
+    return value
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3g}" if value < 0.001 else f"{value:.4f}"
+
+
+def _cases(labels: tuple[str, ...], show: int) -> str:
+    if not labels:
+        return "none"
+    head = ", ".join(labels[:show])
+    return head + (f" ... and {len(labels) - show} more" if len(labels) > show else "")
+
+
+def render_comparison(result: Comparison, console: Console, *, show: int = 20) -> None:
+    """Print one comparison: the table, the tests, the interval, flips and what was not paired."""
+    level = f"{result.confidence_level:.0%}"
+    unit = "case groups" if result.clustered else "cases"
+    design = (
+        "one trial per case"
+        if result.design == "one_trial"
+        else f"several trials per case ({result.metric} at k={result.k})"
+    )
+    title = f"{result.candidate} (candidate) vs {result.baseline} (baseline): {result.n_pairs} paired cases, {design}"
+    table = Table(title=title, title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    if result.design == "one_trial":
+        table.add_row("both passed (a)", str(result.a))
+        table.add_row("baseline only: pass → fail (b)", str(result.b))
+        table.add_row("candidate only: fail → pass (c)", str(result.c))
+        table.add_row("both failed (d)", str(result.d))
+    else:
+        table.add_row("baseline better (b)", str(result.b))
+        table.add_row("candidate better (c)", str(result.c))
+        table.add_row("no difference", str(result.n_ties))
+    table.add_row("pass rate: baseline / candidate", f"{_fmt(result.p_baseline)} / {_fmt(result.p_candidate)}")
+    if result.diff is not None:
+        method = result.interval.method or "none"
+        ci = (
+            f"[{_fmt(result.diff_ci_low)}, {_fmt(result.diff_ci_high)}] ({level}, {method})"
+            if result.interval.status == "ok"
+            else f"no interval: {result.interval.reason}"
+        )
+        table.add_row("difference candidate − baseline", f"{result.diff:+.4f} {ci}")
+    tests = f"exact {_p(result.pvalue_exact)}, mid-p {_p(result.pvalue_midp)}"
+    if result.pvalue_permutation is not None:
+        tests += f", permutation {_p(result.pvalue_permutation)}"
+    table.add_row(f"p-values ({result.alternative}; {unit} as units)", tests)
+    if result.pvalue_adjusted is not None:
+        table.add_row(f"adjusted p ({result.correction})", _p(result.pvalue_adjusted))
+    if result.odds_ratio is not None and result.odds_ratio.status == "ok":
+        o = result.odds_ratio
+        high = "∞" if o.upper_unbounded else _fmt(o.ci_high, 3)
+        estimate = "∞" if o.estimate is None else _fmt(o.estimate, 3)
+        table.add_row("conditional odds ratio c/b (exact)", f"{estimate} [{_fmt(o.ci_low, 3)}, {high}]")
+    if result.noninferiority is not None:
+        ni = result.noninferiority
+        verdict = {True: "non-inferior", False: "not shown non-inferior", None: ni.status.replace("_", " ")}
+        table.add_row(
+            f"non-inferiority (margin {ni.margin:g}, {ni.method})",
+            f"{verdict[ni.non_inferior]}: p = {_p(ni.pvalue)} (one-sided level {ni.alpha:g})",
+        )
+    table.add_row("status", result.status.replace("_", " "))
+    console.print(table)
+    if result.reason:
+        console.print(f"  {result.reason}", highlight=False)
+    console.print(f"  flips pass → fail: {_cases(result.flips_pass_to_fail, show)}", highlight=False)
+    console.print(f"  flips fail → pass: {_cases(result.flips_fail_to_pass, show)}", highlight=False)
+    for label, items in (
+        ("only the baseline ran", result.unpaired_baseline),
+        ("only the candidate ran", result.unpaired_candidate),
+        ("excluded (different versions)", result.excluded_versions),
+    ):
+        if items:
+            console.print(f"  not paired, {label}: {_cases(items, show)}", highlight=False)
+    console.print()
+
+
+def render_many(result: MultipleComparison, console: Console) -> None:
+    """Print one row per comparison with raw and adjusted p-values."""
+    title = f"{len(result.comparisons)} paired comparisons ({result.family.replace('_', ' ')}), {result.correction}"
+    table = Table(title=title, title_justify="left")
+    for name in ("baseline", "candidate", "pairs", "b", "c", "difference [CI]", "p", "p adjusted", "status"):
+        table.add_column(name, justify="left" if name in ("baseline", "candidate", "status") else "right")
+    for x in result.comparisons:
+        diff = "—" if x.diff is None else f"{x.diff:+.4f}"
+        if x.interval.status == "ok":
+            diff += f" [{_fmt(x.diff_ci_low)}, {_fmt(x.diff_ci_high)}]"
+        table.add_row(
+            x.baseline,
+            x.candidate,
+            str(x.n_pairs),
+            str(x.b),
+            str(x.c),
+            diff,
+            _p(x.pvalue),
+            _p(x.pvalue_adjusted),
+            x.status.replace("_", " "),
+        )
+    console.print(table)
+    for x in result.comparisons:
+        if x.reason:
+            console.print(f"  {x.candidate} vs {x.baseline}: {x.reason}", highlight=False)
+
+
+@reports_errors
+def compare_command(
+    records: Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")],
+    baseline: Annotated[str | None, typer.Option(help="Baseline system (with --candidate).")] = None,
+    candidate: Annotated[str | None, typer.Option(help="Candidate system (with --baseline).")] = None,
+    all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Compare every pair of systems.")] = False,
+    vs_baseline: Annotated[
+        str | None, typer.Option("--vs-baseline", help="Compare every other system against this one.")
+    ] = None,
+    systems: Annotated[
+        str | None, typer.Option(help="With --all-pairs/--vs-baseline: only these systems (comma-separated).")
+    ] = None,
+    correction: Annotated[str, typer.Option(help="Multiplicity correction: holm, bonferroni, hochberg, bh.")] = "holm",
+    margin: Annotated[
+        float | None, typer.Option(help="Non-inferiority margin on the difference of pass rates, in (0, 1).")
+    ] = None,
+    alternative: Annotated[str, typer.Option(help="two-sided, less (candidate worse), greater.")] = "two-sided",
+    confidence_level: Annotated[float, typer.Option(help="Of the interval; tests use 1 − level.")] = 0.95,
+    test: Annotated[
+        str,
+        typer.Option(
+            help="p-value reported as 'pvalue': auto (mid-p with one trial per case), midp, exact, permutation."
+        ),
+    ] = "auto",
+    interval: Annotated[str, typer.Option(help="auto, tango, newcombe, bootstrap, clt.")] = "auto",
+    metric: Annotated[str, typer.Option(help="Per-case metric with several trials: pass_hat_k, pass_at_k.")] = (
+        "pass_hat_k"
+    ),
+    k: Annotated[int, typer.Option("--k", help="k of the per-case metric (1: the pass rate).")] = 1,
+    shared_versions_only: Annotated[
+        bool,
+        typer.Option("--shared-versions-only", help="Compare only case versions both systems ran (others listed)."),
+    ] = False,
+    by: Annotated[str, typer.Option(help="Record column that names the system.")] = "system",
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    n_permutations: Annotated[int, typer.Option(help="Monte Carlo permutations (test=permutation).")] = 9999,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations (recorded).")] = 0,
+    show: Annotated[int, typer.Option(help="Case ids shown per list in the tables.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority."""
+    single = baseline is not None or candidate is not None
+    modes = int(single) + int(all_pairs) + int(vs_baseline is not None)
+    if modes != 1:
+        msg = f"choose exactly one of --baseline A --candidate B, --all-pairs, --vs-baseline A (got {modes} of them)"
+        raise typer.BadParameter(msg, param_hint="--baseline/--all-pairs/--vs-baseline")
+    if single and (baseline is None or candidate is None):
+        missing = "--candidate" if candidate is None else "--baseline"
+        msg = f"--baseline and --candidate go together (got no {missing})"
+        raise typer.BadParameter(msg, param_hint=missing)
+    if margin is not None and not 0 < margin < 1:
+        msg = f"must lie strictly between 0 and 1 (got {margin})"
+        raise typer.BadParameter(msg, param_hint="--margin")
+    if not 0 < confidence_level < 1:
+        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
+        raise typer.BadParameter(msg, param_hint="--confidence-level")
+    if k < 1:
+        msg = f"must be an integer >= 1 (got {k})"
+        raise typer.BadParameter(msg, param_hint="--k")
+    for value, bound, hint in ((n_resamples, 100, "--n-resamples"), (n_permutations, 99, "--n-permutations")):
+        if value < bound:
+            msg = f"must be at least {bound} (got {value})"
+            raise typer.BadParameter(msg, param_hint=hint)
+    if seed < 0:
+        msg = f"must be a non-negative integer (got {seed})"
+        raise typer.BadParameter(msg, param_hint="--seed")
+    options: dict[str, Any] = {
+        "margin": margin,
+        "alternative": _choice(alternative, _ALTERNATIVES, "--alternative"),
+        "confidence_level": confidence_level,
+        "test": _choice(test, _TESTS, "--test"),
+        "interval": _choice(interval, _INTERVALS, "--interval"),
+        "metric": _choice(metric, _METRICS, "--metric"),
+        "k": k,
+        "shared_versions_only": shared_versions_only,
+        "n_resamples": n_resamples,
+        "n_permutations": n_permutations,
+        "seed": seed,
+        "system_column": by,
+    }
+    chosen_correction: Correction = _choice(correction, _CORRECTIONS, "--correction")  # type: ignore[assignment]
+    frame = load_records(records)
+    console = Console(width=max(Console().width, 120))
+    if single:
+        result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
+        if as_json:
+            payload = result.to_dict()
+            payload["records"] = [str(p) for p in records]
+            typer.echo(json.dumps(payload, allow_nan=False))
+            return
+        render_comparison(result, console, show=show)
+        return
+    names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
+    many = compare_many(
+        frame,
+        family="all_pairs" if all_pairs else "vs_baseline",
+        baseline=vs_baseline,
+        systems=names,
+        correction=chosen_correction,
+        **options,
+    )
+    if as_json:
+        typer.echo(json.dumps(many.to_dict(), allow_nan=False))
+        return
+    render_many(many, console)

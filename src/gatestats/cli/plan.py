@@ -1,0 +1,123 @@
+"""``gatestats plan``: how many cases a paired decision needs, what N can detect, false blocks."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gatestats.cli._common import reports_errors
+from gatestats.paired import cases_needed, false_block, minimum_detectable_effect
+
+__all__ = ["plan_command"]
+
+T = TypeVar("T")
+
+_WHAT = ("cases", "mde", "false-block")
+_ALTERNATIVES = ("two-sided", "less", "greater")
+_TESTS = ("auto", "midp", "exact")
+
+
+def _need(value: T | None, hint: str, what: str) -> T:
+    if value is None:
+        msg = f"is required for 'plan {what}'"
+        raise typer.BadParameter(msg, param_hint=hint)
+    return value
+
+
+def _unit(value: float | None, hint: str, *, closed_high: bool = False) -> None:
+    if value is None:
+        return
+    ok = 0 < value <= 1 if closed_high else 0 < value < 1
+    if not ok:
+        bound = "in (0, 1]" if closed_high else "strictly between 0 and 1"
+        msg = f"must lie {bound} (got {value})"
+        raise typer.BadParameter(msg, param_hint=hint)
+
+
+def _print(rows: dict[str, Any], title: str) -> None:
+    console = Console(width=max(Console().width, 100))
+    console.print(title, highlight=False)
+    table = Table(show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for key, value in rows.items():
+        shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+        table.add_row(key.replace("_", " "), shown)
+    console.print(table)
+
+
+@reports_errors
+def plan_command(
+    what: Annotated[str, typer.Argument(help="cases | mde | false-block")],
+    delta: Annotated[
+        float | None, typer.Option(help="cases: paired difference to detect, candidate − baseline.")
+    ] = None,
+    discordance: Annotated[
+        float | None, typer.Option(help="cases, mde: share of cases whose outcome differs, in (0, 1].")
+    ] = None,
+    cases: Annotated[int | None, typer.Option("--cases", help="mde, false-block: number of cases N.")] = None,
+    power: Annotated[float, typer.Option(help="cases, mde: target power.")] = 0.8,
+    alpha: Annotated[float, typer.Option(help="Significance level (false-block: tolerated risk).")] = 0.05,
+    alternative: Annotated[str, typer.Option(help="two-sided, less, greater.")] = "two-sided",
+    test: Annotated[
+        str, typer.Option(help="cases, mde: auto (mid-p two-sided, exact one-sided), midp or exact.")
+    ] = "auto",
+    k: Annotated[int | None, typer.Option("--k", help="false-block: runs per case of the all-k rule.")] = None,
+    error_rate: Annotated[
+        float | None, typer.Option(help="false-block: per-run evaluator error (false fail) rate, in [0, 1).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+) -> None:
+    """Plan a paired decision: cases needed, minimum detectable effect, false-block risk of all-k rules."""
+    if what not in _WHAT:
+        msg = f"must be one of {', '.join(_WHAT)} (got {what!r})"
+        raise typer.BadParameter(msg, param_hint="WHAT")
+    if alternative not in _ALTERNATIVES:
+        msg = f"must be one of {', '.join(_ALTERNATIVES)} (got {alternative!r})"
+        raise typer.BadParameter(msg, param_hint="--alternative")
+    if test not in _TESTS:
+        msg = f"must be one of {', '.join(_TESTS)} (got {test!r})"
+        raise typer.BadParameter(msg, param_hint="--test")
+    _unit(power, "--power")
+    _unit(alpha, "--alpha")
+    _unit(discordance, "--discordance", closed_high=True)
+    chosen: Any = {"alternative": alternative, "test": test}
+    result: Any
+    if what == "cases":
+        delta = _need(delta, "--delta", what)
+        discordance = _need(discordance, "--discordance", what)
+        if delta == 0 or not -1 < delta < 1 or abs(delta) > discordance:
+            msg = f"must satisfy 0 < |delta| <= discordance (got {delta}, discordance {discordance})"
+            raise typer.BadParameter(msg, param_hint="--delta")
+        result = cases_needed(delta, discordance, power=power, alpha=alpha, **chosen)
+        title = f"cases needed to detect a paired difference of {delta:+g} (discordance {discordance:g})"
+    elif what == "mde":
+        cases = _need(cases, "--cases", what)
+        discordance = _need(discordance, "--discordance", what)
+        if cases < 1:
+            msg = f"must be an integer >= 1 (got {cases})"
+            raise typer.BadParameter(msg, param_hint="--cases")
+        result = minimum_detectable_effect(cases, discordance, power=power, alpha=alpha, **chosen)
+        title = f"minimum detectable paired difference with {cases} cases (discordance {discordance:g})"
+    else:
+        cases = _need(cases, "--cases", what)
+        k = _need(k, "--k", what)
+        error_rate = _need(error_rate, "--error-rate", what)
+        if cases < 1 or k < 1:
+            hint, got = ("--cases", cases) if cases < 1 else ("--k", k)
+            msg = f"must be an integer >= 1 (got {got})"
+            raise typer.BadParameter(msg, param_hint=hint)
+        if not 0 <= error_rate < 1:
+            msg = f"must lie in [0, 1) (got {error_rate})"
+            raise typer.BadParameter(msg, param_hint="--error-rate")
+        result = false_block(cases, k, error_rate, alpha=alpha)
+        title = f"false blocks of a strict all-{k} rule over {cases} cases (evaluator error {error_rate:g} per run)"
+    payload = {"plan": what, **result.to_dict()}
+    if as_json:
+        typer.echo(json.dumps(payload, allow_nan=False))
+        return
+    _print(payload, title)

@@ -1,0 +1,88 @@
+"""Paired comparisons of configurations on the same cases.
+
+- :func:`compare`: one candidate against one baseline — flips, exact and mid-p McNemar (or the
+  case-level sign / permutation tests with several trials per case), Tango or Newcombe interval
+  for the paired difference (paired bootstrap or Miller's clustered SE with several trials),
+  exact interval of the conditional odds ratio, non-inferiority against a margin, and a
+  resolution check.
+- :func:`compare_many`: all pairs, or each against a baseline, with Holm (default), Bonferroni,
+  Hochberg or Benjamini-Hochberg adjusted p-values.
+- :func:`factor_model`: pass probability on configuration factors (GEE, clustered by case).
+- :func:`cases_needed`, :func:`minimum_detectable_effect`, :func:`false_block`: planning.
+- Building blocks on counts: :func:`mcnemar_test`, :func:`tango_interval`,
+  :func:`newcombe_interval`, :func:`conditional_odds_ratio`, :func:`noninferiority_test`,
+  :func:`resolution`, :func:`adjust_pvalues`, :func:`pair_cases`.
+"""
+
+from gatestats.paired.compare import Comparison, ComparisonOptions, compare, compare_pair
+from gatestats.paired.factors import FactorEffect, FactorModel, factor_model
+from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, tango_interval, tango_statistic
+from gatestats.paired.mcnemar import McNemarTest, mcnemar_pvalues, mcnemar_test
+from gatestats.paired.multiplicity import CORRECTIONS, MultipleComparison, adjust_pvalues, compare_many
+from gatestats.paired.noninferiority import NonInferiorityTest, noninferiority_test
+from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
+from gatestats.paired.pairing import (
+    CaseTable,
+    CaseVersionMismatchError,
+    NoPairedCasesError,
+    PairedCases,
+    UnknownSystemError,
+    build_case_table,
+    pair_cases,
+)
+from gatestats.paired.planning import (
+    DetectableEffectPlan,
+    FalseBlockPlan,
+    SampleSizePlan,
+    cases_needed,
+    exact_power,
+    false_block,
+    minimum_detectable_effect,
+    power_curve,
+)
+from gatestats.paired.resolution import Resolution, resolution
+from gatestats.paired.trials import case_difference_interval, permutation_test
+
+__all__ = [
+    "CORRECTIONS",
+    "CaseTable",
+    "CaseVersionMismatchError",
+    "Comparison",
+    "ComparisonOptions",
+    "DetectableEffectPlan",
+    "DifferenceInterval",
+    "FactorEffect",
+    "FactorModel",
+    "FalseBlockPlan",
+    "McNemarTest",
+    "MultipleComparison",
+    "NoPairedCasesError",
+    "NonInferiorityTest",
+    "OddsRatioEstimate",
+    "PairedCases",
+    "Resolution",
+    "SampleSizePlan",
+    "UnknownSystemError",
+    "adjust_pvalues",
+    "build_case_table",
+    "case_difference_interval",
+    "cases_needed",
+    "compare",
+    "compare_many",
+    "compare_pair",
+    "conditional_odds_ratio",
+    "exact_power",
+    "factor_model",
+    "false_block",
+    "mcnemar_pvalues",
+    "mcnemar_test",
+    "minimum_detectable_effect",
+    "newcombe_interval",
+    "noninferiority_test",
+    "pair_cases",
+    "permutation_test",
+    "power_curve",
+    "resolution",
+    "tango_interval",
+    "tango_statistic",
+]

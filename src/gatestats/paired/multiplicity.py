@@ -1,0 +1,258 @@
+r"""Many configurations: every pair, or each against a baseline, with adjusted p-values.
+
+With :math:`m` comparisons and raw p-values :math:`p_{(1)} \le \dots \le p_{(m)}`:
+
+``holm`` (default; Holm 1979)
+    :math:`\tilde p_{(i)} = \max_{j \le i} \min(1, (m - j + 1)\,p_{(j)})`: controls the
+    family-wise error rate under any dependence, uniformly more powerful than Bonferroni.
+``bonferroni``
+    :math:`\tilde p_i = \min(1, m\,p_i)`.
+``hochberg`` (Hochberg 1988)
+    :math:`\tilde p_{(i)} = \min_{j \ge i} \min(1, (m - j + 1)\,p_{(j)})`: FWER under independence or
+    positive dependence (Sarkar 1998).
+``bh`` (Benjamini & Hochberg 1995)
+    :math:`\tilde p_{(i)} = \min_{j \ge i} \min(1, m\,p_{(j)}/j)`: controls the false discovery
+    rate under independence or positive dependence.
+
+These are R's ``p.adjust`` methods ``holm``, ``bonferroni``, ``hochberg`` and ``BH``, computed here
+with sorted cumulative maxima / minima (the tests check them against statsmodels' ``multipletests``,
+whose Holm step is slow for many calls). Comparisons of many systems on the same cases share data (pairs
+that have a system in common are dependent); Holm and Bonferroni need no assumption about that
+dependence, which is why Holm is the default.
+
+A comparison whose p-value is undefined (``insufficient_evidence``) still counts in :math:`m`
+(with :math:`p = 1`): dropping it would silently weaken the correction of the others. Its
+``pvalue_adjusted`` is ``None``.
+
+The per-case summary is computed once for all systems and every pair is compared with array
+operations on it (:mod:`gatestats.paired.pairing`), so 45 pairs of 10 systems cost little more
+than one scan of the records.
+
+References
+----------
+Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57(1), 289-300.
+Hochberg, Y. (1988). A sharper Bonferroni procedure for multiple tests of significance. Biometrika
+    75(4), 800-802.
+Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+    Statistics 6(2), 65-70.
+Sarkar, S. K. (1998). Some probability inequalities for ordered MTP2 random variables: a proof of
+    the Simes conjecture. Annals of Statistics 26(2), 494-504.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from gatestats._typing import (
+    Alternative,
+    ComparisonFamily,
+    Correction,
+    FrameLike,
+    Metric,
+    PairedIntervalMethod,
+    PairedTest,
+)
+from gatestats.paired.compare import compare_pair
+from gatestats.paired.pairing import build_case_table, pair_table
+from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+
+__all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "compare_many"]
+
+CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "hochberg", "bh")
+
+
+def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> npt.NDArray[np.float64]:
+    """Adjusted p-values (R's ``p.adjust``) for ``holm``, ``bonferroni``, ``hochberg`` or ``bh``.
+
+    >>> adjust_pvalues([0.01, 0.02, 0.03, 0.04, 0.05]).round(4).tolist()
+    [0.05, 0.08, 0.09, 0.09, 0.09]
+    >>> adjust_pvalues([0.01, 0.02, 0.03, 0.04, 0.05], method="bh").round(4).tolist()
+    [0.05, 0.05, 0.05, 0.05, 0.05]
+    """
+    if method not in CORRECTIONS:
+        msg = f"correction must be one of {', '.join(map(repr, CORRECTIONS))} (got {method!r})"
+        raise ValueError(msg)
+    p = np.asarray(pvalues, dtype=np.float64).ravel()
+    if p.size == 0:
+        return p
+    if np.isnan(p).any() or p.min() < 0 or p.max() > 1:
+        msg = "p-values must lie in [0, 1] without NaN"
+        raise ValueError(msg)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    steps = np.arange(m)
+    if method == "bonferroni":
+        adjusted_sorted = m * ranked
+    elif method == "holm":
+        adjusted_sorted = np.maximum.accumulate((m - steps) * ranked)
+    elif method == "hochberg":
+        adjusted_sorted = np.minimum.accumulate(((m - steps) * ranked)[::-1])[::-1]
+    else:
+        adjusted_sorted = np.minimum.accumulate((m / (steps + 1) * ranked)[::-1])[::-1]
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, adjusted_sorted)
+    return adjusted
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MultipleComparison:
+    """Many paired comparisons with multiplicity-adjusted p-values (``pvalue_adjusted`` of each)."""
+
+    family: ComparisonFamily
+    correction: Correction
+    baseline: str | None
+    systems: tuple[str, ...]
+    comparisons: tuple[Comparison, ...]
+
+    def get(self, baseline: str, candidate: str) -> Comparison:
+        """The comparison of ``candidate`` against ``baseline``."""
+        for item in self.comparisons:
+            if item.baseline == baseline and item.candidate == candidate:
+                return item
+        pairs = [f"{x.baseline}->{x.candidate}" for x in self.comparisons]
+        msg = f"no comparison of {candidate!r} against {baseline!r} (got {pairs})"
+        raise KeyError(msg)
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        """The documented ``--json`` list: one object per comparison, with ``family`` added."""
+        out = []
+        for item in self.comparisons:
+            entry = item.to_dict()
+            entry["family"] = self.family
+            entry["n_comparisons"] = len(self.comparisons)
+            out.append(entry)
+        return out
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per comparison (fixed columns)."""
+        return comparisons_frame(self.comparisons)
+
+
+def compare_many(
+    records: FrameLike,
+    *,
+    family: ComparisonFamily = "all_pairs",
+    baseline: str | None = None,
+    systems: Sequence[str] | None = None,
+    correction: Correction = "holm",
+    margin: float | None = None,
+    alternative: Alternative = "two-sided",
+    confidence_level: float = 0.95,
+    test: PairedTest = "auto",
+    interval: PairedIntervalMethod = "auto",
+    metric: Metric = "pass_hat_k",
+    k: int = 1,
+    shared_versions_only: bool = False,
+    n_resamples: int = 2000,
+    n_permutations: int = 9999,
+    seed: int = 0,
+    system_column: str = "system",
+) -> MultipleComparison:
+    """Compare many configurations pairwise on their shared cases, with adjusted p-values.
+
+    Parameters
+    ----------
+    records
+        Run records (``DataFrame`` or ``LazyFrame``).
+    family
+        ``all_pairs``: every pair of systems (the alphabetically first of a pair is its
+        baseline); ``vs_baseline``: each other system against ``baseline``.
+    baseline
+        Required with ``vs_baseline`` (and only then).
+    systems
+        Restrict to these systems (default: every system in the records).
+    correction
+        ``holm`` (default), ``bonferroni``, ``hochberg`` or ``bh``, applied to each comparison's
+        ``pvalue`` (the one chosen by ``test``).
+    margin, alternative, confidence_level, test, interval, metric, k
+        As for :func:`gatestats.paired.compare`, for every comparison.
+    shared_versions_only, n_resamples, n_permutations, seed, system_column
+        As for :func:`gatestats.paired.compare`, for every comparison.
+
+    Returns
+    -------
+    MultipleComparison
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> outcomes = {"A": [1, 1, 0, 1] * 5, "B": [1, 0, 0, 1] * 5, "C": [1, 1, 1, 1] * 5}
+    >>> records = pl.DataFrame([(s, f"c{i}", "passed" if o else "failed")
+    ...     for s, column in outcomes.items() for i, o in enumerate(column)],
+    ...     schema=["system", "case_id", "outcome"], orient="row").with_columns(
+    ...     case_version=None, case_group=None, trial=0, attempt=0)
+    >>> result = compare_many(records, family="vs_baseline", baseline="A")
+    >>> [(x.candidate, x.b, x.c, round(x.pvalue, 6), round(x.pvalue_adjusted, 6)) for x in result.comparisons]
+    [('B', 5, 0, 0.03125, 0.0625), ('C', 0, 5, 0.03125, 0.0625)]
+    """
+    if family not in ("all_pairs", "vs_baseline"):
+        msg = f"family must be 'all_pairs' or 'vs_baseline' (got {family!r})"
+        raise ValueError(msg)
+    if correction not in CORRECTIONS:
+        msg = f"correction must be one of {', '.join(map(repr, CORRECTIONS))} (got {correction!r})"
+        raise ValueError(msg)
+    if family == "vs_baseline" and baseline is None:
+        msg = "family 'vs_baseline' needs a baseline (got none)"
+        raise ValueError(msg)
+    if family == "all_pairs" and baseline is not None:
+        msg = f"family 'all_pairs' takes no baseline (got {baseline!r}); use family='vs_baseline'"
+        raise ValueError(msg)
+    options = ComparisonOptions(
+        margin=margin,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        test=test,
+        interval=interval,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        seed=seed,
+    )
+    wanted = None if systems is None else list(dict.fromkeys([*systems, *([baseline] if baseline else [])]))
+    table = build_case_table(
+        records,
+        metric=metric,
+        k=k,
+        systems=wanted,
+        system_column=system_column,
+        allow_several_versions=shared_versions_only,
+    )
+    names = tuple(wanted) if wanted is not None else table.systems
+    for name in names:
+        table.index(name, role="baseline" if name == baseline else "systems")
+    if family == "all_pairs":
+        pairs = list(combinations(sorted(names), 2))
+    else:
+        pairs = [(str(baseline), other) for other in sorted(names) if other != baseline]
+    if not pairs:
+        msg = f"at least two systems are needed for a comparison (got {list(names)})"
+        raise ValueError(msg)
+    level = options.alpha / len(pairs) if correction == "bonferroni" else None
+    items = [
+        compare_pair(
+            pair_table(table, baseline=b, candidate=c, shared_versions_only=shared_versions_only),
+            options,
+            resolution_alpha=level,
+        )
+        for b, c in pairs
+    ]
+    raw = np.array([1.0 if x.pvalue is None else x.pvalue for x in items])
+    adjusted = adjust_pvalues(raw, method=correction)
+    done = tuple(
+        replace(x, correction=correction, pvalue_adjusted=None if x.pvalue is None else float(p))
+        for x, p in zip(items, adjusted, strict=True)
+    )
+    return MultipleComparison(
+        family=family,
+        correction=correction,
+        baseline=baseline,
+        systems=tuple(sorted(names)),
+        comparisons=done,
+    )

@@ -1,0 +1,450 @@
+r"""How many cases does a decision need? Sample size, detectable effect and false blocks.
+
+Paired difference :math:`\delta = p_\text{candidate} - p_\text{baseline} = p_{01} - p_{10}` and
+discordance :math:`\psi = p_{01} + p_{10}` (the share of cases whose outcome differs between the
+two systems; :math:`|\delta| \le \psi`). A pilot comparison estimates :math:`\psi` by
+:math:`(b + c)/N`.
+
+Cases needed (Connor 1987)
+    .. math:: N = \left(\frac{z_{1-\alpha/2}\sqrt{\psi} + z_{1-\beta}\sqrt{\psi - \delta^2}}{\delta}\right)^2
+
+    (:math:`z_{1-\alpha}` one-sided), the normal approximation for McNemar's test. The conditional
+    exact and mid-p tests are discrete, so their power is also computed *exactly*: conditional on
+    :math:`m` discordant cases, :math:`C \sim \mathrm{Bin}(m, \pi)` with
+    :math:`\pi = (\psi + \delta)/(2\psi)`, and unconditionally
+    :math:`m \sim \mathrm{Bin}(N, \psi)`:
+
+    .. math:: \text{power}(N) = \sum_{m=0}^{N} \binom{N}{m}\psi^m(1-\psi)^{N-m}\,
+        P(C \in R_m \mid m),
+
+    with :math:`R_m` the rejection region of the test at level :math:`\alpha` given :math:`m`.
+    ``n_exact`` is the smallest :math:`N` whose exact power reaches the target (found by bisection;
+    the unconditional power is smooth in :math:`N` because it averages over :math:`m`).
+Minimum detectable effect
+    The smallest :math:`|\delta|` with the target power for a given :math:`N` and :math:`\psi`, from
+    Connor's formula and from the exact power (bisection on :math:`\delta`). If even
+    :math:`|\delta| = \psi` (every discordant case favouring one side) cannot reach it, the
+    effect *cannot be resolved* with :math:`N` cases, and the cases needed for :math:`|\delta| = \psi`
+    are reported.
+False blocks of a strict all-k rule
+    A gate that requires all :math:`k` runs of all :math:`N` cases to pass, with an evaluator
+    (or infrastructure) that wrongly fails a run with probability :math:`e`, blocks a perfect
+    candidate with probability :math:`1 - (1 - e)^{Nk}`. Tolerating :math:`t` failed runs, with
+    :math:`t` the :math:`1 - \alpha` quantile of :math:`\mathrm{Bin}(Nk, e)`, keeps the false-block
+    probability :math:`P(\mathrm{Bin}(Nk, e) > t) \le \alpha`.
+
+References
+----------
+Connor, R. J. (1987). Sample size for testing differences in proportions for the paired-sample
+    design. Biometrics 43(1), 207-211.
+Miettinen, O. S. (1968). The matched pairs design in the case of all-or-none responses.
+    Biometrics 24(2), 339-352.
+Fagerland, M. W., Lydersen, S. & Laake, P. (2013). BMC Med. Res. Methodol. 13:91 (exact power of
+    the conditional tests by enumeration).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+from scipy import optimize, stats
+
+from gatestats._typing import Alternative, PlanTest
+from gatestats.paired.mcnemar import check_alternative
+
+__all__ = [
+    "DetectableEffectPlan",
+    "FalseBlockPlan",
+    "SampleSizePlan",
+    "cases_needed",
+    "connor_cases",
+    "exact_power",
+    "false_block",
+    "minimum_detectable_effect",
+    "power_curve",
+]
+
+_MAX_CASES = 10_000_000
+
+
+def _z_alpha(alpha: float, alternative: Alternative) -> float:
+    return float(stats.norm.isf(alpha / 2 if alternative == "two-sided" else alpha))
+
+
+def _check(
+    *,
+    alpha: float,
+    power: float | None = None,
+    discordance: float | None = None,
+    alternative: Alternative,
+    test: str = "midp",
+) -> None:
+    check_alternative(alternative)
+    if not 0 < alpha < 1:
+        msg = f"alpha must lie strictly between 0 and 1 (got {alpha})"
+        raise ValueError(msg)
+    if power is not None and not 0 < power < 1:
+        msg = f"power must lie strictly between 0 and 1 (got {power})"
+        raise ValueError(msg)
+    if discordance is not None and not 0 < discordance <= 1:
+        msg = f"discordance must lie in (0, 1] (got {discordance})"
+        raise ValueError(msg)
+    if test not in ("auto", "midp", "exact"):
+        msg = f"test must be 'auto', 'midp' or 'exact' (got {test!r})"
+        raise ValueError(msg)
+
+
+def _resolve(test: PlanTest, alternative: Alternative) -> Literal["midp", "exact"]:
+    """``auto``: mid-p two-sided, exact one-sided (the decision test of :func:`compare`)."""
+    if test == "auto":
+        return "midp" if alternative == "two-sided" else "exact"
+    return test
+
+
+def _check_delta(delta: float, discordance: float, alternative: Alternative) -> None:
+    if delta == 0 or abs(delta) > discordance:
+        msg = f"delta must satisfy 0 < |delta| <= discordance (got delta={delta}, discordance={discordance})"
+        raise ValueError(msg)
+    if (alternative == "less" and delta > 0) or (alternative == "greater" and delta < 0):
+        msg = f"delta={delta} points away from alternative {alternative!r} (less: delta < 0; greater: delta > 0)"
+        raise ValueError(msg)
+
+
+def connor_cases(
+    delta: float,
+    discordance: float,
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: Alternative = "two-sided",
+) -> float:
+    """Connor's (1987) number of cases (not rounded) to detect ``delta`` with McNemar's test.
+
+    The example of Connor (1987, p. 209) as used by Chow, Shao & Wang: p01 = 0.45, p10 = 0.05,
+    alpha = 0.05 two-sided, power 0.8: 23 cases (powerandsamplesize.com's calculator gives 23).
+
+    >>> round(connor_cases(0.40, 0.50), 2)
+    22.01
+    """
+    _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative)
+    _check_delta(delta, discordance, alternative)
+    za, zb = _z_alpha(alpha, alternative), float(stats.norm.isf(1 - power))
+    return ((za * math.sqrt(discordance) + zb * math.sqrt(discordance - delta * delta)) / delta) ** 2
+
+
+def _critical(m: npt.NDArray[np.int64], alpha: float, *, two_sided: bool, midp: bool) -> npt.NDArray[np.int64]:
+    """Largest k with the (one-tail) p-value of ``C = k`` at most alpha given m; -1 if none."""
+    level = alpha / 2 if two_sided else alpha
+    guess = stats.binom.ppf(level, m, 0.5).astype(np.int64)
+    best = np.full(m.shape, -1, dtype=np.int64)
+    for shift in (-2, -1, 0, 1, 2):
+        k = guess + shift
+        valid = (k >= 0) & (k <= m)
+        tail = stats.binom.cdf(k, m, 0.5) - (0.5 * stats.binom.pmf(k, m, 0.5) if midp else 0.0)
+        p = 2 * tail if two_sided else tail
+        if two_sided:
+            valid &= 2 * k < m
+        ok = valid & (p <= alpha * (1 + 1e-12))
+        best = np.where(ok, np.maximum(best, k), best)
+    return best
+
+
+def exact_power(
+    n_cases: int,
+    delta: float,
+    discordance: float,
+    *,
+    alpha: float = 0.05,
+    alternative: Alternative = "two-sided",
+    test: PlanTest = "auto",
+) -> float:
+    """Exact power of the conditional McNemar test (mid-p or exact) with ``n_cases`` paired cases.
+
+    >>> round(exact_power(23, 0.40, 0.50, test="exact"), 3)
+    0.777
+    """
+    _check(alpha=alpha, discordance=discordance, alternative=alternative, test=test)
+    test = _resolve(test, alternative)
+    if isinstance(n_cases, bool) or not isinstance(n_cases, int) or not 1 <= n_cases <= _MAX_CASES:
+        msg = f"n_cases must be an integer in [1, {_MAX_CASES}] (got {n_cases!r})"
+        raise ValueError(msg)
+    if not abs(delta) <= discordance:
+        msg = f"need |delta| <= discordance (got delta={delta}, discordance={discordance})"
+        raise ValueError(msg)
+    m = np.arange(n_cases + 1, dtype=np.int64)
+    pi = (discordance + delta) / (2 * discordance)
+    crit = _critical(m, alpha, two_sided=alternative == "two-sided", midp=test == "midp")
+    has = crit >= 0
+    if alternative == "two-sided":
+        reject = np.where(has, stats.binom.cdf(crit, m, pi) + stats.binom.sf(m - crit - 1, m, pi), 0.0)
+    elif alternative == "greater":
+        reject = np.where(has, stats.binom.sf(m - crit - 1, m, pi), 0.0)
+    else:
+        reject = np.where(has, stats.binom.cdf(crit, m, pi), 0.0)
+    weights = stats.binom.pmf(m, n_cases, discordance)
+    return float(np.clip((weights * reject).sum(), 0.0, 1.0))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SampleSizePlan:
+    """Cases needed to detect ``delta`` at ``power``: Connor's formula and the exact test's."""
+
+    delta: float
+    discordance: float
+    power: float
+    alpha: float
+    alternative: Alternative
+    test: PlanTest
+    n_connor: int
+    n_exact: int
+    exact_power_at_n_connor: float
+    expected_discordant: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {f: getattr(self, f) for f in self.__slots__}
+
+
+def cases_needed(
+    delta: float,
+    discordance: float,
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: Alternative = "two-sided",
+    test: PlanTest = "auto",
+) -> SampleSizePlan:
+    r"""Cases needed to detect a paired difference ``delta`` with probability ``power``.
+
+    Parameters
+    ----------
+    delta
+        :math:`p_\text{candidate} - p_\text{baseline}` to detect (negative: a regression).
+    discordance
+        :math:`\psi`, the expected share of cases whose outcome differs, :math:`|\delta| \le \psi \le 1`.
+    power, alpha, alternative
+        Target power, level and alternative of the test.
+    test
+        ``auto`` (default: ``midp`` two-sided, ``exact`` one-sided, as :func:`compare` decides),
+        ``midp`` or ``exact``: the conditional McNemar test whose exact power is computed.
+
+    Returns
+    -------
+    SampleSizePlan
+
+    Examples
+    --------
+    >>> plan = cases_needed(0.40, 0.50)
+    >>> plan.n_connor, plan.n_exact
+    (23, 21)
+    """
+    connor = connor_cases(delta, discordance, power=power, alpha=alpha, alternative=alternative)
+    _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
+    test = _resolve(test, alternative)
+    n_connor = max(1, math.ceil(connor - 1e-9))
+
+    def power_at(n: int) -> float:
+        return exact_power(n, delta, discordance, alpha=alpha, alternative=alternative, test=test)
+
+    low, high = 1, max(2, n_connor)
+    while power_at(high) < power:
+        low, high = high, high * 2
+        if high > _MAX_CASES:
+            msg = f"more than {_MAX_CASES} cases would be needed (delta={delta}, discordance={discordance})"
+            raise ValueError(msg)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if power_at(mid) >= power:
+            high = mid
+        else:
+            low = mid
+    n_exact = low if power_at(low) >= power else high
+    return SampleSizePlan(
+        delta=delta,
+        discordance=discordance,
+        power=power,
+        alpha=alpha,
+        alternative=alternative,
+        test=test,
+        n_connor=n_connor,
+        n_exact=n_exact,
+        exact_power_at_n_connor=power_at(n_connor),
+        expected_discordant=n_exact * discordance,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DetectableEffectPlan:
+    """Smallest detectable ``|delta|`` with ``n_cases`` cases, or why there is none."""
+
+    n_cases: int
+    discordance: float
+    power: float
+    alpha: float
+    alternative: Alternative
+    test: PlanTest
+    status: Literal["ok", "cannot_resolve"]
+    reason: str | None
+    mde_connor: float | None
+    mde_exact: float | None
+    cases_needed_at_max_effect: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {f: getattr(self, f) for f in self.__slots__}
+
+
+def minimum_detectable_effect(
+    n_cases: int,
+    discordance: float,
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: Alternative = "two-sided",
+    test: PlanTest = "auto",
+) -> DetectableEffectPlan:
+    r"""Smallest paired difference :math:`|\delta|` detectable with ``n_cases`` cases.
+
+    Returned as a magnitude; for ``alternative="less"`` it is a regression of that size.
+
+    >>> plan = minimum_detectable_effect(500, 0.2)
+    >>> round(plan.mde_connor, 4), round(plan.mde_exact, 4)
+    (0.0559, 0.0557)
+    >>> minimum_detectable_effect(5, 0.2).status
+    'cannot_resolve'
+    """
+    _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
+    test = _resolve(test, alternative)
+    if isinstance(n_cases, bool) or not isinstance(n_cases, int) or not 1 <= n_cases <= _MAX_CASES:
+        msg = f"n_cases must be an integer in [1, {_MAX_CASES}] (got {n_cases!r})"
+        raise ValueError(msg)
+    sign = -1.0 if alternative == "less" else 1.0
+    za, zb = _z_alpha(alpha, alternative), float(stats.norm.isf(1 - power))
+
+    def connor_gap(delta: float) -> float:
+        return math.sqrt(n_cases) * delta - za * math.sqrt(discordance) - zb * math.sqrt(discordance - delta * delta)
+
+    def exact_gap(delta: float) -> float:
+        return exact_power(n_cases, sign * delta, discordance, alpha=alpha, alternative=alternative, test=test) - power
+
+    base: dict[str, Any] = {
+        "n_cases": n_cases,
+        "discordance": discordance,
+        "power": power,
+        "alpha": alpha,
+        "alternative": alternative,
+        "test": test,
+    }
+    if exact_gap(discordance) < 0:
+        need = cases_needed(
+            sign * discordance, discordance, power=power, alpha=alpha, alternative=alternative, test=test
+        )
+        reason = (
+            f"with {n_cases} cases no difference can be detected with power {power:g}: even |delta| = "
+            f"discordance = {discordance:g} (every discordant case favouring one side) needs {need.n_exact} cases"
+        )
+        return DetectableEffectPlan(
+            status="cannot_resolve",
+            reason=reason,
+            mde_connor=None,
+            mde_exact=None,
+            cases_needed_at_max_effect=need.n_exact,
+            **base,
+        )
+    mde_connor = float(optimize.brentq(connor_gap, 1e-12, discordance)) if connor_gap(discordance) > 0 else None
+    mde_exact = float(optimize.brentq(exact_gap, 1e-12, discordance, xtol=1e-7))
+    return DetectableEffectPlan(
+        status="ok",
+        reason=None,
+        mde_connor=mde_connor,
+        mde_exact=mde_exact,
+        cases_needed_at_max_effect=None,
+        **base,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FalseBlockPlan:
+    """False-block probability of a strict all-k rule, and the tolerance that bounds it."""
+
+    n_cases: int
+    k: int
+    error_rate: float
+    alpha: float
+    n_runs: int
+    false_block_all_k: float
+    tolerated_failures: int
+    false_block_with_tolerance: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {f: getattr(self, f) for f in self.__slots__}
+
+
+def false_block(n_cases: int, k: int, error_rate: float, *, alpha: float = 0.05) -> FalseBlockPlan:
+    r"""False-block probability :math:`1 - (1 - e)^{Nk}` of a strict all-k rule, and a tolerance.
+
+    ``tolerated_failures`` is the :math:`1 - \alpha` quantile :math:`t` of
+    :math:`\mathrm{Bin}(Nk, e)`: allowing :math:`t` failed runs keeps the probability of blocking
+    a perfect candidate at :math:`P(\mathrm{Bin}(Nk, e) > t) \le \alpha`.
+
+    >>> plan = false_block(200, 4, 0.001)
+    >>> round(plan.false_block_all_k, 4), plan.tolerated_failures, round(plan.false_block_with_tolerance, 4)
+    (0.5509, 2, 0.0473)
+    """
+    for name, value in (("n_cases", n_cases), ("k", k)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            msg = f"{name} must be an integer >= 1 (got {value!r})"
+            raise ValueError(msg)
+    if not 0 <= error_rate < 1:
+        msg = f"error_rate must lie in [0, 1) (got {error_rate})"
+        raise ValueError(msg)
+    if not 0 < alpha < 1:
+        msg = f"alpha must lie strictly between 0 and 1 (got {alpha})"
+        raise ValueError(msg)
+    runs = n_cases * k
+    all_k = -math.expm1(runs * math.log1p(-error_rate))
+    tolerated = int(stats.binom.ppf(1 - alpha, runs, error_rate)) if error_rate > 0 else 0
+    return FalseBlockPlan(
+        n_cases=n_cases,
+        k=k,
+        error_rate=error_rate,
+        alpha=alpha,
+        n_runs=runs,
+        false_block_all_k=all_k,
+        tolerated_failures=tolerated,
+        false_block_with_tolerance=float(stats.binom.sf(tolerated, runs, error_rate)),
+    )
+
+
+def power_curve(
+    n_cases: list[int] | tuple[int, ...],
+    deltas: list[float] | tuple[float, ...],
+    discordance: float,
+    *,
+    alpha: float = 0.05,
+    alternative: Alternative = "two-sided",
+    test: PlanTest = "auto",
+) -> pl.DataFrame:
+    """Exact power for every (n_cases, delta): columns ``n_cases, delta, discordance, power``.
+
+    >>> power_curve([100], [0.1], 0.2)["power"].round(3).to_list()
+    [0.618]
+    """
+    rows = [
+        (
+            n,
+            float(delta),
+            discordance,
+            exact_power(n, delta, discordance, alpha=alpha, alternative=alternative, test=test),
+        )
+        for n in n_cases
+        for delta in deltas
+    ]
+    schema = {"n_cases": pl.Int64, "delta": pl.Float64, "discordance": pl.Float64, "power": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")

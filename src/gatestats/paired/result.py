@@ -1,0 +1,312 @@
+"""The result of a paired comparison (:class:`Comparison`) and its validated options.
+
+See :func:`gatestats.paired.compare` for what every field means and how it is computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from gatestats._typing import (
+    Alternative,
+    ComparisonStatus,
+    Correction,
+    Metric,
+    PairedDesign,
+    PairedIntervalMethod,
+    PairedTest,
+)
+from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, tango_interval
+from gatestats.paired.mcnemar import check_alternative
+from gatestats.paired.noninferiority import NonInferiorityTest, check_margin
+from gatestats.paired.odds_ratio import OddsRatioEstimate
+from gatestats.paired.resolution import Resolution
+from gatestats.paired.trials import case_difference_interval
+
+__all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
+
+_TESTS = ("auto", "midp", "exact", "permutation")
+_INTERVALS = ("auto", "tango", "newcombe", "bootstrap", "clt")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ComparisonOptions:
+    """The options of a comparison, validated once (see :func:`compare` for their meaning)."""
+
+    margin: float | None = None
+    alternative: Alternative = "two-sided"
+    confidence_level: float = 0.95
+    test: PairedTest = "auto"
+    interval: PairedIntervalMethod = "auto"
+    n_resamples: int = 2000
+    n_permutations: int = 9999
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.margin is not None:
+            check_margin(self.margin)
+        check_alternative(self.alternative)
+        if not 0 < self.confidence_level < 1:
+            msg = f"confidence_level must lie strictly between 0 and 1 (got {self.confidence_level})"
+            raise ValueError(msg)
+        if self.test not in _TESTS:
+            msg = f"test must be one of {', '.join(map(repr, _TESTS))} (got {self.test!r})"
+            raise ValueError(msg)
+        if self.interval not in _INTERVALS:
+            msg = f"interval must be one of {', '.join(map(repr, _INTERVALS))} (got {self.interval!r})"
+            raise ValueError(msg)
+        if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int) or self.n_resamples < 100:
+            msg = f"n_resamples must be an integer >= 100 (got {self.n_resamples!r})"
+            raise ValueError(msg)
+        if (
+            isinstance(self.n_permutations, bool)
+            or not isinstance(self.n_permutations, int)
+            or self.n_permutations < 99
+        ):
+            msg = f"n_permutations must be an integer >= 99 (got {self.n_permutations!r})"
+            raise ValueError(msg)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            msg = f"seed must be a non-negative integer (got {self.seed!r})"
+            raise ValueError(msg)
+
+    @property
+    def alpha(self) -> float:
+        """Significance level matching ``confidence_level`` (rounded: 1 - 0.95 is 0.05, not 0.05000000000000004)."""
+        return round(1 - self.confidence_level, 12)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    """A paired comparison of ``candidate`` against ``baseline``.
+
+    ``diff`` is :math:`p_\\text{candidate} - p_\\text{baseline}` (mean over paired cases of the
+    per-case difference); ``b`` counts the cases the baseline does better on (with one trial:
+    passed by the baseline only), ``c`` those the candidate does better on; ``flips_pass_to_fail``
+    and ``flips_fail_to_pass`` name them. ``pvalue`` is the one chosen by ``test``. With
+    ``status == "insufficient_evidence"`` the statistics that cannot be computed are ``None`` and
+    ``reason`` says why; with ``cannot_resolve`` they are reported but cannot decide (see
+    ``resolution``). ``pvalue_adjusted`` is set by :func:`gatestats.paired.compare_many`.
+    """
+
+    baseline: str
+    candidate: str
+    metric: Metric
+    k: int
+    design: PairedDesign
+    alternative: Alternative
+    confidence_level: float
+    test: PairedTest
+    status: ComparisonStatus
+    reason: str | None
+    n_pairs: int
+    n_units: int
+    clustered: bool
+    a: int | None
+    b: int
+    c: int
+    d: int | None
+    n_ties: int
+    statistic: int | None
+    pvalue: float | None
+    pvalue_exact: float | None
+    pvalue_midp: float | None
+    pvalue_permutation: float | None
+    permutation_exact: bool | None
+    p_baseline: float | None
+    p_candidate: float | None
+    diff: float | None
+    interval: DifferenceInterval
+    odds_ratio: OddsRatioEstimate | None
+    noninferiority: NonInferiorityTest | None
+    resolution: Resolution | None
+    flips_pass_to_fail: tuple[str, ...] = field(repr=False)
+    flips_fail_to_pass: tuple[str, ...] = field(repr=False)
+    unpaired_baseline: tuple[str, ...] = field(repr=False)
+    unpaired_candidate: tuple[str, ...] = field(repr=False)
+    excluded_versions: tuple[str, ...] = field(repr=False)
+    undefined_cases: tuple[str, ...] = field(repr=False)
+    seed: int
+    n_resamples: int
+    n_permutations: int | None
+    correction: Correction | None = None
+    pvalue_adjusted: float | None = None
+    _diffs: npt.NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    _groups: npt.NDArray[np.int64] | None = field(default=None, repr=False, compare=False)
+    _interval_method: PairedIntervalMethod = field(default="auto", repr=False, compare=False)
+
+    @property
+    def diff_ci_low(self) -> float | None:
+        """Lower bound of the paired-difference interval."""
+        return self.interval.ci_low
+
+    @property
+    def diff_ci_high(self) -> float | None:
+        """Upper bound of the paired-difference interval."""
+        return self.interval.ci_high
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> DifferenceInterval:
+        """The paired-difference interval at another level (same method, alternative and seed)."""
+        if self._diffs is None:
+            msg = f"{self.baseline!r} vs {self.candidate!r} has no interval: {self.reason}"
+            raise ValueError(msg)
+        options = ComparisonOptions(
+            alternative=self.alternative,
+            confidence_level=confidence_level,
+            interval=self.interval.method or self._interval_method,
+            n_resamples=self.n_resamples,
+            seed=self.seed,
+        )
+        return difference_interval(self._diffs, self._groups, self.a, self.b, self.c, self.d, options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented ``gatestats compare --json`` object of one comparison."""
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "status": self.status,
+            "reason": self.reason,
+            "metric": self.metric,
+            "k": self.k,
+            "design": self.design,
+            "alternative": self.alternative,
+            "confidence_level": self.confidence_level,
+            "test": self.test,
+            "n_pairs": self.n_pairs,
+            "n_units": self.n_units,
+            "clustered": self.clustered,
+            "a": self.a,
+            "b": self.b,
+            "c": self.c,
+            "d": self.d,
+            "n_ties": self.n_ties,
+            "statistic": self.statistic,
+            "pvalue": self.pvalue,
+            "pvalue_exact": self.pvalue_exact,
+            "pvalue_midp": self.pvalue_midp,
+            "pvalue_permutation": self.pvalue_permutation,
+            "permutation_exact": self.permutation_exact,
+            "n_permutations": self.n_permutations,
+            "correction": self.correction,
+            "pvalue_adjusted": self.pvalue_adjusted,
+            "p_baseline": self.p_baseline,
+            "p_candidate": self.p_candidate,
+            "diff": self.diff,
+            "diff_ci_low": self.diff_ci_low,
+            "diff_ci_high": self.diff_ci_high,
+            "interval": self.interval.to_dict(),
+            "odds_ratio": None if self.odds_ratio is None else self.odds_ratio.to_dict(),
+            "noninferiority": None if self.noninferiority is None else self.noninferiority.to_dict(),
+            "resolution": None if self.resolution is None else self.resolution.to_dict(),
+            "flips": {"pass_to_fail": list(self.flips_pass_to_fail), "fail_to_pass": list(self.flips_fail_to_pass)},
+            "unpaired_baseline": list(self.unpaired_baseline),
+            "unpaired_candidate": list(self.unpaired_candidate),
+            "excluded_versions": list(self.excluded_versions),
+            "undefined_cases": list(self.undefined_cases),
+            "seed": self.seed,
+            "n_resamples": self.n_resamples,
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row with fixed columns (see :data:`FRAME_SCHEMA`)."""
+        return comparisons_frame([self])
+
+
+FRAME_SCHEMA = {
+    "baseline": pl.String,
+    "candidate": pl.String,
+    "status": pl.String,
+    "design": pl.String,
+    "n_pairs": pl.Int64,
+    "b": pl.Int64,
+    "c": pl.Int64,
+    "diff": pl.Float64,
+    "diff_ci_low": pl.Float64,
+    "diff_ci_high": pl.Float64,
+    "interval_method": pl.String,
+    "pvalue": pl.Float64,
+    "pvalue_exact": pl.Float64,
+    "pvalue_midp": pl.Float64,
+    "pvalue_adjusted": pl.Float64,
+    "non_inferior": pl.Boolean,
+    "reason": pl.String,
+}
+
+
+def comparisons_frame(comparisons: list[Comparison] | tuple[Comparison, ...]) -> pl.DataFrame:
+    """One row per comparison with the fixed columns of :data:`FRAME_SCHEMA`."""
+    rows = [
+        {
+            "baseline": x.baseline,
+            "candidate": x.candidate,
+            "status": x.status,
+            "design": x.design,
+            "n_pairs": x.n_pairs,
+            "b": x.b,
+            "c": x.c,
+            "diff": x.diff,
+            "diff_ci_low": x.diff_ci_low,
+            "diff_ci_high": x.diff_ci_high,
+            "interval_method": x.interval.method,
+            "pvalue": x.pvalue,
+            "pvalue_exact": x.pvalue_exact,
+            "pvalue_midp": x.pvalue_midp,
+            "pvalue_adjusted": x.pvalue_adjusted,
+            "non_inferior": None if x.noninferiority is None else x.noninferiority.non_inferior,
+            "reason": x.reason,
+        }
+        for x in comparisons
+    ]
+    return pl.DataFrame(rows, schema=FRAME_SCHEMA, orient="row")
+
+
+def difference_interval(
+    diffs: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64] | None,
+    a: int | None,
+    b: int,
+    c: int,
+    d: int | None,
+    options: ComparisonOptions,
+) -> DifferenceInterval:
+    """The paired-difference interval requested by ``options`` (``auto`` resolved here)."""
+    table = a is not None and d is not None and groups is None
+    method = options.interval
+    if method in ("tango", "newcombe") and not table:
+        why = "cases share a case_group" if groups is not None else "cases have several trials"
+        msg = f"interval {method!r} needs one trial per independent case (here {why}); use 'bootstrap', 'clt' or 'auto'"
+        raise ValueError(msg)
+    if a is not None and d is not None and groups is None and method in ("auto", "tango", "newcombe"):
+        n = a + b + c + d
+        if method == "newcombe":
+            low, high = newcombe_interval(
+                a, b, c, d, confidence_level=options.confidence_level, alternative=options.alternative
+            )
+        else:
+            low, high = tango_interval(
+                b, c, n, confidence_level=options.confidence_level, alternative=options.alternative
+            )
+        return DifferenceInterval(
+            estimate=(c - b) / n,
+            ci_low=low,
+            ci_high=high,
+            method="newcombe" if method == "newcombe" else "tango",
+            confidence_level=options.confidence_level,
+            alternative=options.alternative,
+            status="ok",
+            reason=None,
+            n_units=n,
+        )
+    return case_difference_interval(
+        diffs,
+        groups=groups,
+        method=method,
+        confidence_level=options.confidence_level,
+        alternative=options.alternative,
+        n_resamples=options.n_resamples,
+        seed=options.seed,
+    )
