@@ -11,8 +11,9 @@ import typer
 from gatestats.cli import analyze as _analyze
 from gatestats.cli import calibrate as _calibrate
 from gatestats.cli import compare as _compare
-from gatestats.cli import plan as _plan
 from gatestats.cli import importing as _importing
+from gatestats.cli import plan as _plan
+from gatestats.cli import run as _run
 from gatestats.cli import validate as _validate
 
 __all__ = ["app", "main"]
@@ -24,6 +25,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command("run")(_run.run_command)
 app.command("analyze")(_analyze.analyze_command)
 app.command("validate")(_validate.validate_command)
 app.command("compare")(_compare.compare_command)

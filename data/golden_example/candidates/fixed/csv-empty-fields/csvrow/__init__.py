@@ -1,0 +1,17 @@
+"""Parse one CSV row."""
+
+
+def parse_row(line: str) -> list[str]:
+    fields: list[str] = []
+    current = ""
+    quoted = False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            fields.append(current)
+            current = ""
+        else:
+            current += ch
+    fields.append(current)
+    return fields

@@ -1,0 +1,152 @@
+"""Where trials run: threads on this machine, or tasks on a Ray cluster — the same specs, the same records.
+
+An executor turns a :class:`~gatestats_runner.trial.TrialSpec` into a
+``concurrent.futures.Future`` of a :class:`~gatestats_runner.trial.TrialResult`. The run set
+(:mod:`gatestats_runner.runset`) alone appends records, so an executor never touches the record
+store: a remote executor returns the evidence files' bytes and the driver writes them.
+
+Ray is optional (``pip install 'gatestats[ray]'``) and imported only when :class:`RayExecutor`
+is made. Its workers must see the cases directory and the run set's ``candidate/`` copy at the
+same paths as the driver (one machine, or a shared file system); each worker detects its own
+isolation and runs trials as root with bubblewrap like the local executor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import shutil
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+from gatestats_runner.sandbox import Capabilities, Isolation, detect_capabilities
+from gatestats_runner.trial import TrialResult, TrialSpec, run_trial
+from gatestats_runner.workspace import WorkspaceMode
+
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "default_workers"]
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor(Protocol):
+    """Runs trial specs somewhere and returns futures of their results."""
+
+    name: str
+    workers: int
+
+    def start(self, caps: Capabilities) -> None: ...
+
+    def submit(self, spec: TrialSpec) -> Future[TrialResult]: ...
+
+    def shutdown(self, *, cancel: bool = False) -> None: ...
+
+
+class LocalExecutor:
+    """Trials on this machine, ``workers`` at a time, on threads (each trial is one sandboxed process tree)."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None) -> None:
+        if workers is not None and workers < 1:
+            msg = f"workers: expected an integer >= 1 (got {workers})"
+            raise ValueError(msg)
+        self.workers = workers or default_workers()
+        self._pool: ThreadPoolExecutor | None = None
+        self._caps: Capabilities | None = None
+
+    def start(self, caps: Capabilities) -> None:
+        self._caps = caps
+        self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="gatestats-trial")
+
+    def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        if self._pool is None or self._caps is None:
+            msg = "LocalExecutor.submit before start"
+            raise RuntimeError(msg)
+        return self._pool.submit(run_trial, spec, self._caps)
+
+    def shutdown(self, *, cancel: bool = False) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=cancel)
+            self._pool = None
+
+
+_WORKER_CAPS: dict[tuple[str, str], Capabilities] = {}
+
+
+def ray_trial(spec: TrialSpec, isolation: Isolation, workspace: WorkspaceMode) -> TrialResult:
+    """Run one trial in a Ray worker: detect isolation once per worker, return the evidence as bytes."""
+    key = (isolation, workspace)
+    if key not in _WORKER_CAPS:
+        _WORKER_CAPS[key] = detect_capabilities(isolation, workspace=workspace)
+    local = Path(tempfile.mkdtemp(prefix="gatestats-ray-"))
+    try:
+        remote = dataclasses.replace(spec, evidence_dir=local / "evidence", scratch=local / "scratch")
+        result = run_trial(remote, _WORKER_CAPS[key])
+        files: dict[str, bytes] = {}
+        for path in sorted((local / "evidence").rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                files[path.relative_to(local / "evidence").as_posix()] = path.read_bytes()
+        result.files = files
+        return result
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
+
+
+class RayExecutor:
+    """Trials as Ray tasks (one CPU each) on the cluster at ``address`` (None: start a local instance).
+
+    Raises
+    ------
+    ImportError
+        Ray is not installed (``pip install 'gatestats[ray]'``).
+    """
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, workers: int | None = None, *, shutdown_ray: bool = False) -> None:
+        if address is None:
+            # A local instance stays on the loopback interface: Ray then uses 127.0.0.1 as the node
+            # address instead of the machine's outward-facing one (read when ray is imported).
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        self.ray: Any = importlib.import_module("ray")
+        self.address = address
+        self.workers = workers or default_workers()
+        self._shutdown_ray = shutdown_ray
+        self._remote: Any = None
+        self._caps: Capabilities | None = None
+
+    def start(self, caps: Capabilities) -> None:
+        self._caps = caps
+        if not self.ray.is_initialized():
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "configure_logging": False,
+            }
+            if self.address:
+                kwargs["address"] = self.address
+            else:
+                kwargs["num_cpus"] = self.workers
+            self.ray.init(**kwargs)
+        self._remote = self.ray.remote(num_cpus=1, max_retries=0)(ray_trial)
+
+    def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        if self._remote is None or self._caps is None:
+            msg = "RayExecutor.submit before start"
+            raise RuntimeError(msg)
+        ref = self._remote.remote(spec, self._caps.isolation, self._caps.workspace_mode)
+        future: Future[TrialResult] = ref.future()
+        return future
+
+    def shutdown(self, *, cancel: bool = False) -> None:
+        if self._shutdown_ray and self.ray.is_initialized():
+            self.ray.shutdown()

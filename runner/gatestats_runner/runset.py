@@ -1,0 +1,471 @@
+"""Run sets: cases × k trials on N workers, immutable and resumable.
+
+A run set is created once (``manifest.json`` with ``complete: false``, the candidate copied in,
+the case-set version and system digest fixed) and then only grows: each finished trial attempt
+appends one fsync'd record. After a crash or ``kill -9``, :func:`run_run_set` with
+``resume=True`` checks that the cases, the candidate, the number of trials and the system are the
+ones in the manifest, sets a torn last line aside, and runs exactly the trials that have no final
+record (an ``infra_error`` attempt is retried up to ``infra_retries`` times as attempt + 1).
+When every planned trial has its final record the manifest says ``complete: true``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import platform
+import secrets
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gatestats_runner import __version__
+from gatestats_runner._util import digest_bytes, digest_json, fsync_dir, now_rfc3339, short_id, tree_digest
+from gatestats_runner.case import Case, CaseSet, load_case_set
+from gatestats_runner.cgroups import sweep_cgroups
+from gatestats_runner.executors import Executor, LocalExecutor
+from gatestats_runner.sandbox import ABORT, Capabilities, Isolation, detect_capabilities
+from gatestats_runner.store import (
+    RECORDS,
+    TRIALS,
+    RecordWriter,
+    RunSetError,
+    RunSetLock,
+    read_manifest,
+    read_records,
+    write_manifest,
+)
+from gatestats_runner.trial import TrialResult, TrialSpec, infra_result
+from gatestats_runner.workspace import WorkspaceMode, make_private_scratch, release_private_scratch, sweep_mounts
+
+__all__ = ["SYSTEM_PARTS", "Progress", "RunSetOptions", "RunSetSummary", "run_run_set", "scratch_root"]
+
+#: System parts the caller supplies; the runner fills sandbox_image, verifier_version and retry_policy.
+SYSTEM_PARTS = ("model_id", "prompt_version", "tools_digest", "orchestration_version")
+CANDIDATE = "candidate"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSetOptions:
+    """What to run and where; see ``gatestats run --help`` for each option."""
+
+    cases: Path
+    candidate: Path
+    out: Path
+    trials: int
+    resume: bool = False
+    system: str = "candidate"
+    system_parts: Mapping[str, str | None] = field(default_factory=dict)
+    infra_retries: int = 2
+    isolation: Isolation = "auto"
+    workspace: WorkspaceMode = "overlay"
+    require_enforced: tuple[str, ...] = ()
+    policy_digest: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Progress:
+    """Sent once before the first trial (``record`` None) and after every appended record."""
+
+    done: int
+    total: int
+    record: dict[str, Any] | None
+    counts: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSetSummary:
+    """The state of the run set when :func:`run_run_set` returns."""
+
+    run_set_id: str
+    out: Path
+    complete: bool
+    total_trials: int
+    attempts_run: int
+    counts: Mapping[str, int]
+    isolation: Mapping[str, Any]
+    torn_line_set_aside: Path | None = None
+
+
+def _check_options(options: RunSetOptions) -> None:
+    if isinstance(options.trials, bool) or not isinstance(options.trials, int) or options.trials < 1:
+        msg = f"trials: expected an integer >= 1 (got {options.trials!r})"
+        raise ValueError(msg)
+    if options.infra_retries < 0:
+        msg = f"infra_retries: expected an integer >= 0 (got {options.infra_retries!r})"
+        raise ValueError(msg)
+    unknown = set(options.system_parts) - set(SYSTEM_PARTS)
+    if unknown:
+        msg = f"system_parts: unknown part(s) {', '.join(sorted(unknown))} (expected {', '.join(SYSTEM_PARTS)})"
+        raise ValueError(msg)
+
+
+def _candidate_layout(candidate: Path, case_set: CaseSet) -> None:
+    if not candidate.is_dir():
+        msg = f"{candidate}: candidate directory does not exist"
+        raise RunSetError(msg)
+    ids = {c.case_id for c in case_set.cases}
+    stray = sorted(
+        p.name for p in candidate.iterdir() if not p.name.startswith(".") and not (p.is_dir() and p.name in ids)
+    )
+    if stray:
+        msg = (
+            f"{candidate}: expected one directory per case id ({', '.join(sorted(ids))}); "
+            f"unexpected entries: {', '.join(stray)}"
+        )
+        raise RunSetError(msg)
+
+
+def _sandbox_image(caps: Capabilities) -> str:
+    try:
+        os_release = Path("/etc/os-release").read_text(encoding="utf-8")
+    except OSError:
+        os_release = ""
+    return digest_json(
+        {
+            "runner": __version__,
+            "isolation": caps.isolation,
+            "bwrap_version": caps.bwrap_version,
+            "workspace_mode": caps.workspace_mode,
+            "enforcement": caps.enforcement(),
+            "os_release": os_release,
+            "kernel": platform.release(),
+        }
+    )
+
+
+def _system(options: RunSetOptions, case_set: CaseSet, caps: Capabilities) -> tuple[str, dict[str, str | None]]:
+    parts: dict[str, str | None] = {name: options.system_parts.get(name) for name in SYSTEM_PARTS}
+    parts["sandbox_image"] = _sandbox_image(caps)
+    parts["verifier_version"] = digest_json([[c.case_id, c.verifier_digest] for c in case_set.cases])
+    parts["retry_policy"] = f"infra_error retried up to {options.infra_retries} times; other outcomes final"
+    return digest_json(parts), parts
+
+
+def _plan(case_set: CaseSet, trials: int, records: list[dict[str, Any]], retries: int) -> list[tuple[str, int, int]]:
+    """(case_id, trial, attempt) for every trial without a final record."""
+    last: dict[tuple[str, int], dict[str, Any]] = {}
+    for record in records:
+        key = (record["case_id"], record["trial"])
+        if key not in last or record["attempt"] > last[key]["attempt"]:
+            last[key] = record
+    pending: list[tuple[str, int, int]] = []
+    for case in case_set.cases:
+        for trial in range(trials):
+            previous = last.get((case.case_id, trial))
+            if previous is None:
+                pending.append((case.case_id, trial, 0))
+            elif not _final(previous, retries):
+                pending.append((case.case_id, trial, previous["attempt"] + 1))
+    return pending
+
+
+def _final(record: dict[str, Any], retries: int) -> bool:
+    return bool(record["outcome"] != "infra_error" or record["attempt"] >= retries)
+
+
+def _evidence_rel(case_id: str, trial: int, attempt: int) -> str:
+    return f"{TRIALS}/{case_id}/t{trial:04d}-a{attempt}"
+
+
+def _remove_uncommitted(out: Path, records: list[dict[str, Any]]) -> None:
+    """Evidence directories without a record (a crash before the append) are garbage."""
+    kept = {_evidence_rel(r["case_id"], r["trial"], r["attempt"]) for r in records}
+    trials = out / TRIALS
+    if not trials.is_dir():
+        return
+    for case_dir in trials.iterdir():
+        for attempt_dir in case_dir.iterdir() if case_dir.is_dir() else ():
+            if f"{TRIALS}/{case_dir.name}/{attempt_dir.name}" not in kept:
+                shutil.rmtree(attempt_dir, ignore_errors=True)
+
+
+def _verify_resume(manifest: dict[str, Any], options: RunSetOptions, case_set: CaseSet, system_digest: str) -> None:
+    out = options.out
+    checks = [
+        ("case_set_version", case_set.version, f"the cases in {options.cases} changed"),
+        ("trials", options.trials, "a different number of trials was asked"),
+        ("system", options.system, "a different system label was given"),
+        ("system_digest", system_digest, "a system part changed (model, prompt, tools, sandbox, verifier or retries)"),
+        ("candidate_digest", tree_digest(options.candidate), f"the candidate's bytes in {options.candidate} changed"),
+    ]
+    for name, value, why in checks:
+        if manifest.get(name) != value:
+            msg = (
+                f"{out / 'manifest.json'}: field '{name}': cannot resume: {why} "
+                f"(manifest {manifest.get(name)!r}, now {value!r}); start a new run set"
+            )
+            raise RunSetError(msg)
+    if tree_digest(out / CANDIDATE) != manifest.get("candidate_digest"):
+        msg = f"{out / CANDIDATE}: the run set's copy of the candidate was modified; the run set is damaged"
+        raise RunSetError(msg)
+
+
+def _case_entry(case: Case) -> dict[str, Any]:
+    """What the manifest records of a case: versions, the request's digest, tools, turn limit, contract."""
+    contract = case.contract
+    return {
+        "case_id": case.case_id,
+        "case_version": case.version,
+        "verifier_digest": case.verifier_digest,
+        "request_digest": None if case.request is None else digest_bytes(case.request.encode("utf-8")),
+        "tools": list(case.tools),
+        "turn_limit": case.turn_limit,
+        "command": list(contract.command),
+        "expected_exit": contract.expected_exit,
+        "artifacts": [dataclasses.asdict(a) for a in contract.artifacts],
+        "limits": dataclasses.asdict(contract.limits),
+        "network": contract.network,
+        "problems": list(case.problems),
+    }
+
+
+def scratch_root() -> Path:
+    """Where this user's trial workspaces are made: mount points as root, else copies on /dev/shm (a tmpfs)."""
+    uid = os.geteuid()
+    shm = Path("/dev/shm")
+    base = shm if uid != 0 and shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+    root = base / f"gatestats-runner-{uid}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    return root
+
+
+def _new_run_set_id() -> str:
+    return f"rs-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(4)}"
+
+
+def run_run_set(
+    options: RunSetOptions,
+    *,
+    executor: Executor | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> RunSetSummary:
+    """Create (or resume) a run set and run every trial that has no final record.
+
+    Raises
+    ------
+    CaseError
+        A case is malformed.
+    RunSetError
+        The output directory exists (without ``resume``), is not a run set (with ``resume``),
+        does not match the cases, candidate, trials or system in its manifest, is locked by
+        another runner, or its records are damaged.
+    SandboxError
+        Required isolation is not available.
+    """
+    _check_options(options)
+    case_set = load_case_set(options.cases)
+    _candidate_layout(options.candidate, case_set)
+    out = options.out.resolve()
+    caps = detect_capabilities(options.isolation, workspace=options.workspace)
+    enforcement = caps.enforcement()
+    missing = [name for name in options.require_enforced if name not in enforcement["enforced"]]
+    if missing:
+        reasons = "; ".join(f"{m}: {enforcement['not_enforced'].get(m, 'unknown bound')}" for m in missing)
+        msg = f"required bounds cannot be enforced on this machine: {reasons}"
+        raise RunSetError(msg)
+    system_digest, parts = _system(options, case_set, caps)
+    executor = executor or LocalExecutor()
+    session: dict[str, Any] = {
+        "started_at": now_rfc3339(),
+        "finished_at": None,
+        "pid": os.getpid(),
+        "host": platform.node(),
+        "executor": executor.name,
+        "workers": executor.workers,
+        "isolation": caps.describe(),
+    }
+    if options.resume:
+        manifest = read_manifest(out)
+        lock = RunSetLock(out)
+        try:
+            _verify_resume(manifest, options, case_set, system_digest)
+        except BaseException:
+            lock.release()
+            raise
+        manifest["sessions"] = [*manifest.get("sessions", []), session]
+    else:
+        manifest = _create(options, out, case_set, system_digest, parts, session)
+        lock = RunSetLock(out)
+    try:
+        return _run_locked(options, out, case_set, manifest, caps, session, executor, progress)
+    finally:
+        lock.release()
+
+
+def _create(
+    options: RunSetOptions,
+    out: Path,
+    case_set: CaseSet,
+    system_digest: str,
+    parts: dict[str, str | None],
+    session: dict[str, Any],
+) -> dict[str, Any]:
+    """Make the run set in a hidden directory and rename it into place: it exists whole or not at all."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        msg = f"{out}: exists and is not empty (use --resume to continue a run set)"
+        raise RunSetError(msg)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    building = out.parent / f".{out.name}.creating-{os.getpid()}-{secrets.token_hex(4)}"
+    shutil.copytree(options.candidate, building / CANDIDATE, symlinks=True)
+    manifest: dict[str, Any] = {
+        "run_set_id": _new_run_set_id(),
+        "runner_version": __version__,
+        "complete": False,
+        "started_at": session["started_at"],
+        "finished_at": None,
+        "cases_dir": str(case_set.root),
+        "case_set_version": case_set.version,
+        "cases": [_case_entry(c) for c in case_set.cases],
+        "trials": options.trials,
+        "infra_retries": options.infra_retries,
+        "system": options.system,
+        "system_digest": system_digest,
+        "system_parts": parts,
+        "policy_digest": options.policy_digest,
+        "candidate_source": str(options.candidate.resolve()),
+        "candidate_digest": tree_digest(building / CANDIDATE),
+        "candidate_case_digests": {c.case_id: tree_digest(building / CANDIDATE / c.case_id) for c in case_set.cases},
+        "sessions": [session],
+        "counts": {},
+    }
+    write_manifest(building, manifest)
+    if out.exists():
+        out.rmdir()
+    os.rename(building, out)
+    fsync_dir(out.parent)
+    return manifest
+
+
+def _run_locked(
+    options: RunSetOptions,
+    out: Path,
+    case_set: CaseSet,
+    manifest: dict[str, Any],
+    caps: Capabilities,
+    session: dict[str, Any],
+    executor: Executor,
+    progress: Callable[[Progress], None] | None,
+) -> RunSetSummary:
+    run_set_id: str = manifest["run_set_id"]
+    write_manifest(out, manifest)
+    existing = read_records(out / RECORDS)
+    for record in existing.records:
+        if record["run_set_id"] != run_set_id or record["case_version"] != case_set.get(record["case_id"]).version:
+            msg = f"{out / RECORDS}: record {record['record_id']!r} belongs to another run set or case version"
+            raise RunSetError(msg)
+    _remove_uncommitted(out, existing.records)
+    pending = _plan(case_set, options.trials, existing.records, options.infra_retries)
+    scratch = scratch_root() / run_set_id
+    sweep_mounts(scratch, include_root=True)
+    sweep_cgroups(caps.cgroups, f"gatestats-{short_id(run_set_id)}-")
+    shutil.rmtree(scratch, ignore_errors=True)
+    make_private_scratch(scratch)
+    record_base = {"system": options.system, "system_digest": manifest["system_digest"], **manifest["system_parts"]}
+    record_base["task_set_version"] = case_set.version
+    counts: Counter[str] = Counter(r["outcome"] for r in existing.records if _final(r, options.infra_retries))
+    done = sum(counts.values())
+    total = len(case_set.cases) * options.trials
+    writer = RecordWriter(out / RECORDS)
+    attempts_run = 0
+    cases = {c.case_id: c for c in case_set.cases}
+
+    def spec(case_id: str, trial: int, attempt: int) -> TrialSpec:
+        rel = _evidence_rel(case_id, trial, attempt)
+        layer = out / CANDIDATE / case_id
+        return TrialSpec(
+            case=cases[case_id],
+            candidate_layer=layer if layer.is_dir() else None,
+            candidate_digest=manifest["candidate_case_digests"][case_id],
+            trial=trial,
+            attempt=attempt,
+            run_set_id=run_set_id,
+            record_base=record_base,
+            evidence_dir=out / rel,
+            evidence_rel=rel,
+            scratch=scratch,
+        )
+
+    inflight: dict[Future[TrialResult], TrialSpec] = {}
+    try:
+        executor.start(caps)
+        if progress is not None:
+            progress(Progress(done=done, total=total, record=None, counts=dict(counts)))
+        for key in pending:
+            s = spec(*key)
+            inflight[executor.submit(s)] = s
+        while inflight:
+            finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            for future in finished:
+                s = inflight.pop(future)
+                try:
+                    result = future.result()
+                except Exception as exc:
+                    if executor.name == "local":
+                        raise  # a runner bug on this machine: stop loudly
+                    # A remote worker or node was lost: the environment failed, not the candidate.
+                    reason = f"executor {executor.name} lost the attempt: {type(exc).__name__}: {exc}"
+                    result = infra_result(s, reason[:2000], source=f"gatestats-runner {__version__} ({executor.name})")
+                if result.files is not None:
+                    _write_files(s.evidence_dir, result.files)
+                written = writer.append(result.record)
+                attempts_run += 1
+                if _final(written, options.infra_retries):
+                    counts[written["outcome"]] += 1
+                    done += 1
+                else:
+                    nxt = spec(s.case.case_id, s.trial, s.attempt + 1)
+                    time.sleep(0.05 * (s.attempt + 1))
+                    inflight[executor.submit(nxt)] = nxt
+                if progress is not None:
+                    progress(Progress(done=done, total=total, record=written, counts=dict(counts)))
+    except BaseException:
+        ABORT.set()  # kill the running trials now; their results are never appended
+        try:
+            executor.shutdown(cancel=True)
+        finally:
+            ABORT.clear()
+        raise
+    finally:
+        writer.close()
+        release_private_scratch(scratch)
+    executor.shutdown()
+    changed = load_case_set(options.cases).version != case_set.version
+    session["finished_at"] = now_rfc3339()
+    manifest["complete"] = done == total and not changed
+    manifest["finished_at"] = session["finished_at"] if manifest["complete"] else None
+    manifest["counts"] = dict(counts)
+    if changed:
+        manifest["error"] = f"the cases in {options.cases} changed while the run set ran; its trials are not comparable"
+    write_manifest(out, manifest)
+    if changed:
+        raise RunSetError(manifest["error"])
+    return RunSetSummary(
+        run_set_id=run_set_id,
+        out=out,
+        complete=manifest["complete"],
+        total_trials=total,
+        attempts_run=attempts_run,
+        counts=dict(counts),
+        isolation=caps.describe(),
+        torn_line_set_aside=existing.torn_path,
+    )
+
+
+def _write_files(root: Path, files: Mapping[str, bytes]) -> None:
+    if root.exists():
+        shutil.rmtree(root)
+    for rel, data in files.items():
+        path = (root / rel).resolve()
+        if not path.is_relative_to(root.resolve()):
+            msg = f"evidence file {rel!r} escapes {root}"
+            raise RunSetError(msg)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)

@@ -1,0 +1,363 @@
+"""Isolation and bounds for one command: bubblewrap, cgroups, rlimits and the runner's own timer.
+
+What runs, outermost first::
+
+    /bin/sh wrapper          joins the trial's cgroups (writes its pid to each cgroup.procs),
+                             sets rlimits (CPU and file size with soft < hard, open files,
+                             no core dumps), then execs
+    bwrap                    new user (with further user namespaces disabled), PID, network,
+                             IPC, UTS and cgroup namespaces; every capability dropped;
+                             --die-with-parent; a read-only minimal root (/usr, /etc with the
+                             files that are not world-readable masked, /proc, a private /dev);
+                             /workspace and /tmp from the trial's workspace; /verifier read-only;
+                             a cleared environment. --json-status-fd reports the command's exit
+                             status only if the command really ran.
+    the contract command
+
+Standard output and error go to files, never pipes, so a leftover process holding them cannot
+hang the runner. The runner waits on a pidfd and, every tick, checks the wall clock, the whole
+tree's CPU (cgroup ``cpu.stat``), refused forks (``pids.events``), OOM kills, the output size and
+the free space of the workspace's tmpfs; the first bound that fires kills the whole trial
+(``cgroup.kill``) and is recorded with its evidence.
+
+Where a mechanism is missing (no bwrap, no root, no cgroups) the command still runs with what is
+there, and :meth:`Capabilities.enforcement` says which bounds are not enforced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gatestats_runner.capabilities import Capabilities, Isolation, SandboxError, bwrap_base, detect_capabilities
+from gatestats_runner.case import Limits
+from gatestats_runner.cgroups import TrialCgroup
+from gatestats_runner.workspace import Workspace
+
+__all__ = [
+    "ABORT",
+    "BOUNDS",
+    "Capabilities",
+    "Execution",
+    "Isolation",
+    "SandboxError",
+    "detect_capabilities",
+    "execute",
+]
+
+BOUNDS = ("wall_clock", "cpu", "memory", "processes", "disk", "output")
+#: Tasks the sandbox itself adds to the trial's process count (bwrap outside and its init inside).
+SANDBOX_TASKS = 2
+#: The disk bound fires when the workspace tmpfs has less than this many bytes (or no inode) left.
+DISK_FULL_BYTES = 16 * 1024
+TICK_SECONDS = 0.02
+_WRAPPER_START_FAILED = 125
+
+
+#: Set by the run set when it is interrupted (Ctrl-C, an error): every running trial is killed at
+#: its next tick and its result is discarded, never recorded.
+ABORT = threading.Event()
+
+
+@dataclass(slots=True, kw_only=True)
+class Execution:
+    """What happened to one command: whether it ran, how it ended, which bound fired and the evidence."""
+
+    started: bool = False
+    exit_code: int | None = None
+    killed_by: str | None = None
+    aborted: bool = False
+    start_error: str | None = None
+    wall_seconds: float = 0.0
+    cpu_seconds: float | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    leftover_processes: bool = False
+
+
+def _wrapper_script(caps: Capabilities, limits: Limits, *, chdir: str | None) -> str:
+    cpu_soft = max(1, int(limits.cpu_s + 0.999))
+    fsize = max(limits.output_bytes, limits.disk_bytes) + 65536
+    f_soft = -(-fsize // caps.fsize_unit)
+    lines = [
+        'n=$1; shift; i=0; while [ "$i" -lt "$n" ]; do echo $$ > "$1" || exit 125; shift; i=$((i+1)); done',
+        f"ulimit -S -t {cpu_soft} 2>/dev/null; ulimit -H -t {cpu_soft + 1} && ulimit -S -t {cpu_soft} || exit 125",
+        f"ulimit -S -f {f_soft} 2>/dev/null; ulimit -H -f {f_soft + 1} && ulimit -S -f {f_soft} || exit 125",
+        f"ulimit -n {limits.open_files} || exit 125",
+        "ulimit -c 0",
+    ]
+    if chdir is not None:  # no bubblewrap: mark the start on fd 3, close it, run the command
+        lines.append('cd "$GATESTATS_WORKSPACE" || exit 125')
+        lines.append("printf started >&3 && exec 3>&- || exit 125")
+    lines.append('exec "$@"')
+    return "\n".join(lines)
+
+
+def _bwrap_argv(caps: Capabilities, workspace: Workspace, verifier: Path | None, env: dict[str, str]) -> list[str]:
+    if caps.bwrap is None:
+        msg = "bwrap argv requested without bwrap"
+        raise SandboxError(msg)
+    args = bwrap_base(caps.bwrap, userns=caps.bwrap_userns)
+    args += ["--ro-bind", "/usr", "/usr"]
+    for name, target in caps.system_links:
+        args += ["--symlink", target, name] if target else ["--ro-bind", name, name]
+    args += ["--ro-bind", "/etc", "/etc"]
+    for path, is_dir in caps.etc_masks:
+        args += ["--tmpfs", path, "--remount-ro", path] if is_dir else ["--ro-bind", "/dev/null", path]
+    args += ["--proc", "/proc", *caps.proc_args]
+    args += ["--dev", "/dev", "--bind", str(workspace.shm), "/dev/shm", "--remount-ro", "/dev"]
+    args += ["--bind", str(workspace.root), "/workspace", "--bind", str(workspace.tmp), "/tmp"]
+    if verifier is not None and verifier.is_dir():
+        args += ["--ro-bind", str(verifier), "/verifier"]
+    # Nothing but /workspace, /tmp and /dev/shm (all on the trial's size-limited tmpfs) is writable.
+    args += ["--remount-ro", "/", "--chdir", "/workspace", "--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += ["--json-status-fd", "3", "--"]
+    return args
+
+
+def _read_status(path: Path) -> tuple[bool, int | None]:
+    """(command started, its exit code) from bwrap's --json-status-fd output."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False, None
+    decoder = json.JSONDecoder()
+    pos, exit_code = 0, None
+    while pos < len(text):
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break
+        if isinstance(doc, dict) and isinstance(doc.get("exit-code"), int):
+            exit_code = doc["exit-code"]
+    return exit_code is not None, exit_code
+
+
+def _status_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.waitstatus_to_exitcode(status)
+
+
+def execute(
+    caps: Capabilities,
+    *,
+    command: tuple[str, ...],
+    env: dict[str, str],
+    workspace: Workspace,
+    verifier: Path | None,
+    limits: Limits,
+    stdout_path: Path,
+    stderr_path: Path,
+    status_path: Path,
+    cgroup_name: str,
+) -> Execution:
+    """Run ``command`` in the trial's sandbox under ``limits``; never raises for the command's behaviour."""
+    result = Execution()
+    try:
+        cgroup = TrialCgroup(
+            caps.cgroups,
+            cgroup_name,
+            memory_bytes=limits.memory_bytes,
+            processes=limits.processes + SANDBOX_TASKS,
+        )
+    except OSError as exc:
+        result.start_error = f"could not create the trial's cgroups: {exc}"
+        return result
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    out_fd = os.open(stdout_path, flags | os.O_APPEND, 0o644)
+    err_fd = os.open(stderr_path, flags | os.O_APPEND, 0o644)
+    status_fd = os.open(status_path, flags, 0o600)
+    try:
+        if caps.isolation == "bwrap":
+            inner_env = dict(env)
+            argv_tail = [*_bwrap_argv(caps, workspace, verifier, inner_env), *command]
+            spawn_env = {"PATH": "/usr/bin:/bin"}
+            chdir = None
+        else:
+            argv_tail = [_host_path(arg, workspace, verifier) for arg in command]
+            spawn_env = {k: _host_path(v, workspace, verifier) for k, v in env.items()}
+            spawn_env["GATESTATS_WORKSPACE"] = str(workspace.root)
+            spawn_env["GATESTATS_VERIFIER"] = str(verifier) if verifier else ""
+            chdir = str(workspace.root)
+        procs = cgroup.procs_files
+        script = _wrapper_script(caps, limits, chdir=chdir)
+        argv = ["/bin/sh", "-c", script, "gatestats-trial", str(len(procs)), *procs, *argv_tail]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, out_fd, 1),
+            (os.POSIX_SPAWN_DUP2, err_fd, 2),
+            (os.POSIX_SPAWN_DUP2, status_fd, 3),
+        ]
+        start = time.monotonic()
+        try:
+            pid = os.posix_spawn("/bin/sh", argv, spawn_env, file_actions=actions, setsid=True)
+        except OSError as exc:
+            result.start_error = f"could not start the sandbox: {exc}"
+            return result
+        _monitor(result, pid, cgroup, workspace, limits, out_fd, err_fd, start)
+        result.wall_seconds = time.monotonic() - start
+    finally:
+        os.close(out_fd)
+        os.close(err_fd)
+        os.close(status_fd)
+        result.leftover_processes = not cgroup.wait_empty()
+        _collect(result, cgroup)
+        cgroup.remove()
+    if caps.isolation == "bwrap":
+        result.started, code = _read_status(status_path)
+        if result.started:
+            result.exit_code = code
+    else:
+        result.started = status_path.stat().st_size > 0
+        if result.started:
+            result.exit_code = result.evidence.get("wait_status_code")
+    if (
+        not result.started
+        and result.killed_by is None
+        and result.evidence.get("wait_status_code") == (_WRAPPER_START_FAILED)
+    ):
+        result.start_error = "the sandbox wrapper could not join the cgroups or set the rlimits"
+    return result
+
+
+def _host_path(value: str, workspace: Workspace, verifier: Path | None) -> str:
+    """Without bwrap, /workspace and /verifier in the command are the real host paths."""
+    for prefix, real in (("/workspace", workspace.root), ("/verifier", verifier)):
+        if real is not None and (value == prefix or value.startswith(prefix + "/")):
+            return str(real) + value[len(prefix) :]
+    return value
+
+
+def _kill(pid: int, cgroup: TrialCgroup) -> None:
+    cgroup.kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _monitor(
+    result: Execution,
+    pid: int,
+    cgroup: TrialCgroup,
+    workspace: Workspace,
+    limits: Limits,
+    out_fd: int,
+    err_fd: int,
+    start: float,
+) -> None:
+    deadline = start + limits.wall_clock_s
+    try:
+        pidfd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    poller = select.poll()
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    min_disk_free: int | None = None
+    try:
+        while True:
+            now = time.monotonic()
+            timeout = max(0.0, min(TICK_SECONDS, deadline - now))
+            if pidfd is not None:
+                if poller.poll(timeout * 1000):
+                    break
+            else:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    result.evidence["wait_status_code"] = _status_code(status)
+                    return
+                time.sleep(timeout)
+            if ABORT.is_set():
+                result.aborted = True
+                _kill(pid, cgroup)
+                break
+            fired, evidence = _check_bounds(cgroup, workspace, limits, out_fd, err_fd, deadline)
+            free = evidence.get("disk_free_bytes")
+            if free is not None:
+                min_disk_free = free if min_disk_free is None else min(min_disk_free, free)
+            if fired is not None:
+                result.killed_by = fired
+                result.evidence.update(evidence)
+                result.evidence["killed_after_seconds"] = round(time.monotonic() - start, 4)
+                _kill(pid, cgroup)
+                break
+        _, status, usage = os.wait4(pid, 0)
+        result.evidence["wait_status_code"] = _status_code(status)
+        result.evidence["rusage_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 6)
+        if not result.killed_by and not result.aborted:
+            # A bound the kernel enforced may have fired in the last tick.
+            fired, evidence = _check_bounds(cgroup, workspace, limits, out_fd, err_fd, None)
+            free = evidence.get("disk_free_bytes")
+            if free is not None:
+                min_disk_free = free if min_disk_free is None else min(min_disk_free, free)
+            if fired is not None:
+                result.killed_by = fired
+                result.evidence.update(evidence)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+        if min_disk_free is not None:
+            result.evidence["disk_free_bytes_min"] = min_disk_free
+
+
+def _check_bounds(
+    cgroup: TrialCgroup,
+    workspace: Workspace,
+    limits: Limits,
+    out_fd: int,
+    err_fd: int,
+    deadline: float | None,
+) -> tuple[str | None, dict[str, Any]]:
+    evidence: dict[str, Any] = {}
+    oom = cgroup.oom_kills()
+    if oom:
+        return "memory", {"oom_kill": oom, "memory_limit_bytes": limits.memory_bytes}
+    refused = cgroup.pids_max_events()
+    if refused:
+        return "processes", {"pids_events_max": refused, "pids_max": limits.processes + SANDBOX_TASKS}
+    cpu = cgroup.cpu_seconds()
+    if cpu is not None and cpu >= limits.cpu_s:
+        return "cpu", {"cpu_seconds": round(cpu, 4), "cpu_limit_seconds": limits.cpu_s}
+    output = os.fstat(out_fd).st_size + os.fstat(err_fd).st_size
+    if output >= limits.output_bytes:
+        return "output", {"output_bytes": output, "output_limit_bytes": limits.output_bytes}
+    disk = workspace.disk_free()
+    if disk is not None:
+        free_bytes, free_inodes = disk
+        evidence["disk_free_bytes"] = free_bytes
+        if free_bytes < DISK_FULL_BYTES or free_inodes == 0:
+            return "disk", {
+                "disk_free_bytes": free_bytes,
+                "disk_free_inodes": free_inodes,
+                "disk_limit_bytes": limits.disk_bytes,
+            }
+    if deadline is not None and time.monotonic() >= deadline:
+        return "wall_clock", {"wall_clock_limit_seconds": limits.wall_clock_s, **evidence}
+    return None, evidence
+
+
+def _collect(result: Execution, cgroup: TrialCgroup) -> None:
+    cpu = cgroup.cpu_seconds()
+    result.cpu_seconds = cpu
+    for key, value in (
+        ("cpu_seconds_total", None if cpu is None else round(cpu, 6)),
+        ("oom_kill_total", cgroup.oom_kills()),
+        ("pids_events_max_total", cgroup.pids_max_events()),
+        ("pids_peak", cgroup.pids_peak()),
+        ("memory_peak_bytes", cgroup.memory_peak()),
+    ):
+        if value is not None:
+            result.evidence[key] = value

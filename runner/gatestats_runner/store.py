@@ -1,0 +1,237 @@
+"""The run set on disk: ``manifest.json``, the append-only ``records.jsonl`` and the trials' evidence.
+
+::
+
+    RUN_SET_DIR/
+      manifest.json        run set id, case-set version, system digest and parts, policy digest
+                           slot, isolation (what is enforced by which mechanism), sessions,
+                           started/finished times, ``complete``
+      records.jsonl        one record per trial attempt, appended and fsync'd by the runner only
+      candidate/           an immutable copy of the candidate's bytes (what the trials ran)
+      trials/CASE/tTTTT-aA/stdout, stderr, artifacts/..., evidence.json
+
+Each line of ``records.jsonl`` is the canonical JSON (sorted keys, compact) of one record whose
+``checksum`` field is ``sha256:`` of the canonical JSON of the record without that field. A line
+is written with one ``write`` on an ``O_APPEND`` descriptor and fsync'd before the trial counts as
+done. A crash can only tear the last line (no trailing newline): it is set aside into
+``records.jsonl.torn-N`` with a warning and never parsed. A damaged line anywhere else, a checksum
+mismatch or a duplicate trial attempt is an error: the run set is not silently repaired.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import threading
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gatestats_runner import contract
+from gatestats_runner._util import atomic_write_json, canonical_json, digest_json, fsync_dir, write_all
+
+__all__ = [
+    "CHECKSUM_FIELD",
+    "MANIFEST",
+    "RECORDS",
+    "TRIALS",
+    "RecordFile",
+    "RecordWriter",
+    "RunSetError",
+    "RunSetLock",
+    "TornLineWarning",
+    "encode_record",
+    "read_manifest",
+    "read_records",
+    "record_checksum",
+    "write_manifest",
+]
+
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+TRIALS = "trials"
+LOCK = ".lock"
+CHECKSUM_FIELD = "checksum"
+MANIFEST_FORMAT = "gatestats-run-set/1"
+
+
+class RunSetError(ValueError):
+    """The run set directory is unusable: damaged records, a mismatch on resume, a lock held elsewhere."""
+
+
+class TornLineWarning(UserWarning):
+    """The last line of records.jsonl was torn by a crash; it was set aside, not parsed."""
+
+
+def record_checksum(record: dict[str, Any]) -> str:
+    """``sha256:`` of the canonical JSON of ``record`` without its checksum field."""
+    return digest_json({k: v for k, v in record.items() if k != CHECKSUM_FIELD})
+
+
+def _violations(record: dict[str, Any]) -> list[str]:
+    body = record if CHECKSUM_FIELD in contract.FIELDS else {k: v for k, v in record.items() if k != CHECKSUM_FIELD}
+    return [str(v) for v in contract.validate_record(body)]
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    """Validate ``record`` against the contract and return its line (with checksum and newline).
+
+    Raises
+    ------
+    RunSetError
+        The record breaks the run-record contract (a runner bug: nothing is written).
+    """
+    body = {k: v for k, v in record.items() if k != CHECKSUM_FIELD}
+    problems = _violations(body)
+    if problems:
+        msg = f"record {body.get('record_id')!r} breaks the run-record contract: " + "; ".join(problems)
+        raise RunSetError(msg)
+    body[CHECKSUM_FIELD] = record_checksum(body)
+    return (canonical_json(body) + "\n").encode("utf-8")
+
+
+@dataclass(slots=True, kw_only=True)
+class RecordFile:
+    """The records of a run set as read back, and a torn last line if one was set aside."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    torn_path: Path | None = None
+    torn_bytes: int = 0
+
+
+def read_records(path: Path, *, set_aside_torn: bool = True) -> RecordFile:
+    """Read and check every line of ``records.jsonl``.
+
+    A last line without its newline (a crash mid-write) is moved to ``records.jsonl.torn-N``
+    (when ``set_aside_torn``) and a :class:`TornLineWarning` is issued; it is never parsed.
+
+    Raises
+    ------
+    RunSetError
+        A complete line that is not JSON, fails its checksum or the contract, or repeats a trial
+        attempt; the message names the file and line.
+    """
+    result = RecordFile()
+    if not path.exists():
+        return result
+    data = path.read_bytes()
+    cut = data.rfind(b"\n") + 1
+    if cut < len(data):
+        torn = data[cut:]
+        result.torn_bytes = len(torn)
+        if set_aside_torn:
+            n = 1
+            while path.with_name(f"{path.name}.torn-{n}").exists():
+                n += 1
+            aside = path.with_name(f"{path.name}.torn-{n}")
+            aside.write_bytes(torn)
+            with open(path, "r+b") as handle:
+                handle.truncate(cut)
+                handle.flush()
+                os.fsync(handle.fileno())
+            fsync_dir(path.parent)
+            result.torn_path = aside
+        warnings.warn(
+            f"{path}: the last line ({len(torn)} bytes, no newline) was torn by a crash and set aside"
+            + (f" in {result.torn_path.name}" if result.torn_path else "")
+            + "; it was not parsed",
+            TornLineWarning,
+            stacklevel=2,
+        )
+        data = data[:cut]
+    seen: dict[tuple[Any, ...], int] = {}
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        where = f"{path}:{lineno}"
+        try:
+            record = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            msg = f"{where}: not a JSON record ({exc}); the run set is damaged"
+            raise RunSetError(msg) from None
+        if not isinstance(record, dict) or record.get(CHECKSUM_FIELD) != record_checksum(record):
+            msg = f"{where}: checksum mismatch (field '{CHECKSUM_FIELD}'); the run set is damaged"
+            raise RunSetError(msg)
+        problems = _violations(record)
+        if problems:
+            msg = f"{where}: " + "; ".join(problems)
+            raise RunSetError(msg)
+        key = (record["case_id"], record["trial"], record["attempt"])
+        if key in seen:
+            msg = f"{where}: duplicate of line {seen[key]} (case_id, trial, attempt) = {key}"
+            raise RunSetError(msg)
+        seen[key] = lineno
+        result.records.append(record)
+    return result
+
+
+class RecordWriter:
+    """Appends records to ``records.jsonl``: one write per line, fsync'd, serialised between threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        existed = path.exists()
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        if not existed:
+            fsync_dir(path.parent)
+        self._lock = threading.Lock()
+
+    def append(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Validate, checksum, write and fsync one record; return it as written."""
+        line = encode_record(record)
+        with self._lock:
+            write_all(self._fd, line)
+            os.fsync(self._fd)
+        written: dict[str, Any] = json.loads(line)
+        return written
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+
+class RunSetLock:
+    """An exclusive lock on the run set for the duration of one runner (``flock``; released by a crash)."""
+
+    def __init__(self, root: Path) -> None:
+        self._fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            msg = f"{root}: another runner is using this run set"
+            raise RunSetError(msg) from None
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The run set's manifest.
+
+    Raises
+    ------
+    RunSetError
+        There is no manifest, or it is not a gatestats run-set manifest.
+    """
+    path = root / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        msg = f"{path}: no run-set manifest (not a run set directory)"
+        raise RunSetError(msg) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        msg = f"{path}: not valid JSON ({exc})"
+        raise RunSetError(msg) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        msg = f"{path}: field 'format': expected {MANIFEST_FORMAT!r}"
+        raise RunSetError(msg)
+    return manifest
+
+
+def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+    """Replace the manifest atomically (temporary file, fsync, rename)."""
+    atomic_write_json(root / MANIFEST, {"format": MANIFEST_FORMAT, **manifest})

@@ -1,0 +1,361 @@
+"""One trial: fresh workspace → sandboxed contract command → checks → one record and its evidence.
+
+Outcomes (the order in which they are decided):
+
+``infra_error``
+    The environment failed and the candidate was never judged: the case's snapshot is missing,
+    its verifier is absent (or the command's program is not there), the workspace could not be
+    made or was lost, the cgroups or the sandbox could not start. Never a pass, never a failure.
+``resource_killed``
+    A bound fired: the runner's own kill (wall clock, whole-tree CPU, output size, full disk,
+    refused forks, an OOM kill) or a kernel signal confirmed by the accounting (SIGXCPU,
+    SIGXFSZ). ``bound`` names it; ``evidence.json`` holds the counters.
+``failed``
+    The command ran to its end but its exit status differs from the expected one, or a required
+    artifact is missing, empty or fails its structural check.
+``passed``
+    The expected exit status and every artifact rule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gatestats_runner import __version__
+from gatestats_runner._util import digest_file, now_rfc3339, short_id
+from gatestats_runner.case import SANDBOX_PATH, Case
+from gatestats_runner.checks import check_artifact, excerpt
+from gatestats_runner.sandbox import Capabilities, Execution, execute
+from gatestats_runner.workspace import WorkspaceError, create_workspace, open_in_workspace, remove_in_workspace
+
+__all__ = ["InfraError", "TrialResult", "TrialSpec", "infra_result", "run_trial"]
+
+_HOST_PATH_DIRS = tuple(SANDBOX_PATH.split(":"))
+
+
+class InfraError(Exception):
+    """The environment, not the candidate, failed: the trial is recorded as ``infra_error``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrialSpec:
+    """Everything one trial needs; picklable, so an executor may run it on another process or node."""
+
+    case: Case
+    candidate_layer: Path | None
+    candidate_digest: str
+    trial: int
+    attempt: int
+    run_set_id: str
+    record_base: dict[str, Any]
+    evidence_dir: Path
+    evidence_rel: str
+    scratch: Path
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return self.case.case_id, self.trial, self.attempt
+
+
+@dataclass(slots=True, kw_only=True)
+class TrialResult:
+    """The record (not yet checksummed) and, for remote executors, the evidence files' bytes."""
+
+    record: dict[str, Any]
+    files: dict[str, bytes] | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+def _program_problem(case: Case) -> str | None:
+    """Why the contract's command cannot run (checked on the host before the sandbox starts).
+
+    The program must exist (on the sandbox PATH, under /usr, or in the verifier), and so must every
+    ``/verifier/...`` file the command names: a missing one is an absent verifier, not the candidate's.
+    """
+    for arg in case.contract.command:
+        if arg.startswith("/verifier/") and not (case.verifier / arg.removeprefix("/verifier/")).is_file():
+            return f"verifier absent: {arg} is not in {case.verifier}"
+    program = case.contract.command[0]
+    if program.startswith("/verifier/"):
+        return None
+    if "/" in program:
+        return None if os.path.exists(program) else f"verifier absent: {program} does not exist on this machine"
+    if not any(os.access(os.path.join(d, program), os.X_OK) for d in _HOST_PATH_DIRS):
+        return f"verifier absent: {program!r} is not on the sandbox PATH ({SANDBOX_PATH})"
+    return None
+
+
+def _sandbox_env(spec: TrialSpec) -> dict[str, str]:
+    env = {
+        "PATH": SANDBOX_PATH,
+        "HOME": "/workspace",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "GATESTATS_WORKSPACE": "/workspace",
+        "GATESTATS_VERIFIER": "/verifier",
+        "GATESTATS_CASE_ID": spec.case.case_id,
+        "GATESTATS_TRIAL": str(spec.trial),
+    }
+    env.update(dict(spec.case.contract.env))
+    return env
+
+
+def _signal_bound(execution: Execution, spec: TrialSpec, *, disk_capped: bool) -> tuple[str | None, dict[str, Any]]:
+    """A bound the kernel enforced by a signal to the main process, confirmed by the accounting.
+
+    A candidate can kill itself with SIGXCPU or SIGXFSZ (or exit 152/153) to pass a failure off as
+    a bound: SIGXCPU counts only when the CPU accounting reached the rlimit, and SIGXFSZ only when
+    no size-limited tmpfs caps the disk (otherwise the tmpfs fills, or the output watch fires,
+    long before a file reaches RLIMIT_FSIZE).
+    """
+    code = execution.exit_code
+    if code is None or code <= 128:
+        return None, {}
+    try:
+        sig = signal.Signals(code - 128)
+    except ValueError:
+        return None, {}
+    limits = spec.case.contract.limits
+    cpu = execution.cpu_seconds
+    if cpu is None:
+        cpu = execution.evidence.get("rusage_cpu_seconds")
+    if sig == signal.SIGXCPU and (cpu is None or cpu >= 0.9 * max(1.0, int(limits.cpu_s + 0.999))):
+        return "cpu", {"signal": sig.name, "cpu_seconds": cpu}
+    if sig == signal.SIGXFSZ and not disk_capped:
+        return "disk", {"signal": sig.name}
+    return None, {}
+
+
+def _collect_artifacts(
+    spec: TrialSpec, root: Path
+) -> tuple[list[dict[str, Any]], list[str], str | None, list[str], list[Path]]:
+    """Copy declared artifacts out of the workspace.
+
+    Returns (record entries, missing or empty paths, first failed check, messages, JUnit copies).
+    """
+    entries: list[dict[str, Any]] = []
+    missing: list[str] = []
+    failed: str | None = None
+    messages: list[str] = []  # "ok   ..." or "FAIL ..."
+    junit: list[Path] = []
+    for rule in spec.case.contract.artifacts:
+        fd = open_in_workspace(root, rule.path)
+        if fd is None:
+            missing.append(rule.path)
+            messages.append(f"FAIL {rule.path}: missing (or not a regular file)")
+            failed = failed or "artifact_missing"
+            continue
+        dest = spec.evidence_dir / "artifacts" / rule.path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(fd, "rb") as src, open(dest, "wb") as out:
+            shutil.copyfileobj(src, out, 1 << 20)
+        size = dest.stat().st_size
+        entries.append(
+            {"path": f"{spec.evidence_rel}/artifacts/{rule.path}", "digest": digest_file(dest), "bytes": size}
+        )
+        if size == 0:
+            missing.append(rule.path)
+            messages.append(f"FAIL {rule.path}: empty")
+            failed = failed or "artifact_empty"
+            continue
+        if rule.check == "junit":
+            junit.append(dest)
+        result = check_artifact(dest, rule)
+        messages.append(("ok   " if result.ok else "FAIL ") + result.message)
+        if not result.ok:
+            failed = failed or f"artifact_{rule.check}"
+    return entries, missing, failed, messages, junit
+
+
+def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
+    """Run one trial attempt and return its record; the environment's failures become ``infra_error``."""
+    started_at = now_rfc3339()
+    if spec.evidence_dir.exists():
+        shutil.rmtree(spec.evidence_dir)
+    spec.evidence_dir.mkdir(parents=True)
+    stdout, stderr = spec.evidence_dir / "stdout", spec.evidence_dir / "stderr"
+    status = spec.evidence_dir / ".status"
+    case, contract = spec.case, spec.case.contract
+    evidence: dict[str, Any] = {"command": list(contract.command), "checks": []}
+    outcome, bound, failed_check, exit_code = "infra_error", None, None, None
+    missing: list[str] | None = None
+    artifacts: list[dict[str, Any]] | None = None
+    machine_seconds: float | None = None
+    junit: list[Path] = []
+    headline = ""
+    problem = case.problems[0] if case.problems else _program_problem(case)
+    workspace = None
+    try:
+        if problem is not None:
+            raise InfraError(problem)
+        name = f"{short_id(spec.run_set_id)}-{case.case_id[:40]}-t{spec.trial}-a{spec.attempt}"
+        workspace = create_workspace(
+            spec.scratch / name,
+            [p for p in (spec.candidate_layer, case.snapshot) if p is not None],
+            disk_bytes=contract.limits.disk_bytes,
+            inodes=max(16384, contract.limits.disk_bytes // 2048),
+            prefer=caps.workspace_mode,
+        )
+        evidence["workspace_mode"] = workspace.mode
+        for rule in contract.artifacts:  # every artifact must be produced by this trial
+            remove_in_workspace(workspace.root, rule.path)
+        execution = execute(
+            caps,
+            command=contract.command,
+            env=_sandbox_env(spec),
+            workspace=workspace,
+            verifier=case.verifier,
+            limits=contract.limits,
+            stdout_path=stdout,
+            stderr_path=stderr,
+            status_path=status,
+            cgroup_name=f"gatestats-{short_id(spec.run_set_id)}-{os.getpid()}-{time.monotonic_ns()}",
+        )
+        evidence["execution"] = execution.evidence | {
+            "wall_seconds": round(execution.wall_seconds, 6),
+            "started": execution.started,
+            "leftover_processes": execution.leftover_processes,
+        }
+        machine_seconds = execution.cpu_seconds
+        if machine_seconds is None:
+            machine_seconds = execution.evidence.get("rusage_cpu_seconds")
+        exit_code = execution.exit_code
+        bound = execution.killed_by
+        if bound is None:
+            bound, extra = _signal_bound(execution, spec, disk_capped=workspace.disk_capped)
+            evidence["execution"].update(extra)
+        if execution.start_error is not None:
+            raise InfraError(execution.start_error)
+        if execution.aborted:
+            raise InfraError("aborted: the run set was interrupted (this attempt is discarded, not recorded)")
+        if not workspace.intact():
+            raise InfraError("workspace lost: the trial's workspace disappeared while the command ran")
+        if bound is not None:
+            outcome = "resource_killed"
+            headline = f"resource_killed: the {bound} bound fired"
+        elif not execution.started:
+            raise InfraError("sandbox failed to start: the command was never executed")
+        else:
+            artifacts, missing, failed_check, messages, junit = _collect_artifacts(spec, workspace.root)
+            evidence["checks"] = messages
+            if exit_code != contract.expected_exit:
+                failed_check = "exit_status"
+                headline = f"exit_status: expected {contract.expected_exit} (got {exit_code})"
+            elif failed_check is not None:
+                headline = f"{failed_check}: " + "; ".join(m[5:] for m in messages if m.startswith("FAIL "))
+            outcome = "failed" if failed_check else "passed"
+    except (InfraError, WorkspaceError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        outcome, bound, failed_check, artifacts, missing = "infra_error", None, None, None, None
+        headline = f"infra_error: {reason}"
+        evidence["infra_error"] = reason
+    finally:
+        if workspace is not None:
+            workspace.dispose()
+        with contextlib.suppress(OSError):
+            status.unlink()
+    return _finish(
+        spec,
+        source=f"gatestats-runner {__version__} ({caps.isolation}, {caps.workspace_mode})",
+        started_at=started_at,
+        outcome=outcome,
+        bound=bound,
+        exit_code=None if outcome == "infra_error" else exit_code,
+        failed_check=failed_check,
+        missing=missing,
+        artifacts=artifacts,
+        machine_seconds=machine_seconds,
+        evidence=evidence,
+        headline=headline,
+        junit=junit,
+    )
+
+
+def infra_result(spec: TrialSpec, reason: str, *, source: str, started_at: str | None = None) -> TrialResult:
+    """An ``infra_error`` record for an attempt the executor lost (a Ray worker or node died)."""
+    if spec.evidence_dir.exists():
+        shutil.rmtree(spec.evidence_dir)
+    spec.evidence_dir.mkdir(parents=True)
+    return _finish(
+        spec,
+        source=source,
+        started_at=started_at or now_rfc3339(),
+        outcome="infra_error",
+        bound=None,
+        exit_code=None,
+        failed_check=None,
+        missing=None,
+        artifacts=None,
+        machine_seconds=None,
+        evidence={"command": list(spec.case.contract.command), "checks": [], "infra_error": reason},
+        headline=f"infra_error: {reason}",
+        junit=[],
+    )
+
+
+def _finish(
+    spec: TrialSpec,
+    *,
+    source: str,
+    started_at: str,
+    outcome: str,
+    bound: str | None,
+    exit_code: int | None,
+    failed_check: str | None,
+    missing: list[str] | None,
+    artifacts: list[dict[str, Any]] | None,
+    machine_seconds: float | None,
+    evidence: dict[str, Any],
+    headline: str,
+    junit: list[Path],
+) -> TrialResult:
+    """Write the evidence (empty stdout/stderr if none, evidence.json) and build the record."""
+    case = spec.case
+    stdout, stderr = spec.evidence_dir / "stdout", spec.evidence_dir / "stderr"
+    for path in (stdout, stderr):
+        if not path.exists():
+            path.touch()
+    if outcome != "passed":
+        evidence["excerpt"] = excerpt(headline=headline, stderr=stderr, stdout=stdout, junit=junit)
+    record: dict[str, Any] = {
+        "schema_version": 1,
+        "record_id": f"{spec.run_set_id}/{case.case_id}/{spec.trial}/{spec.attempt}",
+        "run_set_id": spec.run_set_id,
+        **spec.record_base,
+        "case_id": case.case_id,
+        "case_version": case.version,
+        "case_group": case.case_group,
+        "trial": spec.trial,
+        "attempt": spec.attempt,
+        "candidate_digest": spec.candidate_digest,
+        "outcome": outcome,
+        "bound": bound,
+        "exit_code": exit_code,
+        "failed_check": failed_check,
+        "missing_artifacts": missing,
+        "slices": list(case.slices) if case.slices is not None else None,
+        "severity": case.severity,
+        "split": case.split,
+        "machine_seconds": None if machine_seconds is None else round(float(machine_seconds), 6),
+        "started_at": started_at,
+        "ended_at": now_rfc3339(),
+        "stdout_path": f"{spec.evidence_rel}/stdout",
+        "stdout_digest": digest_file(stdout),
+        "stderr_path": f"{spec.evidence_rel}/stderr",
+        "stderr_digest": digest_file(stderr),
+        "artifacts": artifacts,
+        "source": source,
+    }
+    evidence = {"record_id": record["record_id"], "outcome": outcome, "bound": bound, **evidence}
+    (spec.evidence_dir / "evidence.json").write_text(
+        json.dumps(evidence, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+    )
+    return TrialResult(record=record, evidence=evidence)

@@ -1,0 +1,119 @@
+"""``gatestats run``: cases x trials of a candidate in the sandbox runner, into an immutable run set.
+
+A thin wrapper: the work is done by the standard-library runner (:mod:`gatestats_runner`); this
+module adds the options and a progress bar. Exit codes: 0 the run set is complete; 1 invalid
+input (cases, candidate, a run set that does not match, damaged records, isolation that was
+required but is missing, Ray not installed); 3 the run set is incomplete (interrupted).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from gatestats.cli._common import fail
+from gatestats_runner.__main__ import make_executor
+from gatestats_runner.case import CaseError
+from gatestats_runner.runset import Progress as TrialProgress
+from gatestats_runner.runset import RunSetOptions, run_run_set
+from gatestats_runner.sandbox import SandboxError
+from gatestats_runner.store import RunSetError
+
+__all__ = ["EXIT_INCOMPLETE", "run_command"]
+
+EXIT_INCOMPLETE = 3
+
+
+def run_command(
+    cases: Annotated[Path, typer.Argument(help="Cases directory: one subdirectory with case.json per case.")],
+    candidate: Annotated[
+        Path, typer.Option("--candidate", help="Candidate directory: CASE_ID/ holds the files laid over that case.")
+    ],
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per case (k).")],
+    out: Annotated[Path, typer.Option("--out", help="Run set directory (new; or existing with --resume).")],
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Parallel trials (default: cores).")] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue a crashed run set: run only missing trials.")
+    ] = False,
+    system: Annotated[str, typer.Option("--system", help="Label of the evaluated system.")] = "candidate",
+    model_id: Annotated[str | None, typer.Option("--model-id", help="System part: model id.")] = None,
+    prompt_version: Annotated[str | None, typer.Option("--prompt-version", help="System part.")] = None,
+    tools_digest: Annotated[str | None, typer.Option("--tools-digest", help="System part.")] = None,
+    orchestration_version: Annotated[str | None, typer.Option("--orchestration-version", help="System part.")] = None,
+    infra_retries: Annotated[int, typer.Option("--infra-retries", min=0, help="Retries of an infra_error.")] = 2,
+    isolation: Annotated[str, typer.Option("--isolation", help="auto | bwrap | none.")] = "auto",
+    require_enforced: Annotated[
+        str, typer.Option("--require-enforced", help="Comma-separated bounds that must be enforced, e.g. memory,disk.")
+    ] = "",
+    policy_digest: Annotated[
+        str | None, typer.Option("--policy-digest", help="Digest of the gate policy registered before the run.")
+    ] = None,
+    executor: Annotated[str, typer.Option("--executor", help="local | ray.")] = "local",
+    address: Annotated[str | None, typer.Option("--address", help="Ray cluster address (--executor ray).")] = None,
+) -> None:
+    """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes."""
+    if isolation not in {"auto", "bwrap", "none"}:
+        raise fail(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+    parts = {
+        "model_id": model_id,
+        "prompt_version": prompt_version,
+        "tools_digest": tools_digest,
+        "orchestration_version": orchestration_version,
+    }
+    options = RunSetOptions(
+        cases=cases,
+        candidate=candidate,
+        out=out,
+        trials=trials,
+        resume=resume,
+        system=system,
+        system_parts={k: v for k, v in parts.items() if v is not None},
+        infra_retries=infra_retries,
+        isolation=isolation,  # type: ignore[arg-type]
+        require_enforced=tuple(x.strip() for x in require_enforced.split(",") if x.strip()),
+        policy_digest=policy_digest,
+    )
+    console = Console(stderr=True, soft_wrap=True)
+    try:
+        runner = make_executor(executor, workers=workers, address=address)
+        with (
+            Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[counts]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=False,
+            ) as bar,
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            warnings.simplefilter("always")
+            task = bar.add_task("trials", total=None, counts="")
+
+            def report(p: TrialProgress) -> None:
+                counts = " ".join(f"{k}={v}" for k, v in sorted(p.counts.items()))
+                bar.update(task, total=p.total, completed=p.done, counts=counts)
+
+            summary = run_run_set(options, executor=runner, progress=report)
+        for warning in caught:
+            console.print(f"warning: {warning.message}", highlight=False)
+    except (CaseError, RunSetError, SandboxError, ValueError, ImportError, OSError) as exc:
+        raise fail(str(exc)) from None
+    for name, why in (summary.isolation.get("not_enforced") or {}).items():
+        console.print(f"warning: bound '{name}' not enforced: {why}", highlight=False)
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "no trials"
+    state = "complete" if summary.complete else "INCOMPLETE"
+    Console(soft_wrap=True).print(
+        f"{summary.out}: {state} — {summary.total_trials} trials ({counts}); "
+        f"{summary.attempts_run} attempts run now; run set {summary.run_set_id}",
+        highlight=False,
+    )
+    if not summary.complete:
+        raise typer.Exit(EXIT_INCOMPLETE)

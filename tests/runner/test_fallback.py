@@ -1,0 +1,104 @@
+"""Degraded machines: the runner runs with what it has and never claims a bound it could not enforce."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gatestats_runner.cgroups import CgroupSupport
+from gatestats_runner.runset import RunSetOptions, run_run_set
+from gatestats_runner.sandbox import Capabilities, detect_capabilities
+from gatestats_runner.store import RECORDS, RunSetError, read_manifest, read_records
+from gatestats_runner.workspace import sweep_mounts
+from tests.runner.conftest import Trial, needs_sandbox, processes_with, write_case
+
+pytestmark = needs_sandbox
+
+
+def test_without_bubblewrap_the_manifest_says_what_is_not_enforced(tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "c0", script="import os; print(os.getcwd())\n")
+    (tmp_path / "candidate").mkdir()
+    summary = run_run_set(
+        RunSetOptions(
+            cases=tmp_path / "cases",
+            candidate=tmp_path / "candidate",
+            out=tmp_path / "rs",
+            trials=1,
+            isolation="none",
+            workspace="dir-copy",
+        )
+    )
+    assert summary.complete
+    isolation = read_manifest(tmp_path / "rs")["sessions"][0]["isolation"]
+    assert set(isolation["not_enforced"]) == {"network", "filesystem", "disk"}
+    assert "memory" in isolation["enforced"]
+    [record] = read_records(tmp_path / "rs" / RECORDS).records
+    assert record["outcome"] == "passed"
+    assert record["source"].endswith("(none, dir-copy)")
+
+
+def test_a_required_bound_that_cannot_be_enforced_stops_the_run(tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "c0")
+    (tmp_path / "candidate").mkdir()
+    options = RunSetOptions(
+        cases=tmp_path / "cases",
+        candidate=tmp_path / "candidate",
+        out=tmp_path / "rs",
+        trials=1,
+        isolation="none",
+        require_enforced=("memory", "network"),
+    )
+    with pytest.raises(
+        RunSetError,
+        match=r"required bounds cannot be enforced on this machine: network: no bubblewrap: the command runs on the host",
+    ):
+        run_run_set(options)
+    assert not (tmp_path / "rs").exists()
+
+
+def test_without_cgroups_cpu_memory_and_processes_are_reported_missing() -> None:
+    caps = dataclasses.replace(detect_capabilities(), cgroups=CgroupSupport())
+    missing = caps.enforcement()["not_enforced"]
+    assert set(missing) == {"cpu", "memory", "processes"}
+    assert missing["cpu"] == "no cgroup CPU accounting: RLIMIT_CPU bounds each process, not the whole tree"
+
+
+def test_without_bubblewrap_the_wall_clock_still_kills_the_whole_tree(
+    run_case: Callable[..., Trial], caps: Capabilities, marker: str
+) -> None:
+    plain = dataclasses.replace(caps, isolation="none", bwrap=None)
+    trial = run_case(
+        f"""
+        import os, time  # {marker}
+        if os.fork() == 0:
+            os.setsid()  # escapes the process group, not the cgroup
+        time.sleep(60)
+        """,
+        limits={"wall_clock_s": 1},
+        capabilities=plain,
+    )
+    assert (trial.record["outcome"], trial.record["bound"]) == ("resource_killed", "wall_clock")
+
+
+def test_a_workspace_lost_mid_trial_is_an_infra_error(
+    run_case: Callable[..., Trial], tmp_path: Path, marker: str
+) -> None:
+    result: list[Trial] = []
+    worker = threading.Thread(
+        target=lambda: result.append(run_case(f"import time; time.sleep(1.5)  # {marker}\n")),
+    )
+    worker.start()
+    scratch = tmp_path / "scratch"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not processes_with(marker):
+        time.sleep(0.02)
+    assert sweep_mounts(scratch) >= 1  # someone unmounts the workspace under the running trial
+    worker.join()
+    [trial] = result
+    assert trial.record["outcome"] == "infra_error"
+    assert trial.evidence["infra_error"] == "workspace lost: the trial's workspace disappeared while the command ran"
