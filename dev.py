@@ -72,7 +72,7 @@ def demo() -> None:
             "-o",
             records,
         )
-        _run(gatestats, "analyze", records, "--k", "1,2,3,4", "--seed", "20240617")
+        _run(gatestats, "analyze", records, "--k", "1,2,3,4", "--seed", "0")
 
 
 def system_tools() -> None:

@@ -66,7 +66,9 @@ def test_analyze_json_shape_and_values(tau_records: Path) -> None:
         "41/3",
         50,
     )
-    assert hat2["seed"] == 7
+    assert payload["seed"] == 7
+    # 50 cases: the interval is Wilson's (the bootstrap is offered from 500 cases, docs/coverage.md).
+    assert (hat2["method"], hat2["seed"]) == ("wilson", None)
     five = system["k"]["5"]["pass_at_k"]
     assert five["status"] == "insufficient_evidence"
     assert five["estimate"] is None

@@ -198,19 +198,21 @@ def test_per_case_n_differs_from_tau_bench_global_trial_count_when_a_trial_is_lo
 def test_clt_se_matches_miller_2024_eq_1_hand_computed(
     as_frame: AsFrame,
 ) -> None:
-    # 60 cases x 2 trials: 20 pass both, 20 pass one, 20 pass none.
-    # pass@1 case values 1, 1/2, 0 (20 each): mean 1/2, Σ(s - s̄)² = 20/4 + 0 + 20/4 = 10,
-    #   SE² = Σ(s - s̄)² / (N (N - 1)) = 10 / (60 * 59) = 1/354.
-    # pass^2 case values 1 (20), 0 (40): mean 1/3, Σ(s - s̄)² = 20*4/9 + 40/9 = 40/3,
-    #   SE² = (40/3) / 3540 = 2/531.
+    # 2040 cases x 2 trials (the CLT interval is offered from 2000 cases): 680 pass both, 680 pass
+    # one, 680 pass none.
+    # pass@1 case values 1, 1/2, 0 (680 each): mean 1/2, Σ(s - s̄)² = 680/4 + 0 + 680/4 = 340,
+    #   SE² = Σ(s - s̄)² / (N (N - 1)) = 340 / (2040 * 2039).
+    # pass^2 case values 1 (680), 0 (1360): mean 1/3, Σ(s - s̄)² = 680*4/9 + 1360/9 = 1360/3,
+    #   SE² = (1360/3) / (2040 * 2039).
+    n_cases = 2040
     rows: list[dict[str, Any]] = []
-    for i in range(60):
+    for i in range(n_cases):
         outcomes = [["passed", "passed"], ["passed", "failed"], ["failed", "failed"]][i % 3]
-        rows += trials(f"case-{i:02d}", outcomes)
+        rows += trials(f"case-{i:04d}", outcomes)
     system = analyze(as_frame(records(rows)), ks=[1, 2], method="clt").system("s")
     for metric, k, mean, se2 in (
-        ("pass_at_k", 1, Fraction(1, 2), Fraction(1, 354)),
-        ("pass_hat_k", 2, Fraction(1, 3), Fraction(2, 531)),
+        ("pass_at_k", 1, Fraction(1, 2), Fraction(340, n_cases * (n_cases - 1))),
+        ("pass_hat_k", 2, Fraction(1, 3), Fraction(1360, 3 * n_cases * (n_cases - 1))),
     ):
         estimate = system.get(metric, k)  # type: ignore[arg-type]
         assert estimate.status == "ok"
@@ -224,20 +226,21 @@ def test_clt_se_matches_miller_2024_eq_1_hand_computed(
 def test_clustered_se_matches_miller_2024_eq_4_hand_computed(
     as_frame: AsFrame,
 ) -> None:
-    # 100 one-trial cases in 50 groups of two identical cases (25 groups pass, 25 fail).
-    # s̄ = 1/2, every deviation ±1/2. Eq. 1: SE² = 100 * 1/4 / (100 * 99) = 1/396.
-    # Eq. 4 adds (1/N²) Σ_g Σ_{i≠j∈g} d_i d_j = (50 * 2 * 1/4) / 100² = 1/400.
+    # 4000 one-trial cases in 2000 groups of two identical cases (1000 groups pass, 1000 fail; the
+    # CLT interval is offered from 2000 units). s̄ = 1/2, every deviation ±1/2.
+    # Eq. 1: SE² = 4000 * 1/4 / (4000 * 3999) = 1/15996.
+    # Eq. 4 adds (1/N²) Σ_g Σ_{i≠j∈g} d_i d_j = (2000 * 2 * 1/4) / 4000² = 1/16000.
     rows: list[dict[str, Any]] = []
-    for g in range(50):
-        outcome = "passed" if g < 25 else "failed"
+    for g in range(2000):
+        outcome = "passed" if g < 1000 else "failed"
         for member in range(2):
-            rows += trials(f"g{g:02d}-{member}", [outcome], case_group=f"g{g:02d}")
+            rows += trials(f"g{g:04d}-{member}", [outcome], case_group=f"g{g:04d}")
     system = analyze(as_frame(records(rows)), ks=1, method="clt").system("s")
     assert system.clustered is True
     estimate = system.get("pass_hat_k", 1)
     assert estimate.status == "ok"
-    assert estimate.se == pytest.approx(sqrt(1 / 396 + 1 / 400), rel=1e-12)
-    assert estimate.ci_low == pytest.approx(0.5 - Z_975 * sqrt(1 / 396 + 1 / 400), rel=1e-9)
+    assert estimate.se == pytest.approx(sqrt(1 / 15996 + 1 / 16000), rel=1e-12)
+    assert estimate.ci_low == pytest.approx(0.5 - Z_975 * sqrt(1 / 15996 + 1 / 16000), rel=1e-9)
 
 
 def test_confidence_interval_method_reproduces_the_stored_interval(
@@ -249,7 +252,7 @@ def test_confidence_interval_method_reproduces_the_stored_interval(
         estimate.ci_low,
         estimate.ci_high,
         estimate.method,
-        11,
+        estimate.seed,
     )
     wider = estimate.confidence_interval(0.99)
     assert wider.ci_low is not None

@@ -1,55 +1,82 @@
 r"""Confidence intervals for a mean over cases, with the case (or case group) as the unit.
 
-Repeated trials of one case are not new cases: every method here works on the case-level
-estimates :math:`s_1, \dots, s_N` (per-case pass@k or pass^k, each in [0, 1]) and, when cases
-carry a group, on sums over groups.
+Repeated trials of one case are not new cases: every method works on the case-level estimates
+:math:`s_1, \dots, s_N` (per-case pass@k or pass^k, each in [0, 1]) and, when cases carry a group,
+on sums over groups. :math:`U` is the number of independent units: cases, or groups.
 
 Methods
 -------
+``wilson``
+    The continuity-corrected Wilson score interval (Newcombe 1998, method 4; R's
+    ``prop.test(x, n)``) at an effective sample size :math:`n^*`, the Wilson analogue of Korn &
+    Graubard's (1998) interval for survey proportions:
+
+    .. math::
+
+        \mathrm{deff} = \frac{\mathrm{SE}^2}{\bar s (1 - \bar s) / (N - 1)}, \quad
+        n_\text{eff} = \begin{cases} N / \mathrm{deff} & U \ge U_d \\
+                                     \min(N / \mathrm{deff},\ U_w) & U < U_d \end{cases}, \quad
+        n^* = \min(n_\text{eff}, n_\text{max}) \left(\frac{z_{1-\alpha/2}}{t_{U-1,\,1-\alpha/2}}\right)^2
+
+    with SE from Miller (2024) eq. 1 (eq. 4 with groups), :math:`n_\text{max}` =
+    ``max_effective_n``, :math:`U_d` = :data:`DESIGN_EFFECT_FROM_UNITS` and :math:`U_w = (\sum_g
+    m_g)^2 / \sum_g m_g^2` the units weighted by their case counts (:math:`N` without groups). The
+    last factor is Korn & Graubard's degrees-of-freedom adjustment. For 0/1 case values without
+    groups :math:`n_\text{eff} = N`: the continuity-corrected Wilson interval for the proportion
+    of passing cases, at :math:`N (z/t_{N-1})^2`. :math:`U_w` is the Bhatia-Davis bound: a unit
+    mean in [0, 1] has variance at most :math:`\mu(1-\mu)`. An estimated design effect below it
+    (several trials per case, little spread) is trusted only from :math:`U_d` units on: when a few
+    hard (or easy) units carry the spread, smaller samples often miss them and would claim
+    precision the data do not hold. Case values that do not vary give :math:`n^* = \min(U_w,
+    n_\text{max})` (no variance estimated, no df factor): the bound for "0 of U", never a
+    zero-width interval.
+``bootstrap``
+    Nonparametric bootstrap over cases (groups, when cases carry one; each resample then takes the
+    ratio of summed values to summed case counts), bias-corrected and accelerated (BCa; Efron 1987;
+    Efron & Tibshirani 1993, ch. 14): jackknife acceleration over the same units, resamples equal
+    to the estimate counted half below it (case values are discrete). ``n_resamples`` resamples
+    from a seeded ``numpy.random.Generator``, drawn as multinomial counts over the distinct (unit
+    sum, unit size) pairs: the same distribution as drawing units.
 ``clt``
-    :math:`\bar s \pm z_{1-\alpha/2}\,\mathrm{SE}` with the standard error across case-level
-    estimates, :math:`\mathrm{SE}^2 = \frac{1}{N}\cdot\frac{1}{N-1}\sum_i (s_i - \bar s)^2`
-    (Miller 2024, eq. 1), or its cluster-robust form when cases carry a group (eq. 4):
+    :math:`\bar s \pm z_{1-\alpha/2}\,\mathrm{SE}`, SE of Miller (2024) eq. 1, or eq. 4 with groups:
     :math:`\mathrm{SE}^2_{cl} = \mathrm{SE}^2 + \frac{1}{N^2}\sum_g \sum_{i \ne j \in g}
     (s_i - \bar s)(s_j - \bar s)`.
-``bootstrap``
-    Nonparametric bootstrap over cases (over groups when cases carry one), percentile
-    interval, ``n_resamples`` resamples from a seeded ``numpy.random.Generator``. With groups,
-    each resample draws groups with replacement and takes the ratio of summed case values to
-    summed case counts.
-``wilson``
-    The Wilson score interval with an effective number of cases,
-    :math:`n_\text{eff} = \bar s (1 - \bar s) / \mathrm{SE}^2` (Kish's design effect; Korn &
-    Graubard 1998), capped at ``max_effective_n``. When every case is 0/1 and there are no
-    groups, :math:`n_\text{eff} = N` and this is exactly Wilson's interval for the proportion
-    of cases. When all case values are 0 (or all 1) there is no variance to estimate:
-    :math:`n_\text{eff}` is the number of independent units (cases, or groups), which gives the
-    Wilson bound for "0 of N" rather than a zero-width interval.
 ``auto`` (default)
-    ``wilson`` below :data:`MIN_CASES_BOOTSTRAP` cases, ``bootstrap`` below
-    :data:`CLT_FROM_CASES`, ``clt`` from there on; ``wilson`` whenever all case values are
-    equal (the other two would return a zero-width interval). The thresholds come from the
-    coverage simulation recorded in ``docs/coverage.md``.
+    ``wilson`` below :data:`CLT_FROM_CASES` units or when all case values are equal, else ``clt``.
 
-A method is *not offered* where the coverage simulation showed it below 93% at nominal 95%: such
-a request returns ``status="insufficient_evidence"`` with the reason, as does any sample with
-fewer than two independent units. No method ever returns a zero-width interval.
+Every threshold comes from the coverage simulation in ``docs/coverage.md``
+(``benchmarks/coverage_simulation.py``: nominal 95%, 10 to 1000 cases and 2000 to 10000 for the
+CLT, true values 0.02 to 0.98, pass^k and pass@k, homogeneous, heterogeneous and clustered cases).
+A method is *not offered* where it fell under 93% there: ``bootstrap`` below
+:data:`MIN_CASES_BOOTSTRAP` units, ``clt`` below :data:`MIN_CASES_CLT` (skewed case values need
+that many units before an interval built on their observed spread covers). Such a request returns
+``status="insufficient_evidence"`` with the reason, as do fewer than two units and a ``bootstrap``
+or ``clt`` request on values that do not vary. ``wilson`` and ``auto`` are offered from two units
+and covered at least 93% in every simulated cell. No interval ever has zero width.
 
 References
 ----------
-Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model
-    Evaluations. arXiv:2411.00640, eqs. 1 and 4.
-Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
-    JASA 22(158), 209-212.
+Bhatia, R. & Davis, C. (2000). A better bound on the variance. Amer. Math. Monthly 107(4), 353-357.
+Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall, ch. 14.
+Kish, L. (1965). Survey Sampling. Wiley (design effect, effective sample size).
 Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected
     number of positive counts estimated from survey data. Survey Methodology 24(2), 193-201.
-Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall, ch. 13.
+Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model
+    Evaluations. arXiv:2411.00640, eqs. 1 and 4.
+Newcombe, R. G. (1998). Two-sided confidence intervals for the single proportion: comparison of
+    seven methods. Statistics in Medicine 17(8), 857-872.
+Vollset, S. E. (1993). Confidence intervals for a binomial proportion. Statistics in Medicine
+    12(9), 809-824 (recommends the continuity-corrected score interval).
+Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22(158), 209-212.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +86,7 @@ from gatestats._typing import IntervalMethod, ResolvedIntervalMethod, Status
 
 __all__ = [
     "CLT_FROM_CASES",
+    "DESIGN_EFFECT_FROM_UNITS",
     "MIN_CASES_BOOTSTRAP",
     "MIN_CASES_CLT",
     "CaseMeanInterval",
@@ -67,14 +95,31 @@ __all__ = [
     "wilson_interval",
 ]
 
+# Every threshold below is set from the coverage simulation (docs/coverage.md).
 #: Fewest independent units (cases or groups) for which the bootstrap is offered.
-MIN_CASES_BOOTSTRAP = 30
+MIN_CASES_BOOTSTRAP = 500
 #: Fewest independent units for which the CLT interval is offered.
-MIN_CASES_CLT = 50
-#: From this many units on, ``auto`` uses the CLT interval instead of the bootstrap.
-CLT_FROM_CASES = 200
+MIN_CASES_CLT = 2000
+#: From this many units on, ``auto`` uses the CLT interval instead of Wilson's.
+CLT_FROM_CASES = 5000
+#: From this many units on, the Wilson effective sample size may exceed the (size-weighted) number
+#: of units, i.e. the estimated design effect may narrow the interval; below, it is capped there.
+DESIGN_EFFECT_FROM_UNITS = 200
+#: Fewest independent units for which any interval is computed.
+MIN_UNITS: Final = 2
+
 _METHODS = ("auto", "bootstrap", "clt", "wilson")
-_BOOTSTRAP_BLOCK = 4_000_000  # resample-count cells per block (bounds memory)
+_BOOTSTRAP_BLOCK = 4_000_000  # resample x sample x support cells per block (bounds memory)
+_TIE_TOLERANCE = 1e-12
+
+# Codes of the batch kernel (see _IntervalBatch.code).
+OK: Final = 0
+REFUSED_FEW_UNITS: Final = 1
+REFUSED_NOT_OFFERED: Final = 2
+REFUSED_CONSTANT: Final = 3
+REFUSED_DEGENERATE: Final = 4
+
+_RESOLVED: Final[tuple[ResolvedIntervalMethod, ...]] = ("wilson", "bootstrap", "clt")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,7 +128,9 @@ class CaseMeanInterval:
 
     ``estimate`` is the mean of the case-level values (always defined when ``n_cases >= 1``);
     ``ci_low``/``ci_high``/``se`` are ``None`` when ``status == "insufficient_evidence"``, with
-    ``reason`` saying why.
+    ``reason`` saying why. ``effective_n`` is the :math:`n^*` the Wilson interval was evaluated at
+    (after the cap and the degrees-of-freedom factor); ``n_resamples`` and ``seed`` are those of
+    the bootstrap.
     """
 
     estimate: float | None
@@ -103,7 +150,45 @@ class CaseMeanInterval:
     seed: int | None = None
 
 
-def wilson_interval(p_hat: float, n: float, *, confidence_level: float = 0.95) -> tuple[float, float]:
+def _z(confidence_level: float) -> float:
+    return float(stats.norm.ppf(0.5 + confidence_level / 2))
+
+
+def _wilson_bounds(
+    p_hat: npt.NDArray[np.float64],
+    n: npt.NDArray[np.float64],
+    z: float,
+    *,
+    continuity_correction: bool,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Vectorised Wilson bounds; with the correction, the limits of Newcombe's method 4.
+
+    Newcombe's closed form equals the Wilson lower (upper) root evaluated at
+    :math:`\\hat p - 1/(2n)` (:math:`\\hat p + 1/(2n)`), 0 (1) when that shifted value leaves
+    (0, 1): this is how R's ``prop.test`` computes it.
+    """
+    shift = 0.5 / n if continuity_correction else np.zeros_like(n)
+    z2n = z * z / n
+
+    def root(p: npt.NDArray[np.float64], sign: float) -> npt.NDArray[np.float64]:
+        q = np.clip(p, 0.0, 1.0)
+        center = (q + z2n / 2) / (1 + z2n)
+        half = z / (1 + z2n) * np.sqrt(q * (1 - q) / n + z2n / (4 * n))
+        return center + sign * half
+
+    p_low, p_high = p_hat - shift, p_hat + shift
+    low = np.where(p_low <= 0.0, 0.0, np.maximum(root(p_low, -1.0), 0.0))
+    high = np.where(p_high >= 1.0, 1.0, np.minimum(root(p_high, 1.0), 1.0))
+    return low, high
+
+
+def wilson_interval(
+    p_hat: float,
+    n: float,
+    *,
+    confidence_level: float = 0.95,
+    continuity_correction: bool = False,
+) -> tuple[float, float]:
     """Wilson score interval for a proportion ``p_hat`` observed on ``n`` (possibly effective) trials.
 
     .. math::
@@ -111,78 +196,301 @@ def wilson_interval(p_hat: float, n: float, *, confidence_level: float = 0.95) -
         \\frac{\\hat p + \\frac{z^2}{2n} \\pm z\\sqrt{\\frac{\\hat p(1-\\hat p)}{n} + \\frac{z^2}{4n^2}}}
         {1 + \\frac{z^2}{n}}
 
+    With ``continuity_correction=True`` the lower (upper) limit is this lower (upper) root at
+    :math:`\\hat p - 1/(2n)` (:math:`\\hat p + 1/(2n)`), and 0 (1) when that leaves (0, 1):
+    Newcombe's (1998) method 4, the interval of R's ``prop.test(x, n)``.
+
+    Parameters
+    ----------
+    p_hat
+        Observed proportion, in [0, 1].
+    n
+        Number of (effective) trials, positive; need not be an integer.
+    confidence_level
+        In (0, 1).
+    continuity_correction
+        Apply Yates' continuity correction (Newcombe 1998, method 4).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``.
+
+    References
+    ----------
+    Wilson, E. B. (1927). JASA 22(158), 209-212.
+    Newcombe, R. G. (1998). Statistics in Medicine 17(8), 857-872, methods 3 and 4.
+
+    Examples
+    --------
     >>> [round(x, 4) for x in wilson_interval(0.42, 50)]
-    [0.2937, 0.5579]
+    [0.2938, 0.5577]
+    >>> [round(x, 4) for x in wilson_interval(15 / 148, 148, continuity_correction=True)]
+    [0.0598, 0.1644]
     """
     if not 0.0 <= p_hat <= 1.0:
         msg = f"p_hat must lie in [0, 1] (got {p_hat})"
         raise ValueError(msg)
-    if not n > 0:
-        msg = f"n must be positive (got {n})"
+    if not 0 < n < math.inf:
+        msg = f"n must be positive and finite (got {n})"
         raise ValueError(msg)
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    z2n = z * z / n
-    center = (p_hat + z2n / 2) / (1 + z2n)
-    half = z / (1 + z2n) * math.sqrt(p_hat * (1 - p_hat) / n + z2n / (4 * n))
-    return max(0.0, center - half), min(1.0, center + half)
+    if not 0 < confidence_level < 1:
+        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
+        raise ValueError(msg)
+    low, high = _wilson_bounds(
+        np.array([p_hat], dtype=np.float64),
+        np.array([n], dtype=np.float64),
+        _z(confidence_level),
+        continuity_correction=continuity_correction,
+    )
+    return float(low[0]), float(high[0])
 
 
-def clustered_standard_error(
-    values: npt.ArrayLike, groups: npt.ArrayLike | None = None
-) -> float:
+def clustered_standard_error(values: npt.ArrayLike, groups: npt.ArrayLike | None = None) -> float:
     """Standard error of the mean over cases: Miller (2024) eq. 1, or eq. 4 with ``groups``.
+
+    .. math::
+
+        \\mathrm{SE}^2 = \\frac{1}{N(N-1)}\\sum_i (s_i - \\bar s)^2 + \\frac{1}{N^2}
+        \\sum_g \\sum_{i \\ne j \\in g} (s_i - \\bar s)(s_j - \\bar s)
+
+    (the second term only with ``groups``).
 
     >>> round(clustered_standard_error([0, 1, 1, 0]), 6)
     0.288675
     >>> round(clustered_standard_error([0, 1, 1, 0], ["a", "a", "b", "b"]), 6)
-    0.288675
+    0.144338
     """
     s = np.asarray(values, dtype=np.float64)
     n = s.size
     if n < 2:
         msg = f"a standard error needs at least 2 cases (got {n})"
         raise ValueError(msg)
-    d = s - s.mean()
-    var_clt = float(d @ d) / (n - 1) / n
-    if groups is None:
-        return math.sqrt(var_clt)
-    _, inverse = np.unique(np.asarray(groups), return_inverse=True)
-    group_sums = np.bincount(inverse, weights=d)
-    cross = float(group_sums @ group_sums - d @ d) / (n * n)
-    return math.sqrt(max(var_clt + cross, 0.0))
+    inverse = None if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    return float(_standard_errors(s[None, :], inverse)[0])
 
 
-def _insufficient(reason: str, **common: object) -> CaseMeanInterval:
-    return CaseMeanInterval(
-        ci_low=None, ci_high=None, se=None, status="insufficient_evidence", reason=reason, method=None, **common  # type: ignore[arg-type]
-    )
+def _standard_errors(values: npt.NDArray[np.float64], inverse: npt.NDArray[np.intp] | None) -> npt.NDArray[np.float64]:
+    """Row-wise Miller (2024) eq. 1 / eq. 4 standard errors of a (samples, cases) array."""
+    n = values.shape[1]
+    d = values - values.mean(axis=1, keepdims=True)
+    ss = np.einsum("ij,ij->i", d, d)
+    var = ss / (n - 1) / n
+    if inverse is not None:
+        group_sums = _unit_sums(d, inverse)
+        var = var + (np.einsum("ij,ij->i", group_sums, group_sums) - ss) / (n * n)
+    se: npt.NDArray[np.float64] = np.sqrt(np.maximum(var, 0.0))
+    return se
 
 
-def _bootstrap(
+def _unit_sums(values: npt.NDArray[np.float64], inverse: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    """Row-wise sums of a (samples, cases) array over the groups coded by ``inverse``."""
+    units = int(inverse.max()) + 1
+    rows = values.shape[0]
+    flat = (np.arange(rows)[:, None] * units + inverse[None, :]).ravel()
+    sums = np.bincount(flat, weights=values.ravel(), minlength=rows * units)
+    return np.asarray(sums, dtype=np.float64).reshape(rows, units)
+
+
+def _quantile_columns(sorted_draws: npt.NDArray[np.float64], q: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Column ``j``'s ``q[j]`` quantile of column-sorted draws (numpy's default 'linear' rule)."""
+    b = sorted_draws.shape[0]
+    position = np.clip(q, 0.0, 1.0) * (b - 1)
+    lower = np.floor(position).astype(np.intp)
+    upper = np.minimum(lower + 1, b - 1)
+    frac = position - lower
+    cols = np.arange(sorted_draws.shape[1])
+    quantiles: npt.NDArray[np.float64] = sorted_draws[lower, cols] * (1 - frac) + sorted_draws[upper, cols] * frac
+    return quantiles
+
+
+def _bootstrap_bounds(
+    unit_sums: npt.NDArray[np.float64],
+    unit_sizes: npt.NDArray[np.float64],
+    *,
+    n_resamples: int,
+    rng: np.random.Generator,
+    confidence_level: float,
+    kind: Literal["bca", "percentile"] = "bca",
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """BCa (or percentile) bootstrap bounds and bootstrap SE of the ratio of unit sums to sizes.
+
+    ``unit_sums`` is (samples, units); ``unit_sizes`` is (units,), shared by every sample. Each
+    sample's resamples are multinomial counts over its distinct (sum, size) pairs.
+    """
+    rows, units = unit_sums.shape
+    sizes = np.broadcast_to(unit_sizes, unit_sums.shape)
+    pairs = np.stack([unit_sums.ravel(), sizes.ravel()], axis=1)
+    support, code = np.unique(pairs, axis=0, return_inverse=True)
+    code = code.reshape(rows, units)
+    k = support.shape[0]
+    counts = np.bincount((np.arange(rows)[:, None] * k + code).ravel(), minlength=rows * k).reshape(rows, k)
+    sup_sum, sup_size = support[:, 0], support[:, 1]
+    total_sum = counts @ sup_sum
+    total_size = counts @ sup_size
+    estimate = total_sum / total_size
+
+    # Jackknife over units (Efron & Tibshirani 1993, eq. 14.15), on the support.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        leave_out = (total_sum[:, None] - sup_sum[None, :]) / (total_size[:, None] - sup_size[None, :])
+    leave_out = np.where(counts > 0, leave_out, 0.0)
+    jack_mean = (counts * leave_out).sum(axis=1) / units
+    u = np.where(counts > 0, jack_mean[:, None] - leave_out, 0.0)
+    u2 = (counts * u**2).sum(axis=1)
+    u3 = (counts * u**3).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acceleration = np.where(u2 > 0, u3 / (6 * u2**1.5), 0.0)
+
+    alpha = 1 - confidence_level
+    z_tails = np.array([stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)])
+    low, high, boot_se = np.empty(rows), np.empty(rows), np.empty(rows)
+    # Each sample's own distinct pairs, most frequent first (numpy's multinomial stops once all
+    # units are allocated), padded with zero-probability pairs to a common width.
+    order = np.argsort(-counts, axis=1, kind="stable")
+    width = int((counts > 0).sum(axis=1).max())
+    order = order[:, :width]
+    own_counts = np.take_along_axis(counts, order, axis=1)
+    own_sum, own_size = sup_sum[order], sup_size[order]
+    pvals = own_counts / units
+    block = max(1, _BOOTSTRAP_BLOCK // (n_resamples * width))
+    for start in range(0, rows, block):
+        sl = slice(start, min(rows, start + block))
+        draws = rng.multinomial(units, pvals[sl], size=(n_resamples, sl.stop - sl.start)).astype(np.float64)
+        means = np.einsum("brk,rk->br", draws, own_sum[sl]) / np.einsum("brk,rk->br", draws, own_size[sl])
+        boot_se[sl] = means.std(axis=0, ddof=1)
+        est = estimate[sl]
+        if kind == "percentile":
+            q = np.broadcast_to(np.array([alpha / 2, 1 - alpha / 2])[:, None], (2, means.shape[1]))
+        else:
+            tol = _TIE_TOLERANCE * np.maximum(1.0, np.abs(est))
+            below = (means < est - tol).sum(axis=0)
+            ties = (np.abs(means - est) <= tol).sum(axis=0)
+            frac = (below + 0.5 * ties) / n_resamples
+            z0 = stats.norm.ppf(np.clip(frac, 0.5 / n_resamples, 1 - 0.5 / n_resamples))
+            w = z0[None, :] + z_tails[:, None]
+            denom = 1 - acceleration[sl][None, :] * w
+            with np.errstate(divide="ignore", invalid="ignore"):
+                adjusted = np.where(denom > 0, z0[None, :] + w / denom, np.sign(w) * np.inf)
+            q = stats.norm.cdf(adjusted)
+        means.sort(axis=0)
+        low[sl] = _quantile_columns(means, q[0])
+        high[sl] = _quantile_columns(means, q[1])
+    return low, high, boot_se
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _IntervalBatch:
+    """Intervals for many samples of one shape: the engine of :func:`case_mean_interval` and of the
+    coverage simulation. ``code`` is :data:`OK` or a refusal code, ``method`` indexes ``_RESOLVED``
+    (-1 when refused); refused entries are NaN (this type never reaches users)."""
+
+    estimate: npt.NDArray[np.float64]
+    se: npt.NDArray[np.float64]
+    low: npt.NDArray[np.float64]
+    high: npt.NDArray[np.float64]
+    effective_n: npt.NDArray[np.float64]
+    boot_se: npt.NDArray[np.float64]
+    code: npt.NDArray[np.intp]
+    method: npt.NDArray[np.intp]
+    constant: npt.NDArray[np.bool_]
+    n_units: int
+
+
+def _interval_batch(
     values: npt.NDArray[np.float64],
     inverse: npt.NDArray[np.intp] | None,
     *,
-    n_resamples: int,
-    seed: int,
+    method: IntervalMethod,
     confidence_level: float,
-) -> tuple[float, float, float]:
-    if inverse is None:
-        sums, sizes = values, np.ones_like(values)
+    n_resamples: int,
+    rng: np.random.Generator,
+    max_effective_n: float | None,
+    offer_everywhere: bool = False,
+    bootstrap_kind: Literal["bca", "percentile"] = "bca",
+    design_effect_from_units: int | None = None,
+) -> _IntervalBatch:
+    """Intervals for each row of ``values`` (samples x cases); ``inverse`` codes the groups.
+
+    ``offer_everywhere`` lifts the minimum-units rules of ``bootstrap`` and ``clt`` (never the
+    refusal of constant samples) so that the coverage simulation can show where they fail;
+    ``bootstrap_kind="percentile"`` gives the plain percentile interval and
+    ``design_effect_from_units`` overrides :data:`DESIGN_EFFECT_FROM_UNITS`, for the same
+    comparison.
+    """
+    rows, n_cases = values.shape
+    n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
+    nan = np.full(rows, np.nan)
+    estimate = values.mean(axis=1) if n_cases else nan.copy()
+    code = np.full(rows, OK, dtype=np.intp)
+    chosen = np.full(rows, -1, dtype=np.intp)
+    if n_units < MIN_UNITS:
+        code[:] = REFUSED_FEW_UNITS
+        return _IntervalBatch(
+            estimate=estimate, se=nan, low=nan, high=nan, effective_n=nan, boot_se=nan,
+            code=code, method=chosen, constant=np.ones(rows, dtype=np.bool_), n_units=n_units,
+        )  # fmt: skip
+    se = _standard_errors(values, inverse)
+    constant = np.all(values == values[:, :1], axis=1)
+    if method == "auto":
+        chosen[:] = 2 if n_units >= CLT_FROM_CASES else 0
+        chosen[constant] = 0
     else:
-        sums = np.bincount(inverse, weights=values)
-        sizes = np.bincount(inverse).astype(np.float64)
-    units = sums.size
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    block = max(1, _BOOTSTRAP_BLOCK // units)
-    p = np.full(units, 1.0 / units)
-    for start in range(0, n_resamples, block):
-        stop = min(n_resamples, start + block)
-        counts = rng.multinomial(units, p, size=stop - start).astype(np.float64)
-        means[start:stop] = (counts @ sums) / (counts @ sizes)
-    alpha = 1 - confidence_level
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    return float(low), float(high), float(means.std(ddof=1))
+        chosen[:] = _RESOLVED.index(method)
+        if method != "wilson":
+            minimum = MIN_CASES_CLT if method == "clt" else MIN_CASES_BOOTSTRAP
+            if n_units < minimum and not offer_everywhere:
+                code[:] = REFUSED_NOT_OFFERED
+            code[(code == OK) & constant] = REFUSED_CONSTANT
+    low, high, eff_n, boot_se = nan.copy(), nan.copy(), nan.copy(), nan.copy()
+
+    wil = (code == OK) & (chosen == 0)
+    if wil.any():
+        z = _z(confidence_level)
+        factor = (z / float(stats.t.ppf(0.5 + confidence_level / 2, n_units - 1))) ** 2
+        sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
+        # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
+        # mean of the units is at least as precise as a proportion over this many units.
+        units_bound = float(sizes.sum() ** 2 / (sizes @ sizes))
+        p, s = estimate[wil], se[wil]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kish = np.where(constant[wil], units_bound, n_cases * p * (1 - p) / ((n_cases - 1) * s * s))
+        trusted = DESIGN_EFFECT_FROM_UNITS if design_effect_from_units is None else design_effect_from_units
+        if n_units < trusted:
+            kish = np.minimum(kish, units_bound)
+        cap = float(n_cases) if max_effective_n is None else float(max_effective_n)
+        # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
+        # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
+        eff_n[wil] = np.minimum(kish, cap) * np.where(constant[wil], 1.0, factor)
+        low[wil], high[wil] = _wilson_bounds(p, eff_n[wil], z, continuity_correction=True)
+
+    clt = (code == OK) & (chosen == 2)
+    if clt.any():
+        z = _z(confidence_level)
+        low[clt] = np.maximum(0.0, estimate[clt] - z * se[clt])
+        high[clt] = np.minimum(1.0, estimate[clt] + z * se[clt])
+
+    boot = (code == OK) & (chosen == 1)
+    if boot.any():
+        if inverse is None:
+            sums, sizes = values[boot], np.ones(n_cases)
+        else:
+            sums = _unit_sums(values[boot], inverse)
+            sizes = np.bincount(inverse, minlength=n_units).astype(np.float64)
+        low[boot], high[boot], boot_se[boot] = _bootstrap_bounds(
+            sums, sizes, n_resamples=n_resamples, rng=rng, confidence_level=confidence_level,
+            kind=bootstrap_kind,
+        )  # fmt: skip
+        degenerate = boot & ~(low < high)
+        code[degenerate] = REFUSED_DEGENERATE
+
+    refused = code != OK
+    chosen[refused] = -1
+    for array in (low, high, eff_n, boot_se):
+        array[refused] = np.nan
+    return _IntervalBatch(
+        estimate=estimate, se=se, low=low, high=high, effective_n=eff_n, boot_se=boot_se,
+        code=code, method=chosen, constant=constant, n_units=n_units,
+    )  # fmt: skip
 
 
 def case_mean_interval(
@@ -204,27 +512,37 @@ def case_mean_interval(
     groups
         Optional group label per case; intervals are then cluster-robust (groups are the unit).
     method
-        ``auto``, ``bootstrap``, ``clt`` or ``wilson`` (see the module docstring).
+        ``auto``, ``bootstrap``, ``clt`` or ``wilson`` (see the module docstring for the
+        formulas and for where each is offered).
     confidence_level
         In (0, 1).
     n_resamples
-        Bootstrap resamples.
+        Bootstrap resamples (at least 100).
     seed
-        Seed of the bootstrap generator; required when the bootstrap is used (recorded in the
-        result). ``auto`` with no seed uses seed 0 and records it.
+        Seed of the bootstrap generator, recorded in the result; ``None`` means seed 0 (also
+        recorded). Unused by ``wilson`` and ``clt``.
     max_effective_n
         Upper bound of the Wilson effective sample size (e.g. the number of independent
-        k-trial blocks); defaults to the number of cases.
+        k-trial blocks, :math:`\\sum_i n_i / k`); defaults to the number of cases.
 
     Returns
     -------
     CaseMeanInterval
+        ``status="ok"`` with ``ci_low < ci_high``, or ``status="insufficient_evidence"`` with the
+        reason and no interval.
+
+    Raises
+    ------
+    ValueError
+        On an unknown method, a confidence level outside (0, 1), fewer than 100 resamples, a
+        non-positive ``max_effective_n``, values outside [0, 1] or NaN, or one group label per
+        case missing.
 
     Examples
     --------
     >>> r = case_mean_interval([1.0] * 21 + [0.0] * 29, method="wilson")
     >>> r.method, round(r.estimate, 2), round(r.ci_low, 4), round(r.ci_high, 4)
-    ('wilson', 0.42, 0.2937, 0.5579)
+    ('wilson', 0.42, 0.2817, 0.5712)
     >>> case_mean_interval([0.5], method="clt").status
     'insufficient_evidence'
     """
@@ -237,81 +555,73 @@ def case_mean_interval(
     if n_resamples < 100:
         msg = f"n_resamples must be at least 100 (got {n_resamples})"
         raise ValueError(msg)
+    if max_effective_n is not None and not max_effective_n > 0:
+        msg = f"max_effective_n must be positive (got {max_effective_n})"
+        raise ValueError(msg)
     s = np.asarray(values, dtype=np.float64).ravel()
     if np.isnan(s).any() or (s.size and (s.min() < 0 or s.max() > 1)):
         msg = "values must be case-level estimates in [0, 1] without NaN"
         raise ValueError(msg)
     inverse: npt.NDArray[np.intp] | None = None
     if groups is not None:
-        g = np.asarray(groups)
+        g = np.asarray(groups).ravel()
         if g.shape != s.shape:
             msg = f"groups must have one label per case (got {g.size} labels for {s.size} cases)"
             raise ValueError(msg)
-        _, inverse = np.unique(g, return_inverse=True)
+        inverse = np.unique(g, return_inverse=True)[1].astype(np.intp)
+    used_seed = 0 if seed is None else int(seed)
+    batch = _interval_batch(
+        s[None, :],
+        inverse,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=np.random.default_rng(used_seed),
+        max_effective_n=max_effective_n,
+    )
     n_cases = int(s.size)
-    n_units = int(inverse.max() + 1) if inverse is not None and n_cases else n_cases
+    unit = "groups" if inverse is not None else "cases"
+    code = int(batch.code[0])
+    estimate = float(batch.estimate[0]) if n_cases else None
     common = {
+        "estimate": estimate,
         "requested_method": method,
         "confidence_level": confidence_level,
         "n_cases": n_cases,
-        "n_units": n_units,
+        "n_units": batch.n_units,
         "clustered": inverse is not None,
-        "estimate": float(s.mean()) if n_cases else None,
     }
-    unit = "groups" if inverse is not None else "cases"
-    if n_units < 2:
-        return _insufficient(f"an interval needs at least 2 independent {unit} (got {n_units})", **common)
-    estimate = float(s.mean())
-    se = clustered_standard_error(s, None if inverse is None else inverse)
-    constant = bool(np.all(s == s[0]))
-    resolved: ResolvedIntervalMethod
-    if method == "auto":
-        if constant or n_units < MIN_CASES_BOOTSTRAP:
-            resolved = "wilson"
-        elif n_units < CLT_FROM_CASES:
-            resolved = "bootstrap"
-        else:
-            resolved = "clt"
-    else:
-        resolved = method
-    if resolved in ("clt", "bootstrap"):
-        minimum = MIN_CASES_CLT if resolved == "clt" else MIN_CASES_BOOTSTRAP
-        if n_units < minimum:
-            return _insufficient(
-                f"the {resolved} interval is not offered below {minimum} independent {unit} "
-                f"(got {n_units}; its simulated coverage falls under 93%); use method='wilson' or 'auto'",
-                **common,
-            )
-        if constant:
-            return _insufficient(
-                f"all {n_cases} case values equal {s[0]:g}: the {resolved} interval would have zero "
-                "width; use method='wilson' or 'auto'",
-                **common,
-            )
-    if resolved == "clt":
-        z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-        low, high = max(0.0, estimate - z * se), min(1.0, estimate + z * se)
-        return CaseMeanInterval(
-            ci_low=low, ci_high=high, se=se, status="ok", reason=None, method="clt", **common  # type: ignore[arg-type]
-        )
-    if resolved == "bootstrap":
-        used_seed = 0 if seed is None else int(seed)
-        low, high, boot_se = _bootstrap(
-            s, inverse, n_resamples=n_resamples, seed=used_seed, confidence_level=confidence_level
-        )
-        return CaseMeanInterval(
-            ci_low=low, ci_high=high, se=boot_se, status="ok", reason=None, method="bootstrap",
-            n_resamples=n_resamples, seed=used_seed, **common,  # type: ignore[arg-type]
-        )
-    cap = float(max_effective_n) if max_effective_n is not None else float(n_cases)
-    if estimate in (0.0, 1.0):
-        n_eff = float(n_units)
-    elif se == 0.0:
-        n_eff = cap
-    else:
-        n_eff = min(estimate * (1 - estimate) / (se * se), cap)
-    low, high = wilson_interval(estimate, n_eff, confidence_level=confidence_level)
+    if code != OK:
+        reason = _reason(code, method, batch.n_units, unit, s)
+        none = {"ci_low": None, "ci_high": None, "se": None, "method": None}
+        return CaseMeanInterval(status="insufficient_evidence", reason=reason, **none, **common)  # type: ignore[arg-type]
+    resolved = _RESOLVED[int(batch.method[0])]
+    bootstrap = resolved == "bootstrap"
     return CaseMeanInterval(
-        ci_low=low, ci_high=high, se=se, status="ok", reason=None, method="wilson", effective_n=n_eff,
+        ci_low=float(batch.low[0]),
+        ci_high=float(batch.high[0]),
+        se=float(batch.boot_se[0] if bootstrap else batch.se[0]),
+        status="ok",
+        reason=None,
+        method=resolved,
+        effective_n=float(batch.effective_n[0]) if resolved == "wilson" else None,
+        n_resamples=n_resamples if bootstrap else None,
+        seed=used_seed if bootstrap else None,
         **common,  # type: ignore[arg-type]
     )
+
+
+def _reason(code: int, method: IntervalMethod, n_units: int, unit: str, values: npt.NDArray[np.float64]) -> str:
+    if code == REFUSED_FEW_UNITS:
+        return f"an interval needs at least {MIN_UNITS} independent {unit} (got {n_units})"
+    if code == REFUSED_NOT_OFFERED:
+        minimum = MIN_CASES_CLT if method == "clt" else MIN_CASES_BOOTSTRAP
+        return (
+            f"the {method} interval is not offered below {minimum} independent {unit} (got {n_units}; its "
+            "simulated coverage falls under 93%, see docs/coverage.md); use method='wilson' or 'auto'"
+        )
+    if code == REFUSED_CONSTANT:
+        what = f"all {values.size} case values equal {values[0]:g}"
+    else:
+        what = "the bootstrap distribution of the mean is degenerate"
+    return f"{what}: the {method} interval would have zero width; use method='wilson' or 'auto'"

@@ -1,0 +1,35 @@
+"""The README's promises: its two commands, and the table it shows is what the main job prints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from gatestats.cli import app
+from tests.conftest import ROOT
+
+
+def test_quick_start_is_exactly_two_commands_that_dev_py_provides() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Quick start", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in block.strip().splitlines()]
+    assert commands == ["python3 dev.py demo", "python3 dev.py test"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python3 dev.py test" in ci
+
+
+def test_readme_table_is_what_the_main_job_prints(tau_raw: Path, tmp_path: Path) -> None:
+    # Snapshot: the table in the README is the output of the demo's analyze step (seed 0).
+    records = tmp_path / "tau.jsonl"
+    runner = CliRunner()
+    imported = runner.invoke(app, ["import", "tau-bench", str(tau_raw), "--system", "gpt-4o", "-o", str(records)])
+    assert imported.exit_code == 0, imported.stderr
+    result = runner.invoke(app, ["analyze", str(records), "--k", "1,2,3,4", "--seed", "0"], terminal_width=200)
+    assert result.exit_code == 0
+    printed = [line.rstrip() for line in result.stdout.splitlines() if line.startswith(("┏", "┃", "┡", "│", "└"))]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = [line.rstrip() for line in re.findall(r"^[┏┃┡│└].*$", readme, flags=re.MULTILINE)]
+    assert printed == shown
+    assert '--seed", "0"' in (ROOT / "dev.py").read_text(encoding="utf-8")
