@@ -63,16 +63,16 @@ def case_summary(records: FrameLike) -> pl.DataFrame:
     if missing:
         msg = f"records lack required column(s) {missing}"
         raise ValueError(msg)
-    trials = (
-        lazy.select(_REQUIRED)
-        .group_by("system", *CASE_KEY, "trial")
-        .agg(
-            pl.col("outcome").sort_by("attempt").last(),
-            pl.col("case_group").sort_by("attempt").last(),
-        )
+    selected = lazy.select(_REQUIRED)
+    trial_key = ["system", *CASE_KEY, "trial"]
+    # A trial's outcome is that of its highest attempt. Only trials with a retry (attempt > 0,
+    # usually few) need resolving: find their latest attempt and drop the superseded rows.
+    latest = selected.filter(pl.col("attempt") > 0).group_by(trial_key).agg(pl.col("attempt").max().alias("__latest"))
+    final = selected.join(latest, on=trial_key, how="left", nulls_equal=True).filter(
+        pl.col("__latest").is_null() | (pl.col("attempt") == pl.col("__latest"))
     )
     per_case = (
-        trials.group_by("system", *CASE_KEY)
+        final.group_by("system", *CASE_KEY)
         .agg(
             pl.col("case_group").n_unique().alias("__n_groups"),
             pl.col("case_group").first(),

@@ -281,10 +281,15 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
                     _explain_jsonl(path) or [RecordProblem(file=str(path), field="<file>", message=str(exc))]
                 ) from None
             raise RecordFileError.single(path, "<file>", str(exc)) from None
-        frames.append(frame.with_columns(pl.lit(str(path)).alias("__file"), pl.int_range(pl.len()).alias("__row")))
-    combined = pl.concat(frames, how="vertical")
-    if len(frames) > 1:
-        _check_cross_file_duplicates(combined)
+        frames.append(frame)
+    if len(frames) == 1:
+        return frames[0]  # no cross-file duplicates to look for: no file/row tags to build
+    tagged = [
+        frame.with_columns(pl.lit(str(Path(item))).alias("__file"), pl.int_range(pl.len()).alias("__row"))
+        for frame, item in zip(frames, items, strict=True)
+    ]
+    combined = pl.concat(tagged, how="vertical")
+    _check_cross_file_duplicates(combined)
     return combined.drop("__file", "__row")
 
 
