@@ -21,7 +21,7 @@ times, each in its own subprocess (interpreter start-up and imports included, as
 The target of the issue: ``compare`` within 2x of ``foundation`` (best wall time of the runs,
 as ``timeit`` advises on a shared machine; medians are reported beside it). Before each run the
 parent waits (up to ``--idle-wait`` seconds) for the machine to go quiet and records how busy it
-was. Results go to ``benchmarks/RESULTS_compare.md`` (and ``benchmarks/_data/compare_last_run.json``).
+was. Results go to ``benchmarks/_data/compare_last_run.md`` (copied into ``benchmarks/RESULTS.md``) (and ``benchmarks/_data/compare_last_run.json``).
 
 Usage::
 
@@ -48,7 +48,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 DATA_DIR = BENCH_DIR / "_data"
 DEFAULT_DATA = DATA_DIR / "records_10m.parquet"
-RESULTS = BENCH_DIR / "RESULTS_compare.md"
+RESULTS = BENCH_DIR / "_data" / "compare_last_run.md"
 CONTENDERS = ("foundation", "polars", "compare", "compare-json")
 TARGET_RATIO = 2.0
 

@@ -92,12 +92,11 @@ def _draw_outcomes(
 
 
 def system_frame(
-    index: int, theta: npt.NDArray[np.float64], *, n_trials: int, seed: int
+    index: int, theta: npt.NDArray[np.float64], *, n_systems: int, n_trials: int, seed: int
 ) -> pl.DataFrame:
     """All records of one system: first attempts, then the retries of infrastructure errors."""
     rng = np.random.default_rng([seed, 1 + index])
-    n_systems_span = 2 * SHIFT_RANGE
-    shift = -SHIFT_RANGE + n_systems_span * (index % 10) / 9
+    shift = -SHIFT_RANGE + 2 * SHIFT_RANGE * index / max(n_systems - 1, 1)
     logit = np.log(theta) - np.log1p(-theta) + shift
     p_case = 1.0 / (1.0 + np.exp(-logit))
 
@@ -133,20 +132,14 @@ def system_frame(
         frame.with_columns(case_id=case_id)
         .with_columns(
             schema_version=pl.lit(1, dtype=pl.Int64),
-            record_id=pl.format(
-                "{}/{}/t{}/a{}", pl.lit(name), pl.col("case_id"), pl.col("trial"), pl.col("attempt")
-            ),
+            record_id=pl.format("{}/{}/t{}/a{}", pl.lit(name), pl.col("case_id"), pl.col("trial"), pl.col("attempt")),
             run_set_id=pl.lit(f"runset-{seed}-{name}"),
             system=pl.lit(name),
-            outcome=pl.col("__code").replace_strict(
-                list(range(4)), list(_OUTCOMES), return_dtype=pl.String
-            ),
+            outcome=pl.col("__code").replace_strict(list(range(4)), list(_OUTCOMES), return_dtype=pl.String),
             bound=pl.when(pl.col("__killed"))
             .then(pl.when(pl.col("__memory")).then(pl.lit("memory")).otherwise(pl.lit("wall_clock")))
             .otherwise(pl.lit(None, dtype=pl.String)),
-            exit_code=pl.col("__code").replace_strict(
-                list(range(4)), list(_EXIT_CODES), return_dtype=pl.Int64
-            ),
+            exit_code=pl.col("__code").replace_strict(list(range(4)), list(_EXIT_CODES), return_dtype=pl.Int64),
         )
         .sort("__case", "trial", "attempt")
         .select(pl.col(column).cast(dtype) for column, dtype in FILE_SCHEMA.items())
@@ -176,7 +169,7 @@ def write_synthetic(
     writer: pq.ParquetWriter | None = None
     try:
         for index in range(n_systems):
-            table = system_frame(index, theta, n_trials=n_trials, seed=seed).to_arrow()
+            table = system_frame(index, theta, n_systems=n_systems, n_trials=n_trials, seed=seed).to_arrow()
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
             writer.write_table(table, row_group_size=row_group_size)
