@@ -21,7 +21,8 @@ times, each in its own subprocess (interpreter start-up and imports included, as
 The target of the issue: ``compare`` within 2x of ``foundation`` (best wall time of the runs,
 as ``timeit`` advises on a shared machine; medians are reported beside it). Before each run the
 parent waits (up to ``--idle-wait`` seconds) for the machine to go quiet and records how busy it
-was. Results go to ``benchmarks/_data/compare_last_run.md`` (copied into ``benchmarks/RESULTS.md``) (and ``benchmarks/_data/compare_last_run.json``).
+was. Results go to ``benchmarks/_data/compare_last_run.md`` and ``.json``
+(the section in ``benchmarks/RESULTS.md`` is copied from them).
 
 Usage::
 
