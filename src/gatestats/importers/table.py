@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from gatestats._mapping import parse_field_mapping
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import build_records, file_digest
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA
@@ -40,23 +41,7 @@ def parse_mapping(text: str) -> dict[str, str]:
     >>> parse_mapping("case_id=task,outcome=ok")
     {'case_id': 'task', 'outcome': 'ok'}
     """
-    mapping: dict[str, str] = {}
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        field, sep, column = item.partition("=")
-        field, column = field.strip(), column.strip()
-        if not sep or not field or not column:
-            msg = f"--map: expected FIELD=COLUMN (got {item!r})"
-            raise ValueError(msg)
-        if field not in _MAPPABLE:
-            msg = f"--map: unknown record field {field!r} (mappable: {', '.join(_MAPPABLE)})"
-            raise ValueError(msg)
-        if field in mapping:
-            msg = f"--map: field {field!r} is mapped twice"
-            raise ValueError(msg)
-        mapping[field] = column
-    return mapping
+    return parse_field_mapping(text, _MAPPABLE, noun="record field")
 
 
 def _read_table(path: Path) -> pl.DataFrame:

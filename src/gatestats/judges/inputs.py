@@ -32,6 +32,7 @@ from pathlib import Path
 
 import polars as pl
 
+from gatestats._mapping import parse_field_mapping
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.judges._types import JudgeKind
 from gatestats.records.io import relocate_problems
@@ -73,21 +74,7 @@ def parse_judgment_mapping(text: str) -> dict[str, str]:
     >>> parse_judgment_mapping("item=subset+item_idx,label=label,verdict=winner")
     {'item': 'subset+item_idx', 'label': 'label', 'verdict': 'winner'}
     """
-    mapping: dict[str, str] = {}
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        field, sep, column = (s.strip() for s in part.partition("="))
-        if not sep or not field or not column:
-            msg = f"--map: expected FIELD=COLUMN (got {part!r})"
-            raise ValueError(msg)
-        if field not in JUDGMENT_FIELDS:
-            msg = f"--map: unknown field {field!r} (mappable: {', '.join(JUDGMENT_FIELDS)})"
-            raise ValueError(msg)
-        if field in mapping:
-            msg = f"--map: field {field!r} is mapped twice"
-            raise ValueError(msg)
-        mapping[field] = column
+    mapping = parse_field_mapping(text, JUDGMENT_FIELDS)
     missing = [f for f in _REQUIRED if f not in mapping]
     if missing:
         msg = f"--map: {', '.join(f + '=COLUMN' for f in missing)} required (got {text!r})"

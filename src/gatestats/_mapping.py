@@ -1,0 +1,33 @@
+"""``--map FIELD=COLUMN,...``: the one parser of column mappings (importers, judge inputs)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+__all__ = ["parse_field_mapping"]
+
+
+def parse_field_mapping(text: str, allowed: Collection[str], *, noun: str = "field") -> dict[str, str]:
+    """Parse ``field=COLUMN,field=COLUMN`` into a dict; reject unknown, repeated or malformed items.
+
+    ``noun`` names the fields in error messages (e.g. ``record field``).
+
+    >>> parse_field_mapping("case_id=task, outcome=ok", ["case_id", "outcome"])
+    {'case_id': 'task', 'outcome': 'ok'}
+    """
+    mapping: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        field, sep, column = (piece.strip() for piece in item.partition("="))
+        if not sep or not field or not column:
+            msg = f"--map: expected FIELD=COLUMN (got {item!r})"
+            raise ValueError(msg)
+        if field not in allowed:
+            msg = f"--map: unknown {noun} {field!r} (mappable: {', '.join(allowed)})"
+            raise ValueError(msg)
+        if field in mapping:
+            msg = f"--map: field {field!r} is mapped twice"
+            raise ValueError(msg)
+        mapping[field] = column
+    return mapping
