@@ -80,7 +80,7 @@ from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from scipy import special
 
 from gatestats._typing import IntervalMethod, ResolvedIntervalMethod, Status
 
@@ -151,7 +151,7 @@ class CaseMeanInterval:
 
 
 def _z(confidence_level: float) -> float:
-    return float(stats.norm.ppf(0.5 + confidence_level / 2))
+    return float(special.ndtri(0.5 + confidence_level / 2))
 
 
 def _wilson_bounds(
@@ -342,7 +342,7 @@ def _bootstrap_bounds(
         acceleration = np.where(u2 > 0, u3 / (6 * u2**1.5), 0.0)
 
     alpha = 1 - confidence_level
-    z_tails = np.array([stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)])
+    z_tails = np.array([special.ndtri(alpha / 2), special.ndtri(1 - alpha / 2)])
     low, high, boot_se = np.empty(rows), np.empty(rows), np.empty(rows)
     # Each sample's own distinct pairs, most frequent first (numpy's multinomial stops once all
     # units are allocated), padded with zero-probability pairs to a common width.
@@ -366,12 +366,12 @@ def _bootstrap_bounds(
             below = (means < est - tol).sum(axis=0)
             ties = (np.abs(means - est) <= tol).sum(axis=0)
             frac = (below + 0.5 * ties) / n_resamples
-            z0 = stats.norm.ppf(np.clip(frac, 0.5 / n_resamples, 1 - 0.5 / n_resamples))
+            z0 = special.ndtri(np.clip(frac, 0.5 / n_resamples, 1 - 0.5 / n_resamples))
             w = z0[None, :] + z_tails[:, None]
             denom = 1 - acceleration[sl][None, :] * w
             with np.errstate(divide="ignore", invalid="ignore"):
                 adjusted = np.where(denom > 0, z0[None, :] + w / denom, np.sign(w) * np.inf)
-            q = stats.norm.cdf(adjusted)
+            q = special.ndtr(adjusted)
         means.sort(axis=0)
         low[sl] = _quantile_columns(means, q[0])
         high[sl] = _quantile_columns(means, q[1])
@@ -446,7 +446,7 @@ def _interval_batch(
     wil = (code == OK) & (chosen == 0)
     if wil.any():
         z = _z(confidence_level)
-        factor = (z / float(stats.t.ppf(0.5 + confidence_level / 2, n_units - 1))) ** 2
+        factor = (z / float(special.stdtrit(n_units - 1, 0.5 + confidence_level / 2))) ** 2
         sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
         # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
         # mean of the units is at least as precise as a proportion over this many units.
