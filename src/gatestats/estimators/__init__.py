@@ -11,6 +11,8 @@ from gatestats.estimators.intervals import (
     wilson_interval,
 )
 from gatestats.estimators.passk import (
+    CaseValues,
+    case_values,
     exact_case_sum,
     pass_at_k,
     pass_at_k_exact,
@@ -30,12 +32,14 @@ __all__ = [
     "Analysis",
     "CaseMeanInterval",
     "CaseSetError",
+    "CaseValues",
     "MetricEstimate",
     "SystemAnalysis",
     "VarianceDecomposition",
     "analyze",
     "case_mean_interval",
     "case_summary",
+    "case_values",
     "clustered_standard_error",
     "exact_case_sum",
     "pass_at_k",

@@ -14,7 +14,7 @@ import polars as pl
 
 from gatestats._typing import FrameLike, IntervalMethod, Metric, ResolvedIntervalMethod, Status
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
-from gatestats.estimators.passk import pass_at_k_exact, pass_hat_k_exact
+from gatestats.estimators.passk import case_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
 
@@ -235,17 +235,7 @@ def _estimate(
     n_resamples: int,
     seed: int,
 ) -> MetricEstimate:
-    # One exact evaluation per distinct (n, c) pair, mapped onto the cases with numpy
-    # (instead of a polars unique + join + group_by per k and metric).
-    n_arr = cases["n"].to_numpy()
-    c_arr = cases["c"].to_numpy()
-    pair_codes, inverse, pair_counts = np.unique(
-        n_arr * (int(n_arr.max(initial=0)) + 1) + c_arr, return_inverse=True, return_counts=True
-    )
-    first = np.zeros(pair_codes.size, dtype=np.intp)
-    first[inverse[::-1]] = np.arange(inverse.size)[::-1]
-    exact_fn = pass_hat_k_exact if metric == "pass_hat_k" else pass_at_k_exact
-    exact_values = [exact_fn(int(n_arr[i]), int(c_arr[i]), k) if n_arr[i] >= k else None for i in first]
+    computed = case_values(cases["n"].to_numpy(), cases["c"].to_numpy(), k=k, metric=metric)
     undefined = cases.filter(pl.col("n") < k)
     labels = tuple(
         sorted(
@@ -283,12 +273,7 @@ def _estimate(
             f"trials (fewest: {min_n}): {shown}"
         )
         return MetricEstimate(status="insufficient_evidence", reason=reason, **base, **empty)
-    defined = [v for v in exact_values if v is not None]  # every pair is defined past the check above
-    table = np.array([float(v) for v in defined])
-    values = table[inverse]
-    total = Fraction(0)
-    for count, value in zip(pair_counts, defined, strict=True):
-        total += int(count) * value
+    values, total = computed.values, computed.exact_sum
     max_eff = float(cases["n"].sum()) / k
     interval = case_mean_interval(
         values,

@@ -27,14 +27,19 @@ Yao, S., Shinn, N., Razavi, P. & Narasimhan, K. (2024). τ-bench: A Benchmark fo
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, prod
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import FrameLike, Metric
 
 __all__ = [
+    "CaseValues",
+    "case_values",
     "exact_case_sum",
     "pass_at_k",
     "pass_at_k_exact",
@@ -117,6 +122,48 @@ def _exact(metric: Metric) -> Callable[[int, int, int], Fraction]:
     raise ValueError(msg)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseValues:
+    """Per-case estimates of one metric at one k, computed once per distinct ``(n, c)`` pair.
+
+    ``values`` holds one float per case (NaN where ``n < k``: undefined); ``defined`` marks the
+    cases with ``n >= k``; ``exact_sum`` is the exact sum over the defined cases.
+    """
+
+    values: npt.NDArray[np.float64]
+    defined: npt.NDArray[np.bool_]
+    exact_sum: Fraction
+
+
+def case_values(n: npt.ArrayLike, c: npt.ArrayLike, *, k: int, metric: Metric) -> CaseValues:
+    """Per-case pass@k or pass^k for arrays of valid trials ``n`` and successes ``c``.
+
+    One exact (rational) evaluation per distinct ``(n, c)`` pair, mapped back onto the cases:
+    a million cases cost a handful of exact evaluations.
+
+    >>> r = case_values([4, 4, 1], [4, 2, 1], k=2, metric="pass_hat_k")
+    >>> r.values.round(4).tolist(), r.defined.tolist(), r.exact_sum
+    ([1.0, 0.1667, nan], [True, True, False], Fraction(7, 6))
+    """
+    exact = _exact(metric)
+    n_arr = np.asarray(n, dtype=np.int64).ravel()
+    c_arr = np.asarray(c, dtype=np.int64).ravel()
+    if n_arr.shape != c_arr.shape:
+        msg = f"n and c must have one value per case (got {n_arr.size} and {c_arr.size})"
+        raise ValueError(msg)
+    codes = n_arr * (int(n_arr.max(initial=0)) + 1) + c_arr
+    _, first, inverse, counts = np.unique(codes, return_index=True, return_inverse=True, return_counts=True)
+    table = np.full(first.size, np.nan)
+    total = Fraction(0)
+    for j, i in enumerate(first):
+        if n_arr[i] >= k:
+            value = exact(int(n_arr[i]), int(c_arr[i]), k)
+            table[j] = float(value)
+            total += int(counts[j]) * value
+    defined = n_arr >= k
+    return CaseValues(values=table[inverse], defined=defined, exact_sum=total)
+
+
 def per_case_values(summary: FrameLike, *, k: int, metric: Metric) -> pl.DataFrame:
     """Attach the per-case estimate for ``metric`` at ``k`` as column ``value``.
 
@@ -127,12 +174,10 @@ def per_case_values(summary: FrameLike, *, k: int, metric: Metric) -> pl.DataFra
     >>> per_case_values(pl.DataFrame({"n": [4, 1], "c": [2, 1]}), k=2, metric="pass_hat_k")["value"].to_list()
     [0.16666666666666666, None]
     """
-    exact = _exact(metric)
     frame = summary.lazy().collect() if isinstance(summary, pl.LazyFrame) else summary
-    pairs = frame.select("n", "c").unique()
-    rows = [(n, c, float(exact(n, c, k)) if n >= k else None) for n, c in pairs.iter_rows()]
-    table = pl.DataFrame(rows, schema={"n": pl.Int64, "c": pl.Int64, "value": pl.Float64}, orient="row")
-    return frame.join(table, on=["n", "c"], how="left", maintain_order="left")
+    result = case_values(frame["n"].to_numpy(), frame["c"].to_numpy(), k=k, metric=metric)
+    value = pl.Series("value", result.values, dtype=pl.Float64)
+    return frame.with_columns(pl.when(pl.Series(result.defined)).then(value).alias("value"))
 
 
 def exact_case_sum(summary: FrameLike, *, k: int, metric: Metric) -> Fraction:
@@ -145,10 +190,8 @@ def exact_case_sum(summary: FrameLike, *, k: int, metric: Metric) -> Fraction:
     >>> exact_case_sum(pl.DataFrame({"n": [4, 4, 4], "c": [4, 2, 0]}), k=2, metric="pass_hat_k")
     Fraction(7, 6)
     """
-    exact = _exact(metric)
     frame = summary.lazy().collect() if isinstance(summary, pl.LazyFrame) else summary
-    counts = frame.group_by("n", "c").len()
-    total = Fraction(0)
-    for n, c, count in counts.iter_rows():
-        total += count * exact(n, c, k)
-    return total
+    short = frame.filter(pl.col("n") < k)
+    if not short.is_empty():
+        _exact(metric)(int(short["n"][0]), int(short["c"][0]), k)  # raises the undefined-k error
+    return case_values(frame["n"].to_numpy(), frame["c"].to_numpy(), k=k, metric=metric).exact_sum

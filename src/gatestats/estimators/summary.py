@@ -25,7 +25,7 @@ class CaseSetError(GatestatsError, ValueError):
     """The records do not describe one consistent case set (e.g. mixed case versions)."""
 
 
-def case_summary(records: FrameLike) -> pl.DataFrame:
+def case_summary(records: FrameLike, *, allow_several_versions: bool = False) -> pl.DataFrame:
     """Reduce trial records to per-case counts.
 
     Parameters
@@ -33,6 +33,9 @@ def case_summary(records: FrameLike) -> pl.DataFrame:
     records
         Validated run records (``DataFrame`` or ``LazyFrame``) with at least the columns
         ``system, case_id, case_version, case_group, trial, attempt, outcome``.
+    allow_several_versions
+        Accept a case id at several versions for one system (each version is its own case);
+        for callers that restrict to shared versions themselves. Otherwise that is an error.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def case_summary(records: FrameLike) -> pl.DataFrame:
         .sort("system", *CASE_KEY, nulls_last=False)
         .collect()
     )
-    _check_consistency(per_case)
+    _check_consistency(per_case, allow_several_versions=allow_several_versions)
     return per_case.drop("__n_groups").select(
         "system",
         "case_id",
@@ -99,7 +102,7 @@ def case_summary(records: FrameLike) -> pl.DataFrame:
     )
 
 
-def _check_consistency(per_case: pl.DataFrame) -> None:
+def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) -> None:
     split = per_case.filter(pl.col("__n_groups") > 1)
     if not split.is_empty():
         row = split.row(0, named=True)
@@ -108,6 +111,8 @@ def _check_consistency(per_case: pl.DataFrame) -> None:
             "a case belongs to exactly one group"
         )
         raise CaseSetError(msg)
+    if allow_several_versions:
+        return
     versions = per_case.group_by("system", "case_id").agg(pl.col("case_version").unique(maintain_order=True))
     mixed = versions.filter(pl.col("case_version").list.len() > 1)
     if not mixed.is_empty():

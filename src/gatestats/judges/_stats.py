@@ -43,6 +43,8 @@ from gatestats._typing import Status
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
 from gatestats.judges._types import ProportionMethod
+from gatestats.paired.intervals import newcombe_interval
+from gatestats.paired.mcnemar import mcnemar_pvalues
 
 __all__ = [
     "PROPORTION_METHODS",
@@ -377,9 +379,11 @@ def sign_test(successes: int, n: int, *, undefined_reason: str | None = None) ->
     .. math::
 
         p = \min\!\left(1,\; 2 \sum_{i=0}^{\min(x,\,n-x)} \binom{n}{i} 2^{-n}\right), \qquad
-        p_\text{mid} = p - \binom{n}{x} 2^{-n}
+        p_\text{mid} = p - \binom{n}{x} 2^{-n}\ (x \ne n/2)
 
-    (for :math:`x = n/2` the exact p-value is 1 and the mid-p value :math:`1 - \binom{n}{x}2^{-n}`).
+    (for :math:`x = n/2` the exact p-value is 1 and the mid-p value
+    :math:`1 - \tfrac12\binom{n}{x}2^{-n}`, Fagerland et al. 2013), computed by
+    :func:`gatestats.paired.mcnemar.mcnemar_pvalues`.
 
     Examples
     --------
@@ -395,13 +399,9 @@ def sign_test(successes: int, n: int, *, undefined_reason: str | None = None) ->
             reason=undefined_reason or "no discordant pairs: the sign test is undefined",
         )  # fmt: skip
     _check_counts(successes, n)
-    tail = min(successes, n - successes)
-    point = float(stats.binom.pmf(successes, n, 0.5))
-    if 2 * successes == n:
-        pvalue, midp = 1.0, 1.0 - point
-    else:
-        pvalue = min(1.0, 2.0 * float(stats.binom.cdf(tail, n, 0.5)))
-        midp = pvalue - point
+    # The exact conditional McNemar test is this sign test: one implementation, in gatestats.paired.
+    exact, midp_array = mcnemar_pvalues(n - successes, successes)
+    pvalue, midp = float(exact), float(midp_array)
     return SignTest(successes=int(successes), n=int(n), pvalue=pvalue, midp_pvalue=midp, status="ok", reason=None)
 
 
@@ -459,20 +459,10 @@ def paired_difference_interval(
             estimate=None, ci_low=None, ci_high=None, n=0, status="insufficient_evidence",
             reason="no pairs: the paired difference is undefined", confidence_level=confidence_level,
         )  # fmt: skip
-    p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = wilson_interval(p1, n, confidence_level=confidence_level)
-    l2, u2 = wilson_interval(p2, n, confidence_level=confidence_level)
-    margins = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = 0.0
-    if margins > 0:
-        cross = a * d - b * c
-        if cross > n / 2:
-            phi = (cross - n / 2) / math.sqrt(margins)
-        elif cross < 0:
-            phi = cross / math.sqrt(margins)
-    delta = p1 - p2
-    low = delta - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
-    high = delta + math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
+    # Newcombe's method 10 lives in gatestats.paired; there the difference is (a + c)/n - (a + b)/n,
+    # so "first only" plays the candidate-only cell.
+    low, high = newcombe_interval(a, c, b, d, confidence_level=confidence_level)
+    delta = (b - c) / n
     return PairedDifference(
         estimate=delta, ci_low=max(-1.0, low), ci_high=min(1.0, high), n=n, status="ok", reason=None,
         confidence_level=confidence_level,

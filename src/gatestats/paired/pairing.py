@@ -27,7 +27,7 @@ import polars as pl
 
 from gatestats._typing import FrameLike, Metric
 from gatestats.errors import GatestatsError
-from gatestats.estimators import CaseSetError, per_case_values
+from gatestats.estimators import CaseSetError, case_summary, per_case_values
 
 __all__ = [
     "CaseTable",
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 _REQUIRED = ("case_id", "case_version", "case_group", "trial", "attempt", "outcome")
-_VALID = ("passed", "failed", "resource_killed")
 _SHOWN = 10
 
 
@@ -91,42 +90,6 @@ class CaseTable:
             more = f" and {len(known) - _SHOWN} more" if len(known) > _SHOWN else ""
             msg = f"{role}: no records for system {system!r} (got systems {shown}{more})"
             raise UnknownSystemError(msg) from None
-
-
-def _summary(lazy: pl.LazyFrame) -> pl.DataFrame:
-    """Per (system, case_id, case_version) counts with :func:`case_summary`'s semantics.
-
-    Counts over all records, minus the superseded attempts of retried trials (a trial's outcome is
-    that of its highest attempt): one grouping pass over the records plus work on the few retried
-    trials, instead of resolving every trial.
-    """
-    case_key = ["system", "case_id", "case_version"]
-    trial_key = [*case_key, "trial"]
-    valid = pl.col("outcome").is_in(_VALID)
-    counts = [
-        valid.sum().cast(pl.Int64).alias("n"),
-        (pl.col("outcome") == "passed").sum().cast(pl.Int64).alias("c"),
-        (pl.col("outcome") == "infra_error").sum().cast(pl.Int64).alias("n_infra_errors"),
-    ]
-    has_groups = bool(lazy.select(pl.col("case_group").is_not_null().any()).collect().item())
-    groups = [pl.col("case_group").n_unique().alias("__n_groups"), pl.col("case_group").drop_nulls().first()]
-    if not has_groups:
-        groups = [pl.lit(1, dtype=pl.UInt32).alias("__n_groups"), pl.lit(None, dtype=pl.String).alias("case_group")]
-    per_case = lazy.group_by(case_key).agg(*counts, *groups).collect()
-    retried = lazy.filter(pl.col("attempt") > 0).group_by(trial_key).agg(pl.col("attempt").max().alias("__last"))
-    superseded = (
-        lazy.join(retried, on=trial_key, how="inner", nulls_equal=True)
-        .filter(pl.col("attempt") < pl.col("__last"))
-        .group_by(case_key)
-        .agg(*counts)
-        .collect()
-    )
-    if superseded.is_empty():
-        return per_case
-    joined = per_case.join(superseded, on=case_key, how="left", nulls_equal=True, suffix="__old")
-    return joined.with_columns(
-        (pl.col(name) - pl.col(f"{name}__old").fill_null(0)).alias(name) for name in ("n", "c", "n_infra_errors")
-    ).drop("n__old", "c__old", "n_infra_errors__old")
 
 
 def build_case_table(
@@ -188,7 +151,7 @@ def build_case_table(
     lazy = lazy.select(pl.col(system_column).cast(pl.String).alias("system"), *_REQUIRED)
     if systems is not None:
         lazy = lazy.filter(pl.col("system").is_in(list(systems)))
-    per_case = _summary(lazy)
+    per_case = case_summary(lazy, allow_several_versions=True)
     if per_case["system"].null_count():
         msg = f"column {system_column!r} is null for some records; every record needs a system"
         raise ValueError(msg)
@@ -204,14 +167,7 @@ def build_case_table(
 
 
 def _check_groups(per_case: pl.DataFrame) -> None:
-    split = per_case.filter(pl.col("__n_groups") > 1)
-    if not split.is_empty():
-        row = split.row(0, named=True)
-        msg = (
-            f"case {row['case_id']!r} of system {row['system']!r} carries more than one case_group; "
-            "a case belongs to exactly one group"
-        )
-        raise CaseSetError(msg)
+    # One group per case within a system is checked by case_summary; here: across systems.
     across = (
         per_case.filter(pl.col("case_group").is_not_null())
         .group_by("case_id", "case_version")
