@@ -68,6 +68,7 @@ class RunSetOptions:
     workspace: WorkspaceMode = "overlay"
     require_enforced: tuple[str, ...] = ()
     policy_digest: str | None = None
+    prepare_only: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -293,6 +294,8 @@ def run_run_set(
         manifest["sessions"] = [*manifest.get("sessions", []), session]
     else:
         manifest = _create(options, out, case_set, system_digest, parts, session)
+        if options.prepare_only:
+            return _prepared(manifest, out, len(case_set.cases) * options.trials, caps)
         lock = RunSetLock(out)
     try:
         return _run_locked(options, out, case_set, manifest, caps, session, executor, progress)
@@ -330,6 +333,7 @@ def _create(
         "system_digest": system_digest,
         "system_parts": parts,
         "policy_digest": options.policy_digest,
+        "policy_registered_at": session["started_at"] if options.policy_digest else None,
         "candidate_source": str(options.candidate.resolve()),
         "candidate_digest": tree_digest(building / CANDIDATE),
         "candidate_case_digests": {c.case_id: tree_digest(building / CANDIDATE / c.case_id) for c in case_set.cases},
@@ -342,6 +346,19 @@ def _create(
     os.rename(building, out)
     fsync_dir(out.parent)
     return manifest
+
+
+def _prepared(manifest: dict[str, Any], out: Path, total: int, caps: Capabilities) -> RunSetSummary:
+    """A run set created without trials (``prepare_only``): a policy can be registered before any record."""
+    return RunSetSummary(
+        run_set_id=manifest["run_set_id"],
+        out=out,
+        complete=False,
+        total_trials=total,
+        attempts_run=0,
+        counts={},
+        isolation=caps.describe(),
+    )
 
 
 def _run_locked(

@@ -1,7 +1,9 @@
 """The ``gatestats`` command line: one module per subcommand.
 
 Exit codes: 0 success; 1 invalid input (the error names file, line or row, and field);
-2 usage error (unknown option, bad argument).
+2 usage error (unknown option, bad argument; for ``gate`` and ``policy`` also an invalid policy
+or a refused registration); ``run``: 3 incomplete run set; ``gate``: 10 warn, 11 fail,
+12 insufficient evidence.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ import typer
 from gatestats.cli import analyze as _analyze
 from gatestats.cli import calibrate as _calibrate
 from gatestats.cli import compare as _compare
+from gatestats.cli import gate as _gate
 from gatestats.cli import importing as _importing
 from gatestats.cli import plan as _plan
+from gatestats.cli import policy as _policy
 from gatestats.cli import run as _run
 from gatestats.cli import validate as _validate
 
@@ -31,6 +35,8 @@ app.command("validate")(_validate.validate_command)
 app.command("compare")(_compare.compare_command)
 app.command("plan")(_plan.plan_command)
 app.command("calibrate")(_calibrate.calibrate_command)
+app.command("gate")(_gate.gate_command)
+app.add_typer(_policy.app, name="policy")
 app.add_typer(_importing.app, name="import")
 
 

@@ -8,6 +8,7 @@ required but is missing, Ray not installed); 3 the run set is incomplete (interr
 
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from gatestats.cli._common import fail
+from gatestats.gate import PolicyError, load_policy
 from gatestats_runner.__main__ import make_executor
 from gatestats_runner.case import CaseError
 from gatestats_runner.runset import Progress as TrialProgress
@@ -50,15 +52,32 @@ def run_command(
     require_enforced: Annotated[
         str, typer.Option("--require-enforced", help="Comma-separated bounds that must be enforced, e.g. memory,disk.")
     ] = "",
+    policy: Annotated[
+        Path | None,
+        typer.Option("--policy", help="Gate policy (TOML) to register in the run set before its first trial."),
+    ] = None,
     policy_digest: Annotated[
         str | None, typer.Option("--policy-digest", help="Digest of the gate policy registered before the run.")
     ] = None,
+    prepare: Annotated[
+        bool,
+        typer.Option("--prepare", help="Create the run set without running trials (then `policy register`, --resume)."),
+    ] = False,
     executor: Annotated[str, typer.Option("--executor", help="local | ray.")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="Ray cluster address (--executor ray).")] = None,
 ) -> None:
     """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes."""
     if isolation not in {"auto", "bwrap", "none"}:
         raise fail(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+    if policy is not None:
+        if policy_digest is not None:
+            raise fail("give --policy or --policy-digest, not both")
+        try:
+            policy_digest = load_policy(policy).digest
+        except PolicyError as exc:
+            for line in str(exc).splitlines():
+                print(f"error: {line}", file=sys.stderr)
+            raise typer.Exit(2) from None
     parts = {
         "model_id": model_id,
         "prompt_version": prompt_version,
@@ -77,6 +96,7 @@ def run_command(
         isolation=isolation,  # type: ignore[arg-type]
         require_enforced=tuple(x.strip() for x in require_enforced.split(",") if x.strip()),
         policy_digest=policy_digest,
+        prepare_only=prepare,
     )
     console = Console(stderr=True, soft_wrap=True)
     try:
@@ -108,6 +128,13 @@ def run_command(
         raise fail(str(exc)) from None
     for name, why in (summary.isolation.get("not_enforced") or {}).items():
         console.print(f"warning: bound '{name}' not enforced: {why}", highlight=False)
+    if prepare:
+        Console(soft_wrap=True).print(
+            f"{summary.out}: prepared run set {summary.run_set_id} ({summary.total_trials} trials planned, none run); "
+            "register a policy with `gatestats policy register`, then run with --resume",
+            highlight=False,
+        )
+        return
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "no trials"
     state = "complete" if summary.complete else "INCOMPLETE"
     Console(soft_wrap=True).print(

@@ -1,0 +1,58 @@
+"""``gatestats policy``: check a gate policy, show its digest, register it in a run set before it runs.
+
+Exit codes: 0 done; 2 invalid policy (every problem named with key and line) or a refused
+registration (the run set has records already, or another policy is registered).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gatestats.gate import PolicyError, RegistrationError, load_policy, register_policy
+
+__all__ = ["app"]
+
+app = typer.Typer(help="Check and register gate policies.", no_args_is_help=True)
+
+
+def _usage(message: str) -> typer.Exit:
+    for line in message.splitlines():
+        print(f"error: {line}", file=sys.stderr)
+    return typer.Exit(2)
+
+
+@app.command("check")
+def check_command(
+    policy: Annotated[Path, typer.Argument(help="Gate policy (TOML).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the parsed policy as JSON.")] = False,
+) -> None:
+    """Check POLICY strictly and print its digest."""
+    try:
+        loaded = load_policy(policy)
+    except PolicyError as exc:
+        raise _usage(str(exc)) from None
+    if as_json:
+        body = loaded.to_dict() | {"rules": [r.name for r in loaded.rules]}
+        sys.stdout.write(json.dumps(body, indent=2) + "\n")
+    else:
+        print(f"{policy}: valid gate policy {loaded.name!r} v{loaded.version}, {len(loaded.rules)} rules")
+        print(f"digest: {loaded.digest}")
+
+
+@app.command("register")
+def register_command(
+    policy: Annotated[Path, typer.Argument(help="Gate policy (TOML).")],
+    run_set: Annotated[Path, typer.Argument(help="Run set directory that has no record yet.")],
+) -> None:
+    """Write POLICY's digest and the time into RUN_SET's manifest, before its first record."""
+    try:
+        loaded = load_policy(policy)
+        reg = register_policy(loaded, run_set)
+    except (PolicyError, RegistrationError) as exc:
+        raise _usage(str(exc)) from None
+    print(f"registered {loaded.digest} in {run_set} at {reg.registered_at}")

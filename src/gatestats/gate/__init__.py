@@ -1,0 +1,48 @@
+"""The release gate: a policy registered before execution, blocking on silence, one verdict.
+
+- :func:`load_policy` / :func:`parse_policy`: the TOML policy (every key checked, errors name key and line).
+- :func:`register_policy`: write the policy's digest and time into a run set before its first record.
+- :func:`load_record_set`: a run set directory (or record files) with digests.
+- :func:`evaluate_gate`: the verdict (pass / warn / fail / insufficient_evidence) with its rows.
+- :func:`write_verdict`: the immutable verdict file.
+"""
+
+from gatestats.gate.engine import evaluate_gate
+from gatestats.gate.policy import POLICY_FORMAT, Policy, PolicyError, PolicyProblem, Rule, load_policy, parse_policy
+from gatestats.gate.recordset import RecordSet, load_record_set
+from gatestats.gate.registration import Registration, RegistrationError, check_registration, register_policy
+from gatestats.gate.verdict import (
+    EXIT_CODES,
+    VERDICT_FORMAT,
+    CheckResult,
+    RuleResult,
+    SevereSliceResult,
+    Verdict,
+    verdict_digest,
+    write_verdict,
+)
+
+__all__ = [
+    "EXIT_CODES",
+    "POLICY_FORMAT",
+    "VERDICT_FORMAT",
+    "CheckResult",
+    "Policy",
+    "PolicyError",
+    "PolicyProblem",
+    "RecordSet",
+    "Registration",
+    "RegistrationError",
+    "Rule",
+    "RuleResult",
+    "SevereSliceResult",
+    "Verdict",
+    "check_registration",
+    "evaluate_gate",
+    "load_policy",
+    "load_record_set",
+    "parse_policy",
+    "register_policy",
+    "verdict_digest",
+    "write_verdict",
+]

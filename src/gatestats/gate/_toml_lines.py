@@ -1,0 +1,84 @@
+"""Line numbers for TOML keys, so a policy error can name the line (``tomllib`` keeps none).
+
+The locator reads the file line by line, tracks the current table header (``[a.b]`` and
+``[[array]]`` with its index) and records the line of each ``key =`` assignment and of each header.
+It covers the TOML a policy uses (tables, arrays of tables, dotted keys, inline values); a key it
+cannot place (e.g. inside a multi-line inline table) falls back to its table's header line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["KeyPath", "locate"]
+
+#: A key path: table names, array indices and the key, e.g. ``("rules", 2, "metric")``.
+KeyPath = tuple[str | int, ...]
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
+_ASSIGN = re.compile(
+    r"^\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
+)
+
+
+def _split_key(text: str) -> list[str]:
+    parts = re.findall(r"\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+", text)
+    return [p[1:-1] if p[:1] in "\"'" else p for p in parts]
+
+
+def locate(text: str) -> dict[KeyPath, int]:
+    """Map every key path (and table header path) in ``text`` to its 1-based line number.
+
+    >>> lines = locate('k = 4\\n[baseline]\\nsystem = "a"\\n[[rules]]\\nmetric = "x"\\n[[rules]]\\nmetric = "y"\\n')
+    >>> lines[("k",)], lines[("baseline", "system")], lines[("rules", 1, "metric")], lines[("rules", 1)]
+    (1, 3, 7, 6)
+    """
+    found: dict[KeyPath, int] = {}
+    table: list[str | int] = []
+    arrays: dict[tuple[str | int, ...], int] = {}
+    in_multiline: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_multiline is not None:
+            if line.count(in_multiline) % 2 == 1:
+                in_multiline = None
+            continue
+        header = _HEADER.match(line)
+        if header and not _ASSIGN.match(line):
+            names: list[str | int] = list(_split_key(header.group(2)))
+            if header.group(1) == "[[":
+                key = tuple(names)
+                arrays[key] = arrays.get(key, -1) + 1
+                table = [*names, arrays[key]]
+            else:
+                table = _with_indices(names, arrays)
+            found.setdefault(tuple(table), number)
+            continue
+        assign = _ASSIGN.match(line)
+        if assign:
+            path = (*table, *_split_key(assign.group(1)))
+            found.setdefault(path, number)
+            rest = line[assign.end() :]
+            for quote in ('"""', "'''"):
+                if rest.count(quote) == 1:
+                    in_multiline = quote
+    return found
+
+
+def _with_indices(names: Sequence[str | int], arrays: dict[tuple[str | int, ...], int]) -> list[str | int]:
+    """``[rules.judge]`` inside the last ``[[rules]]`` means ``rules[i].judge``."""
+    out: list[str | int] = []
+    for name in names:
+        out.append(name)
+        key = tuple(n for n in out if isinstance(n, str))
+        if key in arrays:
+            out.append(arrays[key])
+    return out
+
+
+def line_of(lines: dict[KeyPath, int], path: KeyPath) -> int | None:
+    """The line of ``path``, else of its nearest enclosing table that has one."""
+    for end in range(len(path), 0, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None

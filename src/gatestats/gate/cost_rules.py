@@ -1,0 +1,192 @@
+"""Cost rows of a verdict: the limit on the increase of cost per accepted outcome, and cost rules.
+
+The policy's ``max_cost_increase`` :math:`m` is a row that must show
+:math:`\\text{CPA}_\\text{candidate} / \\text{CPA}_\\text{baseline} < 1 + m` (paired case bootstrap
+of the ratio of sums, :func:`gatestats.cost.cost_ratio`); ``pvalue_pass`` tests
+:math:`H_0: \\text{ratio} \\ge 1 + m` and ``pvalue_fail`` tests :math:`H_0: \\text{ratio} \\le 1 + m`.
+A ``cost_per_accepted`` rule with ``test = "paired"`` and margin :math:`m` is the same row for its
+slice; with a ``threshold`` :math:`T` (USD) it must show the candidate's CPA is below :math:`T`.
+The cost is computed over every case (severe slices included: their spend is real spend) unless
+the rule names a slice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from gatestats.errors import GatestatsError
+from gatestats.gate.policy import Policy, Rule
+from gatestats.gate.rules import RuleEvidence
+from gatestats.gate.verdict import RuleResult
+
+__all__ = ["cost_rows"]
+
+
+def _rates(policy: Policy) -> dict[str, Any]:
+    return {
+        "review_rate_usd_per_hour": policy.cost.review_rate_usd_per_hour,
+        "machine_rate_usd_per_hour": policy.cost.machine_rate_usd_per_hour,
+        "confidence_level": policy.confidence_level,
+        "n_resamples": policy.cost.n_resamples,
+        "seed": policy.seed,
+    }
+
+
+def _result(rule: Rule, row: str, ev: RuleEvidence, margin: float | None) -> RuleResult:
+    return RuleResult(
+        rule=rule.name,
+        row=row,
+        metric="cost_per_accepted",
+        slice=rule.slice,
+        k=1,
+        kind=ev.kind,
+        action=rule.action,
+        observed=ev.observed,
+        baseline=ev.baseline,
+        ci_low=ev.ci_low,
+        ci_high=ev.ci_high,
+        threshold=ev.threshold,
+        margin=margin,
+        test=ev.test,
+        alpha=rule.alpha,
+        pvalue_pass=ev.pvalue_pass,
+        pvalue_fail=ev.pvalue_fail,
+        pvalue_pass_adjusted=None,
+        pvalue_fail_adjusted=None,
+        n_cases=ev.n_cases,
+        decision="insufficient_evidence" if ev.status != "ok" else "pass",
+        reason=ev.reason,
+    )
+
+
+def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str) -> RuleEvidence:
+    from gatestats.cost import cost_ratio
+
+    try:
+        ratio = cost_ratio(frame, baseline=baseline, candidate=candidate, **_rates(policy))
+    except (GatestatsError, ValueError) as exc:
+        return _missing("cost_increase", str(exc), 1 + limit)
+    pvalues = ratio.pvalues(1 + limit) if ratio.status == "ok" else None
+    if ratio.status != "ok" or pvalues is None:
+        return _missing("cost_increase", ratio.reason or "the cost ratio has no interval", 1 + limit, ratio.ratio)
+    p_within, p_above = pvalues
+    return RuleEvidence(
+        kind="cost_increase",
+        observed=ratio.ratio,
+        baseline=1.0,
+        ci_low=ratio.ci_low,
+        ci_high=ratio.ci_high,
+        test="paired case bootstrap of the CPA ratio",
+        threshold=1 + limit,
+        pvalue_pass=p_within,
+        pvalue_fail=p_above,
+        status="ok",
+        reason=None,
+        n_cases=ratio.n_cases,
+    )
+
+
+def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str) -> RuleEvidence:
+    from gatestats.cost import cost_per_accepted
+
+    try:
+        analysis = cost_per_accepted(frame.filter(pl.col("system") == candidate), **_rates(policy))
+    except (GatestatsError, ValueError) as exc:
+        return _missing("cost_threshold", str(exc), threshold)
+    est = analysis.groups[0] if analysis.groups else None
+    pvalues = est.pvalues(threshold) if est is not None and est.status == "ok" else None
+    if est is None or pvalues is None:
+        reason = "no candidate cost" if est is None else (est.reason or "no interval for the candidate's CPA")
+        return _missing("cost_threshold", reason, threshold, None if est is None else est.estimate)
+    p_within, p_above = pvalues
+    return RuleEvidence(
+        kind="cost_threshold",
+        observed=est.estimate,
+        baseline=None,
+        ci_low=est.ci_low,
+        ci_high=est.ci_high,
+        test="case bootstrap of the CPA",
+        threshold=threshold,
+        pvalue_pass=p_within,
+        pvalue_fail=p_above,
+        status="ok",
+        reason=None,
+        n_cases=est.n_cases,
+    )
+
+
+def _missing(kind: str, reason: str, threshold: float, observed: float | None = None) -> RuleEvidence:
+    return RuleEvidence(
+        kind=kind,  # type: ignore[arg-type]
+        observed=observed,
+        baseline=None,
+        ci_low=None,
+        ci_high=None,
+        test="case bootstrap",
+        threshold=threshold,
+        pvalue_pass=None,
+        pvalue_fail=None,
+        status="insufficient_evidence",
+        reason=reason,
+        n_cases=0,
+    )
+
+
+def cost_rows(
+    policy: Policy,
+    both: pl.DataFrame,
+    slices: pl.DataFrame,
+    severe_cases: set[str],
+    baseline: str,
+    candidate: str,
+) -> tuple[list[RuleResult], dict[str, Any] | None]:
+    """The cost rows of a verdict and the cost summary per side (``None`` when the policy has no cost rule)."""
+    rules = [r for r in policy.rules if r.metric == "cost_per_accepted"]
+    if policy.max_cost_increase is None and not rules:
+        return [], None
+    from gatestats.cost import cost_per_accepted
+
+    rows: list[RuleResult] = []
+    if policy.max_cost_increase is not None:
+        limit = policy.max_cost_increase
+        rule = Rule(
+            name="cost per accepted outcome",
+            metric="cost_per_accepted",
+            slice="all",
+            direction="lower",
+            threshold=None,
+            test="paired",
+            margin=limit,
+            alpha=policy.cost.alpha,
+            action=policy.cost.action,
+            k=1,
+            grader=None,
+        )
+        ev = _ratio_evidence(both, policy, limit, baseline, candidate)
+        rows.append(_result(rule, f"cost per accepted outcome rises by at most {limit:.0%}", ev, limit))
+    for rule in rules:
+        frame = both
+        where = ""
+        if rule.slice != "all":
+            cases = set(slices.filter(pl.col("slices").list.contains(rule.slice)).get_column("case_id").to_list())
+            frame = both.filter(pl.col("case_id").is_in(list(cases - severe_cases)))
+            where = f" [{rule.slice}]"
+        if rule.threshold is not None:
+            ev = _threshold_evidence(frame, policy, rule.threshold, candidate)
+            rows.append(_result(rule, f"{rule.name}: cost per accepted{where} ≤ ${rule.threshold:g}", ev, None))
+        if rule.test == "paired":
+            margin = float(rule.margin or 0.0)
+            ev = _ratio_evidence(frame, policy, margin, baseline, candidate)
+            rows.append(
+                _result(rule, f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}", ev, margin)
+            )
+    summary: dict[str, Any] = {}
+    try:
+        analysis = cost_per_accepted(both, **_rates(policy))
+        summary["per_system"] = analysis.to_dict()
+    except (GatestatsError, ValueError) as exc:
+        summary["error"] = str(exc)
+    summary["max_cost_increase"] = policy.max_cost_increase
+    return rows, summary

@@ -1,0 +1,476 @@
+"""``evaluate_gate``: a policy registered before execution, two record sets, one verdict.
+
+Order of decision (documented in the README, "Gate"):
+
+1. The registration is checked first; a policy edited or registered after execution is refused
+   (:class:`~gatestats.gate.registration.RegistrationError`, no verdict).
+2. Blocking on silence (:mod:`gatestats.gate.checks`): any failed precondition makes the verdict
+   ``insufficient_evidence`` whatever the rules say (they are still computed and shown).
+3. Severe slices are scored on their own: every valid candidate trial of their cases must pass
+   (threshold 1.00); one failure is ``fail``. Their cases are left out of every other rule.
+4. Rule rows (thresholds, paired tests, the cost limit) get two one-sided p-values
+   (:mod:`gatestats.gate.rules`), adjusted across rows by the policy's multiplicity correction,
+   each family on its own. A row passes when its adjusted ``pvalue_pass`` is at most its alpha,
+   fails when its adjusted ``pvalue_fail`` is, else it is inconclusive (``insufficient_evidence``);
+   a row that cannot be resolved or computed is ``insufficient_evidence``. ``action = "warn"``
+   turns a row's fail or inconclusive into ``warn``.
+5. Verdict: ``insufficient_evidence`` if a precondition failed; else ``fail`` if a severe slice or
+   a blocking row failed; else ``insufficient_evidence`` if a blocking row is inconclusive; else
+   ``warn`` if any row warns; else ``pass``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from gatestats import __version__
+from gatestats.errors import GatestatsError
+from gatestats.estimators import case_summary
+from gatestats.estimators.passk import per_case_values
+from gatestats.gate.checks import silence_checks
+from gatestats.gate.cost_rules import cost_rows
+from gatestats.gate.policy import Policy, Rule
+from gatestats.gate.recordset import RecordSet
+from gatestats.gate.registration import Registration, check_registration
+from gatestats.gate.rules import RuleEvidence, paired_evidence, threshold_evidence
+from gatestats.gate.verdict import CheckResult, Decision, RuleResult, SevereSliceResult, Verdict, VerdictName
+from gatestats.paired import adjust_pvalues, compare
+
+__all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
+
+#: Internal system labels of the two sides (the records' own labels are kept in the verdict).
+BASELINE, CANDIDATE = "baseline", "candidate"
+_VALID = ("passed", "failed", "resource_killed")
+
+
+def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
+    return rs.records.with_columns(pl.lit(label).alias("system"))
+
+
+def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
+    """case_id → list of slices (union over the case's records; empty for a case without slices)."""
+    ids = records.select("case_id").unique()
+    found = (
+        records.select("case_id", "slices")
+        .explode("slices")
+        .drop_nulls("slices")
+        .group_by("case_id")
+        .agg(pl.col("slices").unique().sort())
+    )
+    return ids.join(found, on="case_id", how="left").with_columns(
+        pl.col("slices").fill_null(pl.lit([], dtype=pl.List(pl.String)))
+    )
+
+
+def _severe_cases(slices: pl.DataFrame, severe: tuple[str, ...]) -> set[str]:
+    if not severe:
+        return set()
+    hit = slices.filter(pl.col("slices").list.eval(pl.element().is_in(list(severe))).list.any())
+    return set(hit.get_column("case_id").to_list())
+
+
+def _cases_of(slices: pl.DataFrame, slice_name: str, severe: set[str]) -> set[str]:
+    if slice_name == "all":
+        return set(slices.get_column("case_id").to_list()) - severe
+    hit = slices.filter(pl.col("slices").list.contains(slice_name))
+    return set(hit.get_column("case_id").to_list()) - severe
+
+
+def _judge_outcomes(records: pl.DataFrame, grader: str) -> pl.DataFrame:
+    """Replace ``outcome`` by the named judge's verdict (unparseable or absent: infra_error)."""
+    verdict = (
+        pl.col("graders")
+        .fill_null([])
+        .list.eval(pl.element().filter(pl.element().struct.field("name") == grader).struct.field("verdict"))
+        .list.first()
+    )
+    return records.with_columns(
+        pl.when(verdict.is_in(["passed", "failed"])).then(verdict).otherwise(pl.lit("infra_error")).alias("outcome")
+    )
+
+
+def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) -> SevereSliceResult:
+    cases = set(slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list())
+    final = (
+        both.filter(pl.col("case_id").is_in(list(cases)))
+        .sort("attempt")
+        .group_by("system", "case_id", "trial")
+        .agg(pl.col("outcome").last(), pl.col("bound").last())
+    )
+    cand = final.filter((pl.col("system") == CANDIDATE) & pl.col("outcome").is_in(_VALID))
+    base = final.filter((pl.col("system") == BASELINE) & pl.col("outcome").is_in(_VALID))
+    bad = cand.filter(pl.col("outcome") != "passed").sort("case_id", "trial")
+    failures = tuple(
+        {"case_id": r["case_id"], "trial": r["trial"], "outcome": r["outcome"], "bound": r["bound"]}
+        for r in bad.iter_rows(named=True)
+    )
+    base_failures = base.filter(pl.col("outcome") != "passed").height if base.height else None
+    decision: Decision
+    if not cases:
+        decision, reason = (
+            "insufficient_evidence",
+            f"no case carries the severe slice {slice_name!r}: nothing shows it is safe",
+        )
+    elif cand.height == 0:
+        decision, reason = "insufficient_evidence", f"no valid candidate trial in severe slice {slice_name!r}"
+    elif failures:
+        shown = ", ".join(f"{f['case_id']} trial {f['trial']} {f['outcome']}" for f in failures[:8])
+        decision, reason = (
+            "fail",
+            f"severe slice {slice_name!r}: {len(failures)} of {cand.height} trials did not pass ({shown})",
+        )
+    else:
+        decision, reason = "pass", None
+    return SevereSliceResult(
+        slice=slice_name,
+        n_cases=len(cases),
+        n_trials=cand.height,
+        n_passed=cand.height - len(failures),
+        failures=failures,
+        baseline_failures=base_failures,
+        decision=decision,
+        reason=reason,
+    )
+
+
+def _row(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None) -> RuleResult:
+    return RuleResult(
+        rule=rule.name,
+        row=row,
+        metric=rule.metric,
+        slice=rule.slice,
+        k=rule.k,
+        kind=ev.kind,
+        action=rule.action,
+        observed=ev.observed,
+        baseline=ev.baseline,
+        ci_low=ev.ci_low,
+        ci_high=ev.ci_high,
+        threshold=ev.threshold,
+        margin=margin,
+        test=ev.test,
+        alpha=rule.alpha,
+        pvalue_pass=ev.pvalue_pass,
+        pvalue_fail=ev.pvalue_fail,
+        pvalue_pass_adjusted=None,
+        pvalue_fail_adjusted=None,
+        n_cases=ev.n_cases,
+        decision="insufficient_evidence" if ev.status != "ok" else "pass",
+        reason=ev.reason,
+        cases_needed=ev.cases_needed,
+        grader=rule.grader,
+    )
+
+
+def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
+    ev = RuleEvidence(
+        kind=kind,  # type: ignore[arg-type]
+        observed=None,
+        baseline=None,
+        ci_low=None,
+        ci_high=None,
+        test="—",
+        threshold=rule.threshold,
+        pvalue_pass=None,
+        pvalue_fail=None,
+        status="insufficient_evidence",
+        reason=reason,
+        n_cases=0,
+    )
+    return _row(rule, row, ev, margin=rule.margin)
+
+
+def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) -> list[RuleResult]:
+    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    if rule.grader is not None:
+        frame = _judge_outcomes(frame, rule.grader)
+    rows: list[RuleResult] = []
+    metric = "pass_hat_k" if rule.metric in {"pass_rate", "pass_hat_k"} else "pass_at_k"
+    label = {"pass_rate": "pass rate", "pass_hat_k": f"pass^{rule.k}", "pass_at_k": f"pass@{rule.k}"}[rule.metric]
+    where = "" if rule.slice == "all" else f" [{rule.slice}]"
+    if not cases:
+        why = f"no case in slice {rule.slice!r} (outside the severe slices)"
+        if rule.threshold is not None:
+            rows.append(_undefined(rule, f"{rule.name}: {label}{where} ≥ {rule.threshold:g}", "threshold", why))
+        if rule.test == "paired":
+            rows.append(_undefined(rule, f"{rule.name}: {label}{where} vs baseline", "paired", why))
+        return rows
+    if rule.threshold is not None:
+        row = f"{rule.name}: {label}{where} ≥ {rule.threshold:g}"
+        summary = case_summary(frame.filter(pl.col("system") == CANDIDATE))
+        values = per_case_values(summary, k=rule.k, metric=metric)  # type: ignore[arg-type]
+        thin = values.filter(pl.col("value").is_null())
+        if values.height == 0 or thin.height:
+            ids = ", ".join(thin.get_column("case_id").to_list()[:8])
+            rows.append(_undefined(rule, row, "threshold", f"cases with fewer than k = {rule.k} valid trials: {ids}"))
+        else:
+            groups = values.get_column("case_group")
+            g = None if groups.null_count() == groups.len() else groups.fill_null(values["case_id"]).to_numpy()
+            ev = threshold_evidence(
+                values.get_column("value").to_numpy().astype(np.float64),
+                g,
+                rule=rule,
+                alpha=rule.alpha,
+                confidence_level=policy.confidence_level,
+                seed=policy.seed,
+            )
+            rows.append(_row(rule, row, ev, margin=None))
+    if rule.test == "paired":
+        margin = float(rule.margin or 0.0)
+        shown = f"not worse by more than {margin:g}" if margin > 0 else "better"
+        row = f"{rule.name}: {label}{where} {shown} than baseline"
+        try:
+            ev = paired_evidence(
+                frame,
+                rule=rule,
+                baseline=BASELINE,
+                candidate=CANDIDATE,
+                alpha=rule.alpha,
+                confidence_level=policy.confidence_level,
+                seed=policy.seed,
+            )
+        except (GatestatsError, ValueError) as exc:
+            rows.append(_undefined(rule, row, "paired", str(exc)))
+        else:
+            rows.append(_row(rule, row, ev, margin=margin))
+    return rows
+
+
+def _decide(rows: list[RuleResult], multiplicity: str) -> list[RuleResult]:
+    """Adjust each p-value family across the decidable rows and decide every row."""
+    idx = [i for i, r in enumerate(rows) if r.decision != "insufficient_evidence" and r.pvalue_pass is not None]
+    adj_pass: dict[int, float] = {}
+    adj_fail: dict[int, float] = {}
+    if idx:
+        p_pass = np.array([rows[i].pvalue_pass for i in idx], dtype=float)
+        p_fail = np.array([rows[i].pvalue_fail for i in idx], dtype=float)
+        if multiplicity != "none":
+            p_pass = adjust_pvalues(p_pass, method=multiplicity)  # type: ignore[arg-type]
+            p_fail = adjust_pvalues(p_fail, method=multiplicity)  # type: ignore[arg-type]
+        adj_pass = dict(zip(idx, p_pass.tolist(), strict=True))
+        adj_fail = dict(zip(idx, p_fail.tolist(), strict=True))
+    out: list[RuleResult] = []
+    for i, r in enumerate(rows):
+        reason = r.reason
+        if i in adj_pass:
+            if adj_pass[i] <= r.alpha:
+                decision: Decision = "pass"
+            elif adj_fail[i] <= r.alpha:
+                decision = "fail"
+                reason = f"shown violated: adjusted p = {adj_fail[i]:.3g} ≤ alpha {r.alpha:g}"
+            else:
+                decision = "insufficient_evidence"
+                reason = (
+                    f"inconclusive: neither holding (adjusted p = {adj_pass[i]:.3g}) nor violated "
+                    f"(adjusted p = {adj_fail[i]:.3g}) is shown at alpha {r.alpha:g}"
+                )
+        else:
+            decision = "insufficient_evidence"
+        if r.action == "warn" and decision in {"fail", "insufficient_evidence"}:
+            reason = f"warn-only rule ({decision}): {reason}"
+            decision = "warn"
+        out.append(
+            replace(
+                r,
+                decision=decision,
+                reason=reason,
+                pvalue_pass_adjusted=adj_pass.get(i),
+                pvalue_fail_adjusted=adj_fail.get(i),
+            )
+        )
+    return out
+
+
+def _flips(both: pl.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    try:
+        cmp = compare(both, baseline=BASELINE, candidate=CANDIDATE, metric="pass_hat_k", k=1)
+    except (GatestatsError, ValueError):
+        return (), ()
+    return cmp.flips_pass_to_fail, cmp.flips_fail_to_pass
+
+
+def _infra(both: pl.DataFrame) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for side in (BASELINE, CANDIDATE):
+        rows = both.filter(pl.col("system") == side)
+        bounds = rows.filter(pl.col("outcome") == "resource_killed").group_by("bound").len().sort("bound")
+        out[side] = {
+            "attempts": rows.height,
+            "infra_errors": rows.filter(pl.col("outcome") == "infra_error").height,
+            "resource_killed": rows.filter(pl.col("outcome") == "resource_killed").height,
+            "bounds": {str(b): int(n) for b, n in bounds.iter_rows()},
+            "infra_error_cases": sorted(
+                set(rows.filter(pl.col("outcome") == "infra_error").get_column("case_id").to_list())
+            ),
+        }
+    return out
+
+
+def _judge_checks(policy: Policy, candidate: pl.DataFrame) -> tuple[list[CheckResult], dict[str, Any] | None]:
+    graders = sorted({r.grader for r in policy.rules if r.grader is not None})
+    if not graders:
+        return [], None
+    from gatestats.judges import JudgePolicy, judge_eligibility, load_calibrations
+
+    checks: list[CheckResult] = []
+    status: dict[str, Any] = {}
+    for name in graders:
+        req = policy.judges[name]
+        try:
+            calibrations = load_calibrations([str(p) for p in req.calibrations])
+            jp = JudgePolicy(
+                judge_model=req.judge_model,
+                rubric_digest=req.rubric_digest,
+                max_false_pass_rate=req.max_false_pass_rate,
+                max_false_fail_rate=req.max_false_fail_rate,
+                max_flip_rate=req.max_flip_rate,
+                criterion=req.criterion,
+            )
+            eligibility = judge_eligibility(candidate, calibrations=calibrations, policies={name: jp})
+        except (GatestatsError, ValueError, OSError) as exc:
+            checks.append(
+                CheckResult(name=f"judge:{name}", side="candidate", status="insufficient_evidence", detail=str(exc))
+            )
+            status[name] = {"can_vote": False, "reasons": [str(exc)]}
+            continue
+        votes = [v for v in eligibility.votes if v.grader == name]
+        reasons = [reason for v in votes for reason in v.reasons]
+        if not votes:
+            reasons = [f"no record carries a verdict of judge grader {name!r}"]
+        ok = bool(votes) and all(v.can_vote for v in votes)
+        status[name] = {
+            "can_vote": ok,
+            "reasons": reasons,
+            "calibration_versions": sorted({str(v.calibration_version) for v in votes}),
+        }
+        detail = "calibrated, current and within limits" if ok else "; ".join(reasons)
+        checks.append(
+            CheckResult(
+                name=f"judge:{name}", side="candidate", status="ok" if ok else "insufficient_evidence", detail=detail
+            )
+        )
+    return checks, status
+
+
+def _overall(
+    checks: list[CheckResult], rows: list[RuleResult], severe: list[SevereSliceResult]
+) -> tuple[VerdictName, list[str]]:
+    silent = [c for c in checks if c.status != "ok"]
+    failing = [s.slice for s in severe if s.decision == "fail"] + [r.row for r in rows if r.decision == "fail"]
+    unknown = [s.slice for s in severe if s.decision == "insufficient_evidence"] + [
+        r.row for r in rows if r.decision == "insufficient_evidence"
+    ]
+    warns = [r for r in rows if r.decision == "warn"]
+    reasons = [f"{c.name} ({c.side}): {c.detail}" for c in silent]
+    reasons += [f"severe slice {s.slice}: {s.reason}" for s in severe if s.decision != "pass"]
+    reasons += [f"{r.row}: {r.decision}: {r.reason}" for r in rows if r.decision != "pass"]
+    verdict: VerdictName
+    if silent:
+        verdict = "insufficient_evidence"
+    elif failing:
+        verdict = "fail"
+    elif unknown:
+        verdict = "insufficient_evidence"
+    elif warns:
+        verdict = "warn"
+    else:
+        verdict = "pass"
+    return verdict, reasons
+
+
+def evaluate_gate(
+    policy: Policy,
+    baseline: RecordSet,
+    candidate: RecordSet,
+    *,
+    registration: Registration | None = None,
+    now: str | None = None,
+) -> Verdict:
+    """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``.
+
+    ``registration`` is the checked registration (``None``: checked here, see
+    :func:`~gatestats.gate.registration.check_registration`). ``now`` fixes the verdict's
+    ``created_at`` (tests).
+
+    Raises
+    ------
+    RegistrationError
+        The policy was not registered in the candidate's run set before execution, or was edited.
+    """
+    reg = registration if registration is not None else check_registration(policy, candidate)
+    both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
+    needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
+    summary = case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
+    checks = silence_checks(
+        policy,
+        baseline,
+        candidate,
+        summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
+        needed,
+    )
+    judge_checks, judges = _judge_checks(policy, candidate.records)
+    checks += judge_checks
+    severe: list[SevereSliceResult] = []
+    rows: list[RuleResult] = []
+    flips: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    cost: dict[str, Any] | None = None
+    if baseline.records.height and candidate.records.height:
+        slices = _case_slices(both)
+        severe_cases = _severe_cases(slices, policy.severe_slices)
+        severe = [_severe_result(s, both, slices) for s in policy.severe_slices]
+        for rule in policy.rules:
+            if rule.metric == "cost_per_accepted":
+                continue
+            rows += _rule_rows(rule, both, _cases_of(slices, rule.slice, severe_cases), policy)
+        cost_results, cost = cost_rows(policy, both, slices, severe_cases, BASELINE, CANDIDATE)
+        rows += cost_results
+        flips = _flips(both)
+    rows = _decide(rows, policy.multiplicity)
+    verdict, reasons = _overall(checks, rows, severe)
+    sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
+    provenance = {side: _provenance(rs) for side, rs in sides.items()}
+    return Verdict(
+        verdict=verdict,
+        reasons=tuple(reasons),
+        checks=tuple(checks),
+        rules=tuple(rows),
+        severe_slices=tuple(severe),
+        flips_pass_to_fail=flips[0],
+        flips_fail_to_pass=flips[1],
+        cost=cost,
+        judges=judges,
+        policy=policy.to_dict(),
+        registration=reg.to_dict(),
+        baseline=provenance["baseline"],
+        candidate=provenance["candidate"],
+        infra=_infra(both) if both.height else {},
+        tool_version=f"gatestats {__version__}",
+        created_at=now or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+    )
+
+
+def _provenance(rs: RecordSet) -> dict[str, Any]:
+    out = rs.to_dict()
+    records = rs.records
+    systems = sorted({str(s) for s in records.get_column("system").unique().to_list()}) if records.height else []
+    out["system"] = systems[0] if len(systems) == 1 else (", ".join(systems) or None)
+    out["system_digest"] = (
+        records.get_column("system_digest").drop_nulls().unique().sort().to_list() if records.height else []
+    )
+    parts = ("model_id", "prompt_version", "tools_digest", "orchestration_version", "sandbox_image", "verifier_version")
+    out["system_parts"] = {
+        p: sorted({str(v) for v in records.get_column(p).drop_nulls().unique().to_list()}) if records.height else []
+        for p in parts
+    }
+    out["task_set_version"] = (
+        sorted({str(v) for v in records.get_column("task_set_version").drop_nulls().unique().to_list()})
+        if records.height
+        else []
+    )
+    return out

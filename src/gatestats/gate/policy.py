@@ -1,0 +1,557 @@
+"""The gate policy: a versioned TOML file, read strictly, identified by the digest of its bytes.
+
+A policy is written *before* the candidate runs and registered in its run set (see
+:mod:`gatestats.gate.registration`); the digest is the SHA-256 of the file's bytes, so any edit —
+a threshold, a comment, a space — makes it another policy. Reading is strict: an unknown key, a
+wrong type or a missing required key is a :class:`PolicyError` that names the file, the key path
+and its line. Every key is documented in the README ("Gate policy") and in
+``data/golden_bugfix/policy.toml``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, cast
+
+from gatestats.errors import GatestatsError
+from gatestats.gate._toml_lines import KeyPath, line_of, locate
+
+__all__ = [
+    "POLICY_FORMAT",
+    "CostPolicy",
+    "GateMetric",
+    "JudgeRequirement",
+    "Policy",
+    "PolicyError",
+    "PolicyProblem",
+    "Rule",
+    "SystemRequirement",
+    "load_policy",
+    "parse_policy",
+]
+
+POLICY_FORMAT = "gatestats-policy/1"
+
+#: ``pass_rate``: per-case share of valid trials that passed (pass^1); ``pass_hat_k`` (all k
+#: trials pass) and ``pass_at_k`` (at least one of k passes), unbiased per case;
+#: ``cost_per_accepted``: spend (+ human time) per accepted outcome.
+GateMetric: TypeAlias = Literal["pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted"]
+Direction: TypeAlias = Literal["higher", "lower"]
+RuleTest: TypeAlias = Literal["none", "paired"]
+Action: TypeAlias = Literal["block", "warn"]
+Multiplicity: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
+
+_METRICS: tuple[GateMetric, ...] = ("pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted")
+_MULTIPLICITY: tuple[Multiplicity, ...] = ("holm", "bonferroni", "hochberg", "none")
+_SYSTEM_PARTS = (
+    "model_id",
+    "prompt_version",
+    "tools_digest",
+    "orchestration_version",
+    "sandbox_image",
+    "verifier_version",
+    "retry_policy",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PolicyProblem:
+    """One thing wrong with a policy file: where (file, key path, line) and what."""
+
+    file: str
+    key: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: key '{self.key}': {self.message}"
+
+
+class PolicyError(GatestatsError, ValueError):
+    """The policy file is not a valid gate policy; ``problems`` lists every finding."""
+
+    def __init__(self, problems: list[PolicyProblem] | tuple[PolicyProblem, ...]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemRequirement:
+    """What one side's records must show: its system label, optionally its digest, pinned parts."""
+
+    system: str | None
+    system_digest: str | None = None
+    pins: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One gate rule.
+
+    ``threshold`` is an absolute level the candidate's metric must be shown to clear (above it for
+    ``direction = "higher"``, below it for ``"lower"``); ``test = "paired"`` compares the
+    candidate with the baseline on the same cases and must show the candidate is not worse by
+    more than ``margin`` (``margin = 0``: shown better). Both may be given; each is a row of the
+    verdict. ``action = "warn"`` turns this rule's failure or inconclusiveness into a warning.
+    """
+
+    name: str
+    metric: GateMetric
+    slice: str
+    direction: Direction
+    threshold: float | None
+    test: RuleTest
+    margin: float | None
+    alpha: float
+    action: Action
+    k: int
+    grader: str | None
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostPolicy:
+    """Rates and resampling of the cost-per-accepted-outcome evaluation."""
+
+    review_rate_usd_per_hour: float | None = None
+    machine_rate_usd_per_hour: float | None = None
+    alpha: float = 0.05
+    n_resamples: int = 2000
+    action: Action = "block"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeRequirement:
+    """The calibration a judge grader needs before its verdicts may count (see ``gatestats.judges``)."""
+
+    name: str
+    calibrations: tuple[Path, ...]
+    judge_model: str
+    rubric_digest: str
+    max_false_pass_rate: float
+    max_false_fail_rate: float | None
+    max_flip_rate: float | None
+    criterion: Literal["upper_bound", "estimate"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """A parsed gate policy; ``digest`` is ``sha256:`` of the file's bytes."""
+
+    path: Path
+    digest: str
+    name: str
+    version: str
+    description: str | None
+    baseline: SystemRequirement
+    candidate: SystemRequirement
+    k: int
+    min_cases: int
+    min_trials: int
+    max_infra_error_rate: float
+    multiplicity: Multiplicity
+    on_insufficient_evidence: Literal["block"]
+    confidence_level: float
+    seed: int
+    severe_slices: tuple[str, ...]
+    max_cost_increase: float | None
+    case_set_version: str | None
+    cost: CostPolicy
+    rules: tuple[Rule, ...]
+    judges: Mapping[str, JudgeRequirement]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (as bound into the verdict)."""
+        return {
+            "path": str(self.path),
+            "digest": self.digest,
+            "name": self.name,
+            "version": self.version,
+            "k": self.k,
+            "min_cases": self.min_cases,
+            "min_trials": self.min_trials,
+            "max_infra_error_rate": self.max_infra_error_rate,
+            "multiplicity": self.multiplicity,
+            "on_insufficient_evidence": self.on_insufficient_evidence,
+            "confidence_level": self.confidence_level,
+            "seed": self.seed,
+            "severe_slices": list(self.severe_slices),
+            "max_cost_increase": self.max_cost_increase,
+            "case_set_version": self.case_set_version,
+            "baseline": {
+                "system": self.baseline.system,
+                "system_digest": self.baseline.system_digest,
+                "pins": dict(self.baseline.pins),
+            },
+            "candidate": {
+                "system": self.candidate.system,
+                "system_digest": self.candidate.system_digest,
+                "pins": dict(self.candidate.pins),
+            },
+        }
+
+
+class _Reader:
+    """Typed access to the TOML mapping that records problems with their line instead of raising."""
+
+    def __init__(self, file: str, text: str) -> None:
+        self.file = file
+        self.lines = locate(text)
+        self.problems: list[PolicyProblem] = []
+
+    def problem(self, path: KeyPath, message: str) -> None:
+        key = ".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "[")
+        self.problems.append(PolicyProblem(file=self.file, key=key, line=line_of(self.lines, path), message=message))
+
+    def known(self, table: Mapping[str, Any], path: KeyPath, allowed: tuple[str, ...]) -> None:
+        for key in table:
+            if key not in allowed:
+                self.problem((*path, key), f"unknown key (expected one of: {', '.join(allowed)})")
+
+    def get(
+        self,
+        table: Mapping[str, Any],
+        path: KeyPath,
+        key: str,
+        kind: type | tuple[type, ...],
+        *,
+        required: bool = False,
+        default: Any = None,
+    ) -> Any:
+        if key not in table:
+            if required:
+                self.problem((*path, key) if path else (key,), "required key is missing")
+            return default
+        value = table[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+            value = float(value)
+        if not ok:
+            names = " or ".join(_type_name(k) for k in kinds)
+            self.problem((*path, key), f"expected {names} (got {_type_name(type(value))} {value!r})")
+            return default
+        return value
+
+    def number(
+        self, table: Mapping[str, Any], path: KeyPath, key: str, low: float, high: float, *, default: Any = None
+    ) -> Any:
+        value = self.get(table, path, key, float, default=default)
+        if value is not None and value is not default and not (low <= value <= high and math.isfinite(value)):
+            self.problem((*path, key), f"expected a number in [{low:g}, {high:g}] (got {value!r})")
+            return default
+        return value
+
+    def integer(self, table: Mapping[str, Any], path: KeyPath, key: str, low: int, *, required: bool = False) -> Any:
+        value = self.get(table, path, key, int, required=required)
+        if value is not None and value < low:
+            self.problem((*path, key), f"expected an integer >= {low} (got {value!r})")
+            return None
+        return value
+
+    def choice(
+        self, table: Mapping[str, Any], path: KeyPath, key: str, choices: tuple[str, ...], *, default: Any = None
+    ) -> Any:
+        value = self.get(table, path, key, str, default=default)
+        if value is not None and value not in choices:
+            self.problem((*path, key), f"expected one of {', '.join(repr(c) for c in choices)} (got {value!r})")
+            return default
+        return value
+
+    def strings(self, table: Mapping[str, Any], path: KeyPath, key: str) -> tuple[str, ...]:
+        value = self.get(table, path, key, list, default=[])
+        if not all(isinstance(v, str) and v for v in value):
+            self.problem((*path, key), f"expected a list of non-empty strings (got {value!r})")
+            return ()
+        return tuple(value)
+
+
+def _type_name(kind: type) -> str:
+    return {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "an array"}.get(
+        kind, "a table" if issubclass(kind, dict) else kind.__name__
+    )
+
+
+_TOP = (
+    "format",
+    "name",
+    "version",
+    "description",
+    "baseline",
+    "candidate",
+    "k",
+    "min_cases",
+    "min_trials",
+    "max_infra_error_rate",
+    "multiplicity",
+    "on_insufficient_evidence",
+    "confidence_level",
+    "seed",
+    "severe_slices",
+    "max_cost_increase",
+    "case_set_version",
+    "cost",
+    "rules",
+    "judges",
+)
+_RULE = ("name", "metric", "slice", "direction", "threshold", "test", "margin", "alpha", "action", "k", "grader")
+_SYSTEM = ("system", "system_digest", "pins")
+_COST = ("review_rate_usd_per_hour", "machine_rate_usd_per_hour", "alpha", "n_resamples", "action")
+_JUDGE = (
+    "calibrations",
+    "judge_model",
+    "rubric_digest",
+    "max_false_pass_rate",
+    "max_false_fail_rate",
+    "max_flip_rate",
+    "criterion",
+)
+
+
+def load_policy(path: str | os.PathLike[str]) -> Policy:
+    """Read and check a gate policy file.
+
+    Raises
+    ------
+    PolicyError
+        The file is missing, is not TOML, or breaks the policy format (every problem is listed with
+        its key and line).
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PolicyError([PolicyProblem(file=str(path), key="(file)", line=None, message=str(exc))]) from None
+    return parse_policy(data, path=path)
+
+
+def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> Policy:
+    """Parse the bytes of a policy file (see :func:`load_policy`).
+
+    >>> p = parse_policy(b'''
+    ... format = "gatestats-policy/1"
+    ... name = "demo"
+    ... version = "1"
+    ... k = 2
+    ... min_cases = 10
+    ... min_trials = 2
+    ... max_infra_error_rate = 0.05
+    ... on_insufficient_evidence = "block"
+    ... [baseline]
+    ... system = "main"
+    ... [[rules]]
+    ... name = "not worse"
+    ... metric = "pass_rate"
+    ... test = "paired"
+    ... margin = 0.1
+    ... ''')
+    >>> p.rules[0].direction, p.rules[0].alpha, p.multiplicity, p.digest[:7]
+    ('higher', 0.05, 'holm', 'sha256:')
+    >>> parse_policy(b'format = "gatestats-policy/1"\\nmetric = 3\\n')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gatestats.gate.policy.PolicyError: <policy>:2: key 'metric': unknown key (expected one of: ...
+    """
+    path = Path(path)
+    file = str(path)
+    try:
+        text = data.decode("utf-8")
+        raw = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=f"not UTF-8: {exc}")]) from None
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"at line (\d+)", str(exc))
+        line = int(found.group(1)) if found else None
+        raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=line, message=f"not TOML: {exc}")]) from None
+    r = _Reader(file, text)
+    r.known(raw, (), _TOP)
+    fmt = r.get(raw, (), "format", str, required=True)
+    if fmt is not None and fmt != POLICY_FORMAT:
+        r.problem(("format",), f"expected {POLICY_FORMAT!r} (got {fmt!r})")
+    name = r.get(raw, (), "name", str, required=True)
+    version = r.get(raw, (), "version", str, required=True)
+    description = r.get(raw, (), "description", str)
+    k = r.integer(raw, (), "k", 1, required=True)
+    min_cases = r.integer(raw, (), "min_cases", 1, required=True)
+    min_trials = r.integer(raw, (), "min_trials", 1, required=True)
+    max_infra = r.get(raw, (), "max_infra_error_rate", float, required=True)
+    if max_infra is not None and not 0 <= max_infra < 1:
+        r.problem(("max_infra_error_rate",), f"expected a number in [0, 1) (got {max_infra!r})")
+    on_ie = r.get(raw, (), "on_insufficient_evidence", str, required=True)
+    if on_ie is not None and on_ie != "block":
+        r.problem(
+            ("on_insufficient_evidence",),
+            f"expected 'block' (got {on_ie!r}): insufficient evidence never passes a gate",
+        )
+    multiplicity = r.choice(raw, (), "multiplicity", _MULTIPLICITY, default="holm")
+    confidence_level = r.number(raw, (), "confidence_level", 0.5, 0.999, default=0.95)
+    seed = r.integer(raw, (), "seed", 0) if "seed" in raw else 0
+    severe = r.strings(raw, (), "severe_slices")
+    max_cost = r.number(raw, (), "max_cost_increase", 0.0, 100.0)
+    case_set_version = r.get(raw, (), "case_set_version", str)
+    baseline = _system(r, raw, "baseline", required=True)
+    candidate = _system(r, raw, "candidate", required=False)
+    cost = _cost(r, raw)
+    judges = _judges(r, raw, path)
+    rules = _rules(r, raw, k, severe, judges)
+    if min_trials is not None and k is not None and min_trials < k:
+        r.problem(("min_trials",), f"must be at least k = {k} (got {min_trials}): pass^k needs k valid trials")
+    if not raw.get("rules") and not severe and max_cost is None:
+        r.problem(("rules",), "the policy decides nothing: give at least one rule, severe slice or max_cost_increase")
+    if r.problems:
+        raise PolicyError(r.problems)
+    return Policy(
+        path=path,
+        digest="sha256:" + hashlib.sha256(data).hexdigest(),
+        name=name,
+        version=version,
+        description=description,
+        baseline=baseline,
+        candidate=candidate,
+        k=k,
+        min_cases=min_cases,
+        min_trials=min_trials,
+        max_infra_error_rate=max_infra,
+        multiplicity=multiplicity,
+        on_insufficient_evidence="block",
+        confidence_level=confidence_level,
+        seed=seed,
+        severe_slices=severe,
+        max_cost_increase=max_cost,
+        case_set_version=case_set_version,
+        cost=cost,
+        rules=tuple(rules),
+        judges=judges,
+    )
+
+
+def _system(r: _Reader, raw: Mapping[str, Any], key: str, *, required: bool) -> SystemRequirement:
+    table = r.get(raw, (), key, dict, required=required, default={})
+    r.known(table, (key,), _SYSTEM)
+    system = r.get(table, (key,), "system", str, required=required and key in raw)
+    digest = r.get(table, (key,), "system_digest", str)
+    pins_raw = r.get(table, (key,), "pins", dict, default={})
+    pins: dict[str, str] = {}
+    for part, value in pins_raw.items():
+        if part not in _SYSTEM_PARTS:
+            r.problem((key, "pins", part), f"unknown system part (expected one of: {', '.join(_SYSTEM_PARTS)})")
+        elif not isinstance(value, str) or not value:
+            r.problem((key, "pins", part), f"expected a non-empty string (got {value!r})")
+        else:
+            pins[part] = value
+    return SystemRequirement(system=system, system_digest=digest, pins=pins)
+
+
+def _cost(r: _Reader, raw: Mapping[str, Any]) -> CostPolicy:
+    table = r.get(raw, (), "cost", dict, default={})
+    r.known(table, ("cost",), _COST)
+    return CostPolicy(
+        review_rate_usd_per_hour=r.number(table, ("cost",), "review_rate_usd_per_hour", 0.0, 1e6),
+        machine_rate_usd_per_hour=r.number(table, ("cost",), "machine_rate_usd_per_hour", 0.0, 1e6),
+        alpha=r.number(table, ("cost",), "alpha", 1e-6, 0.5, default=0.05),
+        n_resamples=r.integer(table, ("cost",), "n_resamples", 200) or 2000,
+        action=r.choice(table, ("cost",), "action", ("block", "warn"), default="block"),
+    )
+
+
+def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, JudgeRequirement]:
+    table = r.get(raw, (), "judges", dict, default={})
+    judges: dict[str, JudgeRequirement] = {}
+    for name, entry in table.items():
+        path: KeyPath = ("judges", name)
+        if not isinstance(entry, dict):
+            r.problem(path, f"expected a table (got {entry!r})")
+            continue
+        r.known(entry, path, _JUDGE)
+        calibrations = r.strings(entry, path, "calibrations")
+        if not calibrations:
+            r.problem((*path, "calibrations"), "list at least one calibration artifact (judge-cal-*.json)")
+        model = r.get(entry, path, "judge_model", str, required=True)
+        rubric = r.get(entry, path, "rubric_digest", str, required=True)
+        fp = r.number(entry, path, "max_false_pass_rate", 0.0, 1.0)
+        if fp is None:
+            r.problem((*path, "max_false_pass_rate"), "required key is missing (a judge's false-pass rate is limited)")
+        judges[name] = JudgeRequirement(
+            name=name,
+            calibrations=tuple((policy_path.parent / c) for c in calibrations),
+            judge_model=model or "",
+            rubric_digest=rubric or "",
+            max_false_pass_rate=fp if fp is not None else 0.0,
+            max_false_fail_rate=r.number(entry, path, "max_false_fail_rate", 0.0, 1.0),
+            max_flip_rate=r.number(entry, path, "max_flip_rate", 0.0, 1.0),
+            criterion=r.choice(entry, path, "criterion", ("upper_bound", "estimate"), default="upper_bound"),
+        )
+    return judges
+
+
+def _rules(
+    r: _Reader, raw: Mapping[str, Any], k: int | None, severe: tuple[str, ...], judges: Mapping[str, JudgeRequirement]
+) -> list[Rule]:
+    entries = r.get(raw, (), "rules", list, default=[])
+    rules: list[Rule] = []
+    names: set[str] = set()
+    for i, entry in enumerate(entries):
+        path: KeyPath = ("rules", i)
+        if not isinstance(entry, dict):
+            r.problem(path, f"expected a table ([[rules]]) (got {entry!r})")
+            continue
+        before = len(r.problems)
+        r.known(entry, path, _RULE)
+        name = r.get(entry, path, "name", str, required=True)
+        if name is not None and name in names:
+            r.problem((*path, "name"), f"duplicate rule name {name!r}")
+        names.add(name or "")
+        metric = r.choice(entry, path, "metric", _METRICS)
+        if "metric" not in entry:
+            r.problem((*path, "metric"), "required key is missing")
+        default_direction = "lower" if metric == "cost_per_accepted" else "higher"
+        direction = r.choice(entry, path, "direction", ("higher", "lower"), default=default_direction)
+        if metric is not None and direction != default_direction:
+            r.problem((*path, "direction"), f"{metric} is better when {default_direction} (got {direction!r})")
+        slice_name = r.get(entry, path, "slice", str, default="all")
+        if slice_name in severe:
+            r.problem((*path, "slice"), f"{slice_name!r} is a severe slice: it is scored on its own (threshold 1.00)")
+        test = r.choice(entry, path, "test", ("none", "paired"), default="none")
+        threshold = r.number(entry, path, "threshold", 0.0, math.inf if metric == "cost_per_accepted" else 1.0)
+        margin = r.number(entry, path, "margin", 0.0, math.inf if metric == "cost_per_accepted" else 1.0)
+        if margin is not None and test != "paired":
+            r.problem((*path, "margin"), "a margin needs test = 'paired'")
+        if test == "paired" and margin is None:
+            margin = 0.0
+        if threshold is None and test != "paired":
+            r.problem(path, "a rule needs a threshold, test = 'paired', or both")
+        alpha = r.number(entry, path, "alpha", 1e-6, 0.5, default=0.05)
+        action = r.choice(entry, path, "action", ("block", "warn"), default="block")
+        rule_k = r.integer(entry, path, "k", 1) if "k" in entry else k
+        if metric == "pass_rate" and "k" in entry:
+            r.problem((*path, "k"), "pass_rate has no k (it is pass^1); use pass_hat_k or pass_at_k")
+        grader = r.get(entry, path, "grader", str)
+        if grader is not None and grader not in judges:
+            r.problem((*path, "grader"), f"no [judges.{grader}] table names its calibration")
+        if len(r.problems) > before:
+            continue
+        rules.append(
+            Rule(
+                name=name,
+                metric=cast("GateMetric", metric),
+                slice=slice_name,
+                direction=direction,
+                threshold=threshold,
+                test=test,
+                margin=margin,
+                alpha=alpha,
+                action=action,
+                k=1 if metric == "pass_rate" else int(rule_k or 1),
+                grader=grader,
+                line=line_of(r.lines, path),
+            )
+        )
+    return rules

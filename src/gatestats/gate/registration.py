@@ -1,0 +1,161 @@
+"""Registering a gate policy in a run set *before* its first record, and checking it at gate time.
+
+``register_policy`` writes the policy's digest, name, version and the registration time into the
+run set's ``manifest.json`` (under the runner's lock, atomically) and refuses once any record
+exists. ``gatestats run --policy`` registers at creation. At gate time, :func:`check_registration`
+refuses a candidate run set whose registered digest differs from the policy given (the policy was
+edited after the run) or whose registration is later than its first record's start (the policy
+was written after results could be seen).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gatestats.errors import GatestatsError
+from gatestats.gate.policy import Policy
+from gatestats.gate.recordset import MANIFEST, RECORDS, RecordSet
+from gatestats_runner.store import RunSetError, RunSetLock, read_manifest, write_manifest
+
+__all__ = ["Registration", "RegistrationError", "check_registration", "register_policy"]
+
+
+class RegistrationError(GatestatsError, ValueError):
+    """The policy cannot be registered, or the gate must refuse the registration it found."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Registration:
+    """A policy registration as found in (or written to) a run set's manifest."""
+
+    run_set: str
+    policy_digest: str
+    registered_at: str
+    first_record_at: str | None
+    origin: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "run_set": self.run_set,
+            "policy_digest": self.policy_digest,
+            "registered_at": self.registered_at,
+            "first_record_at": self.first_record_at,
+            "origin": self.origin,
+        }
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registration:
+    """Write ``policy``'s digest and the time into the manifest of ``run_set``, which has no record yet.
+
+    Registering the same digest again is a no-op that returns the first registration.
+
+    Raises
+    ------
+    RegistrationError
+        ``run_set`` is not a run set, already holds records, or has another policy registered.
+    """
+    root = Path(run_set)
+    try:
+        manifest = read_manifest(root)
+        lock = RunSetLock(root)
+    except (RunSetError, OSError) as exc:
+        raise RegistrationError(str(exc)) from None
+    try:
+        records = root / RECORDS
+        existing = manifest.get("policy_digest")
+        if existing is not None and existing != policy.digest:
+            msg = (
+                f"{root / MANIFEST}: field 'policy_digest': another policy is registered ({existing}); "
+                f"a run set is gated by the one policy registered before it ran (got {policy.digest})"
+            )
+            raise RegistrationError(msg)
+        if existing == policy.digest and manifest.get("policy_registered_at"):
+            return Registration(
+                run_set=str(root),
+                policy_digest=existing,
+                registered_at=manifest["policy_registered_at"],
+                first_record_at=None,
+                origin=manifest.get("origin", "runner"),
+            )
+        if records.exists() and records.stat().st_size > 0:
+            msg = (
+                f"{records}: the run set already has records: a policy must be registered before the first "
+                "record exists (start a new run set with `gatestats run --policy`)"
+            )
+            raise RegistrationError(msg)
+        manifest["policy_digest"] = policy.digest
+        manifest["policy_registered_at"] = _now()
+        manifest["policy_name"] = policy.name
+        manifest["policy_version"] = policy.version
+        manifest.pop("format", None)
+        write_manifest(root, manifest)
+    finally:
+        lock.release()
+    return Registration(
+        run_set=str(root),
+        policy_digest=policy.digest,
+        registered_at=manifest["policy_registered_at"],
+        first_record_at=None,
+        origin=manifest.get("origin", "runner"),
+    )
+
+
+def _parse_time(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
+    """The registration the gate relies on; refuse anything else.
+
+    Raises
+    ------
+    RegistrationError
+        The candidate is not a run set (nothing proves when the policy was written), has no policy
+        registered, has another policy's digest registered, or was registered after its first record.
+    """
+    if candidate.kind != "run_set" or candidate.manifest is None:
+        msg = (
+            f"{candidate.path}: the candidate is record files, not a run set: nothing shows the policy was "
+            "registered before execution (run with `gatestats run --policy`, or import with --run-set and --policy)"
+        )
+        raise RegistrationError(msg)
+    manifest = candidate.manifest
+    where = f"{candidate.path / MANIFEST}"
+    registered = manifest.get("policy_digest")
+    at = manifest.get("policy_registered_at")
+    if registered is None or at is None:
+        msg = (
+            f"{where}: field 'policy_digest': no policy was registered before execution; "
+            "a policy written after the results were seen cannot gate them"
+        )
+        raise RegistrationError(msg)
+    if registered != policy.digest:
+        msg = (
+            f"{where}: field 'policy_digest': the policy {policy.path} (digest {policy.digest}) is not the one "
+            f"registered before execution ({registered}): the policy was edited after registration"
+        )
+        raise RegistrationError(msg)
+    origin = str(manifest.get("origin", "runner"))
+    first: str | None = None
+    starts = candidate.records.get_column("started_at").drop_nulls() if candidate.n_records else None
+    if starts is not None and starts.len() > 0:
+        first = min(starts.to_list(), key=_parse_time)
+        if origin != "import" and _parse_time(at) > _parse_time(first):
+            msg = (
+                f"{where}: field 'policy_registered_at': the policy was registered at {at}, after the first "
+                f"record started ({first}): a policy registered after execution began cannot gate it"
+            )
+            raise RegistrationError(msg)
+    return Registration(
+        run_set=str(candidate.path), policy_digest=registered, registered_at=at, first_record_at=first, origin=origin
+    )

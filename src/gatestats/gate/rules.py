@@ -1,0 +1,282 @@
+r"""One gate rule's evidence: the observed values and two one-sided p-values.
+
+Every statistical row of a verdict answers two questions with one-sided tests:
+
+* ``pvalue_pass`` — :math:`H_0`: the rule is violated. Small means the data *show* the rule holds.
+* ``pvalue_fail`` — :math:`H_0`: the rule holds. Small means the data *show* the rule is violated.
+
+After the policy's multiplicity correction (applied to each family across the rules) a row passes
+when its adjusted ``pvalue_pass`` is at most the rule's ``alpha``, fails when its adjusted
+``pvalue_fail`` is, and is otherwise inconclusive: insufficient evidence, never a pass.
+
+The tests:
+
+* **Absolute threshold** :math:`T` on the candidate's pass rate, pass^k or pass@k (mean over
+  cases of per-case unbiased estimates; the case is the unit): the p-values come from inverting
+  the case-level interval of :func:`gatestats.estimators.case_mean_interval` (``auto``:
+  continuity-corrected Wilson at an effective n below 5,000 cases): :math:`p` is the smallest
+  :math:`\alpha` at which the one-sided :math:`1-\alpha` bound excludes :math:`T`, found by
+  bisection. The test agrees with the interval the verdict shows.
+* **Paired** comparison with the baseline on the same cases (:func:`gatestats.paired.compare`):
+  with margin :math:`\Delta > 0`, Tango's score statistic (one trial per case) or the case-level
+  t statistic (several trials; Miller 2024 eq. 7) for :math:`H_0: \delta \le -\Delta`, and the
+  other tail for :math:`H_0: \delta \ge -\Delta`; with :math:`\Delta = 0`, the exact one-sided
+  McNemar / case-level sign tests in each direction.
+* **Resolution**: a threshold no sample of this size could demonstrate (even if every case passed)
+  or a margin finer than one case's weight :math:`1/N` cannot be resolved; the row says how many
+  cases would be needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+from scipy import stats
+
+from gatestats.estimators import case_mean_interval
+from gatestats.gate.policy import Rule
+from gatestats.paired import compare
+
+__all__ = ["RuleEvidence", "paired_evidence", "threshold_evidence"]
+
+Kind = Literal["threshold", "paired", "cost_threshold", "cost_increase"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleEvidence:
+    """Observed values and unadjusted one-sided p-values of one verdict row (before multiplicity).
+
+    ``status`` is ``ok`` (the p-values can decide), ``cannot_resolve`` (the sample could not
+    decide even in the best case; ``cases_needed`` says how many) or ``insufficient_evidence``
+    (nothing can be computed; ``reason`` says why).
+    """
+
+    kind: Kind
+    observed: float | None
+    baseline: float | None
+    ci_low: float | None
+    ci_high: float | None
+    test: str
+    threshold: float | None
+    pvalue_pass: float | None
+    pvalue_fail: float | None
+    status: Literal["ok", "cannot_resolve", "insufficient_evidence"]
+    reason: str | None
+    n_cases: int
+    cases_needed: int | None = None
+    flips_pass_to_fail: tuple[str, ...] = ()
+    flips_fail_to_pass: tuple[str, ...] = ()
+    details: dict[str, Any] | None = None
+
+
+def _bisect_p(excludes: Callable[[float], bool]) -> float:
+    """Smallest alpha in (1e-12, 0.5) at which ``excludes(alpha)`` holds (monotone); 1.0 when it never does."""
+    if not excludes(0.4999):
+        return 1.0
+    lo, hi = 1e-12, 0.4999
+    if excludes(lo):
+        return lo
+    for _ in range(60):
+        mid = math.sqrt(lo * hi) if hi / lo > 10 else (lo + hi) / 2
+        if excludes(mid):
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo < 1e-7 * hi:
+            break
+    return hi
+
+
+def _one_sided_bounds(
+    values: npt.NDArray[np.float64], groups: npt.NDArray[Any] | None, alpha: float, seed: int
+) -> tuple[float, float] | None:
+    r = case_mean_interval(values, groups=groups, confidence_level=1 - 2 * alpha, seed=seed)
+    if r.status != "ok" or r.ci_low is None or r.ci_high is None:
+        return None
+    return r.ci_low, r.ci_high
+
+
+def _threshold_pvalues(
+    values: npt.NDArray[np.float64], groups: npt.NDArray[Any] | None, threshold: float, seed: int
+) -> tuple[float, float]:
+    """(p_pass, p_fail) for ``mean > threshold`` by inverting the case-level interval."""
+
+    def above(alpha: float) -> bool:
+        b = _one_sided_bounds(values, groups, alpha, seed)
+        return b is not None and b[0] > threshold
+
+    def below(alpha: float) -> bool:
+        b = _one_sided_bounds(values, groups, alpha, seed)
+        return b is not None and b[1] < threshold
+
+    return _bisect_p(above), _bisect_p(below)
+
+
+def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: int) -> int | None:
+    """Fewest cases with which an all-pass sample would show ``mean > threshold`` at ``alpha``."""
+    if threshold >= 1:
+        return None
+
+    def ok(m: int) -> bool:
+        b = _one_sided_bounds(np.ones(m), None, alpha, seed)
+        return b is not None and b[0] > threshold
+
+    hi = max(n, 2)
+    while not ok(hi):
+        hi *= 2
+        if hi > 10_000_000:
+            return None
+    lo = max(n, 1)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def threshold_evidence(
+    values: npt.NDArray[np.float64],
+    groups: npt.NDArray[Any] | None,
+    *,
+    rule: Rule,
+    alpha: float,
+    confidence_level: float,
+    seed: int,
+) -> RuleEvidence:
+    """Evidence that the candidate's mean of per-case ``values`` is above ``rule.threshold``.
+
+    ``alpha`` is the level the resolution check uses (the rule's, before multiplicity).
+    """
+    threshold = float(rule.threshold if rule.threshold is not None else math.nan)
+    n = int(values.size)
+    common: dict[str, Any] = {"kind": "threshold", "baseline": None, "test": "case-level interval inversion"}
+    if n == 0:
+        return RuleEvidence(
+            **common,
+            observed=None,
+            ci_low=None,
+            ci_high=None,
+            threshold=threshold,
+            pvalue_pass=None,
+            pvalue_fail=None,
+            status="insufficient_evidence",
+            reason="no case of this slice has enough valid trials",
+            n_cases=0,
+        )
+    shown = case_mean_interval(values, groups=groups, confidence_level=confidence_level, seed=seed)
+    p_pass, p_fail = _threshold_pvalues(values, groups, threshold, seed)
+    best = _threshold_pvalues(np.ones(n), None, threshold, seed)[0]
+    status: Literal["ok", "cannot_resolve"] = "ok"
+    reason = None
+    needed = None
+    if best > alpha:
+        needed = _cases_needed_for_threshold(n, threshold, alpha, seed)
+        status = "cannot_resolve"
+        grid = 1 / n
+        finer = f"; the threshold {threshold:g} is finer than one case's weight 1/{n}" if 1 - threshold < grid else ""
+        reason = (
+            f"even if all {n} cases passed every trial, the data could not show a value above {threshold:g} "
+            f"at alpha {alpha:g}{finer}"
+            + (f": about {needed} cases are needed" if needed is not None else ": no sample size can")
+        )
+    return RuleEvidence(
+        **common,
+        observed=float(values.mean()),
+        ci_low=shown.ci_low,
+        ci_high=shown.ci_high,
+        threshold=threshold,
+        pvalue_pass=p_pass,
+        pvalue_fail=p_fail,
+        status=status,
+        reason=reason,
+        n_cases=n,
+        cases_needed=needed,
+        details={"interval_method": shown.method, "interval_status": shown.status, "interval_reason": shown.reason},
+    )
+
+
+def paired_evidence(
+    records: pl.DataFrame,
+    *,
+    rule: Rule,
+    baseline: str,
+    candidate: str,
+    alpha: float,
+    confidence_level: float,
+    seed: int,
+) -> RuleEvidence:
+    """Evidence that the candidate is not worse than the baseline by more than ``rule.margin``.
+
+    ``records`` holds both systems' records of the rule's cases only.
+    """
+    margin = float(rule.margin or 0.0)
+    metric = "pass_hat_k" if rule.metric in {"pass_rate", "pass_hat_k"} else "pass_at_k"
+    common: dict[str, Any] = {"kind": "paired", "threshold": -margin}
+    options: dict[str, Any] = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "metric": metric,
+        "k": rule.k,
+        "confidence_level": confidence_level,
+        "seed": seed,
+    }
+    if margin > 0:
+        cmp = compare(records, margin=margin, **options)
+        ni = cmp.noninferiority
+        test = "Tango score test" if ni is not None and ni.method == "tango_score" else "case-level t test"
+        stat = None if ni is None else ni.statistic
+        if stat is None or cmp.status == "insufficient_evidence":
+            p_pass = p_fail = None
+        elif ni is not None and ni.method == "tango_score":
+            p_pass, p_fail = float(stats.norm.sf(stat)), float(stats.norm.cdf(stat))
+        else:
+            df = max(cmp.n_units - 1, 1)
+            p_pass, p_fail = float(stats.t.sf(stat, df)), float(stats.t.cdf(stat, df))
+        status_reason = None if ni is None else (ni.status, ni.reason)
+        resolution_status = status_reason[0] if status_reason else cmp.status
+        reason = status_reason[1] if status_reason else cmp.reason
+        needed = math.ceil(1 / margin) if resolution_status == "cannot_resolve" else None
+    else:
+        better = compare(records, alternative="greater", test="exact", **options)
+        worse = compare(records, alternative="less", test="exact", **options)
+        cmp = better
+        test = "exact McNemar" if better.design == "one_trial" else "exact case-level sign test"
+        p_pass, p_fail = better.pvalue, worse.pvalue
+        res = better.resolution
+        resolution_status = "cannot_resolve" if res is not None and res.status == "cannot_resolve" else cmp.status
+        reason = res.reason if res is not None and res.status == "cannot_resolve" else cmp.reason
+        needed = res.cases_needed if res is not None else None
+    status: Literal["ok", "cannot_resolve", "insufficient_evidence"]
+    if cmp.status == "insufficient_evidence" or p_pass is None or p_fail is None:
+        status = "insufficient_evidence"
+        reason = cmp.reason or reason or "the paired test could not be computed"
+    elif resolution_status == "cannot_resolve":
+        status = "cannot_resolve"
+    else:
+        status = "ok"
+        reason = None
+    return RuleEvidence(
+        **common,
+        observed=cmp.p_candidate,
+        baseline=cmp.p_baseline,
+        ci_low=cmp.diff_ci_low,
+        ci_high=cmp.diff_ci_high,
+        test=test,
+        pvalue_pass=p_pass,
+        pvalue_fail=p_fail,
+        status=status,
+        reason=reason,
+        n_cases=cmp.n_pairs,
+        cases_needed=needed,
+        flips_pass_to_fail=cmp.flips_pass_to_fail,
+        flips_fail_to_pass=cmp.flips_fail_to_pass,
+        details={"difference": cmp.diff, "b": cmp.b, "c": cmp.c, "design": cmp.design, "n_units": cmp.n_units},
+    )

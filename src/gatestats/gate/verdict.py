@@ -1,0 +1,299 @@
+"""The verdict: pass / warn / fail / insufficient_evidence, its rows, and the immutable verdict file.
+
+Exit codes of ``gatestats gate`` (see :data:`EXIT_CODES`): ``pass`` 0, ``warn`` 10 (0 with
+``--warn-exit-zero``), ``fail`` 11, ``insufficient_evidence`` 12; invalid record files 1; usage
+errors, an invalid policy and a refused registration 2.
+
+The verdict file binds the policy digest, both record sets' digests and the tool version; its own
+``digest`` is ``sha256:`` of its canonical JSON without that field. It is written once (exclusive
+create, fsync, rename): writing over an existing verdict file is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+from xml.etree import ElementTree as ET
+
+__all__ = [
+    "EXIT_CODES",
+    "VERDICT_FORMAT",
+    "CheckResult",
+    "Decision",
+    "RuleResult",
+    "SevereSliceResult",
+    "Verdict",
+    "VerdictName",
+    "verdict_digest",
+    "write_verdict",
+]
+
+VERDICT_FORMAT = "gatestats-verdict/1"
+VerdictName: TypeAlias = Literal["pass", "warn", "fail", "insufficient_evidence"]
+Decision: TypeAlias = Literal["pass", "warn", "fail", "insufficient_evidence"]
+EXIT_CODES: dict[str, int] = {"pass": 0, "warn": 10, "fail": 11, "insufficient_evidence": 12}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckResult:
+    """A precondition the gate checks before any rule may decide (blocking on silence)."""
+
+    name: str
+    side: Literal["baseline", "candidate", "both", "policy"]
+    status: Literal["ok", "insufficient_evidence"]
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"name": self.name, "side": self.side, "status": self.status, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleResult:
+    """One row of the rules table: a rule's threshold or paired test (or the cost limit)."""
+
+    rule: str
+    row: str
+    metric: str
+    slice: str
+    k: int
+    kind: str
+    action: Literal["block", "warn"]
+    observed: float | None
+    baseline: float | None
+    ci_low: float | None
+    ci_high: float | None
+    threshold: float | None
+    margin: float | None
+    test: str
+    alpha: float
+    pvalue_pass: float | None
+    pvalue_fail: float | None
+    pvalue_pass_adjusted: float | None
+    pvalue_fail_adjusted: float | None
+    n_cases: int
+    decision: Decision
+    reason: str | None
+    cases_needed: int | None = None
+    grader: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SevereSliceResult:
+    """A severe slice scored on its own: every valid candidate trial of its cases must pass."""
+
+    slice: str
+    n_cases: int
+    n_trials: int
+    n_passed: int
+    failures: tuple[dict[str, Any], ...]
+    baseline_failures: int | None
+    decision: Decision
+    reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "slice": self.slice,
+            "n_cases": self.n_cases,
+            "n_trials": self.n_trials,
+            "n_passed": self.n_passed,
+            "threshold": 1.0,
+            "failures": list(self.failures),
+            "baseline_failures": self.baseline_failures,
+            "decision": self.decision,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """The gate's decision and everything it rests on (see ``to_dict`` for the file format)."""
+
+    verdict: VerdictName
+    reasons: tuple[str, ...]
+    checks: tuple[CheckResult, ...]
+    rules: tuple[RuleResult, ...]
+    severe_slices: tuple[SevereSliceResult, ...]
+    flips_pass_to_fail: tuple[str, ...]
+    flips_fail_to_pass: tuple[str, ...]
+    cost: dict[str, Any] | None
+    judges: dict[str, Any] | None
+    policy: dict[str, Any]
+    registration: dict[str, Any]
+    baseline: dict[str, Any]
+    candidate: dict[str, Any]
+    infra: dict[str, Any]
+    tool_version: str
+    created_at: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """The documented process exit code of this verdict."""
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict file's content (``format`` ``gatestats-verdict/1``), with its ``digest``."""
+        body: dict[str, Any] = {
+            "format": VERDICT_FORMAT,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "reasons": list(self.reasons),
+            "policy": self.policy,
+            "registration": self.registration,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "tool_version": self.tool_version,
+            "created_at": self.created_at,
+            "checks": [c.to_dict() for c in self.checks],
+            "rules": [r.to_dict() for r in self.rules],
+            "multiplicity": self.policy.get("multiplicity"),
+            "severe_slices": [s.to_dict() for s in self.severe_slices],
+            "flips": {"pass_to_fail": list(self.flips_pass_to_fail), "fail_to_pass": list(self.flips_fail_to_pass)},
+            "cost": self.cost,
+            "judges": self.judges,
+            "infra": self.infra,
+            **self.extra,
+        }
+        body["digest"] = verdict_digest(body)
+        return body
+
+    def to_markdown(self) -> str:
+        """A GitHub-flavoured summary for a job summary or a pull-request comment."""
+        icon = {"pass": "✅", "warn": "⚠️", "fail": "❌", "insufficient_evidence": "❔"}[self.verdict]
+        lines = [
+            f"## {icon} gatestats gate: `{self.verdict}`",
+            "",
+            f"Policy **{self.policy.get('name')}** v{self.policy.get('version')} (`{self.policy.get('digest')}`); "
+            f"baseline `{self.baseline.get('system')}` vs candidate `{self.candidate.get('system')}`.",
+            "",
+        ]
+        if self.reasons:
+            lines += ["### Reasons", "", *[f"- {_md(r)}" for r in self.reasons], ""]
+        lines += [
+            "### Rules",
+            "",
+            "| rule | observed | baseline | threshold | test | adjusted p (pass / fail) | decision |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in self.rules:
+            lines.append(
+                f"| {_md(r.row)} | {_num(r.observed)} | {_num(r.baseline)} | {_num(r.threshold)} | {_md(r.test)} "
+                f"| {_p(r.pvalue_pass_adjusted)} / {_p(r.pvalue_fail_adjusted)} | {r.decision} |"
+            )
+        if self.severe_slices:
+            lines += ["", "### Severe slices (every trial must pass)", "", "| slice | cases | passed | decision |"]
+            lines.append("|---|---|---|---|")
+            for s in self.severe_slices:
+                lines.append(f"| {_md(s.slice)} | {s.n_cases} | {s.n_passed}/{s.n_trials} | {s.decision} |")
+        lines += ["", "### Flips per case", ""]
+        lines.append(f"- pass → fail ({len(self.flips_pass_to_fail)}): {_ids(self.flips_pass_to_fail)}")
+        lines.append(f"- fail → pass ({len(self.flips_fail_to_pass)}): {_ids(self.flips_fail_to_pass)}")
+        failed = [c for c in self.checks if c.status != "ok"]
+        if failed:
+            lines += ["", "### Blocking on silence", ""]
+            lines += [f"- **{c.name}** ({c.side}): {_md(c.detail)}" for c in failed]
+        lines += ["", f"<sub>{self.tool_version} · {self.created_at}</sub>", ""]
+        return "\n".join(lines)
+
+    def to_junit(self) -> str:
+        """JUnit XML: one test case per rule row and per severe slice and failed check."""
+        suite = ET.Element("testsuite", name="gatestats-gate", tests="0", failures="0", skipped="0", errors="0")
+        counts = {"tests": 0, "failures": 0, "skipped": 0}
+
+        def add(name: str, decision: str, message: str | None) -> None:
+            case = ET.SubElement(suite, "testcase", classname="gatestats.gate", name=name)
+            counts["tests"] += 1
+            if decision == "fail":
+                ET.SubElement(case, "failure", message=message or "failed", type="fail").text = message
+                counts["failures"] += 1
+            elif decision == "insufficient_evidence":
+                ET.SubElement(case, "failure", message=message or "insufficient evidence", type="insufficient_evidence")
+                counts["failures"] += 1
+            elif decision == "warn":
+                ET.SubElement(case, "skipped", message=f"warn: {message or ''}")
+                counts["skipped"] += 1
+
+        for c in self.checks:
+            add(f"check: {c.name} ({c.side})", "pass" if c.status == "ok" else "insufficient_evidence", c.detail)
+        for r in self.rules:
+            add(f"rule: {r.row}", r.decision, r.reason)
+        for s in self.severe_slices:
+            add(f"severe slice: {s.slice}", s.decision, s.reason)
+        for key, value in counts.items():
+            suite.set(key, str(value))
+        ET.indent(suite)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+
+
+def _md(text: str | None) -> str:
+    return "" if text is None else str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def _p(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def _ids(ids: tuple[str, ...]) -> str:
+    return ", ".join(f"`{i}`" for i in ids) if ids else "none"
+
+
+def verdict_digest(body: dict[str, Any]) -> str:
+    """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field."""
+    payload = {k: v for k, v in body.items() if k != "digest"}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Write a verdict file once; refuse to replace an existing file.
+
+    Raises
+    ------
+    FileExistsError
+        ``path`` exists (a verdict is immutable: write a new file).
+    """
+    target = Path(path)
+    if target.exists():
+        msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
+        raise FileExistsError(msg)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, target)  # fails if target appeared meanwhile: never overwrite
+    except FileExistsError:
+        msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
+        raise FileExistsError(msg) from None
+    finally:
+        os.unlink(tmp)
+    return target
+
+
+def write_text_once(text: str, path: str | os.PathLike[str]) -> Path:
+    """Write a side file (markdown summary, JUnit XML) atomically."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, target)
+    return target
