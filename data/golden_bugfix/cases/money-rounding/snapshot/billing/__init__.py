@@ -1,0 +1,5 @@
+"""Invoice arithmetic."""
+
+from billing.invoice import invoice_total, line_total
+
+__all__ = ["invoice_total", "line_total"]

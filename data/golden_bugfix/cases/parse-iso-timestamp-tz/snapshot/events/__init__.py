@@ -1,0 +1,5 @@
+"""Event ingestion."""
+
+from events.timeparse import parse_timestamp
+
+__all__ = ["parse_timestamp"]

@@ -1,0 +1,5 @@
+"""Retrying calls to flaky network services."""
+
+from netretry.backoff import backoff_delay
+
+__all__ = ["backoff_delay"]
