@@ -61,7 +61,14 @@ def _records(system: str, p: np.ndarray, rng: np.random.Generator) -> pl.DataFra
 
 def _set(system: str, records: pl.DataFrame) -> RecordSet:
     manifest = {"complete": True, "cases": [{"case_id": c, "case_version": "v1"} for c in records["case_id"].unique()]}
-    return RecordSet(path=__import__("pathlib").Path(system), kind="run_set", manifest=manifest, records=records, files=(), digest=system)
+    return RecordSet(
+        path=__import__("pathlib").Path(system),
+        kind="run_set",
+        manifest=manifest,
+        records=records,
+        files=(),
+        digest=system,
+    )
 
 
 @pytest.mark.slow
@@ -72,7 +79,9 @@ def test_aa_false_fail_rate_is_within_alpha() -> None:
     text = text.replace('pins = { model_id = "model-new" }', "").replace('system = "candidate"', 'system = "same"')
     text = text.replace('[baseline]\nsystem = "baseline"', '[baseline]\nsystem = "same"')
     policy = parse_policy(text.encode())
-    reg = Registration(run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None, origin="runner")
+    reg = Registration(
+        run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None, origin="runner"
+    )
     reps = 300
     verdicts: list[str] = []
     for _ in range(reps):

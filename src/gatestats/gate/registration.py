@@ -11,17 +11,28 @@ was written after results could be seen).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from gatestats.errors import GatestatsError
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import MANIFEST, RECORDS, RecordSet
+from gatestats.records import write_records_jsonl
 from gatestats_runner.store import RunSetError, RunSetLock, read_manifest, write_manifest
 
-__all__ = ["Registration", "RegistrationError", "check_registration", "register_policy"]
+__all__ = [
+    "Registration",
+    "RegistrationError",
+    "check_registration",
+    "register_policy",
+    "write_imported_run_set",
+]
 
 
 class RegistrationError(GatestatsError, ValueError):
@@ -159,3 +170,53 @@ def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
     return Registration(
         run_set=str(candidate.path), policy_digest=registered, registered_at=at, first_record_at=first, origin=origin
     )
+
+
+def write_imported_run_set(
+    records: pl.DataFrame, out: str | os.PathLike[str], *, policy: Policy | None, source: str
+) -> Path:
+    """Write imported records as a run set directory (``manifest.json`` + ``records.jsonl``).
+
+    For records made by other harnesses, registration happens at import: the manifest says
+    ``origin: "import"`` and carries the policy's digest and the import time. The directory is
+    built beside ``out`` and renamed into place (it exists whole or not at all); an existing
+    ``out`` is refused.
+
+    Raises
+    ------
+    FileExistsError
+        ``out`` exists.
+    RecordFileError
+        The records break the contract (nothing is written).
+    """
+    target = Path(out)
+    if target.exists():
+        msg = f"{target}: exists; an imported run set is written once (choose a new directory)"
+        raise FileExistsError(msg)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{target.name}.importing-", dir=target.parent))
+    try:
+        write_records_jsonl(records, building / RECORDS)
+        cases = records.select("case_id", "case_version").unique().sort("case_id", "case_version", nulls_last=True)
+        now = _now()
+        manifest: dict[str, Any] = {
+            "run_set_id": ",".join(sorted(str(x) for x in records.get_column("run_set_id").unique().to_list())),
+            "origin": "import",
+            "source": source,
+            "imported_at": now,
+            "complete": True,
+            "case_set_version": None,
+            "cases": [{"case_id": c, "case_version": v} for c, v in cases.iter_rows()],
+            "trials": int(records.get_column("trial").max() or 0) + 1 if records.height else 0,
+            "system": ",".join(sorted(str(x) for x in records.get_column("system").unique().to_list())),
+            "policy_digest": None if policy is None else policy.digest,
+            "policy_registered_at": None if policy is None else now,
+            "policy_name": None if policy is None else policy.name,
+            "policy_version": None if policy is None else policy.version,
+        }
+        write_manifest(building, manifest)
+        os.rename(building, target)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return target
