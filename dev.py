@@ -76,12 +76,17 @@ def demo() -> None:
 
 
 def system_tools() -> None:
-    """Install the system tools the tests need (bubblewrap for the sandbox runner) when we can."""
-    if shutil.which("bwrap") or not shutil.which("apt-get") or os.geteuid() != 0:
+    """Install the system tools the tests need when we can (root with apt-get): bubblewrap for the
+    sandbox runner, chromium for the offline browser test of rendered reports."""
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        return
+    wanted = (("bubblewrap", "bwrap"), ("chromium", "chromium"))
+    missing = [package for package, command in wanted if not shutil.which(command)]
+    if not missing:
         return
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     _run("apt-get", "update", "-qq", env=env)
-    _run("apt-get", "install", "-y", "-qq", "bubblewrap", env=env)
+    _run("apt-get", "install", "-y", "-qq", *missing, env=env)
 
 
 def test() -> None:

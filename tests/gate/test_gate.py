@@ -153,7 +153,8 @@ def test_an_unpinned_model_is_insufficient_evidence(tmp_path: Path) -> None:
         tmp_path, base=_outcomes(200, set()), cand=_outcomes(200, set()), cand_kwargs={"model_id": None}
     )
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and code == 12
+    assert body is not None
+    assert code == 12
     assert any("do not name model_id (unpinned" in r for r in body["reasons"])
 
 
@@ -198,7 +199,8 @@ def test_missing_cases_and_mismatched_versions_are_insufficient_evidence(tmp_pat
         cand_kwargs={"case_versions": {"c020": "v-other"}, "extra_cases": ["c010"]},
     )
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and code == 12
+    assert body is not None
+    assert code == 12
     reasons = " | ".join(body["reasons"])  # type: ignore[arg-type]
     assert "1 cases of the case set have no record: c010" in reasons
     assert "case versions differ between baseline and candidate: c020" in reasons
@@ -212,7 +214,8 @@ def test_fewer_valid_trials_than_k_is_insufficient_evidence(tmp_path: Path) -> N
     rules = RULES.replace('metric = "pass_rate"\nthreshold', 'metric = "pass_hat_k"\nthreshold')
     policy, b, c = _setup(tmp_path, base=base, cand=cand, k=4, rules=rules)
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and code == 12
+    assert body is not None
+    assert code == 12
     assert any(
         "1 cases have fewer than 4 valid trials (infra errors do not count): c005 (2)" in r for r in body["reasons"]
     )
@@ -223,14 +226,16 @@ def test_an_infra_error_rate_above_the_limit_is_insufficient_evidence(tmp_path: 
     retries = {(f"c{i:03d}", 0): 1 for i in range(10)}  # 10 infra attempts of 70 = 14% > 10%
     policy, b, c = _setup(tmp_path, base=_outcomes(60, set()), cand=cand, cand_kwargs={"retries": retries})
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and code == 12
+    assert body is not None
+    assert code == 12
     assert any("10/70 attempts were infra errors (14.3%; limit 10.0%)" in r for r in body["reasons"])
 
 
 def test_too_few_cases_is_insufficient_evidence(tmp_path: Path) -> None:
     policy, b, c = _setup(tmp_path, base=_outcomes(8, set()), cand=_outcomes(8, set()))
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and code == 12
+    assert body is not None
+    assert code == 12
     assert any("min_cases (candidate): 8 cases; the policy needs at least 10" in r for r in body["reasons"])
 
 
@@ -255,7 +260,8 @@ max_false_pass_rate = 0.1
     cand = _outcomes(200, set(range(0, 200, 16)))
     policy, b, c = _setup(tmp_path, base=base, cand=cand, rules=rules)
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and code == 12
+    assert body is not None
+    assert code == 12
     assert any(r.startswith("judge:helpful (candidate): ") for r in body["reasons"])
 
 
@@ -264,13 +270,15 @@ def test_a_candidate_shown_worse_fails_and_a_warn_rule_warns(tmp_path: Path) -> 
     cand = _outcomes(200, set(range(0, 200, 3)))  # much worse
     policy, b, c = _setup(tmp_path, base=base, cand=cand)
     code, body, _ = _gate(policy, b, c)
-    assert body is not None and (code, body["verdict"]) == (11, "fail")
+    assert body is not None
+    assert (code, body["verdict"]) == (11, "fail")
     assert body["rules"][0]["decision"] == "fail"
     warn_rules = RULES.replace("margin = 0.05", 'margin = 0.05\naction = "warn"').replace("0.6", "0.5")
     (tmp_path / "w").mkdir()
     policy2, b2, c2 = _setup(tmp_path / "w", base=base, cand=cand, rules=warn_rules)
     code, body, _ = _gate(policy2, b2, c2)
-    assert body is not None and (code, body["verdict"]) == (10, "warn")
+    assert body is not None
+    assert (code, body["verdict"]) == (10, "warn")
     code, _, _ = _gate(policy2, b2, c2, "--warn-exit-zero")
     assert code == 0
 
@@ -328,7 +336,9 @@ def test_holm_adjusted_p_values_are_at_least_the_raw_ones(tmp_path: Path, seed: 
     policy, b, c = _setup(tmp_path, base=base, cand=cand)
     v = evaluate_gate(parse_policy(policy.read_bytes(), path=policy), load_record_set(b), load_record_set(c))
     for r in v.rules:
-        assert r.pvalue_pass_adjusted is not None and r.pvalue_pass is not None
+        assert r.pvalue_pass_adjusted is not None
+        assert r.pvalue_pass is not None
         assert r.pvalue_pass_adjusted >= r.pvalue_pass
-        assert r.pvalue_fail_adjusted is not None and r.pvalue_fail is not None
+        assert r.pvalue_fail_adjusted is not None
+        assert r.pvalue_fail is not None
         assert r.pvalue_fail_adjusted >= r.pvalue_fail

@@ -13,6 +13,7 @@ import typer
 from gatestats.cli import analyze as _analyze
 from gatestats.cli import calibrate as _calibrate
 from gatestats.cli import compare as _compare
+from gatestats.cli import cost as _cost
 from gatestats.cli import gate as _gate
 from gatestats.cli import importing as _importing
 from gatestats.cli import plan as _plan
@@ -35,6 +36,7 @@ app.command("validate")(_validate.validate_command)
 app.command("compare")(_compare.compare_command)
 app.command("plan")(_plan.plan_command)
 app.command("calibrate")(_calibrate.calibrate_command)
+app.command("cost")(_cost.cost_command)
 app.command("gate")(_gate.gate_command)
 app.add_typer(_policy.app, name="policy")
 app.add_typer(_importing.app, name="import")
