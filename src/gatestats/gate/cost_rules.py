@@ -16,9 +16,10 @@ from typing import Any
 
 import polars as pl
 
+from gatestats.cost import cost_per_accepted, cost_ratio
 from gatestats.errors import GatestatsError
 from gatestats.gate.policy import Policy, Rule
-from gatestats.gate.rules import RuleEvidence
+from gatestats.gate.rules import RuleEvidence, bisect_pvalue
 from gatestats.gate.verdict import RuleResult
 
 __all__ = ["cost_rows"]
@@ -62,16 +63,14 @@ def _result(rule: Rule, row: str, ev: RuleEvidence, margin: float | None) -> Rul
 
 
 def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str) -> RuleEvidence:
-    from gatestats.cost import cost_ratio
-
     try:
         ratio = cost_ratio(frame, baseline=baseline, candidate=candidate, **_rates(policy))
     except (GatestatsError, ValueError) as exc:
         return _missing("cost_increase", str(exc), 1 + limit)
-    pvalues = ratio.pvalues(1 + limit) if ratio.status == "ok" else None
-    if ratio.status != "ok" or pvalues is None:
-        return _missing("cost_increase", ratio.reason or "the cost ratio has no interval", 1 + limit, ratio.ratio)
-    p_within, p_above = pvalues
+    try:
+        p_within, p_above = ratio.pvalues(1 + limit)
+    except (GatestatsError, ValueError) as exc:
+        return _missing("cost_increase", ratio.reason or str(exc), 1 + limit, ratio.ratio)
     return RuleEvidence(
         kind="cost_increase",
         observed=ratio.ratio,
@@ -89,18 +88,28 @@ def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline:
 
 
 def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str) -> RuleEvidence:
-    from gatestats.cost import cost_per_accepted
-
     try:
         analysis = cost_per_accepted(frame.filter(pl.col("system") == candidate), **_rates(policy))
     except (GatestatsError, ValueError) as exc:
         return _missing("cost_threshold", str(exc), threshold)
     est = analysis.groups[0] if analysis.groups else None
-    pvalues = est.pvalues(threshold) if est is not None and est.status == "ok" else None
-    if est is None or pvalues is None:
-        reason = "no candidate cost" if est is None else (est.reason or "no interval for the candidate's CPA")
+    if est is None or est.status != "ok" or est.interval_status != "ok":
+        reason = "no candidate cost" if est is None else (est.reason or est.interval_reason or "no interval")
         return _missing("cost_threshold", reason, threshold, None if est is None else est.estimate)
-    p_within, p_above = pvalues
+
+    def bounds(alpha: float) -> tuple[float | None, float | None]:
+        ci = est.confidence_interval(1 - 2 * alpha)
+        return ci.ci_low, ci.ci_high
+
+    def within(alpha: float) -> bool:
+        high = bounds(alpha)[1]
+        return high is not None and high < threshold
+
+    def above(alpha: float) -> bool:
+        low = bounds(alpha)[0]
+        return low is not None and low > threshold
+
+    p_within, p_above = bisect_pvalue(within), bisect_pvalue(above)
     return RuleEvidence(
         kind="cost_threshold",
         observed=est.estimate,
@@ -146,8 +155,6 @@ def cost_rows(
     rules = [r for r in policy.rules if r.metric == "cost_per_accepted"]
     if policy.max_cost_increase is None and not rules:
         return [], None
-    from gatestats.cost import cost_per_accepted
-
     rows: list[RuleResult] = []
     if policy.max_cost_increase is not None:
         limit = policy.max_cost_increase

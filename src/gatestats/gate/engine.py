@@ -40,6 +40,7 @@ from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
 from gatestats.gate.rules import RuleEvidence, paired_evidence, threshold_evidence
 from gatestats.gate.verdict import CheckResult, Decision, RuleResult, SevereSliceResult, Verdict, VerdictName
+from gatestats.judges import JudgePolicy, judge_eligibility, load_calibrations
 from gatestats.paired import adjust_pvalues, compare
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
@@ -316,8 +317,6 @@ def _judge_checks(policy: Policy, candidate: pl.DataFrame) -> tuple[list[CheckRe
     graders = sorted({r.grader for r in policy.rules if r.grader is not None})
     if not graders:
         return [], None
-    from gatestats.judges import JudgePolicy, judge_eligibility, load_calibrations
-
     checks: list[CheckResult] = []
     status: dict[str, Any] = {}
     for name in graders:

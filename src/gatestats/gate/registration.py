@@ -207,7 +207,7 @@ def write_imported_run_set(
             "complete": True,
             "case_set_version": None,
             "cases": [{"case_id": c, "case_version": v} for c, v in cases.iter_rows()],
-            "trials": int(records.get_column("trial").max() or 0) + 1 if records.height else 0,
+            "trials": records.select(pl.col("trial").max() + 1).item() if records.height else 0,
             "system": ",".join(sorted(str(x) for x in records.get_column("system").unique().to_list())),
             "policy_digest": None if policy is None else policy.digest,
             "policy_registered_at": None if policy is None else now,

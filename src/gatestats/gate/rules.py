@@ -43,7 +43,7 @@ from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.paired import compare
 
-__all__ = ["RuleEvidence", "paired_evidence", "threshold_evidence"]
+__all__ = ["RuleEvidence", "bisect_pvalue", "paired_evidence", "threshold_evidence"]
 
 Kind = Literal["threshold", "paired", "cost_threshold", "cost_increase"]
 
@@ -75,7 +75,7 @@ class RuleEvidence:
     details: dict[str, Any] | None = None
 
 
-def _bisect_p(excludes: Callable[[float], bool]) -> float:
+def bisect_pvalue(excludes: Callable[[float], bool]) -> float:
     """Smallest alpha in (1e-12, 0.5) at which ``excludes(alpha)`` holds (monotone); 1.0 when it never does."""
     if not excludes(0.4999):
         return 1.0
@@ -115,7 +115,7 @@ def _threshold_pvalues(
         b = _one_sided_bounds(values, groups, alpha, seed)
         return b is not None and b[1] < threshold
 
-    return _bisect_p(above), _bisect_p(below)
+    return bisect_pvalue(above), bisect_pvalue(below)
 
 
 def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: int) -> int | None:
