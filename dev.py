@@ -4,7 +4,7 @@
 Standard library only: this is what a fresh machine with nothing but ``python3``
 runs first.
 
-    python3 dev.py demo   # set up, then run the main job on bundled real data
+    python3 dev.py demo   # set up, then run the main job on bundled data: runner, gate, report
     python3 dev.py test   # set up, then lint, type-check and run the whole test suite
 
 The virtual environment lives in ``.venv/``; it is (re)installed from
@@ -19,8 +19,8 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import venv
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -56,32 +56,60 @@ def setup() -> None:
     STAMP.write_text(digest + "\n")
 
 
+#: The main job's verdicts are answers, not errors: pass 0, warn 10, fail 11, insufficient evidence 12.
+VERDICT_EXITS = {0: "pass", 10: "warn", 11: "fail", 12: "insufficient_evidence"}
+
+
 def demo() -> None:
-    """The main job on bundled real data: import τ-bench results, then analyse them."""
+    """The main job on bundled data, runner to report.
+
+    The bundled golden set (12 small Python bug-fix tasks, ``data/golden_bugfix``) is run for the
+    released agent's patches (baseline) and the new agent's (candidate), 4 trials per case in the
+    sandbox; the candidate's run set gets the gate policy registered before its first trial; the
+    gate decides; the release report is rendered under ``reports/``.
+    """
+    system_tools(("bubblewrap",))
     gatestats = BIN / "gatestats"
-    raw = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
-    with tempfile.TemporaryDirectory(prefix="gatestats-demo-") as tmp:
-        records = Path(tmp) / "tau_bench_gpt4o_airline.jsonl"
+    golden = ROOT / "data" / "golden_bugfix"
+    policy = golden / "policy.toml"
+    work = ROOT / "build" / "demo" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    work.mkdir(parents=True)
+    systems = {
+        "baseline": ("bugfix-agent-2026-08", "fix-prompt-v6", ()),
+        "candidate": ("bugfix-agent-2026-11", "fix-prompt-v7", ("--policy", policy)),
+    }
+    for system, (model, prompt, extra) in systems.items():
+        print(f"== run: {system} ({model}, {prompt}) on {golden / 'cases'}, 4 trials per case", flush=True)
         _run(
-            gatestats,
-            "import",
-            "tau-bench",
-            raw,
-            "--system",
-            "tau-bench/gpt-4o-airline",
-            "-o",
-            records,
-        )
-        _run(gatestats, "analyze", records, "--k", "1,2,3,4", "--seed", "0")
+            gatestats, "run", golden / "cases",
+            "--candidate", golden / "candidates" / system,
+            "--trials", "4", "--out", work / system, "--system", system,
+            "--model-id", model, "--prompt-version", prompt, *extra,
+        )  # fmt: skip
+    verdict = work / "verdict.json"
+    print(f"== gate: {policy}", flush=True)
+    gate = subprocess.run(
+        [
+            str(gatestats), "gate", "--policy", str(policy),
+            "--baseline", str(work / "baseline"), "--candidate", str(work / "candidate"),
+            "-o", str(verdict), "--markdown", str(work / "verdict.md"), "--junit", str(work / "gate-junit.xml"),
+        ],
+        check=False,
+    )  # fmt: skip
+    if gate.returncode not in VERDICT_EXITS:
+        raise SystemExit(gate.returncode)
+    print("== report", flush=True)
+    _run(gatestats, "report", verdict, "--out", ROOT / "reports")
+    print(f"\nverdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); files in {work}")
 
 
-def system_tools() -> None:
+def system_tools(packages: tuple[str, ...] = ("bubblewrap", "chromium")) -> None:
     """Install the system tools the tests need when we can (root with apt-get): bubblewrap for the
     sandbox runner, chromium for the offline browser test of rendered reports."""
     if not shutil.which("apt-get") or os.geteuid() != 0:
         return
-    wanted = (("bubblewrap", "bwrap"), ("chromium", "chromium"))
-    missing = [package for package, command in wanted if not shutil.which(command)]
+    commands = {"bubblewrap": "bwrap", "chromium": "chromium"}
+    missing = [package for package in packages if not shutil.which(commands[package])]
     if not missing:
         return
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}

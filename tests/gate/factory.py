@@ -53,10 +53,11 @@ def write_run_set(
     registered_at: str | None = REGISTERED,
     cost: float | Mapping[str, float] | None = 0.01,
     retries: Mapping[tuple[str, int], int] | None = None,
+    retry_outcome: str = "infra_error",
     case_versions: Mapping[str, str] | None = None,
     extra_cases: Sequence[str] = (),
 ) -> Path:
-    """A run set with one final record per (case, trial) and ``retries`` infra_error attempts before it.
+    """A run set with one final record per (case, trial) and ``retries`` attempts (``retry_outcome``) before it.
 
     ``outcomes[case]`` lists the final outcome of each trial; ``cost`` is the spend of every attempt
     (per case when a mapping); ``extra_cases`` are in the manifest's case set but have no record.
@@ -73,7 +74,7 @@ def write_run_set(
             n_retry = (retries or {}).get((case_id, trial), 0)
             for attempt in range(n_retry + 1):
                 final = attempt == n_retry
-                out = outcome if final else "infra_error"
+                out = outcome if final else retry_outcome
                 spend = cost.get(case_id, 0.01) if isinstance(cost, Mapping) else cost
                 start = f"2026-11-01T10:{(n // 60) % 60:02d}:{n % 60:02d}Z"
                 records.append(

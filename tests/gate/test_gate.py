@@ -342,3 +342,37 @@ def test_holm_adjusted_p_values_are_at_least_the_raw_ones(tmp_path: Path, seed: 
         assert r.pvalue_fail_adjusted is not None
         assert r.pvalue_fail is not None
         assert r.pvalue_fail_adjusted >= r.pvalue_fail
+
+
+def test_retries_that_raise_cost_per_accepted_beyond_the_limit_fail_while_pass_at_k_rises(tmp_path: Path) -> None:
+    rules = """
+[[rules]]
+name = "pass@k not worse"
+metric = "pass_at_k"
+test = "paired"
+margin = 0.05
+"""
+    base = {f"c{i:03d}": ["failed", "failed"] if i % 4 == 0 else ["passed", "passed"] for i in range(200)}
+    cand = {f"c{i:03d}": ["failed", "failed"] if i % 16 == 0 else ["passed", "passed"] for i in range(200)}
+    # the candidate's harness retries: two failed attempts before each final one (3x the spend per trial)
+    retries = {(c, t): 2 for c in cand for t in range(2)}
+    policy, b, c = _setup(
+        tmp_path,
+        base=base,
+        cand=cand,
+        rules=rules,
+        k=2,
+        extra="max_cost_increase = 0.15",
+        cand_kwargs={"retries": retries, "retry_outcome": "failed"},
+    )
+    code, body, out = _gate(policy, b, c)
+    assert body is not None, out
+    assert (code, body["verdict"]) == (11, "fail"), body["reasons"]
+    pass_at_k, cost = body["rules"]
+    assert pass_at_k["decision"] == "pass"
+    assert pass_at_k["observed"] > pass_at_k["baseline"]
+    assert cost["kind"] == "cost_increase"
+    assert cost["decision"] == "fail"
+    # hand-computed: baseline 400 attempts x $0.01 / 300 accepted; candidate 1200 x $0.01 / 374 accepted
+    assert cost["observed"] == pytest.approx((1200 * 0.01 / 374) / (400 * 0.01 / 300), rel=1e-9)
+    assert body["cost"]["per_system"] is not None
