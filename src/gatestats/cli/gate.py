@@ -71,10 +71,15 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
             f"severe slice {s.slice}: {s.n_passed}/{s.n_trials} trials passed over {s.n_cases} cases: {s.decision}"
         )
     console.print(
-        f"flips: pass→fail {len(verdict.flips_pass_to_fail)} ({', '.join(verdict.flips_pass_to_fail) or 'none'}); "
-        f"fail→pass {len(verdict.flips_fail_to_pass)} ({', '.join(verdict.flips_fail_to_pass) or 'none'})",
+        f"flips: pass→fail {len(verdict.flips_pass_to_fail)} ({_case_ids(verdict.flips_pass_to_fail)}); "
+        f"fail→pass {len(verdict.flips_fail_to_pass)} ({_case_ids(verdict.flips_fail_to_pass)})",
         highlight=False,
     )
+
+
+def _case_ids(labels: tuple[str, ...]) -> str:
+    """Case labels without their version digests (the verdict file keeps them whole)."""
+    return ", ".join(label.split("@", 1)[0] for label in labels) or "none"
 
 
 def gate_command(
@@ -122,7 +127,10 @@ def gate_command(
     if as_json:
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     else:
-        render_verdict(verdict, Console(soft_wrap=True))
+        console = Console(soft_wrap=True)
+        if not console.is_terminal:
+            console = Console(soft_wrap=True, width=200)
+        render_verdict(verdict, console)
         if output is not None:
             print(f"verdict file: {output} ({body['digest']})")
     code = verdict.exit_code

@@ -77,7 +77,7 @@ def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline:
         baseline=1.0,
         ci_low=ratio.ci_low,
         ci_high=ratio.ci_high,
-        test="paired case bootstrap of the CPA ratio",
+        test=_TESTS["cost_increase"],
         threshold=1 + limit,
         pvalue_pass=p_within,
         pvalue_fail=p_above,
@@ -116,7 +116,7 @@ def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, c
         baseline=None,
         ci_low=est.ci_low,
         ci_high=est.ci_high,
-        test="case bootstrap of the CPA",
+        test=_TESTS["cost_threshold"],
         threshold=threshold,
         pvalue_pass=p_within,
         pvalue_fail=p_above,
@@ -126,6 +126,12 @@ def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, c
     )
 
 
+_TESTS = {
+    "cost_increase": "paired case bootstrap of the CPA ratio",
+    "cost_threshold": "case bootstrap of the CPA",
+}
+
+
 def _missing(kind: str, reason: str, threshold: float, observed: float | None = None) -> RuleEvidence:
     return RuleEvidence(
         kind=kind,  # type: ignore[arg-type]
@@ -133,7 +139,7 @@ def _missing(kind: str, reason: str, threshold: float, observed: float | None = 
         baseline=None,
         ci_low=None,
         ci_high=None,
-        test="case bootstrap",
+        test=_TESTS[kind],
         threshold=threshold,
         pvalue_pass=None,
         pvalue_fail=None,
