@@ -95,7 +95,9 @@ def test_one_sided_pvalues_are_binomial_tails(b: int, c: int) -> None:
 @given(st.integers(0, 80), st.integers(0, 80))
 def test_two_sided_is_swap_symmetric_and_midp_below_exact(b: int, c: int) -> None:
     t, swapped = mcnemar_test(b, c), mcnemar_test(c, b)
-    assert (t.pvalue_exact, t.pvalue_midp) == pytest.approx((swapped.pvalue_exact, swapped.pvalue_midp), rel=1e-12, abs=1e-15)
+    assert (t.pvalue_exact, t.pvalue_midp) == pytest.approx(
+        (swapped.pvalue_exact, swapped.pvalue_midp), rel=1e-12, abs=1e-15
+    )
     assert 0 < t.pvalue_midp <= t.pvalue_exact <= 1
     assert mcnemar_test(b, c, alternative="less").pvalue_exact == pytest.approx(
         mcnemar_test(c, b, alternative="greater").pvalue_exact, rel=1e-12, abs=1e-15
