@@ -376,3 +376,25 @@ margin = 0.05
     # hand-computed: baseline 400 attempts x $0.01 / 300 accepted; candidate 1200 x $0.01 / 374 accepted
     assert cost["observed"] == pytest.approx((1200 * 0.01 / 374) / (400 * 0.01 / 300), rel=1e-9)
     assert body["cost"]["per_system"] is not None
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("margin = 0.05", "margn = 0.05"), "key 'rules[0].margn': unknown key"),
+        (("k = 1", 'k = "one"'), "key 'k': expected an integer (got a string 'one')"),
+        (('[baseline]\nsystem = "baseline"\n', ""), "key 'baseline': required key is missing"),
+    ],
+)
+def test_a_bad_policy_is_a_usage_error_with_key_and_line_and_no_verdict(
+    tmp_path: Path, edit: tuple[str, str], message: str
+) -> None:
+    policy, b, c = _setup(tmp_path, base=_outcomes(50, set()), cand=_outcomes(50, set()))
+    policy.write_text(policy.read_text().replace(*edit))
+    out = tmp_path / "verdict.json"
+    code, body, output = _gate(policy, b, c, "-o", str(out))
+    assert code == 2
+    assert body is None
+    assert message in output
+    assert f"{policy}:" in output
+    assert not out.exists()
