@@ -1,0 +1,180 @@
+"""``gatestats cost``: cost per accepted outcome per system (or slice), with spend and time columns."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gatestats.cli._common import reports_errors
+from gatestats.cost import CostAnalysis, CostEstimate, cost_per_accepted
+from gatestats.records import load_records
+
+__all__ = ["cost_command", "render_cost"]
+
+_NONE = "—"
+
+
+def _money(value: float | None) -> str:
+    if value is None:
+        return _NONE
+    return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
+
+
+def _hours(value: float | None, missing: int = 0) -> str:
+    if value is None:
+        return _NONE
+    return ("≥" if missing else "") + f"{value:.2f}"
+
+
+def _label(value: object) -> str:
+    return "(none)" if value is None else str(value)
+
+
+def _cpa_cell(g: CostEstimate) -> Text:
+    if g.status != "ok" or g.estimate is None:
+        return Text("insufficient evidence")
+    if g.ci_low is None or g.ci_high is None:
+        return Text(f"{_money(g.estimate)} [no interval]")
+    return Text(f"{_money(g.estimate)} [{_money(g.ci_low)}, {_money(g.ci_high)}]")
+
+
+def _table(result: CostAnalysis) -> Table:
+    level = f"{result.confidence_level:.0%}"
+    title = f"Cost per accepted outcome (USD) by {', '.join(result.by)}"
+    table = Table(title=title, title_justify="left")
+    for name in result.by:
+        table.add_column(name)
+    table.add_column(f"per accepted [{level} CI]", justify="right", no_wrap=True)
+    for name in ("accepted/trials", "attempts (infra)", "spend", "model", "tool", "execution", "review"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for name in ("human h", "machine h", "calendar h"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for g in result.groups:
+        table.add_row(
+            *(Text(_label(v)) for _, v in g.group),
+            _cpa_cell(g),
+            f"{g.accepted}/{g.trials}",
+            f"{g.attempts} ({g.attempts_infra_error})",
+            _money(g.total_spend_usd),
+            _money(g.model_usd),
+            _money(g.tool_usd),
+            _money(g.execution_usd),
+            _money(g.review_usd),
+            _hours(g.human_hours),
+            _hours(g.machine_hours, g.n_attempts_missing_machine_seconds),
+            _hours(g.calendar_hours),
+        )
+    return table
+
+
+def render_cost(result: CostAnalysis, console: Console) -> None:
+    """Print the table and, below it, every reason and note behind it."""
+    console.print(_table(result))
+    for g in result.groups:
+        name = ", ".join(f"{k}={_label(v)}" for k, v in g.group)
+        if g.status != "ok":
+            console.print(f"  {name}: insufficient evidence: {g.reason}", highlight=False, markup=False)
+        elif g.interval_status != "ok":
+            console.print(f"  {name}: no interval: {g.interval_reason}", highlight=False, markup=False)
+        if g.n_resamples_no_accepted:
+            console.print(
+                f"  {name}: {g.n_resamples_no_accepted} of {g.n_resamples} resamples had no accepted outcome "
+                "(kept as infinite cost)",
+                highlight=False,
+                markup=False,
+            )
+        if g.n_attempts_imputed:
+            console.print(
+                f"  {name}: execution spend of {g.n_attempts_imputed} attempt(s) imputed from machine_seconds at "
+                f"{result.machine_rate_usd_per_hour} USD/h ({_money(g.imputed_execution_usd)} USD)",
+                highlight=False,
+                markup=False,
+            )
+        if g.n_attempts_missing_machine_seconds and g.machine_hours is not None:
+            console.print(
+                f"  {name}: {g.n_attempts_missing_machine_seconds} attempt(s) lack machine_seconds "
+                "(machine hours are a lower bound)",
+                highlight=False,
+                markup=False,
+            )
+    review = (
+        f"review at {result.review_rate_usd_per_hour} USD/h"
+        if result.review_rate_usd_per_hour is not None
+        else "no review time recorded"
+    )
+    console.print(
+        f"  spend = every attempt (failed, retried, infra-errored) + merged human time x rate ({review}); "
+        f"{result.method} bootstrap over cases, {result.n_resamples} resamples, seed {result.seed}",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _rate(value: float | None, hint: str) -> None:
+    if value is not None and not (math.isfinite(value) and value >= 0):
+        msg = f"must be a finite number >= 0 (got {value})"
+        raise typer.BadParameter(msg, param_hint=hint)
+
+
+@reports_errors
+def cost_command(
+    records: Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")],
+    by: Annotated[
+        str, typer.Option(help="Grouping columns, comma-separated; 'slice' explodes each record's slices.")
+    ] = "system",
+    review_rate: Annotated[
+        float | None,
+        typer.Option("--review-rate", metavar="USD_PER_HOUR", help="Price of an hour of human review/correction."),
+    ] = None,
+    machine_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--machine-rate",
+            metavar="USD_PER_HOUR",
+            help="Impute execution spend from machine_seconds where an attempt has none.",
+        ),
+    ] = None,
+    confidence_level: Annotated[float, typer.Option(help="Two-sided confidence level.")] = 0.95,
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the case-level bootstrap (recorded).")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+) -> None:
+    """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes."""
+    columns = tuple(part.strip() for part in by.split(",") if part.strip())
+    if not columns:
+        msg = f"expected one or more column names, comma-separated (got {by!r})"
+        raise typer.BadParameter(msg, param_hint="--by")
+    if not 0 < confidence_level < 1:
+        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
+        raise typer.BadParameter(msg, param_hint="--confidence-level")
+    if n_resamples < 100:
+        msg = f"must be at least 100 (got {n_resamples})"
+        raise typer.BadParameter(msg, param_hint="--n-resamples")
+    if seed < 0:
+        msg = f"must be >= 0 (got {seed})"
+        raise typer.BadParameter(msg, param_hint="--seed")
+    _rate(review_rate, "--review-rate")
+    _rate(machine_rate, "--machine-rate")
+    frame = load_records(records)
+    result = cost_per_accepted(
+        frame,
+        by=columns,
+        review_rate_usd_per_hour=review_rate,
+        machine_rate_usd_per_hour=machine_rate,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    if as_json:
+        payload = result.to_dict()
+        payload["records"] = [str(p) for p in records]
+        typer.echo(json.dumps(payload, allow_nan=False))
+        return
+    render_cost(result, Console(width=max(Console().width, 160)))

@@ -1,0 +1,35 @@
+"""Cost per accepted outcome: what a system spends for each outcome that passes.
+
+- :func:`cost_per_accepted`: (model + tool + execution spend of every attempt — failed, retried and
+  infra-errored ones included — + merged human review and correction time x an hourly rate) /
+  accepted outcomes, per system, slice or any record column, with a case-level bootstrap interval
+  of the ratio of sums; human, machine and calendar time in separate columns.
+- :func:`cost_ratio`: candidate over baseline cost per accepted outcome on the cases both ran,
+  with a paired case bootstrap interval and one-sided p-values against a limit (for the gate).
+- :func:`merge_intervals`, :func:`attribute_overlaps`: a reviewer's overlapping time counted once,
+  and split among the outcomes it served.
+
+Definitions, the JSON of ``gatestats cost`` and the coverage simulation: ``docs/cost.md``.
+"""
+
+from gatestats.cost._bootstrap import MIN_UNITS_INTERVAL, MIN_UNITS_RATIO, CostInterval
+from gatestats.cost._frames import ReviewRateRequiredError
+from gatestats.cost.human_time import attribute_overlaps, merge_intervals
+from gatestats.cost.per_accepted import CPA_INTERVAL_METHOD, CostAnalysis, CostEstimate, cost_per_accepted
+from gatestats.cost.ratio import RATIO_INTERVAL_METHOD, CostRatio, cost_ratio
+
+__all__ = [
+    "CPA_INTERVAL_METHOD",
+    "MIN_UNITS_INTERVAL",
+    "MIN_UNITS_RATIO",
+    "RATIO_INTERVAL_METHOD",
+    "CostAnalysis",
+    "CostEstimate",
+    "CostInterval",
+    "CostRatio",
+    "ReviewRateRequiredError",
+    "attribute_overlaps",
+    "cost_per_accepted",
+    "cost_ratio",
+    "merge_intervals",
+]

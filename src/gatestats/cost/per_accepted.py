@@ -1,0 +1,524 @@
+r"""Cost per accepted outcome per system (or slice), with a case-level bootstrap interval.
+
+.. math::
+
+    \mathrm{CPA} = \frac{\sum_{a} \mathrm{spend}_a + r_\text{review} \cdot H}{A},
+    \qquad H = \sum_\text{reviewers} \Bigl|\bigcup_{j} [s_j, e_j]\Bigr|
+
+where the first sum runs over *every* attempt of the group (failed, retried and infra-errored
+attempts included), :math:`H` is the merged human review and correction time in hours (a
+reviewer's overlapping intervals counted once), :math:`r_\text{review}` the hourly rate and
+:math:`A` the number of accepted outcomes: trials whose final (highest) attempt passed. The
+interval resamples cases (or ``case_group`` clusters): with per-unit spend :math:`Y_u` (attempt
+spend plus the unit's share of :math:`r_\text{review} H`) and accepted outcomes :math:`A_u`, each
+resample is :math:`\sum Y^*_u / \sum A^*_u`, a ratio of sums, never a mean of per-case ratios.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import polars as pl
+
+from gatestats._typing import FrameLike, Status
+from gatestats.cost._bootstrap import (
+    MIN_UNITS_INTERVAL,
+    BootstrapKind,
+    CostInterval,
+    RatioBootstrap,
+    bootstrap_interval,
+    cpa_statistic,
+    ratio_bootstrap,
+)
+from gatestats.cost._frames import (
+    SLICE,
+    check_common,
+    explode_groups,
+    prepare,
+    record_ids_text,
+)
+from gatestats.errors import InsufficientEvidenceError
+
+__all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
+
+#: Interval construction for the cost per accepted outcome, chosen by the coverage simulation
+#: (docs/cost.md): BCa covered as well as or better than the percentile interval in every cell.
+CPA_INTERVAL_METHOD: Final[BootstrapKind] = "bca"
+_US_PER_HOUR: Final = 3.6e9
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostEstimate:
+    """Cost per accepted outcome of one group, with the sums and counts behind it.
+
+    ``estimate`` is ``None`` when ``status == "insufficient_evidence"`` (spend or human time
+    unknown, or no accepted outcome; ``reason`` says which). The interval has its own
+    ``interval_status``: below the minimum number of cases the estimate is still given. Spend
+    fields are ``None`` when some attempt carries no cost; ``human_hours`` when an interval has one
+    end missing; ``machine_hours`` when no attempt has ``machine_seconds``; ``calendar_hours`` when
+    an attempt lacks ``started_at`` or ``ended_at``.
+    """
+
+    group: tuple[tuple[str, Any], ...]
+    status: Status
+    reason: str | None
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval_status: Status
+    interval_reason: str | None
+    method: BootstrapKind
+    confidence_level: float
+    n_resamples: int
+    seed: int
+    n_resamples_no_accepted: int | None
+    accepted: int
+    trials: int
+    attempts: int
+    attempts_infra_error: int
+    n_cases: int
+    n_units: int
+    clustered: bool
+    total_spend_usd: float | None
+    attempt_spend_usd: float | None
+    model_usd: float | None
+    tool_usd: float | None
+    execution_usd: float | None
+    undivided_usd: float | None
+    imputed_execution_usd: float | None
+    n_attempts_imputed: int
+    review_usd: float | None
+    n_attempts_cost_unknown: int
+    cost_unknown_record_ids: tuple[str, ...]
+    human_hours: float | None
+    n_human_time_unknown: int
+    machine_hours: float | None
+    n_attempts_missing_machine_seconds: int
+    calendar_hours: float | None
+    n_attempts_missing_timestamps: int
+    _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def key(self) -> dict[str, Any]:
+        """The group's values, e.g. ``{"system": "a"}``."""
+        return dict(self.group)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
+        """The interval at another confidence level (same resamples, same seed)."""
+        if self._bootstrap is None:
+            msg = f"group {self.key}: no interval: {self.reason}"
+            raise InsufficientEvidenceError(msg)
+        check_common(confidence_level, self.n_resamples, self.seed)
+        return bootstrap_interval(
+            self._bootstrap,
+            confidence_level=confidence_level,
+            kind=self.method,
+            seed=self.seed,
+            unit="case groups" if self.clustered else "cases",
+            infinite_means="had no accepted outcome",
+            positive=False,
+            min_units=MIN_UNITS_INTERVAL,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (one entry of ``groups`` in ``gatestats cost --json``)."""
+        return {
+            "group": self.key,
+            "status": self.status,
+            "reason": self.reason,
+            "cost_per_accepted": {
+                "estimate": self.estimate,
+                "ci_low": self.ci_low,
+                "ci_high": self.ci_high,
+                "interval_status": self.interval_status,
+                "interval_reason": self.interval_reason,
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "n_resamples": self.n_resamples,
+                "seed": self.seed,
+                "n_resamples_no_accepted": self.n_resamples_no_accepted,
+            },
+            "accepted": self.accepted,
+            "trials": self.trials,
+            "attempts": self.attempts,
+            "attempts_infra_error": self.attempts_infra_error,
+            "n_cases": self.n_cases,
+            "n_units": self.n_units,
+            "clustered": self.clustered,
+            "total_spend_usd": self.total_spend_usd,
+            "spend_usd": {
+                "attempts": self.attempt_spend_usd,
+                "model": self.model_usd,
+                "tool": self.tool_usd,
+                "execution": self.execution_usd,
+                "undivided": self.undivided_usd,
+                "review": self.review_usd,
+            },
+            "imputed_execution_usd": self.imputed_execution_usd,
+            "n_attempts_imputed": self.n_attempts_imputed,
+            "n_attempts_cost_unknown": self.n_attempts_cost_unknown,
+            "cost_unknown_record_ids": list(self.cost_unknown_record_ids),
+            "human_hours": self.human_hours,
+            "n_human_time_unknown": self.n_human_time_unknown,
+            "machine_hours": self.machine_hours,
+            "n_attempts_missing_machine_seconds": self.n_attempts_missing_machine_seconds,
+            "calendar_hours": self.calendar_hours,
+            "n_attempts_missing_timestamps": self.n_attempts_missing_timestamps,
+        }
+
+
+_FRAME_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "status": pl.String(),
+    "estimate": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+    "interval_status": pl.String(),
+    "accepted": pl.Int64(),
+    "trials": pl.Int64(),
+    "attempts": pl.Int64(),
+    "attempts_infra_error": pl.Int64(),
+    "n_cases": pl.Int64(),
+    "n_units": pl.Int64(),
+    "total_spend_usd": pl.Float64(),
+    "attempt_spend_usd": pl.Float64(),
+    "model_usd": pl.Float64(),
+    "tool_usd": pl.Float64(),
+    "execution_usd": pl.Float64(),
+    "undivided_usd": pl.Float64(),
+    "imputed_execution_usd": pl.Float64(),
+    "review_usd": pl.Float64(),
+    "human_hours": pl.Float64(),
+    "machine_hours": pl.Float64(),
+    "calendar_hours": pl.Float64(),
+    "n_attempts_cost_unknown": pl.Int64(),
+    "reason": pl.String(),
+    "interval_reason": pl.String(),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostAnalysis:
+    """Result of :func:`cost_per_accepted`: one :class:`CostEstimate` per group."""
+
+    groups: tuple[CostEstimate, ...]
+    by: tuple[str, ...]
+    review_rate_usd_per_hour: float | None
+    machine_rate_usd_per_hour: float | None
+    confidence_level: float
+    n_resamples: int
+    seed: int
+    method: BootstrapKind
+    #: Merged human time of every record passed in (each reviewer's overlaps counted once).
+    human_hours_total: float
+
+    def group(self, **values: Any) -> CostEstimate:
+        """The estimate of the group with these values, e.g. ``group(system="a")``."""
+        for item in self.groups:
+            if item.key == values:
+                return item
+        msg = f"no group {values} (got {[g.key for g in self.groups]})"
+        raise KeyError(msg)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented ``gatestats cost --json`` object (docs/cost.md)."""
+        return {
+            "by": list(self.by),
+            "review_rate_usd_per_hour": self.review_rate_usd_per_hour,
+            "machine_rate_usd_per_hour": self.machine_rate_usd_per_hour,
+            "confidence_level": self.confidence_level,
+            "method": self.method,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "human_hours_total": self.human_hours_total,
+            "groups": [g.to_dict() for g in self.groups],
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per group: the ``by`` columns, then fixed columns (see ``_FRAME_SCHEMA``)."""
+        rows = [{**g.key, **{name: getattr(g, name) for name in _FRAME_SCHEMA}} for g in self.groups]
+        overrides = {**_FRAME_SCHEMA, **({SLICE: pl.String()} if SLICE in self.by else {})}
+        frame = pl.DataFrame(rows, schema_overrides=overrides, infer_schema_length=None)
+        return frame.select(*self.by, *_FRAME_SCHEMA)
+
+
+def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """Per-group sums and counts of prepared attempts (see :mod:`gatestats.cost._frames`)."""
+    cost_unknown = pl.col("__spend").is_null()
+    machine = pl.col("machine_seconds")
+    return (
+        frame.group_by(*by)
+        .agg(
+            pl.len().cast(pl.Int64).alias("attempts"),
+            pl.col("__final").sum().cast(pl.Int64).alias("trials"),
+            pl.col("__accepted").sum().cast(pl.Int64).alias("accepted"),
+            (pl.col("outcome") == "infra_error").sum().cast(pl.Int64).alias("attempts_infra_error"),
+            pl.struct("case_id", "case_version").n_unique().cast(pl.Int64).alias("n_cases"),
+            pl.col("__unit").n_unique().cast(pl.Int64).alias("n_units"),
+            pl.col("case_group").is_not_null().any().alias("clustered"),
+            cost_unknown.sum().cast(pl.Int64).alias("n_cost_unknown"),
+            pl.col("record_id").filter(cost_unknown).sort().head(5).alias("cost_unknown_ids"),
+            pl.col("__spend").sum().alias("attempt_spend"),
+            pl.col("cost_model_usd").sum().alias("model"),
+            pl.col("cost_tool_usd").sum().alias("tool"),
+            pl.col("__execution").sum().alias("execution"),
+            pl.col("cost_usd").sum().alias("undivided"),
+            pl.col("__imputed").sum().alias("imputed"),
+            pl.col("__imputed").is_not_null().sum().cast(pl.Int64).alias("n_imputed"),
+            pl.col("__human_s").sum().alias("human_s"),
+            pl.col("__human_unknown").sum().cast(pl.Int64).alias("n_human_unknown"),
+            pl.col("record_id").filter(pl.col("__human_unknown")).sort().head(5).alias("human_unknown_ids"),
+            machine.sum().alias("machine_s"),
+            machine.is_null().sum().cast(pl.Int64).alias("n_machine_missing"),
+            pl.col("__start_us").min().alias("start_us"),
+            pl.col("__end_us").max().alias("end_us"),
+            pl.col("__no_timestamps").sum().cast(pl.Int64).alias("n_no_timestamps"),
+        )
+        .sort(*by, nulls_last=True)
+    )
+
+
+def insufficiency(row: dict[str, Any]) -> list[str]:
+    """Why a group's cost per accepted outcome is undefined (empty when it is defined)."""
+    problems = []
+    if row["n_cost_unknown"]:
+        ids = record_ids_text(row["cost_unknown_ids"], row["n_cost_unknown"])
+        problems.append(
+            f"spend unknown: {row['n_cost_unknown']} of {row['attempts']} attempt(s) carry no cost (cost_usd and "
+            f"the parts cost_model_usd, cost_tool_usd, cost_execution_usd all null), e.g. record(s) {ids}; "
+            "missing cost is never counted as 0"
+        )
+    if row["n_human_unknown"]:
+        ids = record_ids_text(row["human_unknown_ids"], row["n_human_unknown"])
+        problems.append(
+            f"human time unknown: {row['n_human_unknown']} record(s) have a review or correction interval "
+            f"with one end missing, e.g. {ids}"
+        )
+    if row["accepted"] == 0:
+        problems.append(
+            f"no accepted outcome: none of the {row['trials']} trial(s) ended (final attempt) in 'passed'; "
+            "cost per accepted outcome is undefined"
+        )
+    return problems
+
+
+def _estimate(
+    row: dict[str, Any],
+    units: pl.DataFrame,
+    *,
+    by: tuple[str, ...],
+    review_rate: float,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> CostEstimate:
+    problems = insufficiency(row)
+    spend_known = row["n_cost_unknown"] == 0
+    human_known = row["n_human_unknown"] == 0
+    human_hours = row["human_s"] / 3600 if human_known else None
+    review = human_hours * review_rate if human_hours is not None else None
+    attempt_spend = float(row["attempt_spend"]) if spend_known else None
+    total = attempt_spend + review if attempt_spend is not None and review is not None else None
+
+    def known(value: Any) -> float | None:
+        return float(value) if spend_known else None
+
+    estimate = ci_low = ci_high = None
+    interval_reason: str | None = "; ".join(problems) if problems else None
+    interval_status: Status = "insufficient_evidence"
+    boot = None
+    no_accepted = None
+    if not problems and total is not None:
+        estimate = total / row["accepted"]
+        columns = units.select(
+            pl.col("spend") + pl.col("human_s") / 3600 * review_rate, pl.col("accepted").cast(pl.Float64)
+        ).to_numpy()
+        boot = ratio_bootstrap(
+            np.ascontiguousarray(columns, dtype=np.float64),
+            cpa_statistic,
+            n_resamples=n_resamples,
+            rng=np.random.default_rng(seed),
+        )
+        interval = bootstrap_interval(
+            boot,
+            confidence_level=confidence_level,
+            kind=CPA_INTERVAL_METHOD,
+            seed=seed,
+            unit="case groups" if row["clustered"] else "cases",
+            infinite_means="had no accepted outcome",
+            positive=False,
+            min_units=MIN_UNITS_INTERVAL,
+        )
+        ci_low, ci_high, interval_status, interval_reason = (
+            interval.ci_low,
+            interval.ci_high,
+            interval.status,
+            interval.reason,
+        )
+        no_accepted = interval.n_resamples_infinite + interval.n_resamples_undefined
+    calendar = None
+    if row["n_no_timestamps"] == 0 and row["start_us"] is not None and row["end_us"] is not None:
+        calendar = (row["end_us"] - row["start_us"]) / _US_PER_HOUR
+    machine_present = row["attempts"] - row["n_machine_missing"]
+    return CostEstimate(
+        group=tuple((name, row[name]) for name in by),
+        status="insufficient_evidence" if problems else "ok",
+        reason="; ".join(problems) if problems else None,
+        estimate=estimate,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        interval_status=interval_status,
+        interval_reason=interval_reason,
+        method=CPA_INTERVAL_METHOD,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        n_resamples_no_accepted=no_accepted,
+        accepted=row["accepted"],
+        trials=row["trials"],
+        attempts=row["attempts"],
+        attempts_infra_error=row["attempts_infra_error"],
+        n_cases=row["n_cases"],
+        n_units=row["n_units"],
+        clustered=bool(row["clustered"]),
+        total_spend_usd=total,
+        attempt_spend_usd=attempt_spend,
+        model_usd=known(row["model"]),
+        tool_usd=known(row["tool"]),
+        execution_usd=known(row["execution"]),
+        undivided_usd=known(row["undivided"]),
+        imputed_execution_usd=known(row["imputed"]),
+        n_attempts_imputed=row["n_imputed"],
+        review_usd=review,
+        n_attempts_cost_unknown=row["n_cost_unknown"],
+        cost_unknown_record_ids=tuple(row["cost_unknown_ids"][:5]),
+        human_hours=human_hours,
+        n_human_time_unknown=row["n_human_unknown"],
+        machine_hours=row["machine_s"] / 3600 if machine_present else None,
+        n_attempts_missing_machine_seconds=row["n_machine_missing"],
+        calendar_hours=calendar,
+        n_attempts_missing_timestamps=row["n_no_timestamps"],
+        _bootstrap=boot,
+    )
+
+
+def cost_per_accepted(
+    records: FrameLike,
+    *,
+    by: Sequence[str] = ("system",),
+    review_rate_usd_per_hour: float | None = None,
+    machine_rate_usd_per_hour: float | None = None,
+    confidence_level: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> CostAnalysis:
+    r"""Cost per accepted outcome per group, with a case-level BCa bootstrap interval.
+
+    Parameters
+    ----------
+    records
+        Run records (``DataFrame`` or ``LazyFrame``, e.g. from :func:`gatestats.records.load_records`).
+        Needed: ``record_id, system, case_id, trial, attempt, outcome``; the cost, time and review
+        fields of the contract are read when present (absent = null).
+    by
+        Grouping columns; ``"slice"`` explodes each record's list ``slices`` (a case in two slices
+        counts in both; a case without slice goes to the group ``None``).
+    review_rate_usd_per_hour
+        Price of an hour of human review and correction. Required (0 allowed) when any record
+        carries review or correction time, else :class:`ReviewRateRequiredError`.
+    machine_rate_usd_per_hour
+        When given, an attempt without execution spend (and without an undivided ``cost_usd``) but
+        with ``machine_seconds`` is charged ``machine_seconds / 3600 * rate`` as execution spend
+        (counted in ``n_attempts_imputed``).
+    confidence_level
+        Two-sided level of the interval, in (0, 1).
+    n_resamples
+        Bootstrap resamples (>= 100).
+    seed
+        Seed of the bootstrap (recorded); every group is resampled from a generator seeded with
+        it, so a group's interval does not depend on the other groups.
+
+    Returns
+    -------
+    CostAnalysis
+
+    Raises
+    ------
+    ReviewRateRequiredError
+        Human time is recorded and ``review_rate_usd_per_hour`` is ``None``.
+    ValueError
+        Missing columns, an unknown ``by`` column, invalid rates or options, or records that
+        break the contract (negative cost, ``cost_usd`` together with parts, unparseable
+        timestamps, an interval ending before it starts, duplicate keys, a case in two groups).
+
+    Notes
+    -----
+    Per attempt :math:`a`, spend is ``cost_usd`` if set, else the sum of its parts (null parts
+    count 0 when one part is set). An attempt without any cost makes its group's spend unknown:
+    ``status="insufficient_evidence"``, never a silent 0. With no accepted outcome the ratio is
+    undefined: ``insufficient_evidence`` too, never infinity. Interval: BCa (Efron 1987) over
+    units; resamples with no accepted outcome are kept as :math:`+\infty` and counted; the
+    interval is refused below :data:`gatestats.cost.MIN_UNITS_INTERVAL` units (docs/cost.md).
+
+    References
+    ----------
+    Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley, ch. 6 (the ratio estimator).
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+
+    Examples
+    --------
+    A trial that failed twice through infrastructure errors before it passed, and one that failed:
+
+    >>> import polars as pl
+    >>> records = pl.DataFrame({"record_id": ["r1", "r2", "r3", "r4"], "system": "a",
+    ...     "case_id": ["x", "x", "x", "y"], "trial": 0, "attempt": [0, 1, 2, 0],
+    ...     "outcome": ["infra_error", "infra_error", "passed", "failed"],
+    ...     "cost_usd": [0.5, 0.5, 1.0, 2.0]})
+    >>> g = cost_per_accepted(records).group(system="a")
+    >>> g.estimate, g.accepted, g.attempts, g.interval_status
+    (4.0, 1, 4, 'insufficient_evidence')
+    """
+    check_common(confidence_level, n_resamples, seed)
+    frame, columns = prepare(
+        records, by=by, review_rate=review_rate_usd_per_hour, machine_rate=machine_rate_usd_per_hour
+    )
+    rate = 0.0 if review_rate_usd_per_hour is None else float(review_rate_usd_per_hour)
+    exploded = explode_groups(frame, columns)
+    stats = group_statistics(exploded, columns)
+    unit_frame = (
+        exploded.group_by(*columns, "__unit")
+        .agg(
+            pl.col("__spend").sum().alias("spend"),
+            pl.col("__human_s").sum().alias("human_s"),
+            pl.col("__accepted").sum().alias("accepted"),
+        )
+        .sort(*columns, "__unit", nulls_last=True)
+    )
+    units_by_group = unit_frame.partition_by(*columns, as_dict=True, maintain_order=True, include_key=False)
+    groups = []
+    for row in stats.iter_rows(named=True):
+        key = tuple(row[name] for name in columns)
+        groups.append(
+            _estimate(
+                row,
+                units_by_group[key],
+                by=columns,
+                review_rate=rate,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        )
+    return CostAnalysis(
+        groups=tuple(groups),
+        by=columns,
+        review_rate_usd_per_hour=review_rate_usd_per_hour,
+        machine_rate_usd_per_hour=machine_rate_usd_per_hour,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        method=CPA_INTERVAL_METHOD,
+        human_hours_total=float(frame["__human_s"].sum()) / 3600,
+    )

@@ -1,0 +1,402 @@
+r"""Candidate over baseline cost per accepted outcome, paired on the cases both ran: :func:`cost_ratio`.
+
+.. math::
+
+    R = \frac{\mathrm{CPA}_c}{\mathrm{CPA}_b}
+      = \frac{\sum_u Y_{c,u} / \sum_u A_{c,u}}{\sum_u Y_{b,u} / \sum_u A_{b,u}}
+
+over the units :math:`u` (cases, or ``case_group`` clusters) that both systems ran. The interval
+and the p-values come from a *paired* case bootstrap: every resample draws the same units for
+both systems, so what the two share (hard cases are dear for both) cancels in the ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import polars as pl
+
+from gatestats._typing import FrameLike, Status
+from gatestats.cost._bootstrap import (
+    MIN_UNITS_RATIO,
+    BootstrapKind,
+    CostInterval,
+    RatioBootstrap,
+    bootstrap_interval,
+    paired_ratio_statistic,
+    ratio_bootstrap,
+)
+from gatestats.cost._frames import SLICE, check_common, explode_groups, prepare
+from gatestats.cost.per_accepted import group_statistics, insufficiency
+from gatestats.errors import InsufficientEvidenceError
+from gatestats.paired import pair_cases
+
+__all__ = ["RATIO_INTERVAL_METHOD", "CostRatio", "cost_ratio"]
+
+#: Interval construction for the paired ratio, chosen by the coverage simulation (docs/cost.md):
+#: the percentile interval covered better than BCa (whose jackknife acceleration is noisy here).
+RATIO_INTERVAL_METHOD: Final[BootstrapKind] = "percentile"
+_INFINITE = "had no accepted outcome on one side (cost ratio 0 or infinite)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostRatio:
+    """Candidate over baseline cost per accepted outcome on their shared cases.
+
+    ``ratio`` (and the interval) are ``None`` with ``status == "insufficient_evidence"`` when a
+    side has unknown spend or human time, no accepted outcome, or zero spend (the ratio is
+    undefined); ``reason`` says which. Spend and accepted counts are those of the paired cases.
+    """
+
+    baseline: str
+    candidate: str
+    slice: str | None
+    status: Status
+    reason: str | None
+    ratio: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval_status: Status
+    interval_reason: str | None
+    method: BootstrapKind
+    confidence_level: float
+    n_resamples: int
+    seed: int
+    n_resamples_infinite: int | None
+    n_resamples_undefined: int | None
+    baseline_cpa: float | None
+    candidate_cpa: float | None
+    baseline_accepted: int
+    candidate_accepted: int
+    baseline_spend_usd: float | None
+    candidate_spend_usd: float | None
+    n_cases: int
+    n_units: int
+    clustered: bool
+    unpaired_baseline: tuple[str, ...]
+    unpaired_candidate: tuple[str, ...]
+    excluded_versions: tuple[str, ...]
+    review_rate_usd_per_hour: float | None
+    machine_rate_usd_per_hour: float | None
+    _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
+
+    def pvalues(self, limit_ratio: float) -> tuple[float, float]:
+        r"""One-sided paired-bootstrap p-values against ``limit_ratio``: ``(p_within, p_above)``.
+
+        ``p_within`` tests H0: ratio >= limit (small: evidence the candidate's cost per accepted
+        outcome is within the limit); ``p_above`` tests H0: ratio <= limit (small: evidence it is
+        above). Each is :math:`(1 + \#\{\text{resamples on the wrong side}\})/(B + 1)` (resamples
+        equal to the limit, and undefined ones, count as wrong for both), the inversion of the
+        percentile interval.
+
+        Raises
+        ------
+        InsufficientEvidenceError
+            The ratio is undefined, or fewer than :data:`MIN_UNITS_RATIO` paired units.
+        ValueError
+            ``limit_ratio`` is not a finite number > 0.
+        """
+        if isinstance(limit_ratio, bool) or not isinstance(limit_ratio, int | float):
+            msg = f"limit_ratio must be a number > 0 (got {limit_ratio!r})"
+            raise ValueError(msg)
+        if not (math.isfinite(limit_ratio) and limit_ratio > 0):
+            msg = f"limit_ratio must be a finite number > 0 (got {limit_ratio})"
+            raise ValueError(msg)
+        if self._bootstrap is None:
+            msg = f"cost ratio {self.candidate!r}/{self.baseline!r}: no p-values: {self.reason}"
+            raise InsufficientEvidenceError(msg)
+        if self.n_units < MIN_UNITS_RATIO:
+            msg = (
+                f"cost ratio {self.candidate!r}/{self.baseline!r}: p-values need at least {MIN_UNITS_RATIO} "
+                f"paired independent units (got {self.n_units}; docs/cost.md)"
+            )
+            raise InsufficientEvidenceError(msg)
+        return self._bootstrap.pvalues(float(limit_ratio))
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
+        """The interval at another confidence level (same resamples, same seed)."""
+        if self._bootstrap is None:
+            msg = f"cost ratio {self.candidate!r}/{self.baseline!r}: no interval: {self.reason}"
+            raise InsufficientEvidenceError(msg)
+        check_common(confidence_level, self.n_resamples, self.seed)
+        return bootstrap_interval(
+            self._bootstrap,
+            confidence_level=confidence_level,
+            kind=self.method,
+            seed=self.seed,
+            unit="paired case groups" if self.clustered else "paired cases",
+            infinite_means=_INFINITE,
+            positive=True,
+            min_units=MIN_UNITS_RATIO,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "slice": self.slice,
+            "status": self.status,
+            "reason": self.reason,
+            "ratio": {
+                "estimate": self.ratio,
+                "ci_low": self.ci_low,
+                "ci_high": self.ci_high,
+                "interval_status": self.interval_status,
+                "interval_reason": self.interval_reason,
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "n_resamples": self.n_resamples,
+                "seed": self.seed,
+                "n_resamples_infinite": self.n_resamples_infinite,
+                "n_resamples_undefined": self.n_resamples_undefined,
+            },
+            "baseline_cpa": self.baseline_cpa,
+            "candidate_cpa": self.candidate_cpa,
+            "baseline_accepted": self.baseline_accepted,
+            "candidate_accepted": self.candidate_accepted,
+            "baseline_spend_usd": self.baseline_spend_usd,
+            "candidate_spend_usd": self.candidate_spend_usd,
+            "n_cases": self.n_cases,
+            "n_units": self.n_units,
+            "clustered": self.clustered,
+            "unpaired_baseline": list(self.unpaired_baseline),
+            "unpaired_candidate": list(self.unpaired_candidate),
+            "excluded_versions": list(self.excluded_versions),
+            "review_rate_usd_per_hour": self.review_rate_usd_per_hour,
+            "machine_rate_usd_per_hour": self.machine_rate_usd_per_hour,
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row with fixed columns."""
+        return pl.DataFrame(
+            [
+                {
+                    "baseline": self.baseline,
+                    "candidate": self.candidate,
+                    "slice": self.slice,
+                    "status": self.status,
+                    "ratio": self.ratio,
+                    "ci_low": self.ci_low,
+                    "ci_high": self.ci_high,
+                    "interval_status": self.interval_status,
+                    "baseline_cpa": self.baseline_cpa,
+                    "candidate_cpa": self.candidate_cpa,
+                    "baseline_accepted": self.baseline_accepted,
+                    "candidate_accepted": self.candidate_accepted,
+                    "n_cases": self.n_cases,
+                    "n_units": self.n_units,
+                    "reason": self.reason,
+                    "interval_reason": self.interval_reason,
+                }
+            ],
+            schema={
+                "baseline": pl.String,
+                "candidate": pl.String,
+                "slice": pl.String,
+                "status": pl.String,
+                "ratio": pl.Float64,
+                "ci_low": pl.Float64,
+                "ci_high": pl.Float64,
+                "interval_status": pl.String,
+                "baseline_cpa": pl.Float64,
+                "candidate_cpa": pl.Float64,
+                "baseline_accepted": pl.Int64,
+                "candidate_accepted": pl.Int64,
+                "n_cases": pl.Int64,
+                "n_units": pl.Int64,
+                "reason": pl.String,
+                "interval_reason": pl.String,
+            },
+        )
+
+
+def _side(stats: pl.DataFrame, system: str, rate: float) -> tuple[dict[str, Any], float | None]:
+    row = stats.filter(pl.col("system") == system).row(0, named=True)
+    spend = None
+    if row["n_cost_unknown"] == 0 and row["n_human_unknown"] == 0:
+        spend = float(row["attempt_spend"]) + row["human_s"] / 3600 * rate
+    return row, spend
+
+
+def cost_ratio(
+    records: FrameLike,
+    *,
+    baseline: str,
+    candidate: str,
+    slice: str | None = None,
+    shared_versions_only: bool = False,
+    review_rate_usd_per_hour: float | None = None,
+    machine_rate_usd_per_hour: float | None = None,
+    confidence_level: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> CostRatio:
+    r"""Candidate over baseline cost per accepted outcome, with a paired case bootstrap.
+
+    Parameters
+    ----------
+    records
+        Run records (``DataFrame`` or ``LazyFrame``) of at least the two systems. Human time is
+        merged and attributed over *all* records passed in (a reviewer's time shared with another
+        system's outcomes is shared, not counted twice).
+    baseline, candidate
+        The two systems (values of ``system``).
+    slice
+        Restrict to the cases in this slice (of the records' ``slices`` lists); ``None``: all.
+    shared_versions_only
+        Pair only the case versions both ran; otherwise a case id run at different versions is a
+        :class:`gatestats.paired.CaseVersionMismatchError` (as in :func:`gatestats.paired.compare`).
+    review_rate_usd_per_hour, machine_rate_usd_per_hour
+        As in :func:`gatestats.cost.cost_per_accepted`.
+    confidence_level
+        Two-sided level of the interval, in (0, 1).
+    n_resamples
+        Bootstrap resamples (>= 100); the p-values of :meth:`CostRatio.pvalues` use the same ones.
+    seed
+        Seed of the bootstrap (recorded).
+
+    Returns
+    -------
+    CostRatio
+
+    Raises
+    ------
+    gatestats.paired.UnknownSystemError
+        ``baseline`` or ``candidate`` has no records (in the slice).
+    gatestats.paired.NoPairedCasesError
+        The two systems share no case.
+    ReviewRateRequiredError, ValueError
+        As in :func:`gatestats.cost.cost_per_accepted`.
+
+    Notes
+    -----
+    Each resample draws :math:`U` of the paired units with replacement and evaluates :math:`R^*`
+    in the extended reals: no accepted outcome for the candidate gives :math:`+\infty`, for the
+    baseline 0, for both an undefined value that counts against every bound and p-value. The
+    percentile interval (Efron & Tibshirani 1993, ch. 13) is refused below
+    :data:`MIN_UNITS_RATIO` paired units or when a bound is unbounded.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
+    ch. 13 and 16 (percentile intervals; bootstrap tests).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> records = pl.DataFrame({"record_id": [f"r{i}" for i in range(4)], "system": ["a", "a", "b", "b"],
+    ...     "case_id": ["x", "y", "x", "y"], "trial": 0, "attempt": 0,
+    ...     "outcome": ["passed", "passed", "passed", "failed"], "cost_usd": [1.0, 1.0, 1.5, 1.5]})
+    >>> r = cost_ratio(records, baseline="a", candidate="b")
+    >>> r.baseline_cpa, r.candidate_cpa, r.ratio, r.interval_status
+    (1.0, 3.0, 3.0, 'insufficient_evidence')
+    """
+    check_common(confidence_level, n_resamples, seed)
+    for name, value in (("baseline", baseline), ("candidate", candidate)):
+        if not isinstance(value, str) or not value:
+            msg = f"{name} must name a system (got {value!r})"
+            raise ValueError(msg)
+    if slice is not None and not isinstance(slice, str):
+        msg = f"slice must be a slice name or None (got {slice!r})"
+        raise ValueError(msg)
+    by = ("system",) if slice is None else ("system", SLICE)
+    frame, _ = prepare(records, by=by, review_rate=review_rate_usd_per_hour, machine_rate=machine_rate_usd_per_hour)
+    if slice is not None:
+        frame = explode_groups(frame, by).filter(pl.col(SLICE) == slice)
+    rate = 0.0 if review_rate_usd_per_hour is None else float(review_rate_usd_per_hour)
+    two = frame.filter(pl.col("system").is_in([baseline, candidate]))
+    pairs = pair_cases(
+        frame.select("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome"),
+        baseline=baseline,
+        candidate=candidate,
+        shared_versions_only=shared_versions_only,
+    )
+    keys = ["case_id", "case_version"]
+    shared = (
+        two.filter(pl.col("system") == baseline)
+        .select(keys)
+        .unique()
+        .join(two.filter(pl.col("system") == candidate).select(keys).unique(), on=keys, nulls_equal=True)
+    )
+    paired = two.join(shared, on=keys, how="semi", nulls_equal=True)
+    stats = group_statistics(paired, ("system",))
+    row_b, spend_b = _side(stats, baseline, rate)
+    row_c, spend_c = _side(stats, candidate, rate)
+    problems = [f"baseline {baseline!r}: {p}" for p in insufficiency(row_b)]
+    problems += [f"candidate {candidate!r}: {p}" for p in insufficiency(row_c)]
+    if not problems and spend_b == 0:
+        problems.append(f"baseline {baseline!r} spent nothing on the paired cases: the cost ratio is undefined")
+    units = (
+        paired.group_by("__unit")
+        .agg(
+            *[
+                expr
+                for side, system in (("b", baseline), ("c", candidate))
+                for expr in (
+                    (pl.col("__spend") + pl.col("__human_s") / 3600 * rate)
+                    .filter(pl.col("system") == system)
+                    .sum()
+                    .alias(f"spend_{side}"),
+                    pl.col("__accepted").filter(pl.col("system") == system).sum().cast(pl.Float64).alias(f"acc_{side}"),
+                )
+            ]
+        )
+        .sort("__unit")
+    )
+    n_units = units.height
+    clustered = bool(paired["case_group"].is_not_null().any())
+    common: dict[str, Any] = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "slice": slice,
+        "method": RATIO_INTERVAL_METHOD,
+        "confidence_level": confidence_level,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "baseline_accepted": row_b["accepted"],
+        "candidate_accepted": row_c["accepted"],
+        "baseline_spend_usd": spend_b,
+        "candidate_spend_usd": spend_c,
+        "n_cases": shared.height,
+        "n_units": n_units,
+        "clustered": clustered,
+        "unpaired_baseline": pairs.unpaired_baseline,
+        "unpaired_candidate": pairs.unpaired_candidate,
+        "excluded_versions": pairs.excluded_versions,
+        "review_rate_usd_per_hour": review_rate_usd_per_hour,
+        "machine_rate_usd_per_hour": machine_rate_usd_per_hour,
+    }
+    if problems or spend_b is None or spend_c is None:
+        reason = "; ".join(problems)
+        cpa_b = spend_b / row_b["accepted"] if spend_b is not None and row_b["accepted"] else None
+        cpa_c = spend_c / row_c["accepted"] if spend_c is not None and row_c["accepted"] else None
+        return CostRatio(
+            status="insufficient_evidence", reason=reason, ratio=None, ci_low=None, ci_high=None,
+            interval_status="insufficient_evidence", interval_reason=reason, n_resamples_infinite=None,
+            n_resamples_undefined=None, baseline_cpa=cpa_b, candidate_cpa=cpa_c, **common,
+        )  # fmt: skip
+    cpa_b, cpa_c = spend_b / row_b["accepted"], spend_c / row_c["accepted"]
+    columns = units.select("spend_b", "acc_b", "spend_c", "acc_c").to_numpy().astype(np.float64)
+    boot = ratio_bootstrap(
+        np.ascontiguousarray(columns), paired_ratio_statistic, n_resamples=n_resamples, rng=np.random.default_rng(seed)
+    )
+    interval = bootstrap_interval(
+        boot,
+        confidence_level=confidence_level,
+        kind=RATIO_INTERVAL_METHOD,
+        seed=seed,
+        unit="paired case groups" if clustered else "paired cases",
+        infinite_means=_INFINITE,
+        positive=True,
+        min_units=MIN_UNITS_RATIO,
+    )
+    return CostRatio(
+        status="ok", reason=None, ratio=cpa_c / cpa_b, ci_low=interval.ci_low, ci_high=interval.ci_high,
+        interval_status=interval.status, interval_reason=interval.reason,
+        n_resamples_infinite=interval.n_resamples_infinite, n_resamples_undefined=interval.n_resamples_undefined,
+        baseline_cpa=cpa_b, candidate_cpa=cpa_c, _bootstrap=boot, **common,
+    )  # fmt: skip
