@@ -18,6 +18,7 @@ from gatestats.cli import gate as _gate
 from gatestats.cli import importing as _importing
 from gatestats.cli import plan as _plan
 from gatestats.cli import policy as _policy
+from gatestats.cli import report as _report
 from gatestats.cli import run as _run
 from gatestats.cli import validate as _validate
 
@@ -38,6 +39,7 @@ app.command("plan")(_plan.plan_command)
 app.command("calibrate")(_calibrate.calibrate_command)
 app.command("cost")(_cost.cost_command)
 app.command("gate")(_gate.gate_command)
+app.command("report")(_report.report_command)
 app.add_typer(_policy.app, name="policy")
 app.add_typer(_importing.app, name="import")
 

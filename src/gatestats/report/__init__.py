@@ -9,6 +9,8 @@
 - :func:`enable_offline_altair` / :func:`save_chart` — charts as in-kernel SVG (vl-convert) and
   deterministic SVG/PNG files; each chart on the page is a ``div.gatestats-chart``.
 - :func:`find_network_references` — what a page would fetch from the network.
+- :func:`build_release_report` — ``gatestats report``: the versioned release report
+  ``reports/<release>/<version>/`` of a verdict file (its record digests checked first).
 """
 
 from gatestats.report._html import find_network_references
@@ -26,6 +28,7 @@ from gatestats.report.qmd import (
     to_notebook,
     validate_params,
 )
+from gatestats.report.release import ReleaseReport, ReportInputError, build_release_report
 from gatestats.report.render import (
     Renderer,
     RenderError,
@@ -41,10 +44,13 @@ __all__ = [
     "QmdCell",
     "QmdDocument",
     "QmdError",
+    "ReleaseReport",
     "RenderError",
     "RenderResult",
     "Renderer",
+    "ReportInputError",
     "ResolvedRenderer",
+    "build_release_report",
     "enable_offline_altair",
     "execution_options",
     "find_network_references",

@@ -1,0 +1,492 @@
+"""HTML of each section of a release report (tables and text; the charts are in ``_release_charts``).
+
+Every value is escaped; missing numbers are shown as ``—`` and an estimate the data cannot support
+as "insufficient evidence" with its reason, never as 0. The styles are inline (one ``<style>`` in the
+verdict section), so the page needs nothing from the network.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from gatestats.report.release import ReleaseData
+
+__all__ = ["SECTIONS", "VERDICT_WORDS", "Section", "section_html"]
+
+#: The sections of a release report, in the order the report shows them.
+Section: TypeAlias = Literal[
+    "verdict", "rules", "severe_slices", "flips", "curves", "slices", "cost", "judges", "infra", "provenance"
+]
+SECTIONS: Final[tuple[Section, ...]] = (
+    "verdict",
+    "rules",
+    "severe_slices",
+    "flips",
+    "curves",
+    "slices",
+    "cost",
+    "judges",
+    "infra",
+    "provenance",
+)
+VERDICT_WORDS: Final[Mapping[str, tuple[str, str]]] = {
+    "pass": ("PASS", "the candidate may ship"),
+    "warn": ("WARN", "the candidate may ship; a warn-only rule did not pass"),
+    "fail": ("FAIL", "the candidate must not ship"),
+    "insufficient_evidence": ("INSUFFICIENT EVIDENCE", "blocked: the evidence cannot decide"),
+}
+_NONE: Final = "—"
+_STYLE: Final = """<style>
+.gs-verdict { border-radius: 8px; padding: 16px 24px; margin: 8px 0 16px; color: #fff; }
+.gs-verdict-word { font-size: 3em; font-weight: 800; letter-spacing: 0.04em; line-height: 1.1; }
+.gs-verdict-line { font-size: 1.1em; margin-top: 6px; }
+.gs-verdict.gs-pass { background: #1a7f37; } .gs-verdict.gs-warn { background: #9a6700; }
+.gs-verdict.gs-fail { background: #cf222e; } .gs-verdict.gs-insufficient_evidence { background: #8250df; }
+table.gs-table { border-collapse: collapse; font-size: 0.92em; margin: 8px 0 12px; }
+table.gs-table th, table.gs-table td { padding: 3px 8px; border-bottom: 1px solid #ddd; text-align: left !important;
+  vertical-align: top; }
+table.gs-table td.gs-num { text-align: right !important; font-variant-numeric: tabular-nums; white-space: nowrap; }
+span.gs-decision { font-weight: 700; padding: 0 6px; border-radius: 4px; white-space: nowrap; }
+span.gs-decision.gs-pass, span.gs-decision.gs-ok { color: #1a7f37; background: #dafbe1; }
+span.gs-decision.gs-warn { color: #9a6700; background: #fff8c5; }
+span.gs-decision.gs-fail { color: #cf222e; background: #ffebe9; }
+span.gs-decision.gs-insufficient_evidence { color: #8250df; background: #fbefff; }
+.gs-note { color: #555; font-size: 0.9em; }
+code.gs-digest { word-break: break-all; }
+</style>"""
+
+
+# --- formatting -----------------------------------------------------------------------------------
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return _NONE if value is None else f"{value:.{digits}g}"
+
+
+def _rate(value: float | None) -> str:
+    return _NONE if value is None else f"{value:.3f}"
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return _NONE
+    return f"${value:,.2f}" if abs(value) >= 100 else f"${value:.4g}"
+
+
+def _hours(value: float | None) -> str:
+    return _NONE if value is None else f"{value:.2f}"
+
+
+def _ci(low: float | None, high: float | None, fmt: Any = _num) -> str:
+    return _NONE if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
+
+
+def _estimate(row: Mapping[str, Any], fmt: Any = _rate) -> str:
+    if row.get("status") != "ok" or row.get("estimate") is None:
+        return "insufficient evidence"
+    return f"{fmt(row['estimate'])} {_ci(row.get('ci_low'), row.get('ci_high'), fmt)}"
+
+
+def _badge(decision: str | None) -> str:
+    label = {"insufficient_evidence": "insufficient evidence"}.get(str(decision), str(decision))
+    return f'<span class="gs-decision gs-{_e(decision)}">{_e(label)}</span>'
+
+
+def _code(value: Any) -> str:
+    return _NONE if value in (None, "", []) else f'<code class="gs-digest">{_e(value)}</code>'
+
+
+def _cell(value: str, *, numeric: bool = False) -> str:
+    return f'<td class="gs-num">{value}</td>' if numeric else f"<td>{value}</td>"
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Sequence[int] = ()) -> str:
+    """An HTML table; ``rows`` hold already-escaped cell HTML; ``numeric`` column indexes align right."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(_cell(c, numeric=i in numeric) for i, c in enumerate(row)) + "</tr>" for row in rows
+    )
+    return f'<table class="gs-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _list(items: Iterable[str]) -> str:
+    return "<ul>" + "".join(f"<li>{_e(i)}</li>" for i in items) + "</ul>"
+
+
+def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    return frame.to_dicts()
+
+
+# --- sections -------------------------------------------------------------------------------------
+
+
+def _verdict(data: ReleaseData) -> str:
+    v = data.verdict
+    word, meaning = VERDICT_WORDS.get(v["verdict"], (str(v["verdict"]).upper(), ""))
+    policy = v["policy"]
+    line = (
+        f"{_e(meaning)} · candidate <code>{_e(v['candidate'].get('system'))}</code> against baseline "
+        f"<code>{_e(v['baseline'].get('system'))}</code> under policy <strong>{_e(policy.get('name'))}</strong> "
+        f"v{_e(policy.get('version'))} · exit code {_e(v.get('exit_code'))} · decided {_e(v['created_at'])}"
+    )
+    parts = [
+        _STYLE,
+        f'<div class="gs-verdict gs-{_e(v["verdict"])}" data-verdict="{_e(v["verdict"])}">'
+        f'<div class="gs-verdict-word">{_e(word)}</div><div class="gs-verdict-line">{line}</div></div>',
+    ]
+    reasons = list(v.get("reasons") or [])
+    if reasons:
+        parts.append(f"<p><strong>Reasons ({len(reasons)})</strong></p><ol>")
+        parts += [f"<li>{_e(r)}</li>" for r in reasons]
+        parts.append("</ol>")
+    else:
+        parts.append("<p><strong>Reasons:</strong> none: every precondition, severe slice and rule passed.</p>")
+    rules = data.rules
+    counts = ", ".join(
+        f"{n} {_e(d.replace('_', ' '))}" for d, n in rules.group_by("decision").len().sort("decision").iter_rows()
+    )
+    flips = data.flips.group_by("direction").len()
+    n_flips = dict(flips.iter_rows())
+    parts.append(
+        f"<p>{rules.height} rule row(s): {counts or 'none'}; {data.severe_slices.height} severe slice(s); "
+        f"flips: {n_flips.get('pass_to_fail', 0)} pass → fail, {n_flips.get('fail_to_pass', 0)} fail → pass.</p>"
+    )
+    checks = data.checks
+    failed = checks.filter(pl.col("status") != "ok").height
+    table = _table(
+        ["check", "side", "status", "detail"],
+        ([_e(c["name"]), _e(c["side"]), _badge(c["status"]), _e(c["detail"])] for c in _rows(checks)),
+    )
+    parts.append(
+        f"<details{' open' if failed else ''}><summary>Preconditions (blocking on silence): {checks.height} "
+        f"checked, {failed} failed</summary>{table}</details>"
+    )
+    return "\n".join(parts)
+
+
+def _rules(data: ReleaseData) -> str:
+    level = f"{data.verdict['policy'].get('confidence_level', 0.95):.0%}"
+    headers = [
+        "rule",
+        "observed",
+        "baseline",
+        f"{level} CI",
+        "threshold",
+        "test",
+        "cases",
+        "adj. p (pass)",
+        "adj. p (fail)",
+        "decision",
+    ]
+    rows = [
+        [
+            _e(r["row"]) + (" <em>(warn only)</em>" if r["action"] == "warn" else ""),
+            _num(r["observed"]),
+            _num(r["baseline"]),
+            _ci(r["ci_low"], r["ci_high"]),
+            _num(r["threshold"]),
+            _e(r["test"]),
+            str(r["n_cases"]),
+            _num(r["pvalue_pass_adjusted"], 3),
+            _num(r["pvalue_fail_adjusted"], 3),
+            _badge(r["decision"]),
+        ]
+        for r in _rows(data.rules)
+    ]
+    if not rows:
+        return "<p>The policy has no rule rows.</p>"
+    multiplicity = data.verdict.get("multiplicity") or data.verdict["policy"].get("multiplicity")
+    note = (
+        '<p class="gs-note">p (pass) tests "the rule does not hold": small means shown to hold; p (fail) tests '
+        f'"the rule holds": small means shown violated. Both are adjusted across the rows ({_e(multiplicity)}); '
+        "a row passes when its adjusted p (pass) is at most its alpha. Paired rows show the candidate's and the "
+        "baseline's value and the interval of the difference; cost rows the ratio of costs per accepted outcome.</p>"
+    )
+    reasons = [f"{r['row']}: {r['reason']}" for r in _rows(data.rules) if r["reason"]]
+    extra = f"<p><strong>Why rows did not pass</strong></p>{_list(reasons)}" if reasons else ""
+    return _table(headers, rows, numeric=(1, 2, 4, 6, 7, 8)) + note + extra
+
+
+def _severe(data: ReleaseData) -> str:
+    if data.severe_slices.height == 0:
+        return "<p>The policy names no severe slice.</p>"
+    rows = [
+        [
+            _e(s["slice"]),
+            str(s["n_cases"]),
+            f"{s['n_passed']}/{s['n_trials']}",
+            _NONE if s["baseline_failures"] is None else str(s["baseline_failures"]),
+            _badge(s["decision"]),
+            _e(s["reason"] or ""),
+        ]
+        for s in _rows(data.severe_slices)
+    ]
+    intro = (
+        "<p>Every valid candidate trial of a severe slice's cases must pass (threshold 1.00); these cases are "
+        "scored on their own and left out of every other rule.</p>"
+    )
+    out = intro + _table(
+        ["slice", "cases", "candidate trials passed", "baseline failures", "decision", "reason"],
+        rows,
+        numeric=(1, 2, 3),
+    )
+    if data.severe_failures.height:
+        fails = (
+            [_e(f["slice"]), _e(f["case_id"]), str(f["trial"]), _e(f["outcome"]), _e(f["bound"] or _NONE)]
+            for f in _rows(data.severe_failures)
+        )
+        out += "<p><strong>Candidate trials that did not pass</strong></p>"
+        out += _table(["slice", "case", "trial", "outcome", "bound"], fails, numeric=(2,))
+    return out
+
+
+def _flips(data: ReleaseData) -> str:
+    flips = _rows(data.flips)
+    by_direction = {d: [f for f in flips if f["direction"] == d] for d in ("pass_to_fail", "fail_to_pass")}
+    out = (
+        "<p>A flip is a case (at its version) whose candidate pass rate over its valid trials is below "
+        "(pass → fail) or above (fail → pass) the baseline's, from the gate's paired comparison.</p>"
+    )
+    for direction, label in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
+        items = by_direction[direction]
+        out += f"<p><strong>{label}: {len(items)} case(s)</strong></p>"
+        if not items:
+            out += "<p>none</p>"
+            continue
+        rows = (
+            [
+                f"<code>{_e(f['case'])}</code>",
+                _counts(f["baseline_passed"], f["baseline_valid"]),
+                _counts(f["candidate_passed"], f["candidate_valid"]),
+            ]
+            for f in items
+        )
+        out += _table(["case", "baseline passed/valid", "candidate passed/valid"], rows, numeric=(1, 2))
+    return out
+
+
+def _counts(passed: int | None, valid: int | None) -> str:
+    return _NONE if passed is None or valid is None else f"{passed}/{valid}"
+
+
+def _curves(data: ReleaseData) -> str:
+    curves = data.curves
+    if curves.height == 0:
+        return "<p>No records: no curve.</p>"
+    cells = {(r["metric"], r["side"], r["k"]): r for r in _rows(curves)}
+    ks = sorted({int(k) for k in curves.get_column("k").to_list()})
+    columns = [(m, s) for m in ("pass_hat_k", "pass_at_k") for s in ("baseline", "candidate")]
+    labels = {"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}
+    headers = ["k", *(f"{s} {labels[m]}" for m, s in columns)]
+    rows = [[str(k), *(_estimate(cells[(m, s, k)]) if (m, s, k) in cells else _NONE for m, s in columns)] for k in ks]
+    methods = sorted({str(m) for m in curves.get_column("method").drop_nulls().to_list()})
+    level = float(curves.get_column("confidence_level").max() or 0.95)  # type: ignore[arg-type]
+    note = (
+        f'<p class="gs-note">Estimates with {level:.0%} intervals over every case (severe slices included), the '
+        f"case as the unit; interval method: {_e(', '.join(methods) or _NONE)}.</p>"
+    )
+    reasons = sorted({str(r) for r in curves.get_column("reason").drop_nulls().to_list()})
+    extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
+    return _table(headers, rows, numeric=(0, 1, 2, 3, 4)) + note + extra
+
+
+def _slices(data: ReleaseData) -> str:
+    slices = data.slices
+    if slices.height == 0:
+        return "<p>No records: no slice.</p>"
+    cells = {(r["slice"], r["side"]): r for r in _rows(slices)}
+    names = sorted({str(s) for s in slices.get_column("slice").to_list()})
+    rows = []
+    for name in names:
+        row = [_e(name) + (" <em>(severe)</em>" if cells[(name, "baseline")]["severe"] else "")]
+        for side in ("baseline", "candidate"):
+            r = cells[(name, side)]
+            row += [str(r["n_cases"]), _counts(r["n_passed"], r["n_valid_trials"]), _estimate(r)]
+        rows.append(row)
+    headers = ["slice"] + [f"{side} {h}" for side in ("baseline", "candidate") for h in ("cases", "passed", "rate")]
+    reasons = sorted({f"{r['slice']} ({r['side']}): {r['reason']}" for r in _rows(slices) if r["reason"]})
+    extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
+    note = (
+        "<p class=\"gs-note\">Pass rate = mean over the slice's cases of each case's share of passed valid trials.</p>"
+    )
+    return _table(headers, rows, numeric=(1, 2, 3, 4, 5, 6)) + note + extra
+
+
+def _cost(data: ReleaseData) -> str:
+    cost = _rows(data.cost)
+    headers = [
+        "side",
+        "system",
+        "cost per accepted [CI]",
+        "accepted/trials",
+        "attempts (infra errors)",
+        "total spend",
+        "review",
+        "human h",
+        "machine h",
+        "calendar h",
+    ]
+    rows = [
+        [
+            _e(c["side"]),
+            f"<code>{_e(c['system'])}</code>",
+            _estimate(c, _usd),
+            _counts(c["accepted"], c["trials"]),
+            _NONE if c["attempts"] is None else f"{c['attempts']} ({c['attempts_infra_error']})",
+            _usd(c["total_spend_usd"]),
+            _usd(c["review_usd"]),
+            _hours(c["human_hours"]),
+            _hours(c["machine_hours"]),
+            _hours(c["calendar_hours"]),
+        ]
+        for c in cost
+    ]
+    source = {c["source"] for c in cost}
+    note = (
+        '<p class="gs-note">Spend of every attempt (failed, retried and infra-errored ones included) plus priced '
+        "human review and correction time, divided by the accepted outcomes; case-level bootstrap interval. Human, "
+        "machine and calendar time are separate columns. "
+        + (
+            "Numbers from the verdict."
+            if source == {"verdict"}
+            else "The policy has no cost rule: computed without review or machine rates."
+        )
+        + "</p>"
+    )
+    reasons = [
+        f"{c['side']}: {c['reason'] or c['interval_reason']}" for c in cost if c["reason"] or c["interval_reason"]
+    ]
+    gate_rows = [r for r in _rows(data.rules) if r["metric"] == "cost_per_accepted"]
+    out = _table(headers, rows, numeric=(2, 3, 4, 5, 6, 7, 8, 9)) + note
+    if reasons:
+        out += f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}"
+    if gate_rows:
+        items = [
+            f"{r['row']}: observed {_num(r['observed'])} {_ci(r['ci_low'], r['ci_high'])} → {r['decision']}"
+            for r in gate_rows
+        ]
+        out += f"<p><strong>The gate's cost rows</strong></p>{_list(items)}"
+    return out
+
+
+def _judges(data: ReleaseData) -> str:
+    judge_checks = data.checks.filter(pl.col("name").str.starts_with("judge:"))
+    if data.judges.height == 0 and judge_checks.height == 0:
+        return "<p>No rule of the policy is graded by an LLM judge: no judge calibration was needed.</p>"
+    rows = (
+        [
+            _e(j["grader"]),
+            _badge("ok" if j["can_vote"] else "insufficient_evidence"),
+            _e(j["calibration_versions"] or _NONE),
+            _e(j["reasons"] or ""),
+        ]
+        for j in _rows(data.judges)
+    )
+    return _table(["judge grader", "may vote", "calibration versions", "reasons"], rows)
+
+
+def _infra(data: ReleaseData) -> str:
+    rows = [
+        [
+            _e(i["side"]),
+            f"<code>{_e(i['system'])}</code>",
+            _NONE if i["attempts"] is None else str(i["attempts"]),
+            _NONE if i["infra_errors"] is None else f"{i['infra_errors']} ({_pct(i['infra_error_rate'])})",
+            _pct(i["max_infra_error_rate"]),
+            _NONE if i["resource_killed"] is None else str(i["resource_killed"]),
+            _e(i["infra_error_cases"] or _NONE),
+        ]
+        for i in _rows(data.infra)
+    ]
+    headers = ["side", "system", "attempts", "infra errors", "limit", "resource killed", "cases with infra errors"]
+    out = (
+        "<p>An infra error is neither a pass nor a failure: it is retried as a new attempt and counted here. "
+        "A resource kill is the candidate's outcome, with the bound that fired.</p>"
+    )
+    out += _table(headers, rows, numeric=(2, 3, 4, 5))
+    if data.bounds.height:
+        bound_rows = ([_e(b["side"]), _e(b["bound"]), str(b["count"])] for b in _rows(data.bounds))
+        out += "<p><strong>Bounds that fired</strong></p>"
+        out += _table(["side", "bound", "trials killed"], bound_rows, numeric=(2,))
+    else:
+        out += "<p><strong>Bounds that fired:</strong> none.</p>"
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return _NONE if value is None else f"{value:.1%}"
+
+
+def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str | None) -> str:
+    p = data.provenance
+    verdict, policy, registration = p["verdict"], p["policy"], p["registration"]
+    rows: list[list[str]] = [
+        ["verdict file", _code(verdict["path"])],
+        ["verdict digest", _code(verdict["digest"])],
+        ["verdict made", f"{_e(verdict['created_at'])} by {_e(verdict['tool_version'])}"],
+        ["policy", f"{_e(policy['name'])} v{_e(policy['version'])} ({_code(policy['path'])})"],
+        ["policy digest", _code(policy["digest"])],
+        ["policy registered at", _e(registration.get("registered_at") or _NONE)],
+        ["first record at", _e(registration.get("first_record_at") or _NONE)],
+        ["registered in", _code(registration.get("run_set"))],
+    ]
+    for side in ("baseline", "candidate"):
+        s = p["sides"][side]
+        parts = s.get("system_parts") or {}
+        shown = [f"{_e(k)} = {_e(', '.join(v))}" for k, v in sorted(parts.items()) if v]
+        rows += [
+            [f"{side} system", f"<code>{_e(s.get('system'))}</code>"],
+            [f"{side} system digest", _code(", ".join(s.get("system_digest") or []))],
+            [f"{side} system parts", "<br>".join(shown) or _NONE],
+            [f"{side} case-set version", _code(s.get("case_set_version"))],
+            [f"{side} task-set version", _code(", ".join(s.get("task_set_version") or []))],
+            [
+                f"{side} run set",
+                f"{_code(s.get('run_set_id'))} ({_e(s.get('kind'))}, {_e(s.get('n_records'))} records)",
+            ],
+            [f"{side} record set digest", _code(s.get("digest"))],
+        ]
+        rows += [
+            [f"{side} record file", f"{_code(f['path'])}<br>{_code(f['digest'])} ({_e(f.get('size'))} bytes)"]
+            for f in s.get("files") or []
+        ]
+    rows.append(["report made by", f"gatestats {_e(p['report']['gatestats_version'])}"])
+    rows.append(["renderer", f"{_e(renderer or _NONE)} ({_e(renderer_version or _NONE)})"])
+    digests = _table(["data file", "sha256"], ([_code(n), _code(d)] for n, d in sorted(data.digests.items())))
+    return (
+        _table(["item", "value"], rows)
+        + f"<details><summary>Data files of this report ({len(data.digests)}, checked before rendering)</summary>"
+        + f"{digests}</details>"
+    )
+
+
+def section_html(
+    data: ReleaseData, section: Section, *, renderer: str | None = None, renderer_version: str | None = None
+) -> str:
+    """The HTML of one report section (``renderer``/``renderer_version`` are shown in ``provenance``)."""
+    if section not in SECTIONS:
+        msg = f"section must be one of {', '.join(SECTIONS)} (got {section!r})"
+        raise ValueError(msg)
+    if section == "provenance":
+        return _provenance(data, renderer, renderer_version)
+    builders = {
+        "verdict": _verdict,
+        "rules": _rules,
+        "severe_slices": _severe,
+        "flips": _flips,
+        "curves": _curves,
+        "slices": _slices,
+        "cost": _cost,
+        "judges": _judges,
+        "infra": _infra,
+    }
+    return builders[section](data)

@@ -1,0 +1,455 @@
+"""The versioned release report: ``reports/<release>/<version>/`` made from one verdict file.
+
+:func:`build_release_report` reads a verdict written by ``gatestats gate -o`` (format and own digest
+checked), re-digests every record file it names (a missing or changed file is a
+:class:`ReportInputError` naming the file, the expected and the actual digest, and nothing is
+written), loads both record sets, computes the report's data and builds, in a temporary directory
+beside the target, then renames into place as the next free version (1, 2, …; never overwritten):
+
+- ``report.qmd`` — the Quarto source (Jupyter engine): ``params`` in the front matter and a cell
+  tagged ``parameters`` holding its inputs (``data_dir``, ``verdict_path``, ``verdict_digest``, and
+  the renderer named in the provenance); ``quarto render report.qmd`` re-renders it;
+- ``data/`` — ``verdict.json`` (the verdict's bytes), ``provenance.json``, one Parquet file per table
+  (``rules``, ``checks``, ``severe_slices``, ``severe_failures``, ``flips``, ``curves``, ``slices``,
+  ``cost``, ``judges``, ``infra``, ``bounds``; sorted, fixed writer settings) and ``digests.json``
+  (``sha256`` of each). The same inputs give byte-identical data files;
+- ``charts/`` — ``pass_hat_k``, ``pass_at_k``, ``slices``, ``cost`` as SVG and PNG
+  (:func:`~gatestats.report.charts.save_chart`);
+- ``report.html`` — rendered by :func:`~gatestats.report.render_qmd` (Quarto when installed, else
+  Jupyter), one offline page; ``report.json`` — what was built with which renderer.
+
+The report shows, in this order: the verdict and its reasons; the rules table; severe slices; flips
+per case; pass^k and pass@k over k; per-slice pass rates; cost per accepted outcome; judge
+calibration status; infra errors and the bounds that fired; provenance.
+
+The release name defaults to :func:`default_release_name`: the slug of the policy name and the
+candidate's system label (``bugfix-agent-release-candidate``).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import altair as alt
+import nbclient
+import nbconvert
+import polars as pl
+
+import gatestats
+from gatestats.report._release_charts import CHART_NAMES, release_chart_set
+from gatestats.report._release_data import (
+    DATA_FORMAT,
+    JSON_FILES,
+    TABLES,
+    ReportInputError,
+    check_record_files,
+    json_bytes,
+    load_sides,
+    read_verdict,
+    sha256,
+    write_data,
+)
+from gatestats.report._release_html import SECTIONS, Section, section_html
+from gatestats.report._release_tables import compute_tables
+from gatestats.report.charts import save_chart
+from gatestats.report.render import Renderer, ResolvedRenderer, render_qmd, resolve_renderer
+
+__all__ = [
+    "CHART_NAMES",
+    "REPORT_FORMAT",
+    "SECTIONS",
+    "TEMPLATE",
+    "ReleaseData",
+    "ReleaseReport",
+    "ReportInputError",
+    "Section",
+    "build_release_report",
+    "check_release_name",
+    "default_release_name",
+    "load_release_data",
+    "release_charts",
+    "section_html",
+]
+
+#: The ``.qmd`` template of a release report.
+TEMPLATE: Final = Path(__file__).resolve().parent / "templates" / "release" / "report.qmd"
+#: ``format`` of ``report.json`` in a report directory.
+REPORT_FORMAT: Final = "gatestats-release-report/1"
+_RELEASE_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_TOKEN: Final = re.compile(r"@@([A-Z_]+)@@")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseReport:
+    """A built release report: where it is, which version, what it was made from and with what.
+
+    ``data_digests`` maps each file of ``data/`` to its ``sha256:`` digest (identical for identical
+    inputs); ``data_digest`` is the digest of ``data/digests.json``. ``seconds`` is the whole build,
+    ``seconds_render`` the render alone.
+    """
+
+    directory: Path
+    release: str
+    version: int
+    html_path: Path
+    qmd_path: Path
+    renderer: ResolvedRenderer
+    renderer_version: str
+    verdict: str
+    verdict_digest: str
+    data_digests: Mapping[str, str]
+    data_digest: str
+    charts: tuple[str, ...]
+    seconds: float
+    seconds_render: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (``gatestats report --json``)."""
+        return {
+            "directory": str(self.directory),
+            "release": self.release,
+            "version": self.version,
+            "html_path": str(self.html_path),
+            "qmd_path": str(self.qmd_path),
+            "renderer": self.renderer,
+            "renderer_version": self.renderer_version,
+            "verdict": self.verdict,
+            "verdict_digest": self.verdict_digest,
+            "data_digests": dict(self.data_digests),
+            "data_digest": self.data_digest,
+            "charts": list(self.charts),
+            "seconds": self.seconds,
+            "seconds_render": self.seconds_render,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseData:
+    """The data of a release report as the ``.qmd`` reads it (see :func:`load_release_data`)."""
+
+    directory: Path
+    verdict: Mapping[str, Any]
+    provenance: Mapping[str, Any]
+    digests: Mapping[str, str]
+    rules: pl.DataFrame = field(repr=False)
+    checks: pl.DataFrame = field(repr=False)
+    severe_slices: pl.DataFrame = field(repr=False)
+    severe_failures: pl.DataFrame = field(repr=False)
+    flips: pl.DataFrame = field(repr=False)
+    curves: pl.DataFrame = field(repr=False)
+    slices: pl.DataFrame = field(repr=False)
+    cost: pl.DataFrame = field(repr=False)
+    judges: pl.DataFrame = field(repr=False)
+    infra: pl.DataFrame = field(repr=False)
+    bounds: pl.DataFrame = field(repr=False)
+
+    def table(self, name: str) -> pl.DataFrame:
+        """One of the tables by name (see ``TABLES`` in the module docstring)."""
+        if name not in TABLES:
+            msg = f"name must be one of {', '.join(TABLES)} (got {name!r})"
+            raise ValueError(msg)
+        frame: pl.DataFrame = getattr(self, name)
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary: the directory, the verdict and its digest, the data digests and each table's rows."""
+        return {
+            "directory": str(self.directory),
+            "verdict": self.verdict["verdict"],
+            "verdict_digest": self.verdict["digest"],
+            "digests": dict(self.digests),
+            "rows": {name: self.table(name).height for name in TABLES},
+        }
+
+
+def check_release_name(name: str) -> str:
+    """Check a release name: letters, digits, ``.``, ``_``, ``-``, starting with a letter or digit, ≤ 100.
+
+    Examples
+    --------
+    >>> check_release_name("agent-2026.11")
+    'agent-2026.11'
+    """
+    if not isinstance(name, str) or not _RELEASE_NAME.match(name):
+        msg = (
+            "release: expected 1-100 letters, digits, '.', '_' or '-' starting with a letter or digit "
+            f"(a directory name under --out; got {name!r})"
+        )
+        raise ValueError(msg)
+    return name
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9._-]", "-", text.lower())).strip("-._")
+
+
+def default_release_name(verdict: Mapping[str, Any]) -> str:
+    """The default release name: slug of the policy name, ``-``, slug of the candidate's system label.
+
+    Lower case; every character other than ``a-z 0-9 . _ -`` becomes ``-``; runs of ``-`` collapse;
+    at most 100 characters; ``release`` when nothing is left.
+
+    Examples
+    --------
+    >>> default_release_name({"policy": {"name": "Bug-fix agent"}, "candidate": {"system": "gpt 4o/v2"}})
+    'bug-fix-agent-gpt-4o-v2'
+    """
+    policy = verdict.get("policy") or {}
+    candidate = verdict.get("candidate") or {}
+    system = candidate.get("system") or (policy.get("candidate") or {}).get("system") or "candidate"
+    parts = [p for p in (_slug(str(policy.get("name") or "")), _slug(str(system))) if p]
+    return ("-".join(parts) or "release")[:100].strip("-._") or "release"
+
+
+def load_release_data(
+    data_dir: str | os.PathLike[str],
+    *,
+    verdict_path: str | os.PathLike[str] | None = None,
+    verdict_digest: str | None = None,
+) -> ReleaseData:
+    """Read a report's ``data/`` after checking every file against ``digests.json``.
+
+    Parameters
+    ----------
+    data_dir : str or PathLike
+        The report's ``data`` directory.
+    verdict_path : str or PathLike, optional
+        The verdict to show (default ``data_dir/verdict.json``); its format and own digest are checked.
+    verdict_digest : str, optional
+        The digest the verdict must carry (the report's parameter).
+
+    Raises
+    ------
+    ReportInputError
+        A data file is missing or its digest differs from ``digests.json`` (file, expected and actual
+        digest named), or the verdict is not the expected one.
+
+    Examples
+    --------
+    >>> data = load_release_data("reports/bugfix-agent-release-candidate/1/data")  # doctest: +SKIP
+    >>> data.curves.filter(pl.col("k") == 4).select("metric", "side", "estimate")  # doctest: +SKIP
+    """
+    directory = Path(data_dir)
+    listing = directory / "digests.json"
+    try:
+        index = json.loads(listing.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        msg = f"{listing}: cannot read the report's data index ({exc})"
+        raise ReportInputError(msg) from None
+    if not isinstance(index, dict) or index.get("format") != DATA_FORMAT or not isinstance(index.get("files"), dict):
+        msg = f"{listing}: field 'format': expected a {DATA_FORMAT!r} index with 'files' (got {index!r:.200})"
+        raise ReportInputError(msg)
+    digests: dict[str, str] = dict(index["files"])
+    expected = {f"{n}.parquet" for n in TABLES} | set(JSON_FILES)
+    if missing := sorted(expected - set(digests)):
+        msg = f"{listing}: the index lacks the data file(s) {', '.join(missing)}"
+        raise ReportInputError(msg)
+    contents: dict[str, bytes] = {}
+    for name, digest in sorted(digests.items()):
+        path = directory / name
+        try:
+            contents[name] = path.read_bytes()
+        except OSError:
+            msg = f"{path}: data file missing (expected {digest}, got no file)"
+            raise ReportInputError(msg) from None
+        if (actual := sha256(contents[name])) != digest:
+            msg = f"{path}: data file changed: expected {digest} (data/digests.json), got {actual}"
+            raise ReportInputError(msg)
+    source = Path(verdict_path) if verdict_path is not None else directory / "verdict.json"
+    verdict = read_verdict(source)
+    if verdict_digest is not None and verdict.digest != verdict_digest:
+        msg = f"{source}: field 'digest': expected {verdict_digest} (the report's parameter), got {verdict.digest}"
+        raise ReportInputError(msg)
+    if verdict.raw != contents["verdict.json"]:
+        msg = f"{source}: not the verdict this report's data was made from ({directory / 'verdict.json'})"
+        raise ReportInputError(msg)
+    tables = {name: pl.read_parquet(contents[f"{name}.parquet"]) for name in TABLES}
+    return ReleaseData(
+        directory=directory,
+        verdict=verdict.body,
+        provenance=json.loads(contents["provenance.json"]),
+        digests=digests,
+        **tables,
+    )
+
+
+def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
+    """The report's Altair charts (stems of :data:`CHART_NAMES` that have something to draw)."""
+    level = float(data.verdict["policy"].get("confidence_level") or 0.95)
+    return release_chart_set({name: data.table(name) for name in TABLES}, confidence_level=level)
+
+
+def _renderer_version(renderer: ResolvedRenderer) -> str:
+    """What :func:`render_qmd` will report as the renderer version (named in the provenance before rendering)."""
+    if renderer == "jupyter":
+        return f"nbclient {nbclient.__version__}, nbconvert {nbconvert.__version__}"
+    quarto = shutil.which("quarto")
+    if quarto is None:
+        return "quarto (not found)"
+    done = subprocess.run([quarto, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    return "quarto " + done.stdout.strip()
+
+
+def _qmd_text(values: Mapping[str, str]) -> str:
+    """The template with each ``@@NAME@@`` replaced by a JSON string (a valid YAML and Python literal)."""
+    template = TEMPLATE.read_text(encoding="utf-8")
+    return _TOKEN.sub(lambda m: json.dumps(values[m[1].lower()], ensure_ascii=True), template)
+
+
+def _next_version(release_dir: Path) -> int:
+    versions = [int(p.name) for p in release_dir.iterdir() if p.name.isdigit() and p.name == str(int(p.name))]
+    return max(versions, default=0) + 1
+
+
+def _move_into_place(built: Path, release_dir: Path) -> tuple[int, Path]:
+    """Rename ``built`` to the next free ``release_dir/<n>``; a lost race takes the next number."""
+    version = _next_version(release_dir)
+    while True:
+        target = release_dir / str(version)
+        if not target.exists():
+            try:
+                os.rename(built, target)
+            except OSError as exc:  # another build took this number between the check and the rename
+                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+            else:
+                return version, target
+        version = max(version + 1, _next_version(release_dir))
+
+
+def _make_parents(path: Path) -> list[Path]:
+    created: list[Path] = []
+    for parent in reversed([path, *path.parents]):
+        if not parent.exists():
+            created.append(parent)
+    path.mkdir(parents=True, exist_ok=True)
+    return created
+
+
+def build_release_report(
+    verdict_path: str | os.PathLike[str],
+    *,
+    release: str | None = None,
+    out: str | os.PathLike[str] = Path("reports"),
+    renderer: Renderer = "auto",
+    timeout_s: float = 600.0,
+) -> ReleaseReport:
+    """Build ``out/<release>/<version>/`` from a verdict file (see the module docstring).
+
+    Parameters
+    ----------
+    verdict_path : str or PathLike
+        A ``gatestats-verdict/1`` file (``gatestats gate -o``).
+    release : str, optional
+        Directory name of the release (default :func:`default_release_name` of the verdict).
+    out : str or PathLike
+        Root of the reports (default ``reports``).
+    renderer : {'auto', 'quarto', 'jupyter'}
+        ``auto``: Quarto when its CLI is on ``PATH``, else Jupyter (nbclient + nbconvert).
+    timeout_s : float
+        Budget of the render.
+
+    Returns
+    -------
+    ReleaseReport
+
+    Raises
+    ------
+    ReportInputError
+        The verdict is not a valid verdict file, or a record file it names is missing or changed
+        (file, expected and actual digest named). Nothing is written.
+    RenderError
+        The report could not be rendered; the half-built directory is removed, no version is taken.
+
+    Examples
+    --------
+    >>> report = build_release_report("verdict.json", out="reports")  # doctest: +SKIP
+    >>> report.directory, report.version, report.renderer  # doctest: +SKIP
+    (PosixPath('reports/bugfix-agent-release-candidate/1'), 1, 'jupyter')
+    """
+    started = time.perf_counter()
+    resolved = resolve_renderer(renderer)
+    if release is not None:
+        check_release_name(release)
+    root = Path(out)
+    verdict = read_verdict(verdict_path)
+    sides = load_sides(verdict, check_record_files(verdict))
+    tables, provenance = compute_tables(verdict, sides)
+    name = release if release is not None else default_release_name(verdict.body)
+    renderer_version = _renderer_version(resolved)
+    release_dir = root / name
+    created = _make_parents(release_dir)
+    build = Path(tempfile.mkdtemp(prefix=".building-", dir=release_dir))
+    try:
+        digests = write_data(build / "data", verdict, tables, provenance)
+        level = float(verdict.body["policy"].get("confidence_level") or 0.95)
+        (build / "charts").mkdir()
+        charts = release_chart_set(tables, confidence_level=level)
+        for stem, chart in charts.items():
+            save_chart(chart, build / "charts", stem)
+        body, policy = verdict.body, verdict.body["policy"]
+        params = {
+            "data_dir": "data",
+            "verdict_path": "data/verdict.json",
+            "verdict_digest": verdict.digest,
+            "renderer": resolved,
+            "renderer_version": renderer_version,
+        }
+        subtitle = (
+            f"Policy {policy.get('name')} v{policy.get('version')}: candidate {body['candidate'].get('system')} "
+            f"vs baseline {body['baseline'].get('system')}"
+        )
+        texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
+        qmd = build / "report.qmd"
+        qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
+        result = render_qmd(qmd, params=params, renderer=resolved, timeout_s=timeout_s, output=build / "report.html")
+        data_digest = sha256((build / "data" / "digests.json").read_bytes())
+        manifest = {
+            "format": REPORT_FORMAT,
+            "release": name,
+            "verdict": body["verdict"],
+            "verdict_digest": verdict.digest,
+            "data_digest": data_digest,
+            "charts": sorted(charts),
+            "renderer": result.renderer,
+            "renderer_version": result.renderer_version,
+            "gatestats_version": gatestats.__version__,
+        }
+        (build / "report.json").write_bytes(json_bytes(manifest))
+        build.chmod(0o755)
+        version, directory = _move_into_place(build, release_dir)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        for path in reversed(created):
+            try:
+                path.rmdir()
+            except OSError:
+                break
+        raise
+    return ReleaseReport(
+        directory=directory,
+        release=name,
+        version=version,
+        html_path=directory / "report.html",
+        qmd_path=directory / "report.qmd",
+        renderer=result.renderer,
+        renderer_version=result.renderer_version,
+        verdict=str(body["verdict"]),
+        verdict_digest=verdict.digest,
+        data_digests=digests,
+        data_digest=data_digest,
+        charts=tuple(sorted(charts)),
+        seconds=time.perf_counter() - started,
+        seconds_render=result.seconds,
+    )
