@@ -237,6 +237,8 @@ def _render_jupyter(
         allow_errors=True,
         record_timing=False,
         resources={"metadata": {"path": str(qmd.parent.resolve())}},
+        # the kernel is local and private to this render; keep its "TCP without encryption" notice off stderr
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
     )
     with _start_kernel(client, doc.file):
         kernel_started = time.perf_counter()
