@@ -19,7 +19,7 @@ import polars as pl
 from gatestats.cost import cost_per_accepted, cost_ratio
 from gatestats.errors import GatestatsError
 from gatestats.gate.policy import Policy, Rule
-from gatestats.gate.rules import RuleEvidence, bisect_pvalue
+from gatestats.gate.rules import RuleEvidence, bisect_pvalue, rule_result
 from gatestats.gate.verdict import RuleResult
 
 __all__ = ["cost_rows"]
@@ -33,33 +33,6 @@ def _rates(policy: Policy) -> dict[str, Any]:
         "n_resamples": policy.cost.n_resamples,
         "seed": policy.seed,
     }
-
-
-def _result(rule: Rule, row: str, ev: RuleEvidence, margin: float | None) -> RuleResult:
-    return RuleResult(
-        rule=rule.name,
-        row=row,
-        metric="cost_per_accepted",
-        slice=rule.slice,
-        k=1,
-        kind=ev.kind,
-        action=rule.action,
-        observed=ev.observed,
-        baseline=ev.baseline,
-        ci_low=ev.ci_low,
-        ci_high=ev.ci_high,
-        threshold=ev.threshold,
-        margin=margin,
-        test=ev.test,
-        alpha=rule.alpha,
-        pvalue_pass=ev.pvalue_pass,
-        pvalue_fail=ev.pvalue_fail,
-        pvalue_pass_adjusted=None,
-        pvalue_fail_adjusted=None,
-        n_cases=ev.n_cases,
-        decision="insufficient_evidence" if ev.status != "ok" else "pass",
-        reason=ev.reason,
-    )
 
 
 def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str) -> RuleEvidence:
@@ -178,7 +151,7 @@ def cost_rows(
             grader=None,
         )
         ev = _ratio_evidence(both, policy, limit, baseline, candidate)
-        rows.append(_result(rule, f"cost per accepted outcome rises by at most {limit:.0%}", ev, limit))
+        rows.append(rule_result(rule, f"cost per accepted outcome rises by at most {limit:.0%}", ev, margin=limit))
     for rule in rules:
         frame = both
         where = ""
@@ -188,12 +161,16 @@ def cost_rows(
             where = f" [{rule.slice}]"
         if rule.threshold is not None:
             ev = _threshold_evidence(frame, policy, rule.threshold, candidate)
-            rows.append(_result(rule, f"{rule.name}: cost per accepted{where} ≤ ${rule.threshold:g}", ev, None))
+            rows.append(
+                rule_result(rule, f"{rule.name}: cost per accepted{where} ≤ ${rule.threshold:g}", ev, margin=None)
+            )
         if rule.test == "paired":
             margin = float(rule.margin or 0.0)
             ev = _ratio_evidence(frame, policy, margin, baseline, candidate)
             rows.append(
-                _result(rule, f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}", ev, margin)
+                rule_result(
+                    rule, f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}", ev, margin=margin
+                )
             )
     summary: dict[str, Any] = {}
     try:

@@ -38,10 +38,11 @@ from gatestats.gate.cost_rules import cost_rows
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
-from gatestats.gate.rules import RuleEvidence, paired_evidence, threshold_evidence
+from gatestats.gate.rules import RuleEvidence, paired_evidence, rule_result, threshold_evidence
 from gatestats.gate.verdict import CheckResult, Decision, RuleResult, SevereSliceResult, Verdict, VerdictName
 from gatestats.judges import JudgePolicy, judge_eligibility, load_calibrations
 from gatestats.paired import adjust_pvalues, compare
+from gatestats.records.contract import SYSTEM_PARTS
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
 
@@ -140,35 +141,6 @@ def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) ->
     )
 
 
-def _row(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None) -> RuleResult:
-    return RuleResult(
-        rule=rule.name,
-        row=row,
-        metric=rule.metric,
-        slice=rule.slice,
-        k=rule.k,
-        kind=ev.kind,
-        action=rule.action,
-        observed=ev.observed,
-        baseline=ev.baseline,
-        ci_low=ev.ci_low,
-        ci_high=ev.ci_high,
-        threshold=ev.threshold,
-        margin=margin,
-        test=ev.test,
-        alpha=rule.alpha,
-        pvalue_pass=ev.pvalue_pass,
-        pvalue_fail=ev.pvalue_fail,
-        pvalue_pass_adjusted=None,
-        pvalue_fail_adjusted=None,
-        n_cases=ev.n_cases,
-        decision="insufficient_evidence" if ev.status != "ok" else "pass",
-        reason=ev.reason,
-        cases_needed=ev.cases_needed,
-        grader=rule.grader,
-    )
-
-
 def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
     ev = RuleEvidence(
         kind=kind,  # type: ignore[arg-type]
@@ -184,7 +156,7 @@ def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
         reason=reason,
         n_cases=0,
     )
-    return _row(rule, row, ev, margin=rule.margin)
+    return rule_result(rule, row, ev, margin=rule.margin)
 
 
 def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) -> list[RuleResult]:
@@ -221,7 +193,7 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) 
                 confidence_level=policy.confidence_level,
                 seed=policy.seed,
             )
-            rows.append(_row(rule, row, ev, margin=None))
+            rows.append(rule_result(rule, row, ev, margin=None))
     if rule.test == "paired":
         margin = float(rule.margin or 0.0)
         shown = f"not worse by more than {margin:g}" if margin > 0 else "better"
@@ -239,7 +211,7 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) 
         except (GatestatsError, ValueError) as exc:
             rows.append(_undefined(rule, row, "paired", str(exc)))
         else:
-            rows.append(_row(rule, row, ev, margin=margin))
+            rows.append(rule_result(rule, row, ev, margin=margin))
     return rows
 
 
@@ -462,10 +434,9 @@ def _provenance(rs: RecordSet) -> dict[str, Any]:
     out["system_digest"] = (
         records.get_column("system_digest").drop_nulls().unique().sort().to_list() if records.height else []
     )
-    parts = ("model_id", "prompt_version", "tools_digest", "orchestration_version", "sandbox_image", "verifier_version")
     out["system_parts"] = {
         p: sorted({str(v) for v in records.get_column(p).drop_nulls().unique().to_list()}) if records.height else []
-        for p in parts
+        for p in SYSTEM_PARTS
     }
     out["task_set_version"] = (
         sorted({str(v) for v in records.get_column("task_set_version").drop_nulls().unique().to_list()})

@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate
+from gatestats.records.contract import SYSTEM_PARTS
 
 __all__ = [
     "POLICY_FORMAT",
@@ -50,15 +51,7 @@ Multiplicity: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
 
 _METRICS: tuple[GateMetric, ...] = ("pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted")
 _MULTIPLICITY: tuple[Multiplicity, ...] = ("holm", "bonferroni", "hochberg", "none")
-_SYSTEM_PARTS = (
-    "model_id",
-    "prompt_version",
-    "tools_digest",
-    "orchestration_version",
-    "sandbox_image",
-    "verifier_version",
-    "retry_policy",
-)
+_SYSTEM_PARTS = SYSTEM_PARTS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -549,7 +542,7 @@ def _rules(
                 margin=margin,
                 alpha=alpha,
                 action=action,
-                k=1 if metric == "pass_rate" else int(rule_k or 1),
+                k=1 if metric in {"pass_rate", "cost_per_accepted"} else int(rule_k or 1),
                 grader=grader,
                 line=line_of(r.lines, path),
             )

@@ -41,9 +41,10 @@ from scipy import stats
 
 from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
+from gatestats.gate.verdict import RuleResult
 from gatestats.paired import compare
 
-__all__ = ["RuleEvidence", "bisect_pvalue", "paired_evidence", "threshold_evidence"]
+__all__ = ["RuleEvidence", "bisect_pvalue", "paired_evidence", "rule_result", "threshold_evidence"]
 
 Kind = Literal["threshold", "paired", "cost_threshold", "cost_increase"]
 
@@ -279,4 +280,34 @@ def paired_evidence(
         flips_pass_to_fail=cmp.flips_pass_to_fail,
         flips_fail_to_pass=cmp.flips_fail_to_pass,
         details={"difference": cmp.diff, "b": cmp.b, "c": cmp.c, "design": cmp.design, "n_units": cmp.n_units},
+    )
+
+
+def rule_result(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None) -> RuleResult:
+    """The verdict row of ``ev`` before multiplicity (decided later: ``pass`` stands for "decidable")."""
+    return RuleResult(
+        rule=rule.name,
+        row=row,
+        metric=rule.metric,
+        slice=rule.slice,
+        k=rule.k,
+        kind=ev.kind,
+        action=rule.action,
+        observed=ev.observed,
+        baseline=ev.baseline,
+        ci_low=ev.ci_low,
+        ci_high=ev.ci_high,
+        threshold=ev.threshold,
+        margin=margin,
+        test=ev.test,
+        alpha=rule.alpha,
+        pvalue_pass=ev.pvalue_pass,
+        pvalue_fail=ev.pvalue_fail,
+        pvalue_pass_adjusted=None,
+        pvalue_fail_adjusted=None,
+        n_cases=ev.n_cases,
+        decision="insufficient_evidence" if ev.status != "ok" else "pass",
+        reason=ev.reason,
+        cases_needed=ev.cases_needed,
+        grader=rule.grader,
     )

@@ -30,6 +30,7 @@ __all__ = [
     "POLARS_SCHEMA",
     "RECORD_KEY",
     "REQUIRED_FIELDS",
+    "SYSTEM_PARTS",
     "polars_dtype",
 ]
 
@@ -66,6 +67,11 @@ _PROPERTIES: dict[str, Any] = load_schema()["properties"]
 
 #: Column name -> polars dtype, in contract order.
 POLARS_SCHEMA: pl.Schema = pl.Schema({name: polars_dtype(spec) for name, spec in _PROPERTIES.items()})
+
+#: The system parts (model id, prompt version, ...): the fields the contract describes as "System part".
+SYSTEM_PARTS: tuple[str, ...] = tuple(
+    name for name, spec in _PROPERTIES.items() if str(spec.get("description", "")).startswith("System part:")
+)
 
 #: Fields that hold RFC 3339 timestamps (kept as strings, checked to parse).
 DATETIME_FIELDS: tuple[str, ...] = tuple(
