@@ -44,7 +44,9 @@ def _add_judge(run_set: Path, version: str) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def _verdict(tmp_path: Path, *, limit: float, rubric: str = "sha256:rubric") -> tuple[str, list[str], dict[str, object]]:
+def _verdict(
+    tmp_path: Path, *, limit: float, rubric: str = "sha256:rubric"
+) -> tuple[str, list[str], dict[str, object]]:
     cal = _calibration(tmp_path)
     version = json.loads(cal.read_text())["version"]
     text = policy_text(JUDGE.format(calibration=cal.name, rubric=rubric, limit=limit), min_cases=50)
