@@ -3,26 +3,35 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
 import sys
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 
 from gatestats.errors import GatestatsError
 
-__all__ = ["EXIT_INPUT_ERROR", "fail", "reports_errors"]
+__all__ = ["EXIT_INPUT_ERROR", "EXIT_USAGE", "echo_json", "fail", "reports_errors", "usage_error"]
 
 EXIT_INPUT_ERROR = 1
+EXIT_USAGE = 2
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def fail(message: str) -> typer.Exit:
-    """Print ``message`` to standard error and return the exit to raise."""
+def fail(message: str, *, code: int = EXIT_INPUT_ERROR) -> typer.Exit:
+    """Print ``message`` to standard error and return the exit to raise (input error by default)."""
     for line in message.splitlines():
         print(f"error: {line}", file=sys.stderr)
-    return typer.Exit(EXIT_INPUT_ERROR)
+    return typer.Exit(code)
+
+
+def usage_error(message: str) -> typer.Exit:
+    """Print ``message`` to standard error and return the usage-error exit (2): bad options, an invalid
+    policy, a refused policy registration."""
+    return fail(message, code=EXIT_USAGE)
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
@@ -36,3 +45,10 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc)) from None
 
     return wrapper
+
+
+def echo_json(payload: dict[str, Any], records: Sequence[str | os.PathLike[str]] | None = None) -> None:
+    """Print a command's ``--json`` object (no NaN), with the record files it read when given."""
+    if records is not None:
+        payload = {**payload, "records": [str(p) for p in records]}
+    typer.echo(json.dumps(payload, allow_nan=False))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gatestats._typing import IntervalMethod
-from gatestats.cli._common import reports_errors
+from gatestats.cli._common import echo_json, reports_errors
 from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis, analyze
 from gatestats.records import load_records
 
@@ -143,9 +142,7 @@ def analyze_command(
         seed=seed,
     )
     if as_json:
-        payload = result.to_dict()
-        payload["records"] = [str(p) for p in records]
-        typer.echo(json.dumps(payload, allow_nan=False))
+        echo_json(result.to_dict(), records)
         return
     console = Console()
     render_analysis(result, Console(width=max(console.width, 120)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gatestats._digest import digest_file, digest_text
 from gatestats.cli._common import reports_errors
 from gatestats.judges import (
     JudgeCalibration,
@@ -115,10 +115,6 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     console.print(f"  version {calibration.version}", highlight=False)
 
 
-def _digest_text(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 @reports_errors
 def calibrate_command(
     judgments: Annotated[Path, typer.Argument(help="Judge verdicts: .csv, .jsonl or .parquet, one row per item.")],
@@ -209,9 +205,9 @@ def calibrate_command(
     )
     version_label = rubric_version if rubric_version is not None else judged.rubric_version
     if rubric is not None:
-        rubric_digest: str | None = "sha256:" + hashlib.sha256(rubric.read_bytes()).hexdigest()
+        rubric_digest: str | None = digest_file(rubric)
     else:
-        rubric_digest = None if version_label is None else _digest_text(version_label)
+        rubric_digest = None if version_label is None else digest_text(version_label)
     coding: SwappedCoding = swapped_coding  # type: ignore[assignment]
     method: ProportionMethod = interval  # type: ignore[assignment]
     result = calibrate(

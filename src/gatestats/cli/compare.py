@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gatestats._typing import Correction
-from gatestats.cli._common import reports_errors
+from gatestats.cli._common import echo_json, reports_errors
 from gatestats.paired import Comparison, MultipleComparison, compare, compare_many
 from gatestats.records import load_records
 
@@ -226,9 +226,7 @@ def compare_command(
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         if as_json:
-            payload = result.to_dict()
-            payload["records"] = [str(p) for p in records]
-            typer.echo(json.dumps(payload, allow_nan=False))
+            echo_json(result.to_dict(), records)
             return
         render_comparison(result, console, show=show)
         return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Annotated
@@ -12,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gatestats.cli._common import reports_errors
+from gatestats.cli._common import echo_json, reports_errors
 from gatestats.cost import CostAnalysis, CostEstimate, cost_per_accepted
 from gatestats.records import load_records
 
@@ -173,8 +172,6 @@ def cost_command(
         seed=seed,
     )
     if as_json:
-        payload = result.to_dict()
-        payload["records"] = [str(p) for p in records]
-        typer.echo(json.dumps(payload, allow_nan=False))
+        echo_json(result.to_dict(), records)
         return
     render_cost(result, Console(width=max(Console().width, 160)))

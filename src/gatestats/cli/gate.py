@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
 from gatestats.gate import (
     PolicyError,
@@ -28,15 +29,7 @@ from gatestats.gate import (
 )
 from gatestats.gate.verdict import write_text_once
 
-__all__ = ["EXIT_USAGE", "gate_command"]
-
-EXIT_USAGE = 2
-
-
-def _usage(message: str) -> typer.Exit:
-    for line in message.splitlines():
-        print(f"error: {line}", file=sys.stderr)
-    return typer.Exit(EXIT_USAGE)
+__all__ = ["gate_command"]
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
@@ -98,22 +91,20 @@ def gate_command(
 ) -> None:
     """Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY."""
     if output is not None and output.exists():
-        raise _usage(f"{output}: a verdict file already exists there; verdicts are immutable (choose a new path)")
+        raise usage_error(f"{output}: a verdict file already exists there; verdicts are immutable (choose a new path)")
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     try:
         base = load_record_set(baseline)
         cand = load_record_set(candidate)
     except (GatestatsError, ValueError, OSError) as exc:
-        for line in str(exc).splitlines():
-            print(f"error: {line}", file=sys.stderr)
-        raise typer.Exit(1) from None
+        raise fail(str(exc)) from None
     try:
         verdict = evaluate_gate(loaded, base, cand)
     except RegistrationError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     body = verdict.to_dict()
     try:
         if output is not None:
@@ -123,7 +114,7 @@ def gate_command(
         if junit is not None:
             write_text_once(verdict.to_junit(), junit)
     except (FileExistsError, OSError) as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     if as_json:
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +9,7 @@ import polars as pl
 import typer
 from rich.console import Console
 
-from gatestats.cli._common import reports_errors
+from gatestats.cli._common import reports_errors, usage_error
 from gatestats.gate import Policy, PolicyError, load_policy
 from gatestats.gate.registration import write_imported_run_set
 from gatestats.importers import import_table, import_tau_bench, parse_mapping
@@ -35,21 +34,15 @@ PolicyOption = Annotated[
 
 def _target(output: Path | None, run_set: Path | None, policy: Path | None) -> Policy | None:
     if (output is None) == (run_set is None):
-        raise _usage("give exactly one of --output FILE and --run-set DIR")
+        raise usage_error("give exactly one of --output FILE and --run-set DIR")
     if policy is not None and run_set is None:
-        raise _usage("--policy registers a policy in a run set: it needs --run-set DIR")
+        raise usage_error("--policy registers a policy in a run set: it needs --run-set DIR")
     if policy is None:
         return None
     try:
         return load_policy(policy)
     except PolicyError as exc:
-        raise _usage(str(exc)) from None
-
-
-def _usage(message: str) -> typer.Exit:
-    for line in message.splitlines():
-        print(f"error: {line}", file=sys.stderr)
-    return typer.Exit(2)
+        raise usage_error(str(exc)) from None
 
 
 def _written(

@@ -13,17 +13,12 @@ from typing import Annotated
 
 import typer
 
+from gatestats.cli._common import usage_error
 from gatestats.gate import PolicyError, RegistrationError, load_policy, register_policy
 
 __all__ = ["app"]
 
 app = typer.Typer(help="Check and register gate policies.", no_args_is_help=True)
-
-
-def _usage(message: str) -> typer.Exit:
-    for line in message.splitlines():
-        print(f"error: {line}", file=sys.stderr)
-    return typer.Exit(2)
 
 
 @app.command("check")
@@ -35,7 +30,7 @@ def check_command(
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     if as_json:
         body = loaded.to_dict() | {"rules": [r.name for r in loaded.rules]}
         sys.stdout.write(json.dumps(body, indent=2) + "\n")
@@ -54,5 +49,5 @@ def register_command(
         loaded = load_policy(policy)
         reg = register_policy(loaded, run_set)
     except (PolicyError, RegistrationError) as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     print(f"registered {loaded.digest} in {run_set} at {reg.registered_at}")

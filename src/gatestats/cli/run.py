@@ -8,7 +8,6 @@ required but is missing, Ray not installed); 3 the run set is incomplete (interr
 
 from __future__ import annotations
 
-import sys
 import warnings
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from gatestats.cli._common import fail
+from gatestats.cli._common import fail, usage_error
 from gatestats.gate import PolicyError, load_policy
 from gatestats_runner.__main__ import make_executor
 from gatestats_runner.case import CaseError
@@ -75,9 +74,7 @@ def run_command(
         try:
             policy_digest = load_policy(policy).digest
         except PolicyError as exc:
-            for line in str(exc).splitlines():
-                print(f"error: {line}", file=sys.stderr)
-            raise typer.Exit(2) from None
+            raise usage_error(str(exc)) from None
     parts = {
         "model_id": model_id,
         "prompt_version": prompt_version,

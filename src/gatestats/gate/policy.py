@@ -10,7 +10,6 @@ and its line. Every key is documented in the README ("Gate policy") and in
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
+from gatestats._digest import digest_bytes
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate
 from gatestats.records.contract import SYSTEM_PARTS
@@ -403,7 +403,7 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
         raise PolicyError(r.problems)
     return Policy(
         path=path,
-        digest="sha256:" + hashlib.sha256(data).hexdigest(),
+        digest=digest_bytes(data),
         name=name,
         version=version,
         description=description,

@@ -7,7 +7,6 @@ that changed since).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -17,11 +16,12 @@ from typing import Any, Literal
 
 import polars as pl
 
+from gatestats._digest import digest_file, digest_json
 from gatestats.errors import RecordFileError
 from gatestats.records import load_records
 from gatestats.records.contract import POLARS_SCHEMA
 
-__all__ = ["MANIFEST", "RECORDS", "RecordFileDigest", "RecordSet", "file_digest", "load_record_set"]
+__all__ = ["MANIFEST", "RECORDS", "RecordFileDigest", "RecordSet", "load_record_set"]
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -78,18 +78,8 @@ class RecordSet:
         }
 
 
-def file_digest(path: str | os.PathLike[str]) -> str:
-    """``sha256:`` of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return "sha256:" + h.hexdigest()
-
-
 def _set_digest(files: Sequence[RecordFileDigest]) -> str:
-    body = json.dumps(sorted([Path(f.path).name, f.digest] for f in files), separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
+    return digest_json(sorted([Path(f.path).name, f.digest] for f in files))
 
 
 def load_record_set(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> RecordSet:
@@ -120,7 +110,7 @@ def load_record_set(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[s
     for item in items:
         if not item.is_file():
             raise RecordFileError.single(str(item), "(file)", "no such record file or run set directory")
-    files = tuple(RecordFileDigest(path=str(p), digest=file_digest(p), size=p.stat().st_size) for p in items)
+    files = tuple(RecordFileDigest(path=str(p), digest=digest_file(p), size=p.stat().st_size) for p in items)
     nonempty = [p for p in items if p.stat().st_size > 0]
     records = load_records(nonempty) if nonempty else _empty()
     return RecordSet(

@@ -11,7 +11,6 @@ create, fsync, rename): writing over an existing verdict file is refused.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -19,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 from xml.etree import ElementTree as ET
+
+from gatestats._digest import digest_json
 
 __all__ = [
     "EXIT_CODES",
@@ -254,9 +255,7 @@ def _ids(ids: tuple[str, ...]) -> str:
 
 def verdict_digest(body: dict[str, Any]) -> str:
     """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field."""
-    payload = {k: v for k, v in body.items() if k != "digest"}
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return digest_json({k: v for k, v in body.items() if k != "digest"})
 
 
 def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:

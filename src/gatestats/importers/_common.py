@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from gatestats._digest import digest_file
 from gatestats.errors import RecordFileError
 from gatestats.records.contract import CONTRACT_VERSION, POLARS_SCHEMA
 from gatestats.records.io import relocate_problems
@@ -16,12 +17,8 @@ __all__ = ["build_records", "file_digest"]
 
 
 def file_digest(path: Path) -> str:
-    """sha256 of a file's bytes, hex."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """sha256 of a file's bytes, hex (without the ``sha256:`` prefix: run-set ids are made from it)."""
+    return digest_file(path).removeprefix("sha256:")
 
 
 def build_records(columns: pl.DataFrame, *, source_file: Path, run_set_id: str, source: str) -> pl.DataFrame:

@@ -11,7 +11,6 @@ and refuses a file whose content no longer matches its version.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -22,6 +21,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from gatestats._digest import canonical_json, digest_text
 from gatestats._typing import FrameLike
 from gatestats.errors import RecordFileError
 from gatestats.judges._frames import collect_checked, verdict_vocabulary
@@ -46,13 +46,8 @@ _VERSION_PREFIX: Final = "judge-cal-"
 _UNHASHED = ("version", "sources")
 
 
-def canonical_json(value: Any) -> str:
-    """Deterministic JSON: sorted keys, no blanks, UTF-8, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return digest_text(text).removeprefix("sha256:")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

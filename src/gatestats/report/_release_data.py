@@ -10,7 +10,6 @@ indentation for JSON. The same inputs and the same polars version give byte-iden
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -21,9 +20,9 @@ from typing import Any, Final
 
 import polars as pl
 
+from gatestats._digest import digest_bytes, digest_file
 from gatestats.errors import GatestatsError
 from gatestats.gate import VERDICT_FORMAT, RecordSet, load_record_set, verdict_digest
-from gatestats.gate.recordset import file_digest
 
 __all__ = [
     "DATA_FORMAT",
@@ -37,7 +36,6 @@ __all__ = [
     "load_sides",
     "parquet_bytes",
     "read_verdict",
-    "sha256",
     "write_data",
 ]
 
@@ -94,11 +92,6 @@ class VerdictInput:
     def digest(self) -> str:
         """The verdict's own ``digest`` (checked against its content)."""
         return str(self.body["digest"])
-
-
-def sha256(data: bytes) -> str:
-    """``sha256:`` of bytes."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def json_bytes(value: Any) -> bytes:
@@ -201,7 +194,7 @@ def check_record_files(verdict: VerdictInput) -> dict[str, tuple[Path, ...]]:
             path = _resolve(entry["path"], verdict.path.parent)
             expected = entry["digest"]
             try:
-                actual = file_digest(path)
+                actual = digest_file(path)
             except FileNotFoundError:
                 problems.append(f"{side} record file {path}: missing (expected {expected}, got no file)")
                 continue
@@ -259,7 +252,7 @@ def write_data(
     contents: dict[str, bytes] = {"verdict.json": verdict.raw, "provenance.json": json_bytes(provenance)}
     for name in TABLES:
         contents[f"{name}.parquet"] = parquet_bytes(tables[name])
-    digests = {name: sha256(data) for name, data in sorted(contents.items())}
+    digests = {name: digest_bytes(data) for name, data in sorted(contents.items())}
     for name, data in contents.items():
         (directory / name).write_bytes(data)
     (directory / "digests.json").write_bytes(json_bytes({"format": DATA_FORMAT, "files": digests}))

@@ -47,6 +47,7 @@ import nbconvert
 import polars as pl
 
 import gatestats
+from gatestats._digest import digest_bytes
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
     DATA_FORMAT,
@@ -57,7 +58,6 @@ from gatestats.report._release_data import (
     json_bytes,
     load_sides,
     read_verdict,
-    sha256,
     write_data,
 )
 from gatestats.report._release_html import SECTIONS, Section, section_html
@@ -263,7 +263,7 @@ def load_release_data(
         except OSError:
             msg = f"{path}: data file missing (expected {digest}, got no file)"
             raise ReportInputError(msg) from None
-        if (actual := sha256(contents[name])) != digest:
+        if (actual := digest_bytes(contents[name])) != digest:
             msg = f"{path}: data file changed: expected {digest} (data/digests.json), got {actual}"
             raise ReportInputError(msg)
     source = Path(verdict_path) if verdict_path is not None else directory / "verdict.json"
@@ -414,7 +414,7 @@ def build_release_report(
         qmd = build / "report.qmd"
         qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
         result = render_qmd(qmd, params=params, renderer=resolved, timeout_s=timeout_s, output=build / "report.html")
-        data_digest = sha256((build / "data" / "digests.json").read_bytes())
+        data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
         manifest = {
             "format": REPORT_FORMAT,
             "release": name,
