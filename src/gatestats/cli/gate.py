@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gatestats._files import write_atomic
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
 from gatestats.gate import (
@@ -27,7 +28,6 @@ from gatestats.gate import (
     load_record_set,
     write_verdict,
 )
-from gatestats.gate.verdict import write_text_once
 
 __all__ = ["gate_command"]
 
@@ -110,9 +110,11 @@ def gate_command(
         if output is not None:
             write_verdict(body, output)
         if markdown is not None:
-            write_text_once(verdict.to_markdown(), markdown)
+            markdown.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(markdown, verdict.to_markdown().encode("utf-8"))
         if junit is not None:
-            write_text_once(verdict.to_junit(), junit)
+            junit.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(junit, verdict.to_junit().encode("utf-8"))
     except (FileExistsError, OSError) as exc:
         raise usage_error(str(exc)) from None
     if as_json:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 from xml.etree import ElementTree as ET
 
 from gatestats._digest import digest_json
+from gatestats._files import write_once
 
 __all__ = [
     "EXIT_CODES",
@@ -267,32 +267,11 @@ def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
         ``path`` exists (a verdict is immutable: write a new file).
     """
     target = Path(path)
-    if target.exists():
-        msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
-        raise FileExistsError(msg)
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.link(tmp, target)  # fails if target appeared meanwhile: never overwrite
+        write_once(target, text.encode("utf-8"))
     except FileExistsError:
         msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
         raise FileExistsError(msg) from None
-    finally:
-        os.unlink(tmp)
-    return target
-
-
-def write_text_once(text: str, path: str | os.PathLike[str]) -> Path:
-    """Write a side file (markdown summary, JUnit XML) atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, target)
     return target

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import altair as alt
 
-from gatestats.report._files import write_atomic
+from gatestats._files import write_atomic
 
 __all__ = ["enable_offline_altair", "save_chart"]
 

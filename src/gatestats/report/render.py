@@ -51,8 +51,8 @@ import yaml  # type: ignore[import-untyped]
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 import gatestats
+from gatestats._files import write_atomic
 from gatestats.errors import GatestatsError
-from gatestats.report._files import write_atomic
 from gatestats.report._html import export_html, find_network_references, prepare_for_export
 from gatestats.report.qmd import QmdDocument, read_qmd, to_notebook, validate_params
 
