@@ -76,7 +76,10 @@ def test_insufficient_evidence_can_only_block() -> None:
         ),
         ('name = "r"\nmetric = "pass_rate"\nmargin = 0.1\nthreshold = 0.5\n', "a margin needs test = 'paired'"),
         ('name = "r"\nmetric = "pass_rate"\nslice = "security"\nthreshold = 0.5\n', "is a severe slice"),
-        ('name = "r"\nmetric = "pass_rate"\nk = 2\nthreshold = 0.5\n', "pass_rate has no k"),
+        (
+            'name = "r"\nmetric = "pass_rate"\nk = 2\nthreshold = 0.5\n',
+            "pass_rate has no k; k applies to pass_hat_k and pass_at_k",
+        ),
         ('name = "r"\nmetric = "pass_rate"\ngrader = "judge"\nthreshold = 0.5\n', "no [judges.judge] table"),
         ('name = "r"\nmetric = "cost_per_accepted"\ndirection = "higher"\nthreshold = 0.5\n', "is better when lower"),
     ],

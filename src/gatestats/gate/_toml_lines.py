@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["KeyPath", "locate"]
+__all__ = ["KeyPath", "line_of", "locate"]
 
 #: A key path: table names, array indices and the key, e.g. ``("rules", 2, "metric")``.
 KeyPath = tuple[str | int, ...]

@@ -524,8 +524,8 @@ def _rules(
         alpha = r.number(entry, path, "alpha", 1e-6, 0.5, default=0.05)
         action = r.choice(entry, path, "action", ("block", "warn"), default="block")
         rule_k = r.integer(entry, path, "k", 1) if "k" in entry else k
-        if metric == "pass_rate" and "k" in entry:
-            r.problem((*path, "k"), "pass_rate has no k (it is pass^1); use pass_hat_k or pass_at_k")
+        if metric in {"pass_rate", "cost_per_accepted"} and "k" in entry:
+            r.problem((*path, "k"), f"{metric} has no k; k applies to pass_hat_k and pass_at_k")
         grader = r.get(entry, path, "grader", str)
         if grader is not None and grader not in judges:
             r.problem((*path, "grader"), f"no [judges.{grader}] table names its calibration")

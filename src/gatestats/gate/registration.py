@@ -24,6 +24,7 @@ from gatestats.errors import GatestatsError
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import MANIFEST, RECORDS, RecordSet
 from gatestats.records import write_records_jsonl
+from gatestats_runner._util import now_rfc3339
 from gatestats_runner.store import RunSetError, RunSetLock, read_manifest, write_manifest
 
 __all__ = [
@@ -58,10 +59,6 @@ class Registration:
             "first_record_at": self.first_record_at,
             "origin": self.origin,
         }
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registration:
@@ -104,7 +101,7 @@ def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registra
             )
             raise RegistrationError(msg)
         manifest["policy_digest"] = policy.digest
-        manifest["policy_registered_at"] = _now()
+        manifest["policy_registered_at"] = now_rfc3339()
         manifest["policy_name"] = policy.name
         manifest["policy_version"] = policy.version
         manifest.pop("format", None)
@@ -198,7 +195,7 @@ def write_imported_run_set(
     try:
         write_records_jsonl(records, building / RECORDS)
         cases = records.select("case_id", "case_version").unique().sort("case_id", "case_version", nulls_last=True)
-        now = _now()
+        now = now_rfc3339()
         manifest: dict[str, Any] = {
             "run_set_id": ",".join(sorted(str(x) for x in records.get_column("run_set_id").unique().to_list())),
             "origin": "import",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 from xml.etree import ElementTree as ET
@@ -136,7 +136,6 @@ class Verdict:
     infra: dict[str, Any]
     tool_version: str
     created_at: str
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -164,7 +163,6 @@ class Verdict:
             "cost": self.cost,
             "judges": self.judges,
             "infra": self.infra,
-            **self.extra,
         }
         body["digest"] = verdict_digest(body)
         return body

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, get_args
 
 import polars as pl
 
@@ -22,18 +22,7 @@ __all__ = ["SECTIONS", "VERDICT_WORDS", "Section", "section_html"]
 Section: TypeAlias = Literal[
     "verdict", "rules", "severe_slices", "flips", "curves", "slices", "cost", "judges", "infra", "provenance"
 ]
-SECTIONS: Final[tuple[Section, ...]] = (
-    "verdict",
-    "rules",
-    "severe_slices",
-    "flips",
-    "curves",
-    "slices",
-    "cost",
-    "judges",
-    "infra",
-    "provenance",
-)
+SECTIONS: Final[tuple[Section, ...]] = get_args(Section)
 VERDICT_WORDS: Final[Mapping[str, tuple[str, str]]] = {
     "pass": ("PASS", "the candidate may ship"),
     "warn": ("WARN", "the candidate may ship; a warn-only rule did not pass"),
