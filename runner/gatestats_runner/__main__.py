@@ -2,7 +2,9 @@
 
 The same options as ``gatestats run`` (which adds a progress bar). Exit codes: 0 the run set is
 complete; 1 invalid input (cases, candidate, run set mismatch, damaged records, isolation that
-was required but is missing); 2 usage error; 3 the run set is still incomplete.
+was required but is missing); 2 usage error (an unknown option, or a value no run can have:
+``--trials 0``, ``--workers 0``, ``--infra-retries -1``, an unknown bound in
+``--require-enforced``); 3 the run set is still incomplete.
 """
 
 from __future__ import annotations
@@ -15,24 +17,36 @@ from pathlib import Path
 
 from gatestats_runner.case import CaseError
 from gatestats_runner.executors import Executor, LocalExecutor, RayExecutor
-from gatestats_runner.runset import SYSTEM_PARTS, Progress, RunSetOptions, run_run_set
+from gatestats_runner.runset import SYSTEM_PARTS, OptionError, Progress, RunSetOptions, run_run_set
 from gatestats_runner.sandbox import SandboxError
 from gatestats_runner.store import RunSetError
 
 __all__ = ["main", "make_executor"]
 
 EXIT_INPUT = 1
+EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 
 
 def make_executor(name: str, *, workers: int | None, address: str | None) -> Executor:
-    """``local`` or ``ray`` (``address`` None starts a local Ray instance)."""
+    """``local`` or ``ray`` (``address`` None starts a local Ray instance).
+
+    Raises
+    ------
+    OptionError
+        An unknown executor, or fewer than one worker (a usage error).
+    ImportError
+        Ray is not installed.
+    """
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        msg = f"--workers: expected an integer >= 1 (got {workers!r})"
+        raise OptionError(msg)
     if name == "local":
         return LocalExecutor(workers)
     if name == "ray":
         return RayExecutor(address, workers)
     msg = f"--executor: expected 'local' or 'ray' (got {name!r})"
-    raise ValueError(msg)
+    raise OptionError(msg)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (argparse exits 2 itself on a malformed command line)."""
     args = _parser().parse_args(argv)
     options = RunSetOptions(
         cases=args.cases,
@@ -72,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         infra_retries=args.infra_retries,
         isolation=args.isolation,
         workspace=args.workspace,
-        require_enforced=tuple(x for x in args.require_enforced.split(",") if x),
+        require_enforced=tuple(x.strip() for x in args.require_enforced.split(",") if x.strip()),
         policy_digest=args.policy_digest,
     )
 
@@ -87,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             summary = run_run_set(options, executor=executor, progress=report)
-    except (CaseError, RunSetError, SandboxError, ValueError, ImportError) as exc:
+    except OptionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (CaseError, RunSetError, SandboxError, ValueError, ImportError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items()))

@@ -8,12 +8,22 @@ statistics core can explain exactly which line and field of a record file is wro
 Only the JSON Schema keywords the contract file uses are implemented: ``type``, ``enum``,
 ``const``, ``required``, ``additionalProperties: false``, ``properties``, ``items``,
 ``minLength``, ``minimum`` and ``format: date-time``. A test checks that the contract file
-uses no other keyword and that this checker agrees with the reference ``jsonschema`` package.
+uses no other keyword and that this checker agrees with the reference ``jsonschema`` package,
+except where this checker is deliberately stricter than JSON Schema: an ``integer`` must be
+written as an integer (``1.0`` is refused: no reader coerces it), integers must fit in 64 bits,
+and numbers must be finite (NaN and infinities, which Parquet and CSV can hold, are refused).
+
+:func:`decode_line` is the one strict way to turn a line of a record file into a record: UTF-8
+without a byte-order mark, one JSON object, no duplicate keys (readers disagree on which one
+wins), no ``NaN``/``Infinity`` literals, no number that overflows, no nesting deeper than
+:data:`MAX_DEPTH`, no line longer than :data:`MAX_LINE_BYTES`.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -24,12 +34,20 @@ __all__ = [
     "BOUNDS",
     "CONTRACT_VERSION",
     "FIELDS",
+    "INT64_MAX",
+    "INT64_MIN",
+    "MAX_DEPTH",
+    "MAX_LINE_BYTES",
     "OUTCOMES",
     "RECORD_KEY",
     "REQUIRED_FIELDS",
+    "RFC3339_PATTERN",
     "SCHEMA_PATH",
     "ContractViolation",
+    "decode_json",
+    "decode_line",
     "load_schema",
+    "validate_field",
     "validate_record",
 ]
 
@@ -37,6 +55,12 @@ SCHEMA_PATH = Path(__file__).with_name("run_record.v1.schema.json")
 CONTRACT_VERSION = 1
 #: Columns that identify one trial attempt; unique within a record set.
 RECORD_KEY = ("system", "case_id", "case_version", "trial", "attempt")
+#: The contract's integers are 64-bit signed (what Parquet, polars and the JSON readers agree on).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: The longest line a record file may hold (a record is a few kilobytes; evidence lives in files).
+MAX_LINE_BYTES = 1 << 20
+#: The deepest nesting a decoded line may have (the contract itself nests three levels).
+MAX_DEPTH = 32
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -81,15 +105,33 @@ def _type_ok(value: Any, types: list[str]) -> bool:
             continue  # JSON true/false is not a number
         if isinstance(value, expected):
             return True
-        if name == "integer" and isinstance(value, float) and value.is_integer():
-            return True
     return False
 
 
+def _number_problem(value: Any) -> str | None:
+    """Why a number cannot be stored (NaN, an infinity, an integer beyond 64 bits), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"expected a finite number (got {value!r})"
+    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+        return f"integer out of the 64-bit range (got {len(str(abs(value)))} digits)"
+    return None
+
+
+#: An RFC 3339 ``date-time`` (section 5.6): date, ``T``, time, optional fraction, and an offset.
+RFC3339_PATTERN = (
+    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
+    r"(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+_RFC3339 = re.compile(RFC3339_PATTERN)
+
+
 def _is_datetime(value: str) -> bool:
-    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
-    if "T" not in text and "t" not in text:
+    if not _RFC3339.match(value):
         return False
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    text = text.replace(":60", ":59") if text[17:19] == "60" else text  # a leap second is a valid RFC 3339 time
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
@@ -98,6 +140,10 @@ def _is_datetime(value: str) -> bool:
 
 
 def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
+    number = _number_problem(value)
+    if number is not None:
+        out.append(ContractViolation(field=path, message=number))
+        return
     types = schema.get("type")
     if types is not None:
         types = [types] if isinstance(types, str) else list(types)
@@ -157,6 +203,20 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, out:
 _COST_PARTS = ("cost_model_usd", "cost_tool_usd", "cost_execution_usd")
 
 
+def validate_field(name: str, value: Any) -> list[ContractViolation]:
+    """Check one field's value (at any depth below it) against the contract.
+
+    >>> [str(v) for v in validate_field("graders", [{"name": "t", "kind": "code", "verdict": "maybe"}])]
+    ["field 'graders[0].verdict': must be one of 'passed', 'failed', 'unparseable' (got 'maybe')"]
+    """
+    props: dict[str, Any] = load_schema()["properties"]
+    if name not in props:
+        return [ContractViolation(field=name, message="unknown field")]
+    out: list[ContractViolation] = []
+    _check(value, props[name], name, out)
+    return out
+
+
 def validate_record(record: Any) -> list[ContractViolation]:
     """Check one decoded JSON record against the contract; return every violation found.
 
@@ -195,3 +255,128 @@ def validate_record(record: Any) -> list[ContractViolation]:
             )
         )
     return out
+
+
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return obj
+
+
+def _refuse_constant(name: str) -> Any:
+    msg = f"{name} is not a JSON number"
+    raise ValueError(msg)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        msg = f"number {text[:40]} overflows a 64-bit float"
+        raise ValueError(msg)
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 20:
+        msg = f"integer of {len(text.lstrip('-'))} digits is out of the 64-bit range"
+        raise ValueError(msg)
+    value = int(text)
+    if not INT64_MIN <= value <= INT64_MAX:
+        msg = f"integer {text} is out of the 64-bit range"
+        raise ValueError(msg)
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_object,
+    parse_constant=_refuse_constant,
+    parse_float=_finite_float,
+    parse_int=_bounded_int,
+)
+
+
+def _depth(text: str) -> int:
+    """Deepest bracket nesting outside strings (only called on lines with many brackets)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def decode_json(raw: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tuple[Any, ContractViolation | None]:
+    """Decode a JSON document strictly; return ``(value, None)`` or ``(None, why)``.
+
+    Refused: more than ``max_bytes`` bytes, a UTF-8 byte-order mark, bytes that are not UTF-8, a
+    duplicate key in any object, ``NaN``/``Infinity``, a float that overflows, an integer beyond
+    64 bits, nesting deeper than ``max_depth``. The violation's field is ``<line>`` (or the
+    duplicated key).
+    """
+    if len(raw) > max_bytes:
+        return None, ContractViolation(
+            field="<line>", message=f"{len(raw)} bytes is longer than the limit of {max_bytes} bytes"
+        )
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return None, ContractViolation(field="<line>", message="starts with a UTF-8 byte-order mark (not JSON)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, ContractViolation(field="<line>", message=f"not valid UTF-8 at byte {exc.start}")
+    if text.count("[") + text.count("{") > max_depth and _depth(text) > max_depth:
+        return None, ContractViolation(field="<line>", message=f"nested deeper than {max_depth} levels")
+    try:
+        value = _DECODER.decode(text)
+    except _DuplicateKeyError as exc:
+        key = exc.args[0]
+        return None, ContractViolation(
+            field=str(key)[:80], message=f"duplicate key {key!r} (readers disagree on which value wins)"
+        )
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+        return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc.msg} at {where}")
+    except (ValueError, RecursionError) as exc:
+        return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc}")
+    return value, None
+
+
+def decode_line(raw: bytes) -> tuple[dict[str, Any] | None, ContractViolation | None]:
+    """Decode one line of a record file strictly; return ``(record, None)`` or ``(None, why)``.
+
+    The rules of :func:`decode_json`, with :data:`MAX_LINE_BYTES`, and the value must be an object.
+    The record is not yet checked against the contract (use :func:`validate_record`).
+
+    >>> decode_line(b'{"outcome": "passed", "outcome": "failed"}')[1].message
+    "duplicate key 'outcome' (readers disagree on which value wins)"
+    >>> decode_line(b'{"cost_usd": NaN}')[1].message
+    'not valid JSON: NaN is not a JSON number'
+    """
+    value, bad = decode_json(raw, max_bytes=MAX_LINE_BYTES)
+    if bad is not None:
+        if bad.message.endswith(f"limit of {MAX_LINE_BYTES} bytes"):
+            bad = ContractViolation(field=bad.field, message=f"line of {bad.message}")
+        return None, bad
+    if not isinstance(value, dict):
+        return None, ContractViolation(field="<line>", message=f"expected a JSON object (got {type(value).__name__})")
+    return value, None

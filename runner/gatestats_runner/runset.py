@@ -7,17 +7,28 @@ appends one fsync'd record. After a crash or ``kill -9``, :func:`run_run_set` wi
 ones in the manifest, sets a torn last line aside, and runs exactly the trials that have no final
 record (an ``infra_error`` attempt is retried up to ``infra_retries`` times as attempt + 1).
 When every planned trial has its final record the manifest says ``complete: true``.
+
+One runner at a time holds a run set (an ``flock`` taken while the run set is still being built
+and kept through the rename into place). What a killed runner leaves is removed by the next one,
+only when a free lock proves that runner gone: a half-built ``.NAME.creating-PID-HEX/``
+(:func:`sweep_stale_builds`), a manifest's temporary file, and the mounted workspaces and cgroups
+of its trials.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import os
 import platform
+import re
 import secrets
 import shutil
+import stat
 import tempfile
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -33,6 +44,8 @@ from gatestats_runner.cgroups import sweep_cgroups
 from gatestats_runner.executors import Executor, LocalExecutor
 from gatestats_runner.sandbox import ABORT, Capabilities, Isolation, detect_capabilities
 from gatestats_runner.store import (
+    LOCK,
+    MANIFEST,
     RECORDS,
     TRIALS,
     RecordWriter,
@@ -40,16 +53,53 @@ from gatestats_runner.store import (
     RunSetLock,
     read_manifest,
     read_records,
+    seal_records,
     write_manifest,
 )
 from gatestats_runner.trial import TrialResult, TrialSpec, infra_result
 from gatestats_runner.workspace import WorkspaceMode, make_private_scratch, release_private_scratch, sweep_mounts
 
-__all__ = ["SYSTEM_PARTS", "Progress", "RunSetOptions", "RunSetSummary", "run_run_set", "scratch_root"]
+__all__ = [
+    "ENFORCEABLE",
+    "SYSTEM_PARTS",
+    "OptionError",
+    "Progress",
+    "RunSetOptions",
+    "RunSetSummary",
+    "StaleBuildWarning",
+    "run_run_set",
+    "scratch_root",
+    "sweep_stale_builds",
+]
 
 #: System parts the caller supplies; the runner fills sandbox_image, verifier_version and retry_policy.
 SYSTEM_PARTS = ("model_id", "prompt_version", "tools_digest", "orchestration_version")
+#: What ``require_enforced`` may name: the bounds and protections the run-set manifest reports.
+ENFORCEABLE = (
+    "wall_clock",
+    "cpu",
+    "memory",
+    "processes",
+    "disk",
+    "output",
+    "open_files",
+    "network",
+    "filesystem",
+    "environment",
+)
 CANDIDATE = "candidate"
+_ISOLATIONS = ("auto", "bwrap", "none")
+_WORKSPACES = ("overlay", "tmpfs-copy", "dir-copy")
+#: A manifest's temporary file left by a writer killed between write and rename (see ``write_manifest``).
+_MANIFEST_TMP = re.compile(rf"\.{re.escape(MANIFEST)}\.[0-9]+\.tmp")
+
+
+class OptionError(ValueError):
+    """An option has a value no run can have (``trials`` < 1, an unknown bound): a usage error (exit 2)."""
+
+
+class StaleBuildWarning(UserWarning):
+    """A half-built run set directory was found whose creator cannot be shown to be gone; it is left alone."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,30 +145,55 @@ class RunSetSummary:
     torn_line_set_aside: Path | None = None
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_options(options: RunSetOptions) -> None:
-    if isinstance(options.trials, bool) or not isinstance(options.trials, int) or options.trials < 1:
+    """Reject option values no run can have, before anything is read or written (:class:`OptionError`)."""
+    if not _is_int(options.trials) or options.trials < 1:
         msg = f"trials: expected an integer >= 1 (got {options.trials!r})"
-        raise ValueError(msg)
-    if options.infra_retries < 0:
+        raise OptionError(msg)
+    if not _is_int(options.infra_retries) or options.infra_retries < 0:
         msg = f"infra_retries: expected an integer >= 0 (got {options.infra_retries!r})"
-        raise ValueError(msg)
+        raise OptionError(msg)
     unknown = set(options.system_parts) - set(SYSTEM_PARTS)
     if unknown:
         msg = f"system_parts: unknown part(s) {', '.join(sorted(unknown))} (expected {', '.join(SYSTEM_PARTS)})"
-        raise ValueError(msg)
+        raise OptionError(msg)
+    if options.isolation not in _ISOLATIONS:
+        msg = f"isolation: expected one of {', '.join(_ISOLATIONS)} (got {options.isolation!r})"
+        raise OptionError(msg)
+    if options.workspace not in _WORKSPACES:
+        msg = f"workspace: expected one of {', '.join(_WORKSPACES)} (got {options.workspace!r})"
+        raise OptionError(msg)
+    bad = [name for name in options.require_enforced if name not in ENFORCEABLE]
+    if bad:
+        msg = f"require_enforced: unknown bound(s) {', '.join(bad)} (expected some of {', '.join(ENFORCEABLE)})"
+        raise OptionError(msg)
 
 
 def _candidate_layout(candidate: Path, case_set: CaseSet) -> None:
     if not candidate.is_dir():
         msg = f"{candidate}: candidate directory does not exist"
         raise RunSetError(msg)
+    for dirpath, dirnames, filenames in os.walk(candidate, followlinks=False):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                # A FIFO would hang the copy into the run set and a device could fill its disk.
+                msg = f"{path}: not a regular file, directory or symlink (a candidate holds files only)"
+                raise RunSetError(msg)
     ids = {c.case_id for c in case_set.cases}
     stray = sorted(
-        p.name for p in candidate.iterdir() if not p.name.startswith(".") and not (p.is_dir() and p.name in ids)
+        p.name
+        for p in candidate.iterdir()
+        if not p.name.startswith(".") and not (p.is_dir() and not p.is_symlink() and p.name in ids)
     )
     if stray:
         msg = (
-            f"{candidate}: expected one directory per case id ({', '.join(sorted(ids))}); "
+            f"{candidate}: expected one directory (not a symlink) per case id ({', '.join(sorted(ids))}); "
             f"unexpected entries: {', '.join(stray)}"
         )
         raise RunSetError(msg)
@@ -238,6 +313,41 @@ def scratch_root() -> Path:
     return root
 
 
+_SCRATCH_NAME = re.compile(r"rs-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
+
+
+def _sweep_stale_scratch(root: Path, *, keep: str) -> list[Path]:
+    """Unmount and remove the scratch of other run sets whose runner was killed (their lock is free).
+
+    A runner killed mid-trial leaves its workspaces mounted (a tmpfs holds memory until it is
+    unmounted); without this, only a ``--resume`` of that same run set would remove them. A
+    scratch without a lock file (a runner older than this rule) is left alone.
+    """
+    removed: list[Path] = []
+    try:
+        entries = [e for e in os.scandir(root) if _SCRATCH_NAME.fullmatch(e.name) and e.name != keep]
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            fd = os.open(Path(entry.path) / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # a live runner's scratch
+            continue
+        try:
+            release_private_scratch(Path(entry.path))
+            removed.append(Path(entry.path))
+        finally:
+            os.close(fd)
+    return removed
+
+
 def _new_run_set_id() -> str:
     return f"rs-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(4)}"
 
@@ -283,24 +393,108 @@ def run_run_set(
         "workers": executor.workers,
         "isolation": caps.describe(),
     }
+    sweep_stale_builds(out)
+    lock: RunSetLock | _DirLock
     if options.resume:
-        manifest = read_manifest(out)
+        read_manifest(out)  # a run set, before a lock file is made in it
         lock = RunSetLock(out)
         try:
+            # Read again under the lock: a policy registration or a runner that just finished is kept.
+            manifest = read_manifest(out)
             _verify_resume(manifest, options, case_set, system_digest)
         except BaseException:
             lock.release()
             raise
         manifest["sessions"] = [*manifest.get("sessions", []), session]
     else:
-        manifest = _create(options, out, case_set, system_digest, parts, session)
+        # The lock taken while building is the run set's lock once renamed into place: no other
+        # runner can slip in between creation and the first trial.
+        manifest, lock = _create(options, out, case_set, system_digest, parts, session)
         if options.prepare_only:
+            lock.release()
             return _prepared(manifest, out, len(case_set.cases) * options.trials, caps)
-        lock = RunSetLock(out)
     try:
         return _run_locked(options, out, case_set, manifest, caps, session, executor, progress)
     finally:
         lock.release()
+
+
+class _DirLock:
+    """An exclusive ``flock`` on ``DIR/.lock``, locked from the moment that file exists.
+
+    The file is created under a temporary name, locked, then renamed into place, so a sweeper that
+    finds ``.lock`` and can lock it knows its holder is gone (the kernel drops the lock with the
+    process). Used for a run set being built (the file is then the run set's own lock, the one
+    :class:`~gatestats_runner.store.RunSetLock` takes, and stays held after the rename into place)
+    and for a runner's scratch directory (its trial workspaces).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        tmp = directory / f"{LOCK}.new"
+        self._fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+            os.rename(tmp, directory / LOCK)
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+
+
+def _building_name(out_name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(out_name)}\.creating-[0-9]+-[0-9a-f]{{8}}")
+
+
+def sweep_stale_builds(out: Path) -> list[Path]:
+    """Remove half-built run sets of ``out`` left by runners killed while creating it; return them.
+
+    A candidate is a directory beside ``out`` named exactly ``.NAME.creating-PID-HEX`` (what
+    :func:`run_run_set` makes) whose lock file can be locked now: its creator held that lock
+    from the moment the file existed until the rename into place, so a free lock proves the
+    creator is gone (a PID alone proves nothing: PIDs are reused, and the disk may be shared
+    between machines). A live creator's directory is never touched. A directory without the lock
+    file (a runner killed in the instant between ``mkdir`` and the lock, or one older than this
+    rule) cannot be judged: it is left alone with a :class:`StaleBuildWarning`.
+    """
+    pattern = _building_name(out.name)
+    removed: list[Path] = []
+    try:
+        entries = [e for e in os.scandir(out.parent) if pattern.fullmatch(e.name)]
+    except OSError:
+        return removed
+    for entry in entries:
+        path = Path(entry.path)
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            fd = os.open(path / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            warnings.warn(
+                f"{path}: a half-built run set without its lock file; it is left alone "
+                "(remove it by hand if no runner is creating it)",
+                StaleBuildWarning,
+                stacklevel=2,
+            )
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # its creator is alive (or the lock cannot be taken here): leave it
+            continue
+        try:
+            shutil.rmtree(path)
+            removed.append(path)
+        except OSError:
+            pass  # renamed into place meanwhile, or removed by another sweeper
+        finally:
+            os.close(fd)
+    return removed
 
 
 def _create(
@@ -310,42 +504,63 @@ def _create(
     system_digest: str,
     parts: dict[str, str | None],
     session: dict[str, Any],
-) -> dict[str, Any]:
-    """Make the run set in a hidden directory and rename it into place: it exists whole or not at all."""
+) -> tuple[dict[str, Any], _DirLock]:
+    """Make the run set in a hidden, locked directory and rename it into place: it exists whole or not at all.
+
+    Returns the manifest and the lock, still held (it is the run set's lock after the rename).
+    """
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         msg = f"{out}: exists and is not empty (use --resume to continue a run set)"
         raise RunSetError(msg)
     out.parent.mkdir(parents=True, exist_ok=True)
     building = out.parent / f".{out.name}.creating-{os.getpid()}-{secrets.token_hex(4)}"
-    shutil.copytree(options.candidate, building / CANDIDATE, symlinks=True)
-    manifest: dict[str, Any] = {
-        "run_set_id": _new_run_set_id(),
-        "runner_version": __version__,
-        "complete": False,
-        "started_at": session["started_at"],
-        "finished_at": None,
-        "cases_dir": str(case_set.root),
-        "case_set_version": case_set.version,
-        "cases": [_case_entry(c) for c in case_set.cases],
-        "trials": options.trials,
-        "infra_retries": options.infra_retries,
-        "system": options.system,
-        "system_digest": system_digest,
-        "system_parts": parts,
-        "policy_digest": options.policy_digest,
-        "policy_registered_at": session["started_at"] if options.policy_digest else None,
-        "candidate_source": str(options.candidate.resolve()),
-        "candidate_digest": tree_digest(building / CANDIDATE),
-        "candidate_case_digests": {c.case_id: tree_digest(building / CANDIDATE / c.case_id) for c in case_set.cases},
-        "sessions": [session],
-        "counts": {},
-    }
-    write_manifest(building, manifest)
-    if out.exists():
-        out.rmdir()
-    os.rename(building, out)
-    fsync_dir(out.parent)
-    return manifest
+    building.mkdir()
+    lock: _DirLock | None = None
+    try:
+        lock = _DirLock(building)
+        try:
+            shutil.copytree(options.candidate, building / CANDIDATE, symlinks=True)
+        except OSError as exc:
+            msg = f"{options.candidate}: the candidate could not be copied into the run set ({exc})"
+            raise RunSetError(msg) from None
+        manifest: dict[str, Any] = {
+            "run_set_id": _new_run_set_id(),
+            "runner_version": __version__,
+            "complete": False,
+            "started_at": session["started_at"],
+            "finished_at": None,
+            "cases_dir": str(case_set.root),
+            "case_set_version": case_set.version,
+            "cases": [_case_entry(c) for c in case_set.cases],
+            "trials": options.trials,
+            "infra_retries": options.infra_retries,
+            "system": options.system,
+            "system_digest": system_digest,
+            "system_parts": parts,
+            "policy_digest": options.policy_digest,
+            "policy_registered_at": session["started_at"] if options.policy_digest else None,
+            "candidate_source": str(options.candidate.resolve()),
+            "candidate_digest": tree_digest(building / CANDIDATE),
+            "candidate_case_digests": {
+                c.case_id: tree_digest(building / CANDIDATE / c.case_id) for c in case_set.cases
+            },
+            "sessions": [session],
+            "counts": {},
+        }
+        write_manifest(building, manifest)
+        try:
+            os.rename(building, out)  # replaces an empty directory atomically, never a non-empty one
+        except OSError:
+            # Another runner created the run set since the check above.
+            msg = f"{out}: exists and is not empty (use --resume to continue a run set)"
+            raise RunSetError(msg) from None
+        fsync_dir(out.parent)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        if lock is not None:
+            lock.release()
+        raise
+    return manifest, lock
 
 
 def _prepared(manifest: dict[str, Any], out: Path, total: int, caps: Capabilities) -> RunSetSummary:
@@ -372,6 +587,10 @@ def _run_locked(
     progress: Callable[[Progress], None] | None,
 ) -> RunSetSummary:
     run_set_id: str = manifest["run_set_id"]
+    for entry in os.scandir(out):  # a manifest write killed before its rename (we hold the lock: nobody writes)
+        if _MANIFEST_TMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
     write_manifest(out, manifest)
     existing = read_records(out / RECORDS)
     for record in existing.records:
@@ -385,6 +604,9 @@ def _run_locked(
     sweep_cgroups(caps.cgroups, f"gatestats-{short_id(run_set_id)}-")
     shutil.rmtree(scratch, ignore_errors=True)
     make_private_scratch(scratch)
+    scratch_lock = _DirLock(scratch)
+    for stale in _sweep_stale_scratch(scratch.parent, keep=scratch.name):
+        sweep_cgroups(caps.cgroups, f"gatestats-{short_id(stale.name)}-")
     record_base = {"system": options.system, "system_digest": manifest["system_digest"], **manifest["system_parts"]}
     record_base["task_set_version"] = case_set.version
     counts: Counter[str] = Counter(r["outcome"] for r in existing.records if _final(r, options.infra_retries))
@@ -453,12 +675,14 @@ def _run_locked(
     finally:
         writer.close()
         release_private_scratch(scratch)
+        scratch_lock.release()
     executor.shutdown()
     changed = load_case_set(options.cases).version != case_set.version
     session["finished_at"] = now_rfc3339()
     manifest["complete"] = done == total and not changed
     manifest["finished_at"] = session["finished_at"] if manifest["complete"] else None
     manifest["counts"] = dict(counts)
+    manifest["records_seal"] = seal_records(out)
     if changed:
         manifest["error"] = f"the cases in {options.cases} changed while the run set ran; its trials are not comparable"
     write_manifest(out, manifest)

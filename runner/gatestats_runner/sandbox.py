@@ -18,7 +18,10 @@ Standard output and error go to files, never pipes, so a leftover process holdin
 hang the runner. The runner waits on a pidfd and, every tick, checks the wall clock, the whole
 tree's CPU (cgroup ``cpu.stat``), refused forks (``pids.events``), OOM kills, the output size and
 the free space of the workspace's tmpfs; the first bound that fires kills the whole trial
-(``cgroup.kill``) and is recorded with its evidence.
+(``cgroup.kill``) and is recorded with its evidence. Just before the command is executed, a start
+mark is written to the status file (so a killed trial is known to have started), and once the
+trial has ended its stdout and stderr are cut to their first bytes, together at most the output
+bound (:func:`cap_output`).
 
 Where a mechanism is missing (no bwrap, no root, no cgroups) the command still runs with what is
 there, and :meth:`Capabilities.enforcement` says which bounds are not enforced.
@@ -93,11 +96,36 @@ def _wrapper_script(caps: Capabilities, limits: Limits, *, chdir: str | None) ->
         f"ulimit -n {limits.open_files} || exit 125",
         "ulimit -c 0",
     ]
-    if chdir is not None:  # no bubblewrap: mark the start on fd 3, close it, run the command
+    if chdir is not None:  # no bubblewrap: mark the start on fd 3 (then closed) and run the command
         lines.append('cd "$GATESTATS_WORKSPACE" || exit 125')
-        lines.append("printf started >&3 && exec 3>&- || exit 125")
-    lines.append('exec "$@"')
+        lines.append(_start_script(3))
+    else:
+        lines.append('exec "$@"')
     return "\n".join(lines)
+
+
+#: The line the sandbox writes to the status file just before it executes the contract command.
+START_MARK = '{"gatestats-started": true}'
+#: Where the start mark goes inside bubblewrap (fd 3 is bubblewrap's own --json-status-fd).
+_START_FD_IN_SANDBOX = 4
+
+
+def _start_script(fd: int) -> str:
+    """Shell that checks the command can be executed, writes :data:`START_MARK` to ``fd``, closes it and execs.
+
+    The last step before the command (inside bubblewrap, or in the wrapper without it): the mark
+    proves the candidate's process was started, even when a bound kills it before it ends
+    (bubblewrap reports an exit code only for a command that ended). A program that is missing or
+    not executable leaves no mark (exit 127): the sandbox failed to start, not the candidate. The
+    descriptor is closed before the command runs, so the candidate cannot write to the status file.
+    """
+    return "\n".join(
+        [
+            'case $1 in */*) [ -f "$1" ] && [ -x "$1" ] ;; *) command -v "$1" >/dev/null 2>&1 ;; esac || exit 127',
+            f"printf '%s\\n' '{START_MARK}' >&{fd} && exec {fd}>&- || exit 125",
+            'exec "$@"',
+        ]
+    )
 
 
 def _bwrap_argv(caps: Capabilities, workspace: Workspace, verifier: Path | None, env: dict[str, str]) -> list[str]:
@@ -121,17 +149,25 @@ def _bwrap_argv(caps: Capabilities, workspace: Workspace, verifier: Path | None,
     for key, value in env.items():
         args += ["--setenv", key, value]
     args += ["--json-status-fd", "3", "--"]
+    # Inside: mark the start on fd 4 (a second descriptor of the status file), close it, exec the command.
+    args += ["/bin/sh", "-c", _start_script(_START_FD_IN_SANDBOX), "gatestats-start"]
     return args
 
 
 def _read_status(path: Path) -> tuple[bool, int | None]:
-    """(command started, its exit code) from bwrap's --json-status-fd output."""
+    """(command started, its exit code) from the status file.
+
+    The file holds bubblewrap's ``--json-status-fd`` objects (``child-pid`` once the sandbox is
+    cloned, ``exit-code`` once the command has ended by itself) and :data:`START_MARK`, which the
+    sandbox writes just before it executes the command. Started means the mark is there; the exit
+    code is bubblewrap's last ``exit-code`` (None when the command was killed or never ran).
+    """
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False, None
     decoder = json.JSONDecoder()
-    pos, exit_code = 0, None
+    pos, exit_code, started = 0, None, False
     while pos < len(text):
         while pos < len(text) and text[pos].isspace():
             pos += 1
@@ -143,7 +179,9 @@ def _read_status(path: Path) -> tuple[bool, int | None]:
             break
         if isinstance(doc, dict) and isinstance(doc.get("exit-code"), int):
             exit_code = doc["exit-code"]
-    return exit_code is not None, exit_code
+        if doc == {"gatestats-started": True}:
+            started = True
+    return started, exit_code
 
 
 def _status_code(status: int) -> int:
@@ -196,12 +234,16 @@ def execute(
         procs = cgroup.procs_files
         script = _wrapper_script(caps, limits, chdir=chdir)
         argv = ["/bin/sh", "-c", script, "gatestats-trial", str(len(procs)), *procs, *argv_tail]
-        actions = [
+        actions: list[tuple[Any, ...]] = [
             (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
             (os.POSIX_SPAWN_DUP2, out_fd, 1),
             (os.POSIX_SPAWN_DUP2, err_fd, 2),
             (os.POSIX_SPAWN_DUP2, status_fd, 3),
         ]
+        if caps.isolation == "bwrap":
+            actions.append((os.POSIX_SPAWN_DUP2, status_fd, _START_FD_IN_SANDBOX))
+        keep = {0, 1, 2, 3, _START_FD_IN_SANDBOX}
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in keep]
         start = time.monotonic()
         try:
             pid = os.posix_spawn("/bin/sh", argv, spawn_env, file_actions=actions, setsid=True)
@@ -215,16 +257,12 @@ def execute(
         os.close(err_fd)
         os.close(status_fd)
         result.leftover_processes = not cgroup.wait_empty()
+        result.evidence["output"] = cap_output(stdout_path, stderr_path, limits.output_bytes)
         _collect(result, cgroup)
         cgroup.remove()
-    if caps.isolation == "bwrap":
-        result.started, code = _read_status(status_path)
-        if result.started:
-            result.exit_code = code
-    else:
-        result.started = status_path.stat().st_size > 0
-        if result.started:
-            result.exit_code = result.evidence.get("wait_status_code")
+    result.started, code = _read_status(status_path)
+    if result.started:
+        result.exit_code = code if caps.isolation == "bwrap" else result.evidence.get("wait_status_code")
     if (
         not result.started
         and result.killed_by is None
@@ -232,6 +270,64 @@ def execute(
     ):
         result.start_error = "the sandbox wrapper could not join the cgroups or set the rlimits"
     return result
+
+
+def output_shares(stdout_bytes: int, stderr_bytes: int, limit: int) -> tuple[int, int]:
+    """How many leading bytes of standard output and error the evidence keeps: together at most ``limit``.
+
+    Each stream keeps all of itself when both fit; otherwise each is guaranteed half the bound
+    (``limit // 2`` for stderr, the rest for stdout) and a stream shorter than its half leaves the
+    unused part to the other.
+    """
+    keep_err = min(stderr_bytes, max(limit - stdout_bytes, limit // 2))
+    keep_out = min(stdout_bytes, limit - keep_err)
+    return keep_out, keep_err
+
+
+def cap_output(stdout_path: Path, stderr_path: Path, limit: int) -> dict[str, Any]:
+    """Cut the trial's stdout and stderr files to their first bytes so that together they hold at most ``limit``.
+
+    Called once the command and every process of the trial have ended. Returns the evidence:
+    the bytes each stream had reached, the bytes kept (the first ones) and the bytes cut.
+    """
+    sizes = []
+    for path in (stdout_path, stderr_path):
+        try:
+            sizes.append(path.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    kept = output_shares(sizes[0], sizes[1], limit)
+    for path, size, keep in zip((stdout_path, stderr_path), sizes, kept, strict=True):
+        if size > keep:
+            os.truncate(path, keep)
+    return {
+        "limit_bytes": limit,
+        "stdout_bytes": sizes[0],
+        "stderr_bytes": sizes[1],
+        "stdout_kept_bytes": kept[0],
+        "stderr_kept_bytes": kept[1],
+        "cut_bytes": sizes[0] + sizes[1] - kept[0] - kept[1],
+    }
+
+
+def _inheritable_fds() -> list[int]:
+    """Descriptors this process would pass to a child (inherited from whoever started the runner).
+
+    Python opens its own files close-on-exec, but a descriptor the runner inherited (a CI job's
+    pipe, a terminal, a log file) is inheritable: the sandbox closes every one of them, so the
+    candidate cannot write to what the runner's parent left open.
+    """
+    found: list[int] = []
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return found
+    for name in names:
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            if os.get_inheritable(fd):
+                found.append(fd)
+    return found
 
 
 def _host_path(value: str, workspace: Workspace, verifier: Path | None) -> str:

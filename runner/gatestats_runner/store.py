@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from gatestats_runner import contract
-from gatestats_runner._util import atomic_write_json, canonical_json, digest_json, fsync_dir, write_all
+from gatestats_runner._util import atomic_write_json, canonical_json, digest_file, digest_json, fsync_dir, write_all
 
 __all__ = [
     "CHECKSUM_FIELD",
@@ -47,6 +47,7 @@ __all__ = [
     "read_manifest",
     "read_records",
     "record_checksum",
+    "seal_records",
     "write_manifest",
 ]
 
@@ -145,12 +146,11 @@ def read_records(path: Path, *, set_aside_torn: bool = True) -> RecordFile:
     seen: dict[tuple[Any, ...], int] = {}
     for lineno, raw in enumerate(data.splitlines(), start=1):
         where = f"{path}:{lineno}"
-        try:
-            record = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            msg = f"{where}: not a JSON record ({exc}); the run set is damaged"
-            raise RunSetError(msg) from None
-        if not isinstance(record, dict) or record.get(CHECKSUM_FIELD) != record_checksum(record):
+        record, bad = contract.decode_line(raw)
+        if record is None:
+            msg = f"{where}: not a JSON record ({bad}); the run set is damaged"
+            raise RunSetError(msg)
+        if record.get(CHECKSUM_FIELD) != record_checksum(record):
             msg = f"{where}: checksum mismatch (field '{CHECKSUM_FIELD}'); the run set is damaged"
             raise RunSetError(msg)
         problems = _violations(record)
@@ -230,6 +230,22 @@ def read_manifest(root: Path) -> dict[str, Any]:
         msg = f"{path}: field 'format': expected {MANIFEST_FORMAT!r}"
         raise RunSetError(msg)
     return manifest
+
+
+def seal_records(root: Path) -> dict[str, Any]:
+    """The seal of ``records.jsonl`` as it is now: its bytes' digest, its size and its number of lines.
+
+    The runner writes it into the manifest (``records_seal``) whenever a session ends, so a reader can
+    tell that the records the manifest describes are the ones on disk: a line removed, reordered,
+    added or edited (even with its checksum recomputed) changes the digest. It does not protect
+    against someone who rewrites the manifest too; see docs/integrity.md.
+    """
+    path = root / RECORDS
+    if not path.exists():
+        return {"digest": None, "bytes": 0, "lines": 0}
+    with path.open("rb") as handle:
+        lines = sum(1 for _ in handle)
+    return {"digest": digest_file(path), "bytes": path.stat().st_size, "lines": lines}
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:

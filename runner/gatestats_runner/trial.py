@@ -238,6 +238,8 @@ def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
             raise InfraError("aborted: the run set was interrupted (this attempt is discarded, not recorded)")
         if not workspace.intact():
             raise InfraError("workspace lost: the trial's workspace disappeared while the command ran")
+        if bound is not None and not execution.started:
+            raise InfraError(f"sandbox failed to start: the {bound} bound fired before the command was executed")
         if bound is not None:
             outcome = "resource_killed"
             headline = f"resource_killed: the {bound} bound fired"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -62,8 +64,61 @@ def test_gatestats_run_rejects_an_unknown_isolation(tmp_path: Path) -> None:
             "x",
         ],
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "--isolation: expected auto, bwrap or none (got 'x')" in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--trials", "0"], "trials: expected an integer >= 1 (got 0)"),
+        (["--workers", "0"], "--workers: expected an integer >= 1 (got 0)"),
+        (["--infra-retries", "-1"], "infra_retries: expected an integer >= 0 (got -1)"),
+        (["--require-enforced", "memory,gpu"], "require_enforced: unknown bound(s) gpu (expected some of wall_clock,"),
+        (["--executor", "spark"], "executor"),
+        (["--isolation", "vm"], "isolation"),
+        (["--no-such-option"], "no-such-option"),
+    ],
+)
+def test_both_command_lines_exit_2_on_a_usage_error_and_write_nothing(
+    tmp_path: Path, option: list[str], message: str
+) -> None:
+    out = tmp_path / "rs"
+    base = [str(GOLDEN / "cases"), "--candidate", str(GOLDEN / "candidates" / "fixed"), "--out", str(out)]
+    trials = [] if option[0] == "--trials" else ["--trials", "1"]
+    runner = subprocess.run(
+        [sys.executable, "-m", "gatestats_runner", "run", *base, *trials, *option],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "runner")},
+    )
+    assert runner.returncode == 2, runner.stderr
+    assert message in runner.stderr
+    result = CliRunner().invoke(_app(), ["run", *base, *trials, *option])
+    assert result.exit_code == 2, result.output
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_gatestats_run_refuses_policy_and_policy_digest_together_as_a_usage_error(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("")
+    args = [str(GOLDEN / "cases"), "--candidate", str(GOLDEN / "candidates" / "fixed"), "--trials", "1"]
+    result = CliRunner().invoke(
+        _app(), ["run", *args, "--out", str(tmp_path / "rs"), "--policy", str(policy), "--policy-digest", "sha256:x"]
+    )
+    assert result.exit_code == 2
+    assert "give --policy or --policy-digest, not both" in result.output
+
+
+def test_every_bound_the_manifest_reports_can_be_required() -> None:
+    from gatestats_runner.runset import ENFORCEABLE
+    from gatestats_runner.sandbox import detect_capabilities
+
+    for isolation in ("auto", "none"):
+        enforcement = detect_capabilities(isolation).enforcement()  # type: ignore[arg-type]
+        assert set(enforcement["enforced"]) | set(enforcement["not_enforced"]) == set(ENFORCEABLE)
 
 
 def test_runner_module_cli_needs_only_the_standard_library(tmp_path: Path) -> None:

@@ -179,8 +179,61 @@ def test_stdlib_checker_agrees_with_jsonschema(overrides: dict[str, Any], drop_o
     violations = contract.validate_record(record)
     cross_field = {"bound", "cost_usd"}
     # jsonschema checks "format" only with optional packages; the RFC 3339 rule is tested above.
-    schema_violations = [v for v in violations if v.field not in cross_field and "RFC 3339" not in v.message]
+    # Deliberately stricter than JSON Schema: an integer written as 1.0 is refused (no reader may coerce).
+    stricter = [v for v in violations if v.message.startswith("expected integer") and "(got float" in v.message]
+    schema_violations = [
+        v for v in violations if v.field not in cross_field and "RFC 3339" not in v.message and v not in stricter
+    ]
     if reference_ok:
         assert schema_violations == []
     else:
         assert violations, json.dumps(record, default=str)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (1.0, "expected integer (got float 1.0)"),
+        (2**63, "integer out of the 64-bit range (got 19 digits)"),
+        (-(2**63) - 1, "integer out of the 64-bit range (got 19 digits)"),
+    ],
+)
+def test_integers_are_written_as_64_bit_integers(value: object, message: str) -> None:
+    assert [str(v) for v in contract.validate_record(make_record(trial=value))] == [f"field 'trial': {message}"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_numbers_must_be_finite(value: float) -> None:
+    assert [str(v) for v in contract.validate_record(make_record(cost_usd=value))] == [
+        f"field 'cost_usd': expected a finite number (got {value!r})"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "message"),
+    [
+        (b'{"outcome": "passed", "outcome": "failed"}', "outcome", "duplicate key 'outcome'"),
+        (b'{"graders": [{"name": "a", "name": "b"}]}', "name", "duplicate key 'name'"),
+        (b'{"cost_usd": NaN}', "<line>", "NaN is not a JSON number"),
+        (b'{"cost_usd": Infinity}', "<line>", "Infinity is not a JSON number"),
+        (b'{"cost_usd": 1e999}', "<line>", "overflows a 64-bit float"),
+        (b'{"trial": 99999999999999999999999}', "<line>", "out of the 64-bit range"),
+        (b'{"slices": ' + b"[" * 3000 + b"]" * 3000 + b"}", "<line>", "nested deeper than 32 levels"),
+        (b'\xef\xbb\xbf{"trial": 0}', "<line>", "byte-order mark"),
+        (b'{"case_id": "\xff"}', "<line>", "not valid UTF-8 at byte 13"),
+        (b'["not", "an", "object"]', "<line>", "expected a JSON object (got list)"),
+        (b'{"a": 1', "<line>", "not valid JSON"),
+        (b"x" * (contract.MAX_LINE_BYTES + 1), "<line>", "longer than the limit"),
+    ],
+)
+def test_decode_line_refuses_what_readers_disagree_on(raw: bytes, field: str, message: str) -> None:
+    record, violation = contract.decode_line(raw)
+    assert record is None
+    assert violation is not None
+    assert violation.field == field
+    assert message in violation.message
+
+
+def test_decode_line_keeps_brackets_inside_strings() -> None:
+    text = '{"failed_check": "' + "[" * 100 + '"}'
+    assert contract.decode_line(text.encode()) == ({"failed_check": "[" * 100}, None)

@@ -9,7 +9,9 @@ carrying the trial's marker is still alive afterwards.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import socket
 import time
 import uuid
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from gatestats_runner.runset import RunSetOptions, run_run_set
-from gatestats_runner.sandbox import Capabilities
+from gatestats_runner.sandbox import Capabilities, output_shares
 from gatestats_runner.store import read_records
 from tests.runner.conftest import Trial, assert_no_leftovers, needs_sandbox, write_case
 
@@ -38,6 +40,9 @@ def _blocked(trial: Trial) -> None:
 def _killed(trial: Trial, bound: str) -> None:
     assert trial.record["outcome"] == "resource_killed", (trial.record, trial.evidence)
     assert trial.record["bound"] == bound, trial.evidence
+    # Every bound fires after the candidate's process started: evidence.json says so.
+    assert trial.evidence["execution"]["started"] is True, trial.evidence
+    assert json.loads((trial.dir / "evidence.json").read_text())["execution"]["started"] is True
 
 
 @pytest.fixture
@@ -198,10 +203,82 @@ def test_a_gigabyte_to_stdout_is_killed_by_the_output_bound(
         limits={"output_mb": 1, "disk_mb": 8},
     )
     _killed(trial, "output")
-    size = (trial.dir / "stdout").stat().st_size
-    assert size >= 1 << 20
-    assert size <= (8 << 20) + 65536 + 512  # RLIMIT_FSIZE caps the file even between ticks
+    kept = (trial.dir / "stdout").stat().st_size + (trial.dir / "stderr").stat().st_size
+    assert kept == 1 << 20  # the evidence holds exactly the bound: the first bytes
+    output = trial.evidence["execution"]["output"]
+    assert output["stdout_bytes"] >= 1 << 20
+    assert output["cut_bytes"] == output["stdout_bytes"] + output["stderr_bytes"] - (1 << 20)
     assert_no_leftovers(trial, caps, scratch)
+
+
+def test_output_far_past_the_bound_keeps_only_the_first_bytes_up_to_the_bound(
+    run_case: Callable[..., Trial], caps: Capabilities, scratch: Path, marker: str
+) -> None:
+    trial = run_case(
+        f"""
+        import sys  # {marker}
+        sys.stderr.write("starting\\n")
+        sys.stderr.flush()
+        line = 0
+        while True:
+            sys.stdout.write(f"{{line:09d}}\\n" * 1024)
+            line += 1
+        """,
+        limits={"output_mb": 1, "disk_mb": 64},
+    )
+    _killed(trial, "output")
+    stdout, stderr = (trial.dir / "stdout").read_bytes(), (trial.dir / "stderr").read_bytes()
+    assert stderr == b"starting\n"
+    assert len(stdout) + len(stderr) == 1 << 20
+    expected = b"".join(f"{i:09d}\n".encode() * 1024 for i in range(len(stdout) // 10240 + 1))
+    assert stdout == expected[: len(stdout)]  # the first bytes, unchanged
+    output = trial.evidence["execution"]["output"]
+    assert output["limit_bytes"] == 1 << 20
+    assert (output["stdout_kept_bytes"], output["stderr_kept_bytes"]) == (len(stdout), len(stderr))
+    assert output["stdout_bytes"] > len(stdout)
+    assert output["cut_bytes"] == output["stdout_bytes"] - len(stdout) > 0
+    assert trial.record["stdout_digest"] == "sha256:" + hashlib.sha256(stdout).hexdigest()
+    assert_no_leftovers(trial, caps, scratch)
+
+
+@pytest.mark.parametrize(
+    ("stdout", "stderr", "kept"),
+    [
+        (10, 20, (10, 20)),  # both fit
+        (100, 100, (50, 50)),  # each keeps its half
+        (100, 5, (95, 5)),  # a short stderr leaves the rest to stdout
+        (5, 100, (5, 95)),  # and the other way round
+        (101, 101, (51, 50)),  # an odd bound: stdout gets the extra byte
+        (100, 0, (100, 0)),
+    ],
+)
+def test_output_shares_never_exceed_the_bound(stdout: int, stderr: int, kept: tuple[int, int]) -> None:
+    limit = 100 if stdout != 101 else 101
+    assert output_shares(stdout, stderr, limit) == kept
+    assert sum(output_shares(stdout, stderr, limit)) <= limit
+
+
+def test_a_descriptor_inherited_by_the_runner_is_closed_in_the_sandbox(
+    run_case: Callable[..., Trial], tmp_path: Path, marker: str
+) -> None:
+    leak = tmp_path / "runner-log"
+    fd = os.open(leak, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.set_inheritable(fd, True)  # as a CI job's pipe or log file would be
+    try:
+        trial = run_case(
+            f"""
+            import os, sys  # {marker}
+            try:
+                os.write({fd}, b"forged")
+            except OSError:
+                sys.exit(3)
+            sys.exit(0)
+            """
+        )
+    finally:
+        os.close(fd)
+    _blocked(trial)
+    assert leak.read_bytes() == b""
 
 
 def test_an_infinite_loop_is_killed_by_the_wall_clock(

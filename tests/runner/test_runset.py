@@ -346,3 +346,188 @@ def test_an_attempt_lost_by_a_remote_executor_is_an_infra_error_and_is_retried(t
     lost = next(r for r in records if r["outcome"] == "infra_error")
     evidence = json.loads((tmp_path / "run-set" / lost["stdout_path"]).with_name("evidence.json").read_text())
     assert evidence["infra_error"] == "executor flaky-remote lost the attempt: ConnectionError: worker died"
+
+
+# --- creation, concurrency and garbage ----------------------------------------------------------
+
+
+def _building_dirs(parent: Path) -> list[Path]:
+    return sorted(p for p in parent.iterdir() if p.name.startswith(".run-set.creating-"))
+
+
+def _slow_candidate(root: Path, files: int = 1500) -> Path:
+    """A candidate big enough that copying it into a new run set takes a noticeable time."""
+    layer = root / "c0"
+    layer.mkdir(parents=True)
+    for i in range(files):
+        (layer / f"f{i:05d}.txt").write_text(f"file {i}\n" * 20)
+    return root
+
+
+def _wait_for_locked_build(parent: Path, known: list[Path], proc: subprocess.Popen[bytes]) -> Path:
+    """Wait until ``proc`` has a building directory holding its lock file; return it."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        for path in _building_dirs(parent):
+            if path not in known and (path / ".lock").exists():
+                return path
+        assert proc.poll() is None, "the runner finished creating before it could be caught"
+        time.sleep(0.001)
+    raise AssertionError("no building directory with a lock file appeared")
+
+
+def test_a_runner_killed_while_creating_leaves_a_build_that_the_next_runner_removes(tmp_path: Path) -> None:
+    _cases(tmp_path / "cases", 1)
+    _slow_candidate(tmp_path / "candidate")
+    cmd = _runner_cmd(tmp_path, trials=1, resume=False)
+    # 1. A runner SIGKILLed while it copies the candidate leaves its building directory behind.
+    killed = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stale = _wait_for_locked_build(tmp_path, [], killed)
+    killed.send_signal(signal.SIGKILL)
+    assert killed.wait() == -signal.SIGKILL
+    assert stale.is_dir()
+    # 2. A second runner is caught (SIGSTOP) while creating the same run set: its lock is held.
+    live = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    building = _wait_for_locked_build(tmp_path, [stale], live)
+    live.send_signal(signal.SIGSTOP)
+    # 3. Leftovers that are not provably dead, or not the runner's, are never removed.
+    lockless = tmp_path / ".run-set.creating-123-deadbeef"
+    lockless.mkdir()
+    unlocked = tmp_path / ".run-set.creating-456-0123abcd"
+    unlocked.mkdir()
+    (unlocked / ".lock").touch()  # a lock file nobody holds: its creator is gone
+    foreign = [tmp_path / ".run-set.creating-x", tmp_path / ".other.creating-1-0123abcd"]
+    for path in foreign:
+        path.mkdir()
+        (path / ".lock").touch()
+    try:
+        # 4. A third runner creates the run set: it removes exactly the dead runners' directories.
+        with pytest.warns(UserWarning, match=r"\.run-set\.creating-123-deadbeef: a half-built run set without"):
+            summary = run_run_set(_options(tmp_path, trials=1))
+        assert summary.complete
+        assert not stale.exists()
+        assert not unlocked.exists()
+        assert building.is_dir()
+        assert lockless.is_dir()
+        assert all(path.is_dir() for path in foreign)
+    finally:
+        live.send_signal(signal.SIGCONT)
+    # 5. The live runner finishes its copy, finds the run set taken and removes its own directory.
+    _, stderr = live.communicate(timeout=60)
+    assert live.returncode == 1
+    assert b"exists and is not empty (use --resume to continue a run set)" in stderr
+    assert _building_dirs(tmp_path) == sorted([lockless, foreign[0]])
+    assert len(read_records(tmp_path / "run-set" / RECORDS).records) == 1
+
+
+def test_a_resume_reads_the_manifest_under_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A policy registered between the resume's first look and its lock is kept, not overwritten."""
+    from gatestats_runner import runset
+    from gatestats_runner.store import RunSetLock, write_manifest
+
+    _cases(tmp_path / "cases", 1)
+    run_run_set(_options(tmp_path, trials=1, prepare_only=True))
+    out = tmp_path / "run-set"
+    calls = []
+
+    def read_then_register(root: Path) -> dict[str, object]:
+        manifest = read_manifest(root)
+        if not calls:  # another process registers a policy right after the resume's first read
+            lock = RunSetLock(root)
+            registered = dict(manifest, policy_digest="sha256:" + "ab" * 32, policy_registered_at="2026-01-01")
+            registered.pop("format")
+            write_manifest(root, registered)
+            lock.release()
+        calls.append(root)
+        return manifest
+
+    monkeypatch.setattr(runset, "read_manifest", read_then_register)
+    assert run_run_set(_options(tmp_path, trials=1, resume=True)).complete
+    assert read_manifest(out)["policy_digest"] == "sha256:" + "ab" * 32
+
+
+def test_two_resumes_at_once_one_runs_and_the_other_is_refused(tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "slow", script="import time; time.sleep(0.3)\n", limits={"wall_clock_s": 10})
+    run_run_set(_options(tmp_path, trials=6, prepare_only=True))
+    procs = [
+        subprocess.Popen(
+            _runner_cmd(tmp_path, trials=6, resume=True), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(2)
+    ]
+    results = sorted((p.wait(timeout=60), p.stderr.read().decode() if p.stderr else "") for p in procs)
+    for proc in procs:
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    assert [code for code, _ in results] == [0, 1]
+    assert "another runner is using this run set" in results[1][1]
+    records = read_records(tmp_path / "run-set" / RECORDS).records
+    assert sorted(r["trial"] for r in records) == list(range(6))
+    assert len(read_manifest(tmp_path / "run-set")["sessions"]) == 2  # prepare + the one that ran
+
+
+def test_a_manifest_write_killed_before_its_rename_leaves_nothing_after_resume(tmp_path: Path) -> None:
+    _cases(tmp_path / "cases", 1)
+    run_run_set(_options(tmp_path, trials=1, prepare_only=True))
+    out = tmp_path / "run-set"
+    leftover = out / ".manifest.json.99999.tmp"
+    leftover.write_text("{half a manif")
+    kept = out / ".manifest.json.notes"  # not the writer's name pattern: left alone
+    kept.write_text("mine")
+    assert run_run_set(_options(tmp_path, trials=1, resume=True)).complete
+    assert not leftover.exists()
+    assert kept.read_text() == "mine"
+
+
+def test_a_candidate_with_a_fifo_or_a_symlinked_case_directory_is_refused(tmp_path: Path) -> None:
+    _cases(tmp_path / "cases", 1)
+    candidate = tmp_path / "candidate"
+    (candidate / "c0").mkdir(parents=True)
+    os.mkfifo(candidate / "c0" / "pipe")
+    with pytest.raises(RunSetError, match=r"c0/pipe: not a regular file, directory or symlink"):
+        run_run_set(_options(tmp_path))
+    (candidate / "c0" / "pipe").unlink()
+    (candidate / "c0").rmdir()
+    (candidate / "c0").symlink_to("/etc")
+    with pytest.raises(RunSetError, match=r"expected one directory \(not a symlink\) per case id .*: c0"):
+        run_run_set(_options(tmp_path))
+    assert not (tmp_path / "run-set").exists()
+    assert _building_dirs(tmp_path) == []
+
+
+def test_workspaces_of_a_runner_killed_mid_trial_are_removed_by_the_next_runner(tmp_path: Path) -> None:
+    """Without a resume of that run set, its mounted workspaces (tmpfs: memory) would stay forever."""
+    cases = tmp_path / "cases"
+    write_case(cases, "slow", script="import time; time.sleep(60)\n", limits={"wall_clock_s": 120})
+    (tmp_path / "candidate").mkdir()
+    proc = subprocess.Popen(
+        _runner_cmd(tmp_path, trials=1, resume=False), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 30
+    scratch = None
+    while time.monotonic() < deadline:
+        if (tmp_path / "run-set" / "manifest.json").exists():
+            scratch = scratch_root() / read_manifest(tmp_path / "run-set")["run_set_id"]
+            if len(mounts_under(scratch)) >= 3:  # the scratch bind, the trial's tmpfs and its overlay
+                break
+        time.sleep(0.02)
+    else:
+        proc.kill()
+        raise AssertionError(f"no workspace was mounted: {proc.stderr.read() if proc.stderr else ''!r}")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    if proc.stderr is not None:
+        proc.stderr.close()
+    assert scratch is not None
+    assert mounts_under(scratch) != []
+    run_set_id = scratch.name
+    # Another run set, on other cases: its runner finds the dead runner's scratch unlocked and clears it.
+    _cases(tmp_path / "other-cases", 1)
+    summary = run_run_set(
+        RunSetOptions(cases=tmp_path / "other-cases", candidate=tmp_path / "candidate", out=tmp_path / "b", trials=1)
+    )
+    assert summary.complete
+    assert mounts_under(scratch) == []
+    assert not scratch.exists()
+    assert cgroups_left(_caps(), run_set_id) == []

@@ -3,7 +3,8 @@
 A thin wrapper: the work is done by the standard-library runner (:mod:`gatestats_runner`); this
 module adds the options and a progress bar. Exit codes: 0 the run set is complete; 1 invalid
 input (cases, candidate, a run set that does not match, damaged records, isolation that was
-required but is missing, Ray not installed); 3 the run set is incomplete (interrupted).
+required but is missing, Ray not installed); 2 usage error (as ``python -m gatestats_runner``);
+3 the run set is incomplete (interrupted).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from gatestats.cli._common import fail, usage_error
 from gatestats.gate import PolicyError, load_policy
 from gatestats_runner.__main__ import make_executor
 from gatestats_runner.case import CaseError
+from gatestats_runner.runset import OptionError, RunSetOptions, run_run_set
 from gatestats_runner.runset import Progress as TrialProgress
-from gatestats_runner.runset import RunSetOptions, run_run_set
 from gatestats_runner.sandbox import SandboxError
 from gatestats_runner.store import RunSetError
 
@@ -67,10 +68,10 @@ def run_command(
 ) -> None:
     """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes."""
     if isolation not in {"auto", "bwrap", "none"}:
-        raise fail(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+        raise usage_error(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
     if policy is not None:
         if policy_digest is not None:
-            raise fail("give --policy or --policy-digest, not both")
+            raise usage_error("give --policy or --policy-digest, not both")
         try:
             policy_digest = load_policy(policy).digest
         except PolicyError as exc:
@@ -121,6 +122,8 @@ def run_command(
             summary = run_run_set(options, executor=runner, progress=report)
         for warning in caught:
             console.print(f"warning: {warning.message}", highlight=False)
+    except OptionError as exc:  # a value no run can have: a usage error, as in `python -m gatestats_runner`
+        raise usage_error(str(exc)) from None
     except (CaseError, RunSetError, SandboxError, ValueError, ImportError, OSError) as exc:
         raise fail(str(exc)) from None
     for name, why in (summary.isolation.get("not_enforced") or {}).items():
