@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -233,6 +234,13 @@ def validate_record(record: Any) -> list[ContractViolation]:
     ...   "outcome": "crashed"})]
     ["field 'outcome': must be one of 'passed', 'failed', 'resource_killed', 'infra_error' (got 'crashed')"]
     """
+    if _record_ok(record):
+        return []  # the compiled check proved it valid; the slow path below explains what is not
+    return _explain(record)
+
+
+def _explain(record: Any) -> list[ContractViolation]:
+    """The reference checker: every violation, with its field and what was got (the slow path)."""
     out: list[ContractViolation] = []
     if not isinstance(record, dict):
         return [ContractViolation(field="<record>", message=f"expected a JSON object (got {type(record).__name__})")]
@@ -255,6 +263,121 @@ def validate_record(record: Any) -> list[ContractViolation]:
             )
         )
     return out
+
+
+# A compiled form of the same rules, for speed: one closure per schema node that only answers
+# "valid or not". It never explains; :func:`_check` does that (and a test checks they agree).
+_Pred = Callable[[Any], bool]
+
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+
+def _type_pred(types: list[str]) -> _Pred:
+    kinds: set[type] = {kind for name in types for kind in _PYTHON_TYPES[name]}
+    numeric = bool(kinds & {int, float})
+    if not numeric:
+        return lambda value: type(value) in kinds
+
+    def ok(value: Any) -> bool:
+        kind = type(value)
+        if kind not in kinds:
+            return False
+        if numeric and kind is not bool and kind in (int, float):
+            return _number_problem(value) is None
+        return True
+
+    return ok
+
+
+def _compile(schema: dict[str, Any]) -> _Pred:
+    preds: list[_Pred] = []
+    if "type" in schema:
+        types = schema["type"]
+        preds.append(_type_pred([types] if isinstance(types, str) else list(types)))
+    if "const" in schema:
+        const = schema["const"]
+        preds.append(lambda v: v == const and type(v) is type(const))
+    if "enum" in schema:
+        allowed = frozenset(schema["enum"])
+        preds.append(lambda v: v in allowed)
+    if "minLength" in schema:
+        least = schema["minLength"]
+        preds.append(lambda v: not isinstance(v, str) or len(v) >= least)
+    if schema.get("format") == "date-time":
+        preds.append(lambda v: not isinstance(v, str) or _is_datetime(v))
+    if "minimum" in schema:
+        low = schema["minimum"]
+        preds.append(lambda v: v is None or isinstance(v, bool) or not isinstance(v, int | float) or v >= low)
+    if "items" in schema:
+        item = _compile(schema["items"])
+
+        def items_ok(value: Any) -> bool:
+            if type(value) is not list:
+                return True
+            for x in value:  # noqa: SIM110 - a loop, not a generator per value: this is the hot path
+                if not item(x):
+                    return False
+            return True
+
+        preds.append(items_ok)
+    if "properties" in schema:
+        preds.append(_compile_object(schema))
+    if len(preds) == 1:
+        return preds[0]
+    first, *rest = preds
+
+    def ok(value: Any) -> bool:
+        if not first(value):
+            return False
+        for pred in rest:  # noqa: SIM110 - a loop, not a generator per value: this is the hot path
+            if not pred(value):
+                return False
+        return True
+
+    return ok
+
+
+def _compile_object(schema: dict[str, Any]) -> _Pred:
+    props = {name: _compile(spec) for name, spec in schema["properties"].items()}
+    required = frozenset(schema.get("required", ()))
+    closed = schema.get("additionalProperties") is False
+
+    def ok(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return True  # the type predicate answers for non-objects
+        if not required <= value.keys() or (closed and not value.keys() <= props.keys()):
+            return False
+        for name, item in value.items():
+            pred = props.get(name)
+            if pred is not None and not pred(item):
+                return False
+        return True
+
+    return ok
+
+
+@cache
+def _compiled_record() -> _Pred:
+    return _compile_object(load_schema())
+
+
+def _record_ok(record: Any) -> bool:
+    """True when ``record`` satisfies the contract and its cross-field rules (fast; never explains)."""
+    if type(record) is not dict or not _compiled_record()(record):
+        return False
+    outcome, bound = record.get("outcome"), record.get("bound")
+    if (outcome == "resource_killed") != (bound is not None):
+        return False
+    return record.get("cost_usd") is None or all(record.get(part) is None for part in _COST_PARTS)
 
 
 class _DuplicateKeyError(ValueError):

@@ -53,13 +53,15 @@ class RecordProblem:
 class RecordFileError(GatestatsError, ValueError):
     """A record (or import) file breaks the contract; nothing was computed from it."""
 
-    def __init__(self, problems: list[RecordProblem] | tuple[RecordProblem, ...]) -> None:
+    def __init__(self, problems: list[RecordProblem] | tuple[RecordProblem, ...], *, total: int | None = None) -> None:
         if not problems:
             msg = "RecordFileError needs at least one problem"
             raise ValueError(msg)
         self.problems: tuple[RecordProblem, ...] = tuple(problems)
+        #: How many problems were found (``problems`` may keep only the first of them).
+        self.total: int = max(total or 0, len(self.problems))
         shown = [str(p) for p in self.problems[:_MAX_SHOWN]]
-        more = len(self.problems) - len(shown)
+        more = self.total - len(shown)
         if more > 0:
             shown.append(f"... and {more} more problem(s)")
         super().__init__("\n".join(shown))

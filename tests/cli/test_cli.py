@@ -98,7 +98,7 @@ def test_table_import_through_cli_gives_same_json(tau_records: Path, tau_csv: Pa
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
-        (lambda r: r.pop("case_id"), ":2: field 'case_id': required value is null"),
+        (lambda r: r.pop("case_id"), ":2: field 'case_id': required field is missing"),
         (lambda r: r.update(trial="one"), ":2: field 'trial': expected integer (got str 'one')"),
         (lambda r: r.update(outcome="flaky"), ":2: field 'outcome': must be one of"),
         (

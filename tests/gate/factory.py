@@ -1,4 +1,5 @@
-"""Build run-set directories (manifest + records) for gate tests, as the runner would write them."""
+"""Build run-set directories (manifest + records) for gate tests, as the runner would write them:
+checksummed lines (the runner's encoder) and the records sealed in the manifest."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from gatestats.gate import Policy
+from gatestats_runner.store import encode_record, seal_records
 
 T0 = "2026-11-01T10:00:00Z"
 REGISTERED = "2026-11-01T09:00:00Z"
@@ -100,7 +102,7 @@ def write_run_set(
                     }
                 )
                 n += 1
-    (root / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (root / "records.jsonl").write_bytes(b"".join(encode_record(r) for r in records))
     manifest = {
         "format": "gatestats-run-set/1",
         "run_set_id": f"rs-{system}",
@@ -111,9 +113,26 @@ def write_run_set(
         "system": system,
         "policy_digest": None if policy is None else policy.digest,
         "policy_registered_at": None if policy is None else registered_at,
+        "records_seal": seal_records(root),
     }
     (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
+
+
+def rewrite_records(root: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace a factory run set's records as the runner would have written them (checksummed, sealed)."""
+    (root / "records.jsonl").write_bytes(b"".join(encode_record(dict(r)) for r in rows))
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    manifest["records_seal"] = seal_records(root)
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def prepared_never_ran(root: Path) -> None:
+    """Turn a factory run set into one that was prepared (``run --prepare``) and never ran."""
+    (root / "records.jsonl").unlink()
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    manifest.update(complete=False, records_seal=None)
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def bernoulli_outcomes(

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.gate import EXIT_CODES, evaluate_gate, load_policy, load_record_set, parse_policy
-from tests.gate.factory import policy_text, write_run_set
+from tests.gate.factory import policy_text, prepared_never_ran, write_run_set
 
 RULES = """
 [[rules]]
@@ -180,13 +180,21 @@ def test_a_crashed_run_set_is_insufficient_evidence(tmp_path: Path) -> None:
     assert any("run_complete (candidate): " in r and "incomplete" in r for r in body["reasons"])
 
 
-def test_an_empty_record_set_is_insufficient_evidence(tmp_path: Path) -> None:
+def test_a_run_set_prepared_but_never_run_is_insufficient_evidence(tmp_path: Path) -> None:
     policy, b, c = _setup(tmp_path, base=_outcomes(50, set()), cand=_outcomes(50, set()))
-    (c / "records.jsonl").write_text("")
+    prepared_never_ran(c)
     code, body, _ = _gate(policy, b, c)
     assert body is not None
     assert (code, body["verdict"]) == (12, "insufficient_evidence")
     assert any("the record set is empty" in r for r in body["reasons"])
+
+
+def test_emptying_the_records_of_a_complete_run_set_is_refused(tmp_path: Path) -> None:
+    policy, b, c = _setup(tmp_path, base=_outcomes(50, set()), cand=_outcomes(50, set()))
+    (c / "records.jsonl").write_text("")
+    code, body, output = _gate(policy, b, c)
+    assert (code, body) == (1, None)
+    assert f"{c / 'records.jsonl'}: field 'records_seal': records.jsonl is not the file the run set sealed" in output
 
 
 def test_missing_cases_and_mismatched_versions_are_insufficient_evidence(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import polars as pl
 
 from gatestats.gate import evaluate_gate, load_policy, load_record_set
 from gatestats.judges import calibrate, write_calibration
-from tests.gate.factory import policy_text, write_run_set
+from tests.gate.factory import policy_text, rewrite_records, write_run_set
 
 JUDGE = """
 [[rules]]
@@ -41,7 +41,7 @@ def _add_judge(run_set: Path, version: str) -> None:
     for row in rows:
         verdict = row["outcome"] if row["outcome"] in {"passed", "failed"} else "unparseable"
         row["graders"] = [{"name": "helpful", "kind": "judge", "verdict": verdict, "calibration_version": version}]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rewrite_records(run_set, rows)
 
 
 def _verdict(

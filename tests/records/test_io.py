@@ -43,7 +43,9 @@ def test_jsonl_round_trip_keeps_every_value(write_jsonl: Writer, tmp_path: Path)
     assert frame.height == 3
     assert frame["slices"][0].to_list() == ["refunds", "severe"]
     out = write_records_jsonl(frame, tmp_path / "copy.jsonl")
-    assert load_records(out).equals(frame)
+    copy = load_records(out)
+    assert copy.drop("checksum").equals(frame.drop("checksum"))
+    assert copy["checksum"].str.starts_with("sha256:").all()  # the writer checksums every line
 
 
 def test_scan_records_returns_lazyframe_with_contract_schema(write_jsonl: Writer) -> None:
@@ -106,7 +108,7 @@ def test_jsonl_missing_field_names_line_and_field(write_jsonl: Writer) -> None:
     path = write_jsonl(rows)
     with pytest.raises(RecordFileError) as exc:
         load_records(path)
-    assert _messages(exc) == [f"{path}:2: field 'outcome': required value is null"]
+    assert _messages(exc) == [f"{path}:2: field 'outcome': required field is missing"]
 
 
 def test_jsonl_wrong_type_names_line_and_field(write_jsonl: Writer) -> None:
@@ -159,8 +161,9 @@ def test_jsonl_torn_last_line_is_named(write_jsonl: Writer) -> None:
     with pytest.raises(RecordFileError) as exc:
         load_records(path)
     (message,) = _messages(exc)
-    assert message.startswith(f"{path}:3: field '<line>': not valid JSON: ")
-    assert message.endswith("(torn last line: the file does not end with a newline)")
+    assert message == (
+        f"{path}:3: field '<line>': torn last line: not complete JSON and no final newline (a crashed writer?)"
+    )
 
 
 def test_jsonl_unknown_field_is_rejected(write_jsonl: Writer) -> None:
@@ -176,7 +179,7 @@ def test_resource_killed_needs_its_bound(write_jsonl: Writer) -> None:
     path = write_jsonl([make_record(outcome="resource_killed")])
     with pytest.raises(RecordFileError) as exc:
         load_records(path)
-    assert _messages(exc) == [f"{path}:1: field 'bound': bound must be set exactly when outcome is 'resource_killed'"]
+    assert _messages(exc) == [f"{path}:1: field 'bound': required when outcome is 'resource_killed' (got null)"]
 
 
 def test_csv_missing_column_and_wrong_type(tmp_path: Path) -> None:
@@ -190,7 +193,7 @@ def test_csv_missing_column_and_wrong_type(tmp_path: Path) -> None:
     )
     with pytest.raises(RecordFileError) as exc:
         load_records(path)
-    assert _messages(exc) == [f"{path}:3: field 'trial': expected Int64 (got 'one')"]
+    assert _messages(exc) == [f"{path}:3: field 'trial': expected integer (got 'one')"]
 
 
 def test_csv_cannot_hold_list_fields(tmp_path: Path) -> None:

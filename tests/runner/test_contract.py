@@ -237,3 +237,37 @@ def test_decode_line_refuses_what_readers_disagree_on(raw: bytes, field: str, me
 def test_decode_line_keeps_brackets_inside_strings() -> None:
     text = '{"failed_check": "' + "[" * 100 + '"}'
     assert contract.decode_line(text.encode()) == ({"failed_check": "[" * 100}, None)
+
+
+@given(
+    st.dictionaries(st.sampled_from([*contract.FIELDS, "unknown"]), _values, max_size=6),
+    st.booleans(),
+)
+def test_compiled_check_agrees_with_the_reference_checker(overrides: dict[str, Any], drop_outcome: bool) -> None:
+    record = make_record(**overrides)
+    if drop_outcome:
+        record.pop("outcome", None)
+    assert contract._record_ok(record) == (contract._explain(record) == [])
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        {"graders": [{"name": "t", "kind": "code", "verdict": "maybe"}]},
+        {"graders": [{"name": "", "kind": "code", "verdict": "passed"}]},
+        {"graders": [{"kind": "code", "verdict": "passed"}]},
+        {"graders": [{"name": "t", "kind": "llm", "verdict": "passed"}]},
+        {"artifacts": [{"digest": None}]},
+        {"artifacts": [{"path": "a", "bytes": -1}]},
+        {"slices": [None]},
+        {"slices": [["deep"]]},
+        {"missing_artifacts": [1]},
+        {"started_at": "2026-01-01 10:00:00"},
+        {"started_at": "2026-01-01T10:00:00"},
+        {"schema_version": True},
+    ],
+)
+def test_nested_and_format_violations_are_caught_by_both_checkers(nested: dict[str, Any]) -> None:
+    record = make_record(**nested)
+    assert not contract._record_ok(record)
+    assert contract.validate_record(record) != []

@@ -3,7 +3,8 @@
 Each failed check makes the verdict ``insufficient_evidence`` — never ``pass``: an empty or partial
 record set, a run set whose manifest says it is incomplete (a crashed job), a system label or
 digest other than the policy's, a pinned system part that differs or is missing (the wrong or an
-unpinned model), records of several systems in one set, cases missing against the case set or
+unpinned model), records without verified checksums when the policy requires them, records of
+several systems in one set, cases missing against the case set or
 mismatched case versions, fewer cases than ``min_cases``, fewer valid trials than needed, an
 infrastructure-error rate above the limit.
 """
@@ -50,12 +51,32 @@ def _expected_cases(rs: RecordSet) -> set[tuple[str, str | None]] | None:
     return {(str(c["case_id"]), c.get("case_version")) for c in rs.manifest["cases"]}
 
 
+def _integrity(policy: Policy, rs: RecordSet, side: Side) -> CheckResult:
+    """Whether the records carry verified checksums, and whether the policy accepts them if not."""
+    if rs.checksums == "verified":
+        return _ok("checksums", side, f"every record's checksum verified ({rs.origin})")
+    unverified = [f.path for f in rs.files if f.checksums == "none"]
+    detail = (
+        f"{len(unverified)} record file(s) without checksums ({rs.origin}: {_ids(unverified)}): "
+        "nothing shows these records were not edited after they were written"
+    )
+    if policy.require_checksums:
+        return _block(
+            "checksums",
+            side,
+            detail + "; the policy requires checksums (require_checksums = true): write the records with "
+            "`gatestats run` or a `gatestats import`, or set require_checksums = false to accept unverified evidence",
+        )
+    return _ok("checksums", side, detail + "; accepted as unverified evidence (require_checksums = false)")
+
+
 def _side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequirement) -> list[CheckResult]:
     out: list[CheckResult] = []
     records = rs.records
     if records.height == 0:
         return [_block("records_present", side, f"{rs.path}: the record set is empty: nothing was run")]
     out.append(_ok("records_present", side, f"{records.height} records"))
+    out.append(_integrity(policy, rs, side))
     if rs.manifest is not None:
         if rs.manifest.get("complete") is True:
             out.append(_ok("run_complete", side, "the run set's manifest says complete"))

@@ -10,7 +10,9 @@ was written after results could be seen).
 
 from __future__ import annotations
 
+import getpass
 import os
+import platform
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -20,12 +22,14 @@ from typing import Any
 
 import polars as pl
 
+from gatestats._digest import digest_file
+from gatestats._files import rename_directory_once
 from gatestats.errors import GatestatsError
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import MANIFEST, RECORDS, RecordSet
 from gatestats.records import write_records_jsonl
 from gatestats_runner._util import now_rfc3339
-from gatestats_runner.store import RunSetError, RunSetLock, read_manifest, write_manifest
+from gatestats_runner.store import RunSetError, RunSetLock, read_manifest, seal_records, write_manifest
 
 __all__ = [
     "Registration",
@@ -73,11 +77,15 @@ def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registra
     """
     root = Path(run_set)
     try:
-        manifest = read_manifest(root)
+        read_manifest(root)  # a run set directory at all, before a lock file is made in it
         lock = RunSetLock(root)
     except (RunSetError, OSError) as exc:
         raise RegistrationError(str(exc)) from None
     try:
+        try:
+            manifest = read_manifest(root)  # again, under the lock: a runner may have written it meanwhile
+        except (RunSetError, OSError) as exc:
+            raise RegistrationError(str(exc)) from None
         records = root / RECORDS
         existing = manifest.get("policy_digest")
         if existing is not None and existing != policy.digest:
@@ -169,13 +177,23 @@ def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
     )
 
 
+def _who() -> str:
+    """The account and host that ran the import (provenance, not authentication)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = f"uid {os.getuid()}"
+    return f"{user}@{platform.node() or 'unknown-host'}"
+
+
 def write_imported_run_set(
     records: pl.DataFrame, out: str | os.PathLike[str], *, policy: Policy | None, source: str
 ) -> Path:
     """Write imported records as a run set directory (``manifest.json`` + ``records.jsonl``).
 
     For records made by other harnesses, registration happens at import: the manifest says
-    ``origin: "import"`` and carries the policy's digest and the import time. The directory is
+    ``origin: "import"`` and carries the policy's digest and the import time, the source file's
+    digest, who imported it, and the seal of the records (each line is checksummed by the writer). The directory is
     built beside ``out`` and renamed into place (it exists whole or not at all); an existing
     ``out`` is refused.
 
@@ -200,6 +218,8 @@ def write_imported_run_set(
             "run_set_id": ",".join(sorted(str(x) for x in records.get_column("run_set_id").unique().to_list())),
             "origin": "import",
             "source": source,
+            "source_digest": digest_file(source) if Path(source).is_file() else None,
+            "imported_by": _who(),
             "imported_at": now,
             "complete": True,
             "case_set_version": None,
@@ -210,9 +230,14 @@ def write_imported_run_set(
             "policy_registered_at": None if policy is None else now,
             "policy_name": None if policy is None else policy.name,
             "policy_version": None if policy is None else policy.version,
+            "records_seal": seal_records(building),
         }
         write_manifest(building, manifest)
-        os.rename(building, target)
+        try:
+            rename_directory_once(building, target)  # a plain rename would replace an empty directory
+        except FileExistsError:
+            msg = f"{target}: exists; an imported run set is written once (choose a new directory)"
+            raise FileExistsError(msg) from None
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise

@@ -9,7 +9,15 @@ from gatestats.records.contract import (
     RECORD_KEY,
     REQUIRED_FIELDS,
 )
-from gatestats.records.io import load_records, record_format, scan_records, write_records_jsonl
+from gatestats.records.io import (
+    RecordFileInfo,
+    load_record_files,
+    load_records,
+    read_record_file,
+    record_format,
+    scan_records,
+    write_records_jsonl,
+)
 from gatestats.records.schema import RECORD_SCHEMA, validate_records
 
 __all__ = [
@@ -21,7 +29,10 @@ __all__ = [
     "RECORD_KEY",
     "RECORD_SCHEMA",
     "REQUIRED_FIELDS",
+    "RecordFileInfo",
+    "load_record_files",
     "load_records",
+    "read_record_file",
     "record_format",
     "scan_records",
     "validate_records",

@@ -1,31 +1,41 @@
 """Read and write run-record files: JSONL (the runner's format), Parquet and CSV.
 
-Readers return a polars ``LazyFrame`` with exactly the contract's columns and types. Structural
-defects (a torn or malformed line, an unknown or missing column, a value of the wrong type) raise
-:class:`~gatestats.errors.RecordFileError` naming the file, the line (or Parquet row) and the
-field. :func:`load_records` additionally validates the data with the pandera schema, including
-duplicate keys across files, and returns the collected frame: nothing downstream ever sees
-records that were not checked.
+One strict reader for every format. Frames have exactly the contract's columns and types. Every
+defect (a torn or malformed line, a duplicate JSON key, NaN or an overflowing number, an unknown or
+missing column, a value of the wrong type at any depth, a checksum that does not match its line, a
+duplicate record key) raises :class:`~gatestats.errors.RecordFileError` naming the file, the line
+(or Parquet row) and the field, with the exact count of problems. Nothing is coerced: a number is
+never read from a string column, a short CSV row is never filled with nulls, ``1.0`` is not an
+integer. Nothing downstream ever sees records that were not checked.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from polars._typing import PolarsDataType
 
+from gatestats._digest import digest_file
+from gatestats._files import write_atomic, write_once
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
-from gatestats.records.schema import validate_records
+from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
+from gatestats.records.schema import duplicate_problems, validate_records
+from gatestats.tabular import csv_row_lines, read_csv_strict
 from gatestats_runner.contract import validate_record
+from gatestats_runner.store import encode_record
 
 __all__ = [
+    "RecordFileInfo",
+    "load_record_files",
     "load_records",
+    "read_record_file",
     "record_format",
     "relocate_problems",
     "scan_records",
@@ -33,7 +43,6 @@ __all__ = [
 ]
 
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".csv": "csv"}
-_MAX_PROBLEMS = 50
 
 
 def record_format(path: str | os.PathLike[str]) -> str:
@@ -46,38 +55,6 @@ def record_format(path: str | os.PathLike[str]) -> str:
     return _FORMATS[suffix]
 
 
-def _explain_jsonl(path: Path) -> list[RecordProblem]:
-    """Slow path: decode line by line with the runner's contract checker to locate defects."""
-    problems: list[RecordProblem] = []
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    torn_last = not data.endswith(b"\n")
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            last = number == len(lines) and torn_last
-            hint = " (torn last line: the file does not end with a newline)" if last else ""
-            problems.append(
-                RecordProblem(
-                    file=str(path),
-                    line=number,
-                    field="<line>",
-                    message=f"not valid JSON: {exc}{hint}",
-                )
-            )
-        else:
-            problems.extend(
-                RecordProblem(file=str(path), line=number, field=v.field, message=v.message)
-                for v in validate_record(record)
-            )
-        if len(problems) >= _MAX_PROBLEMS:
-            break
-    return problems
-
-
 def _jsonl_line_numbers(path: Path) -> list[int]:
     """Line number (1-based) of each non-blank line: row i of the frame is line result[i]."""
     with path.open("rb") as handle:
@@ -85,12 +62,13 @@ def _jsonl_line_numbers(path: Path) -> list[int]:
 
 
 def _compatible(got: PolarsDataType, expected: PolarsDataType) -> bool:
+    """Whether a stored column type holds the contract's type without loss (no string <-> number)."""
     if got == expected or got == pl.Null():
         return True
     if isinstance(expected, pl.Float64):
-        return got.is_numeric()
+        return got in {pl.Float32(), pl.Float64()} or (got.is_integer() and got != pl.UInt64())
     if isinstance(expected, pl.Int64):
-        return got.is_integer()
+        return got.is_integer() and got != pl.UInt64()
     if isinstance(expected, pl.List) and isinstance(got, pl.List):
         return _compatible(got.inner, expected.inner)
     if isinstance(expected, pl.Struct) and isinstance(got, pl.Struct):
@@ -99,25 +77,30 @@ def _compatible(got: PolarsDataType, expected: PolarsDataType) -> bool:
     return False
 
 
-def _scan_jsonl(path: Path) -> pl.LazyFrame:
+def _read_jsonl(path: Path) -> tuple[pl.DataFrame, JsonlCheck]:
+    """The strict line pass, then polars reads the lines it proved well-formed (no coercion left to do)."""
+    check = check_jsonl(path)
+    if check.n_records == 0:
+        return pl.DataFrame(schema=POLARS_SCHEMA), check
     try:
-        inferred = pl.scan_ndjson(path, infer_schema_length=None).collect_schema()
-    except pl.exceptions.PolarsError:
-        inferred = None
-    if inferred is None or any(
-        name not in POLARS_SCHEMA or not _compatible(dtype, POLARS_SCHEMA[name]) for name, dtype in inferred.items()
-    ):
-        problems = _explain_jsonl(path)
-        if not problems:  # pragma: no cover - polars and the contract checker disagree
-            problems = [RecordProblem(file=str(path), field="<file>", message="polars could not read this JSONL file")]
-        raise RecordFileError(problems)
-    return pl.scan_ndjson(path, schema=POLARS_SCHEMA)
+        frame = pl.read_ndjson(path, schema=POLARS_SCHEMA)
+    except pl.exceptions.PolarsError as exc:  # pragma: no cover - the line pass accepts only what polars reads
+        raise RecordFileError.single(path, "<file>", f"polars could not read the checked lines: {exc}") from None
+    _unchanged(path, check.digest)
+    return frame, check
 
 
-def _scan_parquet(path: Path) -> pl.LazyFrame:
+def _unchanged(path: Path, digest: str) -> None:
+    """Refuse a file whose bytes changed between the check and the columnar read."""
+    if digest_file(path) != digest:
+        raise RecordFileError.single(path, "<file>", "the file changed while it was being read; read it again")
+
+
+def _read_parquet(path: Path) -> tuple[pl.DataFrame, str]:
+    digest = digest_file(path)
     try:
         schema = pl.scan_parquet(path).collect_schema()
-    except pl.exceptions.PolarsError as exc:
+    except (pl.exceptions.PolarsError, OSError) as exc:
         raise RecordFileError.single(path, "<file>", f"not a readable Parquet file: {exc}") from None
     problems = [
         RecordProblem(file=str(path), field=name, message="unknown column (not in the run-record contract v1)")
@@ -140,72 +123,99 @@ def _scan_parquet(path: Path) -> pl.LazyFrame:
     ]
     if problems:
         raise RecordFileError(problems)
-    return pl.scan_parquet(path).select(
-        pl.col(name).cast(dtype) if name in schema else pl.lit(None, dtype=dtype).alias(name)
-        for name, dtype in POLARS_SCHEMA.items()
-    )
-
-
-def _scan_csv(path: Path) -> pl.LazyFrame:
     try:
-        raw = pl.read_csv(path, infer_schema=False, null_values=[""])
-    except pl.exceptions.PolarsError as exc:
-        raise RecordFileError.single(path, "<file>", f"not a readable CSV file: {exc}") from None
+        frame = pl.read_parquet(path).select(
+            pl.col(name).cast(dtype, strict=True) if name in schema else pl.lit(None, dtype=dtype).alias(name)
+            for name, dtype in POLARS_SCHEMA.items()
+        )
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise RecordFileError.single(path, "<file>", f"not a readable Parquet file: {exc}") from None
+    _unchanged(path, digest)
+    return frame, digest
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+_NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+
+
+def _csv_value(text: str, dtype: PolarsDataType) -> tuple[Any, str | None]:
+    """A CSV cell as the contract's type, or why it is not one (empty = null; no other coercion)."""
+    if text == "":
+        return None, None
+    if isinstance(dtype, pl.Int64):
+        if not _INTEGER.fullmatch(text) or len(text) > 20:
+            return None, f"expected integer (got {text[:80]!r})"
+        return int(text), None
+    if isinstance(dtype, pl.Float64):
+        if not _NUMBER.fullmatch(text):
+            return None, f"expected a finite number (got {text[:80]!r})"
+        return float(text), None
+    if isinstance(dtype, pl.Boolean):
+        if text not in {"true", "false"}:
+            return None, f"expected true or false (got {text[:80]!r})"
+        return text == "true", None
+    return text, None
+
+
+def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
+    digest = digest_file(path)
+    table = read_csv_strict(path)
     problems: list[RecordProblem] = []
-    for name in raw.columns:
+    for name in table.header:
         if name not in POLARS_SCHEMA:
-            problems.append(
-                RecordProblem(
-                    file=str(path),
-                    line=1,
-                    field=name,
-                    message="unknown column (not in the run-record contract v1)",
-                )
-            )
+            message = "unknown column (not in the run-record contract v1)"
         elif name in NESTED_FIELDS:
-            problems.append(
-                RecordProblem(
-                    file=str(path),
-                    line=1,
-                    field=name,
-                    message="list/struct field cannot be stored in CSV (use JSONL or Parquet)",
-                )
-            )
+            message = "list/struct field cannot be stored in CSV (use JSONL or Parquet)"
+        else:
+            continue
+        problems.append(RecordProblem(file=str(path), line=1, field=name, message=message))
     problems += [
         RecordProblem(file=str(path), line=1, field=name, message="required column is missing")
         for name in REQUIRED_FIELDS
-        if name not in raw.columns
+        if name not in table.header
     ]
     if problems:
         raise RecordFileError(problems)
-    casts = {name: pl.col(name).cast(POLARS_SCHEMA[name], strict=False) for name in raw.columns}
-    typed = raw.with_columns(**casts)
-    for name in raw.columns:
-        bad = raw.with_row_index("__row").filter(pl.col(name).is_not_null() & typed[name].is_null())
-        problems.extend(
-            RecordProblem(
-                file=str(path),
-                line=int(row["__row"]) + 2,
-                field=name,
-                message=f"expected {POLARS_SCHEMA[name]} (got {row[name]!r})",
-            )
-            for row in bad.head(_MAX_PROBLEMS).iter_rows(named=True)
-        )
+    columns: dict[str, list[Any]] = {name: [] for name in table.header}
+    total = 0
+    for row, line in zip(table.rows, table.lines, strict=True):
+        record: dict[str, Any] = {}
+        mistyped: set[str] = set()
+        for name, text in zip(table.header, row, strict=True):
+            value, bad = _csv_value(text, POLARS_SCHEMA[name])
+            if bad is not None:
+                mistyped.add(name)
+                total += 1
+                if len(problems) < MAX_PROBLEMS:
+                    problems.append(RecordProblem(file=str(path), line=line, field=name, message=bad))
+            record[name] = value
+            columns[name].append(value)
+        present = {k: v for k, v in record.items() if v is not None}
+        for v in validate_record(present):
+            if v.field in mistyped:
+                continue  # already named with the text that is not of the field's type
+            total += 1
+            if len(problems) < MAX_PROBLEMS:
+                problems.append(RecordProblem(file=str(path), line=line, field=v.field, message=v.message))
     if problems:
-        raise RecordFileError(problems)
-    return typed.lazy().select(
-        pl.col(name) if name in raw.columns else pl.lit(None, dtype=dtype).alias(name)
-        for name, dtype in POLARS_SCHEMA.items()
+        raise RecordFileError(problems, total=total)
+    frame = pl.DataFrame(
+        {
+            name: pl.Series(name, columns.get(name, [None] * len(table.rows)), dtype=dtype, strict=True)
+            for name, dtype in POLARS_SCHEMA.items()
+        },
     )
+    _unchanged(path, digest)
+    return frame, digest, table.lines
 
 
 def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
     """Read one record file (``.jsonl``/``.ndjson``, ``.parquet`` or ``.csv``) as a LazyFrame.
 
     The frame has exactly the contract's columns, in contract order, with contract types;
-    optional columns absent from the file are null. Values are *not* yet checked against the
-    contract's rules: use :func:`load_records` (or :func:`~gatestats.records.validate_records`)
-    before computing anything.
+    optional columns absent from the file are null. The file is read strictly (see
+    :func:`read_record_file`); the data checks that span rows (duplicate keys) are left to
+    :func:`load_records`.
 
     Raises
     ------
@@ -213,26 +223,105 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
         The file is missing, unreadable, torn, or has unknown/missing columns or mistyped values;
         the message names the file, line (or row) and field.
     """
+    return read_record_file(path)[0].lazy()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordFileInfo:
+    """What reading one record file established: its bytes' digest and whether its lines carry checksums.
+
+    ``checksums`` is ``verified`` (every line's checksum matched its content), ``none`` (no line
+    carries one: records from another tool, or a CSV or Parquet file) or ``empty`` (no record).
+    """
+
+    path: str
+    format: str
+    digest: str
+    size: int
+    n_records: int
+    checksums: ChecksumStatus
+    run_set_ids: tuple[str, ...]
+
+
+def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFileInfo]:
+    """Read one record file strictly and check every row against the contract (duplicates included).
+
+    JSONL is checked line by line before polars reads it (:func:`gatestats.records.lines.check_jsonl`:
+    strict JSON, the contract at every depth, checksums). CSV is read with the standard library in
+    strict mode (every value typed without coercion: empty is null). Parquet columns must have the
+    contract's types (lossless integer and float widths accepted). Then every row is validated.
+
+    Raises
+    ------
+    RecordFileError
+        Every problem found, each naming the file, the line (or Parquet row) and the field.
+    """
     file = Path(path)
-    if not file.is_file():
-        raise RecordFileError.single(file, "<file>", "no such record file")
     kind = record_format(file)
+    if not file.is_file():
+        why = "not a regular file" if file.exists() else "no such record file"
+        raise RecordFileError.single(file, "<file>", why)
+    lines: tuple[int, ...] | None = None
+    checksums: ChecksumStatus = "none"
+    run_set_ids: tuple[str, ...] = ()
     if kind == "jsonl":
-        return _scan_jsonl(file)
-    if kind == "parquet":
-        return _scan_parquet(file)
-    return _scan_csv(file)
+        frame, check = _read_jsonl(file)
+        digest, lines, checksums = check.digest, check.lines, check.checksums
+        run_set_ids = tuple(sorted(check.run_set_ids))
+    elif kind == "parquet":
+        frame, digest = _read_parquet(file)
+    else:
+        frame, digest, lines = _read_csv(file)
+    if frame.height == 0:
+        checksums = "empty"
+    elif kind != "jsonl":
+        run_set_ids = tuple(sorted(str(x) for x in frame.get_column("run_set_id").unique().to_list()))
+    try:
+        if kind == "jsonl":  # the line pass checked every value of every line; keys across lines remain
+            duplicates = duplicate_problems(frame, str(file))
+            if duplicates:
+                raise RecordFileError(duplicates)
+            checked = frame
+        else:
+            checked = validate_records(frame, source=str(file))
+    except RecordFileError as exc:
+        raise RecordFileError(_at_lines(exc.problems, lines), total=exc.total) from None
+    info = RecordFileInfo(
+        path=str(file),
+        format=kind,
+        digest=digest,
+        size=file.stat().st_size,
+        n_records=checked.height,
+        checksums=checksums,
+        run_set_ids=run_set_ids,
+    )
+    return checked, info
+
+
+def _at_lines(problems: Iterable[RecordProblem], lines: Sequence[int] | None) -> list[RecordProblem]:
+    """Frame rows → file lines, with the line map the reader built (Parquet keeps rows)."""
+    if lines is None:
+        return list(problems)
+    return [
+        RecordProblem(
+            file=p.file,
+            field=p.field,
+            message=p.message,
+            line=p.line if p.row is None else lines[p.row],
+            first_line=p.first_line if p.first_row is None else lines[p.first_row],
+        )
+        for p in problems
+    ]
 
 
 def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
-    """Turn frame rows into file lines (JSONL: n-th non-blank line; CSV: row + 2; Parquet: row)."""
-    line_maps: dict[str, list[int]] = {}
+    """Turn frame rows into file lines (JSONL: n-th non-blank line; CSV: the row's physical first line,
+    quoted newlines counted; Parquet: the row)."""
+    line_maps: dict[str, Sequence[int]] = {}
 
     def line_of(file: str, kind: str, row: int) -> int:
-        if kind == "csv":
-            return row + 2
         if file not in line_maps:
-            line_maps[file] = _jsonl_line_numbers(Path(file))
+            line_maps[file] = csv_row_lines(file) if kind == "csv" else _jsonl_line_numbers(Path(file))
         return line_maps[file][row]
 
     relocated = []
@@ -253,8 +342,10 @@ def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
     return relocated
 
 
-def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
-    """Read, validate and concatenate record files; every row checked against the contract.
+def load_record_files(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> tuple[pl.DataFrame, tuple[RecordFileInfo, ...]]:
+    """Read, validate and concatenate record files; return the records and what was read of each file.
 
     Duplicate record keys are errors within a file and across files.
 
@@ -267,30 +358,34 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
     if not items:
         raise RecordFileError.single("<arguments>", "RECORDS", "at least one record file is required")
     frames: list[pl.DataFrame] = []
+    infos: list[RecordFileInfo] = []
     for item in items:
-        path = Path(item)
-        kind = record_format(path)
-        lazy = scan_records(path)
-        try:
-            frame = validate_records(lazy, source=str(path))
-        except RecordFileError as exc:
-            raise RecordFileError(relocate_problems(exc.problems)) from None
-        except pl.exceptions.PolarsError as exc:
-            if kind == "jsonl":
-                raise RecordFileError(
-                    _explain_jsonl(path) or [RecordProblem(file=str(path), field="<file>", message=str(exc))]
-                ) from None
-            raise RecordFileError.single(path, "<file>", str(exc)) from None
+        frame, info = read_record_file(item)
         frames.append(frame)
+        infos.append(info)
     if len(frames) == 1:
-        return frames[0]  # no cross-file duplicates to look for: no file/row tags to build
+        return frames[0], tuple(infos)  # no cross-file duplicates to look for: no file/row tags to build
     tagged = [
         frame.with_columns(pl.lit(str(Path(item))).alias("__file"), pl.int_range(pl.len()).alias("__row"))
         for frame, item in zip(frames, items, strict=True)
     ]
     combined = pl.concat(tagged, how="vertical")
     _check_cross_file_duplicates(combined)
-    return combined.drop("__file", "__row")
+    return combined.drop("__file", "__row"), tuple(infos)
+
+
+def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
+    """Read, validate and concatenate record files; every row checked against the contract.
+
+    Duplicate record keys are errors within a file and across files. Lines that carry the
+    runner's checksum are verified (see :func:`read_record_file`).
+
+    Raises
+    ------
+    RecordFileError
+        With every problem found (file, line or row, field, what was expected, what was got).
+    """
+    return load_record_files(paths)[0]
 
 
 def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
@@ -313,13 +408,18 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
             )
             for other in rows[1:]
         )
-    raise RecordFileError(relocate_problems(problems[:_MAX_PROBLEMS]))
+    raise RecordFileError(relocate_problems(problems[:MAX_PROBLEMS]), total=len(problems))
 
 
 def write_records_jsonl(records: pl.DataFrame, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
-    """Validate ``records`` and write them as JSONL atomically (temporary file, then rename).
+    """Validate ``records`` and write them as JSONL, whole or not at all, each line with its checksum.
 
-    An existing file is never replaced unless ``overwrite`` is true: record files are immutable.
+    Each line is the runner's encoding (:func:`gatestats_runner.store.encode_record`): canonical JSON
+    with a ``checksum`` of its content, so an edit after the write is detected by every reader.
+
+    The file is created exclusively (a temporary file, fsync'd, then hard-linked into place): of two
+    writers racing for one path exactly one wins and the other gets :class:`FileExistsError`; an
+    existing file is never replaced unless ``overwrite`` is true (record files are immutable).
     Nothing is written if validation fails.
     """
     target = Path(path)
@@ -327,12 +427,13 @@ def write_records_jsonl(records: pl.DataFrame, path: str | os.PathLike[str], *, 
         raise FileExistsError(f"{target}: record file already exists (record files are immutable; choose a new name)")
     checked = validate_records(records, source=str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    data = b"".join(encode_record(row) for row in checked.iter_rows(named=True))
+    if overwrite:
+        write_atomic(target, data)
+        return target
     try:
-        checked.write_ndjson(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        write_once(target, data)
+    except FileExistsError:
+        msg = f"{target}: record file already exists (record files are immutable; choose a new name)"
+        raise FileExistsError(msg) from None
     return target

@@ -17,10 +17,10 @@ from pandera.errors import SchemaError, SchemaErrors
 
 from gatestats._typing import FrameLike
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
-from gatestats_runner.contract import load_schema
+from gatestats.records.contract import DATETIME_FIELDS, NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
+from gatestats_runner.contract import RFC3339_PATTERN, load_schema, validate_field
 
-__all__ = ["RECORD_SCHEMA", "validate_records"]
+__all__ = ["RECORD_SCHEMA", "duplicate_problems", "validate_records"]
 
 
 def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
@@ -29,6 +29,14 @@ def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
         checks.append(pa.Check.isin([v for v in spec["enum"] if v is not None]))
     if "const" in spec:
         checks.append(pa.Check.equal_to(spec["const"]))
+    if isinstance(POLARS_SCHEMA[name], pl.Float64):
+        checks.append(
+            pa.Check(
+                lambda data: data.lazyframe.select(pl.col(data.key).is_null() | pl.col(data.key).is_finite()),
+                name="finite",
+                error="expected a finite number",
+            )
+        )
     if "minimum" in spec:
         checks.append(pa.Check.greater_than_or_equal_to(spec["minimum"]))
     if spec.get("minLength"):
@@ -37,8 +45,7 @@ def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
         checks.append(
             pa.Check(
                 lambda data: data.lazyframe.select(
-                    pl.col(data.key).is_null()
-                    | pl.col(data.key).str.to_datetime(time_zone="UTC", strict=False).is_not_null()
+                    pl.col(data.key).is_null() | pl.col(data.key).str.contains(RFC3339_PATTERN)
                 ),
                 name="rfc3339_timestamp_with_offset",
                 error="expected an RFC 3339 timestamp with offset",
@@ -86,7 +93,7 @@ def _build_schema() -> pa.DataFrameSchema:
                 error="cost_usd must be null when a cost part is set",
             ),
         ],
-        # duplicates: found once, by _duplicate_problems (pandera's check would repeat it)
+        # duplicates: found once, by duplicate_problems (pandera's check would repeat it)
         strict=True,
         ordered=False,
         name="run_record_v1",
@@ -122,7 +129,8 @@ def _key_text(row: dict[str, Any]) -> str:
     return ", ".join(f"{name}={row.get(name)!r}" for name in RECORD_KEY)
 
 
-def _duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
+def duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
+    """Every record whose key (system, case, version, trial, attempt) an earlier row already has (rows 0-based)."""
     # Fast path: equal keys have equal hashes, so as many distinct key hashes as rows proves
     # there is no duplicate; only a hash collision or a real duplicate takes the exact path.
     if data.select(pl.struct(RECORD_KEY).hash(seed=0).n_unique()).item() == data.height:
@@ -160,6 +168,10 @@ def _describe(check: str, got: object) -> str:
         expected = "must not be empty"
     elif check.startswith("equal_to("):
         expected = "must be " + check[len("equal_to(") : -1]
+    elif check == "finite":
+        expected = "expected a finite number"
+    elif check == "rfc3339_timestamp_with_offset":
+        expected = "expected an RFC 3339 timestamp with offset"
     else:
         expected = check
     if got is None:
@@ -177,7 +189,7 @@ def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProble
     for case in cases.iter_rows(named=True):
         check = str(case.get("check") or "schema")
         if "uniqueness" in check:
-            continue  # reported by _duplicate_problems with the key and the first row
+            continue  # reported by duplicate_problems with the key and the first row
         column = str(case.get("column") or "<record>")
         got = case.get("failure_case")
         index = case.get("index")
@@ -194,6 +206,32 @@ def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProble
             )
         )
     return problems
+
+
+def _nested_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
+    """List and struct values checked at every depth by the contract's own checker (rows that hold any)."""
+    problems: list[RecordProblem] = []
+    for name in NESTED_FIELDS:
+        column = data.get_column(name)
+        if column.null_count() == data.height:
+            continue
+        for row, value in enumerate(column.to_list()):
+            if value is None:
+                continue
+            problems.extend(
+                RecordProblem(file=source, field=v.field, message=v.message, row=row)
+                for v in validate_field(name, _without_absent(value))
+            )
+    return problems
+
+
+def _without_absent(value: Any) -> Any:
+    """polars fills a struct field the data did not have with null; the contract's optional fields may be null."""
+    if isinstance(value, list):
+        return [_without_absent(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_absent(v) for k, v in value.items() if v is not None}
+    return value
 
 
 def validate_records(frame: FrameLike, *, source: str = "<frame>") -> pl.DataFrame:
@@ -230,7 +268,8 @@ def validate_records(frame: FrameLike, *, source: str = "<frame>") -> pl.DataFra
             RECORD_SCHEMA.validate(data, lazy=True)
         except (SchemaErrors, SchemaError) as exc:
             problems.extend(_problems(exc, source))
-    problems.extend(_duplicate_problems(data, source))
+    problems.extend(_nested_problems(data, source))
+    problems.extend(duplicate_problems(data, source))
     if problems:
         problems.sort(key=lambda p: (p.row is None, p.row or 0, p.field))
         raise RecordFileError(problems)

@@ -415,6 +415,25 @@ def _pct(value: float | None) -> str:
     return _NONE if value is None else f"{value:.1%}"
 
 
+_CHECKSUMS = {
+    "verified": "every record's checksum verified",
+    "none": "records WITHOUT checksums: unverified evidence (accepted by the policy's require_checksums = false)",
+    "empty": "no records",
+}
+
+
+def _integrity(side: dict[str, Any]) -> str:
+    """How far the records of a side can be trusted to be the ones that were written, and where they came from."""
+    status = _CHECKSUMS.get(str(side.get("checksums")), "not recorded (a verdict from an earlier gatestats)")
+    text = f"{_e(status)}; origin {_e(side.get('origin') or 'record files')}"
+    if side.get("imported_from"):
+        text += (
+            f"<br>imported from {_code(side.get('imported_from'))} ({_code(side.get('imported_source_digest'))})"
+            f" by {_e(side.get('imported_by'))} at {_e(side.get('imported_at'))}"
+        )
+    return text
+
+
 def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str | None) -> str:
     p = data.provenance
     verdict, policy, registration = p["verdict"], p["policy"], p["registration"]
@@ -443,6 +462,7 @@ def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str |
                 f"{_code(s.get('run_set_id'))} ({_e(s.get('kind'))}, {_e(s.get('n_records'))} records)",
             ],
             [f"{side} record set digest", _code(s.get("digest"))],
+            [f"{side} integrity", _integrity(s)],
         ]
         rows += [
             [f"{side} record file", f"{_code(f['path'])}<br>{_code(f['digest'])} ({_e(f.get('size'))} bytes)"]

@@ -353,6 +353,11 @@ def _provenance(verdict: VerdictInput) -> dict[str, Any]:
                 "n_records",
                 "complete",
                 "origin",
+                "checksums",
+                "imported_from",
+                "imported_source_digest",
+                "imported_by",
+                "imported_at",
             )
         }
     return {

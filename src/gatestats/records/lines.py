@@ -1,0 +1,167 @@
+"""The strict line pass over a JSONL record file: every line decoded, checked and its checksum verified.
+
+Every reader of JSONL records goes through :func:`check_jsonl` before polars sees the file, so the
+columnar reader only ever parses lines that are already known to be exactly what the contract says:
+one JSON object per line, no duplicate key, no ``NaN``, no number that overflows, no unknown field,
+every value of the right type at every depth (see :func:`gatestats_runner.contract.decode_line` and
+:func:`~gatestats_runner.contract.validate_record`, the runner's own checker: one source of truth).
+
+Checksums
+---------
+The runner writes a ``checksum`` on every line: ``sha256:`` of the canonical JSON of the record
+without that field (:func:`gatestats_runner.store.record_checksum`). A line whose checksum does not
+match its content was changed after it was written: that is an error, never a warning. A file is
+either checksummed on every line or on none (a file of records from another tool); a file with
+some lines checksummed and others not is an error too (stripping the checksum from an edited line
+must not turn it into "unchecked evidence"). The pass also digests the file's bytes as it reads
+them, so the digest a verdict binds is the digest of the bytes that were checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from gatestats.errors import RecordFileError, RecordProblem
+from gatestats_runner.contract import decode_line, validate_record
+from gatestats_runner.store import CHECKSUM_FIELD, record_checksum
+
+__all__ = ["MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
+
+#: How many problems an error keeps to show (the count of all of them is exact).
+MAX_PROBLEMS = 50
+
+ChecksumStatus = Literal["verified", "none", "empty"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JsonlCheck:
+    """What the line pass found in a JSONL record file that has no defect.
+
+    ``lines[i]`` is the 1-based line number of the i-th record (blank lines are skipped).
+    ``checksums`` is ``verified`` when every line carries a checksum that matches its content,
+    ``none`` when no line carries one, ``empty`` when the file has no record.
+    """
+
+    path: str
+    digest: str
+    size: int
+    n_records: int
+    checksums: ChecksumStatus
+    run_set_ids: frozenset[str]
+    lines: tuple[int, ...]
+
+
+class _Problems:
+    """Collects problems: keeps the first :data:`MAX_PROBLEMS`, counts them all."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.kept: list[RecordProblem] = []
+        self.total = 0
+
+    def add(self, line: int, field: str, message: str) -> None:
+        self.total += 1
+        if len(self.kept) < MAX_PROBLEMS:
+            self.kept.append(RecordProblem(file=self.path, line=line, field=field, message=message))
+
+    def raise_if_any(self) -> None:
+        if self.total:
+            raise RecordFileError(self.kept, total=self.total)
+
+
+def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
+    """Decode, contract-check and checksum-verify every line of a JSONL record file.
+
+    Raises
+    ------
+    RecordFileError
+        With every problem found (the first :data:`MAX_PROBLEMS` kept, ``total`` exact), each
+        naming the file, the line and the field: a line that is not one strict JSON object, a
+        field that breaks the contract, a checksum that does not match the line, a line without
+        a checksum in a checksummed file, a torn last line (no newline: a writer crashed).
+    """
+    file = Path(path)
+    problems = _Problems(str(file))
+    digest = hashlib.sha256()
+    size = 0
+    lines: list[int] = []
+    with_checksum: list[int] = []
+    without_checksum: list[int] = []
+    run_set_ids: set[str] = set()
+    number = 0
+    torn = False
+    try:
+        handle = file.open("rb")
+    except OSError as exc:
+        raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
+    with handle:
+        for raw in handle:
+            number += 1
+            digest.update(raw)
+            size += len(raw)
+            if not raw.endswith(b"\n"):
+                torn = True
+            body = raw.rstrip(b"\r\n")
+            if not body.strip():
+                continue
+            if torn and decode_line(body)[0] is None:
+                problems.add(
+                    number, "<line>", "torn last line: not complete JSON and no final newline (a crashed writer?)"
+                )
+                break
+            _check_line(body, number, problems, with_checksum, without_checksum, run_set_ids)
+            lines.append(number)
+    if with_checksum and without_checksum:
+        for line in without_checksum:
+            problems.add(
+                line,
+                CHECKSUM_FIELD,
+                f"no checksum, but {len(with_checksum)} other line(s) of this file have one: "
+                "a line of a checksummed file was replaced or its checksum removed",
+            )
+    problems.raise_if_any()
+    status: ChecksumStatus = "empty" if not lines else "verified" if with_checksum else "none"
+    return JsonlCheck(
+        path=str(file),
+        digest="sha256:" + digest.hexdigest(),
+        size=size,
+        n_records=len(lines),
+        checksums=status,
+        run_set_ids=frozenset(run_set_ids),
+        lines=tuple(lines),
+    )
+
+
+def _check_line(
+    body: bytes,
+    number: int,
+    problems: _Problems,
+    with_checksum: list[int],
+    without_checksum: list[int],
+    run_set_ids: set[str],
+) -> None:
+    record, bad = decode_line(body)
+    if bad is not None or record is None:
+        problems.add(number, bad.field if bad else "<line>", bad.message if bad else "not a JSON object")
+        return
+    checksum = record.get(CHECKSUM_FIELD)
+    violations = validate_record(record)
+    for v in violations:
+        problems.add(number, v.field, v.message)
+    if checksum is None:
+        without_checksum.append(number)
+    elif not violations or all(v.field != CHECKSUM_FIELD for v in violations):
+        with_checksum.append(number)
+        if checksum != record_checksum(record):
+            problems.add(
+                number,
+                CHECKSUM_FIELD,
+                "checksum does not match the line: the record was changed after it was written",
+            )
+    run_set = record.get("run_set_id")
+    if isinstance(run_set, str):
+        run_set_ids.add(run_set)

@@ -1,0 +1,120 @@
+"""Strict CSV reading: every row with the physical line it starts on, every defect with its line.
+
+polars' CSV reader fills a short row with nulls, reports a ragged row or a broken quote for the whole
+file, and counts lines by rows (a quoted newline shifts every later line by one). Files that decide a
+release are read here instead, with the standard library's ``csv`` module in strict mode, so that an
+error names the file and the line a person sees in an editor.
+
+A leading UTF-8 byte-order mark (what spreadsheet programs write) is accepted; any other byte that
+is not UTF-8 is an error naming its line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gatestats.errors import RecordFileError, RecordProblem
+
+__all__ = ["MAX_CSV_FIELD_BYTES", "CsvTable", "csv_row_lines", "read_csv_strict"]
+
+#: The longest field a CSV file may hold (csv's own default limit is 128 KiB).
+MAX_CSV_FIELD_BYTES = 1 << 20
+_MAX_KEPT = 50
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CsvTable:
+    """A CSV file as strings: the header, the rows (all as wide as the header), each row's first line."""
+
+    path: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    lines: tuple[int, ...]
+
+
+def _decode(path: Path, data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RecordFileError.single(
+            path, "<line>", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})", line=line
+        ) from None
+
+
+def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
+    """Read a CSV file with a header row; refuse ragged rows, broken quoting and bad bytes.
+
+    Raises
+    ------
+    RecordFileError
+        The file cannot be read, is not UTF-8, has no header, a duplicate or empty column name,
+        a row with more or fewer fields than the header, or a quote that is not closed; every
+        problem names its line (the first 50 are kept, the count is exact).
+    """
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
+    text = _decode(file, data)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    problems: list[RecordProblem] = []
+    total = 0
+
+    def add(line: int, field: str, message: str) -> None:
+        nonlocal total
+        total += 1
+        if len(problems) < _MAX_KEPT:
+            problems.append(RecordProblem(file=str(file), line=line, field=field, message=message))
+
+    previous_limit = csv.field_size_limit(MAX_CSV_FIELD_BYTES)
+    try:
+        header: list[str] | None = None
+        rows: list[tuple[str, ...]] = []
+        lines: list[int] = []
+        while True:
+            start = reader.line_num + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                add(start, "<line>", f"not valid CSV: {exc}")
+                break
+            if header is None:
+                header = row
+                seen: set[str] = set()
+                for name in row:
+                    if not name.strip():
+                        add(start, "<header>", "empty column name")
+                    elif name in seen:
+                        add(start, name, "duplicate column name")
+                    seen.add(name)
+                continue
+            if not row:
+                continue  # a blank line
+            if len(row) != len(header):
+                add(start, "<line>", f"expected {len(header)} fields like the header (got {len(row)})")
+                continue
+            rows.append(tuple(row))
+            lines.append(start)
+    finally:
+        csv.field_size_limit(previous_limit)
+    if header is None:
+        add(1, "<header>", "empty file: expected a header row")
+    if total or header is None:
+        raise RecordFileError(problems, total=total)
+    return CsvTable(path=str(file), header=tuple(header), rows=tuple(rows), lines=tuple(lines))
+
+
+def csv_row_lines(path: str | os.PathLike[str]) -> tuple[int, ...]:
+    """The line each data row of a CSV file starts on (quoted newlines counted), for error messages."""
+    return read_csv_strict(path).lines
