@@ -1,12 +1,23 @@
-"""Atomic file writes: a reader never sees a half-written file, and write-once files are never replaced."""
+"""Atomic file writes: a reader never sees a half-written file, and write-once files are never replaced.
+
+- :func:`write_new_files`: several new files, created exclusively, all or none (the CLI's outputs).
+- :func:`write_once`: one new file, created exclusively.
+- :func:`rename_directory_once`: move a finished directory into place without replacing anything.
+- :func:`write_atomic`: replace a file whole (for files that are meant to be rewritten).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
 import os
+import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["write_atomic", "write_once"]
+__all__ = ["rename_directory_once", "write_atomic", "write_new_files", "write_once"]
 
 
 def _temporary(path: Path, data: bytes) -> Path:
@@ -47,3 +58,222 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The ancestors of ``path`` that do not exist yet, outermost first (the nearest existing one must be a directory).
+
+    Raises
+    ------
+    NotADirectoryError
+        The nearest existing ancestor is not a directory.
+    """
+    missing: list[Path] = []
+    for parent in path.parents:
+        if parent.is_dir():
+            break
+        if os.path.lexists(parent):
+            if parent.is_dir():  # made by another writer meanwhile
+                break
+            msg = f"{path}: cannot write here: {parent} is not a directory"
+            raise NotADirectoryError(msg)
+        missing.append(parent)
+    return missing[::-1]
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make new directory entries durable (best effort: some file systems refuse to fsync a directory)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` through one ``O_APPEND`` descriptor (the file is created when missing)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _exists_message(target: Path) -> str:
+    if target.is_dir():
+        return f"{target}: is a directory; output files are never written over anything (choose a new path)"
+    return f"{target}: already exists; output files are never overwritten (choose a new path)"
+
+
+def write_new_files(
+    outputs: Sequence[tuple[str | os.PathLike[str], bytes]],
+    *,
+    append: Sequence[tuple[str | os.PathLike[str], bytes]] = (),
+) -> list[Path]:
+    """Create every file of ``outputs`` exclusively, all or none; then append to the files of ``append``.
+
+    Every target is checked before anything is written: the paths are distinct, no output target
+    exists (a dangling symbolic link counts as existing), the nearest existing ancestor of each is a
+    directory (missing parents are created), and each ``append`` target is a file or is missing from
+    an existing directory. Each output's bytes go to an fsync'd temporary file beside it, which is
+    then hard-linked to the target: a link never replaces a file, so of writers racing for the same
+    paths exactly one wins (links are made in sorted path order). The ``append`` targets (e.g.
+    GitHub's ``$GITHUB_STEP_SUMMARY``) come last, each through one ``O_APPEND`` descriptor. If any
+    step fails, the files and directories this call created are removed and the error is raised (an
+    append that already succeeded cannot be undone; a process killed between two links can leave
+    the first file).
+
+    Parameters
+    ----------
+    outputs
+        ``(path, bytes)`` of each new file.
+    append
+        ``(path, bytes)`` of each file to append to (created when missing).
+
+    Returns
+    -------
+    list of Path
+        The created files, in the order given.
+
+    Raises
+    ------
+    FileExistsError
+        An output target exists or appeared while writing.
+    NotADirectoryError
+        A target's parent is not a directory.
+    IsADirectoryError
+        An ``append`` target is a directory.
+    FileNotFoundError
+        An ``append`` target's directory does not exist.
+    ValueError
+        Two targets name the same path.
+    OSError
+        Any other failure to write.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> [p.name for p in write_new_files([(folder / "a.json", b"{}"), (folder / "b.md", b"# b")])]
+    ['a.json', 'b.md']
+    >>> write_new_files([(folder / "c.md", b"c"), (folder / "a.json", b"[]")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileExistsError: .../a.json: already exists; output files are never overwritten (choose a new path)
+    >>> (folder / "c.md").exists(), (folder / "a.json").read_bytes()
+    (False, b'{}')
+    >>> import shutil; shutil.rmtree(folder)
+    """
+    targets = [Path(path) for path, _ in outputs]
+    appended = [Path(path) for path, _ in append]
+    seen: set[str] = set()
+    for target in [*targets, *appended]:
+        key = os.path.normcase(os.path.abspath(target))
+        if key in seen:
+            msg = f"{target}: named twice among the outputs (each output needs its own file)"
+            raise ValueError(msg)
+        seen.add(key)
+    to_create: list[Path] = []
+    for target in targets:
+        if os.path.lexists(target):
+            raise FileExistsError(_exists_message(target))
+        to_create += [p for p in _missing_parents(target) if p not in to_create]
+    for target in appended:
+        if target.is_dir():
+            msg = f"{target}: is a directory (expected a file to append to)"
+            raise IsADirectoryError(msg)
+        if not target.exists() and not target.parent.is_dir():
+            msg = f"{target}: cannot append: no such directory {target.parent}"
+            raise FileNotFoundError(msg)
+    made_dirs: list[Path] = []
+    temporaries: list[Path] = []
+    linked: list[tuple[Path, os.stat_result]] = []
+    try:
+        for directory in to_create:
+            try:
+                directory.mkdir()
+            except FileExistsError:
+                if directory.is_dir():  # another writer made it: not ours to remove
+                    continue
+                raise
+            made_dirs.append(directory)
+        for target, (_, data) in zip(targets, outputs, strict=True):
+            temporaries.append(_temporary(target, data))
+        # Link in one global order (sorted absolute paths): of writers racing for the same files, the
+        # one that wins the first file wins them all, rather than each taking one and both giving up.
+        pairs = sorted(zip(targets, temporaries, strict=True), key=lambda pair: os.path.abspath(pair[0]))
+        for target, temp in pairs:
+            try:
+                os.link(temp, target)
+            except FileExistsError:
+                raise FileExistsError(_exists_message(target)) from None
+            linked.append((target, temp.stat()))
+        for directory in {t.parent for t in targets}:
+            _fsync_directory(directory)
+        for target, (_, data) in zip(appended, append, strict=True):
+            _append(target, data)
+    except BaseException:
+        for target, ours in reversed(linked):
+            with contextlib.suppress(OSError):
+                now = target.stat(follow_symlinks=False)
+                if (now.st_dev, now.st_ino) == (ours.st_dev, ours.st_ino):  # still ours, not a newcomer's
+                    target.unlink()
+        for directory in reversed(made_dirs):
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
+    finally:
+        for temp in temporaries:
+            temp.unlink(missing_ok=True)
+    return targets
+
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1  # <linux/fs.h>
+
+
+def _renameat2_noreplace(source: Path, target: Path) -> bool:
+    """Linux ``renameat2(source, target, RENAME_NOREPLACE)``; False where the C library or file system lacks it."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library without renameat2 (glibc < 2.28, some musl builds)
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target), _RENAME_NOREPLACE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL):
+        return False
+    raise OSError(code, os.strerror(code), str(target))
+
+
+def rename_directory_once(source: Path, target: Path) -> None:
+    """Rename the finished directory ``source`` to ``target``, which must not exist.
+
+    A plain ``rename`` silently replaces an empty directory that appeared after a check; this uses
+    Linux's ``renameat2(RENAME_NOREPLACE)`` where available and elsewhere checks first and turns the
+    "directory not empty" of a lost race into :class:`FileExistsError`.
+
+    Raises
+    ------
+    FileExistsError
+        ``target`` exists, or appeared meanwhile.
+    """
+    try:
+        done = _renameat2_noreplace(source, target)
+        if not done and not os.path.lexists(target):
+            os.rename(source, target)
+            done = True
+    except OSError as exc:
+        if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+            raise
+        done = False
+    if not done:
+        msg = f"{target}: already exists (it is never replaced)"
+        raise FileExistsError(msg)

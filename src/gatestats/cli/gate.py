@@ -1,22 +1,29 @@
 """``gatestats gate``: the release decision under a policy registered before execution.
 
 Exit codes: 0 pass; 10 warn (0 with ``--warn-exit-zero``); 11 fail; 12 insufficient evidence;
-1 invalid record files; 2 usage error, invalid policy, or a refused policy registration (edited
-after registration, or registered after the first record). On 1 and 2 no verdict file is written.
+1 invalid record files; 2 usage error, invalid policy, a refused policy registration (edited
+after registration, or registered after the first record), or an output that cannot be written.
+On 1 and 2 no output file is written: ``-o``, ``--markdown`` and ``--junit`` are created together
+or not at all (see :func:`write_outputs`), and none of them ever replaces an existing file.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from gatestats._files import write_atomic
+from gatestats._files import write_new_files
+from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, visible
+from gatestats.attest import KeyFileError, load_private_key, sign_verdict, verdict_envelope_path
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
 from gatestats.gate import (
@@ -26,14 +33,19 @@ from gatestats.gate import (
     evaluate_gate,
     load_policy,
     load_record_set,
-    write_verdict,
 )
+from gatestats.gate.verdict import verdict_file_bytes
 
-__all__ = ["gate_command"]
+__all__ = ["gate_command", "write_outputs"]
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
     return "—" if value is None else f"{value:.{digits}g}"
+
+
+def _term(text: object, limit: int = LABEL_LIMIT) -> str:
+    """Data for the terminal: invisible characters escaped (no ANSI sequences), Rich markup escaped."""
+    return escape(visible(text, limit=limit))
 
 
 def render_verdict(verdict: Verdict, console: Console) -> None:
@@ -41,19 +53,19 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
     style = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red", "insufficient_evidence": "bold magenta"}
     console.print(f"verdict: [{style[verdict.verdict]}]{verdict.verdict}[/] (exit {verdict.exit_code})")
     for reason in verdict.reasons:
-        console.print(f"  - {reason}", highlight=False)
+        console.print(f"  - {_term(reason, TEXT_LIMIT)}", highlight=False)
     table = Table(title="rules", show_lines=False)
     for column in ("rule", "observed", "baseline", "CI", "threshold", "test", "adj. p pass", "adj. p fail", "decision"):
         table.add_column(column)
     for r in verdict.rules:
         ci = "—" if r.ci_low is None or r.ci_high is None else f"[{r.ci_low:.4g}, {r.ci_high:.4g}]"
         table.add_row(
-            r.row,
+            _term(r.row),
             _fmt(r.observed),
             _fmt(r.baseline),
-            ci,
+            escape(ci),
             _fmt(r.threshold),
-            r.test,
+            _term(r.test),
             _fmt(r.pvalue_pass_adjusted, 3),
             _fmt(r.pvalue_fail_adjusted, 3),
             r.decision,
@@ -61,7 +73,9 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
     console.print(table)
     for s in verdict.severe_slices:
         console.print(
-            f"severe slice {s.slice}: {s.n_passed}/{s.n_trials} trials passed over {s.n_cases} cases: {s.decision}"
+            f"severe slice {_term(s.slice)}: {s.n_passed}/{s.n_trials} trials passed over {s.n_cases} cases: "
+            f"{s.decision}",
+            highlight=False,
         )
     console.print(
         f"flips: pass→fail {len(verdict.flips_pass_to_fail)} ({_case_ids(verdict.flips_pass_to_fail)}); "
@@ -71,8 +85,39 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
 
 
 def _case_ids(labels: tuple[str, ...]) -> str:
-    """Case labels without their version digests (the verdict file keeps them whole)."""
-    return ", ".join(label.split("@", 1)[0] for label in labels) or "none"
+    """Case labels without their version digests (the verdict file keeps them whole), escaped."""
+    return ", ".join(_term(label.rsplit("@", 1)[0]) for label in labels) or "none"
+
+
+def write_outputs(outputs: Sequence[tuple[Path, bytes]], *, append: Sequence[tuple[Path, bytes]] = ()) -> None:
+    """Write every output file of one ``gate`` run, all or none; exit 2 naming the reason otherwise.
+
+    Each of ``outputs`` is a new file, created exclusively (an existing file is never replaced, and of
+    two runs racing for a path one loses); if any cannot be written, none is left behind. ``append``
+    (``--markdown-append``) is written last, with one ``O_APPEND`` write each, after every new file
+    exists. Add an option's file here by adding its ``(path, bytes)`` to ``outputs``.
+    """
+    try:
+        write_new_files(outputs, append=append)
+    except (OSError, ValueError) as exc:
+        raise usage_error(f"{exc}; no output file was written") from None
+
+
+def _refuse_existing(output: Path | None, markdown: Path | None, junit: Path | None) -> None:
+    """Fail fast (exit 2) when an output path is taken, before any work; :func:`write_outputs` checks again."""
+    for option, path in (("--output", output), ("--markdown", markdown), ("--junit", junit)):
+        if path is None or not os.path.lexists(path):
+            continue
+        if path.is_dir():
+            raise usage_error(f"{path}: {option}: is a directory (expected a new file's path)")
+        if option == "--output":
+            raise usage_error(
+                f"{path}: a verdict file already exists there; verdicts are immutable (choose a new path)"
+            )
+        hint = " or --markdown-append FILE to append to a job summary" if option == "--markdown" else ""
+        raise usage_error(
+            f"{path}: {option}: already exists; output files are never overwritten (choose a new path{hint})"
+        )
 
 
 def gate_command(
@@ -81,17 +126,42 @@ def gate_command(
     candidate: Annotated[Path, typer.Option("--candidate", help="Candidate run set directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict file's JSON on stdout.")] = False,
     markdown: Annotated[
-        Path | None, typer.Option("--markdown", help="Write a GitHub-flavoured summary (job summary, PR comment).")
+        Path | None,
+        typer.Option("--markdown", help="Write a GitHub-flavoured summary to a new file (never overwritten)."),
     ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML: one test case per rule.")] = None,
+    markdown_append: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown-append",
+            help="Append the summary to FILE with one O_APPEND write (for $GITHUB_STEP_SUMMARY, which exists).",
+        ),
+    ] = None,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Write JUnit XML to a new file: one test case per rule.")
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the immutable verdict file (never overwritten).")
     ] = None,
     warn_exit_zero: Annotated[bool, typer.Option("--warn-exit-zero", help="Exit 0 on warn.")] = False,
+    sign: Annotated[
+        Path | None,
+        typer.Option("--sign", help="Ed25519 private key (PEM): also write a signed VERDICT.intoto.jsonl (needs -o)."),
+    ] = None,
 ) -> None:
     """Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY."""
-    if output is not None and output.exists():
-        raise usage_error(f"{output}: a verdict file already exists there; verdicts are immutable (choose a new path)")
+    _refuse_existing(output, markdown, junit)
+    signing_key = None
+    if sign is not None:
+        if output is None:
+            raise usage_error("--sign: signs the verdict file, so it needs -o/--output VERDICT")
+        if os.path.lexists(verdict_envelope_path(output)):
+            raise usage_error(
+                f"{verdict_envelope_path(output)}: --sign: the envelope already exists; it is never replaced"
+            )
+        try:
+            signing_key = load_private_key(sign)
+        except KeyFileError as exc:
+            raise usage_error(str(exc)) from None
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
@@ -106,17 +176,19 @@ def gate_command(
     except RegistrationError as exc:
         raise usage_error(str(exc)) from None
     body = verdict.to_dict()
-    try:
-        if output is not None:
-            write_verdict(body, output)
-        if markdown is not None:
-            markdown.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(markdown, verdict.to_markdown().encode("utf-8"))
-        if junit is not None:
-            junit.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(junit, verdict.to_junit().encode("utf-8"))
-    except (FileExistsError, OSError) as exc:
-        raise usage_error(str(exc)) from None
+    summary = verdict.to_markdown().encode("utf-8")
+    outputs: list[tuple[Path, bytes]] = []
+    if output is not None:
+        data = verdict_file_bytes(body)
+        outputs.append((output, data))
+        if signing_key is not None:
+            envelope = sign_verdict(body, data, name=output.name, key=signing_key)
+            outputs.append((verdict_envelope_path(output), envelope.to_json_line()))
+    if markdown is not None:
+        outputs.append((markdown, summary))
+    if junit is not None:
+        outputs.append((junit, verdict.to_junit().encode("utf-8")))
+    write_outputs(outputs, append=[] if markdown_append is None else [(markdown_append, summary)])
     if as_json:
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -6,13 +6,15 @@ errors, an invalid policy and a refused registration 2.
 
 The verdict file binds the policy digest, both record sets' digests and the tool version; its own
 ``digest`` is ``sha256:`` of its canonical JSON without that field. It is written once (exclusive
-create, fsync, rename): writing over an existing verdict file is refused.
+create: an fsync'd temporary file hard-linked into place): writing over an existing verdict file is
+refused.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -20,6 +22,7 @@ from xml.etree import ElementTree as ET
 
 from gatestats._digest import digest_json
 from gatestats._files import write_once
+from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, shorten, visible
 
 __all__ = [
     "EXIT_CODES",
@@ -31,6 +34,7 @@ __all__ = [
     "Verdict",
     "VerdictName",
     "verdict_digest",
+    "verdict_file_bytes",
     "write_verdict",
 ]
 
@@ -168,17 +172,26 @@ class Verdict:
         return body
 
     def to_markdown(self) -> str:
-        """A GitHub-flavoured summary for a job summary or a pull-request comment."""
+        """A GitHub-flavoured summary for a job summary or a pull-request comment.
+
+        Everything that comes from data (case ids, system labels, policy name and version, rule and
+        slice names, reasons) is escaped: ``<``, ``>`` and ``&`` become entities (no raw HTML
+        survives), Markdown punctuation is backslash-escaped (no emphasis, links, code spans, tables
+        or headings can be opened from data), line breaks and other invisible characters are shown
+        as ``\\n`` / ``\\xNN`` / ``\\uNNNN`` (a value never starts a new line), and each value is
+        shortened to a bounded length (the verdict file keeps it whole); see :mod:`gatestats._text`.
+        """
         icon = {"pass": "✅", "warn": "⚠️", "fail": "❌", "insufficient_evidence": "❔"}[self.verdict]
         lines = [
             f"## {icon} gatestats gate: `{self.verdict}`",
             "",
-            f"Policy **{self.policy.get('name')}** v{self.policy.get('version')} (`{self.policy.get('digest')}`); "
-            f"baseline `{self.baseline.get('system')}` vs candidate `{self.candidate.get('system')}`.",
+            f"Policy <strong>{_md(self.policy.get('name'))}</strong> v{_md(self.policy.get('version'))} "
+            f"({_code(self.policy.get('digest'))}); baseline {_code(self.baseline.get('system'))} "
+            f"vs candidate {_code(self.candidate.get('system'))}.",
             "",
         ]
         if self.reasons:
-            lines += ["### Reasons", "", *[f"- {_md(r)}" for r in self.reasons], ""]
+            lines += ["### Reasons", "", *[f"- {_md(r, limit=TEXT_LIMIT)}" for r in self.reasons], ""]
         lines += [
             "### Rules",
             "",
@@ -188,55 +201,94 @@ class Verdict:
         for r in self.rules:
             lines.append(
                 f"| {_md(r.row)} | {_num(r.observed)} | {_num(r.baseline)} | {_num(r.threshold)} | {_md(r.test)} "
-                f"| {_p(r.pvalue_pass_adjusted)} / {_p(r.pvalue_fail_adjusted)} | {r.decision} |"
+                f"| {_p(r.pvalue_pass_adjusted)} / {_p(r.pvalue_fail_adjusted)} | {_md(r.decision)} |"
             )
         if self.severe_slices:
             lines += ["", "### Severe slices (every trial must pass)", "", "| slice | cases | passed | decision |"]
             lines.append("|---|---|---|---|")
             for s in self.severe_slices:
-                lines.append(f"| {_md(s.slice)} | {s.n_cases} | {s.n_passed}/{s.n_trials} | {s.decision} |")
+                lines.append(f"| {_md(s.slice)} | {s.n_cases} | {s.n_passed}/{s.n_trials} | {_md(s.decision)} |")
         lines += ["", "### Flips per case", ""]
         lines.append(f"- pass → fail ({len(self.flips_pass_to_fail)}): {_ids(self.flips_pass_to_fail)}")
         lines.append(f"- fail → pass ({len(self.flips_fail_to_pass)}): {_ids(self.flips_fail_to_pass)}")
         failed = [c for c in self.checks if c.status != "ok"]
         if failed:
             lines += ["", "### Blocking on silence", ""]
-            lines += [f"- **{c.name}** ({c.side}): {_md(c.detail)}" for c in failed]
-        lines += ["", f"<sub>{self.tool_version} · {self.created_at}</sub>", ""]
+            lines += [
+                f"- <strong>{_md(c.name)}</strong> ({_md(c.side)}): {_md(c.detail, limit=TEXT_LIMIT)}" for c in failed
+            ]
+        lines += ["", f"<sub>{_md(self.tool_version)} · {_md(self.created_at)}</sub>", ""]
         return "\n".join(lines)
 
     def to_junit(self) -> str:
-        """JUnit XML: one test case per rule row and per severe slice and failed check."""
+        """JUnit XML: one test case per rule row and per severe slice and failed check.
+
+        Text from data is made safe for XML 1.0: characters it forbids (most C0 controls, lone
+        surrogates, U+FFFE and U+FFFF) and other invisible ones are shown as ``\\xNN`` / ``\\uNNNN``, so
+        the file always parses; ``<``, ``>``, ``&`` and quotes are escaped by the serializer.
+        """
         suite = ET.Element("testsuite", name="gatestats-gate", tests="0", failures="0", skipped="0", errors="0")
         counts = {"tests": 0, "failures": 0, "skipped": 0}
 
         def add(name: str, decision: str, message: str | None) -> None:
-            case = ET.SubElement(suite, "testcase", classname="gatestats.gate", name=name)
+            case = ET.SubElement(suite, "testcase", classname="gatestats.gate", name=_xml(name, limit=TEXT_LIMIT))
             counts["tests"] += 1
+            line = None if message is None else _xml(message, limit=TEXT_LIMIT)
             if decision == "fail":
-                ET.SubElement(case, "failure", message=message or "failed", type="fail").text = message
+                failure = ET.SubElement(case, "failure", message=line or "failed", type="fail")
+                failure.text = None if message is None else _xml(message, keep="\n\t", limit=TEXT_LIMIT)
                 counts["failures"] += 1
             elif decision == "insufficient_evidence":
-                ET.SubElement(case, "failure", message=message or "insufficient evidence", type="insufficient_evidence")
+                ET.SubElement(case, "failure", message=line or "insufficient evidence", type="insufficient_evidence")
                 counts["failures"] += 1
             elif decision == "warn":
-                ET.SubElement(case, "skipped", message=f"warn: {message or ''}")
+                ET.SubElement(case, "skipped", message=f"warn: {line or ''}")
                 counts["skipped"] += 1
 
         for c in self.checks:
             add(f"check: {c.name} ({c.side})", "pass" if c.status == "ok" else "insufficient_evidence", c.detail)
         for r in self.rules:
-            add(f"rule: {r.row}", r.decision, r.reason)
+            add(f"rule: {shorten(r.row)}", r.decision, r.reason)
         for s in self.severe_slices:
-            add(f"severe slice: {s.slice}", s.decision, s.reason)
+            add(f"severe slice: {shorten(s.slice)}", s.decision, s.reason)
         for key, value in counts.items():
             suite.set(key, str(value))
         ET.indent(suite)
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
 
 
-def _md(text: str | None) -> str:
-    return "" if text is None else str(text).replace("|", "\\|").replace("\n", " ")
+_IDS_LIMIT = 50
+"""Most case ids listed per flip direction in Markdown (the verdict file lists them all)."""
+_MD_ESCAPED = frozenset("\\`*_[]|~#$!")
+"""Markdown punctuation that is backslash-escaped wherever it appears (``$`` opens GitHub math)."""
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_BLOCK_START = re.compile(r"([-+=]|\d{1,9}[.)])")
+"""A value's start that would open a list or a setext underline where it begins a line's text."""
+
+
+def _md(text: object, *, limit: int = LABEL_LIMIT) -> str:
+    """Data as inert Markdown text: one line, no raw HTML, no Markdown syntax (see ``Verdict.to_markdown``)."""
+    if text is None:
+        return ""
+    if str(text) == "":
+        return "(empty)"  # an empty name would leave "****" or an empty list item
+    out = "".join(_MD_ENTITIES.get(ch) or (f"\\{ch}" if ch in _MD_ESCAPED else ch) for ch in visible(text, limit=limit))
+    if out.startswith(" "):
+        out = "&#32;" + out[1:]  # leading spaces would indent a list item's text into a code block
+    start = _MD_BLOCK_START.match(out)
+    if start is not None:
+        out = f"{out[: start.end() - 1]}\\{out[start.end() - 1 :]}"
+    return out
+
+
+def _code(text: object) -> str:
+    """Data in code font: ``<code>`` around escaped text (a Markdown code span could not escape ``<``)."""
+    return f"<code>{_md(text)}</code>"
+
+
+def _xml(text: str, *, keep: str = "", limit: int = LABEL_LIMIT) -> str:
+    """Data made safe for XML 1.0 (forbidden and invisible characters escaped, see ``Verdict.to_junit``)."""
+    return visible(text, keep=keep, limit=limit)
 
 
 def _num(value: float | None) -> str:
@@ -248,12 +300,21 @@ def _p(value: float | None) -> str:
 
 
 def _ids(ids: tuple[str, ...]) -> str:
-    return ", ".join(f"`{i}`" for i in ids) if ids else "none"
+    if not ids:
+        return "none"
+    shown = ", ".join(_code(i) for i in ids[:_IDS_LIMIT])
+    more = len(ids) - _IDS_LIMIT
+    return shown if more <= 0 else f"{shown}, … and {more} more (the verdict file lists them all)"
 
 
 def verdict_digest(body: dict[str, Any]) -> str:
     """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field."""
     return digest_json({k: v for k, v in body.items() if k != "digest"})
+
+
+def verdict_file_bytes(body: dict[str, Any]) -> bytes:
+    """The bytes of a verdict file: indented JSON of ``body`` (no NaN), UTF-8, one final newline."""
+    return (json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
@@ -266,9 +327,8 @@ def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
     try:
-        write_once(target, text.encode("utf-8"))
+        write_once(target, verdict_file_bytes(body))
     except FileExistsError:
         msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
         raise FileExistsError(msg) from None

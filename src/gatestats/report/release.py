@@ -28,7 +28,6 @@ candidate's system label (``bugfix-agent-release-candidate``).
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
@@ -48,6 +47,7 @@ import polars as pl
 
 import gatestats
 from gatestats._digest import digest_bytes
+from gatestats._files import rename_directory_once
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
     DATA_FORMAT,
@@ -319,10 +319,9 @@ def _move_into_place(built: Path, release_dir: Path) -> tuple[int, Path]:
         target = release_dir / str(version)
         if not target.exists():
             try:
-                os.rename(built, target)
-            except OSError as exc:  # another build took this number between the check and the rename
-                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                    raise
+                rename_directory_once(built, target)  # never replaces, not even an empty directory
+            except FileExistsError:  # another build took this number between the check and the rename
+                pass
             else:
                 return version, target
         version = max(version + 1, _next_version(release_dir))
