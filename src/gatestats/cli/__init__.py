@@ -3,7 +3,7 @@
 Exit codes: 0 success; 1 invalid input (the error names file, line or row, and field);
 2 usage error (unknown option, bad argument; for ``gate`` and ``policy`` also an invalid policy
 or a refused registration); ``run``: 3 incomplete run set; ``gate``: 10 warn, 11 fail,
-12 insufficient evidence.
+12 insufficient evidence; ``verify``: 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from gatestats.cli import compare as _compare
 from gatestats.cli import cost as _cost
 from gatestats.cli import gate as _gate
 from gatestats.cli import importing as _importing
+from gatestats.cli import key as _key
 from gatestats.cli import plan as _plan
 from gatestats.cli import policy as _policy
 from gatestats.cli import report as _report
 from gatestats.cli import run as _run
 from gatestats.cli import validate as _validate
+from gatestats.cli import verify as _verify
 
 __all__ = ["app", "main"]
 
@@ -40,8 +42,10 @@ app.command("calibrate")(_calibrate.calibrate_command)
 app.command("cost")(_cost.cost_command)
 app.command("gate")(_gate.gate_command)
 app.command("report")(_report.report_command)
+app.command("verify")(_verify.verify_command)
 app.add_typer(_policy.app, name="policy")
 app.add_typer(_importing.app, name="import")
+app.add_typer(_key.app, name="key")
 
 
 def main() -> None:

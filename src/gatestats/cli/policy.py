@@ -13,8 +13,16 @@ from typing import Annotated
 
 import typer
 
+from gatestats.attest import (
+    REGISTRATION_ENVELOPE,
+    KeyFileError,
+    check_registration_envelope,
+    load_private_key,
+    write_registration_envelope,
+)
 from gatestats.cli._common import usage_error
 from gatestats.gate import PolicyError, RegistrationError, load_policy, register_policy
+from gatestats_runner.store import RunSetError, read_manifest
 
 __all__ = ["app"]
 
@@ -43,11 +51,30 @@ def check_command(
 def register_command(
     policy: Annotated[Path, typer.Argument(help="Gate policy (TOML).")],
     run_set: Annotated[Path, typer.Argument(help="Run set directory that has no record yet.")],
+    sign: Annotated[
+        Path | None,
+        typer.Option("--sign", help=f"Ed25519 private key (PEM): also write RUN_SET/{REGISTRATION_ENVELOPE}."),
+    ] = None,
 ) -> None:
     """Write POLICY's digest and the time into RUN_SET's manifest, before its first record."""
     try:
+        key = None if sign is None else load_private_key(sign)
         loaded = load_policy(policy)
         reg = register_policy(loaded, run_set)
-    except (PolicyError, RegistrationError) as exc:
+    except (KeyFileError, PolicyError, RegistrationError) as exc:
         raise usage_error(str(exc)) from None
     print(f"registered {loaded.digest} in {run_set} at {reg.registered_at}")
+    if key is None:
+        return
+    envelope = run_set / REGISTRATION_ENVELOPE
+    if envelope.exists():  # registering the same policy again: keep the first envelope if it is this key's
+        problems = [c for c in check_registration_envelope(run_set, key.public_key()) if c.status != "ok"]
+        if problems:
+            raise usage_error("\n".join([f"{envelope}: exists and is never replaced, but:", *map(str, problems)]))
+        print(f"already signed: {envelope}")
+        return
+    try:
+        written = write_registration_envelope(loaded, reg, run_set_id=read_manifest(run_set).get("run_set_id"), key=key)
+    except (OSError, RunSetError) as exc:
+        raise usage_error(f"{exc} (the registration itself is written; rerun with --sign to sign it)") from None
+    print(f"signed: {written}")
