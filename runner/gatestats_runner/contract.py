@@ -94,6 +94,8 @@ class ContractViolation:
 
     field: str
     message: str
+    #: The 1-based line of a JSON document where the problem is, when it is known (``decode_json``).
+    line: int | None = None
 
     def __str__(self) -> str:
         return f"field '{self.field}': {self.message}"
@@ -395,27 +397,31 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+class _BadNumberError(ValueError):
+    """A number the contract cannot hold; ``text`` is the literal as written (to find its line)."""
+
+    def __init__(self, text: str, message: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
 def _refuse_constant(name: str) -> Any:
-    msg = f"{name} is not a JSON number"
-    raise ValueError(msg)
+    raise _BadNumberError(name, f"{name} is not a JSON number")
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        msg = f"number {text[:40]} overflows a 64-bit float"
-        raise ValueError(msg)
+        raise _BadNumberError(text, f"number {text[:40]} overflows a 64-bit float")
     return value
 
 
 def _bounded_int(text: str) -> int:
     if len(text) > 20:
-        msg = f"integer of {len(text.lstrip('-'))} digits is out of the 64-bit range"
-        raise ValueError(msg)
+        raise _BadNumberError(text, f"integer of {len(text.lstrip('-'))} digits is out of the 64-bit range")
     value = int(text)
     if not INT64_MIN <= value <= INT64_MAX:
-        msg = f"integer {text} is out of the 64-bit range"
-        raise ValueError(msg)
+        raise _BadNumberError(text, f"integer {text} is out of the 64-bit range")
     return value
 
 
@@ -427,11 +433,11 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def _depth(text: str) -> int:
-    """Deepest bracket nesting outside strings (only called on lines with many brackets)."""
-    depth = deepest = 0
+def _too_deep(text: str, limit: int) -> int | None:
+    """The index where bracket nesting outside strings first exceeds ``limit``, or None."""
+    depth = 0
     in_string = escaped = False
-    for char in text:
+    for index, char in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -443,10 +449,24 @@ def _depth(text: str) -> int:
             in_string = True
         elif char in "[{":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > limit:
+                return index
         elif char in "]}":
             depth -= 1
-    return deepest
+    return None
+
+
+def _line_at(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def _token_line(text: str, token: str) -> int | None:
+    """The line of the first ``token`` outside a JSON string (NaN, Infinity, a huge number)."""
+    pattern = re.compile(r'"(?:[^"\\]|\\.)*"|' + re.escape(token))
+    for match in pattern.finditer(text):
+        if not match.group().startswith('"'):
+            return _line_at(text, match.start())
+    return None
 
 
 def decode_json(raw: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tuple[Any, ContractViolation | None]:
@@ -462,13 +482,21 @@ def decode_json(raw: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tu
             field="<line>", message=f"{len(raw)} bytes is longer than the limit of {max_bytes} bytes"
         )
     if raw.startswith(b"\xef\xbb\xbf"):
-        return None, ContractViolation(field="<line>", message="starts with a UTF-8 byte-order mark (not JSON)")
+        return None, ContractViolation(field="<line>", message="starts with a UTF-8 byte-order mark (not JSON)", line=1)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, ContractViolation(field="<line>", message=f"not valid UTF-8 at byte {exc.start}")
-    if text.count("[") + text.count("{") > max_depth and _depth(text) > max_depth:
-        return None, ContractViolation(field="<line>", message=f"nested deeper than {max_depth} levels")
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, ContractViolation(
+            field="<line>", message=f"not valid UTF-8 at byte {exc.start} (column {column})", line=line
+        )
+    if text.count("[") + text.count("{") > max_depth:
+        deep = _too_deep(text, max_depth)
+        if deep is not None:
+            return None, ContractViolation(
+                field="<line>", message=f"nested deeper than {max_depth} levels", line=_line_at(text, deep)
+            )
     try:
         value = _DECODER.decode(text)
     except _DuplicateKeyError as exc:
@@ -478,7 +506,11 @@ def decode_json(raw: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tu
         )
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
-        return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc.msg} at {where}")
+        return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc.msg} at {where}", line=exc.lineno)
+    except _BadNumberError as exc:
+        return None, ContractViolation(
+            field="<line>", message=f"not valid JSON: {exc}", line=_token_line(text, exc.text)
+        )
     except (ValueError, RecursionError) as exc:
         return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc}")
     return value, None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 __all__ = [
     "GatestatsError",
@@ -69,7 +69,7 @@ class RecordFileError(GatestatsError, ValueError):
     @classmethod
     def single(
         cls,
-        file: str | Path,
+        file: str | os.PathLike[str],
         field: str,
         message: str,
         *,

@@ -125,7 +125,7 @@ def test_torn_last_line_exit_1(write_jsonl: Callable[..., Path]) -> None:
     result = _invoke("analyze", path)
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert f"error: {path}:2: field '<line>': not valid JSON" in result.stderr
+    assert f"error: {path}:2: field '<line>': torn last line: not complete JSON and no final newline" in result.stderr
 
 
 def test_import_never_overwrites(tau_records: Path, tau_raw: Path) -> None:

@@ -99,7 +99,7 @@ def test_missing_trial_makes_pass_hat_k_insufficient_not_zero(tau_raw: Path, tmp
         ("[]", "{path}: field '<json>': the result file holds no trials"),
         (
             '[{"task_id": 0, "trial": 0, "info": {}}]',
-            "{path} row 0: field 'reward': item 0: expected a finite number (got None)",
+            "{path} row 0: field 'reward': item 0: expected a finite number (got null)",
         ),
         (
             '[{"task_id": 0, "reward": 1.0, "info": {}}]',
@@ -107,7 +107,7 @@ def test_missing_trial_makes_pass_hat_k_insufficient_not_zero(tau_raw: Path, tmp
         ),
         (
             '[{"task_id": 0, "reward": 1.0, "trial": 0, "info": {"user_cost": "cheap"}}]',
-            "{path} row 0: field 'cost_execution_usd': item 0: user_cost: expected a non-negative number (got 'cheap')",
+            "{path} row 0: field 'cost_execution_usd': item 0: user_cost: expected a non-negative number (got string 'cheap')",
         ),
     ],
 )
@@ -140,3 +140,62 @@ def test_duplicate_task_trial_is_an_error(tmp_path: Path) -> None:
 def test_records_are_deterministic(tau_raw: Path) -> None:
     assert import_tau_bench(tau_raw).equals(import_tau_bench(tau_raw))
     assert pl.Series(import_tau_bench(tau_raw)["record_id"]).n_unique() == 200
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            '[{"task_id": 0, "reward": 1.0, "trial": 0},\n {"task_id": 1, "reward": NaN, "trial": 0}]',
+            "{path}:2: field '<json>': not valid JSON: NaN is not a JSON number",
+        ),
+        (
+            '[{"task_id": 0, "reward": 1.0,\n "trial": 9223372036854775808}]',
+            "{path}:2: field '<json>': not valid JSON: integer 9223372036854775808 is out of the 64-bit range",
+        ),
+        (
+            '[{"task_id": 0, "reward": 1e999, "trial": 0}]',
+            "{path}:1: field '<json>': not valid JSON: number 1e999 overflows a 64-bit float",
+        ),
+        (
+            '[{"task_id": 0, "reward": 1.0, "trial": 0, "trial": 1}]',
+            "{path}: field 'trial': duplicate key 'trial' (readers disagree on which value wins)",
+        ),
+        (
+            '[{"task_id": 0,\n "reward": 1.0, "trial": 0, "traj": ' + "[" * 3000 + "]" * 3000 + "}]",
+            "{path}:2: field '<json>': nested deeper than 32 levels",
+        ),
+        (
+            '[{"task_id": ["a"], "reward": 1.0, "trial": 0}]',
+            "{path} row 0: field 'task_id': item 0: expected a string or an integer (got array ['a'])",
+        ),
+        (
+            '[{"task_id": 1.5, "reward": 1.0, "trial": 0}]',
+            "{path} row 0: field 'task_id': item 0: expected a string or an integer (got number 1.5)",
+        ),
+    ],
+)
+def test_strict_json_defects_name_line_or_field(tmp_path: Path, content: str, expected: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(RecordFileError) as exc:
+        import_tau_bench(path)
+    assert str(exc.value) == expected.format(path=path)
+
+
+def test_bom_and_invalid_utf8_name_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"\xef\xbb\xbf[]")
+    with pytest.raises(RecordFileError, match=r"bad\.json:1: field '<json>': starts with a UTF-8 byte-order mark"):
+        import_tau_bench(path)
+    path.write_bytes(b'[{"task_id": 0,\n "reward": 1.0, "trial": 0, "x": "\xff"}]')
+    with pytest.raises(RecordFileError, match=r"bad\.json:2: field '<json>': not valid UTF-8 \(byte 0xff\)"):
+        import_tau_bench(path)
+
+
+def test_every_bad_item_is_counted(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([{"task_id": i, "reward": "high", "trial": 0} for i in range(120)]))
+    with pytest.raises(RecordFileError) as exc:
+        import_tau_bench(path)
+    assert (exc.value.total, len(exc.value.problems)) == (120, 50)

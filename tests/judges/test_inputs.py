@@ -123,9 +123,9 @@ def test_one_calibration_is_for_one_judge(llmbar_judgments: Path) -> None:
 
 def test_jsonl_and_parquet_inputs_give_the_same_frame(tmp_path: Path) -> None:
     rows = [
-        {"id": 1, "human": 1.0, "judge": 1.0},
-        {"id": 2, "human": 0.0, "judge": 1.0},
-        {"id": 3, "human": 0.0, "judge": None},
+        {"id": 1, "human": 1, "judge": 1},
+        {"id": 2, "human": 0, "judge": 1},
+        {"id": 3, "human": 0, "judge": None},
     ]
     jsonl = tmp_path / "j.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -204,3 +204,73 @@ def test_negative_value_inferred_from_verdicts_when_no_label_fails(tmp_path: Pat
     s = read_judgments(path, MAP, positive="pass")
     assert s.negative == "Fail"
     assert s.frame["verdict"].to_list() == ["Fail", "pass", "Fail"]
+
+
+@pytest.mark.parametrize(
+    ("cell", "got"),
+    [
+        ("1.0", "number 1.0"),
+        ('["pass"]', "array ['pass']"),
+        ('{"v": "pass"}', "object {'v': 'pass'}"),
+        ("true", "boolean True"),
+    ],
+)
+def test_jsonl_label_of_another_type_is_refused_not_coerced(tmp_path: Path, cell: str, got: str) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text(f'{{"id": 1, "human": "pass", "judge": "pass"}}\n{{"id": 2, "human": {cell}, "judge": "fail"}}\n')
+    err = _error(lambda: read_judgments(path, MAP, positive="pass", negative="fail"))
+    assert str(err) == f"{path}:2: field 'label': column 'human': expected a string or an integer (got {got})"
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "message"),
+    [
+        ('{"id": 2, "human": "pass", "judge": "fail", "judge": "pass"}', "judge", "duplicate key 'judge'"),
+        ('{"id": 2, "human": "pass", "judge": "fail", "score": NaN}', "<line>", "not valid JSON: NaN"),
+        ('{"id": 2, "human": "pass", "judge": "fail", "x": ' + "[" * 40 + "]" * 40 + "}", "<line>", "nested deeper"),
+        ("[1, 2]", "<line>", "expected a JSON object (got array [1, 2])"),
+    ],
+)
+def test_jsonl_lines_are_decoded_strictly(tmp_path: Path, line: str, field: str, message: str) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"id": 1, "human": "pass", "judge": "pass"}\n\n' + line + "\n")
+    err = _error(lambda: read_judgments(path, MAP, positive="pass", negative="fail"))
+    assert str(err).startswith(f"{path}:3: field '{field}': {message}")
+
+
+@pytest.mark.parametrize("score", ["NaN", "inf", "1e999", "abc"])
+def test_csv_score_must_be_a_finite_number(tmp_path: Path, score: str) -> None:
+    path = _csv(tmp_path, f"id,human,judge,s\na,pass,pass,0.5\nb,fail,fail,{score}\n")
+    err = _error(lambda: read_judgments(path, {**MAP, "score": "s"}, positive="pass"))
+    assert str(err) == f"{path}:3: field 'score': column 's': expected a finite number (got {score!r})"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("id,human,judge\na,pass,pass\nb,fail\n", 3, "expected 3 fields like the header (got 2)"),
+        ('id,human,judge\n"a\nb",pass,pass\nc,fail,fail,x\n', 4, "expected 3 fields like the header (got 4)"),
+        ('id,human,judge\na,pass,pass\n"b,fail,fail\n', 3, "not valid CSV: unexpected end of data"),
+    ],
+)
+def test_csv_defects_name_their_physical_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = _csv(tmp_path, text)
+    err = _error(lambda: read_judgments(path, MAP, positive="pass"))
+    assert str(err) == f"{path}:{line}: field '<line>': {message}"
+
+
+def test_parquet_list_column_as_item_names_the_row(tmp_path: Path) -> None:
+    path = tmp_path / "j.parquet"
+    pl.DataFrame({"id": [["a"], ["b"]], "human": ["pass", "fail"], "judge": ["pass", "fail"]}).write_parquet(path)
+    err = _error(lambda: read_judgments(path, MAP, positive="pass"))
+    assert str(err).splitlines()[0] == (
+        f"{path} row 0: field 'item': column 'id': expected a string or an integer (got array ['a'])"
+    )
+
+
+def test_labels_file_is_read_strictly_too(tmp_path: Path) -> None:
+    judgments = _csv(tmp_path, "id,judge\na,pass\nb,fail\n")
+    labels = tmp_path / "labels.csv"
+    labels.write_bytes(b"id,human\na,pass\nb,fa\xffil\n")
+    err = _error(lambda: read_judgments(judgments, MAP, labels=labels, positive="pass"))
+    assert str(err) == f"{labels}:3: field '<line>': not valid UTF-8 (byte 0xff at column 5)"

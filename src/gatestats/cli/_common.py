@@ -11,6 +11,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import typer
 
+from gatestats._text import TEXT_LIMIT, visible
 from gatestats.errors import GatestatsError
 
 __all__ = ["EXIT_INPUT_ERROR", "EXIT_USAGE", "echo_json", "fail", "reports_errors", "usage_error"]
@@ -24,7 +25,7 @@ R = TypeVar("R")
 def fail(message: str, *, code: int = EXIT_INPUT_ERROR) -> typer.Exit:
     """Print ``message`` to standard error and return the exit to raise (input error by default)."""
     for line in message.splitlines():
-        print(f"error: {line}", file=sys.stderr)
+        print(f"error: {visible(line, keep=chr(9), limit=TEXT_LIMIT)}", file=sys.stderr)
     return typer.Exit(code)
 
 

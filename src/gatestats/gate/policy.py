@@ -25,6 +25,7 @@ from gatestats.gate._toml_lines import KeyPath, line_of, locate
 from gatestats.records.contract import SYSTEM_PARTS
 
 __all__ = [
+    "NUMERIC_RANGES",
     "POLICY_FORMAT",
     "CostPolicy",
     "GateMetric",
@@ -160,6 +161,8 @@ class Policy:
     cost: CostPolicy
     rules: tuple[Rule, ...]
     judges: Mapping[str, JudgeRequirement]
+    #: Accept only records whose lines carry a verified checksum (runner or gatestats import).
+    require_checksums: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (as bound into the verdict)."""
@@ -179,6 +182,7 @@ class Policy:
             "severe_slices": list(self.severe_slices),
             "max_cost_increase": self.max_cost_increase,
             "case_set_version": self.case_set_version,
+            "require_checksums": self.require_checksums,
             "baseline": {
                 "system": self.baseline.system,
                 "system_digest": self.baseline.system_digest,
@@ -190,6 +194,37 @@ class Policy:
                 "pins": dict(self.candidate.pins),
             },
         }
+
+
+#: The range of every numeric key of a policy, both ends included (``max_infra_error_rate``: 1 excluded).
+#: A value outside its range is a :class:`PolicyError` naming the key and its line. The upper bounds
+#: keep a typo from becoming a gate that runs out of memory or time (``n_resamples = 100000000``).
+NUMERIC_RANGES: Mapping[str, tuple[float, float]] = {
+    "k": (1, 1000),
+    "min_cases": (1, 10_000_000),
+    "min_trials": (1, 10_000),
+    "max_infra_error_rate": (0.0, 1.0),
+    "confidence_level": (0.5, 0.999),
+    "seed": (0, 2**63 - 1),
+    "max_cost_increase": (0.0, 100.0),
+    "cost.review_rate_usd_per_hour": (0.0, 1e6),
+    "cost.machine_rate_usd_per_hour": (0.0, 1e6),
+    "cost.alpha": (1e-6, 0.5),
+    "cost.n_resamples": (200, 100_000),
+    "rules.threshold": (0.0, 1.0),
+    "rules.threshold (cost_per_accepted)": (0.0, 1e6),
+    "rules.margin": (0.0, 1.0),
+    "rules.margin (cost_per_accepted)": (0.0, 100.0),
+    "rules.alpha": (1e-6, 0.5),
+    "rules.k": (1, 1000),
+    "judges.max_false_pass_rate": (0.0, 1.0),
+    "judges.max_false_fail_rate": (0.0, 1.0),
+    "judges.max_flip_rate": (0.0, 1.0),
+}
+
+
+def _range(key: str) -> tuple[Any, Any]:
+    return NUMERIC_RANGES[key]
 
 
 class _Reader:
@@ -228,7 +263,7 @@ class _Reader:
         ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
             ok = True
-            value = float(value)
+            value = float(value) if abs(value) < 2**1023 else (math.inf if value > 0 else -math.inf)
         if not ok:
             names = " or ".join(_type_name(k) for k in kinds)
             self.problem((*path, key), f"expected {names} (got {_type_name(type(value))} {value!r})")
@@ -244,10 +279,13 @@ class _Reader:
             return default
         return value
 
-    def integer(self, table: Mapping[str, Any], path: KeyPath, key: str, low: int, *, required: bool = False) -> Any:
+    def integer(
+        self, table: Mapping[str, Any], path: KeyPath, key: str, low: int, high: int, *, required: bool = False
+    ) -> Any:
         value = self.get(table, path, key, int, required=required)
-        if value is not None and value < low:
-            self.problem((*path, key), f"expected an integer >= {low} (got {value!r})")
+        if value is not None and not low <= value <= high:
+            shown = value if abs(value) < 10**30 else f"an integer of {len(str(abs(value)))} digits"
+            self.problem((*path, key), f"expected an integer in [{low}, {high}] (got {shown})")
             return None
         return value
 
@@ -276,6 +314,7 @@ def _type_name(kind: type) -> str:
 
 _TOP = (
     "format",
+    "require_checksums",
     "name",
     "version",
     "description",
@@ -372,9 +411,9 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
     name = r.get(raw, (), "name", str, required=True)
     version = r.get(raw, (), "version", str, required=True)
     description = r.get(raw, (), "description", str)
-    k = r.integer(raw, (), "k", 1, required=True)
-    min_cases = r.integer(raw, (), "min_cases", 1, required=True)
-    min_trials = r.integer(raw, (), "min_trials", 1, required=True)
+    k = r.integer(raw, (), "k", *_range("k"), required=True)
+    min_cases = r.integer(raw, (), "min_cases", *_range("min_cases"), required=True)
+    min_trials = r.integer(raw, (), "min_trials", *_range("min_trials"), required=True)
     max_infra = r.get(raw, (), "max_infra_error_rate", float, required=True)
     if max_infra is not None and not 0 <= max_infra < 1:
         r.problem(("max_infra_error_rate",), f"expected a number in [0, 1) (got {max_infra!r})")
@@ -385,11 +424,12 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
             f"expected 'block' (got {on_ie!r}): insufficient evidence never passes a gate",
         )
     multiplicity = r.choice(raw, (), "multiplicity", _MULTIPLICITY, default="holm")
-    confidence_level = r.number(raw, (), "confidence_level", 0.5, 0.999, default=0.95)
-    seed = r.integer(raw, (), "seed", 0) if "seed" in raw else 0
+    confidence_level = r.number(raw, (), "confidence_level", *_range("confidence_level"), default=0.95)
+    seed = r.integer(raw, (), "seed", *_range("seed")) if "seed" in raw else 0
     severe = r.strings(raw, (), "severe_slices")
-    max_cost = r.number(raw, (), "max_cost_increase", 0.0, 100.0)
+    max_cost = r.number(raw, (), "max_cost_increase", *_range("max_cost_increase"))
     case_set_version = r.get(raw, (), "case_set_version", str)
+    require_checksums = r.get(raw, (), "require_checksums", bool, default=True)
     baseline = _system(r, raw, "baseline", required=True)
     candidate = _system(r, raw, "candidate", required=False)
     cost = _cost(r, raw)
@@ -423,6 +463,7 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
         cost=cost,
         rules=tuple(rules),
         judges=judges,
+        require_checksums=require_checksums,
     )
 
 
@@ -447,10 +488,14 @@ def _cost(r: _Reader, raw: Mapping[str, Any]) -> CostPolicy:
     table = r.get(raw, (), "cost", dict, default={})
     r.known(table, ("cost",), _COST)
     return CostPolicy(
-        review_rate_usd_per_hour=r.number(table, ("cost",), "review_rate_usd_per_hour", 0.0, 1e6),
-        machine_rate_usd_per_hour=r.number(table, ("cost",), "machine_rate_usd_per_hour", 0.0, 1e6),
-        alpha=r.number(table, ("cost",), "alpha", 1e-6, 0.5, default=0.05),
-        n_resamples=r.integer(table, ("cost",), "n_resamples", 200) or 2000,
+        review_rate_usd_per_hour=r.number(
+            table, ("cost",), "review_rate_usd_per_hour", *_range("cost.review_rate_usd_per_hour")
+        ),
+        machine_rate_usd_per_hour=r.number(
+            table, ("cost",), "machine_rate_usd_per_hour", *_range("cost.machine_rate_usd_per_hour")
+        ),
+        alpha=r.number(table, ("cost",), "alpha", *_range("cost.alpha"), default=0.05),
+        n_resamples=r.integer(table, ("cost",), "n_resamples", *_range("cost.n_resamples")) or 2000,
         action=r.choice(table, ("cost",), "action", ("block", "warn"), default="block"),
     )
 
@@ -469,7 +514,7 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
             r.problem((*path, "calibrations"), "list at least one calibration artifact (judge-cal-*.json)")
         model = r.get(entry, path, "judge_model", str, required=True)
         rubric = r.get(entry, path, "rubric_digest", str, required=True)
-        fp = r.number(entry, path, "max_false_pass_rate", 0.0, 1.0)
+        fp = r.number(entry, path, "max_false_pass_rate", *_range("judges.max_false_pass_rate"))
         if fp is None:
             r.problem((*path, "max_false_pass_rate"), "required key is missing (a judge's false-pass rate is limited)")
         judges[name] = JudgeRequirement(
@@ -478,8 +523,8 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
             judge_model=model or "",
             rubric_digest=rubric or "",
             max_false_pass_rate=fp if fp is not None else 0.0,
-            max_false_fail_rate=r.number(entry, path, "max_false_fail_rate", 0.0, 1.0),
-            max_flip_rate=r.number(entry, path, "max_flip_rate", 0.0, 1.0),
+            max_false_fail_rate=r.number(entry, path, "max_false_fail_rate", *_range("judges.max_false_fail_rate")),
+            max_flip_rate=r.number(entry, path, "max_flip_rate", *_range("judges.max_flip_rate")),
             criterion=r.choice(entry, path, "criterion", ("upper_bound", "estimate"), default="upper_bound"),
         )
     return judges
@@ -513,17 +558,18 @@ def _rules(
         if slice_name in severe:
             r.problem((*path, "slice"), f"{slice_name!r} is a severe slice: it is scored on its own (threshold 1.00)")
         test = r.choice(entry, path, "test", ("none", "paired"), default="none")
-        threshold = r.number(entry, path, "threshold", 0.0, math.inf if metric == "cost_per_accepted" else 1.0)
-        margin = r.number(entry, path, "margin", 0.0, math.inf if metric == "cost_per_accepted" else 1.0)
+        cost_rule = " (cost_per_accepted)" if metric == "cost_per_accepted" else ""
+        threshold = r.number(entry, path, "threshold", *_range("rules.threshold" + cost_rule))
+        margin = r.number(entry, path, "margin", *_range("rules.margin" + cost_rule))
         if margin is not None and test != "paired":
             r.problem((*path, "margin"), "a margin needs test = 'paired'")
         if test == "paired" and margin is None:
             margin = 0.0
         if threshold is None and test != "paired":
             r.problem(path, "a rule needs a threshold, test = 'paired', or both")
-        alpha = r.number(entry, path, "alpha", 1e-6, 0.5, default=0.05)
+        alpha = r.number(entry, path, "alpha", *_range("rules.alpha"), default=0.05)
         action = r.choice(entry, path, "action", ("block", "warn"), default="block")
-        rule_k = r.integer(entry, path, "k", 1) if "k" in entry else k
+        rule_k = r.integer(entry, path, "k", *_range("rules.k")) if "k" in entry else k
         if metric in {"pass_rate", "cost_per_accepted"} and "k" in entry:
             r.problem((*path, "k"), f"{metric} has no k; k applies to pass_hat_k and pass_at_k")
         grader = r.get(entry, path, "grader", str)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 
 from gatestats._digest import digest_file
-from gatestats.errors import RecordFileError
+from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.records.contract import CONTRACT_VERSION, POLARS_SCHEMA
-from gatestats.records.io import relocate_problems
 from gatestats.records.schema import validate_records
 
 __all__ = ["build_records", "file_digest"]
@@ -21,13 +21,36 @@ def file_digest(path: Path) -> str:
     return digest_file(path).removeprefix("sha256:")
 
 
-def build_records(columns: pl.DataFrame, *, source_file: Path, run_set_id: str, source: str) -> pl.DataFrame:
+def _at_lines(problems: Sequence[RecordProblem], lines: Sequence[int] | None) -> list[RecordProblem]:
+    """Name row ``i`` of the frame by its line ``lines[i]`` in the source file (None: keep rows)."""
+    if lines is None:
+        return list(problems)
+    return [
+        RecordProblem(
+            file=p.file,
+            field=p.field,
+            message=p.message,
+            line=p.line if p.row is None else lines[p.row],
+            first_line=p.first_line if p.first_row is None else lines[p.first_row],
+        )
+        for p in problems
+    ]
+
+
+def build_records(
+    columns: pl.DataFrame,
+    *,
+    source_file: Path,
+    run_set_id: str,
+    source: str,
+    lines: Sequence[int] | None = None,
+) -> pl.DataFrame:
     """Complete ``columns`` (a frame with some contract fields) into validated contract records.
 
     Adds ``schema_version``, ``run_set_id``, ``attempt`` (0) when absent, a deterministic
     ``record_id`` (a digest of the record key), ``source``, and null for every other field.
-    Row ``i`` of ``columns`` must come from row ``i`` of ``source_file``, so that errors name
-    the input file's line.
+    Row ``i`` of ``columns`` must come from row ``i`` of ``source_file``: errors name line
+    ``lines[i]`` of it, or row ``i`` when ``lines`` is None (Parquet, a JSON document's items).
     """
     frame = columns
     if "attempt" not in frame.columns:
@@ -61,4 +84,4 @@ def build_records(columns: pl.DataFrame, *, source_file: Path, run_set_id: str, 
     try:
         return validate_records(frame, source=str(source_file))
     except RecordFileError as exc:
-        raise RecordFileError(relocate_problems(exc.problems)) from None
+        raise RecordFileError(_at_lines(exc.problems, lines), total=exc.total) from None

@@ -1,19 +1,36 @@
-"""Import trial outcomes from any table (CSV, JSONL or Parquet) through a column mapping."""
+"""Import trial outcomes from any table (CSV, JSONL or Parquet) through a column mapping.
+
+The table is read strictly (:func:`gatestats.input_tables.read_input_table`) and every mapped cell
+must already have the type of its record field (no coercion):
+
+- CSV cells are text, parsed exactly: an empty cell is null, ``trial`` a 64-bit integer (``1.5``
+  and ``1.0`` are not), a cost a finite number (``NaN``, ``inf`` and ``1e999`` are not);
+- JSONL and Parquet cells keep their type: a string field needs a string, an integer field an
+  integer (not ``1.0``), a number field a finite number (not a string, not NaN); lists, objects,
+  dates and bytes are never accepted for a mapped field;
+- the id fields ``system``, ``case_id`` and ``case_version`` accept a string or an integer, and an
+  integer is written as its decimal text (``7`` -> ``"7"``, as τ-bench numbers its tasks);
+- ``outcome`` accepts the spellings of :data:`OUTCOME_VALUES` (any case, surrounding blanks
+  ignored) and, in JSONL and Parquet, ``true``/``false`` and the integers ``1``/``0``.
+
+Every defect names the file, the line (Parquet: the row), the record field and the column.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from gatestats._mapping import parse_field_mapping
-from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.errors import RecordFileError
 from gatestats.importers._common import build_records, file_digest
+from gatestats.input_tables import CellKind, ProblemList, describe, read_input_table, typed_cell
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA
-from gatestats.records.io import relocate_problems
 
-__all__ = ["OUTCOME_VALUES", "import_table", "parse_mapping"]
+__all__ = ["ID_FIELDS", "OUTCOME_VALUES", "import_table", "parse_mapping"]
 
 #: Accepted spellings of an outcome (case-insensitive, surrounding blanks ignored).
 OUTCOME_VALUES: Mapping[str, str] = {
@@ -30,9 +47,11 @@ OUTCOME_VALUES: Mapping[str, str] = {
     "resource_killed": "resource_killed",
     "infra_error": "infra_error",
 }
-_GENERATED = {"schema_version", "record_id", "run_set_id", "source"}
+#: Fields whose column may hold integers (written as their decimal text) as well as strings.
+ID_FIELDS: tuple[str, ...] = ("system", "case_id", "case_version")
+_GENERATED = {"schema_version", "record_id", "run_set_id", "source", "checksum"}
 _MAPPABLE = tuple(name for name in POLARS_SCHEMA if name not in _GENERATED and name not in NESTED_FIELDS)
-_TABLE_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+_OUTCOME_EXPECTED = "one of 1/0, true/false, pass/fail, passed/failed, resource_killed, infra_error"
 
 
 def parse_mapping(text: str) -> dict[str, str]:
@@ -44,34 +63,27 @@ def parse_mapping(text: str) -> dict[str, str]:
     return parse_field_mapping(text, _MAPPABLE, noun="record field")
 
 
-def _read_table(path: Path) -> pl.DataFrame:
-    kind = _TABLE_SUFFIXES.get(path.suffix.lower())
-    if kind is None:
-        msg = f"unknown table type {path.suffix!r} (expected .csv, .jsonl, .ndjson or .parquet)"
-        raise RecordFileError.single(path, "<file>", msg)
-    try:
-        if kind == "csv":
-            return pl.read_csv(path, infer_schema=False, null_values=[""])
-        if kind == "jsonl":
-            return pl.read_ndjson(path, infer_schema_length=None)
-        return pl.read_parquet(path)
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise RecordFileError.single(path, "<file>", f"cannot read {kind.upper()} table: {exc}") from None
+def _kind(field: str) -> CellKind:
+    dtype = POLARS_SCHEMA[field]
+    if dtype == pl.Int64():
+        return "integer"
+    if dtype == pl.Float64():
+        return "number"
+    return "id" if field in ID_FIELDS else "string"
 
 
-def _bad_rows(
-    frame: pl.DataFrame, mask: pl.Expr, path: Path, field: str, column: str, expected: str
-) -> list[RecordProblem]:
-    bad = frame.with_row_index("__row").filter(mask).head(50)
-    return relocate_problems(
-        RecordProblem(
-            file=str(path),
-            row=int(row["__row"]),
-            field=field,
-            message=f"column {column!r}: expected {expected} (got {row[column]!r})",
-        )
-        for row in bad.iter_rows(named=True)
-    )
+def _outcome(value: Any, *, text: bool) -> tuple[str | None, str | None]:
+    """A cell as a contract outcome, or why it is not one."""
+    if isinstance(value, str):
+        found = OUTCOME_VALUES.get(value.strip().lower())
+        if found is not None:
+            return found, None
+    elif not text and isinstance(value, bool):
+        return ("passed" if value else "failed"), None
+    elif not text and isinstance(value, int) and value in (0, 1):
+        return ("passed" if value == 1 else "failed"), None
+    got = "an empty value" if value is None or value == "" else repr(value[:80]) if text else describe(value)
+    return None, f"expected {_OUTCOME_EXPECTED} (got {got})"
 
 
 def import_table(
@@ -92,7 +104,9 @@ def import_table(
         unless the ``system`` argument names it; ``trial`` optional (absent: one trial per case,
         so a case may appear only once). Outcome values ``1/0``, ``true/false``,
         ``pass/fail``, ``passed/failed`` (any case) map to ``passed``/``failed``;
-        ``resource_killed`` and ``infra_error`` are kept.
+        ``resource_killed`` and ``infra_error`` are kept. Every other column must hold its
+        field's type already (see the module docstring); ``system``, ``case_id`` and
+        ``case_version`` may be integers, written as their decimal text.
     system
         System label for every row (instead of a mapped column).
     run_set_id
@@ -101,7 +115,8 @@ def import_table(
     Raises
     ------
     RecordFileError
-        With file, line (or Parquet row) and field of every defect; nothing is returned.
+        With file, line (or Parquet row) and field of every defect (the count is exact);
+        nothing is returned.
     ValueError
         The mapping is unusable.
     """
@@ -122,65 +137,32 @@ def import_table(
             "mapping: give the system either as a column (system=COLUMN) or as a label (--system), not both or neither"
         )
         raise ValueError(msg)
-    table = _read_table(file)
-    missing = [column for column in fields.values() if column not in table.columns]
-    if missing:
-        raise RecordFileError(
-            [
-                RecordProblem(
-                    file=str(file),
-                    field=column,
-                    message=f"mapped column not in the table (columns: {table.columns})",
-                    line=1 if file.suffix.lower() == ".csv" else None,
-                )
-                for column in missing
-            ]
-        )
-    text = table.select(pl.col(column).cast(pl.String).alias(field) for field, column in fields.items())
-    outcome_key = pl.col("outcome").str.strip_chars().str.to_lowercase()
-    problems = _bad_rows(
-        text.with_columns(pl.col("outcome").alias(fields["outcome"])),
-        outcome_key.is_null() | ~outcome_key.is_in(list(OUTCOME_VALUES)),
-        file,
-        "outcome",
-        fields["outcome"],
-        "one of 1/0, true/false, pass/fail, passed/failed, resource_killed, infra_error",
-    )
-    typed: dict[str, pl.Expr] = {}
-    for field, column in fields.items():
-        if field == "outcome":
-            continue
-        dtype = POLARS_SCHEMA[field]
-        expr = pl.col(field).str.strip_chars()
-        converted: pl.Expr
-        if dtype == pl.Int64():
-            number = expr.cast(pl.Float64, strict=False)
-            converted = pl.when(number == number.round()).then(number.cast(pl.Int64, strict=False))
-        else:
-            converted = expr.cast(dtype, strict=False)
-        typed[field] = converted
-        problems += _bad_rows(
-            text.with_columns(pl.col(field).alias(column)),
-            pl.col(field).is_not_null() & converted.is_null(),
-            file,
-            field,
-            column,
-            str(dtype).lower(),
-        )
-    if problems:
-        raise RecordFileError(problems)
-    columns = text.select(
-        *(expr.alias(field) for field, expr in typed.items()),
-        outcome=outcome_key.replace_strict(dict(OUTCOME_VALUES), return_dtype=pl.String),
+    table = read_input_table(file, list(fields.values()))
+    problems = ProblemList()
+    columns: dict[str, list[Any]] = {field: [] for field in fields}
+    for index, row in enumerate(table.rows):
+        for field, column in fields.items():
+            cell = row[column]
+            if field == "outcome":
+                value, bad = _outcome(cell, text=table.text)
+            else:
+                value, bad = typed_cell(cell, _kind(field), text=table.text)
+            if bad is not None:
+                problems.add(table.problem(index, field, f"column {column!r}: {bad}"))
+            columns[field].append(value)
+    problems.raise_if_any()
+    frame = pl.DataFrame(
+        [pl.Series(field, values, dtype=POLARS_SCHEMA[field], strict=True) for field, values in columns.items()]
     )
     if system is not None:
-        columns = columns.with_columns(system=pl.lit(system))
-    if "trial" not in columns.columns:
-        columns = columns.with_columns(trial=pl.lit(0, pl.Int64))
+        frame = frame.with_columns(system=pl.lit(system))
+    if "trial" not in frame.columns:
+        frame = frame.with_columns(trial=pl.lit(0, pl.Int64))
     digest = file_digest(file)
     return build_records(
-        columns,
+        frame,
         source_file=file,
         run_set_id=run_set_id or f"import-{digest[:12]}",
         source=f"gatestats import table {file.name} (sha256 {digest})",
+        lines=table.lines,
     )

@@ -11,12 +11,18 @@ top-level JSON type.
   harness pays to run the trial) goes to ``cost_execution_usd``. Missing costs stay null, never 0.
 - τ-bench does not record the model; pass it (``model_id``) or it stays null. τ²-bench's
   ``info.agent_info.llm`` is used as ``model_id`` and its domain as ``task_set_version``.
+- the file is decoded strictly (:func:`gatestats_runner.contract.decode_json`): a duplicate key,
+  ``NaN``/``Infinity``, an overflowing number, an integer beyond 64 bits, nesting deeper than 32
+  levels, a byte-order mark or bytes that are not UTF-8 anywhere in it are errors (with the line
+  where it can be told). ``task_id`` is a string or an integer (written as its decimal text),
+  ``trial`` a non-negative integer, ``reward`` a finite number, costs non-negative numbers.
 """
 
 from __future__ import annotations
 
-import json
 import math
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +30,15 @@ import polars as pl
 
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import build_records, file_digest
+from gatestats.input_tables import ProblemList, describe, typed_cell
+from gatestats_runner.contract import INT64_MAX, INT64_MIN, MAX_DEPTH, decode_json
 
-__all__ = ["SUCCESS_TOLERANCE", "import_tau_bench"]
+__all__ = ["MAX_RESULT_BYTES", "SUCCESS_TOLERANCE", "import_tau_bench"]
 
 #: A trial succeeded when its reward is within this distance of 1 (τ-bench's rule).
 SUCCESS_TOLERANCE = 1e-6
+#: The largest result file read (the bundled 200-trial τ-bench file is 4 MB, trajectories included).
+MAX_RESULT_BYTES = 1 << 30
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -41,51 +51,46 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
-def _cost(value: Any, *, where: str, field: str, problems: list[RecordProblem], file: Path, row: int) -> float | None:
+def _cost(value: Any, *, where: str, field: str, problem: Callable[[str, str], None]) -> float | None:
     if value is None:
         return None
     number = _number(value)
     if number is None or number < 0:
-        problems.append(
-            RecordProblem(
-                file=str(file),
-                row=row,
-                field=field,
-                message=f"item {row}: {where}: expected a non-negative number (got {value!r})",
-            )
-        )
+        problem(field, f"{where}: expected a non-negative number (got {describe(value)})")
         return None
     return number
 
 
-def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[str, Any]], list[RecordProblem]]:
+def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[str, Any]], ProblemList]:
     rows: list[dict[str, Any]] = []
-    problems: list[RecordProblem] = []
+    problems = ProblemList()
     kind = "simulation" if tau2 else "item"
     for index, item in enumerate(items):
+        before = problems.total
 
         def problem(field: str, message: str, index: int = index) -> None:
-            problems.append(RecordProblem(file=str(file), row=index, field=field, message=f"{kind} {index}: {message}"))
+            problems.add(RecordProblem(file=str(file), row=index, field=field, message=f"{kind} {index}: {message}"))
 
         if not isinstance(item, dict):
-            problem("<item>", f"expected a JSON object (got {type(item).__name__})")
+            problem("<item>", f"expected a JSON object (got {describe(item)})")
             continue
         for key in ("task_id", "trial"):
             if key not in item:
                 problem(key, "required key is missing")
         task_id, trial = item.get("task_id"), item.get("trial")
-        if isinstance(task_id, bool) or (task_id is not None and not isinstance(task_id, str | int)):
-            problem("task_id", f"expected a string or integer (got {task_id!r})")
+        case_id, bad = typed_cell(task_id, "id", text=False)
+        if bad is not None:
+            problem("task_id", bad)
         if "trial" in item and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
-            problem("trial", f"expected a non-negative integer (got {trial!r})")
+            problem("trial", f"expected a non-negative integer (got {describe(trial)})")
         info = item.get("info") if not tau2 else None
         reward_holder = item.get("reward_info") if tau2 else item
         reward = reward_holder.get("reward") if isinstance(reward_holder, dict) else None
         if _number(reward) is None:
             where = "reward_info.reward" if tau2 else "reward"
-            problem(where, f"expected a finite number (got {reward!r})")
+            problem(where, f"expected a finite number (got {describe(reward)})")
         if not tau2 and info is not None and not isinstance(info, dict):
-            problem("info", f"expected a JSON object (got {type(info).__name__})")
+            problem("info", f"expected a JSON object (got {describe(info)})")
             info = None
         if tau2:
             agent_cost, user_cost = item.get("agent_cost"), item.get("user_cost")
@@ -93,35 +98,96 @@ def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[
             info = info or {}
             agent_cost = info.get("agent_cost", info.get("total_cost"))
             user_cost = info.get("user_cost")
-        model_cost = _cost(
-            agent_cost,
-            where="agent cost",
-            field="cost_model_usd",
-            problems=problems,
-            file=file,
-            row=index,
-        )
-        user = _cost(
-            user_cost,
-            where="user_cost",
-            field="cost_execution_usd",
-            problems=problems,
-            file=file,
-            row=index,
-        )
-        if len(problems) >= 50:
-            break
+        model_cost = _cost(agent_cost, where="agent cost", field="cost_model_usd", problem=problem)
+        user = _cost(user_cost, where="user_cost", field="cost_execution_usd", problem=problem)
+        if problems.total > before:
+            continue
         number = _number(reward)
         rows.append(
             {
-                "case_id": None if task_id is None else str(task_id),
-                "trial": trial if isinstance(trial, int) and not isinstance(trial, bool) else None,
+                "case_id": case_id,
+                "trial": trial,
                 "outcome": "passed" if number is not None and abs(number - 1.0) <= SUCCESS_TOLERANCE else "failed",
                 "cost_model_usd": model_cost,
                 "cost_execution_usd": user,
             }
         )
     return rows, problems
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?')
+
+
+def _number_line(text: str) -> int | None:
+    """The line of the first number the strict decoder refuses (NaN, an infinity, an overflow), if any."""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token.startswith('"'):
+            continue
+        if token.endswith(("NaN", "Infinity")):
+            bad = True
+        elif any(c in token for c in ".eE"):
+            bad = not math.isfinite(float(token))
+        else:
+            bad = not INT64_MIN <= int(token) <= INT64_MAX
+        if bad:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _depth_line(text: str) -> int | None:
+    """The line where the nesting first goes deeper than :data:`MAX_DEPTH` (outside strings)."""
+    depth = 0
+    in_string = escaped = False
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return text.count("\n", 0, position) + 1
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _decode(file: Path) -> Any:
+    """The file's one JSON document, decoded strictly (see :func:`gatestats_runner.contract.decode_json`)."""
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise RecordFileError.single(file, "<json>", "starts with a UTF-8 byte-order mark (not JSON)", line=1)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = raw.count(b"\n", 0, exc.start) + 1
+        raise RecordFileError.single(
+            file, "<json>", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line=where
+        ) from None
+    data, bad = decode_json(raw, max_bytes=MAX_RESULT_BYTES)
+    if bad is None:
+        return data
+    if bad.field != "<line>":  # a duplicate key: the key is the field
+        raise RecordFileError.single(file, bad.field, bad.message)
+    found = re.search(r"at line (\d+) column \d+$", bad.message)
+    if found:
+        line: int | None = int(found.group(1))
+    elif re.search(r"at column \d+$", bad.message):
+        line = 1
+    elif bad.message.startswith("nested deeper"):
+        line = _depth_line(text)
+    else:
+        line = _number_line(text)
+    raise RecordFileError.single(file, "<json>", bad.message, line=line)
 
 
 def import_tau_bench(
@@ -154,14 +220,7 @@ def import_tau_bench(
     file = Path(path)
     if not file.is_file():
         raise RecordFileError.single(file, "<file>", "no such τ-bench result file")
-    try:
-        data = json.loads(file.read_bytes())
-    except json.JSONDecodeError as exc:
-        raise RecordFileError.single(
-            file, "<json>", f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise RecordFileError.single(file, "<json>", f"not UTF-8 text: {exc}") from None
+    data = _decode(file)
     tau2 = isinstance(data, dict)
     if tau2:
         items = data.get("simulations")
@@ -182,8 +241,7 @@ def import_tau_bench(
     if not items:
         raise RecordFileError.single(file, "<json>", "the result file holds no trials")
     rows, problems = _trial_rows(items, file, tau2=tau2)
-    if problems:
-        raise RecordFileError(problems)
+    problems.raise_if_any()
     columns = pl.DataFrame(
         rows,
         schema={

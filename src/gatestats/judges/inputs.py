@@ -10,8 +10,11 @@ for an unparseable verdict), ``slice``, ``reason`` (String) and ``score`` (Float
 Rules (every violation is a :class:`~gatestats.errors.RecordFileError` naming file, line (or
 Parquet row) and field; nothing is returned from a file with a defect):
 
-- values are compared after stripping blanks, case-insensitively; integral floats (``1.0``) read
-  as integers (``1``);
+- the files are read strictly (:func:`gatestats.input_tables.read_input_table`: strict CSV, one
+  strict JSON object per JSONL line, Parquet); every mapped or filtered column holds strings or
+  integers (an integer is its decimal text, ``1`` -> ``"1"``), ``score`` finite numbers: a float,
+  a list, an object, NaN or a boolean in an id, label or verdict column is an error, never coerced;
+- values are compared after stripping blanks, case-insensitively;
 - a label is the positive or the negative value (items with tied labels are not part of a
   calibration set);
 - a verdict is the positive, the negative or (pairwise judges) the tie value; an empty verdict, or
@@ -29,11 +32,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from gatestats._mapping import parse_field_mapping
 from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.input_tables import CellKind, ProblemList, read_input_table, typed_cell
 from gatestats.judges._types import JudgeKind
 from gatestats.records.io import relocate_problems
 
@@ -63,7 +68,6 @@ JUDGMENT_FIELDS: tuple[str, ...] = (
 VERDICT_COLUMNS: tuple[str, ...] = ("verdict", "verdict_swapped", "verdict_persuaded")
 _REQUIRED = ("item", "label", "verdict")
 _LABEL_FIELDS = ("item", "label", "reason")
-_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 _SHOWN = 50
 _KEY_SEPARATOR = "\x1f"
 
@@ -121,31 +125,35 @@ class JudgmentSet:
     labels_without_verdict: tuple[str, ...]
 
 
-def _read_table(path: Path) -> pl.DataFrame:
-    kind = _SUFFIXES.get(path.suffix.lower())
-    if kind is None:
-        msg = f"unknown table type {path.suffix!r} (expected .csv, .jsonl, .ndjson or .parquet)"
-        raise RecordFileError.single(path, "<file>", msg)
-    if not path.is_file():
-        raise RecordFileError.single(path, "<file>", "no such file")
-    try:
-        if kind == "csv":
-            return pl.read_csv(path, infer_schema=False, null_values=[""])
-        if kind == "jsonl":
-            return pl.read_ndjson(path, infer_schema_length=None)
-        return pl.read_parquet(path)
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise RecordFileError.single(path, "<file>", f"cannot read {kind.upper()} table: {exc}") from None
+def _read_table(path: Path, names: Mapping[str, str], score: str | None) -> pl.DataFrame:
+    """The columns ``names`` (column -> field it feeds, for messages) of a table, read strictly.
+
+    Every column is an id (string, or integer as its decimal text) except ``score``, a finite
+    number. The frame has one String column per name (Float64 for the score), as text (stripped,
+    empty -> null), and ``__row``, the row's index in the file.
+    """
+    table = read_input_table(path, list(names))
+    problems = ProblemList()
+    data: dict[str, list[Any]] = {c: [] for c in table.columns}
+    for index, row in enumerate(table.rows):
+        for column in table.columns:
+            kind: CellKind = "number" if column == score else "id"
+            value, bad = typed_cell(row[column], kind, text=table.text)
+            if bad is not None:
+                problems.add(table.problem(index, names[column], f"column {column!r}: {bad}"))
+            data[column].append(value)
+    problems.raise_if_any()
+    frame = pl.DataFrame(
+        [pl.Series(c, v, dtype=pl.Float64 if c == score else pl.String, strict=True) for c, v in data.items()]
+    )
+    return frame.with_columns(_text(c, frame.schema[c]).alias(c) for c in frame.columns if c != score).with_row_index(
+        "__row"
+    )
 
 
 def _text(column: str, dtype: pl.DataType) -> pl.Expr:
-    """A column as stripped text; integral floats print as integers; empty -> null."""
-    expr = pl.col(column)
-    if dtype.is_float():
-        expr = pl.when(expr == expr.round()).then(expr.cast(pl.Int64, strict=False).cast(pl.String))
-        expr = expr.otherwise(pl.col(column).cast(pl.String))
-    elif dtype != pl.String():
-        expr = expr.cast(pl.String)
+    """A text column stripped of blanks, empty -> null (anything else: as text)."""
+    expr = pl.col(column) if dtype == pl.String() else pl.col(column).cast(pl.String)
     text = expr.str.strip_chars()
     return pl.when(text == "").then(None).otherwise(text)
 
@@ -169,36 +177,19 @@ def _problems(
     )
 
 
-def _check_columns(path: Path, table: pl.DataFrame, columns: Sequence[str], what: str) -> None:
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        line = 1 if path.suffix.lower() == ".csv" else None
-        raise RecordFileError(
-            [
-                RecordProblem(
-                    file=str(path),
-                    line=line,
-                    field=c,
-                    message=f"{what} column not in the table (columns: {[c for c in table.columns if c != '__row']})",
-                )
-                for c in missing
-            ]
-        )
-
-
 def _select(table: pl.DataFrame, fields: Mapping[str, str]) -> pl.DataFrame:
     """The mapped fields as text, ``item`` joined from its columns, plus ``__row``."""
     exprs: list[pl.Expr] = [pl.col("__row")]
     for field, spec in fields.items():
         if field == "item":
-            parts = [_text(c, table.schema[c]) for c in spec.split("+")]
+            parts = [pl.col(c) for c in spec.split("+")]
             exprs.append(
                 pl.concat_str(parts, separator=_KEY_SEPARATOR).alias("item")
                 if len(parts) > 1
                 else parts[0].alias("item")
             )
         else:
-            exprs.append(_text(spec, table.schema[spec]).alias(field))
+            exprs.append(pl.col(spec).alias(field))
     return table.select(exprs)
 
 
@@ -364,13 +355,15 @@ def read_judgments(
     tokens = {t.strip().lower() for t in unparseable if t.strip()}
 
     path = Path(judgments)
-    table = _read_table(path).with_row_index("__row")
     filters = dict(where or {})
-    _check_columns(path, table, list(filters), "--where")
-    for column, value in filters.items():
-        table = table.filter(_text(column, table.schema[column]) == value)
     judged = {f: c for f, c in fields.items() if labels is None or f not in ("label", "reason")}
-    _check_columns(path, table, _columns(judged), "mapped")
+    names = {**{c: c for c in filters}, **_names(judged)}
+    score = judged.get("score")
+    uses = [c for f, spec in judged.items() for c in (spec.split("+") if f == "item" else [spec])]
+    numeric = score if score is not None and uses.count(score) == 1 and score not in filters else None
+    table = _read_table(path, names, numeric)
+    for column, value in filters.items():
+        table = table.filter(pl.col(column) == value)
     frame = _select(table, judged)
     if frame.is_empty():
         shown = ", ".join(f"{k}={v}" for k, v in filters.items())
@@ -380,9 +373,8 @@ def read_judgments(
     label_path, label_frame = path, frame
     if labels is not None:
         label_path = Path(labels)
-        label_table = _read_table(label_path).with_row_index("__row")
         label_fields = {f: fields[f] for f in _LABEL_FIELDS if f in fields}
-        _check_columns(label_path, label_table, _columns(label_fields), "mapped")
+        label_table = _read_table(label_path, _names(label_fields), None)
         label_frame = _select(label_table, label_fields)
         problems += _item_problems(label_path, label_frame, fields["item"])
     problems += _problems(label_path, label_frame, pl.col("label").is_null(), "label", empty_label)
@@ -472,5 +464,10 @@ def read_judgments(
     )
 
 
-def _columns(fields: Mapping[str, str]) -> list[str]:
-    return [c for f, spec in fields.items() for c in (spec.split("+") if f == "item" else [spec])]
+def _names(fields: Mapping[str, str]) -> dict[str, str]:
+    """Column -> the field it feeds (``item`` may join several columns)."""
+    names: dict[str, str] = {}
+    for field, spec in fields.items():
+        for column in spec.split("+") if field == "item" else [spec]:
+            names.setdefault(column, field)
+    return names

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from gatestats._files import write_atomic, write_once
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
+from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
 from gatestats.records.schema import duplicate_problems, validate_records
 from gatestats.tabular import csv_row_lines, read_csv_strict
 from gatestats_runner.contract import validate_record
@@ -36,12 +37,14 @@ __all__ = [
     "load_record_files",
     "load_records",
     "read_record_file",
+    "read_run_set",
     "record_format",
     "relocate_problems",
     "scan_records",
     "write_records_jsonl",
 ]
 
+_EMPTY_DIGEST = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".csv": "csv"}
 
 
@@ -241,6 +244,44 @@ class RecordFileInfo:
     n_records: int
     checksums: ChecksumStatus
     run_set_ids: tuple[str, ...]
+    #: The run set's manifest when the file is a run set's ``records.jsonl`` (checked against it).
+    manifest: Mapping[str, Any] | None = None
+
+
+def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFileInfo]:
+    """Read a run set directory: its manifest, then its ``records.jsonl`` checked against the manifest.
+
+    A run set prepared (``gatestats run --prepare``) and never run has no ``records.jsonl``: its
+    records are empty, which is not an error (the gate answers insufficient evidence).
+
+    Raises
+    ------
+    RecordFileError
+        The manifest is missing or malformed, a record breaks the contract or its checksum, or the
+        records are not the ones the manifest describes (see :mod:`gatestats.records.runset`).
+    """
+    directory = Path(root)
+    manifest = read_run_set_manifest(directory / MANIFEST)
+    path = directory / RECORDS
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise RecordFileError.single(path, "<file>", "records.jsonl must be a regular file inside the run set")
+    if path.exists():
+        return read_record_file(path)
+    empty = pl.DataFrame(schema=POLARS_SCHEMA)
+    problems = run_set_problems(directory, manifest, empty, size=0, digest=_EMPTY_DIGEST, checksums="empty")
+    if problems:
+        raise RecordFileError(problems)
+    info = RecordFileInfo(
+        path=str(path),
+        format="jsonl",
+        digest=_EMPTY_DIGEST,
+        size=0,
+        n_records=0,
+        checksums="empty",
+        run_set_ids=(),
+        manifest=manifest,
+    )
+    return empty, info
 
 
 def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFileInfo]:
@@ -276,6 +317,7 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
         checksums = "empty"
     elif kind != "jsonl":
         run_set_ids = tuple(sorted(str(x) for x in frame.get_column("run_set_id").unique().to_list()))
+    manifest = _run_set_manifest(file)
     try:
         if kind == "jsonl":  # the line pass checked every value of every line; keys across lines remain
             duplicates = duplicate_problems(frame, str(file))
@@ -284,6 +326,12 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
             checked = frame
         else:
             checked = validate_records(frame, source=str(file))
+        if manifest is not None:
+            problems = run_set_problems(
+                file.parent, manifest, checked, size=file.stat().st_size, digest=digest, checksums=checksums
+            )
+            if problems:
+                raise RecordFileError(problems[:MAX_PROBLEMS], total=len(problems))
     except RecordFileError as exc:
         raise RecordFileError(_at_lines(exc.problems, lines), total=exc.total) from None
     info = RecordFileInfo(
@@ -294,8 +342,16 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
         n_records=checked.height,
         checksums=checksums,
         run_set_ids=run_set_ids,
+        manifest=manifest,
     )
     return checked, info
+
+
+def _run_set_manifest(file: Path) -> dict[str, Any] | None:
+    """The manifest beside a run set's ``records.jsonl``: its records are never read without it."""
+    if file.name != RECORDS or not (file.parent / MANIFEST).exists():
+        return None
+    return read_run_set_manifest(file.parent / MANIFEST)
 
 
 def _at_lines(problems: Iterable[RecordProblem], lines: Sequence[int] | None) -> list[RecordProblem]:
@@ -347,6 +403,9 @@ def load_record_files(
 ) -> tuple[pl.DataFrame, tuple[RecordFileInfo, ...]]:
     """Read, validate and concatenate record files; return the records and what was read of each file.
 
+    A directory is read as a run set (:func:`read_run_set`), and a run set's ``records.jsonl`` is
+    always checked against the manifest beside it.
+
     Duplicate record keys are errors within a file and across files.
 
     Raises
@@ -360,7 +419,7 @@ def load_record_files(
     frames: list[pl.DataFrame] = []
     infos: list[RecordFileInfo] = []
     for item in items:
-        frame, info = read_record_file(item)
+        frame, info = read_run_set(item) if Path(item).is_dir() else read_record_file(item)
         frames.append(frame)
         infos.append(info)
     if len(frames) == 1:

@@ -21,8 +21,9 @@ from typing import Any, Final
 import polars as pl
 
 from gatestats._digest import digest_bytes, digest_file
-from gatestats.errors import GatestatsError
+from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import VERDICT_FORMAT, RecordSet, load_record_set, verdict_digest
+from gatestats.jsonfile import parse_json_document, read_regular_file
 
 __all__ = [
     "DATA_FORMAT",
@@ -76,6 +77,10 @@ _REQUIRED_KEYS: Final = (
 _PARQUET: Final[dict[str, Any]] = {"compression": "zstd", "compression_level": 3, "statistics": True}
 
 
+#: The largest verdict file read (a verdict of 100,000 cases is far below this).
+_MAX_VERDICT_BYTES = 256 << 20
+
+
 class ReportInputError(GatestatsError, ValueError):
     """The verdict or the records it names cannot make a report; nothing was written."""
 
@@ -120,18 +125,10 @@ def read_verdict(path: str | os.PathLike[str]) -> VerdictInput:
     """
     file = Path(path)
     try:
-        raw = file.read_bytes()
-    except FileNotFoundError:
-        msg = f"{file}: no such verdict file (expected the file written by `gatestats gate -o`)"
-        raise ReportInputError(msg) from None
-    except OSError as exc:
-        msg = f"{file}: cannot read the verdict file ({exc.strerror or exc})"
-        raise ReportInputError(msg) from None
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{file}: not a verdict file: expected UTF-8 JSON ({exc})"
-        raise ReportInputError(msg) from None
+        raw = read_regular_file(file, limit=_MAX_VERDICT_BYTES, what="verdict (written by `gatestats gate -o`)")
+        body = parse_json_document(raw, source=file)
+    except RecordFileError as exc:
+        raise ReportInputError(str(exc)) from None
     if not isinstance(body, dict):
         msg = f"{file}: not a verdict file: expected a JSON object (got {type(body).__name__})"
         raise ReportInputError(msg)
@@ -140,7 +137,7 @@ def read_verdict(path: str | os.PathLike[str]) -> VerdictInput:
         raise ReportInputError(msg)
     missing = [key for key in (*_REQUIRED_KEYS, "digest") if key not in body]
     if missing:
-        msg = f"{file}: the verdict lacks the field(s) {', '.join(repr(k) for k in missing)}"
+        msg = "\n".join(f"{file}: field '{key}': required field is missing" for key in missing)
         raise ReportInputError(msg)
     actual = verdict_digest(body)
     if body["digest"] != actual:

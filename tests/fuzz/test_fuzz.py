@@ -1,0 +1,85 @@
+"""Fuzz every command that reads a file with malformed variants of valid files (fixed seeds).
+
+Each (target, mutation kind) runs :data:`FAST_SEEDS` mutants in the normal suite and
+:data:`SLOW_SEEDS` more in the slow one. For every malformed mutant and every command that reads
+it: non-zero exit, never ``pass``, the file and a line/row/field/key named, no traceback, no output
+left behind (see :mod:`tests.fuzz.targets`). Counts: docs/fuzz.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fuzz.corpus import Corpus
+from tests.fuzz.targets import TARGETS, run_target, run_target_subprocess
+
+FAST_SEEDS = range(3)
+SLOW_SEEDS = range(3, 12)
+
+#: Defects in files this suite's author does not own, reported to their owners (reproducers in
+#: docs/fuzz.md). Strict: when one is fixed, its test starts passing and must lose its mark.
+KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
+SLOW_KNOWN_DEFECTS: dict[tuple[str, str], str] = {**KNOWN_DEFECTS}
+
+_BY_NAME = {t.name: t for t in TARGETS}
+
+
+def _cases(known: dict[tuple[str, str], str]) -> list[object]:
+    return [
+        pytest.param(
+            t.name,
+            kind,
+            id=f"{t.name}-{kind}",
+            marks=[pytest.mark.xfail(strict=True, reason=known[t.name, kind])] if (t.name, kind) in known else [],
+        )
+        for t in TARGETS
+        for kind in t.kinds
+    ]
+
+
+def _run(target: str, kind: str, seeds: range, corpus: Corpus, tmp_path: Path) -> tuple[int, list[str]]:
+    malformed, failures = 0, []
+    for seed in seeds:
+        outcome = run_target(_BY_NAME[target], kind, seed, corpus, tmp_path / str(seed))
+        malformed += outcome.malformed
+        failures += outcome.failures
+    return malformed, failures
+
+
+@pytest.mark.parametrize(("target", "kind"), _cases(KNOWN_DEFECTS))
+def test_malformed_input_is_refused_with_file_and_line(target: str, kind: str, corpus: Corpus, tmp_path: Path) -> None:
+    _, failures = _run(target, kind, FAST_SEEDS, corpus, tmp_path)
+    assert failures == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("target", "kind"), _cases(SLOW_KNOWN_DEFECTS))
+def test_many_more_malformed_inputs_are_refused(target: str, kind: str, corpus: Corpus, tmp_path: Path) -> None:
+    _, failures = _run(target, kind, SLOW_SEEDS, corpus, tmp_path)
+    assert failures == []
+
+
+#: A few mutants run as real processes: the console script, its exit status and stderr as a shell sees them.
+#: (Each process imports polars and numpy: about 2 s. Three in the normal suite, the rest slow.)
+_SLOW = pytest.mark.slow
+SUBPROCESS_CASES = [
+    ("run-set-manifest", "truncate"),
+    ("import-tau-bench", "deep_nesting"),
+    ("calibrate-judgments-jsonl", "nan_inf_overflow"),
+    pytest.param("records-jsonl", "duplicate_key", marks=_SLOW),
+    pytest.param("records-csv", "quoted_newline_then_error", marks=_SLOW),
+    pytest.param("import-table-parquet", "list_column", marks=_SLOW),
+    pytest.param("policy", "out_of_range", marks=_SLOW),
+    pytest.param("verdict", "wrong_type", marks=_SLOW),
+]
+
+
+@pytest.mark.parametrize(("target", "kind"), SUBPROCESS_CASES)
+def test_malformed_input_is_refused_by_the_console_script(
+    target: str, kind: str, corpus: Corpus, tmp_path: Path
+) -> None:
+    outcome = run_target_subprocess(_BY_NAME[target], kind, 0, corpus, tmp_path / "0")
+    assert outcome.malformed
+    assert outcome.failures == ()
