@@ -18,6 +18,8 @@ from typing import Literal
 
 import pytest
 
+from gatestats.errors import RecordFileError
+from gatestats.records import read_run_set
 from gatestats_runner.case import SANDBOX_PATH, CaseSet, load_case_set
 from gatestats_runner.runset import RunSetOptions, run_run_set
 from gatestats_runner.store import RECORDS, read_records
@@ -245,3 +247,26 @@ def test_one_sandboxed_trial_per_case_matches_the_table(tmp_path: Path) -> None:
             assert outcome in allowed, (candidate, case_id, outcome)
         assert all(r["attempt"] == 0 for r in records), "no infra_error retries"
         assert os.path.isdir(out / "trials")
+        _check_integrity_of_a_real_run_set(out, tmp_path / f"{candidate}-tampered")
+
+
+def _check_integrity_of_a_real_run_set(out: Path, work: Path) -> None:
+    """The runner's own run set reads as verified; its edited evidence and records are refused."""
+    frame, info = read_run_set(out)
+    assert (frame.height, info.checksums) == (len(EXPECTED), "verified")
+    assert info.manifest is not None
+    assert info.manifest["records_seal"]["lines"] == len(EXPECTED)
+    shutil.copytree(out, work)
+    first = json.loads((work / RECORDS).read_text(encoding="utf-8").splitlines()[0])
+    evidence = work / first["stdout_path"]
+    evidence.write_bytes(evidence.read_bytes() + b"forged\n")
+    with pytest.raises(RecordFileError, match=r"records\.jsonl:1: field 'stdout_digest': evidence file .* was changed"):
+        read_run_set(work)
+    shutil.rmtree(work)
+    shutil.copytree(out, work)
+    lines = (work / RECORDS).read_bytes().splitlines(keepends=True)
+    (work / RECORDS).write_bytes(b"".join(lines[1:]))  # one whole record removed
+    with pytest.raises(
+        RecordFileError, match=r"field 'records_seal': records\.jsonl is not the file the run set sealed"
+    ):
+        read_run_set(work)

@@ -215,6 +215,17 @@ def _nested_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
         column = data.get_column(name)
         if column.null_count() == data.height:
             continue
+        dtype = POLARS_SCHEMA[name]
+        if isinstance(dtype, pl.List) and not isinstance(dtype.inner, pl.List | pl.Struct):
+            # A list of scalars already has the element type; only a null element can be wrong (columnar).
+            holes = data.select(pl.col(name).list.eval(pl.element().is_null()).list.any().fill_null(False)).to_series()
+            problems.extend(
+                RecordProblem(file=source, field=f"{name}[{i}]", message="expected string (got null)", row=row)
+                for row in holes.arg_true().to_list()
+                for i, value in enumerate(column[row])
+                if value is None
+            )
+            continue
         for row, value in enumerate(column.to_list()):
             if value is None:
                 continue
