@@ -224,8 +224,8 @@ def validate_record(record: Any) -> list[ContractViolation]:
     """Check one decoded JSON record against the contract; return every violation found.
 
     Besides the JSON Schema, the contract's cross-field rules are checked: ``bound`` is set
-    exactly when ``outcome`` is ``resource_killed``, and the undivided ``cost_usd`` is null
-    when any cost part is set.
+    exactly when ``outcome`` is ``resource_killed``, the undivided ``cost_usd`` is null
+    when any cost part is set, and a ``passed`` trial names no failed check and no missing artifact.
 
     >>> validate_record({"schema_version": 1, "record_id": "r1", "run_set_id": "s",
     ...                  "system": "base", "case_id": "c1", "trial": 0, "attempt": 0,
@@ -262,6 +262,20 @@ def _explain(record: Any) -> list[ContractViolation]:
             ContractViolation(
                 field="cost_usd",
                 message="must be null when cost_model_usd, cost_tool_usd or cost_execution_usd is set",
+            )
+        )
+    if outcome == "passed" and record.get("failed_check") is not None:
+        out.append(
+            ContractViolation(
+                field="failed_check",
+                message=f"must be null when outcome is 'passed' (got {record['failed_check']!r})",
+            )
+        )
+    if outcome == "passed" and record.get("missing_artifacts"):
+        out.append(
+            ContractViolation(
+                field="missing_artifacts",
+                message=f"must be empty when outcome is 'passed' (got {record['missing_artifacts']!r})",
             )
         )
     return out
@@ -378,6 +392,8 @@ def _record_ok(record: Any) -> bool:
         return False
     outcome, bound = record.get("outcome"), record.get("bound")
     if (outcome == "resource_killed") != (bound is not None):
+        return False
+    if outcome == "passed" and (record.get("failed_check") is not None or record.get("missing_artifacts")):
         return False
     return record.get("cost_usd") is None or all(record.get(part) is None for part in _COST_PARTS)
 

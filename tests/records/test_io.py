@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,22 @@ def test_writer_never_overwrites_and_writes_nothing_invalid(write_jsonl: Writer,
         write_records_jsonl(bad, tmp_path / "bad.jsonl")
     assert not (tmp_path / "bad.jsonl").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
+def test_a_passed_trial_with_a_failed_check_is_refused_in_every_format(tmp_path: Path, suffix: str) -> None:
+    rows = [make_record(record_id="a", case_id="c0"), make_record(record_id="b", case_id="c1", failed_check="tests")]
+    columns = ["schema_version", "record_id", "run_set_id", "system", "case_id", "trial", "attempt", "outcome"]
+    frame = pl.DataFrame([{k: r.get(k) for k in [*columns, "failed_check"]} for r in rows])
+    path = tmp_path / f"records{suffix}"
+    if suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    elif suffix == ".csv":
+        frame.write_csv(path)
+    else:
+        frame.write_parquet(path)
+    with pytest.raises(RecordFileError) as exc:
+        load_records(path)
+    (problem,) = exc.value.problems
+    assert problem.field == "failed_check"
+    assert (problem.line, problem.row) == {".jsonl": (2, None), ".csv": (3, None), ".parquet": (None, 1)}[suffix]

@@ -68,6 +68,13 @@ def _cost_not_double_counted(data: Any) -> pl.LazyFrame:
     return lazy.select(pl.col("cost_usd").is_null() | ~parts)
 
 
+def _passed_has_no_failure(data: Any) -> pl.LazyFrame:
+    passed = pl.col("outcome") == "passed"
+    lazy: pl.LazyFrame = data.lazyframe
+    missing = pl.col("missing_artifacts").list.len().fill_null(0) > 0
+    return lazy.select(~passed | (pl.col("failed_check").is_null() & ~missing))
+
+
 def _build_schema() -> pa.DataFrameSchema:
     properties: dict[str, Any] = load_schema()["properties"]
     columns = {
@@ -86,6 +93,11 @@ def _build_schema() -> pa.DataFrameSchema:
                 _bound_iff_resource_killed,
                 name="bound_set_exactly_when_resource_killed",
                 error="bound must be set exactly when outcome is 'resource_killed'",
+            ),
+            pa.Check(
+                _passed_has_no_failure,
+                name="passed_names_no_failure",
+                error="a passed trial names no failed check and no missing artifact",
             ),
             pa.Check(
                 _cost_not_double_counted,
@@ -194,7 +206,15 @@ def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProble
         got = case.get("failure_case")
         index = case.get("index")
         if column == RECORD_SCHEMA.name:
-            column = "bound" if "bound" in check else "cost_usd" if "cost" in check else "<record>"
+            column = (
+                "bound"
+                if "bound" in check
+                else "cost_usd"
+                if "cost" in check
+                else "failed_check"
+                if "passed trial" in check
+                else "<record>"
+            )
             got = None
         message = _describe(check, got)
         problems.append(
