@@ -286,19 +286,8 @@ def _explain(record: Any) -> list[ContractViolation]:
 _Pred = Callable[[Any], bool]
 
 
-_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
-
-
 def _type_pred(types: list[str]) -> _Pred:
-    kinds: set[type] = {kind for name in types for kind in _PYTHON_TYPES[name]}
+    kinds: set[type] = {kind for name in types for kind in _JSON_TYPES[name]}
     numeric = bool(kinds & {int, float})
     if not numeric:
         return lambda value: type(value) in kinds
@@ -522,7 +511,7 @@ def decode_json(raw: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tu
         )
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
-        return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc.msg} at {where}", line=exc.lineno)
+        return None, ContractViolation(field="<line>", message=f"not valid JSON: {exc.msg} ({where})", line=exc.lineno)
     except _BadNumberError as exc:
         return None, ContractViolation(
             field="<line>", message=f"not valid JSON: {exc}", line=_token_line(text, exc.text)

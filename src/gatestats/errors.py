@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "InsufficientEvidenceError",
     "RecordFileError",
     "RecordProblem",
+    "at_lines",
 ]
 
 _MAX_SHOWN = 20
@@ -82,3 +84,23 @@ class RecordFileError(GatestatsError, ValueError):
 
 class InsufficientEvidenceError(GatestatsError, ValueError):
     """The data cannot support the requested statistic; the message says why."""
+
+
+def at_lines(problems: Iterable[RecordProblem], lines: Sequence[int] | None) -> list[RecordProblem]:
+    """Name row ``i`` of a frame by its line ``lines[i]`` in the source file (``None``: keep rows).
+
+    Readers that keep the line each row came from (JSONL, CSV) use this to turn the rows a check
+    reports into the lines a person finds in an editor.
+    """
+    if lines is None:
+        return list(problems)
+    return [
+        RecordProblem(
+            file=p.file,
+            field=p.field,
+            message=p.message,
+            line=p.line if p.row is None else lines[p.row],
+            first_line=p.first_line if p.first_row is None else lines[p.first_row],
+        )
+        for p in problems
+    ]

@@ -75,7 +75,7 @@ def test_statements_that_are_not_gatestats_verdict_statements_are_refused(payloa
         (b"[" * 65 + b"]" * 65, "nested deeper than 64 levels"),
         (b"[" * 100_000 + b"]" * 100_000, "nested deeper than 64 levels"),
         (b'{"a": {"b": 1, "b": 1}}', "field 'b': duplicate key"),
-        (b'{"a": 1}\n{"a": 2}', "x.json:2: field '<line>': not valid JSON: Extra data at line 2 column 1"),
+        (b'{"a": 1}\n{"a": 2}', "x.json:2: field '<line>': not valid JSON: Extra data (line 2 column 1)"),
     ],
 )
 def test_strict_json_refuses_what_could_be_read_two_ways(data: bytes, message: str) -> None:

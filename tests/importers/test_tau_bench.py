@@ -122,7 +122,7 @@ def test_bad_tau_bench_files_name_item_and_field(tmp_path: Path, content: str, e
 def test_torn_json_names_the_line(tmp_path: Path, tau_raw: Path) -> None:
     path = tmp_path / "torn.json"
     path.write_bytes(tau_raw.read_bytes()[:5000])
-    with pytest.raises(RecordFileError, match=r"torn\.json:\d+: field '<json>': not valid JSON"):
+    with pytest.raises(RecordFileError, match=r"torn\.json:\d+: field '<line>': not valid JSON"):
         import_tau_bench(path)
 
 
@@ -147,15 +147,15 @@ def test_records_are_deterministic(tau_raw: Path) -> None:
     [
         (
             '[{"task_id": 0, "reward": 1.0, "trial": 0},\n {"task_id": 1, "reward": NaN, "trial": 0}]',
-            "{path}:2: field '<json>': not valid JSON: NaN is not a JSON number",
+            "{path}:2: field '<line>': not valid JSON: NaN is not a JSON number",
         ),
         (
             '[{"task_id": 0, "reward": 1.0,\n "trial": 9223372036854775808}]',
-            "{path}:2: field '<json>': not valid JSON: integer 9223372036854775808 is out of the 64-bit range",
+            "{path}:2: field '<line>': not valid JSON: integer 9223372036854775808 is out of the 64-bit range",
         ),
         (
             '[{"task_id": 0, "reward": 1e999, "trial": 0}]',
-            "{path}:1: field '<json>': not valid JSON: number 1e999 overflows a 64-bit float",
+            "{path}:1: field '<line>': not valid JSON: number 1e999 overflows a 64-bit float",
         ),
         (
             '[{"task_id": 0, "reward": 1.0, "trial": 0, "trial": 1}]',
@@ -163,7 +163,7 @@ def test_records_are_deterministic(tau_raw: Path) -> None:
         ),
         (
             '[{"task_id": 0,\n "reward": 1.0, "trial": 0, "traj": ' + "[" * 3000 + "]" * 3000 + "}]",
-            "{path}:2: field '<json>': nested deeper than 32 levels",
+            "{path}:2: field '<line>': nested deeper than 32 levels",
         ),
         (
             '[{"task_id": ["a"], "reward": 1.0, "trial": 0}]',
@@ -186,10 +186,10 @@ def test_strict_json_defects_name_line_or_field(tmp_path: Path, content: str, ex
 def test_bom_and_invalid_utf8_name_their_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(b"\xef\xbb\xbf[]")
-    with pytest.raises(RecordFileError, match=r"bad\.json:1: field '<json>': starts with a UTF-8 byte-order mark"):
+    with pytest.raises(RecordFileError, match=r"bad\.json:1: field '<line>': starts with a UTF-8 byte-order mark"):
         import_tau_bench(path)
     path.write_bytes(b'[{"task_id": 0,\n "reward": 1.0, "trial": 0, "x": "\xff"}]')
-    with pytest.raises(RecordFileError, match=r"bad\.json:2: field '<json>': not valid UTF-8 \(byte 0xff\)"):
+    with pytest.raises(RecordFileError, match=r"bad\.json:2: field '<line>': not valid UTF-8 at byte \d+ \(column \d+\)"):
         import_tau_bench(path)
 
 

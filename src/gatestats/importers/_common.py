@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from gatestats._digest import digest_file
-from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.errors import RecordFileError, at_lines
 from gatestats.records.contract import CONTRACT_VERSION, POLARS_SCHEMA
 from gatestats.records.schema import validate_records
 
@@ -19,22 +19,6 @@ __all__ = ["build_records", "file_digest"]
 def file_digest(path: Path) -> str:
     """sha256 of a file's bytes, hex (without the ``sha256:`` prefix: run-set ids are made from it)."""
     return digest_file(path).removeprefix("sha256:")
-
-
-def _at_lines(problems: Sequence[RecordProblem], lines: Sequence[int] | None) -> list[RecordProblem]:
-    """Name row ``i`` of the frame by its line ``lines[i]`` in the source file (None: keep rows)."""
-    if lines is None:
-        return list(problems)
-    return [
-        RecordProblem(
-            file=p.file,
-            field=p.field,
-            message=p.message,
-            line=p.line if p.row is None else lines[p.row],
-            first_line=p.first_line if p.first_row is None else lines[p.first_row],
-        )
-        for p in problems
-    ]
 
 
 def build_records(
@@ -84,4 +68,4 @@ def build_records(
     try:
         return validate_records(frame, source=str(source_file))
     except RecordFileError as exc:
-        raise RecordFileError(_at_lines(exc.problems, lines), total=exc.total) from None
+        raise RecordFileError(at_lines(exc.problems, lines), total=exc.total) from None

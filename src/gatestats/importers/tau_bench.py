@@ -21,7 +21,6 @@ top-level JSON type.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ import polars as pl
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import build_records, file_digest
 from gatestats.input_tables import ProblemList, describe, typed_cell
-from gatestats_runner.contract import INT64_MAX, INT64_MIN, MAX_DEPTH, decode_json
+from gatestats.jsonfile import read_json_file
 
 __all__ = ["MAX_RESULT_BYTES", "SUCCESS_TOLERANCE", "import_tau_bench"]
 
@@ -115,79 +114,9 @@ def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[
     return rows, problems
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?')
-
-
-def _number_line(text: str) -> int | None:
-    """The line of the first number the strict decoder refuses (NaN, an infinity, an overflow), if any."""
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token.startswith('"'):
-            continue
-        if token.endswith(("NaN", "Infinity")):
-            bad = True
-        elif any(c in token for c in ".eE"):
-            bad = not math.isfinite(float(token))
-        else:
-            bad = not INT64_MIN <= int(token) <= INT64_MAX
-        if bad:
-            return text.count("\n", 0, match.start()) + 1
-    return None
-
-
-def _depth_line(text: str) -> int | None:
-    """The line where the nesting first goes deeper than :data:`MAX_DEPTH` (outside strings)."""
-    depth = 0
-    in_string = escaped = False
-    for position, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return text.count("\n", 0, position) + 1
-        elif char in "]}":
-            depth -= 1
-    return None
-
-
 def _decode(file: Path) -> Any:
-    """The file's one JSON document, decoded strictly (see :func:`gatestats_runner.contract.decode_json`)."""
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raise RecordFileError.single(file, "<json>", "starts with a UTF-8 byte-order mark (not JSON)", line=1)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        where = raw.count(b"\n", 0, exc.start) + 1
-        raise RecordFileError.single(
-            file, "<json>", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line=where
-        ) from None
-    data, bad = decode_json(raw, max_bytes=MAX_RESULT_BYTES)
-    if bad is None:
-        return data
-    if bad.field != "<line>":  # a duplicate key: the key is the field
-        raise RecordFileError.single(file, bad.field, bad.message)
-    found = re.search(r"at line (\d+) column \d+$", bad.message)
-    if found:
-        line: int | None = int(found.group(1))
-    elif re.search(r"at column \d+$", bad.message):
-        line = 1
-    elif bad.message.startswith("nested deeper"):
-        line = _depth_line(text)
-    else:
-        line = _number_line(text)
-    raise RecordFileError.single(file, "<json>", bad.message, line=line)
+    """The file's one JSON document, decoded strictly (:func:`gatestats.jsonfile.read_json_file`)."""
+    return read_json_file(file, limit=MAX_RESULT_BYTES, what="τ-bench results")
 
 
 def import_tau_bench(

@@ -23,7 +23,7 @@ from polars._typing import PolarsDataType
 
 from gatestats._digest import digest_file
 from gatestats._files import write_atomic, write_once
-from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.errors import RecordFileError, RecordProblem, at_lines
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
@@ -333,7 +333,7 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
             if problems:
                 raise RecordFileError(problems[:MAX_PROBLEMS], total=len(problems))
     except RecordFileError as exc:
-        raise RecordFileError(_at_lines(exc.problems, lines), total=exc.total) from None
+        raise RecordFileError(at_lines(exc.problems, lines), total=exc.total) from None
     info = RecordFileInfo(
         path=str(file),
         format=kind,
@@ -352,22 +352,6 @@ def _run_set_manifest(file: Path) -> dict[str, Any] | None:
     if file.name != RECORDS or not (file.parent / MANIFEST).exists():
         return None
     return read_run_set_manifest(file.parent / MANIFEST)
-
-
-def _at_lines(problems: Iterable[RecordProblem], lines: Sequence[int] | None) -> list[RecordProblem]:
-    """Frame rows → file lines, with the line map the reader built (Parquet keeps rows)."""
-    if lines is None:
-        return list(problems)
-    return [
-        RecordProblem(
-            file=p.file,
-            field=p.field,
-            message=p.message,
-            line=p.line if p.row is None else lines[p.row],
-            first_line=p.first_line if p.first_row is None else lines[p.first_row],
-        )
-        for p in problems
-    ]
 
 
 def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
