@@ -103,14 +103,22 @@ def _iso(seconds: float) -> str:
     )
 
 
+def _sealed(*run_sets: Path) -> bool:
+    """Whether each run set has records sealed in its manifest (data of an older benchmark are rewritten)."""
+    manifests = [r / "manifest.json" for r in run_sets]
+    return all(m.is_file() and "records_seal" in json.loads(m.read_text(encoding="utf-8")) for m in manifests)
+
+
 def make_data(root: Path, *, cases: int, trials: int, seed: int) -> tuple[Path, Path, Path]:
     """Write the policy and the two run sets under ``root`` (once; reused when present)."""
     import hashlib
 
     import numpy as np
 
+    from gatestats_runner.store import encode_record, seal_records
+
     policy_path, base, cand = root / "policy.toml", root / "baseline", root / "candidate"
-    if (cand / "records.jsonl").is_file() and (base / "records.jsonl").is_file():
+    if _sealed(base, cand):
         return policy_path, base, cand
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -169,7 +177,7 @@ def make_data(root: Path, *, cases: int, trials: int, seed: int) -> tuple[Path, 
                         record["review_ended_at"] = _iso(start + float(rng.uniform(360, 1200)))
                     records.append(record)
                     clock += seconds / 2
-        (path / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        (path / "records.jsonl").write_bytes(b"".join(encode_record(r) for r in records))  # checksummed lines
         manifest = {
             "format": "gatestats-run-set/1",
             "run_set_id": f"rs-{system}",
@@ -180,6 +188,7 @@ def make_data(root: Path, *, cases: int, trials: int, seed: int) -> tuple[Path, 
             "system": system,
             "policy_digest": digest if system == "candidate" else None,
             "policy_registered_at": REGISTERED if system == "candidate" else None,
+            "records_seal": seal_records(path),  # as the runner seals a complete run set
         }
         (path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return policy_path, base, cand

@@ -9,6 +9,11 @@ It owns the execution environment and the run record:
 - :mod:`gatestats_runner.trial` — one trial, one record;
 - :mod:`gatestats_runner.store`, :mod:`gatestats_runner.runset` — immutable, resumable run sets;
 - :mod:`gatestats_runner.executors` — where trials run (threads here, or Ray).
+
+Other programs (``gatestats`` first) use only its public modules: :mod:`~gatestats_runner.contract`,
+:mod:`~gatestats_runner.digests` (every ``sha256:`` digest), :mod:`~gatestats_runner.runsets`
+(run-set files: manifest, policy registration, imported run sets) and
+:mod:`~gatestats_runner.launch` (starting runs). The rest is internal (docs/architecture.md).
 """
 
 __version__ = "0.1.0"

@@ -4,7 +4,8 @@ The same options as ``gatestats run`` (which adds a progress bar). Exit codes: 0
 complete; 1 invalid input (cases, candidate, run set mismatch, damaged records, isolation that
 was required but is missing); 2 usage error (an unknown option, or a value no run can have:
 ``--trials 0``, ``--workers 0``, ``--infra-retries -1``, an unknown bound in
-``--require-enforced``); 3 the run set is still incomplete.
+``--require-enforced``, ``--executor ray`` where Ray is not installed); 3 the run set is still
+incomplete.
 """
 
 from __future__ import annotations
@@ -15,38 +16,24 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from gatestats_runner.case import CaseError
-from gatestats_runner.executors import Executor, LocalExecutor, RayExecutor
-from gatestats_runner.runset import SYSTEM_PARTS, OptionError, Progress, RunSetOptions, run_run_set
-from gatestats_runner.sandbox import SandboxError
-from gatestats_runner.store import RunSetError
+from gatestats_runner.launch import (
+    EXECUTORS,
+    SYSTEM_PARTS,
+    CaseError,
+    OptionError,
+    Progress,
+    RunSetError,
+    RunSetOptions,
+    SandboxError,
+    make_executor,
+    run_run_set,
+)
 
-__all__ = ["main", "make_executor"]
+__all__ = ["main", "make_executor"]  # make_executor lives in gatestats_runner.launch; kept here for older callers
 
 EXIT_INPUT = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
-
-
-def make_executor(name: str, *, workers: int | None, address: str | None) -> Executor:
-    """``local`` or ``ray`` (``address`` None starts a local Ray instance).
-
-    Raises
-    ------
-    OptionError
-        An unknown executor, or fewer than one worker (a usage error).
-    ImportError
-        Ray is not installed.
-    """
-    if workers is not None and (isinstance(workers, bool) or workers < 1):
-        msg = f"--workers: expected an integer >= 1 (got {workers!r})"
-        raise OptionError(msg)
-    if name == "local":
-        return LocalExecutor(workers)
-    if name == "ray":
-        return RayExecutor(address, workers)
-    msg = f"--executor: expected 'local' or 'ray' (got {name!r})"
-    raise OptionError(msg)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--workspace", choices=["overlay", "tmpfs-copy", "dir-copy"], default="overlay")
     run.add_argument("--require-enforced", default="", help="comma-separated bounds that must be enforced")
     run.add_argument("--policy-digest", default=None, help="digest of the gate policy registered before the run")
-    run.add_argument("--executor", choices=["local", "ray"], default="local")
+    run.add_argument("--executor", choices=list(EXECUTORS), default="local")
     run.add_argument("--address", default=None, help="Ray cluster address (with --executor ray)")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser

@@ -1,14 +1,23 @@
-"""Small shared helpers: digests of files and trees, canonical JSON, timestamps, atomic writes."""
+"""Small helpers inside the runner: timestamps, ids, atomic writes (the digests are public: :mod:`.digests`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import stat
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+# The digests moved to the public :mod:`gatestats_runner.digests`; re-exported for older callers.
+from gatestats_runner.digests import (
+    EMPTY_TREE_DIGEST,
+    canonical_json,
+    digest_bytes,
+    digest_file,
+    digest_json,
+    tree_digest,
+)
 
 __all__ = [
     "EMPTY_TREE_DIGEST",
@@ -23,69 +32,6 @@ __all__ = [
     "tree_digest",
     "write_all",
 ]
-
-_CHUNK = 1 << 20
-
-
-def digest_bytes(data: bytes) -> str:
-    """``sha256:<hex>`` of ``data``."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def digest_file(path: str | os.PathLike[str]) -> str:
-    """``sha256:<hex>`` of a file's bytes (read in 1 MiB chunks)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            h.update(chunk)
-    return "sha256:" + h.hexdigest()
-
-
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys, no insignificant whitespace and non-ASCII kept (the checksum form)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def digest_json(value: Any) -> str:
-    """``sha256:<hex>`` of the canonical JSON of ``value``."""
-    return digest_bytes(canonical_json(value).encode("utf-8"))
-
-
-def _tree_lines(root: Path) -> list[str]:
-    lines: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        rel_dir = os.path.relpath(dirpath, root)
-        for name in sorted(dirnames + filenames):
-            path = os.path.join(dirpath, name)
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-            st = os.lstat(path)
-            key = json.dumps(rel, ensure_ascii=False)
-            if stat.S_ISLNK(st.st_mode):
-                lines.append(f"l {key} {json.dumps(os.readlink(path), ensure_ascii=False)}")
-            elif stat.S_ISDIR(st.st_mode):
-                lines.append(f"d {key}")
-            elif stat.S_ISREG(st.st_mode):
-                executable = "x" if st.st_mode & 0o111 else "-"
-                lines.append(f"f {key} {executable} {digest_file(path)}")
-            else:
-                lines.append(f"o {key} {stat.S_IFMT(st.st_mode):o}")
-    return lines
-
-
-def tree_digest(root: str | os.PathLike[str] | None) -> str:
-    """Content digest of a directory tree: paths, file bytes, executable bits and symlink targets.
-
-    Timestamps and ownership are left out, so a copy of the same bytes has the same digest and
-    any changed byte, name, mode bit or link gives a new one. A missing tree has the digest of
-    an empty one.
-    """
-    if root is None or not os.path.isdir(root):
-        return EMPTY_TREE_DIGEST
-    return digest_bytes("\n".join(_tree_lines(Path(root))).encode("utf-8"))
-
-
-EMPTY_TREE_DIGEST = digest_bytes(b"")
 
 
 def short_id(run_set_id: str) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NoReturn, get_args
 
-from gatestats_runner._util import digest_json, tree_digest
+from gatestats_runner.digests import digest_json, tree_digest
 
 __all__ = [
     "CASE_FILE",

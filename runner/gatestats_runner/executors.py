@@ -8,7 +8,11 @@ store: a remote executor returns the evidence files' bytes and the driver writes
 Ray is optional (``pip install 'gatestats[ray]'``) and imported only when :class:`RayExecutor`
 is made. Its workers must see the cases directory and the run set's ``candidate/`` copy at the
 same paths as the driver (one machine, or a shared file system); each worker detects its own
-isolation and runs trials as root with bubblewrap like the local executor.
+isolation and runs trials as root with bubblewrap like the local executor. A local Ray instance
+that the executor starts is its to clean up: it runs with token authentication set explicitly
+(Ray's default, without the notice Ray prints when it picks that default), keeps its session
+files in a temporary directory of its own rather than ``/tmp/ray``, and is shut down and removed
+by :meth:`RayExecutor.shutdown`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import dataclasses
 import importlib
 import os
 import shutil
+import sys
 import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -26,7 +31,10 @@ from gatestats_runner.sandbox import Capabilities, Isolation, detect_capabilitie
 from gatestats_runner.trial import TrialResult, TrialSpec, run_trial
 from gatestats_runner.workspace import WorkspaceMode
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "default_workers"]
+__all__ = ["RAY_INSTALL_HINT", "Executor", "LocalExecutor", "RayExecutor", "RayUnavailableError", "default_workers"]
+
+#: How to get Ray, said wherever its absence stops a run.
+RAY_INSTALL_HINT = "pip install 'gatestats[ray]'"
 
 
 def default_workers() -> int:
@@ -101,13 +109,26 @@ def ray_trial(spec: TrialSpec, isolation: Isolation, workspace: WorkspaceMode) -
         shutil.rmtree(local, ignore_errors=True)
 
 
+class RayUnavailableError(ImportError):
+    """Ray cannot be imported: it is not installed (or its installation is broken)."""
+
+
+def _session_parent() -> str:
+    """Where a local Ray instance keeps its session: a short path (Ray's sockets live there; 107 bytes at most)."""
+    return "/tmp" if os.path.isdir("/tmp") and os.access("/tmp", os.W_OK) else tempfile.gettempdir()
+
+
 class RayExecutor:
     """Trials as Ray tasks (one CPU each) on the cluster at ``address`` (None: start a local instance).
 
+    Whatever :meth:`start` began (a local instance, or a connection to ``address``) :meth:`shutdown`
+    ends, and the local instance's session directory is removed. A Ray that was already
+    initialised by the caller is left running unless ``shutdown_ray`` is true.
+
     Raises
     ------
-    ImportError
-        Ray is not installed (``pip install 'gatestats[ray]'``).
+    RayUnavailableError
+        Ray is not installed (the message says how to install it: :data:`RAY_INSTALL_HINT`).
     """
 
     name = "ray"
@@ -117,12 +138,24 @@ class RayExecutor:
             # A local instance stays on the loopback interface: Ray then uses 127.0.0.1 as the node
             # address instead of the machine's outward-facing one (read when ray is imported).
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-        self.ray: Any = importlib.import_module("ray")
+            if "ray" not in sys.modules:
+                # Token authentication is what Ray picks for a new local instance; saying so keeps
+                # Ray from printing a notice about that default on every run (a user's own
+                # RAY_AUTH_MODE wins). Read when ray is imported: set later, the driver and the
+                # processes it starts would disagree.
+                os.environ.setdefault("RAY_AUTH_MODE", "token")
+        try:
+            self.ray: Any = importlib.import_module("ray")
+        except ImportError as exc:
+            msg = f"Ray is not installed ({exc}); install it with: {RAY_INSTALL_HINT}"
+            raise RayUnavailableError(msg) from None
         self.address = address
         self.workers = workers or default_workers()
         self._shutdown_ray = shutdown_ray
         self._remote: Any = None
         self._caps: Capabilities | None = None
+        self._started = False
+        self._session_dir: Path | None = None
 
     def start(self, caps: Capabilities) -> None:
         self._caps = caps
@@ -136,7 +169,15 @@ class RayExecutor:
                 kwargs["address"] = self.address
             else:
                 kwargs["num_cpus"] = self.workers
-            self.ray.init(**kwargs)
+                # The session goes to a directory of ours, removed at shutdown (not /tmp/ray).
+                self._session_dir = Path(tempfile.mkdtemp(prefix="gatestats-ray-session-", dir=_session_parent()))
+                kwargs["_temp_dir"] = str(self._session_dir)
+            try:
+                self.ray.init(**kwargs)
+            except BaseException:
+                self._remove_session_dir()
+                raise
+            self._started = True
         self._remote = self.ray.remote(num_cpus=1, max_retries=0)(ray_trial)
 
     def submit(self, spec: TrialSpec) -> Future[TrialResult]:
@@ -148,5 +189,13 @@ class RayExecutor:
         return future
 
     def shutdown(self, *, cancel: bool = False) -> None:
-        if self._shutdown_ray and self.ray.is_initialized():
+        """End what :meth:`start` began (and a caller's Ray with ``shutdown_ray``); remove the session directory."""
+        if (self._started or self._shutdown_ray) and self.ray.is_initialized():
             self.ray.shutdown()
+        self._started = False
+        self._remove_session_dir()
+
+    def _remove_session_dir(self) -> None:
+        if self._session_dir is not None:
+            shutil.rmtree(self._session_dir, ignore_errors=True)
+            self._session_dir = None

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from gatestats_runner import __version__
-from gatestats_runner._util import digest_bytes, digest_json, fsync_dir, now_rfc3339, short_id, tree_digest
+from gatestats_runner._util import fsync_dir, now_rfc3339, short_id
 from gatestats_runner.case import Case, CaseSet, load_case_set
 from gatestats_runner.cgroups import sweep_cgroups
+from gatestats_runner.digests import digest_bytes, digest_json, tree_digest
 from gatestats_runner.executors import Executor, LocalExecutor
 from gatestats_runner.sandbox import ABORT, Capabilities, Isolation, detect_capabilities
 from gatestats_runner.store import (

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from gatestats_runner import contract
-from gatestats_runner._util import atomic_write_json, canonical_json, digest_file, digest_json, fsync_dir, write_all
+from gatestats_runner._util import atomic_write_json, fsync_dir, write_all
+from gatestats_runner.digests import canonical_json, digest_file, digest_json
 
 __all__ = [
     "CHECKSUM_FIELD",

@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from gatestats_runner import __version__
-from gatestats_runner._util import digest_file, now_rfc3339, short_id
+from gatestats_runner._util import now_rfc3339, short_id
 from gatestats_runner.case import SANDBOX_PATH, Case
 from gatestats_runner.checks import check_artifact, excerpt
+from gatestats_runner.digests import digest_file
 from gatestats_runner.sandbox import Capabilities, Execution, execute
 from gatestats_runner.workspace import WorkspaceError, create_workspace, open_in_workspace, remove_in_workspace
 

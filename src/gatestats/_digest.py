@@ -1,4 +1,4 @@
-"""The project's digests, one implementation: the runner's (``gatestats_runner._util``).
+"""The project's digests, one implementation: the runner's public :mod:`gatestats_runner.digests`.
 
 Record checksums, run-set and case digests are written by the standard-library runner; the release
 controller digests policies, record files, verdicts, calibrations and report data the same way
@@ -7,7 +7,7 @@ controller digests policies, record files, verdicts, calibrations and report dat
 
 from __future__ import annotations
 
-from gatestats_runner._util import canonical_json, digest_bytes, digest_file, digest_json
+from gatestats_runner.digests import canonical_json, digest_bytes, digest_file, digest_json
 
 __all__ = ["canonical_json", "digest_bytes", "digest_file", "digest_json", "digest_text"]
 

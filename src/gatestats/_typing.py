@@ -8,12 +8,14 @@ import polars as pl
 
 __all__ = [
     "Alternative",
+    "AsymptoticMcNemarMethod",
     "ComparisonFamily",
     "ComparisonStatus",
     "Correction",
     "FrameLike",
     "IntervalMethod",
     "Metric",
+    "OddsRatioMethod",
     "Outcome",
     "PairedDesign",
     "PairedIntervalMethod",
@@ -52,12 +54,20 @@ Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: per independent case, exact otherwise (see :mod:`gatestats.paired`).
 PairedTest: TypeAlias = Literal["auto", "midp", "exact", "permutation"]
 
-#: Interval for a paired difference. ``tango`` (score) and ``newcombe`` (hybrid score) need one
-#: trial per case; ``bootstrap`` and ``clt`` work on per-case differences; ``auto`` picks.
-PairedIntervalMethod: TypeAlias = Literal["auto", "tango", "newcombe", "bootstrap", "clt"]
+#: Interval for a paired difference. ``tango`` (score), ``scas`` (Tango's score with Laud's
+#: skewness and N/(N-1) variance corrections) and ``newcombe`` (hybrid score) need one trial per
+#: case; ``bootstrap`` and ``clt`` work on per-case differences; ``auto`` picks.
+PairedIntervalMethod: TypeAlias = Literal["auto", "tango", "scas", "newcombe", "bootstrap", "clt"]
 
 #: The method that actually produced a paired-difference interval (``auto`` resolved).
-ResolvedPairedIntervalMethod: TypeAlias = Literal["tango", "newcombe", "bootstrap", "clt"]
+ResolvedPairedIntervalMethod: TypeAlias = Literal["tango", "scas", "newcombe", "bootstrap", "clt"]
+
+#: McNemar's asymptotic test: ``asymptotic`` (McNemar 1947) or ``continuity_corrected`` (Edwards 1948).
+AsymptoticMcNemarMethod: TypeAlias = Literal["asymptotic", "continuity_corrected"]
+
+#: Interval of the conditional odds ratio c/b: ``exact`` (transformed Clopper-Pearson) or
+#: ``transformed_wilson`` (Fagerland, Lydersen & Laake 2014).
+OddsRatioMethod: TypeAlias = Literal["exact", "transformed_wilson"]
 
 #: Multiplicity corrections: Holm (default), Bonferroni, Hochberg, Benjamini-Hochberg.
 Correction: TypeAlias = Literal["holm", "bonferroni", "hochberg", "bh"]

@@ -250,7 +250,10 @@ def test_a_key_without_an_envelope_is_refused(signed: Scenario) -> None:
             lambda t: t.replace('"n_records": 100,', '"n_records": -1,', 1),
             "field 'baseline.n_records': expected an integer in [0, 2^63)",
         ),
-        (lambda t: t.replace('"size": ', '"size": 1e999, "x": ', 1), "not valid JSON: number 1e999 overflows a 64-bit float"),
+        (
+            lambda t: t.replace('"size": ', '"size": 1e999, "x": ', 1),
+            "not valid JSON: number 1e999 overflows a 64-bit float",
+        ),
         (lambda t: "[" * 100 + "]" * 100, "nested deeper than 64 levels"),
         (lambda t: t[:100], "not valid JSON"),
     ],

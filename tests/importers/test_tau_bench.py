@@ -189,7 +189,9 @@ def test_bom_and_invalid_utf8_name_their_line(tmp_path: Path) -> None:
     with pytest.raises(RecordFileError, match=r"bad\.json:1: field '<line>': starts with a UTF-8 byte-order mark"):
         import_tau_bench(path)
     path.write_bytes(b'[{"task_id": 0,\n "reward": 1.0, "trial": 0, "x": "\xff"}]')
-    with pytest.raises(RecordFileError, match=r"bad\.json:2: field '<line>': not valid UTF-8 at byte \d+ \(column \d+\)"):
+    with pytest.raises(
+        RecordFileError, match=r"bad\.json:2: field '<line>': not valid UTF-8 at byte \d+ \(column \d+\)"
+    ):
         import_tau_bench(path)
 
 

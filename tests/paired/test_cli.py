@@ -195,7 +195,7 @@ def test_plan_cases_mde_and_false_block_json() -> None:
         (("cases", "--discordance", "0.2"), "--delta"),
         (("mde", "--discordance", "0.2"), "--cases"),
         (("false-block", "--cases", "10", "--k", "2"), "--error-rate"),
-        (("sizes",), "must be one of cases, mde, false-block (got 'sizes')"),
+        (("sizes",), "must be one of cases, mde, false-block, cases-trials (got 'sizes')"),
         (("cases", "--delta", "0.3", "--discordance", "0.2"), "must satisfy 0 < |delta| <= discordance"),
         (("mde", "--cases", "10", "--discordance", "1.5"), "must lie in (0, 1] (got 1.5)"),
     ],

@@ -60,10 +60,24 @@ _PROBE = """
     marks.forEach(function (m) {
       try { var b = m.getBBox(); if (b.width > 0 || b.height > 0) { drawn += 1; } } catch (e) {}
     });
+    var extents = {};
+    marks.forEach(function (m) {
+      var group = m.closest('.role-mark');
+      var kind = group ? (group.getAttribute('class').match(/mark-([a-z]+)/) || [null, 'other'])[1] : 'other';
+      try { var b = m.getBBox(); extents[kind] = Math.max(extents[kind] || 0, b.width, b.height); } catch (e) {}
+    });
     out.push({id: box.getAttribute('data-chart-id'), svg: !!svg, canvas: !!canvas,
               width: rect.width, height: rect.height, marks: marks.length, drawn_marks: drawn,
+              mark_extents: extents,
               canvas_width: canvas ? canvas.width : 0, canvas_height: canvas ? canvas.height : 0});
   });
+  var cases = [];
+  document.querySelectorAll('code.gs-case').forEach(function (c) {
+    var r = c.getBoundingClientRect();
+    cases.push({text: c.textContent, title: c.getAttribute('title'), height: r.height,
+                lines: c.getClientRects().length});
+  });
+  out.push({id: '#case-ids', cases: cases});
   var pre = document.createElement('pre');
   pre.id = 'PROBE_ID';
   pre.textContent = JSON.stringify(out);
@@ -116,6 +130,14 @@ class BrowserPage:
     def charts(self) -> list[ChartCheck]:
         """:func:`check_charts` on the DOM, joined with the probe's measurements by chart id."""
         return check_charts(self.dom, probe=self.probe)
+
+    def case_ids(self) -> list[dict[str, Any]]:
+        """Every ``code.gs-case`` as laid out: its text, ``title``, height and number of line boxes."""
+        for item in self.probe or []:
+            if item.get("id") == "#case-ids":
+                cases: list[dict[str, Any]] = item["cases"]
+                return cases
+        return []
 
 
 def find_chromium() -> str:

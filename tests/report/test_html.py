@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from gatestats.report import find_network_references, parse_qmd, to_notebook
-from gatestats.report._html import export_html, prepare_for_export, quarto_markdown
+from gatestats.report.quarto._html import export_html, prepare_for_export, quarto_markdown
 
 SVG = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5"/></svg>'
 

@@ -23,6 +23,7 @@ from gatestats.cli import report as _report
 from gatestats.cli import run as _run
 from gatestats.cli import validate as _validate
 from gatestats.cli import verify as _verify
+from gatestats.cli._help import use_plain_help
 
 __all__ = ["app", "main"]
 
@@ -32,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help and errors: flags shown as flags (see cli/_help.py)
 )
 app.command("run")(_run.run_command)
 app.command("analyze")(_analyze.analyze_command)
@@ -46,6 +48,7 @@ app.command("verify")(_verify.verify_command)
 app.add_typer(_policy.app, name="policy")
 app.add_typer(_importing.app, name="import")
 app.add_typer(_key.app, name="key")
+use_plain_help(app)
 
 
 def main() -> None:

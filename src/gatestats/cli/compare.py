@@ -20,7 +20,7 @@ __all__ = ["compare_command", "render_comparison", "render_many"]
 _ALTERNATIVES = ("two-sided", "less", "greater")
 _CORRECTIONS = ("holm", "bonferroni", "hochberg", "bh")
 _TESTS = ("auto", "midp", "exact", "permutation")
-_INTERVALS = ("auto", "tango", "newcombe", "bootstrap", "clt")
+_INTERVALS = ("auto", "tango", "scas", "newcombe", "bootstrap", "clt")
 _METRICS = ("pass_hat_k", "pass_at_k")
 
 
@@ -164,7 +164,7 @@ def compare_command(
             help="p-value reported as 'pvalue': auto (mid-p with one trial per case), midp, exact, permutation."
         ),
     ] = "auto",
-    interval: Annotated[str, typer.Option(help="auto, tango, newcombe, bootstrap, clt.")] = "auto",
+    interval: Annotated[str, typer.Option(help="auto, tango, scas, newcombe, bootstrap, clt.")] = "auto",
     metric: Annotated[str, typer.Option(help="Per-case metric with several trials: pass_hat_k, pass_at_k.")] = (
         "pass_hat_k"
     ),

@@ -11,9 +11,8 @@ from rich.console import Console
 
 from gatestats.cli._common import reports_errors, usage_error
 from gatestats.gate import Policy, PolicyError, load_policy
-from gatestats.gate.registration import write_imported_run_set
 from gatestats.importers import import_table, import_tau_bench, parse_mapping
-from gatestats.records import write_records_jsonl
+from gatestats.records import write_imported_run_set, write_records_jsonl
 
 __all__ = ["app"]
 

@@ -1,22 +1,31 @@
-"""``gatestats plan``: how many cases a paired decision needs, what N can detect, false blocks."""
+"""``gatestats plan``: how many cases a paired decision needs, what N can detect, false blocks, and
+whether to add cases or trials (from a pilot's variance split)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.cli._common import reports_errors
-from gatestats.paired import cases_needed, false_block, minimum_detectable_effect
+from gatestats.cli._common import echo_json, reports_errors
+from gatestats.paired import (
+    CasesTrialsPlan,
+    cases_needed,
+    false_block,
+    minimum_detectable_effect,
+    plan_cases_trials_from_pilot,
+)
+from gatestats.records import load_records
 
 __all__ = ["plan_command"]
 
 T = TypeVar("T")
 
-_WHAT = ("cases", "mde", "false-block")
+_WHAT = ("cases", "mde", "false-block", "cases-trials")
 _ALTERNATIVES = ("two-sided", "less", "greater")
 _TESTS = ("auto", "midp", "exact")
 
@@ -50,16 +59,86 @@ def _print(rows: dict[str, Any], title: str) -> None:
     console.print(table)
 
 
+def _parse_trials(text: str) -> list[int]:
+    values = []
+    for part in (p.strip() for p in text.split(",")):
+        try:
+            value = int(part)
+        except ValueError:
+            value = 0
+        if not 1 <= value <= 10_000:
+            msg = f"expected comma-separated integers in [1, 10000] such as 1,2,4,8 (got {text!r})"
+            raise typer.BadParameter(msg, param_hint="--trials")
+        values.append(value)
+    return sorted(set(values))
+
+
+def _print_cases_trials(plan: CasesTrialsPlan) -> None:
+    console = Console(width=max(Console().width, 100))
+    level = f"{plan.alternative}, alpha {plan.alpha:g}, power {plan.power:g}"
+    console.print(
+        f"cases needed to detect a pass-rate difference of {plan.mde:g} ({level}), "
+        f"pilot {plan.pilot_system!r}: {plan.pilot_cases} cases, {plan.pilot_mean_trials or 0:.3g} trials per case",
+        highlight=False,
+    )
+    if plan.status != "ok":
+        console.print(f"insufficient evidence: {plan.reason}", highlight=False)
+        return
+    console.print(
+        f"variance of one trial's outcome: between cases {plan.between_case_variance:.4g}, "
+        f"within cases (trial to trial) {plan.within_case_variance:.4g}",
+        highlight=False,
+    )
+    table = Table()
+    for name in ("trials per case", "cases needed", "total trials", "share of variance from trials"):
+        table.add_column(name, justify="right")
+    for o in plan.options:
+        table.add_row(str(o.trials), str(o.cases_needed), str(o.total_trials), f"{o.share_from_trials:.0%}")
+    console.print(table)
+    console.print(f"cases needed however many trials are run: {plan.cases_floor}", highlight=False)
+    console.print(plan.advice or "", highlight=False)
+
+
+def _cases_trials(
+    pilot: list[Path] | None,
+    system: str | None,
+    mde: float | None,
+    trials: str,
+    cases: int | None,
+    chosen: dict[str, Any],
+    as_json: bool,
+) -> None:
+    what = "cases-trials"
+    paths = _need(pilot, "--pilot", what)
+    name = _need(system, "--system", what)
+    effect = _need(mde, "--mde", what)
+    _unit(effect, "--mde")
+    if cases is not None and cases < 1:
+        msg = f"must be an integer >= 1 (got {cases})"
+        raise typer.BadParameter(msg, param_hint="--cases")
+    ks = _parse_trials(trials)
+    plan = plan_cases_trials_from_pilot(
+        load_records(paths), system=name, mde=effect, trials=ks, available_cases=cases, **chosen
+    )
+    if as_json:
+        echo_json({"plan": what, **plan.to_dict()}, paths)
+        return
+    _print_cases_trials(plan)
+
+
 @reports_errors
 def plan_command(
-    what: Annotated[str, typer.Argument(help="cases | mde | false-block")],
+    what: Annotated[str, typer.Argument(help="cases | mde | false-block | cases-trials")],
     delta: Annotated[
         float | None, typer.Option(help="cases: paired difference to detect, candidate − baseline.")
     ] = None,
     discordance: Annotated[
         float | None, typer.Option(help="cases, mde: share of cases whose outcome differs, in (0, 1].")
     ] = None,
-    cases: Annotated[int | None, typer.Option("--cases", help="mde, false-block: number of cases N.")] = None,
+    cases: Annotated[
+        int | None,
+        typer.Option("--cases", help="mde, false-block: number of cases N; cases-trials: cases available."),
+    ] = None,
     power: Annotated[float, typer.Option(help="cases, mde: target power.")] = 0.8,
     alpha: Annotated[float, typer.Option(help="Significance level (false-block: tolerated risk).")] = 0.05,
     alternative: Annotated[str, typer.Option(help="two-sided, less, greater.")] = "two-sided",
@@ -70,9 +149,17 @@ def plan_command(
     error_rate: Annotated[
         float | None, typer.Option(help="false-block: per-run evaluator error (false fail) rate, in [0, 1).")
     ] = None,
+    pilot: Annotated[
+        list[Path] | None, typer.Option(help="cases-trials: pilot record files (repeat for several).")
+    ] = None,
+    system: Annotated[str | None, typer.Option(help="cases-trials: the pilot system whose variance is split.")] = None,
+    mde: Annotated[
+        float | None, typer.Option(help="cases-trials: pass-rate difference to detect (absolute), in (0, 1).")
+    ] = None,
+    trials: Annotated[str, typer.Option(help="cases-trials: trials per case to plan for, e.g. 1,2,4,8.")] = "1,2,4,8",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
-    """Plan a paired decision: cases needed, minimum detectable effect, false-block risk of all-k rules."""
+    """Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, cases or trials."""
     if what not in _WHAT:
         msg = f"must be one of {', '.join(_WHAT)} (got {what!r})"
         raise typer.BadParameter(msg, param_hint="WHAT")
@@ -87,6 +174,11 @@ def plan_command(
     _unit(discordance, "--discordance", closed_high=True)
     chosen: Any = {"alternative": alternative, "test": test}
     result: Any
+    if what == "cases-trials":
+        _cases_trials(
+            pilot, system, mde, trials, cases, {"alternative": alternative, "alpha": alpha, "power": power}, as_json
+        )
+        return
     if what == "cases":
         delta = _need(delta, "--delta", what)
         discordance = _need(discordance, "--discordance", what)

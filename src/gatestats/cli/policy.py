@@ -22,7 +22,7 @@ from gatestats.attest import (
 )
 from gatestats.cli._common import usage_error
 from gatestats.gate import PolicyError, RegistrationError, load_policy, register_policy
-from gatestats_runner.store import RunSetError, read_manifest
+from gatestats_runner.runsets import RunSetError, read_manifest
 
 __all__ = ["app"]
 

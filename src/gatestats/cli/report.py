@@ -17,8 +17,8 @@ import typer
 
 from gatestats.cli._common import fail
 from gatestats.errors import GatestatsError
+from gatestats.report.quarto import Renderer
 from gatestats.report.release import build_release_report, check_release_name
-from gatestats.report.render import Renderer
 
 __all__ = ["report_command"]
 

@@ -1,10 +1,12 @@
 """``gatestats run``: cases x trials of a candidate in the sandbox runner, into an immutable run set.
 
-A thin wrapper: the work is done by the standard-library runner (:mod:`gatestats_runner`); this
-module adds the options and a progress bar. Exit codes: 0 the run set is complete; 1 invalid
-input (cases, candidate, a run set that does not match, damaged records, isolation that was
-required but is missing, Ray not installed); 2 usage error (as ``python -m gatestats_runner``);
-3 the run set is incomplete (interrupted).
+A thin wrapper: the work is done by the standard-library runner, through its public API
+(:mod:`gatestats_runner.launch`); this module adds the options and a progress bar, shown once the
+first trial is about to start (an error before that prints the error alone). Exit codes: 0 the
+run set is complete; 1 invalid input (cases, candidate, a run set that does not match, damaged
+records, isolation that was required but is missing); 2 usage error (as ``python -m
+gatestats_runner``, including ``--executor ray`` where Ray is not installed: the message says how
+to install it); 3 the run set is incomplete (interrupted).
 """
 
 from __future__ import annotations
@@ -15,20 +17,63 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from gatestats.cli._common import fail, usage_error
 from gatestats.gate import PolicyError, load_policy
-from gatestats_runner.__main__ import make_executor
-from gatestats_runner.case import CaseError
-from gatestats_runner.runset import OptionError, RunSetOptions, run_run_set
-from gatestats_runner.runset import Progress as TrialProgress
-from gatestats_runner.sandbox import SandboxError
-from gatestats_runner.store import RunSetError
+from gatestats_runner.launch import (
+    CaseError,
+    OptionError,
+    RunSetError,
+    RunSetOptions,
+    SandboxError,
+    make_executor,
+    run_run_set,
+)
+from gatestats_runner.launch import Progress as TrialProgress
 
 __all__ = ["EXIT_INCOMPLETE", "run_command"]
 
 EXIT_INCOMPLETE = 3
+
+
+class _TrialBar:
+    """The progress bar, started by the runner's first progress report (sent once work starts), never before."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __call__(self, p: TrialProgress) -> None:
+        if self._bar is None or self._task is None:
+            self._bar = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[counts]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self._console,
+                transient=False,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("trials", total=p.total, counts="")
+        counts = " ".join(f"{k}={v}" for k, v in sorted(p.counts.items()))
+        self._bar.update(self._task, total=p.total, completed=p.done, counts=counts)
+
+    def stop(self) -> None:
+        """Stop the bar (its last state stays on screen) if it was started."""
+        if self._bar is not None:
+            self._bar.stop()
 
 
 def run_command(
@@ -97,29 +142,15 @@ def run_command(
         prepare_only=prepare,
     )
     console = Console(stderr=True, soft_wrap=True)
+    bar = _TrialBar(console)
     try:
         runner = make_executor(executor, workers=workers, address=address)
-        with (
-            Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[counts]}"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=console,
-                transient=False,
-            ) as bar,
-            warnings.catch_warnings(record=True) as caught,
-        ):
+        with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            task = bar.add_task("trials", total=None, counts="")
-
-            def report(p: TrialProgress) -> None:
-                counts = " ".join(f"{k}={v}" for k, v in sorted(p.counts.items()))
-                bar.update(task, total=p.total, completed=p.done, counts=counts)
-
-            summary = run_run_set(options, executor=runner, progress=report)
+            try:
+                summary = run_run_set(options, executor=runner, progress=bar)
+            finally:
+                bar.stop()
         for warning in caught:
             console.print(f"warning: {warning.message}", highlight=False)
     except OptionError as exc:  # a value no run can have: a usage error, as in `python -m gatestats_runner`

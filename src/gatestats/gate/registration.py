@@ -1,35 +1,30 @@
 """Registering a gate policy in a run set *before* its first record, and checking it at gate time.
 
-``register_policy`` writes the policy's digest, name, version and the registration time into the
-run set's ``manifest.json`` (under the runner's lock, atomically) and refuses once any record
-exists. ``gatestats run --policy`` registers at creation. At gate time, :func:`check_registration`
-refuses a candidate run set whose registered digest differs from the policy given (the policy was
-edited after the run) or whose registration is later than its first record's start (the policy
-was written after results could be seen).
+``register_policy`` has the runner write the policy's digest, name, version and the registration
+time into the run set's ``manifest.json`` (:func:`gatestats_runner.runsets.register_policy`: under
+the runner's lock, atomically), which refuses once any record exists. ``gatestats run --policy``
+registers at creation. At gate time, :func:`check_registration` refuses a candidate run set whose
+registered digest differs from the policy given (the policy was edited after the run) or whose
+registration is later than its first record's start (the policy was written after results could
+be seen).
+
+The manifest is the runner's file: this module reads what the gate needs from it and writes it
+only through the runner's public run-set API. Imported records are written as a run set by the
+records layer (:func:`gatestats.records.write_imported_run_set`, re-exported here for older callers).
 """
 
 from __future__ import annotations
 
-import getpass
 import os
-import platform
-import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import polars as pl
-
-from gatestats._digest import digest_file
-from gatestats._files import rename_directory_once
 from gatestats.errors import GatestatsError
 from gatestats.gate.policy import Policy
-from gatestats.gate.recordset import MANIFEST, RECORDS, RecordSet
-from gatestats.records import write_records_jsonl
-from gatestats_runner._util import now_rfc3339
-from gatestats_runner.store import RunSetError, RunSetLock, read_manifest, seal_records, write_manifest
+from gatestats.gate.recordset import MANIFEST, RecordSet
+from gatestats.records import write_imported_run_set
+from gatestats_runner import runsets
 
 __all__ = [
     "Registration",
@@ -70,58 +65,34 @@ def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registra
 
     Registering the same digest again is a no-op that returns the first registration.
 
+    Parameters
+    ----------
+    policy
+        The loaded gate policy.
+    run_set
+        The run set directory (``gatestats run --prepare`` makes one without records).
+
+    Returns
+    -------
+    Registration
+        The registration now in the manifest (``first_record_at`` is None: there is no record yet).
+
     Raises
     ------
     RegistrationError
-        ``run_set`` is not a run set, already holds records, or has another policy registered.
+        ``run_set`` is not a run set, is in use by a runner, already holds records, or has another
+        policy registered.
     """
-    root = Path(run_set)
     try:
-        read_manifest(root)  # a run set directory at all, before a lock file is made in it
-        lock = RunSetLock(root)
-    except (RunSetError, OSError) as exc:
+        written = runsets.register_policy(run_set, policy)
+    except (runsets.RunSetError, OSError) as exc:
         raise RegistrationError(str(exc)) from None
-    try:
-        try:
-            manifest = read_manifest(root)  # again, under the lock: a runner may have written it meanwhile
-        except (RunSetError, OSError) as exc:
-            raise RegistrationError(str(exc)) from None
-        records = root / RECORDS
-        existing = manifest.get("policy_digest")
-        if existing is not None and existing != policy.digest:
-            msg = (
-                f"{root / MANIFEST}: field 'policy_digest': another policy is registered ({existing}); "
-                f"a run set is gated by the one policy registered before it ran (got {policy.digest})"
-            )
-            raise RegistrationError(msg)
-        if existing == policy.digest and manifest.get("policy_registered_at"):
-            return Registration(
-                run_set=str(root),
-                policy_digest=existing,
-                registered_at=manifest["policy_registered_at"],
-                first_record_at=None,
-                origin=manifest.get("origin", "runner"),
-            )
-        if records.exists() and records.stat().st_size > 0:
-            msg = (
-                f"{records}: the run set already has records: a policy must be registered before the first "
-                "record exists (start a new run set with `gatestats run --policy`)"
-            )
-            raise RegistrationError(msg)
-        manifest["policy_digest"] = policy.digest
-        manifest["policy_registered_at"] = now_rfc3339()
-        manifest["policy_name"] = policy.name
-        manifest["policy_version"] = policy.version
-        manifest.pop("format", None)
-        write_manifest(root, manifest)
-    finally:
-        lock.release()
     return Registration(
-        run_set=str(root),
-        policy_digest=policy.digest,
-        registered_at=manifest["policy_registered_at"],
+        run_set=str(written.run_set),
+        policy_digest=written.policy_digest,
+        registered_at=written.registered_at,
         first_record_at=None,
-        origin=manifest.get("origin", "runner"),
+        origin=written.origin,
     )
 
 
@@ -175,70 +146,3 @@ def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
     return Registration(
         run_set=str(candidate.path), policy_digest=registered, registered_at=at, first_record_at=first, origin=origin
     )
-
-
-def _who() -> str:
-    """The account and host that ran the import (provenance, not authentication)."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = f"uid {os.getuid()}"
-    return f"{user}@{platform.node() or 'unknown-host'}"
-
-
-def write_imported_run_set(
-    records: pl.DataFrame, out: str | os.PathLike[str], *, policy: Policy | None, source: str
-) -> Path:
-    """Write imported records as a run set directory (``manifest.json`` + ``records.jsonl``).
-
-    For records made by other harnesses, registration happens at import: the manifest says
-    ``origin: "import"`` and carries the policy's digest and the import time, the source file's
-    digest, who imported it, and the seal of the records (each line is checksummed by the writer). The directory is
-    built beside ``out`` and renamed into place (it exists whole or not at all); an existing
-    ``out`` is refused.
-
-    Raises
-    ------
-    FileExistsError
-        ``out`` exists.
-    RecordFileError
-        The records break the contract (nothing is written).
-    """
-    target = Path(out)
-    if target.exists():
-        msg = f"{target}: exists; an imported run set is written once (choose a new directory)"
-        raise FileExistsError(msg)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{target.name}.importing-", dir=target.parent))
-    try:
-        write_records_jsonl(records, building / RECORDS)
-        cases = records.select("case_id", "case_version").unique().sort("case_id", "case_version", nulls_last=True)
-        now = now_rfc3339()
-        manifest: dict[str, Any] = {
-            "run_set_id": ",".join(sorted(str(x) for x in records.get_column("run_set_id").unique().to_list())),
-            "origin": "import",
-            "source": source,
-            "source_digest": digest_file(source) if Path(source).is_file() else None,
-            "imported_by": _who(),
-            "imported_at": now,
-            "complete": True,
-            "case_set_version": None,
-            "cases": [{"case_id": c, "case_version": v} for c, v in cases.iter_rows()],
-            "trials": records.select(pl.col("trial").max() + 1).item() if records.height else 0,
-            "system": ",".join(sorted(str(x) for x in records.get_column("system").unique().to_list())),
-            "policy_digest": None if policy is None else policy.digest,
-            "policy_registered_at": None if policy is None else now,
-            "policy_name": None if policy is None else policy.name,
-            "policy_version": None if policy is None else policy.version,
-            "records_seal": seal_records(building),
-        }
-        write_manifest(building, manifest)
-        try:
-            rename_directory_once(building, target)  # a plain rename would replace an empty directory
-        except FileExistsError:
-            msg = f"{target}: exists; an imported run set is written once (choose a new directory)"
-            raise FileExistsError(msg) from None
-    except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
-        raise
-    return target

@@ -2,7 +2,8 @@
 
 - :func:`read_judgments` — a labelled set and judge verdicts from CSV / JSONL / Parquet.
 - :func:`judge_error_rates` — false-pass and false-fail rates (each with its own n and interval),
-  confusion matrix, Cohen's kappa, by slice.
+  confusion matrix, Cohen's kappa, by slice; :func:`weighted_kappa` (linear or quadratic weights,
+  Fleiss-Cohen-Everitt interval) for ordinal judge scales.
 - :func:`order_sensitivity` — flip rate and the exact sign test of position bias (pairwise judges);
   :func:`persuasion_test` — exact McNemar test of self-advocating text.
 - :func:`corrected_pass_rate` — a production pass rate corrected for judge error (Rogan-Gladen,
@@ -24,7 +25,14 @@ from gatestats.judges._stats import (
     proportion,
     sign_test,
 )
-from gatestats.judges._types import CorrectionMethod, JudgeKind, LimitCriterion, ProportionMethod, SwappedCoding
+from gatestats.judges._types import (
+    CorrectionMethod,
+    JudgeKind,
+    KappaWeights,
+    LimitCriterion,
+    ProportionMethod,
+    SwappedCoding,
+)
 from gatestats.judges.calibration import (
     CALIBRATION_SCHEMA,
     JudgeCalibration,
@@ -43,6 +51,7 @@ from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judg
 from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
 __all__ = [
     "CALIBRATION_SCHEMA",
@@ -58,6 +67,7 @@ __all__ = [
     "JudgeVote",
     "JudgmentSet",
     "Kappa",
+    "KappaWeights",
     "LimitCriterion",
     "OrderSensitivity",
     "PairedDifference",
@@ -66,6 +76,8 @@ __all__ = [
     "ProportionMethod",
     "SignTest",
     "SwappedCoding",
+    "WeightedKappa",
+    "agreement_table",
     "calibrate",
     "clopper_pearson_interval",
     "cohens_kappa",
@@ -73,6 +85,7 @@ __all__ = [
     "corrected_pass_rate_known",
     "judge_eligibility",
     "judge_error_rates",
+    "kappa_weights",
     "load_calibration",
     "load_calibrations",
     "order_sensitivity",
@@ -84,5 +97,6 @@ __all__ = [
     "read_judgments",
     "rogan_gladen",
     "sign_test",
+    "weighted_kappa",
     "write_calibration",
 ]

@@ -11,6 +11,7 @@ from typing import Literal, TypeAlias
 __all__ = [
     "CorrectionMethod",
     "JudgeKind",
+    "KappaWeights",
     "LimitCriterion",
     "ProportionMethod",
     "SwappedCoding",
@@ -36,3 +37,8 @@ LimitCriterion: TypeAlias = Literal["upper_bound", "estimate"]
 #: the original A/B labels, so a position-consistent judge repeats its verdict) or ``presented``
 #: (in the order shown, so a position-consistent judge reverses it).
 SwappedCoding: TypeAlias = Literal["original", "presented"]
+
+#: Agreement weights of weighted kappa on an ordinal scale of k categories: ``linear``
+#: :math:`1 - |i - j|/(k - 1)` (Cicchetti-Allison) or ``quadratic`` :math:`1 - (i - j)^2/(k - 1)^2`
+#: (Fleiss-Cohen).
+KappaWeights: TypeAlias = Literal["linear", "quadratic"]

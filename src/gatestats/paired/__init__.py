@@ -8,16 +8,40 @@
 - :func:`compare_many`: all pairs, or each against a baseline, with Holm (default), Bonferroni,
   Hochberg or Benjamini-Hochberg adjusted p-values.
 - :func:`factor_model`: pass probability on configuration factors (GEE, clustered by case).
-- :func:`cases_needed`, :func:`minimum_detectable_effect`, :func:`false_block`: planning.
+- :func:`cases_needed`, :func:`minimum_detectable_effect`, :func:`false_block`: planning;
+  :func:`plan_cases_trials_from_pilot` / :func:`plan_cases_trials`: cases or trials (Miller 2024).
+- Classical methods, for reference (the gate does not use them): :func:`mcnemar_asymptotic_test`
+  (Edwards' continuity-corrected McNemar), :func:`scas_interval` (Laud's skewness-corrected score
+  interval), ``conditional_odds_ratio(..., method="transformed_wilson")``.
 - Building blocks on counts: :func:`mcnemar_test`, :func:`tango_interval`,
   :func:`newcombe_interval`, :func:`conditional_odds_ratio`, :func:`noninferiority_test`,
   :func:`resolution`, :func:`adjust_pvalues`, :func:`pair_cases`.
 """
 
+from gatestats.paired.cases_trials import (
+    CasesTrialsPlan,
+    TrialsOption,
+    cases_for_trials,
+    plan_cases_trials,
+    plan_cases_trials_from_pilot,
+)
 from gatestats.paired.compare import Comparison, ComparisonOptions, compare, compare_pair
 from gatestats.paired.factors import FactorEffect, FactorModel, factor_model
-from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, tango_interval, tango_statistic
-from gatestats.paired.mcnemar import McNemarTest, mcnemar_pvalues, mcnemar_test
+from gatestats.paired.intervals import (
+    DifferenceInterval,
+    newcombe_interval,
+    scas_interval,
+    scas_statistic,
+    tango_interval,
+    tango_statistic,
+)
+from gatestats.paired.mcnemar import (
+    AsymptoticMcNemarTest,
+    McNemarTest,
+    mcnemar_asymptotic_test,
+    mcnemar_pvalues,
+    mcnemar_test,
+)
 from gatestats.paired.multiplicity import CORRECTIONS, MultipleComparison, adjust_pvalues, compare_many
 from gatestats.paired.noninferiority import NonInferiorityTest, noninferiority_test
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
@@ -45,8 +69,10 @@ from gatestats.paired.trials import case_difference_interval, permutation_test
 
 __all__ = [
     "CORRECTIONS",
+    "AsymptoticMcNemarTest",
     "CaseTable",
     "CaseVersionMismatchError",
+    "CasesTrialsPlan",
     "Comparison",
     "ComparisonOptions",
     "DetectableEffectPlan",
@@ -62,10 +88,12 @@ __all__ = [
     "PairedCases",
     "Resolution",
     "SampleSizePlan",
+    "TrialsOption",
     "UnknownSystemError",
     "adjust_pvalues",
     "build_case_table",
     "case_difference_interval",
+    "cases_for_trials",
     "cases_needed",
     "compare",
     "compare_many",
@@ -74,6 +102,7 @@ __all__ = [
     "exact_power",
     "factor_model",
     "false_block",
+    "mcnemar_asymptotic_test",
     "mcnemar_pvalues",
     "mcnemar_test",
     "minimum_detectable_effect",
@@ -81,8 +110,12 @@ __all__ = [
     "noninferiority_test",
     "pair_cases",
     "permutation_test",
+    "plan_cases_trials",
+    "plan_cases_trials_from_pilot",
     "power_curve",
     "resolution",
+    "scas_interval",
+    "scas_statistic",
     "tango_interval",
     "tango_statistic",
 ]

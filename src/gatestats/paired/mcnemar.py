@@ -32,8 +32,16 @@ trials per case) 0.077 (``docs/paired.md``). :func:`gatestats.paired.compare` th
 as the decision p-value only two-sided with one trial per independent case. Both p-values are
 evaluated for many tables at once (numpy arrays), so many comparisons cost no Python loop.
 
+The classical asymptotic tests are offered for reference (:func:`mcnemar_asymptotic_test`):
+McNemar's (1947) :math:`\chi^2 = (c - b)^2/(b + c)` and Edwards' (1948) continuity-corrected
+:math:`\chi^2 = (|c - b| - 1)^2/(b + c)`, R's ``mcnemar.test(correct = TRUE)``. They are not
+decision tests of :func:`gatestats.paired.compare`: the corrected test is conservative and the
+uncorrected one can exceed its level with few discordant units (Fagerland et al. 2013).
+
 References
 ----------
+Edwards, A. L. (1948). Note on the "correction for continuity" in testing the significance of the
+    difference between correlated proportions. Psychometrika 13(3), 185-187.
 Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary matched-pairs data:
     mid-p and asymptotic are better than exact conditional. BMC Medical Research Methodology 13:91.
 Lancaster, H. O. (1961). Significance tests in discrete distributions. JASA 56(294), 223-234.
@@ -43,6 +51,7 @@ McNemar, Q. (1947). Note on the sampling error of the difference between correla
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,12 +59,14 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gatestats._typing import Alternative
+from gatestats._typing import Alternative, AsymptoticMcNemarMethod, Status
 
 __all__ = [
     "ALTERNATIVES",
+    "AsymptoticMcNemarTest",
     "McNemarTest",
     "check_alternative",
+    "mcnemar_asymptotic_test",
     "mcnemar_pvalues",
     "mcnemar_test",
     "min_discordant_for",
@@ -251,3 +262,129 @@ def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp
         pvalue_exact=pe,
         pvalue_midp=pm,
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AsymptoticMcNemarTest:
+    """McNemar's asymptotic test, with (Edwards 1948) or without continuity correction.
+
+    ``statistic`` is the 1-df chi-square, ``z`` the signed normal deviate (positive when the
+    candidate does better); both and ``pvalue`` are ``None`` with
+    ``status="insufficient_evidence"`` when no unit is discordant (the statistic is 0/0).
+    """
+
+    b: int
+    c: int
+    alternative: Alternative
+    method: AsymptoticMcNemarMethod
+    statistic: float | None
+    z: float | None
+    pvalue: float | None
+    status: Status
+    reason: str | None
+
+    @property
+    def n_discordant(self) -> int:
+        """``b + c``."""
+        return self.b + self.c
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "b": self.b,
+            "c": self.c,
+            "n_discordant": self.n_discordant,
+            "alternative": self.alternative,
+            "method": self.method,
+            "statistic": self.statistic,
+            "z": self.z,
+            "pvalue": self.pvalue,
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+def mcnemar_asymptotic_test(
+    b: int, c: int, *, alternative: Alternative = "two-sided", correction: bool = True
+) -> AsymptoticMcNemarTest:
+    r"""McNemar's asymptotic test, continuity-corrected (Edwards 1948) by default.
+
+    Parameters
+    ----------
+    b
+        Units passed by the baseline only.
+    c
+        Units passed by the candidate only.
+    alternative
+        ``two-sided``; ``less``: the candidate is worse; ``greater``: the candidate is better.
+    correction
+        Apply Edwards' continuity correction (default; ``method="continuity_corrected"``) or not
+        (``method="asymptotic"``, McNemar 1947).
+
+    Returns
+    -------
+    AsymptoticMcNemarTest
+
+    Notes
+    -----
+    With :math:`m = b + c` discordant units and the correction :math:`k = 1` (0 without it),
+
+    .. math::
+
+        \chi^2 = \frac{\max(|c - b| - k, 0)^2}{m} \sim \chi^2_1, \qquad
+        p_\text{two-sided} = P(\chi^2_1 \ge \chi^2),
+
+    as R's ``mcnemar.test(x, correct = TRUE)``, which applies no correction when :math:`b = c`
+    (statsmodels' ``mcnemar(exact=False, correction=True)`` subtracts 1 there too and so differs
+    only at :math:`b = c`). One-sided, :math:`z = (c - b \mp k)/\sqrt{m}` with the correction
+    taken toward the null (``greater``: :math:`p = 1 - \Phi(z)` with :math:`-k`; ``less``:
+    :math:`p = \Phi(z)` with :math:`+k`). The reported ``z`` is
+    :math:`\operatorname{sign}(c - b)\sqrt{\chi^2}`.
+
+    References
+    ----------
+    McNemar, Q. (1947). Psychometrika 12(2), 153-157.
+    Edwards, A. L. (1948). Psychometrika 13(3), 185-187.
+    Fagerland, M. W., Lydersen, S. & Laake, P. (2013). BMC Medical Research Methodology 13:91.
+
+    Examples
+    --------
+    Presidential approval ratings (Agresti 2002, table 10.1; R's ``mcnemar.test`` example):
+    86 approve then disapprove, 150 disapprove then approve.
+
+    >>> t = mcnemar_asymptotic_test(86, 150)
+    >>> round(t.statistic, 3), f"{t.pvalue:.4g}"
+    (16.818, '4.115e-05')
+    >>> round(mcnemar_asymptotic_test(86, 150, correction=False).statistic, 2)
+    17.36
+    """
+    for name, value in (("b", b), ("c", c)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+            msg = f"{name} must be a non-negative integer (got {value!r})"
+            raise ValueError(msg)
+    check_alternative(alternative)
+    if not isinstance(correction, bool):
+        msg = f"correction must be True or False (got {correction!r})"
+        raise ValueError(msg)
+    b, c = int(b), int(c)
+    method: AsymptoticMcNemarMethod = "continuity_corrected" if correction else "asymptotic"
+    m = b + c
+    if m == 0:
+        return AsymptoticMcNemarTest(
+            b=b, c=c, alternative=alternative, method=method, statistic=None, z=None, pvalue=None,
+            status="insufficient_evidence",
+            reason="no discordant unit (b = c = 0): the asymptotic McNemar statistic is undefined (0/0)",
+        )  # fmt: skip
+    k = 1.0 if correction else 0.0
+    statistic = max(abs(c - b) - k, 0.0) ** 2 / m
+    z = math.copysign(math.sqrt(statistic), c - b)
+    if alternative == "two-sided":
+        pvalue = float(stats.chi2.sf(statistic, 1))
+    elif alternative == "greater":
+        pvalue = float(stats.norm.sf((c - b - k) / math.sqrt(m)))
+    else:
+        pvalue = float(stats.norm.cdf((c - b + k) / math.sqrt(m)))
+    return AsymptoticMcNemarTest(
+        b=b, c=c, alternative=alternative, method=method, statistic=statistic, z=z, pvalue=min(1.0, pvalue),
+        status="ok", reason=None,
+    )  # fmt: skip

@@ -21,17 +21,17 @@ from gatestats._typing import (
     PairedIntervalMethod,
     PairedTest,
 )
-from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, tango_interval
-from gatestats.paired.mcnemar import check_alternative
+from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, scas_interval, tango_interval
+from gatestats.paired.mcnemar import AsymptoticMcNemarTest, check_alternative, mcnemar_asymptotic_test
 from gatestats.paired.noninferiority import NonInferiorityTest, check_margin
-from gatestats.paired.odds_ratio import OddsRatioEstimate
+from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.resolution import Resolution
 from gatestats.paired.trials import case_difference_interval
 
 __all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
 
 _TESTS = ("auto", "midp", "exact", "permutation")
-_INTERVALS = ("auto", "tango", "newcombe", "bootstrap", "clt")
+_INTERVALS = ("auto", "tango", "scas", "newcombe", "bootstrap", "clt")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,6 +163,28 @@ class Comparison:
         )
         return difference_interval(self._diffs, self._groups, self.a, self.b, self.c, self.d, options)
 
+    @property
+    def mcnemar_asymptotic_cc(self) -> AsymptoticMcNemarTest | None:
+        """Edwards' continuity-corrected asymptotic McNemar test (reference only; one trial per
+        independent case, else ``None``)."""
+        if self.odds_ratio is None:
+            return None
+        return mcnemar_asymptotic_test(self.b, self.c, alternative=self.alternative)
+
+    @property
+    def odds_ratio_transformed_wilson(self) -> OddsRatioEstimate | None:
+        """The conditional odds ratio with the transformed Wilson interval (reference only; one trial
+        per independent case, else ``None``)."""
+        if self.odds_ratio is None:
+            return None
+        return conditional_odds_ratio(
+            self.b,
+            self.c,
+            confidence_level=self.confidence_level,
+            alternative=self.alternative,
+            method="transformed_wilson",
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The documented ``gatestats compare --json`` object of one comparison."""
         return {
@@ -200,6 +222,7 @@ class Comparison:
             "diff_ci_high": self.diff_ci_high,
             "interval": self.interval.to_dict(),
             "odds_ratio": None if self.odds_ratio is None else self.odds_ratio.to_dict(),
+            "reference_methods": _reference_methods(self),
             "noninferiority": None if self.noninferiority is None else self.noninferiority.to_dict(),
             "resolution": None if self.resolution is None else self.resolution.to_dict(),
             "flips": {"pass_to_fail": list(self.flips_pass_to_fail), "fail_to_pass": list(self.flips_fail_to_pass)},
@@ -214,6 +237,14 @@ class Comparison:
     def to_frame(self) -> pl.DataFrame:
         """One row with fixed columns (see :data:`FRAME_SCHEMA`)."""
         return comparisons_frame([self])
+
+
+def _reference_methods(x: Comparison) -> dict[str, Any] | None:
+    """Classical methods reported beside the decision (one trial per independent case only)."""
+    test, odds = x.mcnemar_asymptotic_cc, x.odds_ratio_transformed_wilson
+    if test is None or odds is None:
+        return None
+    return {"mcnemar_continuity_corrected": test.to_dict(), "odds_ratio_transformed_wilson": odds.to_dict()}
 
 
 FRAME_SCHEMA = {
@@ -276,13 +307,29 @@ def difference_interval(
     """The paired-difference interval requested by ``options`` (``auto`` resolved here)."""
     table = a is not None and d is not None and groups is None
     method = options.interval
-    if method in ("tango", "newcombe") and not table:
+    if method in ("tango", "scas", "newcombe") and not table:
         why = "cases share a case_group" if groups is not None else "cases have several trials"
         msg = f"interval {method!r} needs one trial per independent case (here {why}); use 'bootstrap', 'clt' or 'auto'"
         raise ValueError(msg)
-    if a is not None and d is not None and groups is None and method in ("auto", "tango", "newcombe"):
+    if a is not None and d is not None and groups is None and method in ("auto", "tango", "scas", "newcombe"):
         n = a + b + c + d
-        if method == "newcombe":
+        if method == "scas" and n < 2:
+            return DifferenceInterval(
+                estimate=(c - b) / n,
+                ci_low=None,
+                ci_high=None,
+                method="scas",
+                confidence_level=options.confidence_level,
+                alternative=options.alternative,
+                status="insufficient_evidence",
+                reason=f"the SCAS interval needs at least 2 paired cases (got {n})",
+                n_units=n,
+            )
+        if method == "scas":
+            low, high = scas_interval(
+                b, c, n, confidence_level=options.confidence_level, alternative=options.alternative
+            )
+        elif method == "newcombe":
             low, high = newcombe_interval(
                 a, b, c, d, confidence_level=options.confidence_level, alternative=options.alternative
             )
@@ -294,7 +341,7 @@ def difference_interval(
             estimate=(c - b) / n,
             ci_low=low,
             ci_high=high,
-            method="newcombe" if method == "newcombe" else "tango",
+            method="tango" if method == "auto" else method,
             confidence_level=options.confidence_level,
             alternative=options.alternative,
             status="ok",

@@ -9,6 +9,7 @@ from gatestats.records.contract import (
     RECORD_KEY,
     REQUIRED_FIELDS,
 )
+from gatestats.records.imported_run_set import write_imported_run_set
 from gatestats.records.io import (
     RecordFileInfo,
     load_record_files,
@@ -38,5 +39,6 @@ __all__ = [
     "record_format",
     "scan_records",
     "validate_records",
+    "write_imported_run_set",
     "write_records_jsonl",
 ]

@@ -30,7 +30,7 @@ from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, r
 from gatestats.records.schema import duplicate_problems, validate_records
 from gatestats.tabular import csv_row_lines, read_csv_strict
 from gatestats_runner.contract import validate_record
-from gatestats_runner.store import encode_record
+from gatestats_runner.runsets import encode_record
 
 __all__ = [
     "RecordFileInfo",
@@ -457,7 +457,7 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
 def write_records_jsonl(records: pl.DataFrame, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Validate ``records`` and write them as JSONL, whole or not at all, each line with its checksum.
 
-    Each line is the runner's encoding (:func:`gatestats_runner.store.encode_record`): canonical JSON
+    Each line is the runner's encoding (:func:`gatestats_runner.runsets.encode_record`): canonical JSON
     with a ``checksum`` of its content, so an edit after the write is detected by every reader.
 
     The file is created exclusively (a temporary file, fsync'd, then hard-linked into place): of two

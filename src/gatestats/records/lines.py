@@ -9,7 +9,7 @@ every value of the right type at every depth (see :func:`gatestats_runner.contra
 Checksums
 ---------
 The runner writes a ``checksum`` on every line: ``sha256:`` of the canonical JSON of the record
-without that field (:func:`gatestats_runner.store.record_checksum`). A line whose checksum does not
+without that field (:func:`gatestats_runner.runsets.record_checksum`). A line whose checksum does not
 match its content was changed after it was written: that is an error, never a warning. A file is
 either checksummed on every line or on none (a file of records from another tool); a file with
 some lines checksummed and others not is an error too (stripping the checksum from an edited line
@@ -27,7 +27,7 @@ from typing import Literal
 
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats_runner.contract import decode_line, validate_record
-from gatestats_runner.store import CHECKSUM_FIELD, record_checksum
+from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 
 __all__ = ["MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
 

@@ -1,45 +1,43 @@
-"""Release reports: a Quarto ``.qmd`` rendered to one self-contained, offline HTML page.
+"""Release reports: a verdict shown to a release manager as one self-contained, offline HTML page.
 
-- :func:`parse_qmd` / :func:`read_qmd` — front matter, Markdown and ```` ```{python} ```` cells with
-  their ``#|`` options (errors name the file and line); :func:`to_notebook` — the nbformat v4
-  notebook with the parameters injected after the cell tagged ``parameters`` (papermill/Quarto).
-- :func:`render_qmd` — ``quarto render`` when the Quarto CLI is installed, else nbclient +
-  nbconvert honouring Quarto's execution options; atomic, offline HTML; :class:`RenderResult`,
-  :class:`RenderError`.
-- :func:`enable_offline_altair` / :func:`save_chart` — charts as in-kernel SVG (vl-convert) and
-  deterministic SVG/PNG files; each chart on the page is a ``div.gatestats-chart``.
-- :func:`find_network_references` — what a page would fetch from the network.
-- :func:`build_release_report` — ``gatestats report``: the versioned release report
-  ``reports/<release>/<version>/`` of a verdict file (its record digests checked first).
+Two layers (see docs/architecture.md, "Report"):
+
+- :mod:`gatestats.report.quarto` — generic Quarto machinery, no release knowledge:
+  :func:`parse_qmd` / :func:`read_qmd` / :func:`to_notebook`, :func:`render_qmd` (Quarto when
+  installed, else nbclient + nbconvert), :func:`enable_offline_altair` / :func:`save_chart`,
+  :func:`find_network_references`.
+- :mod:`gatestats.report.release` — the release report's content: :func:`build_release_report`
+  (``gatestats report``) writes ``reports/<release>/<version>/`` from a verdict file (its record
+  digests checked first); its sections come from one ordered table, :data:`SECTIONS`.
 """
 
-from gatestats.report._html import find_network_references
-from gatestats.report.charts import enable_offline_altair, save_chart
-from gatestats.report.qmd import (
+from gatestats.report.quarto import (
     EXECUTION_OPTIONS,
     CellKind,
     QmdCell,
     QmdDocument,
     QmdError,
-    execution_options,
-    parse_qmd,
-    read_qmd,
-    strip_option_lines,
-    to_notebook,
-    validate_params,
-)
-from gatestats.report.release import ReleaseReport, ReportInputError, build_release_report
-from gatestats.report.render import (
     Renderer,
     RenderError,
     RenderResult,
     ResolvedRenderer,
+    enable_offline_altair,
+    execution_options,
+    find_network_references,
+    parse_qmd,
+    read_qmd,
     render_qmd,
     resolve_renderer,
+    save_chart,
+    strip_option_lines,
+    to_notebook,
+    validate_params,
 )
+from gatestats.report.release import SECTIONS, ReleaseReport, ReportInputError, Section, build_release_report
 
 __all__ = [
     "EXECUTION_OPTIONS",
+    "SECTIONS",
     "CellKind",
     "QmdCell",
     "QmdDocument",
@@ -50,6 +48,7 @@ __all__ = [
     "Renderer",
     "ReportInputError",
     "ResolvedRenderer",
+    "Section",
     "build_release_report",
     "enable_offline_altair",
     "execution_options",

@@ -1,8 +1,11 @@
 """Altair charts of a release report: pass^k and pass@k over k, per-slice pass rates, cost per accepted outcome.
 
-Each chart shows baseline and candidate with their intervals (bands for the curves, rules for
-the slices and the cost); estimates with ``status = insufficient_evidence`` are left out of the
-chart (the tables beside the charts say why). A chart with nothing to draw is not made.
+Each chart shows baseline and candidate with their intervals: error bars at every k (visible also
+when there is one k, where a band has no width) over a light band for the curves, horizontal bars
+for the slices and the cost. Nothing is dropped silently: an estimate without an interval is a
+hollow dot, and a slice or side with no estimate at all keeps its row, its label saying
+"insufficient evidence" (the tables beside the charts say why). The legend shows each side's colour
+at full strength, as its line and dots are drawn. A chart with no estimate at all is not made.
 """
 
 from __future__ import annotations
@@ -19,7 +22,12 @@ __all__ = ["CHART_NAMES", "SIDE_COLOURS", "cost_chart", "curve_chart", "release_
 CHART_NAMES: Final = ("pass_hat_k", "pass_at_k", "slices", "cost")
 #: Baseline grey-blue, candidate orange (distinguishable in greyscale and for colour-blind readers).
 SIDE_COLOURS: Final[Mapping[str, str]] = {"baseline": "#4c78a8", "candidate": "#f58518"}
+#: What the label of a row without any estimate says.
+NO_ESTIMATE: Final = "insufficient evidence"
+#: The subtitle of a chart that draws an estimate without its interval.
+HOLLOW_NOTE: Final = "hollow dot: estimate without an interval (insufficient evidence)"
 _WIDTH: Final = 560
+_SIDE_OFFSET: Final = 0.06  # k units: baseline drawn just left of k, candidate just right
 _TITLES: Final[Mapping[str, str]] = {
     "pass_hat_k": "pass^k: all k trials of a case pass (reliability)",
     "pass_at_k": "pass@k: at least one of k trials passes (capability)",
@@ -27,72 +35,159 @@ _TITLES: Final[Mapping[str, str]] = {
 
 
 def _colour() -> alt.Color:
-    return alt.Color(
-        "side:N",
-        title="side",
-        scale=alt.Scale(domain=list(SIDE_COLOURS), range=list(SIDE_COLOURS.values())),
-    )
+    """The side's colour; every layer carries the same legend (full-strength filled circles), so the
+    legend's swatches match the lines and dots rather than a pale band."""
+    scale = alt.Scale(domain=list(SIDE_COLOURS), range=list(SIDE_COLOURS.values()))
+    legend = alt.Legend(title="side", symbolOpacity=1, symbolType="circle", symbolStrokeWidth=2, symbolSize=90)
+    return alt.Color("side:N", scale=scale, legend=legend)
 
 
-def _ok_rows(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
-    """The rows with an estimate and an interval (``insufficient_evidence`` rows are not drawn)."""
-    ok = frame.filter(
-        (pl.col("status") == "ok")
-        & pl.col("estimate").is_not_null()
-        & pl.col("ci_low").is_not_null()
-        & pl.col("ci_high").is_not_null()
-    )
-    return ok.select(columns)
+def _with_interval() -> pl.Expr:
+    return pl.col("estimate").is_not_null() & pl.col("ci_low").is_not_null() & pl.col("ci_high").is_not_null()
 
 
 def curve_chart(curves: pl.DataFrame, metric: str, *, confidence_level: float) -> alt.LayerChart | None:
-    """pass^k or pass@k over k with interval bands, baseline and candidate (``None``: nothing to draw)."""
-    rows = _ok_rows(curves.filter(pl.col("metric") == metric), ("side", "k", "estimate", "ci_low", "ci_high"))
+    """pass^k or pass@k over k with error bars and bands, baseline and candidate (``None``: nothing to draw)."""
+    rows = curves.filter((pl.col("metric") == metric) & _with_interval()).select(
+        "side", "k", "estimate", "ci_low", "ci_high"
+    )
     if rows.height == 0:
         return None
+    rows = rows.with_columns(
+        (pl.col("k") + pl.when(pl.col("side") == "baseline").then(-_SIDE_OFFSET).otherwise(_SIDE_OFFSET)).alias("at")
+    )
     label = "pass^k" if metric == "pass_hat_k" else "pass@k"
     ks = sorted({int(k) for k in rows.get_column("k").to_list()})
-    x = alt.X("k:Q", title="k (trials)", scale=alt.Scale(domain=[min(ks), max(ks)] if len(ks) > 1 else [0.5, 1.5]))
-    x = x.axis(values=ks, format="d")
-    base = alt.Chart(rows).encode(x=x, color=_colour())
-    band = base.mark_area(opacity=0.18).encode(y=alt.Y("ci_low:Q"), y2=alt.Y2("ci_high:Q"))
-    line = base.mark_line(point=True).encode(
-        y=alt.Y("estimate:Q", title=f"{label} [{confidence_level:.0%} CI]", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["side:N", "k:Q", "estimate:Q", "ci_low:Q", "ci_high:Q"],
+    domain = [min(ks) - 0.25, max(ks) + 0.25] if len(ks) > 1 else [ks[0] - 0.5, ks[0] + 0.5]
+    x = alt.X("at:Q", title="k (trials)", scale=alt.Scale(domain=domain, nice=False)).axis(values=ks, format="d")
+    y_scale = alt.Scale(domain=[0, 1])
+    tooltip = ["side:N", "k:Q", "estimate:Q", "ci_low:Q", "ci_high:Q"]
+    base = alt.Chart(rows).encode(x=x)
+    interval = {"y": alt.Y("ci_low:Q", scale=y_scale), "y2": "ci_high:Q", "color": _colour()}
+    band = base.mark_area(opacity=0.12).encode(**interval)
+    bars = base.mark_rule(strokeWidth=2).encode(**interval)
+    caps = [
+        base.mark_tick(thickness=2, size=10, orient="horizontal").encode(
+            y=alt.Y(f"{end}:Q", scale=y_scale), color=_colour()
+        )
+        for end in ("ci_low", "ci_high")
+    ]
+    line = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=60)).encode(
+        y=alt.Y("estimate:Q", title=f"{label} [{confidence_level:.0%} CI]", scale=y_scale),
+        color=_colour(),
+        tooltip=tooltip,
     )
-    return cast(alt.LayerChart, alt.layer(band, line).properties(width=_WIDTH, height=260, title=_TITLES[metric]))
+    chart = alt.layer(band, bars, *caps, line).properties(width=_WIDTH, height=260, title=_TITLES[metric])
+    return cast(alt.LayerChart, chart)
 
 
-def _interval_dots(rows: pl.DataFrame, category: str, title: str, x_title: str, zero_one: bool) -> alt.LayerChart:
+def _interval_dots(
+    rows: pl.DataFrame, *, y_title: str, x_title: str, zero_one: bool, title: str, height: int
+) -> alt.LayerChart:
+    """Dots with horizontal interval bars per ``label`` row and side; hollow dots have no interval.
+
+    ``rows`` has ``label``, ``side``, ``estimate``, ``ci_low``, ``ci_high`` (nulls allowed).
+    """
+    labels = list(dict.fromkeys(rows.get_column("label").to_list()))
     scale = alt.Scale(domain=[0, 1]) if zero_one else alt.Scale(zero=True)
-    y = alt.Y(f"{category}:N", title=title, sort=None)
-    base = alt.Chart(rows).encode(y=y, yOffset=alt.YOffset("side:N"), color=_colour())
-    rule = base.mark_rule(strokeWidth=2).encode(x=alt.X("ci_low:Q", title=x_title, scale=scale), x2="ci_high:Q")
-    dot = base.mark_point(filled=True, size=70).encode(
-        x="estimate:Q", tooltip=[f"{category}:N", "side:N", "estimate:Q", "ci_low:Q", "ci_high:Q"]
+    y = alt.Y("label:N", title=y_title, sort=labels, scale=alt.Scale(domain=labels))
+    tooltip = ["label:N", "side:N", "estimate:Q", "ci_low:Q", "ci_high:Q"]
+    full = rows.filter(_with_interval())
+    hollow = rows.filter(pl.col("estimate").is_not_null() & ~_with_interval())
+    layers: list[alt.Chart] = []
+    if full.height:
+        base = alt.Chart(full).encode(y=y, yOffset=alt.YOffset("side:N", sort=list(SIDE_COLOURS)))
+        layers.append(
+            base.mark_rule(strokeWidth=2).encode(
+                x=alt.X("ci_low:Q", title=x_title, scale=scale), x2="ci_high:Q", color=_colour()
+            )
+        )
+        layers.append(
+            base.mark_point(filled=True, size=70, opacity=1).encode(
+                x=alt.X("estimate:Q", title=x_title, scale=scale), color=_colour(), tooltip=tooltip
+            )
+        )
+    if hollow.height:
+        base = alt.Chart(hollow).encode(y=y, yOffset=alt.YOffset("side:N", sort=list(SIDE_COLOURS)))
+        layers.append(
+            base.mark_point(filled=False, size=70, strokeWidth=2, opacity=1).encode(
+                x=alt.X("estimate:Q", title=x_title, scale=scale),
+                color=_colour(),
+                tooltip=tooltip,
+            )
+        )
+    missing = rows.filter(pl.col("estimate").is_null())
+    if missing.height:
+        base = alt.Chart(missing.with_columns(pl.lit(f"{NO_ESTIMATE}: no estimate").alias("note"))).encode(
+            y=y, yOffset=alt.YOffset("side:N", sort=list(SIDE_COLOURS))
+        )
+        layers.append(
+            base.mark_text(align="left", dx=4, fontStyle="italic", fontSize=10).encode(
+                x=alt.datum(0), text="note:N", color=_colour()
+            )
+        )
+    subtitle = [HOLLOW_NOTE] if hollow.height else []
+    chart = alt.layer(*layers).properties(width=_WIDTH, height=height, title=alt.TitleParams(title, subtitle=subtitle))
+    return cast(alt.LayerChart, chart)
+
+
+def _labelled(frame: pl.DataFrame, name: pl.Expr) -> pl.DataFrame:
+    """``frame`` with ``label``: ``name``, plus "(insufficient evidence)" when a side has no interval."""
+    flagged = (
+        frame.with_columns(name.alias("__name"))
+        .with_columns((~_with_interval()).any().over("__name").alias("__short"))
+        .with_columns(
+            pl.when(pl.col("__short"))
+            .then(pl.concat_str([pl.col("__name"), pl.lit(f" ({NO_ESTIMATE})")]))
+            .otherwise(pl.col("__name"))
+            .alias("label")
+        )
     )
-    return cast(alt.LayerChart, alt.layer(rule, dot))
+    return flagged.select("label", "side", "estimate", "ci_low", "ci_high")
 
 
 def slice_chart(slices: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart | None:
-    """Per-slice pass rate (pass^1) with intervals, baseline and candidate (``None``: nothing to draw)."""
-    rows = _ok_rows(slices, ("slice", "side", "estimate", "ci_low", "ci_high"))
-    if rows.height == 0:
+    """Per-slice pass rate (pass^1) with intervals, baseline and candidate (``None``: no estimate at all).
+
+    Every slice has its row; one whose estimate has no interval is drawn as a hollow dot and its
+    label says "(insufficient evidence)".
+    """
+    if slices.height == 0 or slices.get_column("estimate").is_null().all():
         return None
-    n_slices = rows.get_column("slice").n_unique()
-    chart = _interval_dots(rows, "slice", "slice", f"pass rate [{confidence_level:.0%} CI]", True)
-    title = "Pass rate per slice (severe slices included)"
-    return chart.properties(width=_WIDTH, height=max(60, 44 * n_slices), title=title)
+    rows = _labelled(slices.sort("slice", "side"), pl.col("slice"))
+    n_slices = rows.get_column("label").n_unique()
+    return _interval_dots(
+        rows,
+        y_title="slice",
+        x_title=f"pass rate [{confidence_level:.0%} CI]",
+        zero_one=True,
+        title="Pass rate per slice (severe slices included)",
+        height=max(60, 44 * n_slices),
+    )
 
 
 def cost_chart(cost: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart | None:
-    """Cost per accepted outcome (USD) with its interval per side (``None``: nothing to draw)."""
-    rows = _ok_rows(cost, ("side", "estimate", "ci_low", "ci_high"))
-    if rows.height == 0:
+    """Cost per accepted outcome (USD) per side, with its interval when it has one (``None``: no estimate).
+
+    Money on the axis is written in plain decimals (d3 format ``$,.2~r``), never in scientific notation.
+    """
+    if cost.height == 0 or cost.get_column("estimate").is_null().all():
         return None
-    rows = rows.with_columns(pl.col("side").alias("which"))
-    chart = _interval_dots(rows, "which", "side", f"USD per accepted outcome [{confidence_level:.0%} CI]", False)
-    return chart.properties(width=_WIDTH, height=110, title="Cost per accepted outcome")
+    rows = cost.sort("side").with_columns(
+        pl.when(_with_interval())
+        .then(pl.col("side"))
+        .otherwise(pl.concat_str([pl.col("side"), pl.lit(" (no interval)")]))
+        .alias("label")
+    )
+    chart = _interval_dots(
+        rows.select("label", "side", "estimate", "ci_low", "ci_high"),
+        y_title="side",
+        x_title=f"USD per accepted outcome [{confidence_level:.0%} CI]",
+        zero_one=False,
+        title="Cost per accepted outcome",
+        height=110,
+    )
+    return cast(alt.LayerChart, chart.configure_axisX(format="$,.2~r"))
 
 
 def release_chart_set(tables: Mapping[str, pl.DataFrame], *, confidence_level: float) -> dict[str, alt.LayerChart]:

@@ -1,11 +1,12 @@
 """The data of a release report: the verdict checked, its records re-digested, ``data/`` written.
 
-Everything here except :func:`write_data` runs before anything is written (:func:`read_verdict`,
-:func:`check_record_files`, :func:`load_sides`; the tables come from
+Everything here except :func:`write_data` and :func:`load_release_data` runs before anything is
+written (:func:`read_verdict`, :func:`check_record_files`, :func:`load_sides`; the tables come from
 :mod:`gatestats.report._release_tables`). :func:`write_data` writes ``data/`` with fixed settings:
 Parquet (zstd level 3, statistics on, polars' own writer) for the tables, sorted keys and two-space
 indentation for JSON. The same inputs and the same polars version give byte-identical files
-(polars writes its version into the Parquet footer).
+(polars writes its version into the Parquet footer). :func:`load_release_data` reads ``data/``
+back (every file checked against ``digests.json``) as a :class:`ReleaseData`, what the sections show.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import io
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,10 +31,12 @@ __all__ = [
     "JSON_FILES",
     "SIDES",
     "TABLES",
+    "ReleaseData",
     "ReportInputError",
     "VerdictInput",
     "check_record_files",
     "json_bytes",
+    "load_release_data",
     "load_sides",
     "parquet_bytes",
     "read_verdict",
@@ -254,3 +257,117 @@ def write_data(
         (directory / name).write_bytes(data)
     (directory / "digests.json").write_bytes(json_bytes({"format": DATA_FORMAT, "files": digests}))
     return digests
+
+
+# --- reading a report's data/ (what the .qmd does) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseData:
+    """The data of a release report as the ``.qmd`` reads it (see :func:`load_release_data`)."""
+
+    directory: Path
+    verdict: Mapping[str, Any]
+    provenance: Mapping[str, Any]
+    digests: Mapping[str, str]
+    rules: pl.DataFrame = field(repr=False)
+    checks: pl.DataFrame = field(repr=False)
+    severe_slices: pl.DataFrame = field(repr=False)
+    severe_failures: pl.DataFrame = field(repr=False)
+    flips: pl.DataFrame = field(repr=False)
+    curves: pl.DataFrame = field(repr=False)
+    slices: pl.DataFrame = field(repr=False)
+    cost: pl.DataFrame = field(repr=False)
+    judges: pl.DataFrame = field(repr=False)
+    infra: pl.DataFrame = field(repr=False)
+    bounds: pl.DataFrame = field(repr=False)
+
+    def table(self, name: str) -> pl.DataFrame:
+        """One of the tables by name (see ``TABLES`` in the module docstring)."""
+        if name not in TABLES:
+            msg = f"name must be one of {', '.join(TABLES)} (got {name!r})"
+            raise ValueError(msg)
+        frame: pl.DataFrame = getattr(self, name)
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary: the directory, the verdict and its digest, the data digests and each table's rows."""
+        return {
+            "directory": str(self.directory),
+            "verdict": self.verdict["verdict"],
+            "verdict_digest": self.verdict["digest"],
+            "digests": dict(self.digests),
+            "rows": {name: self.table(name).height for name in TABLES},
+        }
+
+
+def load_release_data(
+    data_dir: str | os.PathLike[str],
+    *,
+    verdict_path: str | os.PathLike[str] | None = None,
+    verdict_digest: str | None = None,
+) -> ReleaseData:
+    """Read a report's ``data/`` after checking every file against ``digests.json``.
+
+    Parameters
+    ----------
+    data_dir : str or PathLike
+        The report's ``data`` directory.
+    verdict_path : str or PathLike, optional
+        The verdict to show (default ``data_dir/verdict.json``); its format and own digest are checked.
+    verdict_digest : str, optional
+        The digest the verdict must carry (the report's parameter).
+
+    Raises
+    ------
+    ReportInputError
+        A data file is missing or its digest differs from ``digests.json`` (file, expected and actual
+        digest named), or the verdict is not the expected one.
+
+    Examples
+    --------
+    >>> data = load_release_data("reports/bugfix-agent-release-candidate/1/data")  # doctest: +SKIP
+    >>> data.curves.filter(pl.col("k") == 4).select("metric", "side", "estimate")  # doctest: +SKIP
+    """
+    directory = Path(data_dir)
+    listing = directory / "digests.json"
+    try:
+        index = json.loads(listing.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        msg = f"{listing}: cannot read the report's data index ({exc})"
+        raise ReportInputError(msg) from None
+    if not isinstance(index, dict) or index.get("format") != DATA_FORMAT or not isinstance(index.get("files"), dict):
+        msg = f"{listing}: field 'format': expected a {DATA_FORMAT!r} index with 'files' (got {index!r:.200})"
+        raise ReportInputError(msg)
+    digests: dict[str, str] = dict(index["files"])
+    expected = {f"{n}.parquet" for n in TABLES} | set(JSON_FILES)
+    if missing := sorted(expected - set(digests)):
+        msg = f"{listing}: the index lacks the data file(s) {', '.join(missing)}"
+        raise ReportInputError(msg)
+    contents: dict[str, bytes] = {}
+    for name, digest in sorted(digests.items()):
+        path = directory / name
+        try:
+            contents[name] = path.read_bytes()
+        except OSError:
+            msg = f"{path}: data file missing (expected {digest}, got no file)"
+            raise ReportInputError(msg) from None
+        if (actual := digest_bytes(contents[name])) != digest:
+            msg = f"{path}: data file changed: expected {digest} (data/digests.json), got {actual}"
+            raise ReportInputError(msg)
+    source = Path(verdict_path) if verdict_path is not None else directory / "verdict.json"
+    verdict = read_verdict(source)
+    if verdict_digest is not None and verdict.digest != verdict_digest:
+        msg = f"{source}: field 'digest': expected {verdict_digest} (the report's parameter), got {verdict.digest}"
+        raise ReportInputError(msg)
+    if verdict.raw != contents["verdict.json"]:
+        msg = f"{source}: not the verdict this report's data was made from ({directory / 'verdict.json'})"
+        raise ReportInputError(msg)
+    tables = {name: pl.read_parquet(contents[f"{name}.parquet"]) for name in TABLES}
+    return ReleaseData(
+        directory=directory,
+        verdict=verdict.body,
+        provenance=json.loads(contents["provenance.json"]),
+        digests=digests,
+        **tables,
+    )

@@ -1,35 +1,35 @@
 """HTML of each section of a release report (tables and text; the charts are in ``_release_charts``).
 
 Every value is escaped; missing numbers are shown as ``—`` and an estimate the data cannot support
-as "insufficient evidence" with its reason, never as 0. The styles are inline (one ``<style>`` in the
-verdict section), so the page needs nothing from the network.
+as "insufficient evidence" with its reason, never as 0. Numbers, money, durations and case ids
+are written by :mod:`gatestats.report._release_format`; each reason starts with a plain sentence
+(:mod:`gatestats.report._release_words`). The styles are inline (one ``<style>`` in the verdict
+section), so the page needs nothing from the network. The order of the sections is not known
+here: it is the table in :mod:`gatestats.report._release_sections`.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, get_args
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
 
 import polars as pl
 
-if TYPE_CHECKING:
-    from gatestats.report.release import ReleaseData
+from gatestats.report._release_data import ReleaseData
+from gatestats.report._release_format import NONE as _NONE
+from gatestats.report._release_format import case_html, duration, number, short_case_id, threshold_text, usd, words
+from gatestats.report._release_format import e as _e
+from gatestats.report._release_words import Reason, plain_rule, verdict_reasons
 
-__all__ = ["SECTIONS", "VERDICT_WORDS", "Section", "section_html"]
+__all__ = ["BUILDERS", "VERDICT_WORDS"]
 
-#: The sections of a release report, in the order the report shows them.
-Section: TypeAlias = Literal[
-    "verdict", "rules", "severe_slices", "flips", "curves", "slices", "cost", "judges", "infra", "provenance"
-]
-SECTIONS: Final[tuple[Section, ...]] = get_args(Section)
 VERDICT_WORDS: Final[Mapping[str, tuple[str, str]]] = {
     "pass": ("PASS", "the candidate may ship"),
     "warn": ("WARN", "the candidate may ship; a warn-only rule did not pass"),
     "fail": ("FAIL", "the candidate must not ship"),
     "insufficient_evidence": ("INSUFFICIENT EVIDENCE", "blocked: the evidence cannot decide"),
 }
-_NONE: Final = "—"
 _STYLE: Final = """<style>
 .gs-verdict { border-radius: 8px; padding: 16px 24px; margin: 8px 0 16px; color: #fff; }
 .gs-verdict-word { font-size: 3em; font-weight: 800; letter-spacing: 0.04em; line-height: 1.1; }
@@ -46,48 +46,41 @@ span.gs-decision.gs-warn { color: #9a6700; background: #fff8c5; }
 span.gs-decision.gs-fail { color: #cf222e; background: #ffebe9; }
 span.gs-decision.gs-insufficient_evidence { color: #8250df; background: #fbefff; }
 .gs-note { color: #555; font-size: 0.9em; }
+.gs-plain { font-weight: 600; }
+.gs-detail { color: #555; font-size: 0.92em; }
 code.gs-digest { word-break: break-all; }
+code.gs-case { white-space: nowrap; }
 </style>"""
 
 
 # --- formatting -----------------------------------------------------------------------------------
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
-
-
 def _num(value: float | None, digits: int = 4) -> str:
-    return _NONE if value is None else f"{value:.{digits}g}"
+    return number(value, digits)
 
 
 def _rate(value: float | None) -> str:
     return _NONE if value is None else f"{value:.3f}"
 
 
-def _usd(value: float | None) -> str:
-    if value is None:
-        return _NONE
-    return f"${value:,.2f}" if abs(value) >= 100 else f"${value:.4g}"
-
-
-def _hours(value: float | None) -> str:
-    return _NONE if value is None else f"{value:.2f}"
-
-
-def _ci(low: float | None, high: float | None, fmt: Any = _num) -> str:
+def _ci(low: float | None, high: float | None, fmt: Callable[[float | None], str] = _num) -> str:
     return _NONE if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
 
 
-def _estimate(row: Mapping[str, Any], fmt: Any = _rate) -> str:
-    if row.get("status") != "ok" or row.get("estimate") is None:
+def _estimate(row: Mapping[str, Any], fmt: Callable[[float | None], str] = _rate) -> str:
+    """``estimate [low, high]``; an estimate without an interval says so; no estimate: insufficient evidence."""
+    if row.get("estimate") is None:
+        return "insufficient evidence"
+    if row.get("ci_low") is None or row.get("ci_high") is None:
+        return f"{fmt(row['estimate'])} (no interval)"
+    if row.get("status") != "ok":
         return "insufficient evidence"
     return f"{fmt(row['estimate'])} {_ci(row.get('ci_low'), row.get('ci_high'), fmt)}"
 
 
 def _badge(decision: str | None) -> str:
-    label = {"insufficient_evidence": "insufficient evidence"}.get(str(decision), str(decision))
-    return f'<span class="gs-decision gs-{_e(decision)}">{_e(label)}</span>'
+    return f'<span class="gs-decision gs-{_e(decision)}">{_e(words(decision))}</span>'
 
 
 def _code(value: Any) -> str:
@@ -108,7 +101,17 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Se
 
 
 def _list(items: Iterable[str]) -> str:
-    return "<ul>" + "".join(f"<li>{_e(i)}</li>" for i in items) + "</ul>"
+    return "<ul>" + "".join(f"<li>{_e(words(i))}</li>" for i in items) + "</ul>"
+
+
+def _reason_list(items: Iterable[Reason], *, ordered: bool = False) -> str:
+    """Reasons as a list: the plain sentence first (bold), then the gate's statistics."""
+    tag = "ol" if ordered else "ul"
+    body = "".join(
+        f'<li><span class="gs-plain">{_e(r.plain)}</span><br><span class="gs-detail">{_e(r.detail)}</span></li>'
+        for r in items
+    )
+    return f'<{tag} class="gs-reasons">{body}</{tag}>'
 
 
 def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
@@ -132,11 +135,14 @@ def _verdict(data: ReleaseData) -> str:
         f'<div class="gs-verdict gs-{_e(v["verdict"])}" data-verdict="{_e(v["verdict"])}">'
         f'<div class="gs-verdict-word">{_e(word)}</div><div class="gs-verdict-line">{line}</div></div>',
     ]
-    reasons = list(v.get("reasons") or [])
+    reasons = verdict_reasons(
+        list(v.get("reasons") or []),
+        checks=_rows(data.checks),
+        severe=_rows(data.severe_slices),
+        rules=_rows(data.rules),
+    )
     if reasons:
-        parts.append(f"<p><strong>Reasons ({len(reasons)})</strong></p><ol>")
-        parts += [f"<li>{_e(r)}</li>" for r in reasons]
-        parts.append("</ol>")
+        parts.append(f"<p><strong>Reasons ({len(reasons)})</strong></p>{_reason_list(reasons, ordered=True)}")
     else:
         parts.append("<p><strong>Reasons:</strong> none: every precondition, severe slice and rule passed.</p>")
     rules = data.rules
@@ -153,7 +159,7 @@ def _verdict(data: ReleaseData) -> str:
     failed = checks.filter(pl.col("status") != "ok").height
     table = _table(
         ["check", "side", "status", "detail"],
-        ([_e(c["name"]), _e(c["side"]), _badge(c["status"]), _e(c["detail"])] for c in _rows(checks)),
+        ([_e(c["name"]), _e(c["side"]), _badge(c["status"]), _e(words(c["detail"]))] for c in _rows(checks)),
     )
     parts.append(
         f"<details{' open' if failed else ''}><summary>Preconditions (blocking on silence): {checks.height} "
@@ -166,7 +172,7 @@ def _rules(data: ReleaseData) -> str:
     level = f"{data.verdict['policy'].get('confidence_level', 0.95):.0%}"
     headers = [
         "rule",
-        "observed",
+        "candidate",
         "baseline",
         f"{level} CI",
         "threshold",
@@ -176,21 +182,29 @@ def _rules(data: ReleaseData) -> str:
         "adj. p (fail)",
         "decision",
     ]
-    rows = [
-        [
-            _e(r["row"]) + (" <em>(warn only)</em>" if r["action"] == "warn" else ""),
-            _num(r["observed"]),
-            _num(r["baseline"]),
-            _ci(r["ci_low"], r["ci_high"]),
-            _num(r["threshold"]),
-            _e(r["test"]),
-            str(r["n_cases"]),
-            _num(r["pvalue_pass_adjusted"], 3),
-            _num(r["pvalue_fail_adjusted"], 3),
-            _badge(r["decision"]),
-        ]
-        for r in _rows(data.rules)
-    ]
+    cost_cases = _cost_cases(data)
+    noted = False
+    rows = []
+    for r in _rows(data.rules):
+        cases = str(r["n_cases"])
+        if r["metric"] == "cost_per_accepted" and r["n_cases"] == 0 and cost_cases is not None:
+            cases = f'{cost_cases}<sup title="the verdict records 0 cases for this row">*</sup>'
+            noted = True
+        rows.append(
+            [
+                _e(r["row"]) + (" <em>(warn only)</em>" if r["action"] == "warn" else ""),
+                _observed(r),
+                _num(r["baseline"]),
+                _ci(r["ci_low"], r["ci_high"])
+                + (" (difference)" if r["kind"] == "paired" and r["ci_low"] is not None else ""),
+                _e(threshold_text(r)),
+                _e(r["test"]),
+                cases,
+                _num(r["pvalue_pass_adjusted"], 3),
+                _num(r["pvalue_fail_adjusted"], 3),
+                _badge(r["decision"]),
+            ]
+        )
     if not rows:
         return "<p>The policy has no rule rows.</p>"
     multiplicity = data.verdict.get("multiplicity") or data.verdict["policy"].get("multiplicity")
@@ -198,11 +212,38 @@ def _rules(data: ReleaseData) -> str:
         '<p class="gs-note">p (pass) tests "the rule does not hold": small means shown to hold; p (fail) tests '
         f'"the rule holds": small means shown violated. Both are adjusted across the rows ({_e(multiplicity)}); '
         "a row passes when its adjusted p (pass) is at most its alpha. Paired rows show the candidate's and the "
-        "baseline's value and the interval of the difference; cost rows the ratio of costs per accepted outcome.</p>"
+        "baseline's value, the interval of the difference and a threshold that is a difference from the baseline; "
+        "cost rows the ratio of the candidate's cost per accepted outcome to the baseline's.</p>"
     )
-    reasons = [f"{r['row']}: {r['reason']}" for r in _rows(data.rules) if r["reason"]]
-    extra = f"<p><strong>Why rows did not pass</strong></p>{_list(reasons)}" if reasons else ""
+    if noted:
+        note += (
+            '<p class="gs-note">* The verdict records 0 cases for this cost row (the gate writes 0 when its cost '
+            f"test could not run); {cost_cases} is the number of the candidate's cases with cost records, from "
+            "the verdict's cost summary.</p>"
+        )
+    reasons = [
+        Reason(plain=plain_rule(r), detail=words(f"{r['row']}: {r['reason']}"))
+        for r in _rows(data.rules)
+        if r["reason"]
+    ]
+    extra = f"<p><strong>Why rows did not pass</strong></p>{_reason_list(reasons)}" if reasons else ""
     return _table(headers, rows, numeric=(1, 2, 4, 6, 7, 8)) + note + extra
+
+
+def _paired_ci(row: Mapping[str, Any]) -> bool:
+    return row["kind"] == "paired" and row["ci_low"] is not None
+
+
+def _observed(row: Mapping[str, Any]) -> str:
+    if row["kind"] == "cost_increase" and row["observed"] is not None:
+        return f"{_num(row['observed'])} × baseline"
+    return _num(row["observed"])
+
+
+def _cost_cases(data: ReleaseData) -> int | None:
+    """The candidate's number of cases with cost records (the verdict's cost summary), if known."""
+    found = data.cost.filter((pl.col("side") == "candidate") & pl.col("n_cases").is_not_null())
+    return int(found.get_column("n_cases").item()) if found.height == 1 else None
 
 
 def _severe(data: ReleaseData) -> str:
@@ -215,7 +256,7 @@ def _severe(data: ReleaseData) -> str:
             f"{s['n_passed']}/{s['n_trials']}",
             _NONE if s["baseline_failures"] is None else str(s["baseline_failures"]),
             _badge(s["decision"]),
-            _e(s["reason"] or ""),
+            _e(words(s["reason"])),
         ]
         for s in _rows(data.severe_slices)
     ]
@@ -243,8 +284,11 @@ def _flips(data: ReleaseData) -> str:
     by_direction = {d: [f for f in flips if f["direction"] == d] for d in ("pass_to_fail", "fail_to_pass")}
     out = (
         "<p>A flip is a case (at its version) whose candidate pass rate over its valid trials is below "
-        "(pass → fail) or above (fail → pass) the baseline's, from the gate's paired comparison.</p>"
+        "(pass → fail) or above (fail → pass) the baseline's, from the gate's paired comparison. Cases are named "
+        "without their version; hover over a case for its full id.</p>"
     )
+    shorts = Counter(short_case_id(str(f["case"])) for f in flips)
+    ambiguous = {s for s, n in shorts.items() if n > 1}
     for direction, label in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
         items = by_direction[direction]
         out += f"<p><strong>{label}: {len(items)} case(s)</strong></p>"
@@ -253,7 +297,7 @@ def _flips(data: ReleaseData) -> str:
             continue
         rows = (
             [
-                f"<code>{_e(f['case'])}</code>",
+                case_html(str(f["case"]), ambiguous=short_case_id(str(f["case"])) in ambiguous),
                 _counts(f["baseline_passed"], f["baseline_valid"]),
                 _counts(f["candidate_passed"], f["candidate_valid"]),
             ]
@@ -316,26 +360,28 @@ def _cost(data: ReleaseData) -> str:
         "side",
         "system",
         "cost per accepted [CI]",
+        "cases",
         "accepted/trials",
         "attempts (infra errors)",
         "total spend",
         "review",
-        "human h",
-        "machine h",
-        "calendar h",
+        "human time",
+        "machine time",
+        "calendar time",
     ]
     rows = [
         [
             _e(c["side"]),
             f"<code>{_e(c['system'])}</code>",
-            _estimate(c, _usd),
+            _estimate(c, usd),
+            _NONE if c["n_cases"] is None else str(c["n_cases"]),
             _counts(c["accepted"], c["trials"]),
             _NONE if c["attempts"] is None else f"{c['attempts']} ({c['attempts_infra_error']})",
-            _usd(c["total_spend_usd"]),
-            _usd(c["review_usd"]),
-            _hours(c["human_hours"]),
-            _hours(c["machine_hours"]),
-            _hours(c["calendar_hours"]),
+            usd(c["total_spend_usd"]),
+            usd(c["review_usd"]),
+            duration(c["human_hours"]),
+            duration(c["machine_hours"]),
+            duration(c["calendar_hours"]),
         ]
         for c in cost
     ]
@@ -343,7 +389,7 @@ def _cost(data: ReleaseData) -> str:
     note = (
         '<p class="gs-note">Spend of every attempt (failed, retried and infra-errored ones included) plus priced '
         "human review and correction time, divided by the accepted outcomes; case-level bootstrap interval. Human, "
-        "machine and calendar time are separate columns. "
+        "machine and calendar time are separate columns. Money in US dollars, in plain decimals. "
         + (
             "Numbers from the verdict."
             if source == {"verdict"}
@@ -355,12 +401,14 @@ def _cost(data: ReleaseData) -> str:
         f"{c['side']}: {c['reason'] or c['interval_reason']}" for c in cost if c["reason"] or c["interval_reason"]
     ]
     gate_rows = [r for r in _rows(data.rules) if r["metric"] == "cost_per_accepted"]
-    out = _table(headers, rows, numeric=(2, 3, 4, 5, 6, 7, 8, 9)) + note
+    out = _table(headers, rows, numeric=(2, 3, 4, 5, 6, 7, 8, 9, 10)) + note
     if reasons:
         out += f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}"
     if gate_rows:
         items = [
-            f"{r['row']}: observed {_num(r['observed'])} {_ci(r['ci_low'], r['ci_high'])} → {r['decision']}"
+            f"{r['row']}: observed {_observed(r)}"
+            + (f" {_ci(r['ci_low'], r['ci_high'])}" if r["ci_low"] is not None else "")
+            + f" → {r['decision']}"
             for r in gate_rows
         ]
         out += f"<p><strong>The gate's cost rows</strong></p>{_list(items)}"
@@ -478,24 +526,16 @@ def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str |
     )
 
 
-def section_html(
-    data: ReleaseData, section: Section, *, renderer: str | None = None, renderer_version: str | None = None
-) -> str:
-    """The HTML of one report section (``renderer``/``renderer_version`` are shown in ``provenance``)."""
-    if section not in SECTIONS:
-        msg = f"section must be one of {', '.join(SECTIONS)} (got {section!r})"
-        raise ValueError(msg)
-    if section == "provenance":
-        return _provenance(data, renderer, renderer_version)
-    builders = {
-        "verdict": _verdict,
-        "rules": _rules,
-        "severe_slices": _severe,
-        "flips": _flips,
-        "curves": _curves,
-        "slices": _slices,
-        "cost": _cost,
-        "judges": _judges,
-        "infra": _infra,
-    }
-    return builders[section](data)
+#: The HTML builder of each section, by section name (``renderer``/``renderer_version`` reach provenance).
+BUILDERS: Final[Mapping[str, Callable[..., str]]] = {
+    "verdict": lambda data, **_: _verdict(data),
+    "rules": lambda data, **_: _rules(data),
+    "severe_slices": lambda data, **_: _severe(data),
+    "flips": lambda data, **_: _flips(data),
+    "curves": lambda data, **_: _curves(data),
+    "slices": lambda data, **_: _slices(data),
+    "cost": lambda data, **_: _cost(data),
+    "judges": lambda data, **_: _judges(data),
+    "infra": lambda data, **_: _infra(data),
+    "provenance": lambda data, **kw: _provenance(data, kw.get("renderer"), kw.get("renderer_version")),
+}

@@ -18,9 +18,9 @@ beside the target, then renames into place as the next free version (1, 2, …; 
 - ``report.html`` — rendered by :func:`~gatestats.report.render_qmd` (Quarto when installed, else
   Jupyter), one offline page; ``report.json`` — what was built with which renderer.
 
-The report shows, in this order: the verdict and its reasons; the rules table; severe slices; flips
-per case; pass^k and pass@k over k; per-slice pass rates; cost per accepted outcome; judge
-calibration status; infra errors and the bounds that fired; provenance.
+The report's sections, their order and their charts are one table, :data:`SECTIONS`; the body of
+``report.qmd`` is generated from it (:mod:`gatestats.report._release_sections`). How numbers, money,
+durations and case ids are written is in :mod:`gatestats.report._release_format`.
 
 The release name defaults to :func:`default_release_name`: the slug of the policy name and the
 candidate's system label (``bugfix-agent-release-candidate``).
@@ -36,34 +36,32 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import altair as alt
 import nbclient
 import nbconvert
-import polars as pl
 
 import gatestats
 from gatestats._digest import digest_bytes
 from gatestats._files import rename_directory_once
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
-    DATA_FORMAT,
-    JSON_FILES,
     TABLES,
+    ReleaseData,
     ReportInputError,
     check_record_files,
     json_bytes,
+    load_release_data,
     load_sides,
     read_verdict,
     write_data,
 )
-from gatestats.report._release_html import SECTIONS, Section, section_html
+from gatestats.report._release_sections import SECTIONS, Section, qmd_body, section_html
 from gatestats.report._release_tables import compute_tables
-from gatestats.report.charts import save_chart
-from gatestats.report.render import Renderer, ResolvedRenderer, render_qmd, resolve_renderer
+from gatestats.report.quarto import Renderer, ResolvedRenderer, render_qmd, resolve_renderer, save_chart
 
 __all__ = [
     "CHART_NAMES",
@@ -134,45 +132,6 @@ class ReleaseReport:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReleaseData:
-    """The data of a release report as the ``.qmd`` reads it (see :func:`load_release_data`)."""
-
-    directory: Path
-    verdict: Mapping[str, Any]
-    provenance: Mapping[str, Any]
-    digests: Mapping[str, str]
-    rules: pl.DataFrame = field(repr=False)
-    checks: pl.DataFrame = field(repr=False)
-    severe_slices: pl.DataFrame = field(repr=False)
-    severe_failures: pl.DataFrame = field(repr=False)
-    flips: pl.DataFrame = field(repr=False)
-    curves: pl.DataFrame = field(repr=False)
-    slices: pl.DataFrame = field(repr=False)
-    cost: pl.DataFrame = field(repr=False)
-    judges: pl.DataFrame = field(repr=False)
-    infra: pl.DataFrame = field(repr=False)
-    bounds: pl.DataFrame = field(repr=False)
-
-    def table(self, name: str) -> pl.DataFrame:
-        """One of the tables by name (see ``TABLES`` in the module docstring)."""
-        if name not in TABLES:
-            msg = f"name must be one of {', '.join(TABLES)} (got {name!r})"
-            raise ValueError(msg)
-        frame: pl.DataFrame = getattr(self, name)
-        return frame
-
-    def to_dict(self) -> dict[str, Any]:
-        """Summary: the directory, the verdict and its digest, the data digests and each table's rows."""
-        return {
-            "directory": str(self.directory),
-            "verdict": self.verdict["verdict"],
-            "verdict_digest": self.verdict["digest"],
-            "digests": dict(self.digests),
-            "rows": {name: self.table(name).height for name in TABLES},
-        }
-
-
 def check_release_name(name: str) -> str:
     """Check a release name: letters, digits, ``.``, ``_``, ``-``, starting with a letter or digit, ≤ 100.
 
@@ -212,78 +171,6 @@ def default_release_name(verdict: Mapping[str, Any]) -> str:
     return ("-".join(parts) or "release")[:100].strip("-._") or "release"
 
 
-def load_release_data(
-    data_dir: str | os.PathLike[str],
-    *,
-    verdict_path: str | os.PathLike[str] | None = None,
-    verdict_digest: str | None = None,
-) -> ReleaseData:
-    """Read a report's ``data/`` after checking every file against ``digests.json``.
-
-    Parameters
-    ----------
-    data_dir : str or PathLike
-        The report's ``data`` directory.
-    verdict_path : str or PathLike, optional
-        The verdict to show (default ``data_dir/verdict.json``); its format and own digest are checked.
-    verdict_digest : str, optional
-        The digest the verdict must carry (the report's parameter).
-
-    Raises
-    ------
-    ReportInputError
-        A data file is missing or its digest differs from ``digests.json`` (file, expected and actual
-        digest named), or the verdict is not the expected one.
-
-    Examples
-    --------
-    >>> data = load_release_data("reports/bugfix-agent-release-candidate/1/data")  # doctest: +SKIP
-    >>> data.curves.filter(pl.col("k") == 4).select("metric", "side", "estimate")  # doctest: +SKIP
-    """
-    directory = Path(data_dir)
-    listing = directory / "digests.json"
-    try:
-        index = json.loads(listing.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{listing}: cannot read the report's data index ({exc})"
-        raise ReportInputError(msg) from None
-    if not isinstance(index, dict) or index.get("format") != DATA_FORMAT or not isinstance(index.get("files"), dict):
-        msg = f"{listing}: field 'format': expected a {DATA_FORMAT!r} index with 'files' (got {index!r:.200})"
-        raise ReportInputError(msg)
-    digests: dict[str, str] = dict(index["files"])
-    expected = {f"{n}.parquet" for n in TABLES} | set(JSON_FILES)
-    if missing := sorted(expected - set(digests)):
-        msg = f"{listing}: the index lacks the data file(s) {', '.join(missing)}"
-        raise ReportInputError(msg)
-    contents: dict[str, bytes] = {}
-    for name, digest in sorted(digests.items()):
-        path = directory / name
-        try:
-            contents[name] = path.read_bytes()
-        except OSError:
-            msg = f"{path}: data file missing (expected {digest}, got no file)"
-            raise ReportInputError(msg) from None
-        if (actual := digest_bytes(contents[name])) != digest:
-            msg = f"{path}: data file changed: expected {digest} (data/digests.json), got {actual}"
-            raise ReportInputError(msg)
-    source = Path(verdict_path) if verdict_path is not None else directory / "verdict.json"
-    verdict = read_verdict(source)
-    if verdict_digest is not None and verdict.digest != verdict_digest:
-        msg = f"{source}: field 'digest': expected {verdict_digest} (the report's parameter), got {verdict.digest}"
-        raise ReportInputError(msg)
-    if verdict.raw != contents["verdict.json"]:
-        msg = f"{source}: not the verdict this report's data was made from ({directory / 'verdict.json'})"
-        raise ReportInputError(msg)
-    tables = {name: pl.read_parquet(contents[f"{name}.parquet"]) for name in TABLES}
-    return ReleaseData(
-        directory=directory,
-        verdict=verdict.body,
-        provenance=json.loads(contents["provenance.json"]),
-        digests=digests,
-        **tables,
-    )
-
-
 def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
     """The report's Altair charts (stems of :data:`CHART_NAMES` that have something to draw)."""
     level = float(data.verdict["policy"].get("confidence_level") or 0.95)
@@ -302,9 +189,15 @@ def _renderer_version(renderer: ResolvedRenderer) -> str:
 
 
 def _qmd_text(values: Mapping[str, str]) -> str:
-    """The template with each ``@@NAME@@`` replaced by a JSON string (a valid YAML and Python literal)."""
+    """The template with ``@@BODY@@`` replaced by the sections (:func:`qmd_body`) and each other
+    ``@@NAME@@`` by a JSON string (a valid YAML and Python literal)."""
     template = TEMPLATE.read_text(encoding="utf-8")
-    return _TOKEN.sub(lambda m: json.dumps(values[m[1].lower()], ensure_ascii=True), template)
+    body = qmd_body()
+
+    def value(match: re.Match[str]) -> str:
+        return body if match[1] == "BODY" else json.dumps(values[match[1].lower()], ensure_ascii=True)
+
+    return _TOKEN.sub(value, template)
 
 
 def _next_version(release_dir: Path) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 import nbformat
 from nbconvert import HTMLExporter
 
-from gatestats.report.qmd import EXECUTION_OPTIONS, _nb_new, strip_option_lines
+from gatestats.report.quarto.qmd import EXECUTION_OPTIONS, _nb_new, strip_option_lines
 
 __all__ = ["TEMPLATES", "export_html", "find_network_references", "prepare_for_export", "quarto_markdown"]
 

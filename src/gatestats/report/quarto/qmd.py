@@ -7,7 +7,7 @@ an nbformat v4 notebook the way Quarto's Jupyter engine does (papermill's parame
 the cell tagged ``parameters`` is followed by a cell tagged ``injected-parameters`` that assigns
 the given values.
 
-Execution options honoured downstream (:mod:`gatestats.report.render`), with Quarto's defaults:
+Execution options honoured downstream (:mod:`gatestats.report.quarto.render`), with Quarto's defaults:
 ``eval`` (true), ``echo`` (true), ``output`` (true; ``asis`` treats the output as Markdown),
 ``include`` (true), ``warning`` (true), ``error`` (false: an error halts rendering). Document-wide
 defaults come from the front matter's ``execute:`` mapping, overridden per cell.

@@ -8,7 +8,7 @@ Two renderers produce the same document:
     or a YAML file given to ``--execute-params``; the file keeps strings and nested values intact).
     MathJax is Quarto's one default network resource for HTML, hence ``html-math-method: plain``.
 ``jupyter``
-    :func:`~gatestats.report.qmd.to_notebook` with the parameters injected, executed with nbclient
+    :func:`~gatestats.report.quarto.qmd.to_notebook` with the parameters injected, executed with nbclient
     (kernel ``python3`` or the front matter's ``jupyter:``, working directory = the ``.qmd``'s
     directory) honouring Quarto's ``eval``/``echo``/``output``/``include``/``warning``/``error``
     options, then exported by nbconvert with the ``gatestats`` template: no script, stylesheet or
@@ -16,7 +16,7 @@ Two renderers produce the same document:
 
 Both write the page atomically (temporary file + rename): a failed render leaves no HTML, and
 both refuse a page that would fetch anything from the network
-(:func:`~gatestats.report._html.find_network_references`).
+(:func:`~gatestats.report.quarto._html.find_network_references`).
 
 References
 ----------
@@ -53,8 +53,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 import gatestats
 from gatestats._files import write_atomic
 from gatestats.errors import GatestatsError
-from gatestats.report._html import export_html, find_network_references, prepare_for_export
-from gatestats.report.qmd import QmdDocument, read_qmd, to_notebook, validate_params
+from gatestats.report.quarto._html import export_html, find_network_references, prepare_for_export
+from gatestats.report.quarto.qmd import QmdDocument, read_qmd, to_notebook, validate_params
 
 __all__ = ["RenderError", "RenderResult", "Renderer", "ResolvedRenderer", "render_qmd", "resolve_renderer"]
 
@@ -395,7 +395,7 @@ def _refuse_network(page: str, file: str) -> None:
         shown = "; ".join(found[:5])
         msg = (
             f"the page would load {len(found)} resource(s) from the network ({shown}); "
-            "render charts offline (gatestats.report.charts.enable_offline_altair()) and embed every resource"
+            "render charts offline (gatestats.report.quarto.enable_offline_altair()) and embed every resource"
         )
         raise RenderError(msg, file=file)
 

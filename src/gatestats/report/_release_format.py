@@ -1,0 +1,176 @@
+"""How a release report writes numbers, money, durations, case ids and the gate's words for a person.
+
+The rules (also in docs/architecture.md, "Report"):
+
+- **Money** in plain decimals, never scientific notation: at least cents (``$2.50``,
+  ``$1,234.56``), and below one dollar three significant digits (``$0.0283``, ``$0.0000145``).
+- **Durations** in the unit that keeps them readable: seconds below a minute (``42.0 s``), minutes
+  below an hour (``4.5 min``), hours above (``2.35 h``); zero is ``0 s``.
+- **Case ids** without their ``@version`` (the full id goes in the ``title``, shown on hover).
+- **Words**: ``insufficient_evidence`` and other tokens of the verdict file become words
+  ("insufficient evidence").
+- **Thresholds** say what they compare: a paired row's threshold is a difference from the
+  baseline (``−0.05 vs baseline``), a cost-increase row's a ratio (``≤ 1.15 × baseline``).
+
+A missing number is ``—``, never 0.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+__all__ = [
+    "NONE",
+    "case_html",
+    "duration",
+    "e",
+    "number",
+    "short_case_id",
+    "threshold_text",
+    "usd",
+    "words",
+]
+
+NONE: Final = "—"
+_MINUS: Final = "\N{MINUS SIGN}"
+_TOKENS: Final[Mapping[str, str]] = {
+    "insufficient_evidence": "insufficient evidence",
+    "pass_to_fail": "pass → fail",
+    "fail_to_pass": "fail → pass",
+}
+_TOKEN_RE: Final = re.compile(r"\b(" + "|".join(_TOKENS) + r")\b")
+
+
+def e(value: Any) -> str:
+    """``value`` as escaped HTML text (``None`` is empty)."""
+    return html.escape("" if value is None else str(value))
+
+
+def words(text: Any) -> str:
+    """The verdict's tokens in a sentence as words.
+
+    Examples
+    --------
+    >>> words("warn-only rule (insufficient_evidence): 9 cases")
+    'warn-only rule (insufficient evidence): 9 cases'
+    """
+    return _TOKEN_RE.sub(lambda m: _TOKENS[m[1]], "" if text is None else str(text))
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits in plain decimals (``—`` when missing).
+
+    Examples
+    --------
+    >>> number(0.805555), number(-0.05), number(1.0), number(0.0000123), number(None)
+    ('0.8056', '−0.05', '1', '0.0000123', '—')
+    """
+    if value is None or not math.isfinite(value):
+        return NONE
+    text = _plain(value, digits)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text.replace("-", _MINUS)
+
+
+def _plain(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits, written without an exponent."""
+    if value == 0:
+        return "0"
+    rounded = float(f"{value:.{digits}g}")
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
+    return f"{rounded:.{decimals}f}"
+
+
+def usd(value: float | None) -> str:
+    """US dollars in plain decimals: cents from one dollar, three significant digits below.
+
+    Examples
+    --------
+    >>> usd(1.453e-05), usd(0.0002836), usd(0.025), usd(2.5), usd(1234.5), usd(0.0), usd(None)
+    ('$0.0000145', '$0.000284', '$0.0250', '$2.50', '$1,234.50', '$0', '—')
+    """
+    if value is None or not math.isfinite(value):
+        return NONE
+    sign = _MINUS if value < 0 else ""
+    size = abs(value)
+    if size == 0:
+        return "$0"
+    if size >= 0.995:
+        return f"{sign}${size:,.2f}"
+    return f"{sign}${_plain(size, 3)}"
+
+
+def duration(hours: float | None) -> str:
+    """A duration given in hours, in seconds, minutes or hours (whichever keeps it readable).
+
+    Examples
+    --------
+    >>> duration(0.0000139), duration(0.0125), duration(0.075), duration(2.345), duration(0.0), duration(None)
+    ('0.05 s', '45.0 s', '4.5 min', '2.35 h', '0 s', '—')
+    """
+    if hours is None or not math.isfinite(hours):
+        return NONE
+    seconds = hours * 3600
+    if seconds == 0:
+        return "0 s"
+    if seconds < 1:
+        return f"{number(seconds, 2)} s"
+    if seconds < 59.95:
+        return f"{seconds:.1f} s"
+    if seconds < 3597:
+        return f"{seconds / 60:.1f} min"
+    return f"{hours:,.2f} h"
+
+
+def short_case_id(case: str) -> str:
+    """A case label without its ``@version`` (``case-01@sha256:…`` → ``case-01``).
+
+    Examples
+    --------
+    >>> short_case_id("static-path-traversal@sha256:7263842c"), short_case_id("case-01")
+    ('static-path-traversal', 'case-01')
+    """
+    return case.split("@", 1)[0]
+
+
+def case_html(case: str, *, ambiguous: bool = False) -> str:
+    """A case id as short ``<code>`` with the full id (and version) in its ``title``.
+
+    ``ambiguous``: the short id names more than one version on the page, so the first 12
+    characters of the version are kept after ``@``.
+    """
+    short = short_case_id(case)
+    if ambiguous and "@" in case:
+        short = f"{short}@{case.split('@', 1)[1][:12]}…"
+    return f'<code class="gs-case" title="{e(case)}">{e(short)}</code>'
+
+
+def threshold_text(row: Mapping[str, Any]) -> str:
+    """A rule row's threshold saying what it compares.
+
+    Examples
+    --------
+    >>> threshold_text({"kind": "paired", "threshold": -0.05})
+    '−0.05 vs baseline (difference)'
+    >>> threshold_text({"kind": "cost_increase", "threshold": 1.15})
+    '≤ 1.15 × baseline (ratio)'
+    >>> threshold_text({"kind": "threshold", "threshold": 0.5})
+    '0.5'
+    """
+    value = row.get("threshold")
+    if value is None:
+        return NONE
+    kind = row.get("kind")
+    if kind == "paired":
+        sign = "+" if value > 0 else ""
+        return f"{sign}{number(value)} vs baseline (difference)"
+    if kind == "cost_increase":
+        return f"≤ {number(value)} × baseline (ratio)"
+    if kind == "cost_threshold":
+        return f"≤ {usd(value)}"
+    return number(value)

@@ -1,0 +1,155 @@
+"""Plain-language first sentences for the gate's reasons, written from a row's decision and kind.
+
+The gate's own reason (the statistics: tests, p-values, cases needed) is kept word for word and
+shown after the sentence; the sentence only says, for a release manager, what the row means for
+the release. Nothing here changes a decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from gatestats.report._release_format import number, usd, words
+
+__all__ = ["Reason", "plain_check", "plain_rule", "plain_severe", "verdict_reasons"]
+
+_NOT_BLOCKING: Final = "This rule only warns: it does not block the release."
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reason:
+    """One reason of the verdict: a plain sentence first, then the gate's statistics."""
+
+    plain: str
+    detail: str
+
+
+def _where(row: Mapping[str, Any]) -> str:
+    name = row.get("slice")
+    return "" if name in (None, "", "all") else f" in slice '{name}'"
+
+
+def _metric(row: Mapping[str, Any]) -> str:
+    k = row.get("k") or 1
+    return {
+        "pass_rate": "pass rate",
+        "pass_hat_k": f"reliability (pass^{k}: all {k} trials of a case pass)",
+        "pass_at_k": f"capability (pass@{k}: at least one of {k} trials passes)",
+        "cost_per_accepted": "cost per accepted outcome",
+    }.get(str(row.get("metric")), words(row.get("metric")))
+
+
+def _needed(row: Mapping[str, Any]) -> str:
+    needed = row.get("cases_needed")
+    return f"; about {needed} cases would be needed" if needed else ""
+
+
+def _percent(value: Any) -> str:
+    return f"{value:.0%}" if isinstance(value, int | float) else "the allowed amount"
+
+
+def plain_rule(row: Mapping[str, Any]) -> str:
+    """The sentence for a rule row that did not pass (``decision`` warn, fail or insufficient_evidence).
+
+    Examples
+    --------
+    >>> print(plain_rule({"kind": "threshold", "metric": "pass_hat_k", "k": 4, "slice": "all",
+    ...                   "decision": "fail", "threshold": 0.5}))
+    The candidate's reliability (pass^4: all 4 trials of a case pass) is below the required 0.5.
+    """
+    kind, decision = row.get("kind"), row.get("decision")
+    if decision == "pass":
+        return "This rule passed."
+    if decision == "warn":
+        return _NOT_BLOCKING
+    short = decision == "insufficient_evidence"
+    where, metric = _where(row), _metric(row)
+    if kind == "paired":
+        margin = number(row.get("margin"))
+        if short:
+            return (
+                f"There are too few cases{where} to tell whether the candidate is at most {margin} worse than the "
+                f"baseline{_needed(row)}."
+            )
+        return f"The candidate's {metric}{where} is worse than the baseline's by more than the allowed {margin}."
+    if kind == "cost_increase":
+        allowed = _percent(row.get("margin"))
+        if short:
+            return (
+                "There are too few cases to tell whether the candidate's cost per accepted outcome rose by more "
+                f"than the allowed {allowed}{_needed(row)}."
+            )
+        return f"The candidate's cost per accepted outcome rose by more than the allowed {allowed}."
+    if kind == "cost_threshold":
+        limit = usd(row.get("threshold"))
+        if short:
+            question = "whether the candidate's cost per accepted outcome stays below"
+            return f"There are too few cases to tell {question} {limit}."
+        return f"The candidate's cost per accepted outcome is above {limit}."
+    threshold = number(row.get("threshold"))
+    if short:
+        return (
+            f"There are too few cases{where} to tell whether the candidate's {metric} reaches {threshold}"
+            f"{_needed(row)}."
+        )
+    return f"The candidate's {metric}{where} is below the required {threshold}."
+
+
+def plain_severe(item: Mapping[str, Any]) -> str:
+    """The sentence for a severe slice that did not pass."""
+    name = item.get("slice")
+    if item.get("decision") == "fail":
+        return (
+            f"A candidate trial in the severe slice '{name}' did not pass: every trial there must pass, so the "
+            "candidate must not ship."
+        )
+    return f"The severe slice '{name}' has too little evidence to show that every candidate trial passes."
+
+
+def plain_check(check: Mapping[str, Any]) -> str:
+    """The sentence for a precondition that blocked (the gate blocks when evidence is missing or off)."""
+    side = check.get("side")
+    whose = f" of the {side}" if side in ("baseline", "candidate") else ""
+    return (
+        f"The evidence{whose} is incomplete or does not match the policy ({words(check.get('name'))}): "
+        "the gate cannot decide until it is."
+    )
+
+
+def verdict_reasons(
+    reasons: Sequence[str],
+    *,
+    checks: Sequence[Mapping[str, Any]],
+    severe: Sequence[Mapping[str, Any]],
+    rules: Sequence[Mapping[str, Any]],
+) -> list[Reason]:
+    """Each of the verdict's reasons, in its order, with the plain sentence of the row it came from.
+
+    The gate writes ``"<check> (<side>): <detail>"``, ``"severe slice <name>: <reason>"`` and
+    ``"<row>: <decision>: <reason>"``; a reason that matches none keeps a general sentence.
+    """
+    out = []
+    for reason in reasons:
+        out.append(_one(reason, checks, severe, rules))
+    return out
+
+
+def _one(
+    reason: str,
+    checks: Sequence[Mapping[str, Any]],
+    severe: Sequence[Mapping[str, Any]],
+    rules: Sequence[Mapping[str, Any]],
+) -> Reason:
+    for row in rules:
+        prefix = f"{row.get('row')}: {row.get('decision')}: "
+        if reason.startswith(prefix):
+            return Reason(plain=plain_rule(row), detail=words(f"{row.get('row')}: {reason[len(prefix) :]}"))
+    for item in severe:
+        if reason.startswith(f"severe slice {item.get('slice')}: "):
+            return Reason(plain=plain_severe(item), detail=words(reason))
+    for check in checks:
+        if reason.startswith(f"{check.get('name')} ({check.get('side')}): "):
+            return Reason(plain=plain_check(check), detail=words(reason))
+    return Reason(plain="The gate gave this reason:", detail=words(reason))

@@ -1,0 +1,62 @@
+"""Generic Quarto machinery: a ``.qmd`` rendered to one self-contained, offline HTML page.
+
+Nothing here knows about verdicts or release reports (that content lives in
+:mod:`gatestats.report.release`); any parameterised ``.qmd`` can be rendered with it.
+
+- :func:`parse_qmd` / :func:`read_qmd` — front matter, Markdown and ```` ```{python} ```` cells with
+  their ``#|`` options (errors name the file and line); :func:`to_notebook` — the nbformat v4
+  notebook with the parameters injected after the cell tagged ``parameters`` (papermill/Quarto).
+- :func:`render_qmd` — ``quarto render`` when the Quarto CLI is installed, else nbclient +
+  nbconvert honouring Quarto's execution options; atomic, offline HTML; :class:`RenderResult`,
+  :class:`RenderError`.
+- :func:`enable_offline_altair` / :func:`save_chart` — charts as in-kernel SVG (vl-convert) and
+  deterministic SVG/PNG files; each chart on the page is a ``div.gatestats-chart``.
+- :func:`find_network_references` — what a page would fetch from the network.
+"""
+
+from gatestats.report.quarto._html import find_network_references
+from gatestats.report.quarto.charts import enable_offline_altair, save_chart
+from gatestats.report.quarto.qmd import (
+    EXECUTION_OPTIONS,
+    CellKind,
+    QmdCell,
+    QmdDocument,
+    QmdError,
+    execution_options,
+    parse_qmd,
+    read_qmd,
+    strip_option_lines,
+    to_notebook,
+    validate_params,
+)
+from gatestats.report.quarto.render import (
+    Renderer,
+    RenderError,
+    RenderResult,
+    ResolvedRenderer,
+    render_qmd,
+    resolve_renderer,
+)
+
+__all__ = [
+    "EXECUTION_OPTIONS",
+    "CellKind",
+    "QmdCell",
+    "QmdDocument",
+    "QmdError",
+    "RenderError",
+    "RenderResult",
+    "Renderer",
+    "ResolvedRenderer",
+    "enable_offline_altair",
+    "execution_options",
+    "find_network_references",
+    "parse_qmd",
+    "read_qmd",
+    "render_qmd",
+    "resolve_renderer",
+    "save_chart",
+    "strip_option_lines",
+    "to_notebook",
+    "validate_params",
+]
