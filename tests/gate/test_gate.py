@@ -386,6 +386,19 @@ margin = 0.05
     assert body["cost"]["per_system"] is not None
 
 
+def test_a_cost_row_that_cannot_decide_still_counts_the_cases_it_looked_at(tmp_path: Path) -> None:
+    # 12 cases: too few paired units for the cost ratio's p-values (50), so the row is undecided;
+    # it must still say it looked at 12 cases, not 0 (the release report showed "cases 0").
+    base = {f"c{i:03d}": ["passed", "failed"] for i in range(12)}
+    policy, b, c = _setup(tmp_path, base=base, cand=base, min_cases=10, extra="max_cost_increase = 0.15")
+    code, body, out = _gate(policy, b, c)
+    assert code == 12
+    assert body is not None, out
+    cost = next(r for r in body["rules"] if r["kind"] == "cost_increase")
+    assert cost["decision"] == "insufficient_evidence"
+    assert cost["n_cases"] == 12
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [

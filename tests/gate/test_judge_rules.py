@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from gatestats.gate import evaluate_gate, load_policy, load_record_set
+from gatestats.gate import evaluate_gate, load_judge_calibrations, load_policy, load_record_set
 from gatestats.judges import calibrate, write_calibration
 from tests.gate.factory import policy_text, rewrite_records, write_run_set
 
@@ -57,7 +57,7 @@ def _verdict(
     c = write_run_set(tmp_path / "c", system="candidate", outcomes=outcomes, policy=policy)
     _add_judge(c, version)
     _add_judge(b, version)
-    v = evaluate_gate(policy, load_record_set(b), load_record_set(c))
+    v = evaluate_gate(policy, load_record_set(b), load_record_set(c), calibrations=load_judge_calibrations(policy))
     assert v.judges is not None
     return v.verdict, list(v.reasons), v.judges["helpful"]
 
@@ -80,3 +80,15 @@ def test_a_judge_calibrated_on_another_rubric_is_stale(tmp_path: Path) -> None:
     assert status["can_vote"] is False
     assert verdict == "insufficient_evidence"
     assert any("rubric" in r for r in reasons)
+
+
+def test_the_engine_reads_no_calibration_file_a_judge_without_given_calibrations_cannot_vote(tmp_path: Path) -> None:
+    verdict, _, _ = _verdict(tmp_path, limit=0.1)
+    assert verdict == "pass"  # with the calibrations given, the same judge votes
+    policy = load_policy(tmp_path / "policy.toml")
+    b, c = tmp_path / "b", tmp_path / "c"
+    v = evaluate_gate(policy, load_record_set(b), load_record_set(c))  # no calibrations given
+    assert v.verdict == "insufficient_evidence"
+    assert any("no calibration of judge 'helpful' was given to the gate" in r for r in v.reasons)
+    unreadable = evaluate_gate(policy, load_record_set(b), load_record_set(c), calibrations={"helpful": "cal.json: x"})
+    assert any("cal.json: x" in r for r in unreadable.reasons)

@@ -31,6 +31,7 @@ from gatestats.gate import (
     RegistrationError,
     Verdict,
     evaluate_gate,
+    load_judge_calibrations,
     load_policy,
     load_record_set,
 )
@@ -172,7 +173,7 @@ def gate_command(
     except (GatestatsError, ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     try:
-        verdict = evaluate_gate(loaded, base, cand)
+        verdict = evaluate_gate(loaded, base, cand, calibrations=load_judge_calibrations(loaded))
     except RegistrationError as exc:
         raise usage_error(str(exc)) from None
     body = verdict.to_dict()

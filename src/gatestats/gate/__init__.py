@@ -7,6 +7,7 @@
 - :func:`write_verdict`: the immutable verdict file.
 """
 
+from gatestats.gate.calibrations import JudgeCalibrations, load_judge_calibrations
 from gatestats.gate.engine import evaluate_gate
 from gatestats.gate.policy import POLICY_FORMAT, Policy, PolicyError, PolicyProblem, Rule, load_policy, parse_policy
 from gatestats.gate.recordset import RecordSet, load_record_set
@@ -27,6 +28,7 @@ __all__ = [
     "POLICY_FORMAT",
     "VERDICT_FORMAT",
     "CheckResult",
+    "JudgeCalibrations",
     "Policy",
     "PolicyError",
     "PolicyProblem",
@@ -39,6 +41,7 @@ __all__ = [
     "Verdict",
     "check_registration",
     "evaluate_gate",
+    "load_judge_calibrations",
     "load_policy",
     "load_record_set",
     "parse_policy",

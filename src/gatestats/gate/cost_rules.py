@@ -3,7 +3,11 @@
 The policy's ``max_cost_increase`` :math:`m` is a row that must show
 :math:`\\text{CPA}_\\text{candidate} / \\text{CPA}_\\text{baseline} < 1 + m` (paired case bootstrap
 of the ratio of sums, :func:`gatestats.cost.cost_ratio`); ``pvalue_pass`` tests
-:math:`H_0: \\text{ratio} \\ge 1 + m` and ``pvalue_fail`` tests :math:`H_0: \\text{ratio} \\le 1 + m`.
+:math:`H_0: \\text{ratio} \\ge 1 + m` and ``pvalue_fail`` tests :math:`H_0: \\text{ratio} \\le 1 + m`,
+both from :meth:`~gatestats.cost.CostRatio.decision_pvalues`: the percentile p-values doubled and
+offered only from 50 effective paired units (Kish), because the plain percentile test passed a
+ratio exactly at the limit in up to 0.12 of replications at a nominal 0.05 when spend per case is
+heavy-tailed (``docs/size_study.md``, section D).
 A ``cost_per_accepted`` rule with ``test = "paired"`` and margin :math:`m` is the same row for its
 slice; with a ``threshold`` :math:`T` (USD) it must show the candidate's CPA is below :math:`T`.
 The cost is computed over every case (severe slices included: their spend is real spend) unless
@@ -39,11 +43,11 @@ def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline:
     try:
         ratio = cost_ratio(frame, baseline=baseline, candidate=candidate, **_rates(policy))
     except (GatestatsError, ValueError) as exc:
-        return _missing("cost_increase", str(exc), 1 + limit)
+        return _missing("cost_increase", str(exc), 1 + limit, n_cases=_n_cases(frame, candidate))
     try:
-        p_within, p_above = ratio.pvalues(1 + limit)
+        p_within, p_above = ratio.decision_pvalues(1 + limit)
     except (GatestatsError, ValueError) as exc:
-        return _missing("cost_increase", ratio.reason or str(exc), 1 + limit, ratio.ratio)
+        return _missing("cost_increase", ratio.reason or str(exc), 1 + limit, ratio.ratio, n_cases=ratio.n_cases)
     return RuleEvidence(
         kind="cost_increase",
         observed=ratio.ratio,
@@ -64,11 +68,12 @@ def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, c
     try:
         analysis = cost_per_accepted(frame.filter(pl.col("system") == candidate), **_rates(policy))
     except (GatestatsError, ValueError) as exc:
-        return _missing("cost_threshold", str(exc), threshold)
+        return _missing("cost_threshold", str(exc), threshold, n_cases=_n_cases(frame, candidate))
     est = analysis.groups[0] if analysis.groups else None
     if est is None or est.status != "ok" or est.interval_status != "ok":
         reason = "no candidate cost" if est is None else (est.reason or est.interval_reason or "no interval")
-        return _missing("cost_threshold", reason, threshold, None if est is None else est.estimate)
+        observed, n_cases = (None, _n_cases(frame, candidate)) if est is None else (est.estimate, est.n_cases)
+        return _missing("cost_threshold", reason, threshold, observed, n_cases=n_cases)
 
     def bounds(alpha: float) -> tuple[float | None, float | None]:
         ci = est.confidence_interval(1 - 2 * alpha)
@@ -100,12 +105,17 @@ def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, c
 
 
 _TESTS = {
-    "cost_increase": "paired case bootstrap of the CPA ratio",
+    "cost_increase": "paired case bootstrap of the CPA ratio (calibrated)",
     "cost_threshold": "case bootstrap of the CPA",
 }
 
 
-def _missing(kind: str, reason: str, threshold: float, observed: float | None = None) -> RuleEvidence:
+def _n_cases(frame: pl.DataFrame, candidate: str) -> int:
+    """The candidate's cases: what a cost row that could not be computed still reports it looked at."""
+    return frame.filter(pl.col("system") == candidate).select("case_id", "case_version").unique().height
+
+
+def _missing(kind: str, reason: str, threshold: float, observed: float | None = None, *, n_cases: int) -> RuleEvidence:
     return RuleEvidence(
         kind=kind,  # type: ignore[arg-type]
         observed=observed,
@@ -118,7 +128,7 @@ def _missing(kind: str, reason: str, threshold: float, observed: float | None = 
         pvalue_fail=None,
         status="insufficient_evidence",
         reason=reason,
-        n_cases=0,
+        n_cases=n_cases,
     )
 
 

@@ -33,6 +33,7 @@ from gatestats import __version__
 from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
+from gatestats.gate.calibrations import JudgeCalibrations
 from gatestats.gate.checks import silence_checks
 from gatestats.gate.cost_rules import cost_rows
 from gatestats.gate.policy import Policy, Rule
@@ -40,8 +41,9 @@ from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
 from gatestats.gate.rules import RuleEvidence, paired_evidence, rule_result, threshold_evidence
 from gatestats.gate.verdict import CheckResult, Decision, RuleResult, SevereSliceResult, Verdict, VerdictName
-from gatestats.judges import JudgePolicy, judge_eligibility, load_calibrations
+from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired import adjust_pvalues, compare
+from gatestats.paired.multiplicity import adjust_pvalues_weighted
 from gatestats.records.contract import SYSTEM_PARTS
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
@@ -216,18 +218,29 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) 
 
 
 def _decide(rows: list[RuleResult], multiplicity: str) -> list[RuleResult]:
-    """Adjust each p-value family across the decidable rows and decide every row."""
+    """Adjust each p-value family across the rows and decide every row.
+
+    Every statistical row is in the family; an undecidable one (no p-value, or ``cannot_resolve``)
+    counts with p = 1, as in :func:`gatestats.paired.compare_many` (docs/gate.md). ``holm`` and
+    ``bonferroni`` are weighted by the rules' alphas (:func:`adjust_pvalues_weighted`: with equal
+    alphas, plain Holm / Bonferroni); ``hochberg`` is unweighted, compared with each rule's alpha.
+    """
     idx = [i for i, r in enumerate(rows) if r.decision != "insufficient_evidence" and r.pvalue_pass is not None]
     adj_pass: dict[int, float] = {}
     adj_fail: dict[int, float] = {}
     if idx:
-        p_pass = np.array([rows[i].pvalue_pass for i in idx], dtype=float)
-        p_fail = np.array([rows[i].pvalue_fail for i in idx], dtype=float)
-        if multiplicity != "none":
+        decidable = set(idx)
+        p_pass = np.array([r.pvalue_pass if i in decidable else 1.0 for i, r in enumerate(rows)], dtype=float)
+        p_fail = np.array([r.pvalue_fail if i in decidable else 1.0 for i, r in enumerate(rows)], dtype=float)
+        alphas = np.array([r.alpha for r in rows], dtype=float)
+        if multiplicity in ("holm", "bonferroni"):
+            p_pass = adjust_pvalues_weighted(p_pass, alphas, method=multiplicity)  # type: ignore[arg-type]
+            p_fail = adjust_pvalues_weighted(p_fail, alphas, method=multiplicity)  # type: ignore[arg-type]
+        elif multiplicity != "none":
             p_pass = adjust_pvalues(p_pass, method=multiplicity)  # type: ignore[arg-type]
             p_fail = adjust_pvalues(p_fail, method=multiplicity)  # type: ignore[arg-type]
-        adj_pass = dict(zip(idx, p_pass.tolist(), strict=True))
-        adj_fail = dict(zip(idx, p_fail.tolist(), strict=True))
+        adj_pass = {i: float(p_pass[i]) for i in idx}
+        adj_fail = {i: float(p_fail[i]) for i in idx}
     out: list[RuleResult] = []
     for i, r in enumerate(rows):
         reason = r.reason
@@ -285,7 +298,9 @@ def _infra(both: pl.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _judge_checks(policy: Policy, candidate: pl.DataFrame) -> tuple[list[CheckResult], dict[str, Any] | None]:
+def _judge_checks(
+    policy: Policy, candidate: pl.DataFrame, given: JudgeCalibrations
+) -> tuple[list[CheckResult], dict[str, Any] | None]:
     graders = sorted({r.grader for r in policy.rules if r.grader is not None})
     if not graders:
         return [], None
@@ -294,7 +309,12 @@ def _judge_checks(policy: Policy, candidate: pl.DataFrame) -> tuple[list[CheckRe
     for name in graders:
         req = policy.judges[name]
         try:
-            calibrations = load_calibrations([str(p) for p in req.calibrations])
+            calibrations = given.get(name)
+            if calibrations is None:
+                msg = f"no calibration of judge {name!r} was given to the gate (see load_judge_calibrations)"
+                raise GatestatsError(msg)
+            if isinstance(calibrations, str):
+                raise GatestatsError(calibrations)
             jp = JudgePolicy(
                 judge_model=req.judge_model,
                 rubric_digest=req.rubric_digest,
@@ -361,13 +381,17 @@ def evaluate_gate(
     candidate: RecordSet,
     *,
     registration: Registration | None = None,
+    calibrations: JudgeCalibrations | None = None,
     now: str | None = None,
 ) -> Verdict:
     """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``.
 
-    ``registration`` is the checked registration (``None``: checked here, see
-    :func:`~gatestats.gate.registration.check_registration`). ``now`` fixes the verdict's
-    ``created_at`` (tests).
+    The engine decides from data and reads no file. ``registration`` is the checked registration
+    (``None``: checked here from the candidate's manifest, see
+    :func:`~gatestats.gate.registration.check_registration`). ``calibrations`` holds, for each judge
+    grader a rule uses, its calibrations or why they could not be read
+    (:func:`~gatestats.gate.calibrations.load_judge_calibrations` reads the policy's files); a judge
+    without an entry cannot vote. ``now`` fixes the verdict's ``created_at`` (tests).
 
     Raises
     ------
@@ -385,7 +409,7 @@ def evaluate_gate(
         summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
         needed,
     )
-    judge_checks, judges = _judge_checks(policy, candidate.records)
+    judge_checks, judges = _judge_checks(policy, candidate.records, calibrations or {})
     checks += judge_checks
     severe: list[SevereSliceResult] = []
     rows: list[RuleResult] = []
