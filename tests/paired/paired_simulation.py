@@ -81,11 +81,18 @@ def _table_probabilities(
 
 
 def noninferiority_size(n: int, margin: float, psi: float) -> float:
-    """Exact size of the Tango/Nam test (one-sided 0.025) at the boundary delta = -margin."""
+    """Exact size of the asymptotic Tango/Nam test (one-sided 0.025) at the boundary delta = -margin.
+
+    Issue 12: ``compare`` now uses the exact unconditional test (``docs/size_study.md``); this
+    keeps the recorded table of the asymptotic test, which stays available as ``method="tango_score"``.
+    """
     p10, p01 = (psi + margin) / 2, (psi - margin) / 2  # baseline-only p10, candidate-only p01
     b, c, prob = _table_probabilities(n, p10, p01)
     reject = np.array(
-        [noninferiority_test(int(x), int(y), n, margin=margin).pvalue <= 0.025 for x, y in zip(b, c, strict=True)]
+        [
+            noninferiority_test(int(x), int(y), n, margin=margin, method="tango_score").pvalue <= 0.025
+            for x, y in zip(b, c, strict=True)
+        ]
     )
     return float(prob[reject].sum())
 

@@ -81,7 +81,8 @@ def test_noninferiority_statistic_matches_independent_restricted_mle() -> None:
     b, c, n, margin = 16, 6, 161, 0.1
     p_b = _restricted_p_b(b, c, n, -margin)
     expected = (c - b + n * margin) / math.sqrt(n * (2 * p_b - margin * (1 + margin)))
-    t = noninferiority_test(b, c, n, margin=margin)
+    # Issue 12: ``auto`` is now the exact unconditional test; Tango's asymptotic p-value is asked for.
+    t = noninferiority_test(b, c, n, margin=margin, method="tango_score")
     assert t.statistic == pytest.approx(expected, rel=1e-6)
     assert t.pvalue == pytest.approx(stats.norm.sf(expected), rel=1e-5)
 
@@ -92,9 +93,10 @@ def test_noninferiority_is_dual_to_tango_interval(b: int, c: int, concordant: in
     low, _ = tango_interval(b, c, n, confidence_level=0.95)
     if low <= -0.999 or -low < 1 / n:
         return
-    at_bound = noninferiority_test(b, c, n, margin=-low, alpha=0.025)
+    # The duality holds for Tango's asymptotic test (``auto`` is the exact unconditional test since issue 12).
+    at_bound = noninferiority_test(b, c, n, margin=-low, alpha=0.025, method="tango_score")
     assert at_bound.pvalue == pytest.approx(0.025, abs=1e-6)
-    wider = noninferiority_test(b, c, n, margin=min(0.999, -low + 0.01), alpha=0.025)
+    wider = noninferiority_test(b, c, n, margin=min(0.999, -low + 0.01), alpha=0.025, method="tango_score")
     assert wider.non_inferior is True
 
 

@@ -4,7 +4,7 @@ The policy's ``max_cost_increase`` :math:`m` is a row that must show
 :math:`\\text{CPA}_\\text{candidate} / \\text{CPA}_\\text{baseline} < 1 + m` (paired case bootstrap
 of the ratio of sums, :func:`gatestats.cost.cost_ratio`); ``pvalue_pass`` tests
 :math:`H_0: \\text{ratio} \\ge 1 + m` and ``pvalue_fail`` tests :math:`H_0: \\text{ratio} \\le 1 + m`,
-both from :meth:`~gatestats.cost.CostRatio.decision_pvalues`: the percentile p-values doubled and
+both from :meth:`~gatestats.cost.CostRatio.decision_pvalues`: the percentile p-values tripled and
 offered only from 50 effective paired units (Kish), because the plain percentile test passed a
 ratio exactly at the limit in up to 0.12 of replications at a nominal 0.05 when spend per case is
 heavy-tailed (``docs/size_study.md``, section D).

@@ -14,8 +14,11 @@ The cases are paired on (case_id, case_version) (:mod:`gatestats.paired.pairing`
   (:mod:`~gatestats.paired.trials`): per-case differences of pass rates (or of per-case pass^k /
   pass@k at ``k``), the case-level exact sign test (exact and mid-p; ``b``/``c`` count the cases
   where the baseline / the candidate does better) and the sign-flip permutation test, the paired
-  bootstrap or Miller's (2024, eq. 7) clustered standard error for the interval, and a t test
-  against the margin.
+  bootstrap or Miller's (2024, eq. 7) clustered standard error for the interval, and the
+  bounded-mean betting test against the margin (valid for any distribution of per-case
+  differences; the t test was not when the regression sits in a few cases, docs/size_study.md).
+  The sign and permutation tests are tests of *exchangeability* (no difference in any case),
+  exact for that null; they are not tests of the mean difference, and the gate does not use them.
 * When cases carry ``case_group``, groups are the unit of every test and interval.
 
 Every comparison also checks its **resolution** (:mod:`~gatestats.paired.resolution`): a margin
@@ -40,12 +43,11 @@ from gatestats._typing import (
     PairedIntervalMethod,
     PairedTest,
 )
-from gatestats.estimators import clustered_standard_error
 from gatestats.paired.intervals import DifferenceInterval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.paired.noninferiority import (
     NonInferiorityTest,
-    noninferiority_case_level,
+    noninferiority_bounded_mean,
     noninferiority_test,
 )
 from gatestats.paired.odds_ratio import conditional_odds_ratio
@@ -126,7 +128,7 @@ def compare_pair(
     if one_trial:
         a = int(((vb == 1) & (vc == 1)).sum())
         d = int(((vb == 0) & (vc == 0)).sum())
-    sums, _ = unit_sums(diffs, unit_groups)
+    sums, unit_sizes = unit_sums(diffs, unit_groups)
     ub, uc = sign_counts(sums)
     exact, midp = (float(x) for x in mcnemar_pvalues(ub, uc, alternative=options.alternative))
     independent_table = one_trial and not clustered
@@ -165,8 +167,9 @@ def compare_pair(
         if options.margin is not None:
             ni = noninferiority_test(b, c, n, margin=options.margin, alpha=alpha_one)
     elif options.margin is not None:
-        se = clustered_standard_error(diffs, unit_groups) if n >= 2 and units >= 2 else None
-        ni = noninferiority_case_level(diff, se, units, margin=options.margin, alpha=alpha_one)
+        ni = noninferiority_bounded_mean(
+            sums, unit_sizes if clustered else None, margin=options.margin, alpha=alpha_one
+        )
     res = resolution(
         units,
         ub + uc,

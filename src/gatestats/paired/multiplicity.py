@@ -20,9 +20,24 @@ whose Holm step is slow for many calls). Comparisons of many systems on the same
 that have a system in common are dependent); Holm and Bonferroni need no assumption about that
 dependence, which is why Holm is the default.
 
-A comparison whose p-value is undefined (``insufficient_evidence``) still counts in :math:`m`
-(with :math:`p = 1`): dropping it would silently weaken the correction of the others. Its
-``pvalue_adjusted`` is ``None``.
+A comparison whose p-value is undefined (``insufficient_evidence``, ``cannot_resolve``) still
+counts in :math:`m` (with :math:`p = 1`): dropping it would silently weaken the correction of the
+others. Its ``pvalue_adjusted`` is ``None``. The gate does the same with its undecidable rows
+(``gatestats.gate``): one answer to one question. Counting them is always valid -- Holm on
+:math:`m` hypotheses of which some have :math:`p = 1` is still Holm -- whereas dropping them makes
+the family size depend on the data (whether a row is decidable depends on the observed discordance
+or spread), and a data-chosen family is not covered by Holm's proof. The price is a little power for
+the decidable rows.
+
+**Unequal levels** (gate rules with different ``alpha``): :func:`adjust_pvalues_weighted` is the
+weighted Holm procedure (Holm 1979, sec. 5; Benjamini & Hochberg 1997) at the family level
+:math:`\alpha_F = \max_i \alpha_i` with weights :math:`\alpha_i`, each threshold capped at
+:math:`\alpha_i`: among the remaining hypotheses :math:`R`, in order of :math:`p_i/\alpha_i`,
+:math:`H_i` is rejected when :math:`p_i \le \alpha_i \min(1, \alpha_F / \sum_{j \in R}
+\alpha_j)`. The thresholds of any intersection sum to at most :math:`\alpha_F`, so (closed testing
+with weighted Bonferroni local tests) the probability of any false rejection is at most
+:math:`\alpha_F`, and the cap keeps each hypothesis's own false-rejection probability at most its
+:math:`\alpha_i`. With equal levels it is Holm exactly. ``bonferroni`` uses the first step only.
 
 The per-case summary is computed once for all systems and every pair is compared with array
 operations on it (:mod:`gatestats.paired.pairing`), so 45 pairs of 10 systems cost little more
@@ -31,6 +46,8 @@ than one scan of the records.
 References
 ----------
 Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57(1), 289-300.
+Benjamini, Y. & Hochberg, Y. (1997). Multiple hypotheses testing with weights. Scandinavian Journal
+    of Statistics 24(3), 407-418.
 Hochberg, Y. (1988). A sharper Bonferroni procedure for multiple tests of significance. Biometrika
     75(4), 800-802.
 Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
@@ -44,7 +61,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -63,7 +80,7 @@ from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
 
-__all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "compare_many"]
+__all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
 
 CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "hochberg", "bh")
 
@@ -99,6 +116,52 @@ def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> np
         adjusted_sorted = np.minimum.accumulate((m / (steps + 1) * ranked)[::-1])[::-1]
     adjusted = np.empty(m)
     adjusted[order] = np.minimum(1.0, adjusted_sorted)
+    return adjusted
+
+
+def adjust_pvalues_weighted(
+    pvalues: npt.ArrayLike, alphas: npt.ArrayLike, *, method: Literal["holm", "bonferroni"] = "holm"
+) -> npt.NDArray[np.float64]:
+    r"""Weighted Holm (or Bonferroni) adjusted p-values on each hypothesis's own scale.
+
+    Hypothesis :math:`i` is rejected exactly when its adjusted p-value is at most ``alphas[i]``
+    (see the module docstring for the procedure and what it controls). Step :math:`j` (in order
+    of :math:`p/lpha`) has the ratio :math:`r_j = p_j \max(1, S_j/lpha_F)/lpha_j` with
+    :math:`S_j` the sum of the levels still in the family; the adjusted value is
+    :math:`\min(1, lpha_j \max_{l \le j} r_l)`.
+
+    >>> adjust_pvalues_weighted([0.01, 0.02, 0.03], [0.05, 0.05, 0.05]).round(4).tolist()  # Holm
+    [0.03, 0.04, 0.04]
+    >>> adjust_pvalues_weighted([0.03, 0.004], [0.05, 0.01]).round(4).tolist()
+    [0.03, 0.0048]
+    """
+    if method not in ("holm", "bonferroni"):
+        msg = f"weighted correction must be 'holm' or 'bonferroni' (got {method!r})"
+        raise ValueError(msg)
+    p = np.asarray(pvalues, dtype=np.float64).ravel()
+    a = np.asarray(alphas, dtype=np.float64).ravel()
+    if p.shape != a.shape:
+        msg = f"one alpha per p-value is needed (got {p.size} p-values and {a.size} alphas)"
+        raise ValueError(msg)
+    if p.size == 0:
+        return p
+    if np.isnan(p).any() or p.min() < 0 or p.max() > 1:
+        msg = "p-values must lie in [0, 1] without NaN"
+        raise ValueError(msg)
+    if np.isnan(a).any() or a.min() <= 0 or a.max() >= 1:
+        msg = f"alphas must lie strictly between 0 and 1 (got {a.tolist()})"
+        raise ValueError(msg)
+    top = float(a.max())
+    order = np.lexsort((np.arange(p.size), p / a))
+    ranked_p, ranked_a = p[order], a[order]
+    if method == "bonferroni":
+        remaining = np.full(p.size, float(a.sum()))
+        ratio = ranked_p * np.maximum(1.0, remaining / top) / ranked_a
+    else:
+        remaining = np.cumsum(ranked_a[::-1])[::-1]
+        ratio = np.maximum.accumulate(ranked_p * np.maximum(1.0, remaining / top) / ranked_a)
+    adjusted = np.empty(p.size)
+    adjusted[order] = np.minimum(1.0, ranked_a * ratio)
     return adjusted
 
 

@@ -39,6 +39,11 @@ Exact tests on units
     :data:`EXACT_PERMUTATION_UNITS` non-zero units or when all :math:`|u_j|` are equal (then it is
     the sign test), and otherwise a Monte Carlo test from a seeded generator with
     :math:`p = (1 + B)/(1 + R)` (Phipson & Smyth 2010), which is valid for any ``R``.
+    Both test *exchangeability* (the two systems behave alike on every unit) and are exact for
+    it; neither is a test of the mean difference: with most cases a little better and a few
+    broken, the mean can be zero while they "show" the candidate better (``docs/size_study.md``,
+    ``skew0``). Tests of the mean against a margin use the bounded-mean betting test of
+    :mod:`gatestats.paired.noninferiority`.
 
 References
 ----------
