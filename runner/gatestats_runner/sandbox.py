@@ -62,6 +62,9 @@ SANDBOX_TASKS = 2
 #: The disk bound fires when the workspace tmpfs has less than this many bytes (or no inode) left.
 DISK_FULL_BYTES = 16 * 1024
 TICK_SECONDS = 0.02
+#: How far the kernel's tick-sampled CPU time (what RLIMIT_CPU checks) may run ahead of the cgroup's
+#: precise count when it sends SIGXCPU: a few scheduler ticks (4 ms each at HZ=250, 10 ms at HZ=100).
+CPU_TICK_SLACK_SECONDS = 0.05
 _WRAPPER_START_FAILED = 125
 
 
@@ -394,8 +397,11 @@ def _monitor(
         result.evidence["wait_status_code"] = _status_code(status)
         result.evidence["rusage_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 6)
         if not result.killed_by and not result.aborted:
-            # A bound the kernel enforced may have fired in the last tick.
-            fired, evidence = _check_bounds(cgroup, workspace, limits, out_fd, err_fd, None)
+            # A bound the kernel enforced may have fired in the last tick. The kernel sends SIGXCPU when
+            # the tick-sampled CPU time reaches RLIMIT_CPU, which can run ahead of the precise cgroup
+            # count by a few ticks: for a command that died of SIGXCPU, that slack confirms the bound.
+            slack = CPU_TICK_SLACK_SECONDS if _status_code(status) == 128 + signal.SIGXCPU else 0.0
+            fired, evidence = _check_bounds(cgroup, workspace, limits, out_fd, err_fd, None, cpu_slack=slack)
             free = evidence.get("disk_free_bytes")
             if free is not None:
                 min_disk_free = free if min_disk_free is None else min(min_disk_free, free)
@@ -416,6 +422,8 @@ def _check_bounds(
     out_fd: int,
     err_fd: int,
     deadline: float | None,
+    *,
+    cpu_slack: float = 0.0,
 ) -> tuple[str | None, dict[str, Any]]:
     evidence: dict[str, Any] = {}
     oom = cgroup.oom_kills()
@@ -425,7 +433,7 @@ def _check_bounds(
     if refused:
         return "processes", {"pids_events_max": refused, "pids_max": limits.processes + SANDBOX_TASKS}
     cpu = cgroup.cpu_seconds()
-    if cpu is not None and cpu >= limits.cpu_s:
+    if cpu is not None and cpu >= limits.cpu_s - min(cpu_slack, 0.05 * limits.cpu_s):
         return "cpu", {"cpu_seconds": round(cpu, 4), "cpu_limit_seconds": limits.cpu_s}
     output = os.fstat(out_fd).st_size + os.fstat(err_fd).st_size
     if output >= limits.output_bytes:

@@ -241,7 +241,9 @@ def test_release_threshold_of_a_paired_row_is_labelled_a_difference(one_trial_pa
     assert "≤ 1.15 × baseline (ratio)" in rules
 
 
-def test_release_cost_row_shows_the_case_count_the_verdict_lost(one_trial_page: BrowserPage) -> None:
+def test_release_cost_row_shows_its_case_count(one_trial_page: BrowserPage) -> None:
+    # The gate used to record 0 cases for a cost row it could not decide (the report then showed
+    # "12*" with a footnote); it now records the 12 cases it looked at, and the report shows them.
     rules = _section(one_trial_page.dom, "Rules")
-    assert '<td class="gs-num">12<sup title="the verdict records 0 cases for this row">*</sup></td>' in rules
-    assert "The verdict records 0 cases for this cost row" in _visible_text(rules)
+    assert '<td class="gs-num">12</td>' in rules
+    assert "The verdict records 0 cases for this cost row" not in _visible_text(rules)
