@@ -7,8 +7,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "MAX_PROBLEMS",
     "GatestatsError",
     "InsufficientEvidenceError",
+    "ProblemList",
     "RecordFileError",
     "RecordProblem",
     "at_lines",
@@ -104,3 +106,35 @@ def at_lines(problems: Iterable[RecordProblem], lines: Sequence[int] | None) -> 
         )
         for p in problems
     ]
+
+
+#: How many problems an error keeps to show (the count of all of them stays exact).
+MAX_PROBLEMS = 50
+
+
+class ProblemList:
+    """Collects problems: keeps the first :data:`MAX_PROBLEMS`, counts them all."""
+
+    def __init__(self) -> None:
+        self.kept: list[RecordProblem] = []
+        self.total = 0
+
+    def add(self, problem: RecordProblem) -> None:
+        """Count ``problem``; keep it when fewer than :data:`MAX_PROBLEMS` are kept."""
+        self.total += 1
+        if len(self.kept) < MAX_PROBLEMS:
+            self.kept.append(problem)
+
+    def extend(self, problems: Sequence[RecordProblem], *, total: int | None = None) -> None:
+        """Add ``problems`` (``total``: how many they stand for, when only some were kept)."""
+        for problem in problems:
+            self.add(problem)
+        self.total += max(0, (total or 0) - len(problems))
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def raise_if_any(self) -> None:
+        """Raise every problem collected as one :class:`RecordFileError` (exact count)."""
+        if self.total:
+            raise RecordFileError(self.kept, total=self.total)

@@ -31,7 +31,7 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
-from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
 from gatestats.tabular import read_csv_strict
 from gatestats_runner.contract import INT64_MAX, INT64_MIN, MAX_LINE_BYTES, decode_json
 
@@ -54,9 +54,6 @@ CellKind: TypeAlias = Literal["string", "id", "integer", "number", "boolean"]
 
 #: File suffix -> table kind.
 TABLE_SUFFIXES: dict[str, TableKind] = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
-#: How many problems an error keeps to show (the count of all of them is exact).
-MAX_PROBLEMS = 50
-
 _INTEGER = re.compile(r"[-+]?[0-9]+")
 _NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _EXPECTED: dict[CellKind, str] = {
@@ -66,34 +63,6 @@ _EXPECTED: dict[CellKind, str] = {
     "number": "a finite number",
     "boolean": "true or false",
 }
-
-
-class ProblemList:
-    """Collects problems: keeps the first :data:`MAX_PROBLEMS`, counts them all."""
-
-    def __init__(self) -> None:
-        self.kept: list[RecordProblem] = []
-        self.total = 0
-
-    def add(self, problem: RecordProblem) -> None:
-        """Count ``problem``; keep it when fewer than :data:`MAX_PROBLEMS` are kept."""
-        self.total += 1
-        if len(self.kept) < MAX_PROBLEMS:
-            self.kept.append(problem)
-
-    def extend(self, problems: Sequence[RecordProblem], *, total: int | None = None) -> None:
-        """Add ``problems`` (``total``: how many they stand for, when only some were kept)."""
-        for problem in problems:
-            self.add(problem)
-        self.total += max(0, (total or 0) - len(problems))
-
-    def __bool__(self) -> bool:
-        return self.total > 0
-
-    def raise_if_any(self) -> None:
-        """Raise every problem collected as one :class:`RecordFileError` (exact count)."""
-        if self.total:
-            raise RecordFileError(self.kept, total=self.total)
 
 
 def describe(value: Any) -> str:

@@ -17,13 +17,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 
 __all__ = ["MAX_CSV_FIELD_BYTES", "CsvTable", "csv_row_lines", "read_csv_strict"]
 
 #: The longest field a CSV file may hold (csv's own default limit is 128 KiB).
 MAX_CSV_FIELD_BYTES = 1 << 20
-_MAX_KEPT = 50
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,14 +65,10 @@ def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     text = _decode(file, data)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    problems: list[RecordProblem] = []
-    total = 0
+    problems = ProblemList()
 
     def add(line: int, field: str, message: str) -> None:
-        nonlocal total
-        total += 1
-        if len(problems) < _MAX_KEPT:
-            problems.append(RecordProblem(file=str(file), line=line, field=field, message=message))
+        problems.add(RecordProblem(file=str(file), line=line, field=field, message=message))
 
     previous_limit = csv.field_size_limit(MAX_CSV_FIELD_BYTES)
     try:
@@ -110,8 +105,9 @@ def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
         csv.field_size_limit(previous_limit)
     if header is None:
         add(1, "<header>", "empty file: expected a header row")
-    if total or header is None:
-        raise RecordFileError(problems, total=total)
+    problems.raise_if_any()
+    if header is None:  # pragma: no cover - an empty file added a problem above
+        raise RecordFileError.single(file, "<header>", "empty file: expected a header row", line=1)
     return CsvTable(path=str(file), header=tuple(header), rows=tuple(rows), lines=tuple(lines))
 
 

@@ -395,7 +395,7 @@ def test_paths_in_an_unsigned_verdict_cannot_block_verify_or_forge_its_output(tm
     result = cli("verify", scenario.verdict)
     _no_traceback(result)
     assert result.exit_code == 1
-    assert f"{trap / 'manifest.json'}: not a regular file (expected a run-set manifest file)" in result.stderr
+    assert f"{trap / 'manifest.json'}: field '<file>': the manifest must be a regular file" in result.stderr
     assert "\x1b" not in result.output
     assert "\nverified" not in result.output
     assert "x\\n\\x1b[2Jverified" in result.stdout

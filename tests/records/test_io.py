@@ -194,7 +194,7 @@ def test_csv_missing_column_and_wrong_type(tmp_path: Path) -> None:
     )
     with pytest.raises(RecordFileError) as exc:
         load_records(path)
-    assert _messages(exc) == [f"{path}:3: field 'trial': expected integer (got 'one')"]
+    assert _messages(exc) == [f"{path}:3: field 'trial': expected a 64-bit integer (got 'one')"]
 
 
 def test_csv_cannot_hold_list_fields(tmp_path: Path) -> None:

@@ -29,10 +29,10 @@ from gatestats.attest.statement import (
     Statement,
     parse_statement,
 )
-from gatestats.attest.strict_json import loads_strict, read_regular_file
 from gatestats.attest.verdict_file import VerdictFile, read_verdict_file
-from gatestats.errors import GatestatsError
+from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import EXIT_CODES, load_record_set, verdict_digest
+from gatestats.records.runset import read_run_set_manifest
 
 __all__ = [
     "CheckStatus",
@@ -43,7 +43,6 @@ __all__ = [
 ]
 
 CheckStatus: TypeAlias = Literal["ok", "failed", "skipped"]
-_MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -286,12 +285,11 @@ def _policy(verdict: VerdictFile, override: Path | None, out: list[VerifyCheck])
 
 
 def _read_manifest(path: Path) -> Mapping[str, Any]:
-    data = read_regular_file(path, limit=_MAX_MANIFEST_BYTES, what="run-set manifest")
-    value = loads_strict(data, source=str(path))
-    if not isinstance(value, dict):
-        msg = f"{path}: expected a run-set manifest object"
-        raise AttestationError(msg)
-    return value
+    """The run set's manifest through the records layer's strict reader (one reader, one set of rules)."""
+    try:
+        return read_run_set_manifest(path)
+    except RecordFileError as exc:  # the caller names the file: the detail says what is wrong in it
+        raise AttestationError("; ".join(f"field '{p.field}': {p.message}" for p in exc.problems)) from None
 
 
 def check_registration_envelope(

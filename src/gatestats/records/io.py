@@ -12,7 +12,6 @@ integer. Nothing downstream ever sees records that were not checked.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from polars._typing import PolarsDataType
 from gatestats._digest import digest_file
 from gatestats._files import write_atomic, write_once
 from gatestats.errors import RecordFileError, RecordProblem, at_lines
+from gatestats.input_tables import CellKind, typed_cell
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
@@ -137,27 +137,12 @@ def _read_parquet(path: Path) -> tuple[pl.DataFrame, str]:
     return frame, digest
 
 
-_INTEGER = re.compile(r"[-+]?[0-9]+")
-_NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+_CELL_KINDS: dict[type[PolarsDataType], CellKind] = {pl.Int64: "integer", pl.Float64: "number", pl.Boolean: "boolean"}
 
 
 def _csv_value(text: str, dtype: PolarsDataType) -> tuple[Any, str | None]:
     """A CSV cell as the contract's type, or why it is not one (empty = null; no other coercion)."""
-    if text == "":
-        return None, None
-    if isinstance(dtype, pl.Int64):
-        if not _INTEGER.fullmatch(text) or len(text) > 20:
-            return None, f"expected integer (got {text[:80]!r})"
-        return int(text), None
-    if isinstance(dtype, pl.Float64):
-        if not _NUMBER.fullmatch(text):
-            return None, f"expected a finite number (got {text[:80]!r})"
-        return float(text), None
-    if isinstance(dtype, pl.Boolean):
-        if text not in {"true", "false"}:
-            return None, f"expected true or false (got {text[:80]!r})"
-        return text == "true", None
-    return text, None
+    return typed_cell(text, _CELL_KINDS.get(type(dtype), "string"), text=True)
 
 
 def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:

@@ -25,14 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
 from gatestats_runner.contract import decode_line, validate_record
 from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 
 __all__ = ["MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
 
-#: How many problems an error keeps to show (the count of all of them is exact).
-MAX_PROBLEMS = 50
 
 ChecksumStatus = Literal["verified", "none", "empty"]
 
@@ -55,22 +53,8 @@ class JsonlCheck:
     lines: tuple[int, ...]
 
 
-class _Problems:
-    """Collects problems: keeps the first :data:`MAX_PROBLEMS`, counts them all."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.kept: list[RecordProblem] = []
-        self.total = 0
-
-    def add(self, line: int, field: str, message: str) -> None:
-        self.total += 1
-        if len(self.kept) < MAX_PROBLEMS:
-            self.kept.append(RecordProblem(file=self.path, line=line, field=field, message=message))
-
-    def raise_if_any(self) -> None:
-        if self.total:
-            raise RecordFileError(self.kept, total=self.total)
+def _add(problems: ProblemList, file: Path, line: int, field: str, message: str) -> None:
+    problems.add(RecordProblem(file=str(file), line=line, field=field, message=message))
 
 
 def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
@@ -85,7 +69,7 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
         a checksum in a checksummed file, a torn last line (no newline: a writer crashed).
     """
     file = Path(path)
-    problems = _Problems(str(file))
+    problems = ProblemList()
     digest = hashlib.sha256()
     size = 0
     lines: list[int] = []
@@ -109,15 +93,21 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
             if not body.strip():
                 continue
             if torn and decode_line(body)[0] is None:
-                problems.add(
-                    number, "<line>", "torn last line: not complete JSON and no final newline (a crashed writer?)"
+                _add(
+                    problems,
+                    file,
+                    number,
+                    "<line>",
+                    "torn last line: not complete JSON and no final newline (a crashed writer?)",
                 )
                 break
-            _check_line(body, number, problems, with_checksum, without_checksum, run_set_ids)
+            _check_line(file, body, number, problems, with_checksum, without_checksum, run_set_ids)
             lines.append(number)
     if with_checksum and without_checksum:
         for line in without_checksum:
-            problems.add(
+            _add(
+                problems,
+                file,
                 line,
                 CHECKSUM_FIELD,
                 f"no checksum, but {len(with_checksum)} other line(s) of this file have one: "
@@ -137,27 +127,30 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
 
 
 def _check_line(
+    file: Path,
     body: bytes,
     number: int,
-    problems: _Problems,
+    problems: ProblemList,
     with_checksum: list[int],
     without_checksum: list[int],
     run_set_ids: set[str],
 ) -> None:
     record, bad = decode_line(body)
     if bad is not None or record is None:
-        problems.add(number, bad.field if bad else "<line>", bad.message if bad else "not a JSON object")
+        _add(problems, file, number, bad.field if bad else "<line>", bad.message if bad else "not a JSON object")
         return
     checksum = record.get(CHECKSUM_FIELD)
     violations = validate_record(record)
     for v in violations:
-        problems.add(number, v.field, v.message)
+        _add(problems, file, number, v.field, v.message)
     if checksum is None:
         without_checksum.append(number)
     elif not violations or all(v.field != CHECKSUM_FIELD for v in violations):
         with_checksum.append(number)
         if checksum != record_checksum(record):
-            problems.add(
+            _add(
+                problems,
+                file,
                 number,
                 CHECKSUM_FIELD,
                 "checksum does not match the line: the record was changed after it was written",
