@@ -182,14 +182,8 @@ def _rules(data: ReleaseData) -> str:
         "adj. p (fail)",
         "decision",
     ]
-    cost_cases = _cost_cases(data)
-    noted = False
     rows = []
     for r in _rows(data.rules):
-        cases = str(r["n_cases"])
-        if r["metric"] == "cost_per_accepted" and r["n_cases"] == 0 and cost_cases is not None:
-            cases = f'{cost_cases}<sup title="the verdict records 0 cases for this row">*</sup>'
-            noted = True
         rows.append(
             [
                 _e(r["row"]) + (" <em>(warn only)</em>" if r["action"] == "warn" else ""),
@@ -199,7 +193,7 @@ def _rules(data: ReleaseData) -> str:
                 + (" (difference)" if r["kind"] == "paired" and r["ci_low"] is not None else ""),
                 _e(threshold_text(r)),
                 _e(r["test"]),
-                cases,
+                str(r["n_cases"]),
                 _num(r["pvalue_pass_adjusted"], 3),
                 _num(r["pvalue_fail_adjusted"], 3),
                 _badge(r["decision"]),
@@ -215,12 +209,6 @@ def _rules(data: ReleaseData) -> str:
         "baseline's value, the interval of the difference and a threshold that is a difference from the baseline; "
         "cost rows the ratio of the candidate's cost per accepted outcome to the baseline's.</p>"
     )
-    if noted:
-        note += (
-            '<p class="gs-note">* The verdict records 0 cases for this cost row (the gate writes 0 when its cost '
-            f"test could not run); {cost_cases} is the number of the candidate's cases with cost records, from "
-            "the verdict's cost summary.</p>"
-        )
     reasons = [
         Reason(plain=plain_rule(r), detail=words(f"{r['row']}: {r['reason']}"))
         for r in _rows(data.rules)
@@ -238,12 +226,6 @@ def _observed(row: Mapping[str, Any]) -> str:
     if row["kind"] == "cost_increase" and row["observed"] is not None:
         return f"{_num(row['observed'])} × baseline"
     return _num(row["observed"])
-
-
-def _cost_cases(data: ReleaseData) -> int | None:
-    """The candidate's number of cases with cost records (the verdict's cost summary), if known."""
-    found = data.cost.filter((pl.col("side") == "candidate") & pl.col("n_cases").is_not_null())
-    return int(found.get_column("n_cases").item()) if found.height == 1 else None
 
 
 def _severe(data: ReleaseData) -> str:
