@@ -1,0 +1,503 @@
+"""The words gatestats speaks, in one place: every layer reads them from here.
+
+Three kinds of vocabulary live in this module and nowhere else:
+
+- **Words**: every string option as a named ``Literal`` (trial outcomes, decisions, interval
+  methods, multiplicity corrections, ...), with the tuple of its values for runtime checks.
+- **The metric table**: what ``pass_rate``, ``pass_hat_k``, ``pass_at_k`` and
+  ``cost_per_accepted`` mean, which estimator computes them, whether they take a ``k``,
+  which direction is better and how to say them in a table or a sentence.
+- **Shared rules**: "which attempt counts" (a trial's outcome is its highest attempt's), which
+  outcomes are valid trials, and the validation of numeric options (``confidence_level``,
+  ``alpha``, ``n_resamples``, ``seed``) with one message each.
+
+The runner (standard library only) keeps its own copy of the outcome words in its contract;
+``tests/test_vocabulary.py`` fails if the two ever differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias, get_args
+
+import polars as pl
+
+__all__ = [
+    "CORRECTIONS",
+    "DECISIONS",
+    "GATE_CORRECTIONS",
+    "GATE_METRICS",
+    "METRICS",
+    "OUTCOMES",
+    "SEVERITIES",
+    "SPLITS",
+    "TRIAL_KEY",
+    "VALID_OUTCOMES",
+    "Alternative",
+    "AsymptoticMcNemarMethod",
+    "ComparisonFamily",
+    "ComparisonStatus",
+    "Correction",
+    "Decision",
+    "FrameLike",
+    "GateCorrection",
+    "GateMetric",
+    "IntervalMethod",
+    "Metric",
+    "MetricSpec",
+    "OddsRatioMethod",
+    "Outcome",
+    "PairedDesign",
+    "PairedIntervalMethod",
+    "PairedTest",
+    "PlanTest",
+    "ResolvedIntervalMethod",
+    "ResolvedPairedIntervalMethod",
+    "Severity",
+    "Split",
+    "Status",
+    "WorkingCorrelation",
+    "check_alpha",
+    "check_choice",
+    "check_confidence_level",
+    "check_n_resamples",
+    "check_seed",
+    "final_attempts",
+    "is_final_attempt",
+    "is_valid_outcome",
+    "metric_spec",
+]
+
+#: A polars frame in either mode; functions accept both and go lazy internally.
+FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
+
+# ---------------------------------------------------------------------------------------------
+# Outcomes and "which attempt counts"
+# ---------------------------------------------------------------------------------------------
+
+#: Trial outcomes of the run-record contract v1.
+Outcome: TypeAlias = Literal["passed", "failed", "resource_killed", "infra_error"]
+OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)
+
+#: Outcomes that are evidence about the candidate: a pass, a failure, or a kill at a declared
+#: bound. ``infra_error`` is neither a pass nor a failure and is counted apart.
+VALID_OUTCOMES: Final[tuple[Outcome, ...]] = ("passed", "failed", "resource_killed")
+
+#: A trial: one system, one case at one version, one trial index (its attempts are its lineage).
+TRIAL_KEY: Final = ("system", "case_id", "case_version", "trial")
+
+
+def is_valid_outcome(column: str = "outcome") -> pl.Expr:
+    """Polars expression: the trial's outcome is evidence (passed, failed or resource_killed).
+
+    Parameters
+    ----------
+    column
+        Name of the outcome column.
+
+    Returns
+    -------
+    polars.Expr
+        Boolean expression, false for ``infra_error``.
+    """
+    return pl.col(column).is_in(VALID_OUTCOMES)
+
+
+def is_final_attempt(key: tuple[str, ...] = TRIAL_KEY) -> pl.Expr:
+    """Polars expression: this row is its trial's counting attempt (the highest ``attempt``).
+
+    A trial's attempts are its correction lineage; the trial's outcome is that of its last
+    attempt. Every layer (estimators, paired tests, cost, the gate's severe slices) decides
+    which attempt counts through this expression or :func:`final_attempts`.
+
+    Parameters
+    ----------
+    key
+        Columns that identify one trial.
+
+    Returns
+    -------
+    polars.Expr
+        Boolean expression over a frame with an ``attempt`` column and the ``key`` columns.
+    """
+    return pl.col("attempt") == pl.col("attempt").max().over(list(key))
+
+
+def final_attempts(records: FrameLike, key: tuple[str, ...] = TRIAL_KEY) -> pl.LazyFrame:
+    """Keep one row per trial: its counting (highest) attempt.
+
+    Parameters
+    ----------
+    records
+        Run records with an ``attempt`` column and the ``key`` columns.
+    key
+        Columns that identify one trial.
+
+    Returns
+    -------
+    polars.LazyFrame
+        The rows of ``records`` that are their trial's highest attempt, in input order.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"system": ["a"] * 3, "case_id": ["x"] * 3, "case_version": [None] * 3,
+    ...     "trial": [0, 1, 1], "attempt": [0, 0, 1], "outcome": ["passed", "failed", "passed"]})
+    >>> final_attempts(frame).collect().get_column("outcome").to_list()
+    ['passed', 'passed']
+    """
+    lazy = records.lazy()
+    # Only trials with a retry (attempt > 0, usually few) need resolving: find their latest
+    # attempt and drop the superseded rows; this keeps the common case a cheap filter.
+    latest = lazy.filter(pl.col("attempt") > 0).group_by(list(key)).agg(pl.col("attempt").max().alias("__latest"))
+    return (
+        lazy.join(latest, on=list(key), how="left", nulls_equal=True, maintain_order="left")
+        .filter(pl.col("__latest").is_null() | (pl.col("attempt") == pl.col("__latest")))
+        .drop("__latest")
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Decisions and statuses
+# ---------------------------------------------------------------------------------------------
+
+#: The gate's answer, overall and per rule: "we do not know" is its own word, never a pass.
+Decision: TypeAlias = Literal["pass", "warn", "fail", "insufficient_evidence"]
+DECISIONS: Final[tuple[Decision, ...]] = get_args(Decision)
+
+#: ``ok`` or an explicit "we do not know".
+Status: TypeAlias = Literal["ok", "insufficient_evidence"]
+
+#: Status of a paired comparison: ``cannot_resolve`` when the sample can never decide the
+#: question asked (a margin finer than one case, too few discordant cases for the exact test).
+ComparisonStatus: TypeAlias = Literal["ok", "insufficient_evidence", "cannot_resolve"]
+
+# ---------------------------------------------------------------------------------------------
+# Metrics
+# ---------------------------------------------------------------------------------------------
+
+#: Case-level estimands. ``pass_at_k``: at least one of k trials succeeds (capability, Chen et
+#: al. 2021). ``pass_hat_k``: all k trials succeed (reliability, pass^k, Yao et al. 2024).
+Metric: TypeAlias = Literal["pass_at_k", "pass_hat_k"]
+
+#: What a gate rule may be about: the estimands, the pass rate (pass^1) and the cost per
+#: accepted outcome.
+GateMetric: TypeAlias = Literal["pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted"]
+GATE_METRICS: Final[tuple[GateMetric, ...]] = get_args(GateMetric)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """What one metric name means.
+
+    Attributes
+    ----------
+    name
+        The metric's name in policies, verdicts and JSON output.
+    estimand
+        The case-level estimand that computes it (``pass_rate`` is ``pass_hat_k`` at k = 1);
+        ``None`` for the cost metric, which has its own estimator.
+    takes_k
+        Whether a rule on it names a ``k`` (pass_rate and cost are at k = 1 by definition).
+    better
+        ``higher`` or ``lower``: the direction that is an improvement.
+    short
+        A table heading; ``{k}`` is replaced by the rule's k.
+    plain
+        The words a release manager reads; ``{k}`` is replaced by the rule's k.
+    """
+
+    name: GateMetric
+    estimand: Metric | None
+    takes_k: bool
+    better: Literal["higher", "lower"]
+    short: str
+    plain: str
+
+    def label(self, k: int = 1) -> str:
+        """Table heading, e.g. ``pass^4``.
+
+        Parameters
+        ----------
+        k
+            The rule's number of trials.
+
+        Returns
+        -------
+        str
+            The short name with ``k`` filled in.
+        """
+        return self.short.format(k=k)
+
+    def words(self, k: int = 1) -> str:
+        """Plain-language name, e.g. ``reliability (pass^4: all 4 trials of a case pass)``.
+
+        Parameters
+        ----------
+        k
+            As in :meth:`label`.
+
+        Returns
+        -------
+        str
+            The plain name with ``k`` filled in.
+        """
+        return self.plain.format(k=k)
+
+
+#: The metric table: every layer (estimators, policy, engine, report, CLI) reads it.
+METRICS: Final[Mapping[GateMetric, MetricSpec]] = {
+    "pass_rate": MetricSpec("pass_rate", "pass_hat_k", False, "higher", "pass rate", "pass rate"),
+    "pass_hat_k": MetricSpec(
+        "pass_hat_k", "pass_hat_k", True, "higher", "pass^{k}", "reliability (pass^{k}: all {k} trials of a case pass)"
+    ),
+    "pass_at_k": MetricSpec(
+        "pass_at_k",
+        "pass_at_k",
+        True,
+        "higher",
+        "pass@{k}",
+        "capability (pass@{k}: at least one of {k} trials passes)",
+    ),
+    "cost_per_accepted": MetricSpec(
+        "cost_per_accepted", None, False, "lower", "cost per accepted", "cost per accepted outcome"
+    ),
+}
+
+
+def metric_spec(name: str) -> MetricSpec:
+    """The table entry for a metric name.
+
+    Parameters
+    ----------
+    name
+        A metric name (see :data:`GATE_METRICS`).
+
+    Returns
+    -------
+    MetricSpec
+        Its meaning.
+
+    Raises
+    ------
+    ValueError
+        The name is not a metric.
+    """
+    spec = METRICS.get(name)  # type: ignore[call-overload]
+    if spec is None:
+        msg = f"unknown metric {name!r}; expected one of {', '.join(GATE_METRICS)}"
+        raise ValueError(msg)
+    return spec  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------------------------
+# Methods
+# ---------------------------------------------------------------------------------------------
+
+#: Interval methods for a mean over cases. ``auto`` picks per data (see
+#: :func:`gatestats.estimators.case_mean_interval`).
+IntervalMethod: TypeAlias = Literal["auto", "bootstrap", "clt", "wilson"]
+
+#: The method that actually produced an interval (``auto`` resolved).
+ResolvedIntervalMethod: TypeAlias = Literal["bootstrap", "clt", "wilson"]
+
+Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
+
+#: Primary p-value of a paired comparison: the mid-p or the exact conditional McNemar / sign
+#: test, or the sign-flip permutation test on per-case differences; ``auto``: mid-p with one trial
+#: per independent case, exact otherwise (see :mod:`gatestats.paired`).
+PairedTest: TypeAlias = Literal["auto", "midp", "exact", "permutation"]
+
+#: Interval for a paired difference. ``tango`` (score), ``scas`` (Tango's score with Laud's
+#: skewness and N/(N-1) variance corrections) and ``newcombe`` (hybrid score) need one trial per
+#: case; ``bootstrap`` and ``clt`` work on per-case differences; ``auto`` picks.
+PairedIntervalMethod: TypeAlias = Literal["auto", "tango", "scas", "newcombe", "bootstrap", "clt"]
+
+#: The method that actually produced a paired-difference interval (``auto`` resolved).
+ResolvedPairedIntervalMethod: TypeAlias = Literal["tango", "scas", "newcombe", "bootstrap", "clt"]
+
+#: McNemar's asymptotic test: ``asymptotic`` (McNemar 1947) or ``continuity_corrected`` (Edwards 1948).
+AsymptoticMcNemarMethod: TypeAlias = Literal["asymptotic", "continuity_corrected"]
+
+#: Interval of the conditional odds ratio c/b: ``exact`` (transformed Clopper-Pearson) or
+#: ``transformed_wilson`` (Fagerland, Lydersen & Laake 2014).
+OddsRatioMethod: TypeAlias = Literal["exact", "transformed_wilson"]
+
+#: Multiplicity corrections: Holm (default), Bonferroni, Hochberg, Benjamini-Hochberg, or none.
+Correction: TypeAlias = Literal["holm", "bonferroni", "hochberg", "bh", "none"]
+#: Every correction :func:`gatestats.paired.adjust_pvalues` offers (Benjamini-Hochberg controls
+#: the false discovery rate, the others the family-wise error).
+CORRECTIONS: Final[tuple[Correction, ...]] = get_args(Correction)
+#: Corrections a gate policy offers: a release gate controls the family-wise error (no ``bh``);
+#: ``none`` for a family of one or a policy that takes the risk knowingly.
+GateCorrection: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
+GATE_CORRECTIONS: Final[tuple[GateCorrection, ...]] = get_args(GateCorrection)
+
+#: ``one_trial``: one valid trial per case (the 2x2 table); ``several_trials``: per-case rates.
+PairedDesign: TypeAlias = Literal["one_trial", "several_trials"]
+
+#: Which comparisons of many configurations: every pair, or each against one baseline.
+ComparisonFamily: TypeAlias = Literal["all_pairs", "vs_baseline"]
+
+#: Working correlation of the factor model (GEE) within a case.
+WorkingCorrelation: TypeAlias = Literal["exchangeable", "independence"]
+
+#: The conditional McNemar test a sample-size plan is for; ``auto``: mid-p two-sided, exact one-sided
+#: (as :func:`gatestats.paired.compare` decides with one trial per case).
+PlanTest: TypeAlias = Literal["auto", "midp", "exact"]
+
+# ---------------------------------------------------------------------------------------------
+# Option validation: one rule and one message per option
+# ---------------------------------------------------------------------------------------------
+
+
+def _number_in(value: object, name: str, *, domain: str, inside: Callable[[float], bool]) -> float:
+    """``value`` as a float if it is a number (a bool is not) for which ``inside`` holds; ``domain`` words the range."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        msg = f"{name} must be a number {domain} (got {value!r})"
+        raise TypeError(msg)
+    number = float(value)
+    if not inside(number):
+        msg = f"{name} must lie {domain} (got {value})"
+        raise ValueError(msg)
+    return number
+
+
+def _integer_at_least(value: object, name: str, minimum: int) -> int:
+    """``value`` if it is an integer (a bool is not) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        msg = f"{name} must be an integer >= {minimum} (got {value!r})"
+        raise ValueError(msg)
+    return value
+
+
+def check_confidence_level(value: object, name: str = "confidence_level") -> float:
+    """Check a confidence level: a finite number strictly between 0 and 1.
+
+    Parameters
+    ----------
+    value
+        The level given.
+    name
+        The option's name in the message (``--confidence-level`` on the command line).
+
+    Returns
+    -------
+    float
+        The level.
+
+    Raises
+    ------
+    TypeError
+        Not a number (a bool is not a number).
+    ValueError
+        Outside (0, 1), or NaN.
+    """
+    return _number_in(value, name, domain="strictly between 0 and 1", inside=lambda level: 0 < level < 1)
+
+
+def check_alpha(value: object, name: str = "alpha", *, upper: float = 0.5) -> float:
+    """Check a significance level: a number in (0, ``upper``].
+
+    Parameters
+    ----------
+    value, name
+        As in :func:`check_confidence_level`.
+    upper
+        The largest level accepted (0.5 by default: a one-sided test at more is a coin).
+
+    Returns
+    -------
+    float
+        The level, in (0, ``upper``].
+
+    Raises
+    ------
+    TypeError, ValueError
+        Not a number (TypeError); outside (0, upper], or NaN (ValueError).
+    """
+    return _number_in(value, name, domain=f"in (0, {upper}]", inside=lambda level: 0 < level <= upper)
+
+
+def check_n_resamples(value: object, name: str = "n_resamples", *, minimum: int = 100) -> int:
+    """Check a number of bootstrap or permutation resamples.
+
+    Parameters
+    ----------
+    value
+        The number given.
+    name
+        The option's name in the message.
+    minimum
+        The fewest resamples accepted.
+
+    Returns
+    -------
+    int
+        The number.
+
+    Raises
+    ------
+    ValueError
+        Not an integer, or fewer than ``minimum``.
+    """
+    return _integer_at_least(value, name, minimum)
+
+
+def check_seed(value: object, name: str = "seed") -> int:
+    """Check a random seed: a non-negative integer (it is recorded with every result).
+
+    Parameters
+    ----------
+    value, name
+        The seed given, and the option's name in the message.
+
+    Returns
+    -------
+    int
+        The seed.
+
+    Raises
+    ------
+    ValueError
+        Not an integer, or negative.
+    """
+    return _integer_at_least(value, name, 0)
+
+
+def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
+    """Check a string option against its vocabulary.
+
+    Parameters
+    ----------
+    value
+        The word given.
+    choices
+        The accepted words (a ``get_args`` of one of this module's ``Literal`` types).
+    name
+        The option's name in the message.
+
+    Returns
+    -------
+    str
+        The word.
+
+    Raises
+    ------
+    ValueError
+        Not one of ``choices``.
+    """
+    if not isinstance(value, str) or value not in choices:
+        msg = f"{name} must be one of {', '.join(choices)} (got {value!r})"
+        raise ValueError(msg)
+    return value
+
+
+# --- Golden sets (gatestats.golden, docs/golden.md) ---
+
+#: The split a golden case belongs to; a case moves between splits only by ``gatestats cases reclassify``.
+Split: TypeAlias = Literal["development", "validation", "test", "holdout"]
+SPLITS: Final[tuple[Split, ...]] = get_args(Split)
+#: How bad the failure a golden case guards against is.
+Severity: TypeAlias = Literal["low", "medium", "high", "critical"]
+SEVERITIES: Final[tuple[Severity, ...]] = get_args(Severity)
