@@ -254,7 +254,7 @@ def test_a_key_without_an_envelope_is_refused(signed: Scenario) -> None:
             lambda t: t.replace('"size": ', '"size": 1e999, "x": ', 1),
             "not valid JSON: number 1e999 overflows a 64-bit float",
         ),
-        (lambda t: "[" * 100 + "]" * 100, "nested deeper than 64 levels"),
+        (lambda t: "[" * 100 + "]" * 100, "nested deeper than 32 levels"),
         (lambda t: t[:100], "not valid JSON"),
     ],
     ids=[

@@ -64,20 +64,20 @@ def _verdict(
 
 def test_a_calibrated_judge_within_its_limit_votes(tmp_path: Path) -> None:
     verdict, reasons, status = _verdict(tmp_path, limit=0.1)
-    assert status["can_vote"] is True
+    assert status.can_vote is True
     assert verdict == "pass", reasons
 
 
 def test_a_judge_whose_false_pass_bound_exceeds_the_limit_cannot_vote(tmp_path: Path) -> None:
     verdict, reasons, status = _verdict(tmp_path, limit=0.02)  # observed 4/200 = 0.02, upper bound above
-    assert status["can_vote"] is False
+    assert status.can_vote is False
     assert verdict == "insufficient_evidence"
     assert any(r.startswith("judge:helpful (candidate): ") and "false" in r for r in reasons)
 
 
 def test_a_judge_calibrated_on_another_rubric_is_stale(tmp_path: Path) -> None:
     verdict, reasons, status = _verdict(tmp_path, limit=0.1, rubric="sha256:new-rubric")
-    assert status["can_vote"] is False
+    assert status.can_vote is False
     assert verdict == "insufficient_evidence"
     assert any("rubric" in r for r in reasons)
 

@@ -24,6 +24,8 @@ from gatestats._files import rename_directory_once, write_new_files
 from gatestats._text import visible
 from gatestats.cli import app
 from gatestats.gate import CheckResult, RuleResult, SevereSliceResult, Verdict, load_policy
+from gatestats.gate.bindings import PolicyBinding, SideBinding, SystemBinding
+from gatestats.gate.registration import Registration
 from tests.gate.factory import write_run_set
 
 HOSTILE = [
@@ -118,6 +120,16 @@ def _assert_inert_markdown(markdown: str, *, n_reasons: int) -> _Html:
     return parsed
 
 
+def _side(h: str) -> SideBinding:
+    """A record set binding whose system label is ``h``."""
+    return SideBinding(
+        path=h, kind="records", digest=h, files=(), n_records=0, run_set_id=None, complete=None,
+        case_set_version=None, trials=None, policy_digest=None, policy_registered_at=None, origin=None,
+        checksums="none", records_seal=None, imported_from=None, imported_source_digest=None, imported_by=None,
+        imported_at=None, system=h, system_digest=(), system_parts={}, task_set_version=(),
+    )  # fmt: skip
+
+
 def _verdict(h: str) -> Verdict:
     """A verdict whose every string that can come from data is ``h``."""
 
@@ -153,10 +165,29 @@ def _verdict(h: str) -> Verdict:
         flips_fail_to_pass=(h,),
         cost=None,
         judges=None,
-        policy={"name": h, "version": h, "digest": h},
-        registration={},
-        baseline={"system": h},
-        candidate={"system": h},
+        policy=PolicyBinding(
+            path=h,
+            digest=h,
+            name=h,
+            version=h,
+            k=1,
+            min_cases=1,
+            min_trials=1,
+            max_infra_error_rate=0.05,
+            multiplicity="holm",
+            on_insufficient_evidence="block",
+            confidence_level=0.95,
+            seed=0,
+            severe_slices=(),
+            max_cost_increase=None,
+            case_set_version=None,
+            require_checksums=True,
+            baseline=SystemBinding(system=h, system_digest=None, pins={}),
+            candidate=SystemBinding(system=h, system_digest=None, pins={}),
+        ),
+        registration=Registration(run_set=h, policy_digest=h, registered_at=h, first_record_at=None, origin=h),
+        baseline=_side(h),
+        candidate=_side(h),
         infra={},
         tool_version=h,
         created_at=h,

@@ -410,7 +410,7 @@ def test_an_edited_verdict_is_refused(fresh: tuple[Path, Path]) -> None:
     ("content", "message"),
     [
         ("not json", "field '<line>': not valid JSON: Expecting value (column 1)"),
-        ("[1]", "expected a JSON object (got list)"),
+        ("[1]", "expected a verdict object (got list)"),
         (
             '{"format": "gatestats-policy/1"}',
             "field 'format': expected 'gatestats-verdict/1' (got 'gatestats-policy/1')",
@@ -569,3 +569,11 @@ def test_bad_release_names_are_refused(name: str) -> None:
 def test_the_default_release_name_is_always_a_valid_name(policy: str, system: str | None) -> None:
     name = default_release_name({"policy": {"name": policy}, "candidate": {"system": system}})
     assert check_release_name(name) == name
+
+
+def test_page_shows_the_case_set_and_the_failure_classes_the_verdict_binds(page: str) -> None:
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "One case set: both sides ran case set cs-1" in text
+    # the candidate's failed cases: case-01 (killed once), case-24/25, case-26..29 (one failed trial each)
+    assert "The candidate's 7 failed case(s) by failure class" in text
+    assert "(unclassified) 7 of 7 1.000 [" in text

@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from gatestats.attest.errors import AttestationError
 from gatestats.attest.keys import key_id
-from gatestats.attest.strict_json import loads_strict, read_regular_file, type_name
+from gatestats.attest.strict_json import loads_strict, read_regular_file, strict_object, type_name
 
 __all__ = [
     "IN_TOTO_PAYLOAD_TYPE",
@@ -56,6 +56,18 @@ MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 
 def pae(payload_type: str, payload: bytes) -> bytes:
     """DSSE's pre-authentication encoding of ``payload_type`` and ``payload`` (the bytes that are signed).
+
+    Parameters
+    ----------
+    payload_type
+        The payload's type (a URI).
+    payload
+        The payload's bytes.
+
+    Returns
+    -------
+    bytes
+        ``DSSEv1 <len(type)> <type> <len(payload)> <payload>``.
 
     Examples
     --------
@@ -105,7 +117,22 @@ class Envelope:
 
 
 def sign_envelope(payload: bytes, payload_type: str, key: Ed25519PrivateKey) -> Envelope:
-    """Sign ``PAE(payload_type, payload)`` with ``key`` (Ed25519) and wrap it in an envelope."""
+    """Sign ``PAE(payload_type, payload)`` with ``key`` (Ed25519) and wrap it in an envelope.
+
+    Parameters
+    ----------
+    payload
+        The bytes to sign.
+    payload_type
+        Their type (a URI).
+    key
+        The signing key.
+
+    Returns
+    -------
+    Envelope
+        The envelope with one signature, named by the key's id.
+    """
     signature = Signature(keyid=key_id(key), sig=key.sign(pae(payload_type, payload)))
     return Envelope(payload_type=payload_type, payload=payload, signatures=(signature,))
 
@@ -113,6 +140,25 @@ def sign_envelope(payload: bytes, payload_type: str, key: Ed25519PrivateKey) -> 
 def decode_base64(text: str, *, where: str) -> bytes:
     """Standard or URL-safe base64 (padding optional), strictly: any other character is an error.
 
+    Parameters
+    ----------
+    text
+        The base64 text.
+    where
+        How errors name the field.
+
+    Returns
+    -------
+    bytes
+        The decoded bytes.
+
+    Raises
+    ------
+    AttestationError
+        A character outside the alphabet, or a bad length or padding.
+
+    Examples
+    --------
     >>> decode_base64("aGVsbG8gd29ybGQ=", where="x"), decode_base64("-_8", where="x")
     (b'hello world', b'\\xfb\\xff')
     """
@@ -137,19 +183,30 @@ def _field(obj: dict[str, Any], key: str, where: str) -> str:
 def parse_envelope(data: bytes, *, source: str) -> Envelope:
     """Read one DSSE JSON envelope strictly (no unknown or duplicate keys, at least one signature).
 
+    Parameters
+    ----------
+    data
+        The envelope's JSON bytes.
+    source
+        How errors name it (a path, or ``path:line``).
+
+    Returns
+    -------
+    Envelope
+        The envelope.
+
     Raises
     ------
     AttestationError
         Not JSON, not an object, a missing or mistyped field, bad base64 (file and field named).
     """
-    value = loads_strict(data, source=source, max_bytes=MAX_BUNDLE_BYTES)
-    if not isinstance(value, dict):
-        msg = f"{source}: expected a DSSE envelope object (got {type_name(value)})"
-        raise AttestationError(msg)
-    unknown = sorted(set(value) - set(_ENVELOPE_KEYS))
-    if unknown:
-        msg = f"{source}: field {unknown[0]!r}: unknown envelope field (expected {', '.join(_ENVELOPE_KEYS)})"
-        raise AttestationError(msg)
+    value = strict_object(
+        loads_strict(data, source=source, max_bytes=MAX_BUNDLE_BYTES),
+        _ENVELOPE_KEYS,
+        source=source,
+        expected="a DSSE envelope object",
+        noun="envelope",
+    )
     payload_type = _field(value, "payloadType", source)
     payload = decode_base64(_field(value, "payload", source), where=f"{source}: field 'payload'")
     raw = value.get("signatures")
@@ -178,6 +235,20 @@ def verify_envelope(envelope: Envelope, key: Ed25519PublicKey, *, source: str) -
 
     Acceptance rests on the signature alone (DSSE: ``keyid`` must not decide); a ``keyid`` that is not
     ``key``'s id explains the refusal ("signed with another key").
+
+    Parameters
+    ----------
+    envelope
+        The envelope.
+    key
+        The public key a signature must verify under.
+    source
+        How errors name the envelope.
+
+    Returns
+    -------
+    Signature
+        The signature that verifies.
 
     Raises
     ------
@@ -209,6 +280,16 @@ def verify_envelope(envelope: Envelope, key: Ed25519PublicKey, *, source: str) -
 
 def read_envelope_bundle(path: str | os.PathLike[str]) -> tuple[tuple[str, Envelope], ...]:
     """Read a JSON Lines bundle of envelopes (``*.intoto.jsonl``): ``(path:line, envelope)`` for each line.
+
+    Parameters
+    ----------
+    path
+        The bundle file.
+
+    Returns
+    -------
+    tuple of (str, Envelope)
+        Each envelope with where it is (``path:line``).
 
     Raises
     ------

@@ -46,6 +46,16 @@ class KeyPairPaths:
 def key_id(key: Ed25519PublicKey | Ed25519PrivateKey) -> str:
     """``sha256:<hex>`` of the raw 32-byte Ed25519 public key (of a private key: of its public half).
 
+    Parameters
+    ----------
+    key
+        A public or private Ed25519 key.
+
+    Returns
+    -------
+    str
+        The id of its public key.
+
     Examples
     --------
     >>> raw = bytes(range(32))
@@ -95,6 +105,16 @@ def _read(path: Path, what: str) -> bytes:
 def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
     """Read an unencrypted Ed25519 private key (PKCS #8 PEM).
 
+    Parameters
+    ----------
+    path
+        The private key's PEM file (``PREFIX.key``, kept secret).
+
+    Returns
+    -------
+    Ed25519PrivateKey
+        The signing key.
+
     Raises
     ------
     KeyFileError
@@ -121,6 +141,16 @@ def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
 
 def load_public_key(path: str | os.PathLike[str]) -> Ed25519PublicKey:
     """Read an Ed25519 public key (SubjectPublicKeyInfo PEM).
+
+    Parameters
+    ----------
+    path
+        The public key's PEM file (``PREFIX.pub`` of :func:`generate_key_pair`).
+
+    Returns
+    -------
+    Ed25519PublicKey
+        The public key, to verify signatures with.
 
     Raises
     ------
@@ -167,6 +197,16 @@ def generate_key_pair(prefix: str | os.PathLike[str]) -> KeyPairPaths:
 
     Both files are created exclusively: an existing file (or symlink) at either path is refused and
     nothing is written; if the public key cannot be written, the private key just written is removed.
+
+    Parameters
+    ----------
+    prefix
+        The path both files start with.
+
+    Returns
+    -------
+    KeyPairPaths
+        The two files written and the key's id.
 
     Raises
     ------

@@ -50,6 +50,18 @@ REGISTRATION_ENVELOPE = "registration.intoto.jsonl"
 def verdict_envelope_path(verdict: str | os.PathLike[str]) -> Path:
     """Where the envelope of the verdict file ``verdict`` lives: ``<verdict>.intoto.jsonl`` beside it.
 
+    Parameters
+    ----------
+    verdict
+        The verdict file.
+
+    Returns
+    -------
+    Path
+        Its envelope bundle's path.
+
+    Examples
+    --------
     >>> verdict_envelope_path("out/verdict.json").as_posix()
     'out/verdict.json.intoto.jsonl'
     """
@@ -68,6 +80,11 @@ def verdict_statement(body: Mapping[str, Any], data: bytes, *, name: str) -> Sta
         The verdict file's exact bytes.
     name
         The verdict file's name (informational; verification compares digests).
+
+    Returns
+    -------
+    Statement
+        The statement, its first subject the verdict file.
     """
     subjects: list[Subject] = [subject_for(name, digest_bytes(data))]
     policy = body.get("policy") or {}
@@ -79,7 +96,20 @@ def verdict_statement(body: Mapping[str, Any], data: bytes, *, name: str) -> Sta
 
 
 def sign_verdict(body: Mapping[str, Any], data: bytes, *, name: str, key: Ed25519PrivateKey) -> Envelope:
-    """Sign the statement about the verdict file ``data`` (see :func:`verdict_statement`)."""
+    """Sign the statement about the verdict file ``data`` (see :func:`verdict_statement`).
+
+    Parameters
+    ----------
+    body, data, name
+        As :func:`verdict_statement`.
+    key
+        The signing key.
+
+    Returns
+    -------
+    Envelope
+        The signed statement.
+    """
     statement = verdict_statement(body, data, name=name)
     return sign_envelope(statement.to_payload(), IN_TOTO_PAYLOAD_TYPE, key)
 
@@ -94,7 +124,22 @@ def registration_statement(
     run_set_id: str | None,
     registered_at: str,
 ) -> Statement:
-    """The statement about a policy registration: the policy file's bytes, registered in a run set at a time."""
+    """The statement about a policy registration: the policy file's bytes, registered in a run set at a time.
+
+    Parameters
+    ----------
+    policy_path, policy_digest, policy_name, policy_version
+        The registered policy file and what it says of itself.
+    run_set, run_set_id
+        The run set it is registered in, and that run set's id.
+    registered_at
+        The registration time, as the manifest records it.
+
+    Returns
+    -------
+    Statement
+        The statement, its subject the policy file.
+    """
     predicate = {
         "run_set": run_set,
         "run_set_id": run_set_id,
@@ -111,7 +156,20 @@ def registration_statement(
 
 
 def sign_registration(statement: Statement, key: Ed25519PrivateKey) -> Envelope:
-    """Sign a registration statement (see :func:`registration_statement`)."""
+    """Sign a registration statement (see :func:`registration_statement`).
+
+    Parameters
+    ----------
+    statement
+        The registration statement.
+    key
+        The key of whoever registers the policy.
+
+    Returns
+    -------
+    Envelope
+        The DSSE envelope of the statement.
+    """
     return sign_envelope(statement.to_payload(), IN_TOTO_PAYLOAD_TYPE, key)
 
 
@@ -119,6 +177,22 @@ def write_registration_envelope(
     policy: Policy, registration: Registration, *, run_set_id: str | None, key: Ed25519PrivateKey
 ) -> Path:
     """Sign ``registration`` of ``policy`` and write ``RUN_SET/registration.intoto.jsonl`` once.
+
+    Parameters
+    ----------
+    policy
+        The registered policy.
+    registration
+        Its registration in the run set.
+    run_set_id
+        The run set's id (from its manifest).
+    key
+        The signing key.
+
+    Returns
+    -------
+    Path
+        The envelope file written.
 
     Raises
     ------

@@ -28,7 +28,7 @@ from typing import Any
 
 from gatestats._digest import canonical_json
 from gatestats.attest.errors import AttestationError
-from gatestats.attest.strict_json import loads_strict, type_name
+from gatestats.attest.strict_json import loads_strict, strict_object, type_name
 
 __all__ = [
     "REGISTRATION_PREDICATE_TYPE",
@@ -72,6 +72,25 @@ class Subject:
 def subject_for(name: str, digest: str) -> Subject:
     """A subject from a gatestats digest (``sha256:<hex>``).
 
+    Parameters
+    ----------
+    name
+        The subject's name.
+    digest
+        Its digest, ``sha256:<hex>``.
+
+    Returns
+    -------
+    Subject
+        The subject (the digest's hex under ``sha256``).
+
+    Raises
+    ------
+    ValueError
+        ``digest`` does not begin with ``sha256:``.
+
+    Examples
+    --------
     >>> subject_for("v.json", "sha256:" + "0" * 64).to_dict()["digest"]["sha256"] == "0" * 64
     True
     """
@@ -127,19 +146,32 @@ def _subjects(raw: Any, source: str) -> tuple[Subject, ...]:
 def parse_statement(payload: bytes, *, source: str, predicate_types: Sequence[str]) -> Statement:
     """Read a signed payload as an in-toto Statement v1 of one of ``predicate_types``, strictly.
 
+    Parameters
+    ----------
+    payload
+        The signed payload.
+    source
+        How errors name it.
+    predicate_types
+        The predicate types accepted.
+
+    Returns
+    -------
+    Statement
+        The statement.
+
     Raises
     ------
     AttestationError
         Not JSON, not a Statement v1, an unexpected predicate type, or a malformed subject.
     """
-    value = loads_strict(payload, source=source)
-    if not isinstance(value, dict):
-        msg = f"{source}: expected an in-toto statement object (got {type_name(value)})"
-        raise AttestationError(msg)
-    unknown = sorted(set(value) - set(_STATEMENT_KEYS))
-    if unknown:
-        msg = f"{source}: field {unknown[0]!r}: unknown statement field (expected {', '.join(_STATEMENT_KEYS)})"
-        raise AttestationError(msg)
+    value = strict_object(
+        loads_strict(payload, source=source),
+        _STATEMENT_KEYS,
+        source=source,
+        expected="an in-toto statement object",
+        noun="statement",
+    )
     if value.get("_type") != STATEMENT_TYPE:
         msg = f"{source}: field '_type': expected {STATEMENT_TYPE!r} (got {value.get('_type')!r})"
         raise AttestationError(msg)

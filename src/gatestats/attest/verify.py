@@ -109,6 +109,11 @@ class VerificationReport:
         }
 
 
+def _failed(check: str, file: str, detail: str) -> VerifyCheck:
+    """A failed check of ``file``."""
+    return VerifyCheck(check=check, status="failed", file=file, detail=detail)
+
+
 def _differs(check: str, file: str, field: str, expected: Any, got: Any, detail: str, out: list[VerifyCheck]) -> bool:
     """Append a failed check when ``expected != got``; return whether it differed."""
     if expected == got and type(expected) is type(got):
@@ -134,34 +139,33 @@ def _verdict_itself(verdict: VerdictFile, out: list[VerifyCheck]) -> None:
         out,
     ):
         out.append(VerifyCheck(check="verdict digest", status="ok", file=file, detail=f"digest {recomputed} matches"))
-    bad = _differs(
-        "verdict consistency",
-        file,
-        "exit_code",
-        EXIT_CODES[body["verdict"]],
-        body["exit_code"],
-        f"the exit code does not belong to the verdict {body['verdict']!r}",
-        out,
-    )
-    bad |= _differs(
-        "verdict consistency",
-        file,
-        "registration.policy_digest",
-        body["policy"]["digest"],
-        body["registration"]["policy_digest"],
-        "the registration names another policy than the verdict's policy",
-        out,
-    )
-    if body["candidate"]["kind"] == "run_set":
-        bad |= _differs(
-            "verdict consistency",
-            file,
-            "candidate.policy_digest",
+    # (field, expected, got, detail) of every consistency check, in the order they are reported.
+    pairs: list[tuple[str, Any, Any, str]] = [
+        (
+            "exit_code",
+            EXIT_CODES[body["verdict"]],
+            body["exit_code"],
+            f"the exit code does not belong to the verdict {body['verdict']!r}",
+        ),
+        (
+            "registration.policy_digest",
             body["policy"]["digest"],
-            body["candidate"]["policy_digest"],
-            "the candidate run set's registered policy is not the verdict's policy",
-            out,
+            body["registration"]["policy_digest"],
+            "the registration names another policy than the verdict's policy",
+        ),
+    ]
+    if body["candidate"]["kind"] == "run_set":
+        pairs.append(
+            (
+                "candidate.policy_digest",
+                body["policy"]["digest"],
+                body["candidate"]["policy_digest"],
+                "the candidate run set's registered policy is not the verdict's policy",
+            )
         )
+    bad = False
+    for field, expected, got, detail in pairs:
+        bad |= _differs("verdict consistency", file, field, expected, got, detail, out)
     if not bad:
         out.append(
             VerifyCheck(
@@ -177,7 +181,7 @@ def _signed_statement(
     try:
         bundle = read_envelope_bundle(envelope_path)
     except AttestationError as exc:
-        out.append(VerifyCheck(check=check, status="failed", file=str(envelope_path), detail=str(exc)))
+        out.append(_failed(check, str(envelope_path), str(exc)))
         return None
     reasons: list[VerifyCheck] = []
     for source, envelope in bundle:
@@ -190,7 +194,7 @@ def _signed_statement(
                 raise AttestationError(msg)
             statement = parse_statement(envelope.payload, source=f"{source} payload", predicate_types=[predicate_type])
         except AttestationError as exc:
-            reasons.append(VerifyCheck(check=check, status="failed", file=source, detail=str(exc)))
+            reasons.append(_failed(check, source, str(exc)))
             continue
         return source, statement
     out.extend(reasons)
@@ -200,14 +204,8 @@ def _signed_statement(
 def _signature(verdict: VerdictFile, key: Ed25519PublicKey, envelope_path: Path, out: list[VerifyCheck]) -> None:
     file = str(envelope_path)
     if not envelope_path.exists():
-        out.append(
-            VerifyCheck(
-                check="signature",
-                status="failed",
-                file=file,
-                detail="no envelope: a key was given, so the verdict must be signed (gate -o VERDICT --sign KEY)",
-            )
-        )
+        detail = "no envelope: a key was given, so the verdict must be signed (gate -o VERDICT --sign KEY)"
+        out.append(_failed("signature", file, detail))
         return
     found = _signed_statement(envelope_path, key, VERDICT_PREDICATE_TYPE, "signature", out)
     if found is None:
@@ -276,7 +274,7 @@ def _policy(verdict: VerdictFile, override: Path | None, out: list[VerifyCheck])
     try:
         got = digest_file(path)
     except OSError as exc:
-        out.append(VerifyCheck(check="policy file", status="failed", file=str(path), detail=f"unreadable: {exc}"))
+        out.append(_failed("policy file", str(path), f"unreadable: {exc}"))
         return
     if not _differs(
         "policy file", str(path), "policy.digest", expected, got, "the policy file is not the verdict's policy", out
@@ -299,6 +297,20 @@ def check_registration_envelope(
 
     The statement must verify under ``key``, be a registration, and name the manifest's
     ``policy_digest``, ``policy_registered_at`` and ``run_set_id``.
+
+    Parameters
+    ----------
+    run_set
+        The run set directory.
+    key
+        The public key the registration must be signed with.
+    manifest
+        The run set's manifest, when already read (None: read here).
+
+    Returns
+    -------
+    list of VerifyCheck
+        The checks made; a failed one names file, field, expected and got.
     """
     root = Path(run_set)
     out: list[VerifyCheck] = []
@@ -307,7 +319,7 @@ def check_registration_envelope(
         try:
             manifest = _read_manifest(root / "manifest.json")
         except AttestationError as exc:
-            return [VerifyCheck(check="registration signature", status="failed", file=str(root), detail=str(exc))]
+            return [_failed("registration signature", str(root), str(exc))]
     found = _signed_statement(envelope_path, key, REGISTRATION_PREDICATE_TYPE, "registration signature", out)
     if found is None:
         return out
@@ -360,7 +372,7 @@ def _registration(verdict: VerdictFile, key: Ed25519PublicKey | None, side: str,
     try:
         manifest = _read_manifest(path)
     except AttestationError as exc:
-        out.append(VerifyCheck(check="registration", status="failed", file=str(path), detail=str(exc)))
+        out.append(_failed("registration", str(path), str(exc)))
         return
     file = str(path)
     pairs: list[tuple[str, Any, str]] = [
@@ -427,24 +439,25 @@ def _records(verdict: VerdictFile, side: str, out: list[VerifyCheck]) -> None:
         manifest = Path(info["path"]) / "manifest.json"
         if not manifest.is_file():
             all_present = False  # reported by the registration check; never hand a FIFO or device to the loader
+    all_present &= _record_files(files, side, out)
+    if all_present:
+        _record_set(info, files, side, out)
+
+
+def _record_files(files: Sequence[Mapping[str, Any]], side: str, out: list[VerifyCheck]) -> bool:
+    """Check each record file's size and digest against the verdict; return whether every file is there."""
+    all_present = True
     for item in files:
         path = Path(item["path"])
         file = str(path)
         if not path.is_file():
-            out.append(
-                VerifyCheck(
-                    check="record file",
-                    status="failed",
-                    file=file,
-                    detail=f"{side}: the record file the verdict names is missing",
-                )
-            )
+            out.append(_failed("record file", file, f"{side}: the record file the verdict names is missing"))
             all_present = False
             continue
         try:
             size, digest = path.stat().st_size, digest_file(path)
         except OSError as exc:
-            out.append(VerifyCheck(check="record file", status="failed", file=file, detail=f"unreadable: {exc}"))
+            out.append(_failed("record file", file, f"unreadable: {exc}"))
             all_present = False
             continue
         bad = _differs("record file", file, "size", item["size"], size, f"{side}: the record file's size changed", out)
@@ -455,14 +468,17 @@ def _records(verdict: VerdictFile, side: str, out: list[VerifyCheck]) -> None:
             out.append(
                 VerifyCheck(check="record file", status="ok", file=file, detail=f"{side}: {digest}, {size} bytes")
             )
-    if not all_present:
-        return
+    return all_present
+
+
+def _record_set(info: Mapping[str, Any], files: Sequence[Mapping[str, Any]], side: str, out: list[VerifyCheck]) -> None:
+    """Load the side's records as the gate did and check the set digest and record count against the verdict."""
     target: str | list[str] = info["path"] if info["kind"] == "run_set" else [f["path"] for f in files]
     where = str(info["path"])
     try:
         records = load_record_set(target)
     except (GatestatsError, ValueError, OSError) as exc:
-        out.append(VerifyCheck(check="record set", status="failed", file=where, detail=f"{side}: does not load: {exc}"))
+        out.append(_failed("record set", where, f"{side}: does not load: {exc}"))
         return
     bad = _differs("record set", where, f"{side}.digest", info["digest"], records.digest, f"{side}: set digest", out)
     bad |= _differs(

@@ -14,9 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -35,7 +36,9 @@ from gatestats.gate import (
     load_policy,
     load_record_set,
 )
+from gatestats.gate.graders import GoldenFindings, GraderFinding
 from gatestats.gate.verdict import verdict_file_bytes
+from gatestats.golden import check_graders
 
 __all__ = ["gate_command", "write_outputs"]
 
@@ -50,7 +53,15 @@ def _term(text: object, limit: int = LABEL_LIMIT) -> str:
 
 
 def render_verdict(verdict: Verdict, console: Console) -> None:
-    """The verdict as text: headline, reasons, rules table, severe slices, flips."""
+    """The verdict as text: headline, reasons, rules table, severe slices, flips.
+
+    Parameters
+    ----------
+    verdict
+        The gate's verdict.
+    console
+        Where to print (data from the records is escaped for the terminal).
+    """
     style = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red", "insufficient_evidence": "bold magenta"}
     console.print(f"verdict: [{style[verdict.verdict]}]{verdict.verdict}[/] (exit {verdict.exit_code})")
     for reason in verdict.reasons:
@@ -97,6 +108,18 @@ def write_outputs(outputs: Sequence[tuple[Path, bytes]], *, append: Sequence[tup
     two runs racing for a path one loses); if any cannot be written, none is left behind. ``append``
     (``--markdown-append``) is written last, with one ``O_APPEND`` write each, after every new file
     exists. Add an option's file here by adding its ``(path, bytes)`` to ``outputs``.
+
+    Parameters
+    ----------
+    outputs
+        The new files, each ``(path, bytes)``.
+    append
+        Existing files to append to, each ``(path, bytes)``.
+
+    Raises
+    ------
+    typer.Exit
+        Exit 2 (a message names the file that could not be written); nothing was written.
     """
     try:
         write_new_files(outputs, append=append)
@@ -149,20 +172,68 @@ def gate_command(
         typer.Option("--sign", help="Ed25519 private key (PEM): also write a signed VERDICT.intoto.jsonl (needs -o)."),
     ] = None,
 ) -> None:
-    """Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY."""
+    """Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY.
+
+    \f
+    Parameters
+    ----------
+    policy
+        The gate policy file (TOML), registered before execution.
+    baseline, candidate
+        The two run set directories (or record files).
+    as_json
+        Print the verdict file's JSON on stdout instead of the text verdict.
+    markdown, junit, output
+        New files for the Markdown summary, the JUnit XML and the verdict file (never overwritten).
+    markdown_append
+        An existing file the summary is appended to (``$GITHUB_STEP_SUMMARY``).
+    warn_exit_zero
+        Exit 0 instead of 10 on warn.
+    sign
+        An Ed25519 private key: also write the signed envelope beside ``output``.
+
+    Raises
+    ------
+    typer.Exit
+        Always, with the verdict's exit code (1 for invalid record files, 2 for a usage error).
+    """
     _refuse_existing(output, markdown, junit)
-    signing_key = None
-    if sign is not None:
-        if output is None:
-            raise usage_error("--sign: signs the verdict file, so it needs -o/--output VERDICT")
-        if os.path.lexists(verdict_envelope_path(output)):
-            raise usage_error(
-                f"{verdict_envelope_path(output)}: --sign: the envelope already exists; it is never replaced"
-            )
-        try:
-            signing_key = load_private_key(sign)
-        except KeyFileError as exc:
-            raise usage_error(str(exc)) from None
+    signing_key = None if sign is None else _signing_key(sign, output)
+    verdict = _evaluate(policy, baseline, candidate)
+    body = verdict.to_dict()
+    summary = verdict.to_markdown().encode("utf-8")
+    outputs: list[tuple[Path, bytes]] = []
+    if output is not None:
+        outputs += _verdict_files(body, output, signing_key)
+    if markdown is not None:
+        outputs.append((markdown, summary))
+    if junit is not None:
+        outputs.append((junit, verdict.to_junit().encode("utf-8")))
+    write_outputs(outputs, append=[] if markdown_append is None else [(markdown_append, summary)])
+    if as_json:
+        sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    else:
+        _print_verdict(verdict, output, body["digest"])
+    code = verdict.exit_code
+    if verdict.verdict == "warn" and warn_exit_zero:
+        code = 0
+    raise typer.Exit(code)
+
+
+def _signing_key(sign: Path, output: Path | None) -> Ed25519PrivateKey:
+    """The ``--sign`` key, after checking that there is a verdict file to sign and no envelope yet."""
+    if output is None:
+        raise usage_error("--sign: signs the verdict file, so it needs -o/--output VERDICT")
+    if os.path.lexists(verdict_envelope_path(output)):
+        raise usage_error(f"{verdict_envelope_path(output)}: --sign: the envelope already exists; it is never replaced")
+    try:
+        return load_private_key(sign)
+    except KeyFileError as exc:
+        raise usage_error(str(exc)) from None
+
+
+def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
+    """The verdict; exit 2 on an invalid policy or refused registration, 1 on invalid record files."""
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
@@ -173,33 +244,51 @@ def gate_command(
     except (GatestatsError, ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     try:
-        verdict = evaluate_gate(loaded, base, cand, calibrations=load_judge_calibrations(loaded))
+        return evaluate_gate(
+            loaded,
+            base,
+            cand,
+            calibrations=load_judge_calibrations(loaded),
+            golden=_golden_findings(loaded.golden_set, candidate),
+        )
     except RegistrationError as exc:
         raise usage_error(str(exc)) from None
-    body = verdict.to_dict()
-    summary = verdict.to_markdown().encode("utf-8")
-    outputs: list[tuple[Path, bytes]] = []
+
+
+def _golden_findings(golden_set: Path | None, candidate: Path) -> GoldenFindings | None:
+    """The policy's golden set checked against the candidate's run set, as data for the engine.
+
+    ``None`` when the policy names no set; the reason (a string) when the set or the run set's
+    manifest cannot be read, which blocks the gate like any finding.
+    """
+    if golden_set is None:
+        return None
+    if not (golden_set / "golden.json").is_file():
+        return f"{golden_set}: not a golden set (no golden.json; the policy's golden_set)"
+    try:
+        found = check_graders(golden_set, candidate)
+    except (GatestatsError, ValueError, OSError) as exc:
+        return str(exc)
+    return tuple(GraderFinding(case_id=f.case_id, kind=f.kind, message=f.message) for f in found)
+
+
+def _verdict_files(
+    body: dict[str, Any], output: Path, signing_key: Ed25519PrivateKey | None
+) -> list[tuple[Path, bytes]]:
+    """The verdict file's ``(path, bytes)`` and, when signing, its envelope's."""
+    data = verdict_file_bytes(body)
+    files = [(output, data)]
+    if signing_key is not None:
+        envelope = sign_verdict(body, data, name=output.name, key=signing_key)
+        files.append((verdict_envelope_path(output), envelope.to_json_line()))
+    return files
+
+
+def _print_verdict(verdict: Verdict, output: Path | None, digest: str) -> None:
+    """The text verdict on stdout (200 columns when not a terminal), then the verdict file's path."""
+    console = Console(soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(soft_wrap=True, width=200)
+    render_verdict(verdict, console)
     if output is not None:
-        data = verdict_file_bytes(body)
-        outputs.append((output, data))
-        if signing_key is not None:
-            envelope = sign_verdict(body, data, name=output.name, key=signing_key)
-            outputs.append((verdict_envelope_path(output), envelope.to_json_line()))
-    if markdown is not None:
-        outputs.append((markdown, summary))
-    if junit is not None:
-        outputs.append((junit, verdict.to_junit().encode("utf-8")))
-    write_outputs(outputs, append=[] if markdown_append is None else [(markdown_append, summary)])
-    if as_json:
-        sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
-    else:
-        console = Console(soft_wrap=True)
-        if not console.is_terminal:
-            console = Console(soft_wrap=True, width=200)
-        render_verdict(verdict, console)
-        if output is not None:
-            print(f"verdict file: {output} ({body['digest']})")
-    code = verdict.exit_code
-    if verdict.verdict == "warn" and warn_exit_zero:
-        code = 0
-    raise typer.Exit(code)
+        print(f"verdict file: {output} ({digest})")

@@ -40,7 +40,29 @@ def report_command(
     ] = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="Print the built report as one JSON object.")] = False,
 ) -> None:
-    """Build the release report of VERDICT as OUT/<release>/<next version>/ (never overwritten)."""
+    """Build the release report of VERDICT as OUT/<release>/<next version>/ (never overwritten).
+
+    \f
+    Parameters
+    ----------
+    verdict
+        The verdict file (``gatestats gate -o``).
+    release
+        The release's directory name under ``out`` (default: :func:`default_release_name`).
+    out
+        The root directory of the reports.
+    renderer
+        ``auto``, ``quarto`` or ``jupyter``.
+    as_json
+        Print the built report as one JSON object.
+
+    Raises
+    ------
+    typer.BadParameter
+        A usage error (exit 2): a bad ``--renderer`` or ``--release``.
+    typer.Exit
+        Exit 1: the verdict or a record file it names is invalid, or the render failed.
+    """
     if renderer not in _RENDERERS:
         msg = f"must be one of {', '.join(_RENDERERS)} (got {renderer!r})"
         raise typer.BadParameter(msg, param_hint="--renderer")

@@ -4,7 +4,9 @@
 - :func:`register_policy`: write the policy's digest and time into a run set before its first record.
 - :func:`load_record_set`: a run set directory (or record files) with digests.
 - :func:`evaluate_gate`: the verdict (pass / warn / fail / insufficient_evidence) with its rows.
-- :func:`write_verdict`: the immutable verdict file.
+- :func:`write_verdict`: the immutable verdict file; :func:`read_verdict`: the one reader of it
+  (strict JSON, every field typed, digest checked), :meth:`Verdict.from_dict`.
+- :mod:`gatestats.gate.bindings`: the typed parts of a verdict (policy, record sets, curves, ...).
 """
 
 from gatestats.gate.calibrations import JudgeCalibrations, load_judge_calibrations
@@ -19,6 +21,9 @@ from gatestats.gate.verdict import (
     RuleResult,
     SevereSliceResult,
     Verdict,
+    VerdictFile,
+    VerdictFileError,
+    read_verdict,
     verdict_digest,
     write_verdict,
 )
@@ -39,12 +44,15 @@ __all__ = [
     "RuleResult",
     "SevereSliceResult",
     "Verdict",
+    "VerdictFile",
+    "VerdictFileError",
     "check_registration",
     "evaluate_gate",
     "load_judge_calibrations",
     "load_policy",
     "load_record_set",
     "parse_policy",
+    "read_verdict",
     "register_policy",
     "verdict_digest",
     "write_verdict",

@@ -30,6 +30,18 @@ def _split_key(text: str) -> list[str]:
 def locate(text: str) -> dict[KeyPath, int]:
     """Map every key path (and table header path) in ``text`` to its 1-based line number.
 
+    Parameters
+    ----------
+    text
+        The TOML text of a policy file.
+
+    Returns
+    -------
+    dict[KeyPath, int]
+        Each key path (array-of-tables entries by index) with the line it is defined on.
+
+    Examples
+    --------
     >>> lines = locate('k = 4\\n[baseline]\\nsystem = "a"\\n[[rules]]\\nmetric = "x"\\n[[rules]]\\nmetric = "y"\\n')
     >>> lines[("k",)], lines[("baseline", "system")], lines[("rules", 1, "metric")], lines[("rules", 1)]
     (1, 3, 7, 6)
@@ -77,7 +89,20 @@ def _with_indices(names: Sequence[str | int], arrays: dict[tuple[str | int, ...]
 
 
 def line_of(lines: dict[KeyPath, int], path: KeyPath) -> int | None:
-    """The line of ``path``, else of its nearest enclosing table that has one."""
+    """The line of ``path``, else of its nearest enclosing table that has one.
+
+    Parameters
+    ----------
+    lines
+        The map :func:`locate` returns.
+    path
+        A key path.
+
+    Returns
+    -------
+    int or None
+        Its line, else its nearest enclosing table's; ``None`` when none is known.
+    """
     for end in range(len(path), 0, -1):
         if path[:end] in lines:
             return lines[path[:end]]

@@ -23,6 +23,11 @@ JudgeCalibrations = Mapping[str, Mapping[str, JudgeCalibration] | str]
 def load_judge_calibrations(policy: Policy) -> dict[str, dict[str, JudgeCalibration] | str]:
     """Read the calibration files of every judge grader a rule of ``policy`` uses.
 
+    Parameters
+    ----------
+    policy
+        The gate policy; the calibration paths of its ``[judges]`` tables are read.
+
     Returns
     -------
     dict

@@ -4,7 +4,8 @@ Each failed check makes the verdict ``insufficient_evidence`` — never ``pass``
 record set, a run set whose manifest says it is incomplete (a crashed job), a system label or
 digest other than the policy's, a pinned system part that differs or is missing (the wrong or an
 unpinned model), records without verified checksums when the policy requires them, records of
-several systems in one set, cases missing against the case set or
+several systems in one set, records of several layers in one set or two sides of different layers
+(``replay``, ``live``, ``shadow``: never compared), cases missing against the case set or
 mismatched case versions, fewer cases than ``min_cases``, fewer valid trials than needed, an
 infrastructure-error rate above the limit.
 """
@@ -16,11 +17,12 @@ from typing import Literal
 
 import polars as pl
 
+from gatestats.gate.lineage import ancestor_check
 from gatestats.gate.policy import Policy, SystemRequirement
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.verdict import CheckResult
 
-__all__ = ["Side", "case_keys", "silence_checks"]
+__all__ = ["Side", "case_keys", "record_layers", "silence_checks"]
 
 Side = Literal["baseline", "candidate"]
 _SHOWN = 8
@@ -40,7 +42,18 @@ def _block(name: str, side: Side | Literal["both", "policy"], detail: str) -> Ch
 
 
 def case_keys(records: pl.DataFrame) -> set[tuple[str, str | None]]:
-    """The (case_id, case_version) pairs present in ``records``."""
+    """The (case_id, case_version) pairs present in ``records``.
+
+    Parameters
+    ----------
+    records
+        Run records with the columns ``case_id`` and ``case_version``.
+
+    Returns
+    -------
+    set[tuple[str, str | None]]
+        Each case id with its version (``None`` where the records name none).
+    """
     rows = records.select("case_id", "case_version").unique().iter_rows()
     return {(str(a), None if b is None else str(b)) for a, b in rows}
 
@@ -70,26 +83,22 @@ def _integrity(policy: Policy, rs: RecordSet, side: Side) -> CheckResult:
     return _ok("checksums", side, detail + "; accepted as unverified evidence (require_checksums = false)")
 
 
-def _side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequirement) -> list[CheckResult]:
+def _run_complete(rs: RecordSet, side: Side) -> list[CheckResult]:
+    """Whether the run set's manifest (where there is one) says the run completed."""
+    if rs.manifest is None:
+        return []
+    if rs.manifest.get("complete") is True:
+        return [_ok("run_complete", side, "the run set's manifest says complete")]
+    error = rs.manifest.get("error")
+    detail = f"{rs.path}: the run set is incomplete (the job crashed or was interrupted)" + (
+        f": {error}" if error else "; resume it with `gatestats run --resume`"
+    )
+    return [_block("run_complete", side, detail)]
+
+
+def _system_checks(records: pl.DataFrame, side: Side, req: SystemRequirement) -> list[CheckResult]:
+    """One system label and one system digest in the set, the ones the policy names."""
     out: list[CheckResult] = []
-    records = rs.records
-    if records.height == 0:
-        return [_block("records_present", side, f"{rs.path}: the record set is empty: nothing was run")]
-    out.append(_ok("records_present", side, f"{records.height} records"))
-    out.append(_integrity(policy, rs, side))
-    if rs.manifest is not None:
-        if rs.manifest.get("complete") is True:
-            out.append(_ok("run_complete", side, "the run set's manifest says complete"))
-        else:
-            error = rs.manifest.get("error")
-            out.append(
-                _block(
-                    "run_complete",
-                    side,
-                    f"{rs.path}: the run set is incomplete (the job crashed or was interrupted)"
-                    + (f": {error}" if error else "; resume it with `gatestats run --resume`"),
-                )
-            )
     systems = sorted(str(s) for s in records.get_column("system").unique().to_list())
     if len(systems) != 1:
         out.append(_block("one_system", side, f"records of several systems in one set: {', '.join(systems)}"))
@@ -102,33 +111,161 @@ def _side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequireme
         out.append(_block("one_system_digest", side, f"{len(digests)} different system digests in one set"))
     elif req.system_digest is not None and digests != [req.system_digest]:
         out.append(_block("system_digest", side, f"the policy pins {req.system_digest} (got {digests[0]})"))
-    for part, wanted in req.pins.items():
-        values = records.get_column(part).unique().to_list()
-        wrong = sorted(str(v) for v in values if v != wanted)
-        if None in values:
-            n = records.filter(pl.col(part).is_null()).height
-            out.append(_block(f"pinned:{part}", side, f"{n} records do not name {part} (unpinned; policy: {wanted!r})"))
-        elif wrong:
-            out.append(_block(f"pinned:{part}", side, f"{part} is {_ids(wrong)}; the policy pins {wanted!r}"))
-        else:
-            out.append(_ok(f"pinned:{part}", side, f"{part} = {wanted}"))
+    return out
+
+
+def _pin_check(records: pl.DataFrame, side: Side, part: str, wanted: str) -> CheckResult:
+    """Whether every record names the pinned system part ``part`` with the policy's value."""
+    values = records.get_column(part).unique().to_list()
+    wrong = sorted(str(v) for v in values if v != wanted)
+    if None in values:
+        n = records.filter(pl.col(part).is_null()).height
+        return _block(f"pinned:{part}", side, f"{n} records do not name {part} (unpinned; policy: {wanted!r})")
+    if wrong:
+        return _block(f"pinned:{part}", side, f"{part} is {_ids(wrong)}; the policy pins {wanted!r}")
+    return _ok(f"pinned:{part}", side, f"{part} = {wanted}")
+
+
+def _cases_present(rs: RecordSet, side: Side) -> list[CheckResult]:
+    """The cases of the manifest's case set (where it lists them) that have no record."""
     expected = _expected_cases(rs)
-    if expected is not None:
-        missing = sorted(c for c, _ in expected - case_keys(records))
-        if missing:
-            out.append(
-                _block("cases_present", side, f"{len(missing)} cases of the case set have no record: {_ids(missing)}")
-            )
+    if expected is None:
+        return []
+    missing = sorted(c for c, _ in expected - case_keys(rs.records))
+    if not missing:
+        return []
+    return [_block("cases_present", side, f"{len(missing)} cases of the case set have no record: {_ids(missing)}")]
+
+
+def _infra_error_rate(policy: Policy, records: pl.DataFrame, side: Side) -> CheckResult:
+    """Whether the share of infrastructure errors stays within the policy's limit."""
     attempts = records.height
     infra = records.filter(pl.col("outcome") == "infra_error").height
     rate = infra / attempts
     detail = f"{infra}/{attempts} attempts were infra errors ({rate:.1%}; limit {policy.max_infra_error_rate:.1%})"
-    out.append(
-        _block("infra_error_rate", side, detail)
-        if rate > policy.max_infra_error_rate
-        else _ok("infra_error_rate", side, detail)
-    )
+    if rate > policy.max_infra_error_rate:
+        return _block("infra_error_rate", side, detail)
+    return _ok("infra_error_rate", side, detail)
+
+
+def _side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequirement) -> list[CheckResult]:
+    """The checks of one side's record set, in a fixed order."""
+    records = rs.records
+    if records.height == 0:
+        return [_block("records_present", side, f"{rs.path}: the record set is empty: nothing was run")]
+    out = [_ok("records_present", side, f"{records.height} records"), _integrity(policy, rs, side)]
+    out += _run_complete(rs, side)
+    out += _system_checks(records, side, req)
+    out += [_pin_check(records, side, part, wanted) for part, wanted in req.pins.items()]
+    out += _cases_present(rs, side)
+    out.append(_infra_error_rate(policy, records, side))
     return out
+
+
+def _same_cases(base_cases: set[tuple[str, str | None]], cand_cases: set[tuple[str, str | None]]) -> list[CheckResult]:
+    """Whether both sides ran the same cases at the same versions."""
+    base_versions = dict(base_cases)
+    cand_versions = dict(cand_cases)
+    mismatched = sorted(c for c in base_versions.keys() & cand_versions.keys() if base_versions[c] != cand_versions[c])
+    only_base = sorted(base_versions.keys() - cand_versions.keys())
+    only_cand = sorted(cand_versions.keys() - base_versions.keys())
+    out: list[CheckResult] = []
+    if mismatched:
+        detail = f"case versions differ between baseline and candidate: {_ids(mismatched)}"
+        out.append(_block("case_versions", "both", detail))
+    parts = [f"missing from the candidate: {_ids(only_base)}"] if only_base else []
+    parts += [f"missing from the baseline: {_ids(only_cand)}"] if only_cand else []
+    if parts:
+        out.append(_block("same_cases", "both", "; ".join(parts)))
+    if not mismatched and not parts:
+        out.append(_ok("same_cases", "both", f"{len(cand_cases)} cases at the same versions on both sides"))
+    return out
+
+
+def _case_set_version(policy: Policy, sides: dict[Side, RecordSet]) -> list[CheckResult]:
+    """Whether each side ran the case set version the policy pins (if it pins one)."""
+    if policy.case_set_version is None:
+        return []
+    out: list[CheckResult] = []
+    for side, rs in sides.items():
+        column = rs.records.get_column("task_set_version").unique().to_list()
+        found = sorted({str(v) for v in column if v is not None})
+        if found != [policy.case_set_version]:
+            shown = ", ".join(found) or "none"
+            detail = f"the policy pins case set {policy.case_set_version} (got {shown})"
+            out.append(_block("case_set_version", side, detail))
+    return out
+
+
+def record_layers(records: pl.DataFrame) -> tuple[str, ...]:
+    """The layers (``replay``, ``live``, ``shadow``) the records name, sorted; empty when none does.
+
+    Parameters
+    ----------
+    records
+        Run records (a frame without a ``layer`` column names none).
+
+    Returns
+    -------
+    tuple[str, ...]
+        The distinct non-null layers.
+    """
+    if "layer" not in records.columns or records.height == 0:
+        return ()
+    return tuple(sorted(str(v) for v in records.get_column("layer").drop_nulls().unique().to_list()))
+
+
+def _unlayered(records: pl.DataFrame) -> int:
+    """How many records name no layer."""
+    return records.height if "layer" not in records.columns else records.get_column("layer").null_count()
+
+
+def _layers(sides: dict[Side, RecordSet]) -> list[CheckResult]:
+    """The gate never compares across layers: each side one layer, both sides the same one.
+
+    Records that name no layer on either side (written before records had one) give no check.
+    """
+    named = {side: record_layers(rs.records) for side, rs in sides.items()}
+    if not any(named.values()):
+        return []
+    out: list[CheckResult] = []
+    shown: dict[Side, str] = {}
+    for side, rs in sides.items():
+        blank = _unlayered(rs.records)
+        shown[side] = ", ".join(named[side]) or "none named"
+        if len(named[side]) > 1 or (named[side] and blank):
+            extra = f" and {blank} records that name none" if blank else ""
+            detail = f"records of several layers in one set: {', '.join(named[side])}{extra}"
+            out.append(_block("one_layer", side, detail))
+    base, cand = shown["baseline"], shown["candidate"]
+    if base != cand:
+        detail = (
+            f"baseline layer {base}, candidate layer {cand}: the gate does not compare across layers "
+            "(replay suite, live sample, shadow traffic)"
+        )
+        out.append(_block("same_layer", "both", detail))
+    elif not out:
+        out.append(_ok("same_layer", "both", f"both sides are layer {cand}"))
+    return out
+
+
+def _min_cases(policy: Policy, n_cases: int) -> CheckResult:
+    """Whether the candidate ran at least the policy's ``min_cases``."""
+    if n_cases < policy.min_cases:
+        return _block("min_cases", "candidate", f"{n_cases} cases; the policy needs at least {policy.min_cases}")
+    return _ok("min_cases", "candidate", f"{n_cases} cases (minimum {policy.min_cases})")
+
+
+def _min_valid_trials(summary: pl.DataFrame, side: Side, needed_trials: int) -> CheckResult:
+    """Whether every case of ``side`` has at least ``needed_trials`` valid trials."""
+    thin = summary.filter((pl.col("side") == side) & (pl.col("n") < needed_trials))
+    if not thin.height:
+        return _ok("min_valid_trials", side, f"every case has at least {needed_trials} valid trials")
+    thin_ids = [f"{r['case_id']} ({r['n']})" for r in thin.sort("case_id").iter_rows(named=True)]
+    detail = f"{thin.height} cases have fewer than {needed_trials} valid trials (infra errors do not count): " + _ids(
+        thin_ids
+    )
+    return _block("min_valid_trials", side, detail)
 
 
 def silence_checks(
@@ -136,62 +273,35 @@ def silence_checks(
 ) -> list[CheckResult]:
     """Every precondition of the gate, in a fixed order (see the module docstring).
 
-    ``summary`` is the per-case summary of both sides (column ``side``); ``needed_trials`` the valid
-    trials every case needs on each side (``max(min_trials, k of every rule)``).
+    Parameters
+    ----------
+    policy
+        The gate policy (limits, pins and the system each side must be).
+    baseline
+        The baseline's record set.
+    candidate
+        The candidate's record set.
+    summary
+        The per-case summary of both sides (column ``side``; ``n`` the valid trials of a case).
+    needed_trials
+        The valid trials every case needs on each side (``max(min_trials, k of every rule)``).
+
+    Returns
+    -------
+    list[CheckResult]
+        One result per check; any with status ``insufficient_evidence`` blocks the gate.
     """
     checks = _side_checks(policy, baseline, "baseline", policy.baseline)
     checks += _side_checks(policy, candidate, "candidate", policy.candidate)
+    lineage = ancestor_check(candidate.records)  # only when the records carry correction lineage
+    if lineage is not None:
+        checks.append(lineage)
     if baseline.records.height == 0 or candidate.records.height == 0:
         return checks
-    base_cases, cand_cases = case_keys(baseline.records), case_keys(candidate.records)
-    base_versions = dict(base_cases)
-    cand_versions = dict(cand_cases)
-    mismatched = sorted(c for c in base_versions.keys() & cand_versions.keys() if base_versions[c] != cand_versions[c])
-    only_base = sorted(base_versions.keys() - cand_versions.keys())
-    only_cand = sorted(cand_versions.keys() - base_versions.keys())
-    if mismatched:
-        checks.append(
-            _block("case_versions", "both", f"case versions differ between baseline and candidate: {_ids(mismatched)}")
-        )
-    if only_base or only_cand:
-        parts = []
-        if only_base:
-            parts.append(f"missing from the candidate: {_ids(only_base)}")
-        if only_cand:
-            parts.append(f"missing from the baseline: {_ids(only_cand)}")
-        checks.append(_block("same_cases", "both", "; ".join(parts)))
-    if not mismatched and not only_base and not only_cand:
-        checks.append(_ok("same_cases", "both", f"{len(cand_cases)} cases at the same versions on both sides"))
-    sides: tuple[Side, Side] = ("baseline", "candidate")
-    versions: dict[Side, list[str]] = {
-        side: sorted({str(v) for v in rs.records.get_column("task_set_version").unique().to_list() if v is not None})
-        for side, rs in zip(sides, (baseline, candidate), strict=True)
-    }
-    if policy.case_set_version is not None:
-        for side, found in versions.items():
-            if found != [policy.case_set_version]:
-                shown = ", ".join(found) or "none"
-                detail = f"the policy pins case set {policy.case_set_version} (got {shown})"
-                checks.append(_block("case_set_version", side, detail))
-    n_cases = len(cand_cases)
-    if n_cases < policy.min_cases:
-        checks.append(
-            _block("min_cases", "candidate", f"{n_cases} cases; the policy needs at least {policy.min_cases}")
-        )
-    else:
-        checks.append(_ok("min_cases", "candidate", f"{n_cases} cases (minimum {policy.min_cases})"))
-    for side in sides:
-        thin = summary.filter((pl.col("side") == side) & (pl.col("n") < needed_trials))
-        if thin.height:
-            thin_ids = [f"{r['case_id']} ({r['n']})" for r in thin.sort("case_id").iter_rows(named=True)]
-            checks.append(
-                _block(
-                    "min_valid_trials",
-                    side,
-                    f"{thin.height} cases have fewer than {needed_trials} valid trials (infra errors do not count): "
-                    + _ids(thin_ids),
-                )
-            )
-        else:
-            checks.append(_ok("min_valid_trials", side, f"every case has at least {needed_trials} valid trials"))
+    cand_cases = case_keys(candidate.records)
+    checks += _same_cases(case_keys(baseline.records), cand_cases)
+    checks += _case_set_version(policy, {"baseline": baseline, "candidate": candidate})
+    checks += _layers({"baseline": baseline, "candidate": candidate})
+    checks.append(_min_cases(policy, len(cand_cases)))
+    checks += [_min_valid_trials(summary, side, needed_trials) for side in ("baseline", "candidate")]
     return checks

@@ -22,6 +22,7 @@ import polars as pl
 
 from gatestats.cost import cost_per_accepted, cost_ratio
 from gatestats.errors import GatestatsError
+from gatestats.gate.bindings import CostSummary
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.rules import RuleEvidence, bisect_pvalue, rule_result
 from gatestats.gate.verdict import RuleResult
@@ -139,11 +140,31 @@ def cost_rows(
     severe_cases: set[str],
     baseline: str,
     candidate: str,
-) -> tuple[list[RuleResult], dict[str, Any] | None]:
-    """The cost rows of a verdict and the cost summary per side (``None`` when the policy has no cost rule)."""
+) -> tuple[list[RuleResult], CostSummary]:
+    """The cost rows of a verdict and the cost summary per side.
+
+    The summary is computed whether or not the policy has a cost rule (the report shows it);
+    only rows decide.
+
+    Parameters
+    ----------
+    policy
+        The registered policy (cost rules, rates, alpha, seed).
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    slices
+        Per case, its slices (``case_id``, ``slices``).
+    severe_cases
+        Cases of the severe slices (left out of sliced cost rules).
+    baseline, candidate
+        The side labels in ``both``.
+
+    Returns
+    -------
+    tuple
+        The rule rows (before multiplicity) and the :class:`CostSummary`.
+    """
     rules = [r for r in policy.rules if r.metric == "cost_per_accepted"]
-    if policy.max_cost_increase is None and not rules:
-        return [], None
     rows: list[RuleResult] = []
     if policy.max_cost_increase is not None:
         limit = policy.max_cost_increase
@@ -182,11 +203,8 @@ def cost_rows(
                     rule, f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}", ev, margin=margin
                 )
             )
-    summary: dict[str, Any] = {}
     try:
         analysis = cost_per_accepted(both, **_rates(policy))
-        summary["per_system"] = analysis.to_dict()
     except (GatestatsError, ValueError) as exc:
-        summary["error"] = str(exc)
-    summary["max_cost_increase"] = policy.max_cost_increase
-    return rows, summary
+        return rows, CostSummary(error=str(exc), max_cost_increase=policy.max_cost_increase)
+    return rows, CostSummary(per_system=analysis.to_dict(), max_cost_increase=policy.max_cost_increase)

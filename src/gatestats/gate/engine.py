@@ -22,9 +22,8 @@ Order of decision (documented in the README, "Gate"):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -33,24 +32,39 @@ from gatestats import __version__
 from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
+from gatestats.gate._typed import build
+from gatestats.gate.bindings import (
+    CaseSets,
+    CostSummary,
+    CurvePoint,
+    FailureClassCount,
+    InfraSide,
+    JudgeStatus,
+    PolicyBinding,
+    SevereFailure,
+    SideBinding,
+    SliceRate,
+)
 from gatestats.gate.calibrations import JudgeCalibrations
-from gatestats.gate.checks import silence_checks
+from gatestats.gate.checks import record_layers, silence_checks
 from gatestats.gate.cost_rules import cost_rows
+from gatestats.gate.graders import GoldenFindings, grader_checks
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
 from gatestats.gate.rules import RuleEvidence, paired_evidence, rule_result, threshold_evidence
-from gatestats.gate.verdict import CheckResult, Decision, RuleResult, SevereSliceResult, Verdict, VerdictName
+from gatestats.gate.summaries import case_set_summary, curve_points, failure_class_counts, slice_rates
+from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired import adjust_pvalues, compare
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
 from gatestats.records.contract import SYSTEM_PARTS
+from gatestats.vocabulary import Decision, GateCorrection, final_attempts, is_valid_outcome, metric_spec
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
 
 #: Internal system labels of the two sides (the records' own labels are kept in the verdict).
 BASELINE, CANDIDATE = "baseline", "candidate"
-_VALID = ("passed", "failed", "resource_killed")
 
 
 def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
@@ -101,17 +115,12 @@ def _judge_outcomes(records: pl.DataFrame, grader: str) -> pl.DataFrame:
 
 def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) -> SevereSliceResult:
     cases = set(slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list())
-    final = (
-        both.filter(pl.col("case_id").is_in(list(cases)))
-        .sort("attempt")
-        .group_by("system", "case_id", "trial")
-        .agg(pl.col("outcome").last(), pl.col("bound").last())
-    )
-    cand = final.filter((pl.col("system") == CANDIDATE) & pl.col("outcome").is_in(_VALID))
-    base = final.filter((pl.col("system") == BASELINE) & pl.col("outcome").is_in(_VALID))
+    final = final_attempts(both.filter(pl.col("case_id").is_in(list(cases)))).collect()
+    cand = final.filter((pl.col("system") == CANDIDATE) & is_valid_outcome())
+    base = final.filter((pl.col("system") == BASELINE) & is_valid_outcome())
     bad = cand.filter(pl.col("outcome") != "passed").sort("case_id", "trial")
     failures = tuple(
-        {"case_id": r["case_id"], "trial": r["trial"], "outcome": r["outcome"], "bound": r["bound"]}
+        SevereFailure(case_id=r["case_id"], trial=r["trial"], outcome=r["outcome"], bound=r["bound"])
         for r in bad.iter_rows(named=True)
     )
     base_failures = base.filter(pl.col("outcome") != "passed").height if base.height else None
@@ -124,7 +133,7 @@ def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) ->
     elif cand.height == 0:
         decision, reason = "insufficient_evidence", f"no valid candidate trial in severe slice {slice_name!r}"
     elif failures:
-        shown = ", ".join(f"{f['case_id']} trial {f['trial']} {f['outcome']}" for f in failures[:8])
+        shown = ", ".join(f"{f.case_id} trial {f.trial} {f.outcome}" for f in failures[:8])
         decision, reason = (
             "fail",
             f"severe slice {slice_name!r}: {len(failures)} of {cand.height} trials did not pass ({shown})",
@@ -166,8 +175,9 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) 
     if rule.grader is not None:
         frame = _judge_outcomes(frame, rule.grader)
     rows: list[RuleResult] = []
-    metric = "pass_hat_k" if rule.metric in {"pass_rate", "pass_hat_k"} else "pass_at_k"
-    label = {"pass_rate": "pass rate", "pass_hat_k": f"pass^{rule.k}", "pass_at_k": f"pass@{rule.k}"}[rule.metric]
+    spec = metric_spec(rule.metric)
+    metric = spec.estimand
+    label = spec.label(rule.k)
     where = "" if rule.slice == "all" else f" [{rule.slice}]"
     if not cases:
         why = f"no case in slice {rule.slice!r} (outside the severe slices)"
@@ -217,7 +227,7 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) 
     return rows
 
 
-def _decide(rows: list[RuleResult], multiplicity: str) -> list[RuleResult]:
+def _decide(rows: list[RuleResult], multiplicity: GateCorrection) -> list[RuleResult]:
     """Adjust each p-value family across the rows and decide every row.
 
     Every statistical row is in the family; an undecidable one (no p-value, or ``cannot_resolve``)
@@ -234,11 +244,11 @@ def _decide(rows: list[RuleResult], multiplicity: str) -> list[RuleResult]:
         p_fail = np.array([r.pvalue_fail if i in decidable else 1.0 for i, r in enumerate(rows)], dtype=float)
         alphas = np.array([r.alpha for r in rows], dtype=float)
         if multiplicity in ("holm", "bonferroni"):
-            p_pass = adjust_pvalues_weighted(p_pass, alphas, method=multiplicity)  # type: ignore[arg-type]
-            p_fail = adjust_pvalues_weighted(p_fail, alphas, method=multiplicity)  # type: ignore[arg-type]
+            p_pass = adjust_pvalues_weighted(p_pass, alphas, method=multiplicity)
+            p_fail = adjust_pvalues_weighted(p_fail, alphas, method=multiplicity)
         elif multiplicity != "none":
-            p_pass = adjust_pvalues(p_pass, method=multiplicity)  # type: ignore[arg-type]
-            p_fail = adjust_pvalues(p_fail, method=multiplicity)  # type: ignore[arg-type]
+            p_pass = adjust_pvalues(p_pass, method=multiplicity)
+            p_fail = adjust_pvalues(p_fail, method=multiplicity)
         adj_pass = {i: float(p_pass[i]) for i in idx}
         adj_fail = {i: float(p_fail[i]) for i in idx}
     out: list[RuleResult] = []
@@ -281,31 +291,31 @@ def _flips(both: pl.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return cmp.flips_pass_to_fail, cmp.flips_fail_to_pass
 
 
-def _infra(both: pl.DataFrame) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _infra(both: pl.DataFrame) -> dict[str, InfraSide]:
+    out: dict[str, InfraSide] = {}
     for side in (BASELINE, CANDIDATE):
         rows = both.filter(pl.col("system") == side)
         bounds = rows.filter(pl.col("outcome") == "resource_killed").group_by("bound").len().sort("bound")
-        out[side] = {
-            "attempts": rows.height,
-            "infra_errors": rows.filter(pl.col("outcome") == "infra_error").height,
-            "resource_killed": rows.filter(pl.col("outcome") == "resource_killed").height,
-            "bounds": {str(b): int(n) for b, n in bounds.iter_rows()},
-            "infra_error_cases": sorted(
-                set(rows.filter(pl.col("outcome") == "infra_error").get_column("case_id").to_list())
+        out[side] = InfraSide(
+            attempts=rows.height,
+            infra_errors=rows.filter(pl.col("outcome") == "infra_error").height,
+            resource_killed=rows.filter(pl.col("outcome") == "resource_killed").height,
+            bounds={str(b): int(n) for b, n in bounds.iter_rows()},
+            infra_error_cases=tuple(
+                sorted(set(rows.filter(pl.col("outcome") == "infra_error").get_column("case_id").to_list()))
             ),
-        }
+        )
     return out
 
 
 def _judge_checks(
     policy: Policy, candidate: pl.DataFrame, given: JudgeCalibrations
-) -> tuple[list[CheckResult], dict[str, Any] | None]:
+) -> tuple[list[CheckResult], dict[str, JudgeStatus] | None]:
     graders = sorted({r.grader for r in policy.rules if r.grader is not None})
     if not graders:
         return [], None
     checks: list[CheckResult] = []
-    status: dict[str, Any] = {}
+    status: dict[str, JudgeStatus] = {}
     for name in graders:
         req = policy.judges[name]
         try:
@@ -328,18 +338,18 @@ def _judge_checks(
             checks.append(
                 CheckResult(name=f"judge:{name}", side="candidate", status="insufficient_evidence", detail=str(exc))
             )
-            status[name] = {"can_vote": False, "reasons": [str(exc)]}
+            status[name] = JudgeStatus(can_vote=False, reasons=(str(exc),))
             continue
         votes = [v for v in eligibility.votes if v.grader == name]
         reasons = [reason for v in votes for reason in v.reasons]
         if not votes:
             reasons = [f"no record carries a verdict of judge grader {name!r}"]
         ok = bool(votes) and all(v.can_vote for v in votes)
-        status[name] = {
-            "can_vote": ok,
-            "reasons": reasons,
-            "calibration_versions": sorted({str(v.calibration_version) for v in votes}),
-        }
+        status[name] = JudgeStatus(
+            can_vote=ok,
+            reasons=tuple(reasons),
+            calibration_versions=tuple(sorted({str(v.calibration_version) for v in votes})),
+        )
         detail = "calibrated, current and within limits" if ok else "; ".join(reasons)
         checks.append(
             CheckResult(
@@ -351,7 +361,7 @@ def _judge_checks(
 
 def _overall(
     checks: list[CheckResult], rows: list[RuleResult], severe: list[SevereSliceResult]
-) -> tuple[VerdictName, list[str]]:
+) -> tuple[Decision, list[str]]:
     silent = [c for c in checks if c.status != "ok"]
     failing = [s.slice for s in severe if s.decision == "fail"] + [r.row for r in rows if r.decision == "fail"]
     unknown = [s.slice for s in severe if s.decision == "insufficient_evidence"] + [
@@ -361,7 +371,7 @@ def _overall(
     reasons = [f"{c.name} ({c.side}): {c.detail}" for c in silent]
     reasons += [f"severe slice {s.slice}: {s.reason}" for s in severe if s.decision != "pass"]
     reasons += [f"{r.row}: {r.decision}: {r.reason}" for r in rows if r.decision != "pass"]
-    verdict: VerdictName
+    verdict: Decision
     if silent:
         verdict = "insufficient_evidence"
     elif failing:
@@ -375,6 +385,54 @@ def _overall(
     return verdict, reasons
 
 
+def _silence_checks(policy: Policy, baseline: RecordSet, candidate: RecordSet, both: pl.DataFrame) -> list[CheckResult]:
+    """The preconditions (:func:`~gatestats.gate.checks.silence_checks`) on the per-case summary of both sides."""
+    needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
+    summary = case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
+    return silence_checks(
+        policy,
+        baseline,
+        candidate,
+        summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
+        needed,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Evidence:
+    """What the rules found (empty when a side has no records)."""
+
+    severe: tuple[SevereSliceResult, ...] = ()
+    rows: tuple[RuleResult, ...] = ()
+    flips: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    cost: CostSummary | None = None
+    curves: tuple[CurvePoint, ...] = ()
+    rates: tuple[SliceRate, ...] = ()
+    failure_classes: tuple[FailureClassCount, ...] = ()
+
+
+def _evidence(policy: Policy, both: pl.DataFrame) -> _Evidence:
+    """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides."""
+    slices = _case_slices(both)
+    severe_cases = _severe_cases(slices, policy.severe_slices)
+    severe = tuple(_severe_result(s, both, slices) for s in policy.severe_slices)
+    rows: list[RuleResult] = []
+    for rule in policy.rules:
+        if rule.metric == "cost_per_accepted":
+            continue
+        rows += _rule_rows(rule, both, _cases_of(slices, rule.slice, severe_cases), policy)
+    cost_results, cost = cost_rows(policy, both, slices, severe_cases, BASELINE, CANDIDATE)
+    return _Evidence(
+        severe=severe,
+        rows=(*rows, *cost_results),
+        flips=_flips(both),
+        cost=cost,
+        curves=curve_points(both, policy),
+        rates=slice_rates(both, policy),
+        failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
+    )
+
+
 def evaluate_gate(
     policy: Policy,
     baseline: RecordSet,
@@ -382,16 +440,38 @@ def evaluate_gate(
     *,
     registration: Registration | None = None,
     calibrations: JudgeCalibrations | None = None,
+    golden: GoldenFindings | None = None,
     now: str | None = None,
 ) -> Verdict:
     """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``.
 
-    The engine decides from data and reads no file. ``registration`` is the checked registration
-    (``None``: checked here from the candidate's manifest, see
-    :func:`~gatestats.gate.registration.check_registration`). ``calibrations`` holds, for each judge
-    grader a rule uses, its calibrations or why they could not be read
-    (:func:`~gatestats.gate.calibrations.load_judge_calibrations` reads the policy's files); a judge
-    without an entry cannot vote. ``now`` fixes the verdict's ``created_at`` (tests).
+    The engine decides from data and reads no file.
+
+    Parameters
+    ----------
+    policy
+        The checked gate policy.
+    baseline
+        The baseline's record set.
+    candidate
+        The candidate's record set (its run set holds the policy's registration).
+    registration
+        The checked registration (``None``: checked here from the candidate's manifest, see
+        :func:`~gatestats.gate.registration.check_registration`).
+    calibrations
+        For each judge grader a rule uses, its calibrations or why they could not be read
+        (:func:`~gatestats.gate.calibrations.load_judge_calibrations` reads the policy's files); a
+        judge without an entry cannot vote.
+    golden
+        For a policy's ``golden_set``: :func:`gatestats.golden.check_graders`'s findings on the
+        candidate's run set, or why none could be had (:func:`~gatestats.gate.graders.grader_checks`).
+    now
+        The verdict's ``created_at`` (tests; ``None``: the current UTC time).
+
+    Returns
+    -------
+    Verdict
+        The verdict: every check, rule row and severe slice, the reasons and the exit code.
 
     Raises
     ------
@@ -400,34 +480,14 @@ def evaluate_gate(
     """
     reg = registration if registration is not None else check_registration(policy, candidate)
     both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
-    needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
-    summary = case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
-    checks = silence_checks(
-        policy,
-        baseline,
-        candidate,
-        summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
-        needed,
-    )
+    checks = _silence_checks(policy, baseline, candidate, both)
     judge_checks, judges = _judge_checks(policy, candidate.records, calibrations or {})
     checks += judge_checks
-    severe: list[SevereSliceResult] = []
-    rows: list[RuleResult] = []
-    flips: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
-    cost: dict[str, Any] | None = None
-    if baseline.records.height and candidate.records.height:
-        slices = _case_slices(both)
-        severe_cases = _severe_cases(slices, policy.severe_slices)
-        severe = [_severe_result(s, both, slices) for s in policy.severe_slices]
-        for rule in policy.rules:
-            if rule.metric == "cost_per_accepted":
-                continue
-            rows += _rule_rows(rule, both, _cases_of(slices, rule.slice, severe_cases), policy)
-        cost_results, cost = cost_rows(policy, both, slices, severe_cases, BASELINE, CANDIDATE)
-        rows += cost_results
-        flips = _flips(both)
-    rows = _decide(rows, policy.multiplicity)
-    verdict, reasons = _overall(checks, rows, severe)
+    checks += grader_checks(policy, golden)
+    both_ran = baseline.records.height > 0 and candidate.records.height > 0
+    found = _evidence(policy, both) if both_ran else _Evidence()
+    rows = _decide(list(found.rows), policy.multiplicity)
+    verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
     provenance = {side: _provenance(rs) for side, rs in sides.items()}
     return Verdict(
@@ -435,22 +495,40 @@ def evaluate_gate(
         reasons=tuple(reasons),
         checks=tuple(checks),
         rules=tuple(rows),
-        severe_slices=tuple(severe),
-        flips_pass_to_fail=flips[0],
-        flips_fail_to_pass=flips[1],
-        cost=cost,
+        severe_slices=found.severe,
+        flips_pass_to_fail=found.flips[0],
+        flips_fail_to_pass=found.flips[1],
+        cost=found.cost,
         judges=judges,
-        policy=policy.to_dict(),
-        registration=reg.to_dict(),
+        policy=build(PolicyBinding, policy.to_dict(), "policy"),
+        registration=reg,
         baseline=provenance["baseline"],
         candidate=provenance["candidate"],
         infra=_infra(both) if both.height else {},
+        curves=found.curves,
+        slice_rates=found.rates,
+        case_sets=_case_sets(both, provenance, policy) if both_ran else None,
+        failure_classes=found.failure_classes,
         tool_version=f"gatestats {__version__}",
         created_at=now or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     )
 
 
-def _provenance(rs: RecordSet) -> dict[str, Any]:
+def _case_set_version(side: SideBinding) -> str | None:
+    """A side's case-set version: its run set's manifest's, else the one its records name (several: joined)."""
+    if side.case_set_version is not None:
+        return side.case_set_version
+    return ", ".join(side.task_set_version) or None
+
+
+def _case_sets(both: pl.DataFrame, provenance: Mapping[str, SideBinding], policy: Policy) -> CaseSets | None:
+    """The overlap summary when the two sides ran different case-set versions (else ``None``)."""
+    return case_set_summary(
+        both, _case_set_version(provenance[BASELINE]), _case_set_version(provenance[CANDIDATE]), policy
+    )
+
+
+def _provenance(rs: RecordSet) -> SideBinding:
     out = rs.to_dict()
     records = rs.records
     systems = sorted({str(s) for s in records.get_column("system").unique().to_list()}) if records.height else []
@@ -467,4 +545,5 @@ def _provenance(rs: RecordSet) -> dict[str, Any]:
         if records.height
         else []
     )
-    return out
+    out["layers"] = list(record_layers(records))
+    return build(SideBinding, out, "provenance")

@@ -23,6 +23,7 @@ from gatestats._digest import digest_bytes
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate
 from gatestats.records.contract import SYSTEM_PARTS
+from gatestats.vocabulary import GATE_CORRECTIONS, GATE_METRICS, GateCorrection, GateMetric
 
 __all__ = [
     "NUMERIC_RANGES",
@@ -44,14 +45,12 @@ POLICY_FORMAT = "gatestats-policy/1"
 #: ``pass_rate``: per-case share of valid trials that passed (pass^1); ``pass_hat_k`` (all k
 #: trials pass) and ``pass_at_k`` (at least one of k passes), unbiased per case;
 #: ``cost_per_accepted``: spend (+ human time) per accepted outcome.
-GateMetric: TypeAlias = Literal["pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted"]
 Direction: TypeAlias = Literal["higher", "lower"]
 RuleTest: TypeAlias = Literal["none", "paired"]
 Action: TypeAlias = Literal["block", "warn"]
-Multiplicity: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
 
-_METRICS: tuple[GateMetric, ...] = ("pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted")
-_MULTIPLICITY: tuple[Multiplicity, ...] = ("holm", "bonferroni", "hochberg", "none")
+_METRICS: tuple[GateMetric, ...] = GATE_METRICS
+_MULTIPLICITY: tuple[GateCorrection, ...] = GATE_CORRECTIONS
 _SYSTEM_PARTS = SYSTEM_PARTS
 
 
@@ -151,7 +150,7 @@ class Policy:
     min_cases: int
     min_trials: int
     max_infra_error_rate: float
-    multiplicity: Multiplicity
+    multiplicity: GateCorrection
     on_insufficient_evidence: Literal["block"]
     confidence_level: float
     seed: int
@@ -163,9 +162,18 @@ class Policy:
     judges: Mapping[str, JudgeRequirement]
     #: Accept only records whose lines carry a verified checksum (runner or gatestats import).
     require_checksums: bool = True
+    #: The protected golden set whose approved graders the candidate's run must use (``golden_set``,
+    #: relative to the policy file); ``None``: graders are not checked against a set.
+    golden_set: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (as bound into the verdict)."""
+        """JSON-ready summary (as bound into the verdict).
+
+        Returns
+        -------
+        dict[str, Any]
+            The policy's identity, limits and both systems' requirements, as the verdict binds them.
+        """
         return {
             "path": str(self.path),
             "digest": self.digest,
@@ -183,6 +191,7 @@ class Policy:
             "max_cost_increase": self.max_cost_increase,
             "case_set_version": self.case_set_version,
             "require_checksums": self.require_checksums,
+            "golden_set": None if self.golden_set is None else str(self.golden_set),
             "baseline": {
                 "system": self.baseline.system,
                 "system_digest": self.baseline.system_digest,
@@ -331,6 +340,7 @@ _TOP = (
     "severe_slices",
     "max_cost_increase",
     "case_set_version",
+    "golden_set",
     "cost",
     "rules",
     "judges",
@@ -352,6 +362,16 @@ _JUDGE = (
 def load_policy(path: str | os.PathLike[str]) -> Policy:
     """Read and check a gate policy file.
 
+    Parameters
+    ----------
+    path
+        The policy file (TOML, ``format = "gatestats-policy/1"``); see docs/gate.md.
+
+    Returns
+    -------
+    Policy
+        The checked policy.
+
     Raises
     ------
     PolicyError
@@ -369,6 +389,25 @@ def load_policy(path: str | os.PathLike[str]) -> Policy:
 def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> Policy:
     """Parse the bytes of a policy file (see :func:`load_policy`).
 
+    Parameters
+    ----------
+    data
+        The file's bytes (UTF-8 TOML).
+    path
+        The file's name, for messages and to resolve the judges' calibration paths.
+
+    Returns
+    -------
+    Policy
+        The checked policy; its ``digest`` is the SHA-256 of ``data``.
+
+    Raises
+    ------
+    PolicyError
+        ``data`` is not UTF-8 TOML or breaks the policy format (every problem with key and line).
+
+    Examples
+    --------
     >>> p = parse_policy(b'''
     ... format = "gatestats-policy/1"
     ... name = "demo"
@@ -393,17 +432,25 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
     gatestats.gate.policy.PolicyError: <policy>:2: key 'metric': unknown key (expected one of: ...
     """
     path = Path(path)
-    file = str(path)
+    text, raw = _load_toml(data, str(path))
+    return _read_policy(_Reader(str(path), text), raw, path, digest_bytes(data))
+
+
+def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
+    """The text of a policy file and its parsed TOML (a :class:`PolicyError` if it is neither)."""
     try:
         text = data.decode("utf-8")
-        raw = tomllib.loads(text)
+        return text, tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=f"not UTF-8: {exc}")]) from None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"at line (\d+)", str(exc))
         line = int(found.group(1)) if found else None
         raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=line, message=f"not TOML: {exc}")]) from None
-    r = _Reader(file, text)
+
+
+def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) -> Policy:
+    """The policy the parsed TOML ``raw`` describes (every problem found is raised at once)."""
     r.known(raw, (), _TOP)
     fmt = r.get(raw, (), "format", str, required=True)
     if fmt is not None and fmt != POLICY_FORMAT:
@@ -430,6 +477,7 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
     max_cost = r.number(raw, (), "max_cost_increase", *_range("max_cost_increase"))
     case_set_version = r.get(raw, (), "case_set_version", str)
     require_checksums = r.get(raw, (), "require_checksums", bool, default=True)
+    golden_set = _golden_set(r, raw, path)
     baseline = _system(r, raw, "baseline", required=True)
     candidate = _system(r, raw, "candidate", required=False)
     cost = _cost(r, raw)
@@ -443,7 +491,7 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
         raise PolicyError(r.problems)
     return Policy(
         path=path,
-        digest=digest_bytes(data),
+        digest=digest,
         name=name,
         version=version,
         description=description,
@@ -464,7 +512,22 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
         rules=tuple(rules),
         judges=judges,
         require_checksums=require_checksums,
+        golden_set=golden_set,
     )
+
+
+def _golden_set(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> Path | None:
+    """``golden_set = "PATH"``: the protected set's directory, relative to the policy file."""
+    value: str | None = r.get(raw, (), "golden_set", str)
+    if value is None:
+        return None
+    if not value.strip() or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        r.problem(
+            ("golden_set",),
+            f"expected the golden set's directory, relative to the policy file (got {value!r})",
+        )
+        return None
+    return policy_path.parent / value
 
 
 def _system(r: _Reader, raw: Mapping[str, Any], key: str, *, required: bool) -> SystemRequirement:
@@ -533,6 +596,7 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
 def _rules(
     r: _Reader, raw: Mapping[str, Any], k: int | None, severe: tuple[str, ...], judges: Mapping[str, JudgeRequirement]
 ) -> list[Rule]:
+    """The ``[[rules]]`` tables as rules (a rule with a problem is reported and left out)."""
     entries = r.get(raw, (), "rules", list, default=[])
     rules: list[Rule] = []
     names: set[str] = set()
@@ -547,31 +611,14 @@ def _rules(
         if name is not None and name in names:
             r.problem((*path, "name"), f"duplicate rule name {name!r}")
         names.add(name or "")
-        metric = r.choice(entry, path, "metric", _METRICS)
-        if "metric" not in entry:
-            r.problem((*path, "metric"), "required key is missing")
-        default_direction = "lower" if metric == "cost_per_accepted" else "higher"
-        direction = r.choice(entry, path, "direction", ("higher", "lower"), default=default_direction)
-        if metric is not None and direction != default_direction:
-            r.problem((*path, "direction"), f"{metric} is better when {default_direction} (got {direction!r})")
+        metric, direction = _rule_metric(r, entry, path)
         slice_name = r.get(entry, path, "slice", str, default="all")
         if slice_name in severe:
             r.problem((*path, "slice"), f"{slice_name!r} is a severe slice: it is scored on its own (threshold 1.00)")
-        test = r.choice(entry, path, "test", ("none", "paired"), default="none")
-        cost_rule = " (cost_per_accepted)" if metric == "cost_per_accepted" else ""
-        threshold = r.number(entry, path, "threshold", *_range("rules.threshold" + cost_rule))
-        margin = r.number(entry, path, "margin", *_range("rules.margin" + cost_rule))
-        if margin is not None and test != "paired":
-            r.problem((*path, "margin"), "a margin needs test = 'paired'")
-        if test == "paired" and margin is None:
-            margin = 0.0
-        if threshold is None and test != "paired":
-            r.problem(path, "a rule needs a threshold, test = 'paired', or both")
+        test, threshold, margin = _rule_test(r, entry, path, metric)
         alpha = r.number(entry, path, "alpha", *_range("rules.alpha"), default=0.05)
         action = r.choice(entry, path, "action", ("block", "warn"), default="block")
-        rule_k = r.integer(entry, path, "k", *_range("rules.k")) if "k" in entry else k
-        if metric in {"pass_rate", "cost_per_accepted"} and "k" in entry:
-            r.problem((*path, "k"), f"{metric} has no k; k applies to pass_hat_k and pass_at_k")
+        rule_k = _rule_k(r, entry, path, metric, k)
         grader = r.get(entry, path, "grader", str)
         if grader is not None and grader not in judges:
             r.problem((*path, "grader"), f"no [judges.{grader}] table names its calibration")
@@ -588,9 +635,46 @@ def _rules(
                 margin=margin,
                 alpha=alpha,
                 action=action,
-                k=1 if metric in {"pass_rate", "cost_per_accepted"} else int(rule_k or 1),
+                k=rule_k,
                 grader=grader,
                 line=line_of(r.lines, path),
             )
         )
     return rules
+
+
+def _rule_metric(r: _Reader, entry: Mapping[str, Any], path: KeyPath) -> tuple[str | None, Literal["higher", "lower"]]:
+    """A rule's metric and direction (which must be the metric's own: cost lower, rates higher)."""
+    metric = r.choice(entry, path, "metric", _METRICS)
+    if "metric" not in entry:
+        r.problem((*path, "metric"), "required key is missing")
+    default_direction = "lower" if metric == "cost_per_accepted" else "higher"
+    direction = r.choice(entry, path, "direction", ("higher", "lower"), default=default_direction)
+    if metric is not None and direction != default_direction:
+        r.problem((*path, "direction"), f"{metric} is better when {default_direction} (got {direction!r})")
+    return metric, direction
+
+
+def _rule_test(
+    r: _Reader, entry: Mapping[str, Any], path: KeyPath, metric: str | None
+) -> tuple[Literal["none", "paired"], float | None, float | None]:
+    """A rule's test, threshold and margin (a paired test without a margin has margin 0)."""
+    test = r.choice(entry, path, "test", ("none", "paired"), default="none")
+    cost_rule = " (cost_per_accepted)" if metric == "cost_per_accepted" else ""
+    threshold = r.number(entry, path, "threshold", *_range("rules.threshold" + cost_rule))
+    margin = r.number(entry, path, "margin", *_range("rules.margin" + cost_rule))
+    if margin is not None and test != "paired":
+        r.problem((*path, "margin"), "a margin needs test = 'paired'")
+    if test == "paired" and margin is None:
+        margin = 0.0
+    if threshold is None and test != "paired":
+        r.problem(path, "a rule needs a threshold, test = 'paired', or both")
+    return test, threshold, margin
+
+
+def _rule_k(r: _Reader, entry: Mapping[str, Any], path: KeyPath, metric: str | None, k: int | None) -> int:
+    """A rule's k: its own, else the policy's; 1 for metrics without a k (which must not name one)."""
+    rule_k = r.integer(entry, path, "k", *_range("rules.k")) if "k" in entry else k
+    if metric in {"pass_rate", "cost_per_accepted"} and "k" in entry:
+        r.problem((*path, "k"), f"{metric} has no k; k applies to pass_hat_k and pass_at_k")
+    return 1 if metric in {"pass_rate", "cost_per_accepted"} else int(rule_k or 1)

@@ -35,6 +35,7 @@ import polars as pl
 
 from gatestats._digest import digest_json
 from gatestats.errors import RecordFileError
+from gatestats.gate._typed import to_json
 from gatestats.records import load_record_files
 from gatestats.records.io import RecordFileInfo
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest
@@ -66,14 +67,15 @@ class RecordFileDigest:
     n_records: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "path": self.path,
-            "digest": self.digest,
-            "size": self.size,
-            "checksums": self.checksums,
-            "n_records": self.n_records,
-        }
+        """JSON-ready mapping.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``path``, ``digest``, ``size``, ``checksums`` and ``n_records``, in this order.
+        """
+        data: dict[str, Any] = to_json(self)
+        return data
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,7 +106,13 @@ class RecordSet:
         return str(self.manifest.get("origin", "runner"))
 
     def to_dict(self) -> dict[str, Any]:
-        """Provenance of the record set as bound into a verdict."""
+        """Provenance of the record set as bound into a verdict.
+
+        Returns
+        -------
+        dict[str, Any]
+            Path, kind, digests, files and manifest facts as JSON values.
+        """
         manifest = self.manifest or {}
         return {
             "path": str(self.path),
@@ -139,6 +147,16 @@ def load_record_set(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[s
     against the manifest (see the module docstring). A run set that was prepared but never ran
     (no ``records.jsonl``, or an empty one) gives a record set with no records: the gate answers
     insufficient evidence.
+
+    Parameters
+    ----------
+    paths
+        A run set directory, or one or more record files (``.jsonl``).
+
+    Returns
+    -------
+    RecordSet
+        The records with their provenance (digests, checksums, manifest).
 
     Raises
     ------

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gatestats.errors import GatestatsError
+from gatestats.gate._typed import to_json
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import MANIFEST, RecordSet
 from gatestats.records import write_imported_run_set
@@ -50,14 +51,15 @@ class Registration:
     origin: str
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "run_set": self.run_set,
-            "policy_digest": self.policy_digest,
-            "registered_at": self.registered_at,
-            "first_record_at": self.first_record_at,
-            "origin": self.origin,
-        }
+        """The registration as the verdict binds it.
+
+        Returns
+        -------
+        dict[str, Any]
+            Run set, policy digest, registration and first-record times and origin, in field order.
+        """
+        data: dict[str, Any] = to_json(self)
+        return data
 
 
 def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registration:
@@ -103,6 +105,18 @@ def _parse_time(value: str) -> datetime:
 
 def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
     """The registration the gate relies on; refuse anything else.
+
+    Parameters
+    ----------
+    policy
+        The gate policy (its digest must be the registered one).
+    candidate
+        The candidate's record set (a run set whose manifest holds the registration).
+
+    Returns
+    -------
+    Registration
+        The registration: policy digest, when it was registered and the first record's time.
 
     Raises
     ------

@@ -42,14 +42,14 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._typing import Metric
 from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
-from gatestats.paired import compare
+from gatestats.paired import Comparison, compare
 from gatestats.paired.noninferiority import bounded_mean_pvalues
 from gatestats.paired.pairing import build_case_table, pair_table
 from gatestats.paired.trials import unit_sums
+from gatestats.vocabulary import Metric
 
 __all__ = ["RuleEvidence", "bisect_pvalue", "paired_evidence", "rule_result", "threshold_evidence"]
 
@@ -90,7 +90,18 @@ class RuleEvidence:
 
 
 def bisect_pvalue(excludes: Callable[[float], bool]) -> float:
-    """Smallest alpha in (1e-12, 0.5) at which ``excludes(alpha)`` holds (monotone); 1.0 when it never does."""
+    """Smallest alpha in (1e-12, 0.5) at which ``excludes(alpha)`` holds (monotone); 1.0 when it never does.
+
+    Parameters
+    ----------
+    excludes
+        Whether the one-sided ``1 - alpha`` bound excludes the null value at ``alpha`` (monotone in alpha).
+
+    Returns
+    -------
+    float
+        The p-value (to the bisection's precision), 1.0 when no alpha below 0.5 excludes it.
+    """
     if not excludes(0.4999):
         return 1.0
     lo, hi = 1e-12, 0.4999
@@ -156,6 +167,24 @@ def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: in
     return hi
 
 
+def _threshold_resolution(
+    n: int, threshold: float, alpha: float, seed: int
+) -> tuple[Literal["ok", "cannot_resolve"], str | None, int | None]:
+    """Whether ``n`` cases could show a value above ``threshold`` at ``alpha``; if not, why and how many could."""
+    best = _threshold_pvalues(np.ones(n), None, threshold, seed)[0]
+    if best <= alpha:
+        return "ok", None, None
+    needed = _cases_needed_for_threshold(n, threshold, alpha, seed)
+    grid = 1 / n
+    finer = f"; the threshold {threshold:g} is finer than one case's weight 1/{n}" if 1 - threshold < grid else ""
+    reason = (
+        f"even if all {n} cases passed every trial, the data could not show a value above {threshold:g} "
+        f"at alpha {alpha:g}{finer}"
+        + (f": about {needed} cases are needed" if needed is not None else ": no sample size can")
+    )
+    return "cannot_resolve", reason, needed
+
+
 def threshold_evidence(
     values: npt.NDArray[np.float64],
     groups: npt.NDArray[Any] | None,
@@ -168,6 +197,26 @@ def threshold_evidence(
     """Evidence that the candidate's mean of per-case ``values`` is above ``rule.threshold``.
 
     ``alpha`` is the level the resolution check uses (the rule's, before multiplicity).
+
+    Parameters
+    ----------
+    values
+        The candidate's per-case values (pass rate, pass^k or pass@k estimates).
+    groups
+        The independent group of each case (``None``: every case is its own group).
+    rule
+        The threshold rule (its metric, k and threshold).
+    alpha
+        The rule's alpha, for the resolution check.
+    confidence_level
+        The level of the interval the row shows.
+    seed
+        Seed of the resampling of the resolution check.
+
+    Returns
+    -------
+    RuleEvidence
+        The row's evidence: observed mean, interval, both one-sided p-values and the resolution.
     """
     threshold = float(rule.threshold if rule.threshold is not None else math.nan)
     n = int(values.size)
@@ -189,20 +238,7 @@ def threshold_evidence(
         values, groups=groups, method=THRESHOLD_METHOD, confidence_level=confidence_level, seed=seed
     )
     p_pass, p_fail = _threshold_pvalues(values, groups, threshold, seed)
-    best = _threshold_pvalues(np.ones(n), None, threshold, seed)[0]
-    status: Literal["ok", "cannot_resolve"] = "ok"
-    reason = None
-    needed = None
-    if best > alpha:
-        needed = _cases_needed_for_threshold(n, threshold, alpha, seed)
-        status = "cannot_resolve"
-        grid = 1 / n
-        finer = f"; the threshold {threshold:g} is finer than one case's weight 1/{n}" if 1 - threshold < grid else ""
-        reason = (
-            f"even if all {n} cases passed every trial, the data could not show a value above {threshold:g} "
-            f"at alpha {alpha:g}{finer}"
-            + (f": about {needed} cases are needed" if needed is not None else ": no sample size can")
-        )
+    status, reason, needed = _threshold_resolution(n, threshold, alpha, seed)
     return RuleEvidence(
         **common,
         observed=float(values.mean()),
@@ -240,6 +276,89 @@ def _mean_test_pvalues(records: pl.DataFrame, *, metric: Metric, k: int, baselin
     return bounded_mean_pvalues(sums, sizes if clustered else None, margin=0.0)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _PairedTest:
+    """What one of the paired tests found, before the row's status is decided."""
+
+    cmp: Comparison  # the comparison whose counts and estimates the row reports
+    shown: Comparison  # the comparison whose interval the row shows (the policy's level)
+    test: str
+    blocked: bool
+    p_pass: float | None
+    p_fail: float | None
+    resolution_status: Literal["ok", "cannot_resolve", "insufficient_evidence"]
+    reason: str | None
+    needed: int | None
+
+
+def _noninferiority(
+    records: pl.DataFrame, options: dict[str, Any], *, margin: float, alpha: float, confidence_level: float
+) -> _PairedTest:
+    """The non-inferiority test at margin ``margin > 0``."""
+    # The non-inferiority test runs at the rule's alpha (its resolution check depends on it);
+    # the interval shown stays at the policy's confidence level.
+    level = 1 - 2 * alpha
+    cmp = compare(records, margin=margin, **{**options, "confidence_level": level})
+    ni = cmp.noninferiority
+    shown = cmp if math.isclose(level, confidence_level) else compare(records, **options)
+    resolution_status = "ok" if ni is None else ni.status
+    needed = None if ni is None else ni.cases_needed
+    if resolution_status == "cannot_resolve" and needed is None:
+        needed = math.ceil(1 / margin)
+    return _PairedTest(
+        cmp=cmp,
+        shown=shown,
+        test=_NI_TESTS.get(ni.method if ni is not None else "", "non-inferiority test"),
+        # Only the test's own status blocks: a refused interval (e.g. per-case differences that do
+        # not vary) is a display matter, and the test stays valid there.
+        blocked=ni is None or ni.status == "insufficient_evidence",
+        p_pass=None if ni is None else ni.pvalue,
+        p_fail=None if ni is None else ni.pvalue_worse,
+        resolution_status=resolution_status,
+        reason=cmp.reason if ni is None else ni.reason,
+        needed=needed,
+    )
+
+
+def _not_worse(records: pl.DataFrame, options: dict[str, Any], *, rule: Rule, metric: Metric) -> _PairedTest:
+    """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test."""
+    better = compare(records, alternative="greater", test="exact", **options)
+    if better.design == "one_trial" and not better.clustered:
+        worse = compare(records, alternative="less", test="exact", **options)
+        res = better.resolution
+        unresolved = res is not None and res.status == "cannot_resolve"
+        return _PairedTest(
+            cmp=better,
+            shown=better,
+            test="exact McNemar",
+            blocked=better.status == "insufficient_evidence",
+            p_pass=better.pvalue,
+            p_fail=worse.pvalue,
+            resolution_status="cannot_resolve" if unresolved else "ok",
+            reason=res.reason if res is not None and unresolved else better.reason,
+            needed=res.cases_needed if res is not None else None,
+        )
+    # The sign test is a test of exchangeability (a median), not of the mean difference the
+    # rule is about: with several trials or groups the bounded-mean test decides (it needs
+    # no resolution check: a clear gain shows at any number of units).
+    blocked = bool(better.undefined_cases)
+    p_pass = p_fail = None
+    if not blocked:
+        p_pass, p_fail = _mean_test_pvalues(records, metric=metric, k=rule.k, baseline=options["baseline"],
+                                            candidate=options["candidate"])  # fmt: skip
+    return _PairedTest(
+        cmp=better,
+        shown=better,
+        test="bounded-mean betting test",
+        blocked=blocked,
+        p_pass=p_pass,
+        p_fail=p_fail,
+        resolution_status="ok",
+        reason=better.reason,
+        needed=None,
+    )
+
+
 def paired_evidence(
     records: pl.DataFrame,
     *,
@@ -252,11 +371,31 @@ def paired_evidence(
 ) -> RuleEvidence:
     """Evidence that the candidate is not worse than the baseline by more than ``rule.margin``.
 
-    ``records`` holds both systems' records of the rule's cases only.
+    Parameters
+    ----------
+    records
+        Both systems' records of the rule's cases only.
+    rule
+        The paired rule (its metric, k and margin; no margin means 0).
+    baseline
+        The baseline's system label in ``records``.
+    candidate
+        The candidate's system label in ``records``.
+    alpha
+        The rule's alpha (the non-inferiority test runs at level ``1 - 2 * alpha``).
+    confidence_level
+        The level of the interval the row shows.
+    seed
+        Seed of the comparison's resampling, recorded in the verdict.
+
+    Returns
+    -------
+    RuleEvidence
+        The paired row's evidence: both one-sided p-values, the interval of the difference and
+        the flips; ``insufficient_evidence`` or ``cannot_resolve`` with a reason where it cannot decide.
     """
     margin = float(rule.margin or 0.0)
     metric: Metric = "pass_hat_k" if rule.metric in {"pass_rate", "pass_hat_k"} else "pass_at_k"
-    common: dict[str, Any] = {"kind": "paired", "threshold": -margin}
     options: dict[str, Any] = {
         "baseline": baseline,
         "candidate": candidate,
@@ -266,68 +405,33 @@ def paired_evidence(
         "seed": seed,
     }
     if margin > 0:
-        # The non-inferiority test runs at the rule's alpha (its resolution check depends on it);
-        # the interval shown stays at the policy's confidence level.
-        level = 1 - 2 * alpha
-        cmp = compare(records, margin=margin, **{**options, "confidence_level": level})
-        ni = cmp.noninferiority
-        shown = cmp if math.isclose(level, confidence_level) else compare(records, **options)
-        test = _NI_TESTS.get(ni.method if ni is not None else "", "non-inferiority test")
-        # Only the test's own status blocks: a refused interval (e.g. per-case differences that do
-        # not vary) is a display matter, and the test stays valid there.
-        blocked = ni is None or ni.status == "insufficient_evidence"
-        p_pass = None if ni is None else ni.pvalue
-        p_fail = None if ni is None else ni.pvalue_worse
-        resolution_status = "ok" if ni is None else ni.status
-        reason = cmp.reason if ni is None else ni.reason
-        needed = None if ni is None else ni.cases_needed
-        if resolution_status == "cannot_resolve" and needed is None:
-            needed = math.ceil(1 / margin)
+        found = _noninferiority(records, options, margin=margin, alpha=alpha, confidence_level=confidence_level)
     else:
-        better = compare(records, alternative="greater", test="exact", **options)
-        shown = cmp = better
-        if better.design == "one_trial" and not better.clustered:
-            worse = compare(records, alternative="less", test="exact", **options)
-            test = "exact McNemar"
-            p_pass, p_fail = better.pvalue, worse.pvalue
-            blocked = better.status == "insufficient_evidence"
-            res = better.resolution
-            resolution_status = "cannot_resolve" if res is not None and res.status == "cannot_resolve" else "ok"
-            reason = res.reason if res is not None and res.status == "cannot_resolve" else cmp.reason
-            needed = res.cases_needed if res is not None else None
-        else:
-            # The sign test is a test of exchangeability (a median), not of the mean difference the
-            # rule is about: with several trials or groups the bounded-mean test decides (it needs
-            # no resolution check: a clear gain shows at any number of units).
-            test = "bounded-mean betting test"
-            blocked = bool(better.undefined_cases)
-            resolution_status, needed, reason = "ok", None, cmp.reason
-            p_pass = p_fail = None
-            if not blocked:
-                p_pass, p_fail = _mean_test_pvalues(records, metric=metric, k=rule.k, baseline=baseline,
-                                                    candidate=candidate)  # fmt: skip
+        found = _not_worse(records, options, rule=rule, metric=metric)
+    cmp, reason = found.cmp, found.reason
     status: Literal["ok", "cannot_resolve", "insufficient_evidence"]
-    if blocked or p_pass is None or p_fail is None:
+    if found.blocked or found.p_pass is None or found.p_fail is None:
         status = "insufficient_evidence"
         reason = cmp.reason or reason or "the paired test could not be computed"
-    elif resolution_status == "cannot_resolve":
+    elif found.resolution_status == "cannot_resolve":
         status = "cannot_resolve"
     else:
         status = "ok"
         reason = None
     return RuleEvidence(
-        **common,
+        kind="paired",
+        threshold=-margin,
         observed=cmp.p_candidate,
         baseline=cmp.p_baseline,
-        ci_low=shown.diff_ci_low,
-        ci_high=shown.diff_ci_high,
-        test=test,
-        pvalue_pass=p_pass,
-        pvalue_fail=p_fail,
+        ci_low=found.shown.diff_ci_low,
+        ci_high=found.shown.diff_ci_high,
+        test=found.test,
+        pvalue_pass=found.p_pass,
+        pvalue_fail=found.p_fail,
         status=status,
         reason=reason,
         n_cases=cmp.n_pairs,
-        cases_needed=needed,
+        cases_needed=found.needed,
         flips_pass_to_fail=cmp.flips_pass_to_fail,
         flips_fail_to_pass=cmp.flips_fail_to_pass,
         details={"difference": cmp.diff, "b": cmp.b, "c": cmp.c, "design": cmp.design, "n_units": cmp.n_units},
@@ -335,7 +439,24 @@ def paired_evidence(
 
 
 def rule_result(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None) -> RuleResult:
-    """The verdict row of ``ev`` before multiplicity (decided later: ``pass`` stands for "decidable")."""
+    """The verdict row of ``ev`` before multiplicity (decided later: ``pass`` stands for "decidable").
+
+    Parameters
+    ----------
+    rule
+        The policy's rule.
+    row
+        The row's label in the verdict.
+    ev
+        The row's evidence.
+    margin
+        The non-inferiority margin shown in the row (``None`` for thresholds).
+
+    Returns
+    -------
+    RuleResult
+        The verdict row, its decision to be set after the multiplicity correction.
+    """
     return RuleResult(
         rule=rule.name,
         row=row,

@@ -15,33 +15,58 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal
 from xml.etree import ElementTree as ET
 
-from gatestats._digest import digest_json
+from gatestats._digest import digest_bytes, digest_json
 from gatestats._files import write_once
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, shorten, visible
+from gatestats.errors import GatestatsError, RecordFileError
+from gatestats.gate._typed import TypedFieldError, build, to_json
+from gatestats.gate.bindings import (
+    CaseSets,
+    CostSummary,
+    CurvePoint,
+    FailureClassCount,
+    InfraSide,
+    JudgeStatus,
+    PolicyBinding,
+    SevereFailure,
+    SideBinding,
+    SliceRate,
+)
+from gatestats.gate.registration import Registration
+from gatestats.jsonfile import parse_json_document, read_regular_file
+from gatestats.vocabulary import Decision
 
 __all__ = [
     "EXIT_CODES",
+    "MAX_VERDICT_BYTES",
     "VERDICT_FORMAT",
     "CheckResult",
     "Decision",
     "RuleResult",
     "SevereSliceResult",
     "Verdict",
-    "VerdictName",
+    "VerdictFile",
+    "VerdictFileError",
+    "read_verdict",
     "verdict_digest",
     "verdict_file_bytes",
     "write_verdict",
 ]
 
 VERDICT_FORMAT = "gatestats-verdict/1"
-VerdictName: TypeAlias = Literal["pass", "warn", "fail", "insufficient_evidence"]
-Decision: TypeAlias = Literal["pass", "warn", "fail", "insufficient_evidence"]
 EXIT_CODES: dict[str, int] = {"pass": 0, "warn": 10, "fail": 11, "insufficient_evidence": 12}
+#: The largest verdict file read (a verdict of 100,000 cases is far below this).
+MAX_VERDICT_BYTES = 256 << 20
+
+
+class VerdictFileError(GatestatsError, ValueError):
+    """A verdict file cannot be read as a ``gatestats-verdict/1`` verdict (file and field named)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,7 +79,13 @@ class CheckResult:
     detail: str
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
+        """JSON-ready mapping.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``name``, ``side``, ``status`` and ``detail``.
+        """
         return {"name": self.name, "side": self.side, "status": self.status, "detail": self.detail}
 
 
@@ -88,7 +119,13 @@ class RuleResult:
     grader: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
+        """JSON-ready mapping.
+
+        Returns
+        -------
+        dict[str, Any]
+            The row's fields in declaration order.
+        """
         return {name: getattr(self, name) for name in self.__slots__}
 
 
@@ -100,20 +137,27 @@ class SevereSliceResult:
     n_cases: int
     n_trials: int
     n_passed: int
-    failures: tuple[dict[str, Any], ...]
+    failures: tuple[SevereFailure, ...]
     baseline_failures: int | None
     decision: Decision
     reason: str | None
+    threshold: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
+        """JSON-ready mapping.
+
+        Returns
+        -------
+        dict[str, Any]
+            The slice's counts, threshold, failures (each a mapping), decision and reason.
+        """
         return {
             "slice": self.slice,
             "n_cases": self.n_cases,
             "n_trials": self.n_trials,
             "n_passed": self.n_passed,
-            "threshold": 1.0,
-            "failures": list(self.failures),
+            "threshold": self.threshold,
+            "failures": [f.to_dict() for f in self.failures],
             "baseline_failures": self.baseline_failures,
             "decision": self.decision,
             "reason": self.reason,
@@ -124,22 +168,26 @@ class SevereSliceResult:
 class Verdict:
     """The gate's decision and everything it rests on (see ``to_dict`` for the file format)."""
 
-    verdict: VerdictName
+    verdict: Decision
     reasons: tuple[str, ...]
     checks: tuple[CheckResult, ...]
     rules: tuple[RuleResult, ...]
     severe_slices: tuple[SevereSliceResult, ...]
     flips_pass_to_fail: tuple[str, ...]
     flips_fail_to_pass: tuple[str, ...]
-    cost: dict[str, Any] | None
-    judges: dict[str, Any] | None
-    policy: dict[str, Any]
-    registration: dict[str, Any]
-    baseline: dict[str, Any]
-    candidate: dict[str, Any]
-    infra: dict[str, Any]
+    cost: CostSummary | None
+    judges: Mapping[str, JudgeStatus] | None
+    policy: PolicyBinding
+    registration: Registration
+    baseline: SideBinding
+    candidate: SideBinding
+    infra: Mapping[str, InfraSide]
     tool_version: str
     created_at: str
+    curves: tuple[CurvePoint, ...] = ()
+    slice_rates: tuple[SliceRate, ...] = ()
+    case_sets: CaseSets | None = None
+    failure_classes: tuple[FailureClassCount, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -147,29 +195,68 @@ class Verdict:
         return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
-        """The verdict file's content (``format`` ``gatestats-verdict/1``), with its ``digest``."""
+        """The verdict file's content (``format`` ``gatestats-verdict/1``), with its ``digest``.
+
+        Returns
+        -------
+        dict[str, Any]
+            The verdict body, keys in the file's order, ending with ``digest``.
+        """
         body: dict[str, Any] = {
             "format": VERDICT_FORMAT,
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "reasons": list(self.reasons),
-            "policy": self.policy,
-            "registration": self.registration,
-            "baseline": self.baseline,
-            "candidate": self.candidate,
+            "policy": self.policy.to_dict(),
+            "registration": self.registration.to_dict(),
+            "baseline": self.baseline.to_dict(),
+            "candidate": self.candidate.to_dict(),
             "tool_version": self.tool_version,
             "created_at": self.created_at,
             "checks": [c.to_dict() for c in self.checks],
             "rules": [r.to_dict() for r in self.rules],
-            "multiplicity": self.policy.get("multiplicity"),
+            "multiplicity": self.policy.multiplicity,
             "severe_slices": [s.to_dict() for s in self.severe_slices],
             "flips": {"pass_to_fail": list(self.flips_pass_to_fail), "fail_to_pass": list(self.flips_fail_to_pass)},
-            "cost": self.cost,
-            "judges": self.judges,
-            "infra": self.infra,
+            "cost": None if self.cost is None else self.cost.to_dict(),
+            "judges": None if self.judges is None else to_json(self.judges),
+            "infra": to_json(self.infra),
+            "curves": [p.to_dict() for p in self.curves],
+            "slice_rates": [r.to_dict() for r in self.slice_rates],
+            "case_sets": None if self.case_sets is None else self.case_sets.to_dict(),
+            "failure_classes": [c.to_dict() for c in self.failure_classes],
         }
         body["digest"] = verdict_digest(body)
         return body
+
+    @classmethod
+    def from_dict(cls, body: Mapping[str, Any], *, check_digest: bool = True) -> Verdict:
+        """The verdict a ``gatestats-verdict/1`` body describes, every field checked against its type.
+
+        Parameters
+        ----------
+        body
+            A parsed verdict file (see :meth:`to_dict`). ``curves``, ``slice_rates``,
+            ``case_sets`` and ``failure_classes`` may be absent (verdicts written before they were
+            bound): they read as empty (``case_sets`` as null).
+        check_digest
+            Check the ``digest`` against the content and the derived fields (``exit_code``,
+            ``multiplicity``) against the rest. ``gatestats verify`` turns this off to report each
+            disagreement as a failed check instead of stopping at the first.
+
+        Returns
+        -------
+        Verdict
+            The typed verdict; ``to_dict()`` gives ``body`` back.
+
+        Raises
+        ------
+        VerdictFileError
+            Not a ``gatestats-verdict/1`` object, an unknown or missing field, a value of the
+            wrong type (the dotted field is named), a derived field (``exit_code``,
+            ``multiplicity``) that disagrees, or content that does not match its ``digest``.
+        """
+        return _verdict_from_dict(body, check_digest=check_digest)
 
     def to_markdown(self) -> str:
         """A GitHub-flavoured summary for a job summary or a pull-request comment.
@@ -180,14 +267,19 @@ class Verdict:
         or headings can be opened from data), line breaks and other invisible characters are shown
         as ``\\n`` / ``\\xNN`` / ``\\uNNNN`` (a value never starts a new line), and each value is
         shortened to a bounded length (the verdict file keeps it whole); see :mod:`gatestats._text`.
+
+        Returns
+        -------
+        str
+            The Markdown summary.
         """
         icon = {"pass": "✅", "warn": "⚠️", "fail": "❌", "insufficient_evidence": "❔"}[self.verdict]
         lines = [
             f"## {icon} gatestats gate: `{self.verdict}`",
             "",
-            f"Policy <strong>{_md(self.policy.get('name'))}</strong> v{_md(self.policy.get('version'))} "
-            f"({_code(self.policy.get('digest'))}); baseline {_code(self.baseline.get('system'))} "
-            f"vs candidate {_code(self.candidate.get('system'))}.",
+            f"Policy <strong>{_md(self.policy.name)}</strong> v{_md(self.policy.version)} "
+            f"({_code(self.policy.digest)}); baseline {_code(self.baseline.system)} "
+            f"vs candidate {_code(self.candidate.system)}.",
             "",
         ]
         if self.reasons:
@@ -226,6 +318,11 @@ class Verdict:
         Text from data is made safe for XML 1.0: characters it forbids (most C0 controls, lone
         surrogates, U+FFFE and U+FFFF) and other invisible ones are shown as ``\\xNN`` / ``\\uNNNN``, so
         the file always parses; ``<``, ``>``, ``&`` and quotes are escaped by the serializer.
+
+        Returns
+        -------
+        str
+            The JUnit XML document.
         """
         suite = ET.Element("testsuite", name="gatestats-gate", tests="0", failures="0", skipped="0", errors="0")
         counts = {"tests": 0, "failures": 0, "skipped": 0}
@@ -308,17 +405,51 @@ def _ids(ids: tuple[str, ...]) -> str:
 
 
 def verdict_digest(body: dict[str, Any]) -> str:
-    """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field."""
+    """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field.
+
+    Parameters
+    ----------
+    body
+        A verdict body (with or without ``digest``).
+
+    Returns
+    -------
+    str
+        ``sha256:<hex>``.
+    """
     return digest_json({k: v for k, v in body.items() if k != "digest"})
 
 
 def verdict_file_bytes(body: dict[str, Any]) -> bytes:
-    """The bytes of a verdict file: indented JSON of ``body`` (no NaN), UTF-8, one final newline."""
+    """The bytes of a verdict file: indented JSON of ``body`` (no NaN), UTF-8, one final newline.
+
+    Parameters
+    ----------
+    body
+        The verdict body (:meth:`Verdict.to_dict`).
+
+    Returns
+    -------
+    bytes
+        The file's bytes.
+    """
     return (json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write a verdict file once; refuse to replace an existing file.
+
+    Parameters
+    ----------
+    body
+        The verdict body (:meth:`Verdict.to_dict`).
+    path
+        The new file's path.
+
+    Returns
+    -------
+    Path
+        The path written.
 
     Raises
     ------
@@ -333,3 +464,187 @@ def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
         msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
         raise FileExistsError(msg) from None
     return target
+
+
+# --- reading a verdict back -----------------------------------------------------------------------
+
+_TOP_FIELDS = (
+    "format",
+    "verdict",
+    "exit_code",
+    "reasons",
+    "policy",
+    "registration",
+    "baseline",
+    "candidate",
+    "tool_version",
+    "created_at",
+    "checks",
+    "rules",
+    "multiplicity",
+    "severe_slices",
+    "flips",
+    "cost",
+    "judges",
+    "infra",
+    "curves",
+    "slice_rates",
+    "case_sets",
+    "failure_classes",
+    "digest",
+)
+_OPTIONAL_TOP = frozenset({"curves", "slice_rates", "case_sets", "failure_classes"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Flips:
+    pass_to_fail: tuple[str, ...]
+    fail_to_pass: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Body:
+    """The verdict file's top level, typed (``format``, ``exit_code``, ``multiplicity``, ``digest`` are derived)."""
+
+    JSON_NAME: ClassVar[str] = "verdict"
+
+    format: Literal["gatestats-verdict/1"]
+    verdict: Decision
+    exit_code: Literal[0, 10, 11, 12]
+    reasons: tuple[str, ...]
+    policy: PolicyBinding
+    registration: Registration
+    baseline: SideBinding
+    candidate: SideBinding
+    tool_version: str
+    created_at: str
+    checks: tuple[CheckResult, ...]
+    rules: tuple[RuleResult, ...]
+    multiplicity: str
+    severe_slices: tuple[SevereSliceResult, ...]
+    flips: _Flips
+    cost: CostSummary | None
+    judges: Mapping[str, JudgeStatus] | None
+    infra: Mapping[str, InfraSide]
+    digest: str
+    curves: tuple[CurvePoint, ...] = ()
+    slice_rates: tuple[SliceRate, ...] = ()
+    case_sets: CaseSets | None = None
+    failure_classes: tuple[FailureClassCount, ...] = ()
+
+
+def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdict:
+    if not isinstance(body, Mapping):
+        msg = f"expected a verdict object (got {type(body).__name__})"
+        raise VerdictFileError(msg)
+    if body.get("format") != VERDICT_FORMAT:
+        msg = f"field 'format': expected {VERDICT_FORMAT!r} (got {body.get('format')!r})"
+        raise VerdictFileError(msg)
+    missing = [key for key in _TOP_FIELDS if key not in body and key not in _OPTIONAL_TOP]
+    if missing:
+        msg = "; ".join(f"field {key!r}: required field is missing" for key in missing)
+        raise VerdictFileError(msg)
+    actual = verdict_digest(dict(body))
+    if check_digest and body["digest"] != actual:
+        msg = (
+            f"field 'digest': the verdict's content does not match its digest: expected {body['digest']} "
+            f"(stored in the file), got {actual} (recomputed); the verdict was edited after it was written"
+        )
+        raise VerdictFileError(msg)
+    try:
+        typed = build(_Body, body)
+    except TypedFieldError as exc:
+        raise VerdictFileError(str(exc)) from None
+    if check_digest and typed.exit_code != EXIT_CODES[typed.verdict]:
+        msg = f"field 'exit_code': expected {EXIT_CODES[typed.verdict]} for {typed.verdict!r} (got {typed.exit_code})"
+        raise VerdictFileError(msg)
+    if check_digest and typed.multiplicity != typed.policy.multiplicity:
+        msg = f"field 'multiplicity': expected {typed.policy.multiplicity!r}, the policy's (got {typed.multiplicity!r})"
+        raise VerdictFileError(msg)
+    for side in ("baseline", "candidate"):
+        if not getattr(typed, side).files:
+            msg = f"field '{side}.files': expected a non-empty array of record files (got [])"
+            raise VerdictFileError(msg)
+    return Verdict(
+        verdict=typed.verdict,
+        reasons=typed.reasons,
+        checks=typed.checks,
+        rules=typed.rules,
+        severe_slices=typed.severe_slices,
+        flips_pass_to_fail=typed.flips.pass_to_fail,
+        flips_fail_to_pass=typed.flips.fail_to_pass,
+        cost=typed.cost,
+        judges=typed.judges,
+        policy=typed.policy,
+        registration=typed.registration,
+        baseline=typed.baseline,
+        candidate=typed.candidate,
+        infra=typed.infra,
+        tool_version=typed.tool_version,
+        created_at=typed.created_at,
+        curves=typed.curves,
+        slice_rates=typed.slice_rates,
+        case_sets=typed.case_sets,
+        failure_classes=typed.failure_classes,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VerdictFile:
+    """A verdict file as read: where it is, its exact bytes and their digest, and the typed verdict."""
+
+    path: Path
+    raw: bytes = field(repr=False)
+    file_digest: str
+    body: Mapping[str, Any] = field(repr=False)
+    verdict: Verdict = field(repr=False)
+
+    @property
+    def digest(self) -> str:
+        """The verdict's own ``digest`` as stored in the file.
+
+        Returns
+        -------
+        str
+            ``sha256:`` of the canonical JSON without the ``digest`` field (checked unless the file
+            was read with ``check_digest=False``).
+        """
+        return str(self.body["digest"])
+
+
+def read_verdict(path: str | os.PathLike[str], *, check_digest: bool = True) -> VerdictFile:
+    """Read a verdict file strictly: exact bytes, strict JSON, every field typed, its digest checked.
+
+    The one reader of verdict files (the report and ``gatestats verify`` use it).
+
+    Parameters
+    ----------
+    path
+        A file written by ``gatestats gate -o`` (:func:`write_verdict`).
+    check_digest
+        See :meth:`Verdict.from_dict`.
+
+    Returns
+    -------
+    VerdictFile
+        The typed verdict with the file's bytes and their digest.
+
+    Raises
+    ------
+    VerdictFileError
+        Missing, not a regular file, too large, not strict JSON (duplicate keys, NaN, bad UTF-8:
+        the line is named), or any :meth:`Verdict.from_dict` error; the message starts with the
+        file's path.
+    """
+    where = Path(path)
+    try:
+        raw = read_regular_file(where, limit=MAX_VERDICT_BYTES, what="verdict (written by `gatestats gate -o`)")
+        body = parse_json_document(raw, source=where)
+    except RecordFileError as exc:
+        raise VerdictFileError(str(exc)) from None
+    try:
+        verdict = Verdict.from_dict(body, check_digest=check_digest)
+    except VerdictFileError as exc:
+        msg = f"{where}: {exc}"
+        raise VerdictFileError(msg) from None
+    return VerdictFile(path=where, raw=raw, file_digest=digest_bytes(raw), body=body, verdict=verdict)

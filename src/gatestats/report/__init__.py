@@ -11,54 +11,9 @@ Two layers (see docs/architecture.md, "Report"):
   digests checked first); its sections come from one ordered table, :data:`SECTIONS`.
 """
 
-from gatestats.report.quarto import (
-    EXECUTION_OPTIONS,
-    CellKind,
-    QmdCell,
-    QmdDocument,
-    QmdError,
-    Renderer,
-    RenderError,
-    RenderResult,
-    ResolvedRenderer,
-    enable_offline_altair,
-    execution_options,
-    find_network_references,
-    parse_qmd,
-    read_qmd,
-    render_qmd,
-    resolve_renderer,
-    save_chart,
-    strip_option_lines,
-    to_notebook,
-    validate_params,
-)
+from gatestats.report import quarto
+from gatestats.report.quarto import *  # noqa: F403 (the generic machinery, re-exported as is)
 from gatestats.report.release import SECTIONS, ReleaseReport, ReportInputError, Section, build_release_report
 
-__all__ = [
-    "EXECUTION_OPTIONS",
-    "SECTIONS",
-    "CellKind",
-    "QmdCell",
-    "QmdDocument",
-    "QmdError",
-    "ReleaseReport",
-    "RenderError",
-    "RenderResult",
-    "Renderer",
-    "ReportInputError",
-    "ResolvedRenderer",
-    "Section",
-    "build_release_report",
-    "enable_offline_altair",
-    "execution_options",
-    "find_network_references",
-    "parse_qmd",
-    "read_qmd",
-    "render_qmd",
-    "resolve_renderer",
-    "save_chart",
-    "strip_option_lines",
-    "to_notebook",
-    "validate_params",
-]
+__all__ = ["SECTIONS", "ReleaseReport", "ReportInputError", "Section", "build_release_report"]
+__all__ += quarto.__all__

@@ -47,7 +47,22 @@ def _with_interval() -> pl.Expr:
 
 
 def curve_chart(curves: pl.DataFrame, metric: str, *, confidence_level: float) -> alt.LayerChart | None:
-    """pass^k or pass@k over k with error bars and bands, baseline and candidate (``None``: nothing to draw)."""
+    """pass^k or pass@k over k with error bars and bands, baseline and candidate (``None``: nothing to draw).
+
+    Parameters
+    ----------
+    curves
+        The ``curves`` table (one row per side, metric and k).
+    metric
+        ``pass_hat_k`` or ``pass_at_k``.
+    confidence_level
+        The level of the intervals, named in the legend.
+
+    Returns
+    -------
+    altair.LayerChart or None
+        The chart; ``None`` when no row of ``metric`` has an estimate with an interval.
+    """
     rows = curves.filter((pl.col("metric") == metric) & _with_interval()).select(
         "side", "k", "estimate", "ci_low", "ci_high"
     )
@@ -151,6 +166,18 @@ def slice_chart(slices: pl.DataFrame, *, confidence_level: float) -> alt.LayerCh
 
     Every slice has its row; one whose estimate has no interval is drawn as a hollow dot and its
     label says "(insufficient evidence)".
+
+    Parameters
+    ----------
+    slices
+        The ``slices`` table (one row per slice and side).
+    confidence_level
+        As in :func:`curve_chart`.
+
+    Returns
+    -------
+    altair.LayerChart or None
+        The chart; ``None`` when no slice has an estimate.
     """
     if slices.height == 0 or slices.get_column("estimate").is_null().all():
         return None
@@ -170,6 +197,18 @@ def cost_chart(cost: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart
     """Cost per accepted outcome (USD) per side, with its interval when it has one (``None``: no estimate).
 
     Money on the axis is written in plain decimals (d3 format ``$,.2~r``), never in scientific notation.
+
+    Parameters
+    ----------
+    cost
+        The ``cost`` table (one row per side).
+    confidence_level
+        As in :func:`curve_chart`.
+
+    Returns
+    -------
+    altair.LayerChart or None
+        The chart; ``None`` when neither side has an estimate.
     """
     if cost.height == 0 or cost.get_column("estimate").is_null().all():
         return None
@@ -191,7 +230,20 @@ def cost_chart(cost: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart
 
 
 def release_chart_set(tables: Mapping[str, pl.DataFrame], *, confidence_level: float) -> dict[str, alt.LayerChart]:
-    """Every chart of a release report that has something to draw, keyed by :data:`CHART_NAMES` stem."""
+    """Every chart of a release report that has something to draw, keyed by :data:`CHART_NAMES` stem.
+
+    Parameters
+    ----------
+    tables
+        The report's tables by name (``curves``, ``slices``, ``cost`` are drawn).
+    confidence_level
+        As in :func:`curve_chart`.
+
+    Returns
+    -------
+    dict[str, altair.LayerChart]
+        Chart stem → chart, only for the charts that have something to draw.
+    """
     charts = {
         "pass_hat_k": curve_chart(tables["curves"], "pass_hat_k", confidence_level=confidence_level),
         "pass_at_k": curve_chart(tables["curves"], "pass_at_k", confidence_level=confidence_level),

@@ -22,9 +22,10 @@ from typing import Any, Final
 import polars as pl
 
 from gatestats._digest import digest_bytes, digest_file
-from gatestats.errors import GatestatsError, RecordFileError
-from gatestats.gate import VERDICT_FORMAT, RecordSet, load_record_set, verdict_digest
-from gatestats.jsonfile import parse_json_document, read_regular_file
+from gatestats.errors import GatestatsError
+from gatestats.gate import RecordSet, Verdict, VerdictFile, VerdictFileError, load_record_set
+from gatestats.gate import read_verdict as read_gate_verdict
+from gatestats.gate.bindings import SideBinding
 
 __all__ = [
     "DATA_FORMAT",
@@ -62,53 +63,46 @@ TABLES: Final = (
 )
 #: The JSON files of ``data/`` besides ``digests.json``.
 JSON_FILES: Final = ("verdict.json", "provenance.json")
-_REQUIRED_KEYS: Final = (
-    "verdict",
-    "reasons",
-    "policy",
-    "registration",
-    "baseline",
-    "candidate",
-    "checks",
-    "rules",
-    "severe_slices",
-    "flips",
-    "infra",
-    "tool_version",
-    "created_at",
-)
 _PARQUET: Final[dict[str, Any]] = {"compression": "zstd", "compression_level": 3, "statistics": True}
-
-
-#: The largest verdict file read (a verdict of 100,000 cases is far below this).
-_MAX_VERDICT_BYTES = 256 << 20
 
 
 class ReportInputError(GatestatsError, ValueError):
     """The verdict or the records it names cannot make a report; nothing was written."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class VerdictInput:
-    """A verdict file as read and checked: its bytes, its body and where it is."""
-
-    path: Path
-    raw: bytes
-    body: Mapping[str, Any]
-
-    @property
-    def digest(self) -> str:
-        """The verdict's own ``digest`` (checked against its content)."""
-        return str(self.body["digest"])
+#: A verdict file as read and checked (:func:`gatestats.gate.read_verdict`).
+VerdictInput = VerdictFile
 
 
 def json_bytes(value: Any) -> bytes:
-    """Canonical JSON text of the data files (sorted keys, indent 2, UTF-8, final newline)."""
+    """Canonical JSON text of the data files (sorted keys, indent 2, UTF-8, final newline).
+
+    Parameters
+    ----------
+    value
+        A JSON value (no NaN).
+
+    Returns
+    -------
+    bytes
+        The file's bytes.
+    """
     return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def parquet_bytes(frame: pl.DataFrame) -> bytes:
-    """A table as Parquet with fixed settings (deterministic for one polars version)."""
+    """A table as Parquet with fixed settings (deterministic for one polars version).
+
+    Parameters
+    ----------
+    frame
+        The table.
+
+    Returns
+    -------
+    bytes
+        The Parquet file's bytes.
+    """
     buffer = io.BytesIO()
     frame.write_parquet(buffer, **_PARQUET)
     return buffer.getvalue()
@@ -117,49 +111,29 @@ def parquet_bytes(frame: pl.DataFrame) -> bytes:
 # --- reading and checking -----------------------------------------------------------------------
 
 
-def read_verdict(path: str | os.PathLike[str]) -> VerdictInput:
-    """Read a verdict file and check its format and its own digest.
+def read_verdict(path: str | os.PathLike[str]) -> VerdictFile:
+    """Read a verdict file with the gate's one strict reader (:func:`gatestats.gate.read_verdict`).
+
+    Parameters
+    ----------
+    path
+        The verdict file (``gatestats gate -o``).
+
+    Returns
+    -------
+    VerdictFile
+        Its bytes and the typed verdict, digest checked.
 
     Raises
     ------
     ReportInputError
-        The file is missing or not JSON, not a ``gatestats-verdict/1`` object, misses a field,
+        The file is missing, not strict JSON, not a ``gatestats-verdict/1`` verdict (field named),
         or its content does not match its ``digest`` (it was edited after it was written).
     """
-    file = Path(path)
     try:
-        raw = read_regular_file(file, limit=_MAX_VERDICT_BYTES, what="verdict (written by `gatestats gate -o`)")
-        body = parse_json_document(raw, source=file)
-    except RecordFileError as exc:
+        return read_gate_verdict(path)
+    except VerdictFileError as exc:
         raise ReportInputError(str(exc)) from None
-    if not isinstance(body, dict):
-        msg = f"{file}: not a verdict file: expected a JSON object (got {type(body).__name__})"
-        raise ReportInputError(msg)
-    if body.get("format") != VERDICT_FORMAT:
-        msg = f"{file}: field 'format': expected {VERDICT_FORMAT!r} (got {body.get('format')!r})"
-        raise ReportInputError(msg)
-    missing = [key for key in (*_REQUIRED_KEYS, "digest") if key not in body]
-    if missing:
-        msg = "\n".join(f"{file}: field '{key}': required field is missing" for key in missing)
-        raise ReportInputError(msg)
-    actual = verdict_digest(body)
-    if body["digest"] != actual:
-        msg = (
-            f"{file}: field 'digest': the verdict's content does not match its digest: expected "
-            f"{body['digest']} (stored in the file), got {actual} (recomputed); the verdict was edited after "
-            "it was written"
-        )
-        raise ReportInputError(msg)
-    for side in SIDES:
-        files = body[side].get("files") if isinstance(body[side], dict) else None
-        if not isinstance(files, list) or not files or not all(_file_entry(f) for f in files):
-            msg = f"{file}: field '{side}.files': expected a non-empty list of {{path, digest}} (got {files!r})"
-            raise ReportInputError(msg)
-    return VerdictInput(path=file, raw=raw, body=body)
-
-
-def _file_entry(entry: Any) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("path"), str) and isinstance(entry.get("digest"), str)
 
 
 def _resolve(recorded: str, verdict_dir: Path) -> Path:
@@ -176,6 +150,11 @@ def check_record_files(verdict: VerdictInput) -> dict[str, tuple[Path, ...]]:
     Relative paths are looked up in the working directory first, then beside the verdict file
     (the digest decides: a file found elsewhere must still have the bytes the verdict bound).
 
+    Parameters
+    ----------
+    verdict
+        The verdict file, read and checked.
+
     Returns
     -------
     dict
@@ -190,9 +169,9 @@ def check_record_files(verdict: VerdictInput) -> dict[str, tuple[Path, ...]]:
     found: dict[str, tuple[Path, ...]] = {}
     for side in SIDES:
         paths = []
-        for entry in verdict.body[side]["files"]:
-            path = _resolve(entry["path"], verdict.path.parent)
-            expected = entry["digest"]
+        for entry in _side(verdict, side).files:
+            path = _resolve(entry.path, verdict.path.parent)
+            expected = entry.digest
             try:
                 actual = digest_file(path)
             except FileNotFoundError:
@@ -214,19 +193,42 @@ def check_record_files(verdict: VerdictInput) -> dict[str, tuple[Path, ...]]:
     return found
 
 
+def _side(verdict: VerdictFile, side: str) -> SideBinding:
+    binding: SideBinding = getattr(verdict.verdict, side)
+    return binding
+
+
 def load_sides(verdict: VerdictInput, files: Mapping[str, Sequence[Path]]) -> dict[str, RecordSet]:
-    """Load both record sets (:func:`gatestats.gate.load_record_set`) and check they are the bound bytes."""
+    """Load both record sets (:func:`gatestats.gate.load_record_set`) and check they are the bound bytes.
+
+    Parameters
+    ----------
+    verdict
+        The verdict file, read and checked.
+    files
+        ``side -> record file paths`` (:func:`check_record_files`).
+
+    Returns
+    -------
+    dict[str, RecordSet]
+        ``side -> record set``.
+
+    Raises
+    ------
+    ReportInputError
+        A side's records cannot be loaded, or are not the bytes the verdict bound.
+    """
     sides: dict[str, RecordSet] = {}
     for side in SIDES:
         paths = list(files[side])
-        kind = verdict.body[side].get("kind")
+        kind = _side(verdict, side).kind
         source: Path | list[Path] = paths[0].parent if kind == "run_set" and len(paths) == 1 else paths
         try:
             record_set = load_record_set(source)
         except (GatestatsError, ValueError, OSError) as exc:
             msg = f"{verdict.path}: cannot load the {side} records: {exc}"
             raise ReportInputError(msg) from None
-        expected = sorted(f["digest"] for f in verdict.body[side]["files"])
+        expected = sorted(f.digest for f in _side(verdict, side).files)
         actual = sorted(f.digest for f in record_set.files)
         if expected != actual:
             msg = (
@@ -242,6 +244,17 @@ def write_data(
     directory: Path, verdict: VerdictInput, tables: Mapping[str, pl.DataFrame], provenance: Any
 ) -> dict[str, str]:
     """Write ``data/``: the verdict copy, the tables, the provenance and ``digests.json``.
+
+    Parameters
+    ----------
+    directory
+        The ``data`` directory to create.
+    verdict
+        The verdict file (its bytes are copied as ``verdict.json``).
+    tables
+        The report's tables by name (:data:`TABLES`).
+    provenance
+        The provenance document (JSON value).
 
     Returns
     -------
@@ -267,7 +280,8 @@ class ReleaseData:
     """The data of a release report as the ``.qmd`` reads it (see :func:`load_release_data`)."""
 
     directory: Path
-    verdict: Mapping[str, Any]
+    verdict: Verdict
+    verdict_digest: str
     provenance: Mapping[str, Any]
     digests: Mapping[str, str]
     rules: pl.DataFrame = field(repr=False)
@@ -283,7 +297,23 @@ class ReleaseData:
     bounds: pl.DataFrame = field(repr=False)
 
     def table(self, name: str) -> pl.DataFrame:
-        """One of the tables by name (see ``TABLES`` in the module docstring)."""
+        """One of the tables by name (see ``TABLES`` in the module docstring).
+
+        Parameters
+        ----------
+        name
+            One of :data:`TABLES`.
+
+        Returns
+        -------
+        polars.DataFrame
+            The table.
+
+        Raises
+        ------
+        ValueError
+            ``name`` is not a table of the report.
+        """
         if name not in TABLES:
             msg = f"name must be one of {', '.join(TABLES)} (got {name!r})"
             raise ValueError(msg)
@@ -291,11 +321,17 @@ class ReleaseData:
         return frame
 
     def to_dict(self) -> dict[str, Any]:
-        """Summary: the directory, the verdict and its digest, the data digests and each table's rows."""
+        """Summary: the directory, the verdict and its digest, the data digests and each table's rows.
+
+        Returns
+        -------
+        dict[str, Any]
+            The summary as JSON values.
+        """
         return {
             "directory": str(self.directory),
-            "verdict": self.verdict["verdict"],
-            "verdict_digest": self.verdict["digest"],
+            "verdict": self.verdict.verdict,
+            "verdict_digest": self.verdict_digest,
             "digests": dict(self.digests),
             "rows": {name: self.table(name).height for name in TABLES},
         }
@@ -317,6 +353,11 @@ def load_release_data(
         The verdict to show (default ``data_dir/verdict.json``); its format and own digest are checked.
     verdict_digest : str, optional
         The digest the verdict must carry (the report's parameter).
+
+    Returns
+    -------
+    ReleaseData
+        The verdict and every table, checked.
 
     Raises
     ------
@@ -366,7 +407,8 @@ def load_release_data(
     tables = {name: pl.read_parquet(contents[f"{name}.parquet"]) for name in TABLES}
     return ReleaseData(
         directory=directory,
-        verdict=verdict.body,
+        verdict=verdict.verdict,
+        verdict_digest=verdict.digest,
         provenance=json.loads(contents["provenance.json"]),
         digests=digests,
         **tables,

@@ -46,12 +46,33 @@ _TOKEN_RE: Final = re.compile(r"\b(" + "|".join(_TOKENS) + r")\b")
 
 
 def e(value: Any) -> str:
-    """``value`` as escaped HTML text (``None`` is empty)."""
+    """``value`` as escaped HTML text (``None`` is empty).
+
+    Parameters
+    ----------
+    value
+        Any value (shown with ``str``).
+
+    Returns
+    -------
+    str
+        HTML-escaped text.
+    """
     return html.escape("" if value is None else str(value))
 
 
 def words(text: Any) -> str:
     """The verdict's tokens in a sentence as words.
+
+    Parameters
+    ----------
+    text
+        A reason or label from the verdict.
+
+    Returns
+    -------
+    str
+        The text with tokens such as ``insufficient_evidence`` written as words.
 
     Examples
     --------
@@ -63,6 +84,18 @@ def words(text: Any) -> str:
 
 def number(value: float | None, digits: int = 4) -> str:
     """A number with ``digits`` significant digits in plain decimals (``—`` when missing).
+
+    Parameters
+    ----------
+    value
+        The number, or ``None``.
+    digits
+        Significant digits.
+
+    Returns
+    -------
+    str
+        The number as text (a true minus sign for negatives).
 
     Examples
     --------
@@ -89,6 +122,16 @@ def _plain(value: float, digits: int) -> str:
 def usd(value: float | None) -> str:
     """US dollars in plain decimals: cents from one dollar, three significant digits below.
 
+    Parameters
+    ----------
+    value
+        An amount in US dollars, or ``None``.
+
+    Returns
+    -------
+    str
+        The amount as text.
+
     Examples
     --------
     >>> usd(1.453e-05), usd(0.0002836), usd(0.025), usd(2.5), usd(1234.5), usd(0.0), usd(None)
@@ -107,6 +150,16 @@ def usd(value: float | None) -> str:
 
 def duration(hours: float | None) -> str:
     """A duration given in hours, in seconds, minutes or hours (whichever keeps it readable).
+
+    Parameters
+    ----------
+    hours
+        A duration in hours, or ``None``.
+
+    Returns
+    -------
+    str
+        The duration with its unit.
 
     Examples
     --------
@@ -130,6 +183,16 @@ def duration(hours: float | None) -> str:
 def short_case_id(case: str) -> str:
     """A case label without its ``@version`` (``case-01@sha256:…`` → ``case-01``).
 
+    Parameters
+    ----------
+    case
+        A case label (``case_id@version`` or ``case_id``).
+
+    Returns
+    -------
+    str
+        The case id.
+
     Examples
     --------
     >>> short_case_id("static-path-traversal@sha256:7263842c"), short_case_id("case-01")
@@ -143,6 +206,18 @@ def case_html(case: str, *, ambiguous: bool = False) -> str:
 
     ``ambiguous``: the short id names more than one version on the page, so the first 12
     characters of the version are kept after ``@``.
+
+    Parameters
+    ----------
+    case
+        A case label (``case_id@version`` or ``case_id``).
+    ambiguous
+        Whether the short id names more than one version on the page.
+
+    Returns
+    -------
+    str
+        The ``<code>`` element.
     """
     short = short_case_id(case)
     if ambiguous and "@" in case:
@@ -152,6 +227,16 @@ def case_html(case: str, *, ambiguous: bool = False) -> str:
 
 def threshold_text(row: Mapping[str, Any]) -> str:
     """A rule row's threshold saying what it compares.
+
+    Parameters
+    ----------
+    row
+        A rule row of the verdict (``kind``, ``threshold``).
+
+    Returns
+    -------
+    str
+        The threshold, with what it is compared to for paired and cost-increase rows.
 
     Examples
     --------

@@ -118,25 +118,32 @@ def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return frame.to_dicts()
 
 
+def _side(data: ReleaseData, side: str) -> str:
+    """A side's name with the layer its records name beside it (``baseline (replay)``); plain text."""
+    layers = getattr(data.verdict, side).layers
+    return f"{side} ({', '.join(layers)})" if layers else side
+
+
 # --- sections -------------------------------------------------------------------------------------
 
 
 def _verdict(data: ReleaseData) -> str:
     v = data.verdict
-    word, meaning = VERDICT_WORDS.get(v["verdict"], (str(v["verdict"]).upper(), ""))
-    policy = v["policy"]
+    word, meaning = VERDICT_WORDS.get(v.verdict, (str(v.verdict).upper(), ""))
+    policy = v.policy
     line = (
-        f"{_e(meaning)} · candidate <code>{_e(v['candidate'].get('system'))}</code> against baseline "
-        f"<code>{_e(v['baseline'].get('system'))}</code> under policy <strong>{_e(policy.get('name'))}</strong> "
-        f"v{_e(policy.get('version'))} · exit code {_e(v.get('exit_code'))} · decided {_e(v['created_at'])}"
+        f"{_e(meaning)} · {_e(_side(data, 'candidate'))} <code>{_e(v.candidate.system)}</code> against "
+        f"{_e(_side(data, 'baseline'))} <code>{_e(v.baseline.system)}</code> under policy "
+        f"<strong>{_e(policy.name)}</strong> "
+        f"v{_e(policy.version)} · exit code {_e(v.exit_code)} · decided {_e(v.created_at)}"
     )
     parts = [
         _STYLE,
-        f'<div class="gs-verdict gs-{_e(v["verdict"])}" data-verdict="{_e(v["verdict"])}">'
+        f'<div class="gs-verdict gs-{_e(v.verdict)}" data-verdict="{_e(v.verdict)}">'
         f'<div class="gs-verdict-word">{_e(word)}</div><div class="gs-verdict-line">{line}</div></div>',
     ]
     reasons = verdict_reasons(
-        list(v.get("reasons") or []),
+        list(v.reasons),
         checks=_rows(data.checks),
         severe=_rows(data.severe_slices),
         rules=_rows(data.rules),
@@ -169,11 +176,11 @@ def _verdict(data: ReleaseData) -> str:
 
 
 def _rules(data: ReleaseData) -> str:
-    level = f"{data.verdict['policy'].get('confidence_level', 0.95):.0%}"
+    level = f"{data.verdict.policy.confidence_level:.0%}"
     headers = [
         "rule",
-        "candidate",
-        "baseline",
+        _side(data, "candidate"),
+        _side(data, "baseline"),
         f"{level} CI",
         "threshold",
         "test",
@@ -201,7 +208,7 @@ def _rules(data: ReleaseData) -> str:
         )
     if not rows:
         return "<p>The policy has no rule rows.</p>"
-    multiplicity = data.verdict.get("multiplicity") or data.verdict["policy"].get("multiplicity")
+    multiplicity = data.verdict.policy.multiplicity
     note = (
         '<p class="gs-note">p (pass) tests "the rule does not hold": small means shown to hold; p (fail) tests '
         f'"the rule holds": small means shown violated. Both are adjusted across the rows ({_e(multiplicity)}); '
@@ -285,7 +292,8 @@ def _flips(data: ReleaseData) -> str:
             ]
             for f in items
         )
-        out += _table(["case", "baseline passed/valid", "candidate passed/valid"], rows, numeric=(1, 2))
+        headers = ["case", f"{_side(data, 'baseline')} passed/valid", f"{_side(data, 'candidate')} passed/valid"]
+        out += _table(headers, rows, numeric=(1, 2))
     return out
 
 
@@ -301,7 +309,7 @@ def _curves(data: ReleaseData) -> str:
     ks = sorted({int(k) for k in curves.get_column("k").to_list()})
     columns = [(m, s) for m in ("pass_hat_k", "pass_at_k") for s in ("baseline", "candidate")]
     labels = {"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}
-    headers = ["k", *(f"{s} {labels[m]}" for m, s in columns)]
+    headers = ["k", *(f"{_side(data, s)} {labels[m]}" for m, s in columns)]
     rows = [[str(k), *(_estimate(cells[(m, s, k)]) if (m, s, k) in cells else _NONE for m, s in columns)] for k in ks]
     methods = sorted({str(m) for m in curves.get_column("method").drop_nulls().to_list()})
     level = float(curves.get_column("confidence_level").max() or 0.95)  # type: ignore[arg-type]
@@ -327,13 +335,96 @@ def _slices(data: ReleaseData) -> str:
             r = cells[(name, side)]
             row += [str(r["n_cases"]), _counts(r["n_passed"], r["n_valid_trials"]), _estimate(r)]
         rows.append(row)
-    headers = ["slice"] + [f"{side} {h}" for side in ("baseline", "candidate") for h in ("cases", "passed", "rate")]
+    headers = ["slice"] + [
+        f"{_side(data, side)} {h}" for side in ("baseline", "candidate") for h in ("cases", "passed", "rate")
+    ]
     reasons = sorted({f"{r['slice']} ({r['side']}): {r['reason']}" for r in _rows(slices) if r["reason"]})
     extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
     note = (
         "<p class=\"gs-note\">Pass rate = mean over the slice's cases of each case's share of passed valid trials.</p>"
     )
     return _table(headers, rows, numeric=(1, 2, 3, 4, 5, 6)) + note + extra
+
+
+_CASE_GROUPS: Final[Mapping[str, str]] = {
+    "shared": "shared (compared)",
+    "added": "new set only (its baseline-to-be)",
+    "retired": "retired (old set only)",
+}
+_LISTED: Final = 50
+
+
+def _case_list(cases: Sequence[str]) -> str:
+    """Case ids as ``<code>`` (the first :data:`_LISTED`, then how many more)."""
+    shown = ", ".join(case_html(c) for c in cases[:_LISTED])
+    more = f" and {len(cases) - _LISTED} more" if len(cases) > _LISTED else ""
+    return (shown + more) or _NONE
+
+
+def _case_sets(data: ReleaseData) -> str:
+    v = data.verdict
+    sets = v.case_sets
+    if sets is None:
+        version = v.candidate.case_set_version or ", ".join(v.candidate.task_set_version) or _NONE
+        return (
+            f"<p>One case set: both sides ran case set <code>{_e(version)}</code> as far as their run sets "
+            "and records say; no case was added or retired between them.</p>"
+        )
+    rows = [
+        [
+            _e(_CASE_GROUPS[r.cases]),
+            _e(_side(data, r.side)),
+            str(r.n_cases),
+            _counts(r.n_passed, r.n_valid_trials),
+            _estimate(r.to_dict()),
+        ]
+        for r in sets.rates
+    ]
+    level = f"{sets.rates[0].confidence_level:.0%}" if sets.rates else "95%"
+    reasons = sorted({f"{_CASE_GROUPS[r.cases]} ({r.side}): {r.reason}" for r in sets.rates if r.reason})
+    extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
+    return (
+        f"<p><strong>Overlap period:</strong> the baseline ran case set <code>{_e(sets.baseline_version)}</code>, "
+        f"the candidate case set <code>{_e(sets.candidate_version)}</code>. {sets.n_shared} shared case(s) at the "
+        f"same version are compared; {len(sets.added)} case(s) are only in the candidate's set (the new set's "
+        f"baseline-to-be); {len(sets.retired)} are only in the baseline's (retired); {len(sets.changed)} changed "
+        "version (compared by neither).</p>"
+        + _table(["cases", "side", "cases", "passed/valid", f"pass rate [{level}]"], rows, numeric=(2, 3, 4))
+        + "<p class=\"gs-note\">Pass rate = mean over the group's cases of each case's share of passed valid "
+        "trials, the case as the unit. These numbers are shown, not decided: the gate decides on the cases both "
+        "sides ran (its <code>same_cases</code> check).</p>"
+        + _table(
+            ["", "cases"],
+            [
+                ["new set only", _case_list(sets.added)],
+                ["retired", _case_list(sets.retired)],
+                ["changed version", _case_list(sets.changed)],
+            ],
+        )
+        + extra
+    )
+
+
+def _failure_classes(data: ReleaseData) -> str:
+    counts = data.verdict.failure_classes
+    if not counts:
+        return "<p>No candidate case failed: there is no failure class to count.</p>"
+    level = f"{counts[0].confidence_level:.0%}"
+    rows = [
+        [
+            _e(c.failure_class),
+            f"{c.count} of {c.n}",
+            f"{_rate(c.share)} {_ci(c.ci_low, c.ci_high, _rate)}",
+            _case_list(c.cases),
+        ]
+        for c in counts
+    ]
+    return (
+        f"<p>The candidate's {counts[0].n} failed case(s) by failure class: a case whose final trial failed or was "
+        "resource-killed counts once, however many of its trials failed. Many failures in one class are likely "
+        "one cause, not many.</p>"
+        + _table(["failure class", "failed cases", f"share [{level} Wilson]", "cases"], rows, numeric=(1, 2))
+    )
 
 
 def _cost(data: ReleaseData) -> str:
@@ -487,6 +578,7 @@ def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str |
             [f"{side} system parts", "<br>".join(shown) or _NONE],
             [f"{side} case-set version", _code(s.get("case_set_version"))],
             [f"{side} task-set version", _code(", ".join(s.get("task_set_version") or []))],
+            [f"{side} layer", _e(", ".join(getattr(data.verdict, side).layers) or "none named by its records")],
             [
                 f"{side} run set",
                 f"{_code(s.get('run_set_id'))} ({_e(s.get('kind'))}, {_e(s.get('n_records'))} records)",
@@ -519,5 +611,7 @@ BUILDERS: Final[Mapping[str, Callable[..., str]]] = {
     "cost": lambda data, **_: _cost(data),
     "judges": lambda data, **_: _judges(data),
     "infra": lambda data, **_: _infra(data),
+    "case_sets": lambda data, **_: _case_sets(data),
+    "failure_classes": lambda data, **_: _failure_classes(data),
     "provenance": lambda data, **kw: _provenance(data, kw.get("renderer"), kw.get("renderer_version")),
 }

@@ -47,6 +47,8 @@ SECTIONS: Final[tuple[Section, ...]] = (
     Section(name="flips", title="Flips per case"),
     Section(name="curves", title="pass^k and pass@k over k", charts=("pass_hat_k", "pass_at_k")),
     Section(name="slices", title="Per-slice pass rates", charts=("slices",)),
+    Section(name="case_sets", title="Case set"),
+    Section(name="failure_classes", title="Failure classes"),
     Section(name="cost", title="Cost per accepted outcome", charts=("cost",)),
     Section(name="judges", title="Judge calibration"),
     Section(name="infra", title="Infra errors and resource bounds"),
@@ -56,7 +58,13 @@ _MARKDOWN_SPECIAL: Final = re.compile(r"([\\`*_\[\]{}<>#^@~|!])")
 
 
 def section_names() -> tuple[str, ...]:
-    """The section names in report order."""
+    """The section names in report order.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The ``name`` of each section of :data:`SECTIONS`.
+    """
     return tuple(s.name for s in SECTIONS)
 
 
@@ -64,6 +72,20 @@ def section_html(
     data: ReleaseData, section: str, *, renderer: str | None = None, renderer_version: str | None = None
 ) -> str:
     """The HTML of one report section (``renderer``/``renderer_version`` are shown in ``provenance``).
+
+    Parameters
+    ----------
+    data
+        The report's data (:func:`load_release_data`).
+    section
+        The section's name.
+    renderer, renderer_version
+        The renderer and its version, shown in the ``provenance`` section.
+
+    Returns
+    -------
+    str
+        The section's HTML (data escaped).
 
     Raises
     ------
@@ -88,6 +110,11 @@ def _cell(label: str, code: str) -> str:
 
 def qmd_body() -> str:
     """The body of ``report.qmd``: per section of :data:`SECTIONS`, its heading, chart cells and HTML cell.
+
+    Returns
+    -------
+    str
+        The Markdown and code cells of the body.
 
     Examples
     --------

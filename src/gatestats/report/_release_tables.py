@@ -1,10 +1,9 @@
-"""The tables of a release report's ``data/``, computed from the checked verdict and its records.
+"""The tables of a release report's ``data/``: the typed verdict, restated as tables.
 
-Tables that restate the verdict (rules, checks, severe slices, flips, judges, infra) keep its numbers
-exactly; curves (pass^k and pass@k over k) and per-slice pass rates are computed from the records
-with :func:`gatestats.estimators.analyze` at the policy's confidence level and seed; the cost table
-is the verdict's own cost summary when it has one (else :func:`gatestats.cost.cost_per_accepted`
-without rates). Every table has a fixed schema (also when empty) and is sorted by its key.
+Every number is the verdict's own (rules, checks, severe slices, flips, curves, per-slice pass
+rates, cost, judges, infrastructure): the report computes no statistic. The only thing read from
+the records is each flipped case's trial counts beside its id (what the verdict's flips are made
+of). Every table has a fixed schema (also when empty) and is sorted by its key.
 """
 
 from __future__ import annotations
@@ -15,16 +14,13 @@ from typing import Any, Final
 import polars as pl
 
 import gatestats
-from gatestats.cost import cost_per_accepted
-from gatestats.errors import GatestatsError
-from gatestats.estimators import analyze, case_summary
-from gatestats.gate import RecordSet
-from gatestats.report._release_data import DATA_FORMAT, SIDES, VerdictInput
+from gatestats.estimators import case_summary
+from gatestats.gate import RecordSet, Verdict, VerdictFile
+from gatestats.gate.summaries import NO_SLICE
+from gatestats.report._release_data import DATA_FORMAT, SIDES
 
 __all__ = ["NO_SLICE", "compute_tables"]
 
-#: The slice of cases whose records carry no slice.
-NO_SLICE: Final = "(none)"
 
 _RULE_SCHEMA: Final[dict[str, pl.DataType]] = {
     "position": pl.Int64(),
@@ -93,18 +89,18 @@ def _both(sides: Mapping[str, RecordSet]) -> pl.DataFrame:
     return pl.concat(frames, how="vertical_relaxed")
 
 
-def _rules(body: Mapping[str, Any]) -> pl.DataFrame:
-    rows = [{**r, "position": i} for i, r in enumerate(body["rules"])]
+def _rules(v: Verdict) -> pl.DataFrame:
+    rows = [{**r.to_dict(), "position": i} for i, r in enumerate(v.rules)]
     return _frame(rows, _RULE_SCHEMA, ["position"])
 
 
-def _checks(body: Mapping[str, Any]) -> pl.DataFrame:
+def _checks(v: Verdict) -> pl.DataFrame:
     schema = {"position": pl.Int64(), "name": pl.String(), "side": pl.String(), "status": pl.String()}
-    rows = [{**c, "position": i} for i, c in enumerate(body["checks"])]
+    rows = [{**c.to_dict(), "position": i} for i, c in enumerate(v.checks)]
     return _frame(rows, {**schema, "detail": pl.String()}, ["position"])
 
 
-def _severe(body: Mapping[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _severe(v: Verdict) -> tuple[pl.DataFrame, pl.DataFrame]:
     schema = {
         "slice": pl.String(),
         "n_cases": pl.Int64(),
@@ -122,9 +118,9 @@ def _severe(body: Mapping[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
         "outcome": pl.String(),
         "bound": pl.String(),
     }
-    failures = [{**f, "slice": s["slice"]} for s in body["severe_slices"] for f in s.get("failures", [])]
+    failures = [{**f.to_dict(), "slice": s.slice} for s in v.severe_slices for f in s.failures]
     return (
-        _frame(body["severe_slices"], schema, ["slice"]),
+        _frame([s.to_dict() for s in v.severe_slices], schema, ["slice"]),
         _frame(failures, fail_schema, ["slice", "case_id", "trial"]),
     )
 
@@ -145,12 +141,9 @@ def _case_labels(records: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _flips(body: Mapping[str, Any], sides: Mapping[str, RecordSet]) -> pl.DataFrame:
-    rows = [
-        {"direction": direction, "case": case}
-        for direction in ("pass_to_fail", "fail_to_pass")
-        for case in body["flips"].get(direction, [])
-    ]
+def _flips(v: Verdict, sides: Mapping[str, RecordSet]) -> pl.DataFrame:
+    rows = [{"direction": "pass_to_fail", "case": case} for case in v.flips_pass_to_fail]
+    rows += [{"direction": "fail_to_pass", "case": case} for case in v.flips_fail_to_pass]
     flips = pl.DataFrame(rows, schema={"direction": pl.String(), "case": pl.String()}, orient="row")
     for side in SIDES:
         counts = _case_labels(sides[side].records).rename({"passed": f"{side}_passed", "valid": f"{side}_valid"})
@@ -158,22 +151,7 @@ def _flips(body: Mapping[str, Any], sides: Mapping[str, RecordSet]) -> pl.DataFr
     return flips.sort("direction", "case")
 
 
-def _estimate_row(side: str, e: Any) -> dict[str, Any]:
-    return {
-        "side": side,
-        "status": e.status,
-        "estimate": e.estimate,
-        "ci_low": e.ci_low,
-        "ci_high": e.ci_high,
-        "method": e.method,
-        "reason": e.reason,
-        "numerator": e.numerator,
-        "denominator": e.denominator,
-        "n_cases": e.n_cases,
-    }
-
-
-def _curves(both: pl.DataFrame, body: Mapping[str, Any], max_k: int) -> pl.DataFrame:
+def _curves(v: Verdict) -> pl.DataFrame:
     schema = {
         "metric": pl.String(),
         "side": pl.String(),
@@ -184,21 +162,10 @@ def _curves(both: pl.DataFrame, body: Mapping[str, Any], max_k: int) -> pl.DataF
         "n_cases": pl.Int64(),
         "confidence_level": pl.Float64(),
     }
-    if both.height == 0:
-        return _frame([], schema, [])
-    policy = body["policy"]
-    result = analyze(
-        both, ks=range(1, max_k + 1), confidence_level=policy["confidence_level"], seed=int(policy["seed"])
-    )
-    rows = [
-        {**_estimate_row(s.system, e), "metric": e.metric, "k": e.k, "confidence_level": e.confidence_level}
-        for s in result.systems
-        for e in s.estimates
-    ]
-    return _frame(rows, schema, ["metric", "side", "k"])
+    return _frame([p.to_dict() for p in v.curves], schema, ["metric", "side", "k"])
 
 
-def _slices(both: pl.DataFrame, body: Mapping[str, Any]) -> pl.DataFrame:
+def _slices(v: Verdict) -> pl.DataFrame:
     schema = {
         "slice": pl.String(),
         "side": pl.String(),
@@ -209,59 +176,18 @@ def _slices(both: pl.DataFrame, body: Mapping[str, Any]) -> pl.DataFrame:
         **_ESTIMATE,
         "confidence_level": pl.Float64(),
     }
-    policy = body["policy"]
-    severe = set(policy.get("severe_slices") or [])
-    # a case without slices (null or empty list) is in the slice NO_SLICE
-    unsliced = pl.col("slices").list.len().fill_null(0) == 0
-    listed = pl.when(unsliced).then(pl.lit([NO_SLICE], dtype=pl.List(pl.String))).otherwise(pl.col("slices"))
-    per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
-    rows: list[dict[str, Any]] = []
-    for name in sorted(per_case.get_column("slices").unique().to_list()):
-        cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
-        frame = both.filter(pl.col("case_id").is_in(cases.implode()))
-        result = analyze(frame, ks=[1], confidence_level=policy["confidence_level"], seed=int(policy["seed"]))
-        found = {s.system: s for s in result.systems}
-        for side in SIDES:
-            base = {"slice": name, "side": side, "severe": name in severe}
-            if side not in found:
-                reason = f"the {side} has no record in slice {name!r}"
-                rows.append({**base, "n_cases": 0, "status": "insufficient_evidence", "reason": reason})
-                continue
-            s = found[side]
-            e = s.get("pass_hat_k", 1)
-            rows.append(
-                {
-                    **base,
-                    **_estimate_row(side, e),
-                    "n_cases": s.n_cases,
-                    "n_valid_trials": s.n_valid_trials,
-                    "n_passed": s.n_passed,
-                    "confidence_level": e.confidence_level,
-                }
-            )
-    return _frame(rows, schema, ["slice", "side"])
+    return _frame([r.to_dict() for r in v.slice_rates], schema, ["slice", "side"])
 
 
-def _cost(body: Mapping[str, Any], both: pl.DataFrame) -> pl.DataFrame:
-    """Cost per side: the verdict's own cost summary when it has one, else computed without rates."""
-    cost = body.get("cost")
-    per_system = cost.get("per_system") if isinstance(cost, dict) else None
-    source = "verdict"
-    error = cost.get("error") if isinstance(cost, dict) else None
-    if per_system is None and error is None:
-        policy = body["policy"]
-        source = "computed"
-        try:
-            per_system = cost_per_accepted(
-                both, confidence_level=policy["confidence_level"], seed=int(policy["seed"])
-            ).to_dict()
-        except (GatestatsError, ValueError) as exc:
-            error = str(exc)
+def _cost(v: Verdict) -> pl.DataFrame:
+    """Cost per side: the verdict's own cost summary (the report computes none)."""
+    per_system = v.cost.per_system if v.cost is not None else None
+    error = v.cost.error if v.cost is not None else "the verdict binds no cost summary (made before it did)"
     groups = {g["group"].get("system"): g for g in (per_system or {}).get("groups", [])}
     rows = []
     for side in SIDES:
         g = groups.get(side)
-        base = {"side": side, "system": body[side].get("system"), "source": source}
+        base = {"side": side, "system": getattr(v, side).system, "source": "verdict"}
         if g is None:
             reason = error or f"no cost summary for the {side}"
             rows.append({**base, "status": "insufficient_evidence", "reason": reason})
@@ -282,21 +208,21 @@ def _cost(body: Mapping[str, Any], both: pl.DataFrame) -> pl.DataFrame:
     return _frame(rows, _COST_SCHEMA, ["side"])
 
 
-def _judges(body: Mapping[str, Any]) -> pl.DataFrame:
+def _judges(v: Verdict) -> pl.DataFrame:
     schema = {"grader": pl.String(), "can_vote": pl.Boolean(), "calibration_versions": pl.String()}
     rows = [
         {
             "grader": name,
-            "can_vote": bool(status.get("can_vote")),
-            "calibration_versions": ", ".join(status.get("calibration_versions") or []) or None,
-            "reasons": "; ".join(status.get("reasons") or []) or None,
+            "can_vote": status.can_vote,
+            "calibration_versions": ", ".join(status.calibration_versions) or None,
+            "reasons": "; ".join(status.reasons) or None,
         }
-        for name, status in sorted((body.get("judges") or {}).items())
+        for name, status in sorted((v.judges or {}).items())
     ]
     return _frame(rows, {**schema, "reasons": pl.String()}, ["grader"])
 
 
-def _infra(body: Mapping[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _infra(v: Verdict) -> tuple[pl.DataFrame, pl.DataFrame]:
     schema = {
         "side": pl.String(),
         "system": pl.String(),
@@ -307,31 +233,30 @@ def _infra(body: Mapping[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
         "resource_killed": pl.Int64(),
         "infra_error_cases": pl.String(),
     }
-    infra = body.get("infra") or {}
-    limit = body["policy"].get("max_infra_error_rate")
-    rows, bounds = [], []
+    rows: list[dict[str, Any]] = []
+    bounds: list[dict[str, Any]] = []
     for side in SIDES:
-        item = infra.get(side) or {}
-        attempts = item.get("attempts")
-        errors = item.get("infra_errors")
-        rows.append(
-            {
-                "side": side,
-                "system": body[side].get("system"),
-                "attempts": attempts,
-                "infra_errors": errors,
-                "infra_error_rate": errors / attempts if attempts and errors is not None else None,
-                "max_infra_error_rate": limit,
-                "resource_killed": item.get("resource_killed"),
-                "infra_error_cases": ", ".join(item.get("infra_error_cases") or []) or None,
+        item = v.infra.get(side)
+        row: dict[str, Any] = {
+            "side": side,
+            "system": getattr(v, side).system,
+            "max_infra_error_rate": v.policy.max_infra_error_rate,
+        }
+        if item is not None:
+            row |= {
+                "attempts": item.attempts,
+                "infra_errors": item.infra_errors,
+                "infra_error_rate": item.infra_errors / item.attempts if item.attempts else None,
+                "resource_killed": item.resource_killed,
+                "infra_error_cases": ", ".join(item.infra_error_cases) or None,
             }
-        )
-        bounds += [{"side": side, "bound": b, "count": n} for b, n in (item.get("bounds") or {}).items()]
+            bounds += [{"side": side, "bound": b, "count": n} for b, n in item.bounds.items()]
+        rows.append(row)
     bound_schema = {"side": pl.String(), "bound": pl.String(), "count": pl.Int64()}
     return _frame(rows, schema, ["side"]), _frame(bounds, bound_schema, ["side", "bound"])
 
 
-def _provenance(verdict: VerdictInput) -> dict[str, Any]:
+def _provenance(verdict: VerdictFile) -> dict[str, Any]:
     body = verdict.body
     policy, registration = body["policy"], body["registration"]
     sides = {}
@@ -382,32 +307,34 @@ def _provenance(verdict: VerdictInput) -> dict[str, Any]:
     }
 
 
-def compute_tables(verdict: VerdictInput, sides: Mapping[str, RecordSet]) -> tuple[dict[str, pl.DataFrame], Any]:
+def compute_tables(verdict: VerdictFile, sides: Mapping[str, RecordSet]) -> tuple[dict[str, pl.DataFrame], Any]:
     """Every table of ``data/`` and the provenance document.
 
-    Curves run over k = 1..K where K is the largest number of trials of any case on either side
-    (at least the policy's k); a k above a case's valid trials is ``insufficient_evidence`` with
-    the reason. Curves and slices use every case, severe ones included (the rules table keeps the
-    gate's own numbers, which leave severe cases out).
+    Parameters
+    ----------
+    verdict
+        The verdict as read by :func:`gatestats.gate.read_verdict` (typed, digest checked).
+    sides
+        Both record sets, already checked against the digests the verdict binds.
+
+    Returns
+    -------
+    tuple
+        ``{table name: DataFrame}`` (see ``TABLES``) and the provenance mapping.
     """
-    body = verdict.body
-    both = _both(sides)
-    max_k = int(body["policy"].get("k") or 1)
-    if both.height:
-        trials = both.group_by("system", "case_id", "case_version").agg(pl.col("trial").n_unique())
-        max_k = max(max_k, int(trials.get_column("trial").max()))  # type: ignore[arg-type]
-    severe, failures = _severe(body)
-    infra, bounds = _infra(body)
+    v = verdict.verdict
+    severe, failures = _severe(v)
+    infra, bounds = _infra(v)
     tables = {
-        "rules": _rules(body),
-        "checks": _checks(body),
+        "rules": _rules(v),
+        "checks": _checks(v),
         "severe_slices": severe,
         "severe_failures": failures,
-        "flips": _flips(body, sides),
-        "curves": _curves(both, body, max_k),
-        "slices": _slices(both, body),
-        "cost": _cost(body, both),
-        "judges": _judges(body),
+        "flips": _flips(v, sides),
+        "curves": _curves(v),
+        "slices": _slices(v),
+        "cost": _cost(v),
+        "judges": _judges(v),
         "infra": infra,
         "bounds": bounds,
     }

@@ -7,7 +7,7 @@ the release. Nothing here changes a decision.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -53,42 +53,66 @@ def _percent(value: Any) -> str:
 def plain_rule(row: Mapping[str, Any]) -> str:
     """The sentence for a rule row that did not pass (``decision`` warn, fail or insufficient_evidence).
 
+    Parameters
+    ----------
+    row
+        A rule row of the verdict (``kind``, ``metric``, ``slice``, ``decision``, ``threshold``,
+        ``margin``, ``cases_needed`` ...).
+
+    Returns
+    -------
+    str
+        One sentence a release manager understands, without statistical terms.
+
     Examples
     --------
     >>> print(plain_rule({"kind": "threshold", "metric": "pass_hat_k", "k": 4, "slice": "all",
     ...                   "decision": "fail", "threshold": 0.5}))
     The candidate's reliability (pass^4: all 4 trials of a case pass) is below the required 0.5.
     """
-    kind, decision = row.get("kind"), row.get("decision")
+    decision = row.get("decision")
     if decision == "pass":
         return "This rule passed."
     if decision == "warn":
         return _NOT_BLOCKING
-    short = decision == "insufficient_evidence"
-    where, metric = _where(row), _metric(row)
-    if kind == "paired":
-        margin = number(row.get("margin"))
-        if short:
-            return (
-                f"There are too few cases{where} to tell whether the candidate is at most {margin} worse than the "
-                f"baseline{_needed(row)}."
-            )
-        return f"The candidate's {metric}{where} is worse than the baseline's by more than the allowed {margin}."
-    if kind == "cost_increase":
-        allowed = _percent(row.get("margin"))
-        if short:
-            return (
-                "There are too few cases to tell whether the candidate's cost per accepted outcome rose by more "
-                f"than the allowed {allowed}{_needed(row)}."
-            )
-        return f"The candidate's cost per accepted outcome rose by more than the allowed {allowed}."
-    if kind == "cost_threshold":
-        limit = usd(row.get("threshold"))
-        if short:
-            question = "whether the candidate's cost per accepted outcome stays below"
-            return f"There are too few cases to tell {question} {limit}."
-        return f"The candidate's cost per accepted outcome is above {limit}."
-    threshold = number(row.get("threshold"))
+    sentence = _RULE_SENTENCES.get(str(row.get("kind")), _threshold_sentence)
+    return sentence(row, decision == "insufficient_evidence")
+
+
+def _paired_sentence(row: Mapping[str, Any], short: bool) -> str:
+    """A paired rule: worse than the baseline by more than the margin, or too few cases to tell."""
+    where, metric, margin = _where(row), _metric(row), number(row.get("margin"))
+    if short:
+        return (
+            f"There are too few cases{where} to tell whether the candidate is at most {margin} worse than the "
+            f"baseline{_needed(row)}."
+        )
+    return f"The candidate's {metric}{where} is worse than the baseline's by more than the allowed {margin}."
+
+
+def _cost_increase_sentence(row: Mapping[str, Any], short: bool) -> str:
+    """A cost-increase rule: the cost rose by more than allowed, or too few cases to tell."""
+    allowed = _percent(row.get("margin"))
+    if short:
+        return (
+            "There are too few cases to tell whether the candidate's cost per accepted outcome rose by more "
+            f"than the allowed {allowed}{_needed(row)}."
+        )
+    return f"The candidate's cost per accepted outcome rose by more than the allowed {allowed}."
+
+
+def _cost_threshold_sentence(row: Mapping[str, Any], short: bool) -> str:
+    """A cost threshold: the cost is above the limit, or too few cases to tell."""
+    limit = usd(row.get("threshold"))
+    if short:
+        question = "whether the candidate's cost per accepted outcome stays below"
+        return f"There are too few cases to tell {question} {limit}."
+    return f"The candidate's cost per accepted outcome is above {limit}."
+
+
+def _threshold_sentence(row: Mapping[str, Any], short: bool) -> str:
+    """A threshold on a rate: below the required value, or too few cases to tell."""
+    where, metric, threshold = _where(row), _metric(row), number(row.get("threshold"))
     if short:
         return (
             f"There are too few cases{where} to tell whether the candidate's {metric} reaches {threshold}"
@@ -97,8 +121,26 @@ def plain_rule(row: Mapping[str, Any]) -> str:
     return f"The candidate's {metric}{where} is below the required {threshold}."
 
 
+_RULE_SENTENCES: dict[str, Callable[[Mapping[str, Any], bool], str]] = {
+    "paired": _paired_sentence,
+    "cost_increase": _cost_increase_sentence,
+    "cost_threshold": _cost_threshold_sentence,
+}
+
+
 def plain_severe(item: Mapping[str, Any]) -> str:
-    """The sentence for a severe slice that did not pass."""
+    """The sentence for a severe slice that did not pass.
+
+    Parameters
+    ----------
+    item
+        A severe-slice entry of the verdict (``slice``, ``decision``).
+
+    Returns
+    -------
+    str
+        One plain sentence.
+    """
     name = item.get("slice")
     if item.get("decision") == "fail":
         return (
@@ -109,7 +151,18 @@ def plain_severe(item: Mapping[str, Any]) -> str:
 
 
 def plain_check(check: Mapping[str, Any]) -> str:
-    """The sentence for a precondition that blocked (the gate blocks when evidence is missing or off)."""
+    """The sentence for a precondition that blocked (the gate blocks when evidence is missing or off).
+
+    Parameters
+    ----------
+    check
+        A check of the verdict (``name``, ``side``).
+
+    Returns
+    -------
+    str
+        One plain sentence.
+    """
     side = check.get("side")
     whose = f" of the {side}" if side in ("baseline", "candidate") else ""
     return (
@@ -129,6 +182,18 @@ def verdict_reasons(
 
     The gate writes ``"<check> (<side>): <detail>"``, ``"severe slice <name>: <reason>"`` and
     ``"<row>: <decision>: <reason>"``; a reason that matches none keeps a general sentence.
+
+    Parameters
+    ----------
+    reasons
+        The verdict's reasons, in order.
+    checks, severe, rules
+        The verdict's checks, severe slices and rule rows, to find the row a reason came from.
+
+    Returns
+    -------
+    list[Reason]
+        One :class:`Reason` per reason: the plain sentence first, the gate's words as detail.
     """
     out = []
     for reason in reasons:

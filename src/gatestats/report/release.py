@@ -43,10 +43,12 @@ from typing import Any, Final
 import altair as alt
 import nbclient
 import nbconvert
+import polars as pl
 
 import gatestats
 from gatestats._digest import digest_bytes
 from gatestats._files import rename_directory_once
+from gatestats.gate import VerdictFile
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
     TABLES,
@@ -61,7 +63,14 @@ from gatestats.report._release_data import (
 )
 from gatestats.report._release_sections import SECTIONS, Section, qmd_body, section_html
 from gatestats.report._release_tables import compute_tables
-from gatestats.report.quarto import Renderer, ResolvedRenderer, render_qmd, resolve_renderer, save_chart
+from gatestats.report.quarto import (
+    Renderer,
+    RenderResult,
+    ResolvedRenderer,
+    render_qmd,
+    resolve_renderer,
+    save_chart,
+)
 
 __all__ = [
     "CHART_NAMES",
@@ -113,7 +122,13 @@ class ReleaseReport:
     seconds_render: float
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping (``gatestats report --json``)."""
+        """JSON-ready mapping (``gatestats report --json``).
+
+        Returns
+        -------
+        dict[str, Any]
+            The report's fields as JSON values (paths as strings).
+        """
         return {
             "directory": str(self.directory),
             "release": self.release,
@@ -134,6 +149,21 @@ class ReleaseReport:
 
 def check_release_name(name: str) -> str:
     """Check a release name: letters, digits, ``.``, ``_``, ``-``, starting with a letter or digit, ≤ 100.
+
+    Parameters
+    ----------
+    name
+        The release name.
+
+    Returns
+    -------
+    str
+        ``name``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not such a name (the message says what is allowed).
 
     Examples
     --------
@@ -159,6 +189,16 @@ def default_release_name(verdict: Mapping[str, Any]) -> str:
     Lower case; every character other than ``a-z 0-9 . _ -`` becomes ``-``; runs of ``-`` collapse;
     at most 100 characters; ``release`` when nothing is left.
 
+    Parameters
+    ----------
+    verdict
+        The verdict body (its ``policy`` and ``candidate``).
+
+    Returns
+    -------
+    str
+        The release name.
+
     Examples
     --------
     >>> default_release_name({"policy": {"name": "Bug-fix agent"}, "candidate": {"system": "gpt 4o/v2"}})
@@ -172,8 +212,19 @@ def default_release_name(verdict: Mapping[str, Any]) -> str:
 
 
 def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
-    """The report's Altair charts (stems of :data:`CHART_NAMES` that have something to draw)."""
-    level = float(data.verdict["policy"].get("confidence_level") or 0.95)
+    """The report's Altair charts (stems of :data:`CHART_NAMES` that have something to draw).
+
+    Parameters
+    ----------
+    data
+        The report's data (:func:`load_release_data`).
+
+    Returns
+    -------
+    dict[str, altair.LayerChart]
+        Chart stem → chart.
+    """
+    level = data.verdict.policy.confidence_level
     return release_chart_set({name: data.table(name) for name in TABLES}, confidence_level=level)
 
 
@@ -284,50 +335,10 @@ def build_release_report(
     created = _make_parents(release_dir)
     build = Path(tempfile.mkdtemp(prefix=".building-", dir=release_dir))
     try:
-        digests = write_data(build / "data", verdict, tables, provenance)
-        level = float(verdict.body["policy"].get("confidence_level") or 0.95)
-        (build / "charts").mkdir()
-        charts = release_chart_set(tables, confidence_level=level)
-        for stem, chart in charts.items():
-            save_chart(chart, build / "charts", stem)
-        body, policy = verdict.body, verdict.body["policy"]
-        params = {
-            "data_dir": "data",
-            "verdict_path": "data/verdict.json",
-            "verdict_digest": verdict.digest,
-            "renderer": resolved,
-            "renderer_version": renderer_version,
-        }
-        subtitle = (
-            f"Policy {policy.get('name')} v{policy.get('version')}: candidate {body['candidate'].get('system')} "
-            f"vs baseline {body['baseline'].get('system')}"
-        )
-        texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
-        qmd = build / "report.qmd"
-        qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
-        result = render_qmd(qmd, params=params, renderer=resolved, timeout_s=timeout_s, output=build / "report.html")
-        data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
-        manifest = {
-            "format": REPORT_FORMAT,
-            "release": name,
-            "verdict": body["verdict"],
-            "verdict_digest": verdict.digest,
-            "data_digest": data_digest,
-            "charts": sorted(charts),
-            "renderer": result.renderer,
-            "renderer_version": result.renderer_version,
-            "gatestats_version": gatestats.__version__,
-        }
-        (build / "report.json").write_bytes(json_bytes(manifest))
-        build.chmod(0o755)
+        built = _write_report(build, verdict, tables, provenance, name, resolved, renderer_version, timeout_s=timeout_s)
         version, directory = _move_into_place(build, release_dir)
     except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        for path in reversed(created):
-            try:
-                path.rmdir()
-            except OSError:
-                break
+        _remove_partial(build, created)
         raise
     return ReleaseReport(
         directory=directory,
@@ -335,13 +346,83 @@ def build_release_report(
         version=version,
         html_path=directory / "report.html",
         qmd_path=directory / "report.qmd",
-        renderer=result.renderer,
-        renderer_version=result.renderer_version,
-        verdict=str(body["verdict"]),
+        renderer=built.result.renderer,
+        renderer_version=built.result.renderer_version,
+        verdict=str(verdict.body["verdict"]),
         verdict_digest=verdict.digest,
-        data_digests=digests,
-        data_digest=data_digest,
-        charts=tuple(sorted(charts)),
+        data_digests=built.digests,
+        data_digest=built.data_digest,
+        charts=built.charts,
         seconds=time.perf_counter() - started,
-        seconds_render=result.seconds,
+        seconds_render=built.result.seconds,
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Built:
+    """What :func:`_write_report` wrote: the data digests, the charts and the render's result."""
+
+    digests: dict[str, str]
+    data_digest: str
+    charts: tuple[str, ...]
+    result: RenderResult
+
+
+def _write_report(
+    build: Path,
+    verdict: VerdictFile,
+    tables: Mapping[str, pl.DataFrame],
+    provenance: Any,
+    name: str,
+    renderer: ResolvedRenderer,
+    renderer_version: str,
+    *,
+    timeout_s: float,
+) -> _Built:
+    """Write ``data/``, ``charts/``, ``report.qmd``, ``report.html`` and ``report.json`` into ``build``."""
+    digests = write_data(build / "data", verdict, tables, provenance)
+    (build / "charts").mkdir()
+    charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
+    for stem, chart in charts.items():
+        save_chart(chart, build / "charts", stem)
+    body, policy = verdict.body, verdict.body["policy"]
+    params = {
+        "data_dir": "data",
+        "verdict_path": "data/verdict.json",
+        "verdict_digest": verdict.digest,
+        "renderer": renderer,
+        "renderer_version": renderer_version,
+    }
+    subtitle = (
+        f"Policy {policy.get('name')} v{policy.get('version')}: candidate {body['candidate'].get('system')} "
+        f"vs baseline {body['baseline'].get('system')}"
+    )
+    texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
+    qmd = build / "report.qmd"
+    qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
+    result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=build / "report.html")
+    data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
+    manifest = {
+        "format": REPORT_FORMAT,
+        "release": name,
+        "verdict": body["verdict"],
+        "verdict_digest": verdict.digest,
+        "data_digest": data_digest,
+        "charts": sorted(charts),
+        "renderer": result.renderer,
+        "renderer_version": result.renderer_version,
+        "gatestats_version": gatestats.__version__,
+    }
+    (build / "report.json").write_bytes(json_bytes(manifest))
+    build.chmod(0o755)
+    return _Built(digests=digests, data_digest=data_digest, charts=tuple(sorted(charts)), result=result)
+
+
+def _remove_partial(build: Path, created: list[Path]) -> None:
+    """Remove a half-built report and the parent directories this build created (innermost first)."""
+    shutil.rmtree(build, ignore_errors=True)
+    for path in reversed(created):
+        try:
+            path.rmdir()
+        except OSError:
+            break

@@ -14,49 +14,12 @@ Nothing here knows about verdicts or release reports (that content lives in
 - :func:`find_network_references` — what a page would fetch from the network.
 """
 
+from gatestats.report.quarto import qmd, render
 from gatestats.report.quarto._html import find_network_references
 from gatestats.report.quarto.charts import enable_offline_altair, save_chart
-from gatestats.report.quarto.qmd import (
-    EXECUTION_OPTIONS,
-    CellKind,
-    QmdCell,
-    QmdDocument,
-    QmdError,
-    execution_options,
-    parse_qmd,
-    read_qmd,
-    strip_option_lines,
-    to_notebook,
-    validate_params,
-)
-from gatestats.report.quarto.render import (
-    Renderer,
-    RenderError,
-    RenderResult,
-    ResolvedRenderer,
-    render_qmd,
-    resolve_renderer,
-)
+from gatestats.report.quarto.qmd import *  # noqa: F403 (its __all__, re-exported as is)
+from gatestats.report.quarto.render import *  # noqa: F403 (its __all__, re-exported as is)
 
-__all__ = [
-    "EXECUTION_OPTIONS",
-    "CellKind",
-    "QmdCell",
-    "QmdDocument",
-    "QmdError",
-    "RenderError",
-    "RenderResult",
-    "Renderer",
-    "ResolvedRenderer",
-    "enable_offline_altair",
-    "execution_options",
-    "find_network_references",
-    "parse_qmd",
-    "read_qmd",
-    "render_qmd",
-    "resolve_renderer",
-    "save_chart",
-    "strip_option_lines",
-    "to_notebook",
-    "validate_params",
-]
+__all__ = ["enable_offline_altair", "find_network_references", "save_chart"]
+__all__ += qmd.__all__
+__all__ += render.__all__

@@ -54,6 +54,18 @@ def prepare_for_export(nb: nbformat.NotebookNode, *, resource_dir: Path | None =
     :func:`quarto_markdown` and its local images (``![alt](path)``, relative to ``resource_dir``)
     become data URIs, and every ``image/svg+xml`` output gets a chart id
     (``<cell id>-<n>``) and loses its XML prologue so that it can be inlined.
+
+    Parameters
+    ----------
+    nb
+        An executed notebook (:func:`~gatestats.report.quarto.to_notebook`, then run); not changed.
+    resource_dir
+        The directory local images are relative to (``None``: images are left as they are).
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        The copy, ready for :func:`export_html`.
     """
     out = copy.deepcopy(nb)
     cells: list[nbformat.NotebookNode] = []
@@ -64,35 +76,43 @@ def prepare_for_export(nb: nbformat.NotebookNode, *, resource_dir: Path | None =
             cell.source = _embed_markdown_images(quarto_markdown(cell.source), resource_dir)
             cells.append(cell)
             continue
-        options = {**EXECUTION_OPTIONS, **cell.metadata.get("gatestats", {}).get("options", {})}
-        if options["include"] is False:
-            continue
-        outputs = list(cell.get("outputs", []))
-        if options["output"] is False:
-            outputs = []
-        if options["warning"] is False:
-            outputs = [o for o in outputs if not (o.output_type == "stream" and o.get("name") == "stderr")]
-        asis = _asis_markdown(outputs) if options["output"] == "asis" else None
-        if asis is not None:
-            outputs = []
-        n_chart = 0
-        for output in outputs:
-            data = output.get("data", {})
-            if "image/svg+xml" in data:
-                n_chart += 1
-                data["image/svg+xml"] = _XML_PROLOGUE.sub("", _text(data["image/svg+xml"]))
-                output.setdefault("metadata", {})["gatestats"] = {"chart_id": f"{cell.id}-{n_chart}"}
-        cell.outputs = outputs
-        cell.source = strip_option_lines(cell.source)
-        show_source = options["echo"] is not False and bool(cell.source.strip())
-        if not show_source:
-            cell.metadata["transient"] = {"remove_source": True}
-        if show_source or outputs:
-            cells.append(cell)
-        if asis:
-            cells.append(_nb_new("markdown_cell", asis))
+        cells += _export_code_cell(cell)
     out.cells = cells
     return out
+
+
+def _export_code_cell(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The cells one code cell becomes for display (none, itself, and/or its ``asis`` Markdown); edits ``cell``."""
+    options = {**EXECUTION_OPTIONS, **cell.metadata.get("gatestats", {}).get("options", {})}
+    if options["include"] is False:
+        return []
+    outputs = list(cell.get("outputs", []))
+    if options["output"] is False:
+        outputs = []
+    if options["warning"] is False:
+        outputs = [o for o in outputs if not (o.output_type == "stream" and o.get("name") == "stderr")]
+    asis = _asis_markdown(outputs) if options["output"] == "asis" else None
+    if asis is not None:
+        outputs = []
+    _name_charts(outputs, cell.id)
+    cell.outputs = outputs
+    cell.source = strip_option_lines(cell.source)
+    show_source = options["echo"] is not False and bool(cell.source.strip())
+    if not show_source:
+        cell.metadata["transient"] = {"remove_source": True}
+    shown = [cell] if show_source or outputs else []
+    return shown + ([_nb_new("markdown_cell", asis)] if asis else [])
+
+
+def _name_charts(outputs: list[nbformat.NotebookNode], cell_id: str) -> None:
+    """Give each SVG output the chart id ``<cell id>-<n>`` and drop its XML prologue (to inline it)."""
+    n_chart = 0
+    for output in outputs:
+        data = output.get("data", {})
+        if "image/svg+xml" in data:
+            n_chart += 1
+            data["image/svg+xml"] = _XML_PROLOGUE.sub("", _text(data["image/svg+xml"]))
+            output.setdefault("metadata", {})["gatestats"] = {"chart_id": f"{cell_id}-{n_chart}"}
 
 
 def export_html(
@@ -109,6 +129,22 @@ def export_html(
     PNG/JPEG outputs are data URIs; SVG outputs are inline ``<svg>`` in ``div.gatestats-chart``;
     prompts are hidden. (nbconvert's own ``embed_images`` is off: it re-parses each HTML block on
     its own and would close the ``<div>`` of a fenced div before its content.)
+
+    Parameters
+    ----------
+    nb
+        A notebook prepared by :func:`prepare_for_export`.
+    title, subtitle, byline
+        The page's title block.
+    renderer_line
+        The line naming the renderer and its version, shown on the page.
+    generator
+        The content of the page's ``<meta name="generator">``.
+
+    Returns
+    -------
+    str
+        The HTML page.
     """
     exporter = HTMLExporter(  # type: ignore[no-untyped-call]
         template_name="gatestats",
@@ -140,6 +176,16 @@ def quarto_markdown(text: str) -> str:
     blocks (a callout's ``title`` becomes a ``div.callout-title``), raw blocks
     (```` ```{=html} ````) are passed through (other raw formats are dropped), and heading
     attributes (``## Title {#sec-x .unnumbered}``) are removed. Code blocks are left alone.
+
+    Parameters
+    ----------
+    text
+        A Markdown cell's source.
+
+    Returns
+    -------
+    str
+        Markdown that mistune renders as Quarto would.
 
     Examples
     --------
@@ -199,6 +245,16 @@ def find_network_references(page: str) -> list[str]:
     ``<style>`` blocks and ``style`` attributes, and at quoted absolute URLs inside inline
     ``<script>`` code (how CDN loaders such as Altair's ``html`` renderer fetch vega). Hyperlinks
     (``<a href>``) and XML namespaces are not fetches and are not reported.
+
+    Parameters
+    ----------
+    page
+        An HTML page.
+
+    Returns
+    -------
+    list[str]
+        Each fetching reference as found (the tag or CSS text); empty for an offline page.
 
     Examples
     --------

@@ -76,6 +76,13 @@ def save_chart(
     tuple of Path
         ``(svg_path, png_path)``.
 
+    Raises
+    ------
+    TypeError
+        ``chart`` is not an Altair top-level chart.
+    ValueError
+        ``directory`` does not exist, ``stem`` is not a plain file name, or ``png_scale`` is not in (0, 10].
+
     Examples
     --------
     >>> import tempfile, polars as pl

@@ -109,7 +109,13 @@ class QmdCell:
         return tuple(str(t) for t in tags)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (options copied)."""
+        """Plain dict (options copied).
+
+        Returns
+        -------
+        dict[str, Any]
+            ``kind``, ``line``, ``source``, ``language`` and a copy of ``options``.
+        """
         return {
             "kind": self.kind,
             "line": self.line,
@@ -140,7 +146,18 @@ class QmdDocument:
         return next((c for c in self.cells if c.kind == "code" and "parameters" in c.tags), None)
 
     def parameter_names(self) -> tuple[str, ...]:
-        """Names assigned at top level in the ``parameters`` cell, in order (empty without one)."""
+        """Names assigned at top level in the ``parameters`` cell, in order (empty without one).
+
+        Returns
+        -------
+        tuple[str, ...]
+            The names the parameters cell assigns (empty without one).
+
+        Raises
+        ------
+        QmdError
+            The parameters cell is not valid Python (file and line named).
+        """
         cell = self.parameters_cell
         if cell is None:
             return ()
@@ -163,7 +180,13 @@ class QmdDocument:
         return tuple(names)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (front matter and cells copied)."""
+        """Plain dict (front matter and cells copied).
+
+        Returns
+        -------
+        dict[str, Any]
+            ``file``, a copy of ``front_matter`` and ``cells`` (each :meth:`QmdCell.to_dict`).
+        """
         return {
             "file": self.file,
             "front_matter": dict(self.front_matter),
@@ -182,6 +205,12 @@ def read_qmd(path: str | os.PathLike[str]) -> QmdDocument:
     Returns
     -------
     QmdDocument
+        The parsed document (:func:`parse_qmd`), its ``file`` the path.
+
+    Raises
+    ------
+    QmdError
+        The file is missing or not UTF-8 (file named), or its text fails :func:`parse_qmd`.
     """
     file = Path(path)
     if not file.is_file():
@@ -272,6 +301,16 @@ def parse_qmd(text: str, *, file: str = "<string>") -> QmdDocument:
 def strip_option_lines(source: str) -> str:
     """Remove the leading ``#|`` option lines (and the blank lines right after them).
 
+    Parameters
+    ----------
+    source
+        A code cell's source.
+
+    Returns
+    -------
+    str
+        The source without its option lines.
+
     Examples
     --------
     >>> strip_option_lines("#| echo: false\\n#| label: a\\n\\nx = 1")
@@ -289,6 +328,18 @@ def strip_option_lines(source: str) -> str:
 
 def execution_options(doc: QmdDocument, cell: QmdCell) -> dict[str, Any]:
     """Effective Quarto execution options of a code cell: defaults < front matter ``execute:`` < cell.
+
+    Parameters
+    ----------
+    doc
+        The document (its front matter's ``execute:`` defaults).
+    cell
+        A code cell of ``doc``.
+
+    Returns
+    -------
+    dict[str, Any]
+        Every option of :data:`EXECUTION_OPTIONS` with its effective value.
 
     Examples
     --------
@@ -319,6 +370,13 @@ def validate_params(params: Mapping[str, Any], *, allowed: tuple[str, ...] | Non
     -------
     dict
         A plain copy of ``params``.
+
+    Raises
+    ------
+    TypeError
+        ``params`` is not a mapping.
+    ValueError
+        A name is not a Python identifier, or not one of ``allowed``.
 
     Examples
     --------
@@ -362,6 +420,13 @@ def to_notebook(doc: QmdDocument, params: Mapping[str, Any] | None = None) -> nb
     -------
     nbformat.NotebookNode
 
+    Raises
+    ------
+    TypeError
+        ``doc`` is not a :class:`QmdDocument`.
+    ValueError
+        ``params`` fails :func:`validate_params`.
+
     Examples
     --------
     >>> doc = parse_qmd('```{python}\\n#| tags: [parameters]\\nalpha = 0.1\\n```\\n')
@@ -395,26 +460,36 @@ def to_notebook(doc: QmdDocument, params: Mapping[str, Any] | None = None) -> nb
         if cell.kind == "markdown":
             cells.append(_nb_new("markdown_cell", cell.source))
             continue
-        node = _nb_new("code_cell", cell.source)
-        if cell.tags:
-            node.metadata["tags"] = list(cell.tags)
-        label = cell.options.get("label")
-        if isinstance(label, str) and _CELL_ID.match(label) and label not in used_ids:
-            node.id = label
-            used_ids.add(label)
-        node.metadata["gatestats"] = {"qmd_line": cell.line, "options": execution_options(doc, cell)}
-        cells.append(node)
+        cells.append(_notebook_code_cell(doc, cell, used_ids))
         if injected is not None and cell is parameters:
             injected.metadata["gatestats"] = {"qmd_line": cell.line, "options": execution_options(doc, cell)}
             cells.append(injected)
+    _number_cells(cells, used_ids)
+    nb.cells = cells
+    return nb
+
+
+def _notebook_code_cell(doc: QmdDocument, cell: QmdCell, used_ids: set[str]) -> nbformat.NotebookNode:
+    """The notebook cell of a code chunk; its ``label`` becomes its id when valid and unused (added to ``used_ids``)."""
+    node = _nb_new("code_cell", cell.source)
+    if cell.tags:
+        node.metadata["tags"] = list(cell.tags)
+    label = cell.options.get("label")
+    if isinstance(label, str) and _CELL_ID.match(label) and label not in used_ids:
+        node.id = label
+        used_ids.add(label)
+    node.metadata["gatestats"] = {"qmd_line": cell.line, "options": execution_options(doc, cell)}
+    return node
+
+
+def _number_cells(cells: list[nbformat.NotebookNode], used_ids: set[str]) -> None:
+    """Give every cell without a label id (or the injected one) the id ``cell-<index>``."""
     for index, node in enumerate(cells):
         if node.get("id") not in used_ids and node.get("id") != "injected-parameters":
             candidate = f"cell-{index}"
             while candidate in used_ids:
                 candidate += "-"
             node.id = candidate
-    nb.cells = cells
-    return nb
 
 
 # --- internals ----------------------------------------------------------------------------------

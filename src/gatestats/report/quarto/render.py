@@ -117,7 +117,13 @@ class RenderResult:
     notebook: nbformat.NotebookNode | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict (paths as strings, without the notebook)."""
+        """Plain JSON-ready dict (paths as strings, without the notebook).
+
+        Returns
+        -------
+        dict[str, Any]
+            Renderer, paths, ``params`` and the timings of each step (``None`` where not measured).
+        """
         return {
             "renderer": self.renderer,
             "renderer_version": self.renderer_version,
@@ -135,6 +141,21 @@ class RenderResult:
 
 def resolve_renderer(renderer: Renderer = "auto") -> ResolvedRenderer:
     """``quarto`` or ``jupyter``: ``auto`` picks ``quarto`` when the ``quarto`` CLI is on ``PATH``.
+
+    Parameters
+    ----------
+    renderer
+        ``auto``, ``quarto`` or ``jupyter``.
+
+    Returns
+    -------
+    ResolvedRenderer
+        ``quarto`` or ``jupyter``.
+
+    Raises
+    ------
+    ValueError
+        ``renderer`` is none of these.
 
     Examples
     --------

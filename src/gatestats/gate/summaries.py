@@ -1,0 +1,293 @@
+"""What a verdict shows beside its decision: pass^k / pass@k curves, per-slice pass rates, case sets.
+
+They decide nothing; they are computed once, by the gate, at the policy's confidence level and
+seed, and bound into the verdict so that a report draws exactly these numbers and recomputes
+none. Curves and slices count every case, severe ones included (the rule rows keep the gate's
+own populations, which leave severe cases out).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import polars as pl
+
+from gatestats.estimators import analyze
+from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, SliceRate
+from gatestats.gate.policy import Policy
+from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
+from gatestats.vocabulary import final_attempts
+
+__all__ = [
+    "NO_SLICE",
+    "SIDES",
+    "case_set_summary",
+    "curve_max_k",
+    "curve_points",
+    "failure_class_counts",
+    "slice_rates",
+]
+
+#: The slice of cases whose records carry no slice.
+NO_SLICE: Final = "(none)"
+SIDES: Final = ("baseline", "candidate")
+
+
+def curve_max_k(both: pl.DataFrame, policy: Policy) -> int:
+    """The largest k a curve runs to: the most trials of any case on either side, at least the policy's k.
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    policy
+        The registered policy.
+
+    Returns
+    -------
+    int
+        K of the curves k = 1..K.
+    """
+    if both.height == 0:
+        return policy.k
+    trials = both.group_by("system", "case_id", "case_version").agg(pl.col("trial").n_unique())
+    return max(policy.k, int(trials.get_column("trial").max()))  # type: ignore[arg-type]
+
+
+def _point(side: str, e: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "side": side,
+        "status": e.status,
+        "estimate": e.estimate,
+        "ci_low": e.ci_low,
+        "ci_high": e.ci_high,
+        "method": e.method,
+        "reason": e.reason,
+        "confidence_level": e.confidence_level,
+        **extra,
+    }
+
+
+def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
+    """pass^k and pass@k of both sides over k = 1..K (see :func:`curve_max_k`).
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    policy
+        The registered policy (confidence level and seed).
+
+    Returns
+    -------
+    tuple of CurvePoint
+        Sorted by metric, side and k; a k above a case's valid trials is ``insufficient_evidence``
+        with its reason.
+    """
+    if both.height == 0:
+        return ()
+    result = analyze(
+        both, ks=range(1, curve_max_k(both, policy) + 1), confidence_level=policy.confidence_level, seed=policy.seed
+    )
+    points = [
+        CurvePoint(
+            **_point(
+                s.system,
+                e,
+                metric=e.metric,
+                k=e.k,
+                numerator=e.numerator,
+                denominator=e.denominator,
+                n_cases=e.n_cases,
+            )
+        )
+        for s in result.systems
+        for e in s.estimates
+    ]
+    return tuple(sorted(points, key=lambda p: (p.metric, p.side, p.k)))
+
+
+def slice_rates(both: pl.DataFrame, policy: Policy) -> tuple[SliceRate, ...]:
+    """The pass rate (pass^1) of each side in each slice, with its case-level interval.
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    policy
+        The registered policy (confidence level, seed, severe slices).
+
+    Returns
+    -------
+    tuple of SliceRate
+        Sorted by slice and side; a side without records in a slice is ``insufficient_evidence``
+        with the reason (never dropped).
+    """
+    if both.height == 0:
+        return ()
+    unsliced = pl.col("slices").list.len().fill_null(0) == 0
+    listed = pl.when(unsliced).then(pl.lit([NO_SLICE], dtype=pl.List(pl.String))).otherwise(pl.col("slices"))
+    per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
+    rows: list[SliceRate] = []
+    for name in sorted(per_case.get_column("slices").unique().to_list()):
+        cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
+        frame = both.filter(pl.col("case_id").is_in(cases.implode()))
+        result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
+        found = {s.system: s for s in result.systems}
+        for side in SIDES:
+            base = {"slice": name, "severe": name in policy.severe_slices}
+            if side not in found:
+                rows.append(
+                    SliceRate(
+                        **base,
+                        side=side,
+                        n_cases=0,
+                        n_valid_trials=None,
+                        n_passed=None,
+                        status="insufficient_evidence",
+                        estimate=None,
+                        ci_low=None,
+                        ci_high=None,
+                        method=None,
+                        reason=f"the {side} has no record in slice {name!r}",
+                        confidence_level=policy.confidence_level,
+                    )
+                )
+                continue
+            s = found[side]
+            e = s.get("pass_hat_k", 1)
+            rows.append(
+                SliceRate(
+                    **base,
+                    **_point(side, e, n_cases=s.n_cases, n_valid_trials=s.n_valid_trials, n_passed=s.n_passed),
+                )
+            )
+    return tuple(rows)
+
+
+def _keys(both: pl.DataFrame, side: str) -> dict[str, str | None]:
+    """case_id → case_version of one side's records (a case with several versions: its smallest)."""
+    rows = (
+        both.filter(pl.col("system") == side).select("case_id", "case_version").unique().sort("case_id", "case_version")
+    )
+    out: dict[str, str | None] = {}
+    for cid, version in rows.iter_rows():
+        out.setdefault(str(cid), None if version is None else str(version))
+    return out
+
+
+def _group_rate(both: pl.DataFrame, group: str, side: str, cases: list[str], policy: Policy) -> CaseSetRate:
+    """``side``'s pass rate (pass^1) over ``cases``, with its case-level interval."""
+    frame = both.filter((pl.col("system") == side) & pl.col("case_id").is_in(cases))
+    if frame.height == 0:
+        return CaseSetRate(
+            cases=group,  # type: ignore[arg-type]
+            side=side,  # type: ignore[arg-type]
+            n_cases=len(cases),
+            n_valid_trials=None,
+            n_passed=None,
+            status="insufficient_evidence",
+            estimate=None,
+            ci_low=None,
+            ci_high=None,
+            method=None,
+            reason=f"the {side} has no record of the {group} cases",
+            confidence_level=policy.confidence_level,
+        )
+    (found,) = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed).systems
+    e = found.get("pass_hat_k", 1)
+    point = _point(side, e, n_cases=found.n_cases, n_valid_trials=found.n_valid_trials, n_passed=found.n_passed)
+    return CaseSetRate(cases=group, **point)  # type: ignore[arg-type]
+
+
+def case_set_summary(
+    both: pl.DataFrame, baseline_version: str | None, candidate_version: str | None, policy: Policy
+) -> CaseSets | None:
+    """The overlap of two case-set versions: shared cases compared, the new set's cases, the retired ones.
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    baseline_version, candidate_version
+        Each side's case-set version (the run set's manifest, else its records' ``task_set_version``).
+    policy
+        The registered policy (confidence level and seed).
+
+    Returns
+    -------
+    CaseSets or None
+        ``None`` unless both versions are known and differ. A case is shared when both sides ran it
+        at the same case version; the same id at two versions is ``changed`` (compared by neither).
+    """
+    if baseline_version is None or candidate_version is None or baseline_version == candidate_version:
+        return None
+    base, cand = _keys(both, "baseline"), _keys(both, "candidate")
+    common = base.keys() & cand.keys()
+    shared = sorted(c for c in common if base[c] == cand[c])
+    changed = tuple(sorted(c for c in common if base[c] != cand[c]))
+    added = tuple(sorted(cand.keys() - base.keys()))
+    retired = tuple(sorted(base.keys() - cand.keys()))
+    rates: list[CaseSetRate] = []
+    if shared:
+        rates += [_group_rate(both, "shared", side, shared, policy) for side in SIDES]
+    if added:
+        rates.append(_group_rate(both, "added", "candidate", list(added), policy))
+    if retired:
+        rates.append(_group_rate(both, "retired", "baseline", list(retired), policy))
+    return CaseSets(
+        baseline_version=baseline_version,
+        candidate_version=candidate_version,
+        n_shared=len(shared),
+        changed=changed,
+        added=added,
+        retired=retired,
+        rates=tuple(rates),
+    )
+
+
+def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[FailureClassCount, ...]:
+    """The candidate's failed cases counted by failure class, each case once, with Wilson intervals.
+
+    Counted with :func:`gatestats.golden.trends.failure_class_trends` on the final attempts: a case
+    whose final trial ``failed`` or was ``resource_killed`` is one failed case, under its records'
+    ``failure_class`` (``(unclassified)`` when none); the share is of the failed cases. Cases are
+    named ``case_id@case_version``, as the flips are.
+
+    Parameters
+    ----------
+    candidate
+        The candidate's records.
+    policy
+        The registered policy (confidence level).
+
+    Returns
+    -------
+    tuple of FailureClassCount
+        Most frequent class first; empty when no case failed (no share of 0 is invented).
+    """
+    if candidate.height == 0:
+        return ()
+    final = final_attempts(candidate).collect()
+    trends = failure_class_trends((), records=final, confidence_level=policy.confidence_level)
+    failed = final.filter(pl.col("outcome").is_in(["failed", "resource_killed"]))
+    by_class = failed.group_by("case_id").agg(
+        pl.col("failure_class").drop_nulls().first(), pl.col("case_version").drop_nulls().min()
+    )
+    cases: dict[str, list[str]] = {}
+    for cid, fc, version in by_class.sort("case_id").select("case_id", "failure_class", "case_version").iter_rows():
+        cases.setdefault(str(fc or UNCLASSIFIED), []).append(str(cid) if version is None else f"{cid}@{version}")
+    return tuple(
+        FailureClassCount(
+            failure_class=row.failure_class,
+            count=row.count,
+            n=row.n,
+            share=row.share,
+            ci_low=row.low,
+            ci_high=row.high,
+            confidence_level=trends.confidence_level,
+            cases=tuple(cases.get(row.failure_class, ())),
+        )
+        for row in trends.rows
+        if row.source == "failures"
+    )
