@@ -1,11 +1,17 @@
 """Importers: records from other harnesses, in the run-record contract v1 (sandbox fields left empty)."""
 
+from gatestats.importers.inspect_ai import import_inspect
+from gatestats.importers.promptfoo import import_promptfoo
+from gatestats.importers.swe_bench import import_swe_bench
 from gatestats.importers.table import OUTCOME_VALUES, import_table, parse_mapping
 from gatestats.importers.tau_bench import SUCCESS_TOLERANCE, import_tau_bench
 
 __all__ = [
     "OUTCOME_VALUES",
     "SUCCESS_TOLERANCE",
+    "import_inspect",
+    "import_promptfoo",
+    "import_swe_bench",
     "import_table",
     "import_tau_bench",
     "parse_mapping",

@@ -13,11 +13,22 @@ from gatestats.errors import RecordFileError, at_lines
 from gatestats.records.contract import CONTRACT_VERSION, POLARS_SCHEMA
 from gatestats.records.schema import validate_records
 
-__all__ = ["build_records", "file_digest"]
+__all__ = ["build_records", "file_digest", "imported_records"]
 
 
 def file_digest(path: Path) -> str:
-    """sha256 of a file's bytes, hex (without the ``sha256:`` prefix: run-set ids are made from it)."""
+    """sha256 of a file's bytes, hex (without the ``sha256:`` prefix: run-set ids are made from it).
+
+    Parameters
+    ----------
+    path
+        The file.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
     return digest_file(path).removeprefix("sha256:")
 
 
@@ -35,6 +46,29 @@ def build_records(
     ``record_id`` (a digest of the record key), ``source``, and null for every other field.
     Row ``i`` of ``columns`` must come from row ``i`` of ``source_file``: errors name line
     ``lines[i]`` of it, or row ``i`` when ``lines`` is None (Parquet, a JSON document's items).
+
+    Parameters
+    ----------
+    columns
+        Contract fields, one row per trial: at least ``system``, ``case_id``, ``trial`` and ``outcome``.
+    source_file
+        The file the rows come from (errors name it).
+    run_set_id
+        The records' run-set id.
+    source
+        What the records were imported from, recorded in ``source``.
+    lines
+        The line of ``source_file`` each row comes from (None: errors name the row).
+
+    Returns
+    -------
+    polars.DataFrame
+        The validated records, with exactly the contract's columns.
+
+    Raises
+    ------
+    RecordFileError
+        A record breaks the contract (the problems name the file's lines or rows).
     """
     frame = columns
     if "attempt" not in frame.columns:
@@ -69,3 +103,41 @@ def build_records(
         return validate_records(frame, source=str(source_file))
     except RecordFileError as exc:
         raise RecordFileError(at_lines(exc.problems, lines), total=exc.total) from None
+
+
+def imported_records(
+    columns: pl.DataFrame,
+    *,
+    file: Path,
+    command: str,
+    run_set_id: str | None,
+    lines: Sequence[int] | None = None,
+) -> pl.DataFrame:
+    """:func:`build_records` for ``gatestats import COMMAND FILE``: source and default run-set id from its digest.
+
+    Parameters
+    ----------
+    columns
+        Contract fields, one row per trial (see :func:`build_records`).
+    file
+        The imported file.
+    command
+        The import subcommand (``table``, ``tau-bench``), recorded in ``source``.
+    run_set_id
+        The records' run-set id; None: ``import-<first 12 hex of the file's sha256>``.
+    lines
+        The line of ``file`` each row comes from (None: errors name the row).
+
+    Returns
+    -------
+    polars.DataFrame
+        The validated records (errors as :func:`build_records` raises them).
+    """
+    digest = file_digest(file)
+    return build_records(
+        columns,
+        source_file=file,
+        run_set_id=run_set_id or f"import-{digest[:12]}",
+        source=f"gatestats import {command} {file.name} (sha256 {digest})",
+        lines=lines,
+    )

@@ -26,26 +26,24 @@ import polars as pl
 
 from gatestats._mapping import parse_field_mapping
 from gatestats.errors import RecordFileError
-from gatestats.importers._common import build_records, file_digest
-from gatestats.input_tables import CellKind, ProblemList, describe, read_input_table, typed_cell
+from gatestats.importers._common import imported_records
+from gatestats.input_tables import CellKind, InputTable, ProblemList, describe, read_input_table, typed_cell
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA
+from gatestats.vocabulary import OUTCOMES, Outcome
 
 __all__ = ["ID_FIELDS", "OUTCOME_VALUES", "import_table", "parse_mapping"]
 
 #: Accepted spellings of an outcome (case-insensitive, surrounding blanks ignored).
-OUTCOME_VALUES: Mapping[str, str] = {
+OUTCOME_VALUES: Mapping[str, Outcome] = {
     "1": "passed",
     "1.0": "passed",
     "true": "passed",
     "pass": "passed",
-    "passed": "passed",
     "0": "failed",
     "0.0": "failed",
     "false": "failed",
     "fail": "failed",
-    "failed": "failed",
-    "resource_killed": "resource_killed",
-    "infra_error": "infra_error",
+    **{outcome: outcome for outcome in OUTCOMES},  # the contract's own words
 }
 #: Fields whose column may hold integers (written as their decimal text) as well as strings.
 ID_FIELDS: tuple[str, ...] = ("system", "case_id", "case_version")
@@ -57,6 +55,23 @@ _OUTCOME_EXPECTED = "one of 1/0, true/false, pass/fail, passed/failed, resource_
 def parse_mapping(text: str) -> dict[str, str]:
     """Parse ``field=COLUMN,field=COLUMN`` into a dict, rejecting unknown or repeated fields.
 
+    Parameters
+    ----------
+    text
+        The mapping as the command line gives it.
+
+    Returns
+    -------
+    dict of str to str
+        Record field -> table column.
+
+    Raises
+    ------
+    ValueError
+        An entry is not ``field=COLUMN``, a field is unknown or repeated.
+
+    Examples
+    --------
     >>> parse_mapping("case_id=task,outcome=ok")
     {'case_id': 'task', 'outcome': 'ok'}
     """
@@ -84,6 +99,43 @@ def _outcome(value: Any, *, text: bool) -> tuple[str | None, str | None]:
         return ("passed" if value == 1 else "failed"), None
     got = "an empty value" if value is None or value == "" else repr(value[:80]) if text else describe(value)
     return None, f"expected {_OUTCOME_EXPECTED} (got {got})"
+
+
+def _check_mapping(fields: Mapping[str, str], *, system: str | None) -> None:
+    """Refuse an unknown field, a missing ``case_id`` or ``outcome``, and a system given twice or not at all."""
+    for field in fields:
+        if field not in _MAPPABLE:
+            msg = f"mapping: unknown record field {field!r} (mappable: {', '.join(_MAPPABLE)})"
+            raise ValueError(msg)
+    for needed in ("case_id", "outcome"):
+        if needed not in fields:
+            msg = f"mapping: {needed}=COLUMN is required"
+            raise ValueError(msg)
+    if ("system" in fields) == (system is not None):
+        msg = (
+            "mapping: give the system either as a column (system=COLUMN) or as a label (--system), not both or neither"
+        )
+        raise ValueError(msg)
+
+
+def _typed_frame(table: InputTable, fields: Mapping[str, str]) -> pl.DataFrame:
+    """Every mapped cell as its record field's type, in a column named for the field; every defect raised at once."""
+    problems = ProblemList()
+    columns: dict[str, list[Any]] = {field: [] for field in fields}
+    for index, row in enumerate(table.rows):
+        for field, column in fields.items():
+            cell = row[column]
+            if field == "outcome":
+                value, bad = _outcome(cell, text=table.text)
+            else:
+                value, bad = typed_cell(cell, _kind(field), text=table.text)
+            if bad is not None:
+                problems.add(table.problem(index, field, f"column {column!r}: {bad}"))
+            columns[field].append(value)
+    problems.raise_if_any()
+    return pl.DataFrame(
+        [pl.Series(field, values, dtype=POLARS_SCHEMA[field], strict=True) for field, values in columns.items()]
+    )
 
 
 def import_table(
@@ -119,50 +171,21 @@ def import_table(
         nothing is returned.
     ValueError
         The mapping is unusable.
+
+    Returns
+    -------
+    polars.DataFrame
+        The validated records, one per row of the table.
     """
     file = Path(path)
     if not file.is_file():
         raise RecordFileError.single(file, "<file>", "no such table file")
     fields = dict(mapping)
-    for field in fields:
-        if field not in _MAPPABLE:
-            msg = f"mapping: unknown record field {field!r} (mappable: {', '.join(_MAPPABLE)})"
-            raise ValueError(msg)
-    for needed in ("case_id", "outcome"):
-        if needed not in fields:
-            msg = f"mapping: {needed}=COLUMN is required"
-            raise ValueError(msg)
-    if ("system" in fields) == (system is not None):
-        msg = (
-            "mapping: give the system either as a column (system=COLUMN) or as a label (--system), not both or neither"
-        )
-        raise ValueError(msg)
+    _check_mapping(fields, system=system)
     table = read_input_table(file, list(fields.values()))
-    problems = ProblemList()
-    columns: dict[str, list[Any]] = {field: [] for field in fields}
-    for index, row in enumerate(table.rows):
-        for field, column in fields.items():
-            cell = row[column]
-            if field == "outcome":
-                value, bad = _outcome(cell, text=table.text)
-            else:
-                value, bad = typed_cell(cell, _kind(field), text=table.text)
-            if bad is not None:
-                problems.add(table.problem(index, field, f"column {column!r}: {bad}"))
-            columns[field].append(value)
-    problems.raise_if_any()
-    frame = pl.DataFrame(
-        [pl.Series(field, values, dtype=POLARS_SCHEMA[field], strict=True) for field, values in columns.items()]
-    )
+    frame = _typed_frame(table, fields)
     if system is not None:
         frame = frame.with_columns(system=pl.lit(system))
     if "trial" not in frame.columns:
         frame = frame.with_columns(trial=pl.lit(0, pl.Int64))
-    digest = file_digest(file)
-    return build_records(
-        frame,
-        source_file=file,
-        run_set_id=run_set_id or f"import-{digest[:12]}",
-        source=f"gatestats import table {file.name} (sha256 {digest})",
-        lines=table.lines,
-    )
+    return imported_records(frame, file=file, command="table", run_set_id=run_set_id, lines=table.lines)

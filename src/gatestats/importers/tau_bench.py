@@ -28,7 +28,7 @@ from typing import Any
 import polars as pl
 
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.importers._common import build_records, file_digest
+from gatestats.importers._common import imported_records
 from gatestats.input_tables import ProblemList, describe, typed_cell
 from gatestats.jsonfile import read_json_file
 
@@ -73,50 +73,77 @@ def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[
         if not isinstance(item, dict):
             problem("<item>", f"expected a JSON object (got {describe(item)})")
             continue
-        for key in ("task_id", "trial"):
-            if key not in item:
-                problem(key, "required key is missing")
-        task_id, trial = item.get("task_id"), item.get("trial")
-        case_id, bad = typed_cell(task_id, "id", text=False)
-        if bad is not None:
-            problem("task_id", bad)
-        if "trial" in item and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
-            problem("trial", f"expected a non-negative integer (got {describe(trial)})")
-        info = item.get("info") if not tau2 else None
-        reward_holder = item.get("reward_info") if tau2 else item
-        reward = reward_holder.get("reward") if isinstance(reward_holder, dict) else None
-        if _number(reward) is None:
-            where = "reward_info.reward" if tau2 else "reward"
-            problem(where, f"expected a finite number (got {describe(reward)})")
-        if not tau2 and info is not None and not isinstance(info, dict):
-            problem("info", f"expected a JSON object (got {describe(info)})")
-            info = None
-        if tau2:
-            agent_cost, user_cost = item.get("agent_cost"), item.get("user_cost")
-        else:
-            info = info or {}
-            agent_cost = info.get("agent_cost", info.get("total_cost"))
-            user_cost = info.get("user_cost")
-        model_cost = _cost(agent_cost, where="agent cost", field="cost_model_usd", problem=problem)
-        user = _cost(user_cost, where="user_cost", field="cost_execution_usd", problem=problem)
-        if problems.total > before:
-            continue
-        number = _number(reward)
-        rows.append(
-            {
-                "case_id": case_id,
-                "trial": trial,
-                "outcome": "passed" if number is not None and abs(number - 1.0) <= SUCCESS_TOLERANCE else "failed",
-                "cost_model_usd": model_cost,
-                "cost_execution_usd": user,
-            }
-        )
+        row = _trial_row(item, tau2=tau2, problem=problem)
+        if problems.total == before:
+            rows.append(row)
     return rows, problems
+
+
+def _trial_row(item: dict[str, Any], *, tau2: bool, problem: Callable[[str, str], None]) -> dict[str, Any]:
+    """One result item as record fields; each defect goes to ``problem`` (the row is then not used)."""
+    for key in ("task_id", "trial"):
+        if key not in item:
+            problem(key, "required key is missing")
+    task_id, trial = item.get("task_id"), item.get("trial")
+    case_id, bad = typed_cell(task_id, "id", text=False)
+    if bad is not None:
+        problem("task_id", bad)
+    if "trial" in item and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
+        problem("trial", f"expected a non-negative integer (got {describe(trial)})")
+    reward_holder = item.get("reward_info") if tau2 else item
+    reward = reward_holder.get("reward") if isinstance(reward_holder, dict) else None
+    number = _number(reward)
+    if number is None:
+        where = "reward_info.reward" if tau2 else "reward"
+        problem(where, f"expected a finite number (got {describe(reward)})")
+    agent_cost, user_cost = _raw_costs(item, tau2=tau2, problem=problem)
+    return {
+        "case_id": case_id,
+        "trial": trial,
+        "outcome": "passed" if number is not None and abs(number - 1.0) <= SUCCESS_TOLERANCE else "failed",
+        "cost_model_usd": _cost(agent_cost, where="agent cost", field="cost_model_usd", problem=problem),
+        "cost_execution_usd": _cost(user_cost, where="user_cost", field="cost_execution_usd", problem=problem),
+    }
+
+
+def _raw_costs(item: dict[str, Any], *, tau2: bool, problem: Callable[[str, str], None]) -> tuple[Any, Any]:
+    """The agent's and the user simulator's cost as the item gives them (τ²: top level; τ-bench: ``info``)."""
+    if tau2:
+        return item.get("agent_cost"), item.get("user_cost")
+    info = item.get("info")
+    if info is not None and not isinstance(info, dict):
+        problem("info", f"expected a JSON object (got {describe(info)})")
+        info = None
+    info = info or {}
+    return info.get("agent_cost", info.get("total_cost")), info.get("user_cost")
 
 
 def _decode(file: Path) -> Any:
     """The file's one JSON document, decoded strictly (:func:`gatestats.jsonfile.read_json_file`)."""
     return read_json_file(file, limit=MAX_RESULT_BYTES, what="τ-bench results")
+
+
+def _tau_parts(file: Path, data: Any) -> tuple[list[Any], str | None, str | None]:
+    """A τ-bench file's items (it names no model and no domain)."""
+    if not isinstance(data, list):
+        raise RecordFileError.single(file, "<json>", f"expected a JSON list of results (got {type(data).__name__})")
+    return data, None, None
+
+
+def _tau2_parts(file: Path, data: dict[str, Any]) -> tuple[list[Any], str | None, str | None]:
+    """A τ²-bench file's simulations, the agent's model and the domain (None where the file lacks them)."""
+    items = data.get("simulations")
+    if not isinstance(items, list):
+        raise RecordFileError.single(
+            file,
+            "simulations",
+            "expected a τ-bench JSON list or a τ²-bench object with a 'simulations' list",
+        )
+    info = _mapping(data.get("info"))
+    agent_info, env_info = _mapping(info.get("agent_info")), _mapping(info.get("environment_info"))
+    llm = agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None
+    domain = env_info.get("domain_name") if isinstance(env_info.get("domain_name"), str) else None
+    return items, llm, domain
 
 
 def import_tau_bench(
@@ -145,28 +172,20 @@ def import_tau_bench(
     RecordFileError
         Invalid JSON (with its line), a wrong top-level shape, or items with missing/mistyped
         keys (with the item index), duplicate (task_id, trial) pairs.
+
+    Returns
+    -------
+    polars.DataFrame
+        The validated records, one per trial.
     """
     file = Path(path)
     if not file.is_file():
         raise RecordFileError.single(file, "<file>", "no such τ-bench result file")
     data = _decode(file)
     tau2 = isinstance(data, dict)
+    items, llm, domain = _tau2_parts(file, data) if tau2 else _tau_parts(file, data)
     if tau2:
-        items = data.get("simulations")
-        if not isinstance(items, list):
-            raise RecordFileError.single(
-                file,
-                "simulations",
-                "expected a τ-bench JSON list or a τ²-bench object with a 'simulations' list",
-            )
-        info = _mapping(data.get("info"))
-        agent_info, env_info = _mapping(info.get("agent_info")), _mapping(info.get("environment_info"))
-        model_id = model_id or (agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None)
-        domain = env_info.get("domain_name") if isinstance(env_info.get("domain_name"), str) else None
-    elif isinstance(data, list):
-        items, domain = data, None
-    else:
-        raise RecordFileError.single(file, "<json>", f"expected a JSON list of results (got {type(data).__name__})")
+        model_id = model_id or llm
     if not items:
         raise RecordFileError.single(file, "<json>", "the result file holds no trials")
     rows, problems = _trial_rows(items, file, tau2=tau2)
@@ -186,10 +205,4 @@ def import_tau_bench(
         model_id=pl.lit(model_id, pl.String),
         task_set_version=pl.lit(None if domain is None else f"tau2-bench/{domain}", pl.String),
     )
-    digest = file_digest(file)
-    return build_records(
-        columns,
-        source_file=file,
-        run_set_id=run_set_id or f"import-{digest[:12]}",
-        source=f"gatestats import tau-bench {file.name} (sha256 {digest})",
-    )
+    return imported_records(columns, file=file, command="tau-bench", run_set_id=run_set_id)

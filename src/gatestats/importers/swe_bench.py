@@ -1,0 +1,246 @@
+"""Import SWE-bench harness results (run summaries and per-instance ``report.json``) as run records.
+
+``python -m swebench.harness.run_evaluation`` writes a run summary ``<model>.<run_id>.json``
+(``swebench/harness/reporting.py``, ``make_run_report``: ``total_instances``, ``resolved_ids``,
+``unresolved_ids``, ``error_ids``, ``empty_patch_ids``, ``incomplete_ids``, ``completed_ids``,
+``submitted_ids``, the ``*_instances`` counts, ``schema_version`` 2) and, per instance,
+``logs/run_evaluation/<run_id>/<model>/<instance_id>/report.json``
+(``swebench/harness/grading.py``, ``get_eval_report``: ``{instance_id: {patch_is_None,
+patch_exists, patch_successfully_applied, resolved, tests_status?}}``). Mapping (see
+``docs/importers.md``):
+
+- instance -> ``case_id`` (its repository, ``owner__repo``, -> ``case_group``); each summary given
+  is one run -> ``trial`` 0, 1, ... in the order given;
+- ``resolved_ids`` -> ``passed``; ``unresolved_ids`` -> ``failed``; ``empty_patch_ids`` ->
+  ``failed`` with ``failed_check`` "empty patch"; ``error_ids`` (the harness could not evaluate the
+  patch) -> ``infra_error``; ``incomplete_ids`` (no prediction submitted) and an instance another
+  run has but this one lists nowhere -> ``infra_error`` naming why: never silently unresolved;
+- the five lists must be disjoint, the counts must match the lists, and every one of
+  ``total_instances`` must be in a list; a ``report.json`` must agree with the summary;
+- ``--costs``: a table (CSV, JSONL, Parquet) with ``instance_id``, ``trial``, ``cost_usd`` -> ``cost_usd``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from gatestats.errors import ProblemList, RecordFileError, RecordProblem
+from gatestats.importers._common import build_records, file_digest
+from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
+from gatestats.input_tables import describe, read_input_table, typed_cell
+from gatestats.jsonfile import read_regular_file
+
+__all__ = ["LISTS", "SCHEMA_VERSIONS", "import_swe_bench"]
+
+#: The summary's outcome lists -> (outcome, failed_check). An instance is in at most one of them.
+LISTS: Mapping[str, tuple[str, str | None]] = {
+    "resolved_ids": ("passed", None),
+    "unresolved_ids": ("failed", "unresolved: the FAIL_TO_PASS or PASS_TO_PASS tests did not all pass"),
+    "empty_patch_ids": ("failed", "empty patch: the model produced no patch"),
+    "error_ids": ("infra_error", "harness error: the evaluation produced no valid report.json"),
+    "incomplete_ids": ("infra_error", "incomplete: no prediction was submitted for this instance"),
+}
+#: Run-summary schema versions read (None: summaries written before the field existed).
+SCHEMA_VERSIONS: tuple[int | None, ...] = (None, 2)
+_COUNTS = {
+    "resolved_ids": "resolved_instances",
+    "unresolved_ids": "unresolved_instances",
+    "empty_patch_ids": "empty_patch_instances",
+    "error_ids": "error_instances",
+}
+_MAX_REPORT_BYTES = 1 << 26
+
+
+def _document(file: Path) -> dict[str, Any]:
+    """The run summary's JSON object, with a known ``schema_version``."""
+    raw = read_regular_file(file, limit=MAX_LOG_BYTES, what="SWE-bench run summary")
+    document = decode_tool_json(raw, source=str(file))
+    if not isinstance(document, dict):
+        raise RecordFileError.single(file, "<json>", f"expected a run summary object (got {describe(document)})")
+    version = document.get("schema_version")
+    if version not in SCHEMA_VERSIONS or isinstance(version, bool):
+        msg = f"run summary schema_version {describe(version)} is not supported (known: 2, or absent)"
+        raise RecordFileError.single(file, "schema_version", msg)
+    return document
+
+
+def _listed(file: Path, name: str, items: Any, where: dict[str, str], problems: ProblemList) -> None:
+    """Record which list each instance of ``items`` is in; an instance in two lists is a problem."""
+
+    def problem(field: str, message: str) -> None:
+        problems.add(RecordProblem(file=str(file), field=field, message=message))
+
+    if not isinstance(items, list):
+        problem(name, f"expected a list of instance ids (got {describe(items)})")
+        return
+    for index, item in enumerate(items):
+        if not isinstance(item, str) or not item:
+            problem(f"{name}[{index}]", f"expected an instance id (got {describe(item)})")
+        elif item in where:
+            problem(name, f"instance {item!r} is in both {where[item]} and {name} (the lists are disjoint)")
+        else:
+            where[item] = name
+
+
+def _summary(file: Path) -> dict[str, str]:
+    """Instance id -> the list it is in; every inconsistency of the summary is an error."""
+    document = _document(file)
+    problems = ProblemList()
+    where: dict[str, str] = {}
+    for name in LISTS:
+        items = document.get(name, [] if name == "incomplete_ids" else None)
+        _listed(file, name, items, where, problems)
+        count = document.get(_COUNTS.get(name, ""))
+        if isinstance(items, list) and count is not None and count != len(items):
+            msg = f"{_COUNTS[name]} is {describe(count)} but {name} lists {len(items)} instance(s)"
+            problems.add(RecordProblem(file=str(file), field=_COUNTS[name], message=msg))
+    total = document.get("total_instances")
+    if not problems and total is not None and total != len(where):
+        msg = f"total_instances is {describe(total)} but the lists hold {len(where)} instance(s): some are in no list"
+        problems.add(RecordProblem(file=str(file), field="total_instances", message=msg))
+    problems.raise_if_any()
+    if not where:
+        raise RecordFileError.single(file, "resolved_ids", "the run summary lists no instance")
+    return where
+
+
+def _report_check(logs: Path, instance: str, listed: str) -> str | None:
+    """The failed check a ``report.json`` adds (None: no report); an error when it contradicts the summary."""
+    path = logs / instance / "report.json"
+    if not path.is_file():
+        return None
+    report = decode_tool_json(read_regular_file(path, limit=_MAX_REPORT_BYTES, what="report.json"), source=str(path))
+    found = report.get(instance) if isinstance(report, dict) else None
+    entry: dict[str, Any] = found if isinstance(found, dict) else {}
+    resolved = entry.get("resolved")
+    if not isinstance(resolved, bool):
+        raise RecordFileError.single(path, f"{instance}.resolved", f"expected true or false (got {describe(resolved)})")
+    if listed in ("resolved_ids", "unresolved_ids") and resolved != (listed == "resolved_ids"):
+        msg = f"resolved is {str(resolved).lower()} but the run summary lists the instance in {listed}"
+        raise RecordFileError.single(path, f"{instance}.resolved", msg)
+    if resolved or listed != "unresolved_ids":
+        return None
+    if entry.get("patch_successfully_applied") is False:
+        return "unresolved: the patch did not apply"
+    return _tests_check(entry.get("tests_status"))
+
+
+def _tests_check(status: Any) -> str | None:
+    if not isinstance(status, dict):
+        return None
+    failing = []
+    for group in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+        failures = status.get(group, {}).get("failure") if isinstance(status.get(group), dict) else None
+        if isinstance(failures, list) and failures:
+            failing.append(f"{group} {len(failures)} failing ({failures[0]}{', ...' if len(failures) > 1 else ''})")
+    return "unresolved: " + "; ".join(failing) if failing else None
+
+
+def _costs(path: Path) -> dict[tuple[str, int], float]:
+    table = read_input_table(path, ["instance_id", "trial", "cost_usd"])
+    problems = ProblemList()
+    costs: dict[tuple[str, int], float] = {}
+    for index, row in enumerate(table.rows):
+        instance, bad_id = typed_cell(row["instance_id"], "string", text=table.text)
+        trial, bad_trial = typed_cell(row["trial"], "integer", text=table.text)
+        cost, bad_cost = typed_cell(row["cost_usd"], "number", text=table.text)
+        for field, bad in (("instance_id", bad_id), ("trial", bad_trial), ("cost_usd", bad_cost)):
+            if bad is not None:
+                problems.add(table.problem(index, field, bad))
+        if bad_id or bad_trial or bad_cost or instance is None or trial is None or cost is None:
+            continue
+        if cost < 0 or not math.isfinite(cost):
+            problems.add(table.problem(index, "cost_usd", f"expected a non-negative number (got {cost})"))
+        elif (instance, trial) in costs:
+            problems.add(table.problem(index, "instance_id", f"instance {instance!r}, trial {trial} is given twice"))
+        else:
+            costs[(instance, trial)] = cost
+    problems.raise_if_any()
+    return costs
+
+
+def import_swe_bench(
+    summaries: str | Path | Sequence[str | Path],
+    *,
+    logs: Sequence[str | Path | None] | None = None,
+    costs: str | Path | None = None,
+    system: str | None = None,
+    run_set_id: str | None = None,
+) -> pl.DataFrame:
+    """Read SWE-bench harness run summaries (one per run) into validated run records.
+
+    Parameters
+    ----------
+    summaries
+        The run summaries ``<model>.<run_id>.json``, one per run; run ``i`` becomes trial ``i``.
+    logs
+        For each summary, its ``logs/run_evaluation/<run_id>/<model>`` directory (or None), whose
+        ``<instance_id>/report.json`` files are checked against the summary and name the failing tests.
+    costs
+        A table with ``instance_id``, ``trial``, ``cost_usd`` (the agent's spend per instance and run).
+    system
+        System label; default: the first summary's file name up to its first ``.`` (the model).
+    run_set_id
+        Default ``import-<first 12 hex of the first summary's sha256>``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The validated records, one per instance and run.
+
+    Raises
+    ------
+    RecordFileError
+        A summary that is not JSON, an unknown ``schema_version``, an instance in two lists, counts
+        that do not match their lists, a ``report.json`` that contradicts its summary, a bad cost
+        table or a cost for an instance no run has (each named by file and field); nothing is returned.
+    ValueError
+        ``logs`` is not one directory per summary.
+    """
+    files = [Path(summaries)] if isinstance(summaries, str | Path) else [Path(s) for s in summaries]
+    directories = [None if d is None else Path(d) for d in logs] if logs is not None else []
+    if not files or (logs is not None and len(directories) != len(files)):
+        msg = f"give run summaries and, with logs, one directory per summary (got {len(files)} and {len(directories)})"
+        raise ValueError(msg)
+    runs = [_summary(file) for file in files]
+    instances = sorted(set().union(*runs))
+    rows: list[dict[str, Any]] = []
+    for trial, (file, run) in enumerate(zip(files, runs, strict=True)):
+        for instance in instances:
+            listed = run.get(instance)
+            outcome, check = LISTS[listed] if listed else ("infra_error", f"not in run summary {file.name}: not run")
+            directory = directories[trial] if directories else None
+            if listed and directory is not None:
+                check = _report_check(directory, instance, listed) or check
+            rows.append({"case_id": instance, "trial": trial, "outcome": outcome, "failed_check": check})
+    frame = pl.DataFrame(
+        rows,
+        schema={"case_id": pl.String, "trial": pl.Int64, "outcome": pl.String, "failed_check": pl.String},
+        orient="row",
+    )
+    if costs is not None:
+        frame = _joined_costs(frame, Path(costs))
+    frame = frame.with_columns(
+        system=pl.lit(system or files[0].name.split(".", 1)[0]),
+        case_group=pl.col("case_id").str.replace(r"-[0-9]+$", ""),
+    )
+    digest = file_digest(files[0])
+    names = ", ".join(f"{f.name} (sha256 {file_digest(f)})" for f in files)
+    source = f"gatestats import swe-bench {names}; SWE-bench harness run summary, trial = position"
+    return build_records(frame, source_file=files[0], run_set_id=run_set_id or f"import-{digest[:12]}", source=source)
+
+
+def _joined_costs(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
+    costs = _costs(path)
+    known = set(frame.select("case_id", "trial").iter_rows())
+    if unknown := sorted(key for key in costs if key not in known):
+        instance, trial = unknown[0]
+        msg = f"instance {instance!r}, trial {trial} is in no run summary ({len(unknown)} such row(s))"
+        raise RecordFileError.single(path, "instance_id", msg)
+    values = [costs.get(key) for key in frame.select("case_id", "trial").iter_rows()]
+    return frame.with_columns(cost_usd=pl.Series(values, dtype=pl.Float64))
