@@ -157,7 +157,7 @@ def test_existing_calibration_file_is_never_overwritten(llmbar_judgments: Path, 
         (["--map", "item=id,label=human", "--positive", "pass"], "verdict=COLUMN required"),
         (
             ["--map", "item=id,label=human,verdict=judge", "--positive", "pass", "--kind", "triple"],
-            "must be pointwise or pairwise",
+            "must be one of pointwise, pairwise (got 'triple')",
         ),
         (
             ["--map", "item=id,label=human,verdict=judge", "--positive", "pass", "--tie", "tie"],
@@ -170,7 +170,15 @@ def test_existing_calibration_file_is_never_overwritten(llmbar_judgments: Path, 
         (["--map", "item=id,label=human,verdict=judge"], "Missing option '--positive'"),
         (
             ["--map", "item=id,label=human,verdict=judge", "--positive", "p", "--interval", "wald"],
-            "must be wilson or clopper-pearson",
+            "must be one of wilson, clopper-pearson",
+        ),
+        (
+            ["--map", "item=id,label=human,verdict=judge", "--positive", "p", "--swapped-coding", "sideways"],
+            "must be one of original, presented",
+        ),
+        (
+            ["--map", "item=id,label=human,verdict=judge", "--positive", "p", "--confidence-level", "1.5"],
+            "must lie strictly between 0 and 1",
         ),
     ],
 )

@@ -148,7 +148,7 @@ def test_flip_rate_limit_for_pairwise_judges(write_jsonl: Callable[..., Path]) -
         ({"max_false_pass_rate": 1.5}, "JudgePolicy.max_false_pass_rate must lie in [0, 1] (got 1.5)"),
         (
             {"max_false_pass_rate": 0.1, "criterion": "mean"},
-            "JudgePolicy.criterion must be 'upper_bound' or 'estimate' (got 'mean')",
+            "JudgePolicy.criterion must be one of upper_bound, estimate (got 'mean')",
         ),
         (
             {"max_false_pass_rate": 0.1, "rubric_digest": ""},

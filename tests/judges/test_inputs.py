@@ -274,3 +274,25 @@ def test_labels_file_is_read_strictly_too(tmp_path: Path) -> None:
     labels.write_bytes(b"id,human\na,pass\nb,fa\xffil\n")
     err = _error(lambda: read_judgments(judgments, MAP, labels=labels, positive="pass"))
     assert str(err) == f"{labels}:3: field '<line>': not valid UTF-8 (byte 0xff at column 5)"
+
+
+def test_option_words_are_the_literal_types_values() -> None:
+    # The runtime tuples the checks use are the Literal types' values, in order (one vocabulary).
+    from typing import get_args
+
+    from gatestats import judges
+
+    assert judges.JUDGE_KINDS == get_args(judges.JudgeKind) == ("pointwise", "pairwise")
+    assert judges.PROPORTION_METHODS == ("wilson", "clopper-pearson")
+    assert judges.SWAPPED_CODINGS == ("original", "presented")
+    assert judges.KAPPA_WEIGHTS == ("linear", "quadratic")
+    assert judges.LIMIT_CRITERIA == ("upper_bound", "estimate")
+    assert judges.CORRECTION_METHODS == ("lang-reiczigel",)
+
+
+def test_unknown_kind_is_refused_with_the_vocabulary_message(tmp_path: Path) -> None:
+    table = tmp_path / "j.csv"
+    table.write_text("id,human,judge\na,pass,pass\n")
+    mapping = {"item": "id", "label": "human", "verdict": "judge"}
+    with pytest.raises(ValueError, match=r"^kind must be one of pointwise, pairwise \(got 'triple'\)$"):
+        read_judgments(table, mapping, positive="pass", kind="triple")  # type: ignore[arg-type]

@@ -91,7 +91,7 @@ def test_confidence_interval_method_reuses_the_stored_method() -> None:
             lambda: proportion(1, 2, confidence_level=1.0),
             "confidence_level must lie strictly between 0 and 1 (got 1.0)",
         ),
-        (lambda: proportion(1, 2, method="wald"), "method must be one of 'wilson', 'clopper-pearson' (got 'wald')"),
+        (lambda: proportion(1, 2, method="wald"), "method must be one of wilson, clopper-pearson (got 'wald')"),
         (lambda: clopper_pearson_interval(1.5, 3), "counts must be integers (got x=1.5, n=3)"),  # type: ignore[arg-type]
     ],
 )

@@ -86,6 +86,28 @@ def test_interval_at_another_level_and_to_dict() -> None:
     assert k.to_dict()["weights"] == "linear"
 
 
+def test_weighted_kappa_to_dict_lists_the_scale_then_the_kappa_fields() -> None:
+    # WeightedKappa shares its numbers with Kappa (one field list); its JSON keeps the scale first.
+    keys = list(weighted_kappa(SAS_TABLE, weights="linear").to_dict())
+    kappa_keys = list(cohens_kappa(SAS_TABLE).to_dict())
+    assert keys == ["weights", "n_categories", *kappa_keys]
+    assert kappa_keys[:3] == ["estimate", "se", "ci_low"]
+
+
+def test_weighted_kappa_and_kappa_refuse_with_the_same_sentence_but_their_own_name() -> None:
+    # One rater constant: 0 by construction; the reason names the statistic and the rater's side.
+    table = [[3, 0, 0], [2, 0, 0], [1, 0, 0]]
+    weighted, plain = weighted_kappa(table), cohens_kappa(table)
+    assert weighted.reason == (
+        "weighted kappa is 0 by construction: the second (columns) rating puts all 6 items in one category, "
+        "so there is no agreement beyond chance to estimate and no interval"
+    )
+    assert plain.reason == (
+        "kappa is 0 by construction: the columns rating puts all 6 items in one category, "
+        "so there is no agreement beyond chance to estimate and no interval"
+    )
+
+
 @pytest.mark.parametrize(
     ("table", "reason"),
     [
@@ -109,7 +131,7 @@ def test_undefined_weighted_kappa_is_insufficient_evidence_with_the_reason(table
     [
         ([[1, 2, 3]], {}, r"table must be a square matrix with at least 2 categories \(got shape \(1, 3\)\)"),
         ([[1, -2], [3, 4]], {}, "table must hold non-negative finite counts"),
-        ([[1, 2], [3, 4]], {"weights": "cubic"}, r"weights must be one of 'linear', 'quadratic' \(got 'cubic'\)"),
+        ([[1, 2], [3, 4]], {"weights": "cubic"}, r"weights must be one of linear, quadratic \(got 'cubic'\)"),
         (
             [[1, 2], [3, 4]],
             {"confidence_level": 1.0},

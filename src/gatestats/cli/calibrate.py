@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gatestats._digest import digest_file, digest_text
-from gatestats.cli._common import reports_errors
+from gatestats.cli._calibrate_classes import correct_production, parse_aliases, render_correction, run_multiclass
+from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
 from gatestats.judges import (
+    JUDGE_KINDS,
+    PROPORTION_METHODS,
+    SWAPPED_CODINGS,
     JudgeCalibration,
     JudgeKind,
+    JudgmentSet,
     ProportionMethod,
     SwappedCoding,
     calibrate,
@@ -23,8 +28,52 @@ from gatestats.judges import (
     read_judgments,
     write_calibration,
 )
+from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+from gatestats.vocabulary import check_choice, check_confidence_level
 
 __all__ = ["calibrate_command", "render_calibration"]
+
+
+#: The options of ``calibrate`` too long to stand in its signature.
+_MapOption = Annotated[
+    str,
+    typer.Option(
+        "--map",
+        help=(
+            "Field = column, comma-separated: item=COL,label=COL,verdict=COL[,verdict_swapped=COL,"
+            "verdict_persuaded=COL,slice=COL,judge=COL,rubric=COL,reason=COL,score=COL]; item=COL1+COL2 joins."
+        ),
+    ),
+]
+_LabelsOption = Annotated[
+    Path | None, typer.Option(help="Separate labelled set (item and label columns named by --map).")
+]
+_NegativeOption = Annotated[str | None, typer.Option(help="The failing value (default: the one other label value).")]
+_SwappedCodingOption = Annotated[
+    str, typer.Option(help="original (swapped verdict mapped back to A/B) or presented (as shown).")
+]
+_WhereOption = Annotated[
+    list[str] | None, typer.Option("--where", help="Keep judgment rows with COLUMN=VALUE (repeatable).")
+]
+_UnparseableOption = Annotated[
+    list[str] | None, typer.Option("--unparseable", help="Verdict value meaning 'could not parse' (repeatable).")
+]
+_OutputOption = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Calibration file to write (.json); never overwritten.")
+]
+_ClassesOption = Annotated[
+    str | None, typer.Option(help="Label classes, comma-separated (scale order with --ordinal): multi-class mode.")
+]
+_OrdinalOption = Annotated[bool, typer.Option(help="The classes are an ordered scale; --positive is the lowest pass.")]
+_AliasOption = Annotated[
+    list[str] | None, typer.Option("--alias", help="Read VALUE as CLASS: VALUE=CLASS (repeatable).")
+]
+_CorrectOption = Annotated[
+    Path | None, typer.Option(help="Production verdicts (same verdict column): print the corrected pass rate.")
+]
+_CaseOption = Annotated[
+    str | None, typer.Option(help="Case column of the --correct file (verdicts clustered by case).")
+]
 
 
 def _rate(value: dict[str, Any] | None) -> tuple[str, str]:
@@ -41,7 +90,15 @@ def _pvalue(value: float | None) -> str:
 
 
 def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
-    """Print the human-readable summary of a calibration."""
+    """Print the human-readable summary of a calibration.
+
+    Parameters
+    ----------
+    calibration
+        The calibration.
+    console
+        Where to print (its width decides the table layout).
+    """
     d = calibration.to_dict()
     details = d["details"]
     errors = details["errors"]
@@ -90,16 +147,8 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
             f"{persuasion['n_pass_with_text_only']} / {persuasion['n_pass_without_text_only']}",
         )
     console.print(table)
-    slices = details["errors_by_slice"]
-    if slices:
-        by = Table(title="by slice", title_justify="left")
-        for name in ("slice", "items", "false-pass rate", "n", "false-fail rate", "n", "unparseable"):
-            by.add_column(name, justify="left" if name == "slice" else "right", no_wrap=name != "slice")
-        for s in slices:
-            fp, fp_n = _rate(s["false_pass_rate"])
-            ff, ff_n = _rate(s["false_fail_rate"])
-            by.add_row(s["slice"], str(s["n_items"]), fp, fp_n, ff, ff_n, str(s["n_unparseable"]))
-        console.print(by)
+    if details["errors_by_slice"]:
+        console.print(_slice_table(details["errors_by_slice"]))
     for name in ("false_pass_rate", "false_fail_rate"):
         if d[name]["status"] != "ok":
             console.print(f"  insufficient evidence: {d[name]['reason']}", highlight=False)
@@ -115,72 +164,176 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     console.print(f"  version {calibration.version}", highlight=False)
 
 
+def _slice_table(slices: list[dict[str, Any]]) -> Table:
+    """The error rates of each slice."""
+    by = Table(title="by slice", title_justify="left")
+    for name in ("slice", "items", "false-pass rate", "n", "false-fail rate", "n", "unparseable"):
+        by.add_column(name, justify="left" if name == "slice" else "right", no_wrap=name != "slice")
+    for s in slices:
+        fp, fp_n = _rate(s["false_pass_rate"])
+        ff, ff_n = _rate(s["false_fail_rate"])
+        by.add_row(s["slice"], str(s["n_items"]), fp, fp_n, ff, ff_n, str(s["n_unparseable"]))
+    return by
+
+
 @reports_errors
 def calibrate_command(
     judgments: Annotated[Path, typer.Argument(help="Judge verdicts: .csv, .jsonl or .parquet, one row per item.")],
-    mapping: Annotated[
-        str,
-        typer.Option(
-            "--map",
-            help=(
-                "Field = column, comma-separated: item=COL,label=COL,verdict=COL[,verdict_swapped=COL,"
-                "verdict_persuaded=COL,slice=COL,judge=COL,rubric=COL,reason=COL,score=COL]; item=COL1+COL2 joins."
-            ),
-        ),
-    ],
+    mapping: _MapOption,
     positive: Annotated[str, typer.Option(help="The passing value (pairwise: 'output A is better').")],
-    labels: Annotated[
-        Path | None, typer.Option(help="Separate labelled set (item and label columns named by --map).")
-    ] = None,
-    negative: Annotated[
-        str | None, typer.Option(help="The failing value (default: the one other label value).")
-    ] = None,
+    labels: _LabelsOption = None,
+    negative: _NegativeOption = None,
     tie: Annotated[str | None, typer.Option(help="Tie verdict of a pairwise judge (counts as not passing).")] = None,
     kind: Annotated[str, typer.Option(help="pointwise or pairwise.")] = "pointwise",
-    swapped_coding: Annotated[
-        str, typer.Option(help="original (swapped verdict mapped back to A/B) or presented (as shown).")
-    ] = "original",
-    where: Annotated[
-        list[str] | None, typer.Option("--where", help="Keep judgment rows with COLUMN=VALUE (repeatable).")
-    ] = None,
-    unparseable: Annotated[
-        list[str] | None, typer.Option("--unparseable", help="Verdict value meaning 'could not parse' (repeatable).")
-    ] = None,
+    swapped_coding: _SwappedCodingOption = "original",
+    where: _WhereOption = None,
+    unparseable: _UnparseableOption = None,
     judge_model: Annotated[str | None, typer.Option(help="Judge model (instead of judge=COL).")] = None,
     rubric: Annotated[Path | None, typer.Option(help="Rubric / prompt file; its sha256 is the rubric digest.")] = None,
     rubric_version: Annotated[str | None, typer.Option(help="Rubric version label (instead of rubric=COL).")] = None,
     interval: Annotated[str, typer.Option(help="wilson or clopper-pearson.")] = "wilson",
-    confidence_level: Annotated[float, typer.Option(help="Two-sided confidence level.")] = 0.95,
+    confidence_level: ConfidenceLevelOption = 0.95,
     as_json: Annotated[bool, typer.Option("--json", help="Print the calibration as one JSON object.")] = False,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Calibration file to write (.json); never overwritten.")
-    ] = None,
+    output: _OutputOption = None,
+    classes: _ClassesOption = None,
+    ordinal: _OrdinalOption = False,
+    alias: _AliasOption = None,
+    correct: _CorrectOption = None,
+    case: _CaseOption = None,
 ) -> None:
-    """Calibrate an LLM judge against human labels; optionally write the versioned calibration."""
-    if kind not in ("pointwise", "pairwise"):
-        raise typer.BadParameter(f"must be pointwise or pairwise (got {kind!r})", param_hint="--kind")
-    if swapped_coding not in ("original", "presented"):
-        raise typer.BadParameter(
-            f"must be original or presented (got {swapped_coding!r})", param_hint="--swapped-coding"
-        )
-    if interval not in ("wilson", "clopper-pearson"):
-        raise typer.BadParameter(f"must be wilson or clopper-pearson (got {interval!r})", param_hint="--interval")
-    if not 0 < confidence_level < 1:
-        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
-        raise typer.BadParameter(msg, param_hint="--confidence-level")
+    """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
+
+    \f
+    Parameters
+    ----------
+    judgments, labels
+        The judge verdicts file and, optionally, a separate labelled set.
+    mapping, where, unparseable
+        ``--map`` (field = column), ``--where`` filters and the unparseable verdict values: see
+        :func:`gatestats.judges.read_judgments`.
+    positive, negative, tie, kind, swapped_coding, interval, confidence_level
+        The options of :func:`gatestats.judges.calibrate` (``interval``: its ``method``).
+    judge_model, rubric, rubric_version
+        The judge's identity; the rubric file's digest is the rubric digest.
+    as_json, output
+        Print JSON instead of tables; the calibration file to write (never overwritten).
+    classes, ordinal, alias
+        Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
+    correct, case
+        A production verdicts file to correct for the judge's errors, and its case column.
+
+    Raises
+    ------
+    typer.BadParameter
+        A usage error (exit 2): an option outside its domain, options that contradict each other.
+    """
+    chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
+    fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie)
+    if case is not None and correct is None:
+        raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
+    multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
+    if multiclass is not None:
+        run_multiclass(
+            judgments, fields, filters, classes=multiclass, ordinal=ordinal,
+            positive=positive, tie=tie, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
+            method=method, confidence_level=confidence_level, as_json=as_json, correct=correct, case=case,
+        )  # fmt: skip
+        return
+    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
+    judged = read_judgments(
+        judgments, fields, positive=positive, negative=negative, tie=tie, kind=chosen_kind, labels=labels,
+        where=filters, unparseable=unparseable or [],
+    )  # fmt: skip
+    result = _calibrated(
+        judged, kind=chosen_kind, coding=coding, method=method, confidence_level=confidence_level,
+        judge_model=judge_model, rubric=rubric, rubric_version=rubric_version,
+    )  # fmt: skip
+    correction = None if correct is None else correct_production(
+        correct, verdict=fields["verdict"], case=case, calibration=result,
+        classes=[c for c in (judged.positive, judged.negative, judged.tie) if c is not None],
+        passing={judged.positive}, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
+        confidence_level=confidence_level,
+    )  # fmt: skip
+    _emit(result, output=output, as_json=as_json, correction=correction, production=correct)
+
+
+def _multiclass_classes(classes: str | None, *, ordinal: bool, label: str, output: Path | None) -> list[str] | None:
+    """The ``--classes`` of the multi-class mode, or ``None`` in the binary mode (a usage error when incomplete)."""
+    if classes is None and not ordinal and "+" not in label:
+        return None
+    if classes is None or output is not None:
+        raise typer.BadParameter("several label columns or --ordinal need --classes; -o is not written in this mode")
+    return [c.strip() for c in classes.split(",")]
+
+
+def _calibrated(
+    judged: JudgmentSet,
+    *,
+    kind: JudgeKind,
+    coding: SwappedCoding,
+    method: ProportionMethod,
+    confidence_level: float,
+    judge_model: str | None,
+    rubric: Path | None,
+    rubric_version: str | None,
+) -> JudgeCalibration:
+    """The calibration of the judgments read (the options given win over the file's judge and rubric columns)."""
+    version_label = rubric_version if rubric_version is not None else judged.rubric_version
+    return calibrate(
+        judged.frame, positive=judged.positive, negative=judged.negative, tie=judged.tie, kind=kind,
+        swapped_coding=coding, judge_model=judge_model if judge_model is not None else judged.judge_model,
+        rubric_digest=_rubric_digest(rubric, version_label), rubric_version=version_label, method=method,
+        confidence_level=confidence_level, n_labels_without_verdict=judged.n_labels_without_verdict,
+        sources=judged.sources,
+    )  # fmt: skip
+
+
+def _checked_words(
+    kind: str, swapped_coding: str, interval: str, confidence_level: float
+) -> tuple[JudgeKind, SwappedCoding, ProportionMethod]:
+    """The word options and the confidence level, checked (a usage error names the flag)."""
+    chosen_kind = cast("JudgeKind", checked_option(check_choice, kind, "--kind", JUDGE_KINDS))
+    coding = cast("SwappedCoding", checked_option(check_choice, swapped_coding, "--swapped-coding", SWAPPED_CODINGS))
+    method = cast("ProportionMethod", checked_option(check_choice, interval, "--interval", PROPORTION_METHODS))
+    checked_option(check_confidence_level, confidence_level, "--confidence-level")
+    return chosen_kind, coding, method
+
+
+def _rubric_digest(rubric: Path | None, version_label: str | None) -> str | None:
+    """The rubric file's digest; without a file, the digest of the rubric version label (if any)."""
+    if rubric is not None:
+        return digest_file(rubric)
+    return None if version_label is None else digest_text(version_label)
+
+
+def _parse_selection(
+    mapping: str, where: list[str], *, kind: str, tie: str | None
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The ``--map`` fields and ``--where`` filters, checked against ``--kind``."""
     try:
         fields = parse_judgment_mapping(mapping)
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--map: "), param_hint="--map") from None
     try:
-        filters = parse_where(where or [])
+        filters = parse_where(where)
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--where: "), param_hint="--where") from None
     if tie is not None and kind != "pairwise":
         raise typer.BadParameter("a tie value needs --kind pairwise", param_hint="--tie")
-    for field in ("verdict_swapped",):
-        if field in fields and kind != "pairwise":
-            raise typer.BadParameter(f"{field} (order swaps) needs --kind pairwise", param_hint="--map")
+    if "verdict_swapped" in fields and kind != "pairwise":
+        raise typer.BadParameter("verdict_swapped (order swaps) needs --kind pairwise", param_hint="--map")
+    return fields, filters
+
+
+def _check_sources(
+    fields: dict[str, str],
+    *,
+    judge_model: str | None,
+    rubric_version: str | None,
+    rubric: Path | None,
+    output: Path | None,
+) -> None:
+    """The judge identity is given once; the rubric file exists; the output file does not."""
     if judge_model is not None and "judge" in fields:
         raise typer.BadParameter("give the judge model as a column (judge=COL) or as --judge-model, not both")
     if rubric_version is not None and "rubric" in fields:
@@ -191,46 +344,26 @@ def calibrate_command(
     if rubric is not None and not rubric.is_file():
         msg = f"{rubric}: no such rubric file"
         raise FileNotFoundError(msg)
-    chosen_kind: JudgeKind = kind  # type: ignore[assignment]
-    judged = read_judgments(
-        judgments,
-        fields,
-        positive=positive,
-        negative=negative,
-        tie=tie,
-        kind=chosen_kind,
-        labels=labels,
-        where=filters,
-        unparseable=unparseable or [],
-    )
-    version_label = rubric_version if rubric_version is not None else judged.rubric_version
-    if rubric is not None:
-        rubric_digest: str | None = digest_file(rubric)
-    else:
-        rubric_digest = None if version_label is None else digest_text(version_label)
-    coding: SwappedCoding = swapped_coding  # type: ignore[assignment]
-    method: ProportionMethod = interval  # type: ignore[assignment]
-    result = calibrate(
-        judged.frame,
-        positive=judged.positive,
-        negative=judged.negative,
-        tie=judged.tie,
-        kind=chosen_kind,
-        swapped_coding=coding,
-        judge_model=judge_model if judge_model is not None else judged.judge_model,
-        rubric_digest=rubric_digest,
-        rubric_version=version_label,
-        method=method,
-        confidence_level=confidence_level,
-        n_labels_without_verdict=judged.n_labels_without_verdict,
-        sources=judged.sources,
-    )
+
+
+def _emit(
+    result: JudgeCalibration,
+    *,
+    output: Path | None,
+    as_json: bool,
+    correction: ClusteredCorrectedPassRate | None = None,
+    production: Path | None = None,
+) -> None:
+    """Write the calibration file (when asked), then print the JSON or the summary."""
     if output is not None:
         write_calibration(result, output)
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), allow_nan=False))
+        extra = {} if correction is None else {"correction": correction.to_dict()}
+        typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
     else:
         console = Console()
         render_calibration(result, Console(width=max(console.width, 120)))
+        if correction is not None and production is not None:
+            render_correction(correction, Console(width=max(console.width, 120)), production)
     if output is not None:
         typer.echo(f"wrote calibration {result.version} to {output}", err=True)

@@ -26,6 +26,12 @@ from gatestats.judges._stats import (
     sign_test,
 )
 from gatestats.judges._types import (
+    CORRECTION_METHODS,
+    JUDGE_KINDS,
+    KAPPA_WEIGHTS,
+    LIMIT_CRITERIA,
+    PROPORTION_METHODS,
+    SWAPPED_CODINGS,
     CorrectionMethod,
     JudgeKind,
     KappaWeights,
@@ -55,7 +61,13 @@ from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kapp
 
 __all__ = [
     "CALIBRATION_SCHEMA",
+    "CORRECTION_METHODS",
+    "JUDGE_KINDS",
     "JUDGMENT_FIELDS",
+    "KAPPA_WEIGHTS",
+    "LIMIT_CRITERIA",
+    "PROPORTION_METHODS",
+    "SWAPPED_CODINGS",
     "CorrectedPassRate",
     "CorrectionMethod",
     "JudgeCalibration",

@@ -6,15 +6,31 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from gatestats._typing import FrameLike
+from gatestats.vocabulary import FrameLike
 
-__all__ = ["collect_checked", "verdict_vocabulary"]
+__all__ = ["collect_checked", "slice_parts", "verdict_vocabulary"]
 
 _SHOWN = 5
 
 
 def verdict_vocabulary(positive: str, negative: str, tie: str | None) -> tuple[str, ...]:
-    """The valid verdict values, checked to be distinct non-empty strings."""
+    """The valid verdict values, checked to be distinct non-empty strings.
+
+    Parameters
+    ----------
+    positive, negative, tie
+        The verdict values (``tie`` optional).
+
+    Returns
+    -------
+    tuple of str
+        ``(positive, negative)``, with ``tie`` last when given.
+
+    Raises
+    ------
+    ValueError
+        Values that are not distinct non-empty strings.
+    """
     values = (positive, negative) if tie is None else (positive, negative, tie)
     if any(not isinstance(v, str) or not v for v in values) or len(set(values)) != len(values):
         msg = f"positive, negative and tie must be distinct non-empty strings (got {values!r})"
@@ -34,8 +50,35 @@ def collect_checked(
     """Select ``required`` + present ``optional`` columns, collect once, and check their values.
 
     ``label`` (when required) must hold one of ``labels`` and no null; each verdict column one of
-    ``verdicts`` or null (unparseable). Raises ``ValueError`` naming the column, the first offending
-    rows and the values found.
+    ``verdicts`` or null (unparseable).
+
+    Parameters
+    ----------
+    judgments
+        A DataFrame or LazyFrame.
+    required
+        Columns that must be present.
+    optional
+        Columns kept when present.
+    labels
+        The valid labels (``None``: the labels are not checked).
+    verdicts
+        The valid verdict values.
+    verdict_columns
+        The columns, among those kept, that hold verdicts.
+
+    Returns
+    -------
+    polars.DataFrame
+        The kept columns (as strings, ``score`` as is), collected.
+
+    Raises
+    ------
+    TypeError
+        ``judgments`` is not a polars frame.
+    ValueError
+        A missing column, a column that does not hold strings, or a value outside the vocabulary
+        (the message names the column, the first offending rows and the values found).
     """
     if not isinstance(judgments, pl.DataFrame | pl.LazyFrame):
         msg = f"judgments must be a polars DataFrame or LazyFrame (got {type(judgments).__name__})"
@@ -58,6 +101,25 @@ def collect_checked(
         if column in frame.columns:
             _check_values(frame, column, verdicts, allow_null=True)
     return frame
+
+
+def slice_parts(frame: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
+    """The rows of each slice, slices in sorted order (a null slice is named ``""``).
+
+    Parameters
+    ----------
+    frame
+        A frame; without a ``slice`` column it has no slices.
+
+    Returns
+    -------
+    list of (str, polars.DataFrame)
+        Each slice's name and rows.
+    """
+    if "slice" not in frame.columns:
+        return []
+    names = sorted({s if s is not None else "" for s in frame["slice"].to_list()})
+    return [(name, frame.filter(pl.col("slice").fill_null("") == name)) for name in names]
 
 
 def _check_values(frame: pl.DataFrame, column: str, allowed: Sequence[str], *, allow_null: bool) -> None:

@@ -32,45 +32,58 @@ Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gatestats._typing import Status
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
-from gatestats.judges._types import ProportionMethod
+from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
 from gatestats.paired.intervals import newcombe_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
+from gatestats.vocabulary import Status, check_choice, check_confidence_level
 
 __all__ = [
-    "PROPORTION_METHODS",
     "Kappa",
+    "KappaStatistics",
     "PairedDifference",
     "Proportion",
     "SignTest",
-    "check_confidence_level",
+    "agreement_counts",
     "clopper_pearson_interval",
     "cohens_kappa",
+    "critical_z",
+    "kappa_refused",
+    "kappa_statistic",
     "paired_difference_interval",
     "proportion",
     "sign_test",
 ]
 
-PROPORTION_METHODS: tuple[ProportionMethod, ...] = ("wilson", "clopper-pearson")
+#: A margin or an expected agreement this close to 1 is treated as exactly 1 (kappa degenerates).
+_DEGENERATE = 1 - 1e-15
+#: A kappa standard error at or below this is 0: no asymptotic interval exists.
+_ZERO_SE = 1e-9
+_K = TypeVar("_K", bound="KappaStatistics")
 
 
-def check_confidence_level(confidence_level: float) -> None:
-    """Raise ``ValueError`` unless ``0 < confidence_level < 1``."""
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
+def critical_z(confidence_level: float) -> float:
+    """The two-sided standard normal critical value :math:`z_{1-\\alpha/2}` of a confidence level.
 
+    Parameters
+    ----------
+    confidence_level
+        In (0, 1).
 
-def _z(confidence_level: float) -> float:
+    Returns
+    -------
+    float
+        ``norm.ppf(0.5 + confidence_level / 2)``.
+    """
     return float(stats.norm.ppf(0.5 + confidence_level / 2))
 
 
@@ -84,6 +97,23 @@ def clopper_pearson_interval(x: int, n: int, *, confidence_level: float = 0.95) 
 
     with :math:`B(q; a, b)` the beta quantile, 0 when :math:`x = 0` and 1 when :math:`x = n`
     (R's ``binom.test(x, n)$conf.int``).
+
+    Parameters
+    ----------
+    x, n
+        Successes and trials, integers with ``0 <= x <= n`` and ``n >= 1``.
+    confidence_level
+        In (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The exact limits (0 at :math:`x = 0`, 1 at :math:`x = n`).
+
+    Raises
+    ------
+    ValueError
+        Counts that are not integers, ``n < 1`` or ``x`` outside [0, n]; a confidence level outside (0, 1).
 
     Examples
     --------
@@ -128,6 +158,16 @@ class Proportion:
     def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """The interval of the same method at another level.
 
+        Parameters
+        ----------
+        confidence_level
+            The new level, in (0, 1).
+
+        Returns
+        -------
+        tuple of float
+            The ``method`` interval of ``numerator / n`` at that level.
+
         Raises
         ------
         InsufficientEvidenceError
@@ -153,7 +193,18 @@ class Proportion:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Proportion:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        data
+            A :meth:`to_dict` result.
+
+        Returns
+        -------
+        Proportion
+            The proportion.
+        """
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})
 
 
@@ -191,6 +242,17 @@ def proportion(
     undefined_reason
         The reason reported when ``n == 0``.
 
+    Returns
+    -------
+    Proportion
+        The estimate and its interval, or ``status="insufficient_evidence"`` when ``n == 0``.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not integers or out of range; an unknown method; a confidence level
+        outside (0, 1).
+
     Examples
     --------
     >>> p = proportion(15, 148)
@@ -199,9 +261,7 @@ def proportion(
     >>> proportion(0, 0, undefined_reason="no items labelled fail").status
     'insufficient_evidence'
     """
-    if method not in PROPORTION_METHODS:
-        msg = f"method must be one of {', '.join(map(repr, PROPORTION_METHODS))} (got {method!r})"
-        raise ValueError(msg)
+    check_choice(method, PROPORTION_METHODS, "method")
     check_confidence_level(confidence_level)
     if n == 0 and x == 0:
         return Proportion(
@@ -218,12 +278,14 @@ def proportion(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Kappa:
-    """Cohen's kappa, its asymptotic interval, and the test of kappa = 0.
+class KappaStatistics:
+    """The numbers of a kappa statistic: estimate, interval, the test of kappa = 0, agreements.
 
-    ``se`` is the Fleiss-Cohen-Everitt (1969) large-sample standard error (SAS's "ASE"), used for
-    the interval; ``se_null`` the standard error under :math:`\\kappa = 0`, used for ``z`` and
-    ``pvalue`` (two-sided). All numbers are ``None`` with ``status="insufficient_evidence"``.
+    The base of :class:`Kappa` and :class:`~gatestats.judges.WeightedKappa`. ``se`` is the
+    Fleiss-Cohen-Everitt (1969) large-sample standard error (SAS's "ASE"), used for the interval;
+    ``se_null`` the standard error under :math:`\\kappa = 0`, used for ``z`` and ``pvalue``
+    (two-sided). All numbers are ``None`` with ``status="insufficient_evidence"`` and ``reason``
+    says why.
     """
 
     estimate: float | None
@@ -244,10 +306,239 @@ class Kappa:
         """Plain JSON-ready dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Kappa(KappaStatistics):
+    """Cohen's kappa, its asymptotic interval, and the test of kappa = 0 (fields: :class:`KappaStatistics`)."""
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Kappa:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        data
+            A :meth:`to_dict` result (extra keys are ignored).
+
+        Returns
+        -------
+        Kappa
+            The statistic.
+        """
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+
+
+def agreement_counts(table: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Check a square agreement table of counts (at least 2 categories) and return it as floats.
+
+    Parameters
+    ----------
+    table
+        :math:`k \\times k` counts, rows: the first rater, columns: the second.
+
+    Returns
+    -------
+    numpy.ndarray
+        The counts as float64.
+
+    Raises
+    ------
+    ValueError
+        Not square, fewer than 2 categories, or a negative or non-finite count.
+    """
+    counts = np.asarray(table, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 2:
+        msg = f"table must be a square matrix with at least 2 categories (got shape {counts.shape})"
+        raise ValueError(msg)
+    if np.any(counts < 0) or not np.all(np.isfinite(counts)):
+        msg = "table must hold non-negative finite counts"
+        raise ValueError(msg)
+    return counts
+
+
+def _one_category_reason(
+    name: str, rows: npt.NDArray[np.float64], cols: npt.NDArray[np.float64], n: int, *, sides: tuple[str, str]
+) -> str | None:
+    """Why kappa has no interval when one rater puts every item in one category, else ``None``.
+
+    Kappa is then 0 by construction, with no sampling variance.
+
+    Parameters
+    ----------
+    name
+        The statistic's name in the message (``kappa``, ``weighted kappa``).
+    rows, cols
+        The row and column margins (proportions).
+    n
+        Number of rated items.
+    sides
+        How the message names the row and the column rater.
+
+    Returns
+    -------
+    str or None
+        The reason, or ``None`` when both raters use at least two categories.
+    """
+    if max(rows.max(), cols.max()) < _DEGENERATE:
+        return None
+    who = sides[0] if rows.max() >= _DEGENERATE else sides[1]
+    return (
+        f"{name} is 0 by construction: the {who} rating puts all {n} items in one category, so there is "
+        "no agreement beyond chance to estimate and no interval"
+    )
+
+
+def _zero_se_reason(name: str, kappa: float, se: float, n: int) -> str | None:
+    """Why kappa has no asymptotic interval when its standard error is 0, else ``None``.
+
+    Parameters
+    ----------
+    name
+        The statistic's name in the message (``kappa``, ``weighted kappa``).
+    kappa
+        The estimate.
+    se
+        Its large-sample standard error.
+    n
+        Number of rated items.
+
+    Returns
+    -------
+    str or None
+        The reason, or ``None`` when the standard error is positive.
+    """
+    if se > _ZERO_SE:
+        return None
+    return (
+        f"{name} = {kappa:g} on {n} items has asymptotic standard error 0 (no disagreement to "
+        "estimate it from): no asymptotic interval"
+    )
+
+
+def _kappa_inference(kappa: float, se: float, se_null: float, confidence_level: float) -> dict[str, Any]:
+    """The interval :math:`\\hat\\kappa \\pm z\\,\\mathrm{SE}` clipped to [-1, 1] and the z-test of kappa = 0.
+
+    Parameters
+    ----------
+    kappa
+        The estimate.
+    se
+        Its large-sample standard error (for the interval).
+    se_null
+        Its standard error under kappa = 0 (for the test).
+    confidence_level
+        Of the interval, in (0, 1).
+
+    Returns
+    -------
+    dict
+        ``estimate``, ``se``, ``ci_low``, ``ci_high``, ``se_null``, ``z`` and the two-sided ``pvalue``
+        (``z`` and ``pvalue`` are ``None`` when ``se_null`` is 0): fields of :class:`KappaStatistics`.
+    """
+    z = critical_z(confidence_level)
+    z_null = kappa / se_null if se_null > 0 else None
+    return {
+        "estimate": kappa,
+        "se": se,
+        "ci_low": max(-1.0, kappa - z * se),
+        "ci_high": min(1.0, kappa + z * se),
+        "se_null": se_null,
+        "z": z_null,
+        "pvalue": None if z_null is None else float(2 * stats.norm.sf(abs(z_null))),
+    }
+
+
+def kappa_refused(cls: type[_K], reason: str, po: float | None, pe: float | None, **fields: Any) -> _K:
+    """A kappa result with ``status="insufficient_evidence"``: no estimate, no interval, the reason.
+
+    Parameters
+    ----------
+    cls
+        :class:`Kappa` or :class:`~gatestats.judges.WeightedKappa`.
+    reason
+        Why the statistic is not reported.
+    po, pe
+        Observed and expected agreement, when known.
+    **fields
+        The class's remaining fields (``n``, ``confidence_level``, ...).
+
+    Returns
+    -------
+    Kappa or WeightedKappa
+        The refusal.
+    """
+    return cls(
+        estimate=None, se=None, ci_low=None, ci_high=None, se_null=None, z=None, pvalue=None,
+        observed_agreement=po, expected_agreement=pe, status="insufficient_evidence", reason=reason, **fields,
+    )  # fmt: skip
+
+
+def kappa_statistic(
+    cls: type[_K],
+    name: str,
+    *,
+    po: float,
+    pe: float,
+    rows: npt.NDArray[np.float64],
+    cols: npt.NDArray[np.float64],
+    undefined: str,
+    sides: tuple[str, str],
+    standard_errors: Callable[[float], tuple[float, float]],
+    n: int,
+    confidence_level: float,
+    **fields: Any,
+) -> _K:
+    """A kappa statistic from its agreements, or the reason there is none.
+
+    Kappa is :math:`(p_o - p_e)/(1 - p_e)` with the interval and test of :func:`_kappa_inference`.
+    It is not reported when :math:`p_e = 1` (undefined), when one rater puts every item in one
+    category (0 by construction, no sampling variance) or when its standard error is 0.
+
+    Parameters
+    ----------
+    cls
+        :class:`Kappa` or :class:`~gatestats.judges.WeightedKappa`.
+    name
+        The statistic's name in the reasons (``kappa``, ``weighted kappa``).
+    po, pe
+        Observed and expected agreement.
+    rows, cols
+        The row and column margins (proportions).
+    undefined
+        The reason reported when the expected agreement is 1.
+    sides
+        How the reasons name the row and the column rater.
+    standard_errors
+        Kappa -> its large-sample standard error and the one under kappa = 0.
+    n
+        Number of rated items (at least 1).
+    confidence_level
+        Of the interval, in (0, 1).
+    **fields
+        The class's remaining fields.
+
+    Returns
+    -------
+    Kappa or WeightedKappa
+        ``status="ok"`` with the numbers, or ``"insufficient_evidence"`` with the reason.
+    """
+    common = {"n": n, "confidence_level": confidence_level, **fields}
+    reason = undefined if pe >= _DEGENERATE else _one_category_reason(name, rows, cols, n, sides=sides)
+    if reason is not None:
+        return kappa_refused(cls, reason, po, pe, **common)
+    kappa = (po - pe) / (1 - pe)
+    se, se_null = standard_errors(kappa)
+    reason = _zero_se_reason(name, kappa, se, n)
+    if reason is not None:
+        return kappa_refused(cls, reason, po, pe, **common)
+    return cls(
+        **_kappa_inference(kappa, se, se_null, confidence_level),
+        observed_agreement=po,
+        expected_agreement=pe,
+        status="ok",
+        reason=None,
+        **common,
+    )
 
 
 def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kappa:
@@ -270,10 +561,26 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
     / [n (1 - p_e)^2]`. The interval is :math:`\hat\kappa \pm z_{1-\alpha/2}\,\mathrm{SE}`,
     clipped to [-1, 1].
 
-    Kappa is undefined when :math:`p_e = 1` (both raters always give the same single category); it
-    is 0 by construction, with no sampling variance, when one rater does; and no asymptotic interval
-    exists when the standard error is 0 (perfect agreement). All three give
-    ``status="insufficient_evidence"`` with the reason.
+    Parameters
+    ----------
+    table
+        :math:`k \times k` counts, :math:`k \ge 2`; rows: rater 1, columns: rater 2.
+    confidence_level
+        Of the asymptotic interval, in (0, 1).
+
+    Returns
+    -------
+    Kappa
+        ``status="insufficient_evidence"`` with the reason when no item is rated, when kappa is
+        undefined (:math:`p_e = 1`: both raters always give the same single category), when it is
+        0 by construction with no sampling variance (one rater does), or when the standard error
+        is 0 (perfect agreement: no asymptotic interval).
+
+    Raises
+    ------
+    ValueError
+        A table that is not square, has fewer than 2 categories or a negative or non-finite count;
+        a confidence level outside (0, 1).
 
     Examples
     --------
@@ -284,72 +591,46 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
     (0.4842, 0.138, 0.2137, 0.7547, 0.1484)
     """
     check_confidence_level(confidence_level)
-    counts = np.asarray(table, dtype=np.float64)
-    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 2:
-        msg = f"table must be a square matrix with at least 2 categories (got shape {counts.shape})"
-        raise ValueError(msg)
-    if np.any(counts < 0) or not np.all(np.isfinite(counts)):
-        msg = "table must hold non-negative finite counts"
-        raise ValueError(msg)
+    counts = agreement_counts(table)
     n = float(counts.sum())
     common: dict[str, Any] = {"n": int(n), "confidence_level": confidence_level}
     if n == 0:
-        return _kappa_unknown("kappa needs at least one rated item (got 0)", None, None, **common)
+        return kappa_refused(Kappa, "kappa needs at least one rated item (got 0)", None, None, **common)
     p = counts / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     po = float(np.trace(p))
     pe = float(rows @ cols)
-    if pe >= 1 - 1e-15:
-        return _kappa_unknown(
-            f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
-            po, pe, **common,
-        )  # fmt: skip
-    if max(rows.max(), cols.max()) >= 1 - 1e-15:
-        who = "rows" if rows.max() >= 1 - 1e-15 else "columns"
-        return _kappa_unknown(
-            f"kappa is 0 by construction: the {who} rating puts all {int(n)} items in one category, so there is "
-            "no agreement beyond chance to estimate and no interval",
-            po, pe, **common,
-        )  # fmt: skip
-    kappa = (po - pe) / (1 - pe)
+    return kappa_statistic(
+        Kappa,
+        "kappa",
+        po=po,
+        pe=pe,
+        rows=rows,
+        cols=cols,
+        undefined=f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
+        sides=("rows", "columns"),
+        standard_errors=lambda kappa: _cohen_standard_errors(p, rows, cols, kappa=kappa, pe=pe, n=n),
+        **common,
+    )
+
+
+def _cohen_standard_errors(
+    p: npt.NDArray[np.float64],
+    rows: npt.NDArray[np.float64],
+    cols: npt.NDArray[np.float64],
+    *,
+    kappa: float,
+    pe: float,
+    n: float,
+) -> tuple[float, float]:
+    """Fleiss-Cohen-Everitt (1969) standard errors of Cohen's kappa: in general and under kappa = 0."""
     weight = rows[:, None] + cols[None, :]  # p_i. + p_.j
     diagonal = float(np.sum(np.diag(p) * (1 - np.diag(weight) * (1 - kappa)) ** 2))
     off = p * (cols[:, None] + rows[None, :]) ** 2  # p_ij (p_.i + p_j.)^2
     off_sum = float(off.sum() - np.trace(off))
     variance = (diagonal + (1 - kappa) ** 2 * off_sum - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2)
     variance_null = (pe + pe**2 - float(np.sum(rows * cols * (rows + cols)))) / (n * (1 - pe) ** 2)
-    se = math.sqrt(max(variance, 0.0))
-    se_null = math.sqrt(max(variance_null, 0.0))
-    if se <= 1e-9:
-        return _kappa_unknown(
-            f"kappa = {kappa:g} on {int(n)} items has asymptotic standard error 0 (no disagreement to "
-            "estimate it from): no asymptotic interval",
-            po, pe, **common,
-        )  # fmt: skip
-    z = _z(confidence_level)
-    z_null = kappa / se_null if se_null > 0 else None
-    return Kappa(
-        estimate=kappa,
-        se=se,
-        ci_low=max(-1.0, kappa - z * se),
-        ci_high=min(1.0, kappa + z * se),
-        se_null=se_null,
-        z=z_null,
-        pvalue=None if z_null is None else float(2 * stats.norm.sf(abs(z_null))),
-        observed_agreement=po,
-        expected_agreement=pe,
-        status="ok",
-        reason=None,
-        **common,
-    )
-
-
-def _kappa_unknown(reason: str, po: float | None, pe: float | None, *, n: int, confidence_level: float) -> Kappa:
-    return Kappa(
-        estimate=None, se=None, ci_low=None, ci_high=None, se_null=None, z=None, pvalue=None, n=n,
-        observed_agreement=po, expected_agreement=pe, status="insufficient_evidence", reason=reason,
-        confidence_level=confidence_level,
-    )  # fmt: skip
+    return math.sqrt(max(variance, 0.0)), math.sqrt(max(variance_null, 0.0))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -384,6 +665,24 @@ def sign_test(successes: int, n: int, *, undefined_reason: str | None = None) ->
     (for :math:`x = n/2` the exact p-value is 1 and the mid-p value
     :math:`1 - \tfrac12\binom{n}{x}2^{-n}`, Fagerland et al. 2013), computed by
     :func:`gatestats.paired.mcnemar.mcnemar_pvalues`.
+
+    Parameters
+    ----------
+    successes, n
+        Successes among ``n`` trials (discordant pairs), integers with ``0 <= successes <= n``;
+        ``n == 0`` gives ``status="insufficient_evidence"``.
+    undefined_reason
+        The reason reported when ``n == 0``.
+
+    Returns
+    -------
+    SignTest
+        The exact and mid-p two-sided p-values.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not integers or out of range.
 
     Examples
     --------
@@ -438,6 +737,24 @@ def paired_difference_interval(
         L = \hat\delta - \sqrt{(p_1 - l_1)^2 - 2\hat\phi (p_1 - l_1)(u_2 - p_2) + (u_2 - p_2)^2}
 
         U = \hat\delta + \sqrt{(p_2 - l_2)^2 - 2\hat\phi (p_2 - l_2)(u_1 - p_1) + (u_1 - p_1)^2}
+
+    Parameters
+    ----------
+    both, first_only, second_only, neither
+        The paired 2x2 table: pairs positive on both, on the first only, on the second only, on
+        neither (non-negative integers).
+    confidence_level
+        In (0, 1).
+
+    Returns
+    -------
+    PairedDifference
+        :math:`p_1 - p_2` with its interval, or ``status="insufficient_evidence"`` without pairs.
+
+    Raises
+    ------
+    ValueError
+        A count that is negative or not an integer; a confidence level outside (0, 1).
 
     Examples
     --------

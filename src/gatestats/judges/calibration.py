@@ -22,13 +22,13 @@ from typing import Any, Final
 import polars as pl
 
 from gatestats._digest import canonical_json, digest_text
-from gatestats._typing import FrameLike
 from gatestats.errors import RecordFileError
 from gatestats.judges._frames import collect_checked, verdict_vocabulary
-from gatestats.judges._stats import Kappa, Proportion, check_confidence_level
-from gatestats.judges._types import JudgeKind, ProportionMethod, SwappedCoding
-from gatestats.judges.order import order_sensitivity, persuasion_test
-from gatestats.judges.rates import judge_error_rates
+from gatestats.judges._stats import Kappa, Proportion
+from gatestats.judges._types import JUDGE_KINDS, JudgeKind, ProportionMethod, SwappedCoding
+from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
+from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+from gatestats.vocabulary import FrameLike, check_choice, check_confidence_level
 
 __all__ = [
     "CALIBRATION_SCHEMA",
@@ -137,7 +137,18 @@ class JudgeCalibration:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JudgeCalibration:
-        """Rebuild from :meth:`to_dict` output (no integrity check: see :func:`load_calibration`)."""
+        """Rebuild from :meth:`to_dict` output (no integrity check: see :func:`load_calibration`).
+
+        Parameters
+        ----------
+        data
+            A :meth:`to_dict` result (or a calibration file's JSON).
+
+        Returns
+        -------
+        JudgeCalibration
+            The calibration.
+        """
         flip = data.get("flip_rate")
         return cls(
             version=data["version"],
@@ -168,7 +179,18 @@ class JudgeCalibration:
 
 
 def content_version(document: dict[str, Any]) -> str:
-    """The version id of a calibration document (its content digest, ``version`` and ``sources`` excluded)."""
+    """The version id of a calibration document (its content digest, ``version`` and ``sources`` excluded).
+
+    Parameters
+    ----------
+    document
+        A calibration document (:meth:`JudgeCalibration.to_dict`).
+
+    Returns
+    -------
+    str
+        ``judge-cal-`` and the first 16 hex digits of the SHA-256 of its canonical JSON.
+    """
     hashed = {key: value for key, value in document.items() if key not in _UNHASHED}
     return _VERSION_PREFIX + _sha256(canonical_json(hashed))[:16]
 
@@ -216,6 +238,13 @@ def calibrate(
     Returns
     -------
     JudgeCalibration
+        Identity, headline statistics, full results, and the content version.
+
+    Raises
+    ------
+    ValueError
+        Unknown options, a tie with a pointwise judge, missing columns, values outside the declared
+        ones, or item ids that are null or repeated.
 
     Examples
     --------
@@ -226,16 +255,61 @@ def calibrate(
     >>> cal.false_pass_rate.numerator, cal.false_pass_rate.n, cal.version.startswith("judge-cal-")
     (1, 4, True)
     """
+    _check_options(kind, tie, n_labels_without_verdict, confidence_level)
+    frame = _checked_frame(judgments, positive=positive, negative=negative, tie=tie, kind=kind)
+    options: dict[str, Any] = {
+        "positive": positive, "negative": negative, "tie": tie, "method": method, "confidence_level": confidence_level,
+    }  # fmt: skip
+    errors, order, persuasion = _measure(frame, swapped_coding=swapped_coding, **options)
+    document: dict[str, Any] = {
+        "schema": CALIBRATION_SCHEMA, "judge_model": judge_model, "rubric_digest": rubric_digest,
+        "rubric_version": rubric_version, "kind": kind, "positive": positive, "negative": negative, "tie": tie,
+        "swapped_coding": swapped_coding if order is not None else None, **_digests(frame), "method": method,
+        "confidence_level": confidence_level, "n_items": errors.n_items, "n_unparseable": errors.n_unparseable,
+        "n_labels_without_verdict": int(n_labels_without_verdict), **_headline(errors, order, persuasion),
+    }  # fmt: skip
+    return _sealed(document, sources)
+
+
+def _sealed(document: dict[str, Any], sources: Sequence[str]) -> JudgeCalibration:
+    """The calibration of a document: its content version stamped, the sources added."""
+    # Round-trip through JSON so the in-memory result equals what a file holds (tuples -> lists).
+    document = json.loads(canonical_json(document))
+    document["version"] = content_version(document)
+    document["sources"] = list(sources)
+    return JudgeCalibration.from_dict(document)
+
+
+def _check_options(kind: str, tie: str | None, n_labels_without_verdict: int, confidence_level: float) -> None:
+    """Raise ``ValueError`` on an option :func:`calibrate` cannot use."""
     check_confidence_level(confidence_level)
-    if kind not in ("pointwise", "pairwise"):
-        msg = f"kind must be 'pointwise' or 'pairwise' (got {kind!r})"
-        raise ValueError(msg)
+    check_choice(kind, JUDGE_KINDS, "kind")
     if tie is not None and kind != "pairwise":
         msg = f"a tie value applies to pairwise judges only (got tie={tie!r} with kind={kind!r})"
         raise ValueError(msg)
     if n_labels_without_verdict < 0:
         msg = f"n_labels_without_verdict must be >= 0 (got {n_labels_without_verdict})"
         raise ValueError(msg)
+
+
+def _measure(
+    frame: pl.DataFrame, *, swapped_coding: SwappedCoding, **options: Any
+) -> tuple[JudgeErrorRates, OrderSensitivity | None, PersuasionTest | None]:
+    """Error rates; order sensitivity when judged in both orders; the persuasion test when run."""
+    errors = judge_error_rates(frame, **options)
+    order = (
+        order_sensitivity(frame, swapped_coding=swapped_coding, **options)
+        if "verdict_swapped" in frame.columns
+        else None
+    )
+    persuasion = persuasion_test(frame, **options) if "verdict_persuaded" in frame.columns else None
+    return errors, order, persuasion
+
+
+def _checked_frame(
+    judgments: FrameLike, *, positive: str, negative: str, tie: str | None, kind: JudgeKind
+) -> pl.DataFrame:
+    """The calibration set collected and checked: values, unique item ids, order swaps only when pairwise."""
     values = verdict_vocabulary(positive, negative, tie)
     frame = collect_checked(
         judgments,
@@ -250,77 +324,58 @@ def calibrate(
         nulls = frame["item"].null_count()
         msg = f"judgments: column 'item' must hold unique non-null ids (got {nulls} null, duplicates {dupes})"
         raise ValueError(msg)
-    swapped = "verdict_swapped" in frame.columns
-    if swapped and kind != "pairwise":
+    if "verdict_swapped" in frame.columns and kind != "pairwise":
         msg = "judgments: a 'verdict_swapped' column (order swaps) applies to pairwise judges: use kind='pairwise'"
         raise ValueError(msg)
-    errors = judge_error_rates(
-        frame, positive=positive, negative=negative, tie=tie, method=method, confidence_level=confidence_level
-    )
-    order = (
-        order_sensitivity(
-            frame,
-            positive=positive,
-            negative=negative,
-            tie=tie,
-            swapped_coding=swapped_coding,
-            method=method,
-            confidence_level=confidence_level,
-        )
-        if swapped
-        else None
-    )
-    persuasion = (
-        persuasion_test(
-            frame, positive=positive, negative=negative, tie=tie, method=method, confidence_level=confidence_level
-        )
-        if "verdict_persuaded" in frame.columns
-        else None
-    )
-    details: dict[str, Any] = {
-        "errors": errors.to_dict(),
-        "errors_by_slice": [s.to_dict() for s in errors.by_slice],
-        "order": None if order is None else order.to_dict(),
-        "order_by_slice": [] if order is None else [s.to_dict() for s in order.by_slice],
-        "persuasion": None if persuasion is None else persuasion.to_dict(),
-    }
+    return frame
+
+
+def _digests(frame: pl.DataFrame) -> dict[str, str]:
+    """Content digests of the labelled set (sorted ``[item, label]`` pairs) and of the verdicts."""
     verdict_cols = [c for c in ("verdict", "verdict_swapped", "verdict_persuaded", "slice") if c in frame.columns]
     labelled = sorted(frame.select("item", "label").rows())
     judged = sorted(frame.select("item", *verdict_cols).rows(), key=lambda r: r[0])
-    document: dict[str, Any] = {
-        "schema": CALIBRATION_SCHEMA,
-        "judge_model": judge_model,
-        "rubric_digest": rubric_digest,
-        "rubric_version": rubric_version,
-        "kind": kind,
-        "positive": positive,
-        "negative": negative,
-        "tie": tie,
-        "swapped_coding": swapped_coding if swapped else None,
+    return {
         "calibration_set_digest": "sha256:" + _sha256(canonical_json(labelled)),
         "judgments_digest": "sha256:" + _sha256(canonical_json({"columns": ["item", *verdict_cols], "rows": judged})),
-        "method": method,
-        "confidence_level": confidence_level,
-        "n_items": errors.n_items,
-        "n_unparseable": errors.n_unparseable,
-        "n_labels_without_verdict": int(n_labels_without_verdict),
+    }
+
+
+def _headline(
+    errors: JudgeErrorRates, order: OrderSensitivity | None, persuasion: PersuasionTest | None
+) -> dict[str, Any]:
+    """The headline statistics and the full results (``details``) of a calibration document."""
+    return {
         "false_pass_rate": errors.false_pass_rate.to_dict(),
         "false_fail_rate": errors.false_fail_rate.to_dict(),
         "kappa": errors.kappa.to_dict(),
         "flip_rate": None if order is None else order.flip_rate.to_dict(),
         "position_bias_pvalue": None if order is None else order.position_bias.pvalue,
         "persuasion_pvalue": None if persuasion is None else persuasion.test.pvalue,
-        "details": details,
+        "details": {
+            "errors": errors.to_dict(),
+            "errors_by_slice": [s.to_dict() for s in errors.by_slice],
+            "order": None if order is None else order.to_dict(),
+            "order_by_slice": [] if order is None else [s.to_dict() for s in order.by_slice],
+            "persuasion": None if persuasion is None else persuasion.to_dict(),
+        },
     }
-    # Round-trip through JSON so the in-memory result equals what a file holds (tuples -> lists).
-    document = json.loads(canonical_json(document))
-    document["version"] = content_version(document)
-    document["sources"] = list(sources)
-    return JudgeCalibration.from_dict(document)
 
 
 def write_calibration(calibration: JudgeCalibration, path: str | os.PathLike[str]) -> Path:
     """Write the calibration as JSON atomically; an existing file is never replaced.
+
+    Parameters
+    ----------
+    calibration
+        The calibration.
+    path
+        The file to create (its folder is created when missing).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
 
     Raises
     ------
@@ -351,6 +406,16 @@ def write_calibration(calibration: JudgeCalibration, path: str | os.PathLike[str
 
 def load_calibration(path: str | os.PathLike[str]) -> JudgeCalibration:
     """Read a calibration file and check that its content still matches its version.
+
+    Parameters
+    ----------
+    path
+        A file written by :func:`write_calibration`.
+
+    Returns
+    -------
+    JudgeCalibration
+        The calibration.
 
     Raises
     ------

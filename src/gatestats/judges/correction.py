@@ -74,10 +74,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gatestats._typing import Status
 from gatestats.errors import GatestatsError
-from gatestats.judges._stats import Proportion, check_confidence_level, proportion
-from gatestats.judges._types import CorrectionMethod, ProportionMethod
+from gatestats.judges._stats import Proportion, proportion
+from gatestats.judges._types import CORRECTION_METHODS, CorrectionMethod, ProportionMethod
+from gatestats.vocabulary import Status, check_choice, check_confidence_level
 
 __all__ = [
     "CorrectedPassRate",
@@ -87,8 +87,6 @@ __all__ = [
     "corrected_pass_rate_known",
     "rogan_gladen",
 ]
-
-_METHODS: tuple[CorrectionMethod, ...] = ("lang-reiczigel",)
 
 
 class JudgeUnusableError(GatestatsError, ValueError):
@@ -117,10 +115,24 @@ def _youden_error(sensitivity: float, specificity: float, where: str = "") -> Ju
 def rogan_gladen(apparent: float, *, sensitivity: float, specificity: float) -> float:
     r"""Rogan-Gladen estimate :math:`(q + Sp - 1)/(Se + Sp - 1)`, *not* truncated to [0, 1].
 
+    Parameters
+    ----------
+    apparent
+        :math:`q`, the judge's pass rate, in [0, 1].
+    sensitivity, specificity
+        :math:`Se` and :math:`Sp` of the judge, in [0, 1].
+
+    Returns
+    -------
+    float
+        The corrected pass rate (may lie outside [0, 1]).
+
     Raises
     ------
     JudgeUnusableError
         When :math:`Se + Sp - 1 \le 0`.
+    ValueError
+        A rate outside [0, 1].
 
     Examples
     --------
@@ -276,6 +288,9 @@ def corrected_pass_rate(
     ------
     JudgeUnusableError
         When the calibration's Youden index is not positive.
+    ValueError
+        Counts that are not integers with ``0 <= n_pass <= n``; an unknown method or a confidence
+        level outside (0, 1).
 
     Examples
     --------
@@ -288,9 +303,7 @@ def corrected_pass_rate(
     (0.4, 0.329, 0.465)
     """
     check_confidence_level(confidence_level)
-    if method not in _METHODS:
-        msg = f"method must be one of {', '.join(map(repr, _METHODS))} (got {method!r})"
-        raise ValueError(msg)
+    check_choice(method, CORRECTION_METHODS, "method")
     _check_production(n_pass, n)
     fpr, ffr = calibration.false_pass_rate, calibration.false_fail_rate
     common: dict[str, Any] = {
@@ -313,9 +326,18 @@ def corrected_pass_rate(
     common.update(sensitivity=sens, specificity=spec, youden=sens + spec - 1)
     if n == 0:
         return _unknown("the production sample is empty (n = 0)", **common)
+    return _lang_reiczigel(n_pass, n, (x_se, n_se), (x_sp, n_sp), common)
+
+
+def _lang_reiczigel(
+    n_pass: int, n: int, sensitivity: tuple[int, int], specificity: tuple[int, int], common: dict[str, Any]
+) -> CorrectedPassRate:
+    """The corrected pass rate of a usable calibration and a non-empty sample (counts: (x, n) each)."""
+    (x_se, n_se), (x_sp, n_sp) = sensitivity, specificity
+    sens, spec = x_se / n_se, x_sp / n_sp
     raw = rogan_gladen(n_pass / n, sensitivity=sens, specificity=spec)
     estimate, lows, highs, codes = lang_reiczigel_batch(
-        n_pass, n, x_se, n_se, x_sp, n_sp, confidence_level=confidence_level
+        n_pass, n, x_se, n_se, x_sp, n_sp, confidence_level=common["confidence_level"]
     )
     code = int(codes.ravel()[0])
     if code == ADJUSTED_UNUSABLE:
@@ -352,6 +374,31 @@ def corrected_pass_rate_known(
     The apparent rate's interval (Clopper-Pearson by default) mapped through the Rogan-Gladen
     formula and truncated to [0, 1] (Reiczigel et al. 2010). Use :func:`corrected_pass_rate` when
     the error rates come from a calibration set: this interval ignores their uncertainty.
+
+    Parameters
+    ----------
+    n_pass, n
+        The judge passed ``n_pass`` of ``n`` production items.
+    sensitivity, specificity
+        The judge's known sensitivity and specificity, in [0, 1].
+    interval
+        Interval of the apparent pass rate: ``clopper-pearson`` (default) or ``wilson``.
+    confidence_level
+        In (0, 1).
+
+    Returns
+    -------
+    CorrectedPassRate
+        ``status="insufficient_evidence"`` when ``n == 0`` or when the apparent rate's interval
+        maps to an interval of no width.
+
+    Raises
+    ------
+    JudgeUnusableError
+        When sensitivity + specificity - 1 <= 0.
+    ValueError
+        Counts that are not integers with ``0 <= n_pass <= n``; a rate outside [0, 1]; an unknown
+        interval or a confidence level outside (0, 1).
 
     Examples
     --------

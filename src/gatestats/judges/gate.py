@@ -25,10 +25,10 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._typing import FrameLike
 from gatestats.judges._stats import Proportion
-from gatestats.judges._types import LimitCriterion
+from gatestats.judges._types import LIMIT_CRITERIA, LimitCriterion
 from gatestats.judges.calibration import JudgeCalibration, load_calibration
+from gatestats.vocabulary import FrameLike, check_choice
 
 _GRADERS = pl.List(
     pl.Struct({"name": pl.String, "kind": pl.String, "verdict": pl.String, "calibration_version": pl.String})
@@ -59,9 +59,7 @@ class JudgePolicy:
             if value is not None and not (isinstance(value, int | float) and 0.0 <= value <= 1.0):
                 msg = f"JudgePolicy.{name} must lie in [0, 1] (got {value!r})"
                 raise ValueError(msg)
-        if self.criterion not in ("upper_bound", "estimate"):
-            msg = f"JudgePolicy.criterion must be 'upper_bound' or 'estimate' (got {self.criterion!r})"
-            raise ValueError(msg)
+        check_choice(self.criterion, LIMIT_CRITERIA, "JudgePolicy.criterion")
         if not self.judge_model or not self.rubric_digest:
             got = f"{self.judge_model!r}, {self.rubric_digest!r}"
             msg = f"JudgePolicy needs a judge_model and a rubric_digest (got {got})"
@@ -119,7 +117,23 @@ class JudgeEligibility:
 
 
 def load_calibrations(paths: Sequence[str | os.PathLike[str]]) -> dict[str, JudgeCalibration]:
-    """Read calibration files (integrity-checked) into ``{version: calibration}``."""
+    """Read calibration files (integrity-checked) into ``{version: calibration}``.
+
+    Parameters
+    ----------
+    paths
+        Calibration files.
+
+    Returns
+    -------
+    dict
+        Version -> calibration.
+
+    Raises
+    ------
+    RecordFileError
+        A file that cannot be read or no longer matches its version.
+    """
     calibrations: dict[str, JudgeCalibration] = {}
     for path in paths:
         calibration = load_calibration(path)
@@ -209,6 +223,13 @@ def judge_eligibility(
         verdict counts (``n_passed``/``n_passed + n_failed`` is the apparent pass rate that
         :func:`~gatestats.judges.corrected_pass_rate` corrects).
 
+    Raises
+    ------
+    TypeError
+        ``records`` is not a polars frame.
+    ValueError
+        Calibrations not keyed by their version, or records without a ``graders`` column.
+
     Examples
     --------
     >>> import polars as pl
@@ -232,8 +253,24 @@ def judge_eligibility(
     if "graders" not in schema:
         msg = f"records: missing column 'graders' (got columns {list(schema)[:20]})"
         raise ValueError(msg)
-    graders = (
-        lazy.select(pl.col("graders").cast(_GRADERS))
+    graders = _judge_graders(lazy)
+    votes = []
+    for row in graders.iter_rows(named=True):
+        reasons = _reasons(row["name"], row["calibration_version"], known, policies)
+        votes.append(
+            JudgeVote(
+                grader=row["name"], calibration_version=row["calibration_version"], n_verdicts=int(row["n_verdicts"]),
+                n_passed=int(row["n_passed"]), n_failed=int(row["n_failed"]),
+                n_unparseable=int(row["n_unparseable"]), can_vote=not reasons, reasons=tuple(reasons),
+            )
+        )  # fmt: skip
+    return JudgeEligibility(votes=tuple(votes))
+
+
+def _judge_graders(records: pl.LazyFrame) -> pl.DataFrame:
+    """One row per judge grader (name, calibration version) with its verdict counts."""
+    return (
+        records.select(pl.col("graders").cast(_GRADERS))
         .explode("graders")
         .drop_nulls("graders")
         .unnest("graders")
@@ -248,14 +285,3 @@ def judge_eligibility(
         .sort("name", "calibration_version", nulls_last=True)
         .collect()
     )
-    votes = []
-    for row in graders.iter_rows(named=True):
-        reasons = _reasons(row["name"], row["calibration_version"], known, policies)
-        votes.append(
-            JudgeVote(
-                grader=row["name"], calibration_version=row["calibration_version"], n_verdicts=int(row["n_verdicts"]),
-                n_passed=int(row["n_passed"]), n_failed=int(row["n_failed"]),
-                n_unparseable=int(row["n_unparseable"]), can_vote=not reasons, reasons=tuple(reasons),
-            )
-        )  # fmt: skip
-    return JudgeEligibility(votes=tuple(votes))

@@ -39,8 +39,9 @@ import polars as pl
 from gatestats._mapping import parse_field_mapping
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.input_tables import CellKind, ProblemList, read_input_table, typed_cell
-from gatestats.judges._types import JudgeKind
+from gatestats.judges._types import JUDGE_KINDS, JudgeKind
 from gatestats.records.io import relocate_problems
+from gatestats.vocabulary import check_choice
 
 __all__ = [
     "JUDGMENT_FIELDS",
@@ -75,6 +76,23 @@ _KEY_SEPARATOR = "\x1f"
 def parse_judgment_mapping(text: str) -> dict[str, str]:
     """Parse ``field=COLUMN,...`` (``item`` may join columns with ``+``) into a dict.
 
+    Parameters
+    ----------
+    text
+        The ``--map`` option's value.
+
+    Returns
+    -------
+    dict
+        Field -> column.
+
+    Raises
+    ------
+    ValueError
+        Malformed text, an unknown field, or a required field (item, label, verdict) missing.
+
+    Examples
+    --------
     >>> parse_judgment_mapping("item=subset+item_idx,label=label,verdict=winner")
     {'item': 'subset+item_idx', 'label': 'label', 'verdict': 'winner'}
     """
@@ -89,6 +107,23 @@ def parse_judgment_mapping(text: str) -> dict[str, str]:
 def parse_where(items: Sequence[str]) -> dict[str, str]:
     """Parse ``COLUMN=VALUE`` filters (repeatable option) into a dict.
 
+    Parameters
+    ----------
+    items
+        The ``--where`` option's values.
+
+    Returns
+    -------
+    dict
+        Column -> value (both stripped of blanks).
+
+    Raises
+    ------
+    ValueError
+        An item without ``=`` or a column, or a column filtered twice.
+
+    Examples
+    --------
     >>> parse_where(["evaluator=GPT-4", "subset=Processed/MT-Bench"])
     {'evaluator': 'GPT-4', 'subset': 'Processed/MT-Bench'}
     """
@@ -335,9 +370,33 @@ def read_judgments(
     >>> s.frame.height, s.negative, s.judge_model
     (200, '2', 'GPT-4')
     """
-    if kind not in ("pointwise", "pairwise"):
-        msg = f"kind must be 'pointwise' or 'pairwise' (got {kind!r})"
-        raise ValueError(msg)
+    fields = _checked_options(mapping, kind, positive, negative, tie)
+    tokens = {t.strip().lower() for t in unparseable if t.strip()}
+    path, filters = Path(judgments), dict(where or {})
+    frame = _read_verdicts(path, fields, filters, separate_labels=labels is not None)
+    label_path, label_frame = _read_labelled(path, frame, fields, labels)
+    if negative is None:
+        negative = _infer_negative(label_frame, frame, positive, tie, tokens, label_path)
+    vocabulary = _vocabulary(kind, positive, negative, tie)
+    problems = _label_value_problems(label_path, label_frame, fields["label"], positive, negative)
+    if problems := problems + _verdict_problems(path, frame, fields, vocabulary, tokens):
+        raise RecordFileError(problems)
+    frame, n_without, without_ids = _join_labels(path, frame, label_path, label_frame, separate=labels is not None)
+    return JudgmentSet(
+        judge_model=_single_value(path, frame, "judge", fields.get("judge", "")),
+        rubric_version=_single_value(path, frame, "rubric", fields.get("rubric", "")),
+        frame=_normalised(frame, vocabulary), kind=kind, positive=positive, negative=negative, tie=tie,
+        sources=tuple(str(p) for p in ([path] if labels is None else [path, label_path])),
+        where=tuple(filters.items()), n_labels_without_verdict=n_without, labels_without_verdict=without_ids,
+    )  # fmt: skip
+
+
+def _checked_options(
+    mapping: Mapping[str, str], kind: JudgeKind, positive: str, negative: str | None, tie: str | None
+) -> dict[str, str]:
+    """The mapping as a dict, checked (known fields, the required ones, order swaps only when
+    pairwise), and the verdict values when all are given."""
+    check_choice(kind, JUDGE_KINDS, "kind")
     fields = dict(mapping)
     for field in fields:
         if field not in JUDGMENT_FIELDS:
@@ -352,11 +411,15 @@ def read_judgments(
         raise ValueError(msg)
     if negative is not None:
         _vocabulary(kind, positive, negative, tie)
-    tokens = {t.strip().lower() for t in unparseable if t.strip()}
+    return fields
 
-    path = Path(judgments)
-    filters = dict(where or {})
-    judged = {f: c for f, c in fields.items() if labels is None or f not in ("label", "reason")}
+
+def _read_verdicts(
+    path: Path, fields: Mapping[str, str], filters: Mapping[str, str], *, separate_labels: bool
+) -> pl.DataFrame:
+    """The judgments file's mapped fields (without ``label`` and ``reason`` when they come from a
+    labels file), its rows kept by ``filters``; raises when no row is left."""
+    judged = {f: c for f, c in fields.items() if not separate_labels or f not in ("label", "reason")}
     names = {**{c: c for c in filters}, **_names(judged)}
     score = judged.get("score")
     uses = [c for f, spec in judged.items() for c in (spec.split("+") if f == "item" else [spec])]
@@ -368,8 +431,17 @@ def read_judgments(
     if frame.is_empty():
         shown = ", ".join(f"{k}={v}" for k, v in filters.items())
         raise RecordFileError.single(path, "<file>", f"no judgment rows{' match ' + shown if shown else ''}")
+    return frame
+
+
+def _read_labelled(
+    path: Path, frame: pl.DataFrame, fields: Mapping[str, str], labels: str | Path | None
+) -> tuple[Path, pl.DataFrame]:
+    """The labelled set (the judgments themselves, or the ``labels`` file) and its path.
+
+    Raises every missing or duplicate item id (of both files) and every empty label at once.
+    """
     problems = _item_problems(path, frame, fields["item"])
-    empty_label = f"column {fields['label']!r}: expected a label (got an empty value)"
     label_path, label_frame = path, frame
     if labels is not None:
         label_path = Path(labels)
@@ -377,24 +449,34 @@ def read_judgments(
         label_table = _read_table(label_path, _names(label_fields), None)
         label_frame = _select(label_table, label_fields)
         problems += _item_problems(label_path, label_frame, fields["item"])
+    empty_label = f"column {fields['label']!r}: expected a label (got an empty value)"
     problems += _problems(label_path, label_frame, pl.col("label").is_null(), "label", empty_label)
     if problems:
         raise RecordFileError(problems)
+    return label_path, label_frame
 
-    if negative is None:
-        negative = _infer_negative(label_frame, frame, positive, tie, tokens, label_path)
-    vocabulary = _vocabulary(kind, positive, negative, tie)
-    problems += _problems(
-        label_path,
-        label_frame,
+
+def _label_value_problems(
+    path: Path, frame: pl.DataFrame, column: str, positive: str, negative: str
+) -> list[RecordProblem]:
+    """One problem per label that is neither the positive nor the negative value."""
+    return _problems(
+        path,
+        frame,
         ~pl.col("label").str.to_lowercase().is_in([positive.strip().lower(), negative.strip().lower()]),
         "label",
-        f"column {fields['label']!r}: expected {positive!r} or {negative!r}",
+        f"column {column!r}: expected {positive!r} or {negative!r}",
         got="label",
     )
-    verdict_fields = [f for f in VERDICT_COLUMNS if f in frame.columns]
+
+
+def _verdict_problems(
+    path: Path, frame: pl.DataFrame, fields: Mapping[str, str], vocabulary: Mapping[str, str], tokens: set[str]
+) -> list[RecordProblem]:
+    """One problem per verdict outside the vocabulary (and the unparseable tokens), per non-numeric score."""
+    problems: list[RecordProblem] = []
     expected = " or ".join(repr(v) for v in vocabulary.values())
-    for field in verdict_fields:
+    for field in (f for f in VERDICT_COLUMNS if f in frame.columns):
         problems += _problems(
             path,
             frame,
@@ -412,33 +494,42 @@ def read_judgments(
             f"column {fields['score']!r}: expected a number",
             got="score",
         )
-    if problems:
-        raise RecordFileError(problems)
+    return problems
 
-    n_without, without_ids = 0, tuple[str, ...]()
-    if labels is not None:
-        without = label_frame.join(frame.select("item"), on="item", how="anti")
-        n_without = without.height
-        without_ids = tuple(_show(v) for v in without.sort("__row")["item"].head(20).to_list())
-        frame = frame.join(label_frame.drop("__row"), on="item", how="left")
-        unlabelled = frame.filter(pl.col("label").is_null())
-        if not unlabelled.is_empty():
-            summary = RecordProblem(
-                file=str(path),
-                field="item",
-                message=(
-                    f"{unlabelled.height} of {frame.height} judged item(s) have no label in {label_path} "
-                    f"(and {n_without} labelled item(s) there have no verdict row); every judged item needs a label"
-                ),
-            )
-            raise RecordFileError(
-                [
-                    summary,
-                    *_problems(path, frame, pl.col("label").is_null(), "item", f"no label in {label_path}", got="item"),
-                ]
-            )
-    judge_model = _single_value(path, frame, "judge", fields.get("judge", ""))
-    rubric = _single_value(path, frame, "rubric", fields.get("rubric", ""))
+
+def _join_labels(
+    path: Path, frame: pl.DataFrame, label_path: Path, label_frame: pl.DataFrame, *, separate: bool
+) -> tuple[pl.DataFrame, int, tuple[str, ...]]:
+    """Join a separate labels file to the verdicts: the joined frame, the count and first ids of
+    labelled items without a verdict row. Raises when a judged item has no label."""
+    if not separate:
+        return frame, 0, ()
+    without = label_frame.join(frame.select("item"), on="item", how="anti")
+    n_without = without.height
+    without_ids = tuple(_show(v) for v in without.sort("__row")["item"].head(20).to_list())
+    frame = frame.join(label_frame.drop("__row"), on="item", how="left")
+    unlabelled = frame.filter(pl.col("label").is_null())
+    if not unlabelled.is_empty():
+        summary = RecordProblem(
+            file=str(path),
+            field="item",
+            message=(
+                f"{unlabelled.height} of {frame.height} judged item(s) have no label in {label_path} "
+                f"(and {n_without} labelled item(s) there have no verdict row); every judged item needs a label"
+            ),
+        )
+        raise RecordFileError(
+            [
+                summary,
+                *_problems(path, frame, pl.col("label").is_null(), "item", f"no label in {label_path}", got="item"),
+            ]
+        )
+    return frame, n_without, without_ids
+
+
+def _normalised(frame: pl.DataFrame, vocabulary: Mapping[str, str]) -> pl.DataFrame:
+    """The output frame: labels and verdicts in the scheme's spelling, in file order, the output columns."""
+    verdict_fields = [f for f in VERDICT_COLUMNS if f in frame.columns]
     out = frame.with_columns(
         pl.col("label").str.to_lowercase().replace_strict(vocabulary, return_dtype=pl.String),
         *(
@@ -449,19 +540,7 @@ def read_judgments(
     if "score" in out.columns:
         out = out.with_columns(pl.col("score").cast(pl.Float64))
     keep = ["item", "label", *verdict_fields, *(c for c in ("slice", "reason", "score") if c in out.columns)]
-    return JudgmentSet(
-        frame=out.sort("__row").select(keep).with_columns(pl.col("item").str.replace_all(_KEY_SEPARATOR, " | ")),
-        kind=kind,
-        positive=positive,
-        negative=negative,
-        tie=tie,
-        judge_model=judge_model,
-        rubric_version=rubric,
-        sources=tuple(str(p) for p in ([path] if labels is None else [path, label_path])),
-        where=tuple(filters.items()),
-        n_labels_without_verdict=n_without,
-        labels_without_verdict=without_ids,
-    )
+    return out.sort("__row").select(keep).with_columns(pl.col("item").str.replace_all(_KEY_SEPARATOR, " | "))
 
 
 def _names(fields: Mapping[str, str]) -> dict[str, str]:

@@ -43,18 +43,17 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._typing import FrameLike
-from gatestats.judges._frames import collect_checked, verdict_vocabulary
+from gatestats.judges._frames import collect_checked, slice_parts, verdict_vocabulary
 from gatestats.judges._stats import (
     PairedDifference,
     Proportion,
     SignTest,
-    check_confidence_level,
     paired_difference_interval,
     proportion,
     sign_test,
 )
-from gatestats.judges._types import ProportionMethod, SwappedCoding
+from gatestats.judges._types import SWAPPED_CODINGS, ProportionMethod, SwappedCoding
+from gatestats.vocabulary import FrameLike, check_choice, check_confidence_level
 
 __all__ = ["OrderSensitivity", "PersuasionTest", "order_sensitivity", "persuasion_test"]
 
@@ -191,6 +190,17 @@ def order_sensitivity(
     method, confidence_level
         Interval of the flip and consistency rates.
 
+    Returns
+    -------
+    OrderSensitivity
+        Counts, flip and consistency rates and the sign test, for the whole set and each slice.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, values outside the declared vocabulary, an unknown ``swapped_coding`` or
+        ``method``, or a confidence level outside (0, 1).
+
     Examples
     --------
     Zheng et al. (2023, Table 2), GPT-4 with the default prompt: 52 consistent pairs, 24 biased to
@@ -206,9 +216,7 @@ def order_sensitivity(
     0.00018
     """
     check_confidence_level(confidence_level)
-    if swapped_coding not in ("original", "presented"):
-        msg = f"swapped_coding must be 'original' or 'presented' (got {swapped_coding!r})"
-        raise ValueError(msg)
+    check_choice(swapped_coding, SWAPPED_CODINGS, "swapped_coding")
     values = verdict_vocabulary(positive, negative, tie)
     frame = collect_checked(
         judgments,
@@ -218,18 +226,30 @@ def order_sensitivity(
         verdicts=values,
         verdict_columns=("verdict", "verdict_swapped"),
     )
+    scored = _scored(frame, positive=positive, negative=negative, swapped_coding=swapped_coding)
+    slices = tuple(
+        _order_counts(part, slice_name=name, method=method, confidence_level=confidence_level)
+        for name, part in slice_parts(scored)
+    )
+    whole = _order_counts(scored, slice_name=None, method=method, confidence_level=confidence_level)
+    return OrderSensitivity(**{**{f: getattr(whole, f) for f in whole.__dataclass_fields__}, "by_slice": slices})
 
-    def first_position(column: str, first: str, second: str) -> pl.Expr:
-        return (
-            pl.when(pl.col(column) == first)
-            .then(1)
-            .when(pl.col(column) == second)
-            .then(-1)
-            .when(pl.col(column).is_not_null())
-            .then(0)
-            .cast(pl.Int8)
-        )
 
+def _first_position(column: str, first: str, second: str) -> pl.Expr:
+    """+1 when the verdict favours the output shown first, -1 the second, 0 a tie, null unparseable."""
+    return (
+        pl.when(pl.col(column) == first)
+        .then(1)
+        .when(pl.col(column) == second)
+        .then(-1)
+        .when(pl.col(column).is_not_null())
+        .then(0)
+        .cast(pl.Int8)
+    )
+
+
+def _scored(frame: pl.DataFrame, *, positive: str, negative: str, swapped_coding: SwappedCoding) -> pl.DataFrame:
+    """Add the position each verdict favours (``s_orig``, ``s_swap``) and, with labels, whether it is correct."""
     swapped_first = negative if swapped_coding == "original" else positive
     swapped_second = positive if swapped_coding == "original" else negative
     swapped_as_original = (
@@ -238,21 +258,15 @@ def order_sensitivity(
         else pl.col("verdict_swapped").replace({positive: negative, negative: positive})
     )
     scored = frame.with_columns(
-        s_orig=first_position("verdict", positive, negative),
-        s_swap=first_position("verdict_swapped", swapped_first, swapped_second),
+        s_orig=_first_position("verdict", positive, negative),
+        s_swap=_first_position("verdict_swapped", swapped_first, swapped_second),
     )
     if "label" in frame.columns:
         scored = scored.with_columns(
             correct_orig=(pl.col("verdict") == pl.col("label")).fill_null(False),
             correct_swap=(swapped_as_original == pl.col("label")).fill_null(False),
         )
-    slices: list[OrderSensitivity] = []
-    if "slice" in scored.columns:
-        for name in sorted({s if s is not None else "" for s in scored["slice"].to_list()}):
-            part = scored.filter(pl.col("slice").fill_null("") == name)
-            slices.append(_order_counts(part, slice_name=name, method=method, confidence_level=confidence_level))
-    whole = _order_counts(scored, slice_name=None, method=method, confidence_level=confidence_level)
-    return OrderSensitivity(**{**{f: getattr(whole, f) for f in whole.__dataclass_fields__}, "by_slice": tuple(slices)})
+    return scored
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -344,6 +358,17 @@ def persuasion_test(
     method, confidence_level
         Interval of the two pass rates; the difference uses Newcombe's method 10 at the same level.
 
+    Returns
+    -------
+    PersuasionTest
+        The paired counts, the two pass rates, their difference and the exact McNemar test.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, values outside the declared vocabulary, an unknown ``method`` or a
+        confidence level outside (0, 1).
+
     Examples
     --------
     >>> import polars as pl
@@ -363,12 +388,7 @@ def persuasion_test(
         verdict_columns=("verdict", "verdict_persuaded"),
     )
     parsed = frame.filter(pl.col("verdict").is_not_null() & pl.col("verdict_persuaded").is_not_null())
-    plain = parsed["verdict"] == positive
-    persuaded = parsed["verdict_persuaded"] == positive
-    both = int((plain & persuaded).sum())
-    with_only = int((~plain & persuaded).sum())
-    without_only = int((plain & ~persuaded).sum())
-    neither = parsed.height - both - with_only - without_only
+    both, with_only, without_only, neither = _paired_passes(parsed, positive)
     reason = "no pair has parseable verdicts with and without the text: the pass rate is undefined"
 
     def rate(x: int) -> Proportion:
@@ -392,3 +412,13 @@ def persuasion_test(
             undefined_reason="no discordant pairs: the text changed no verdict, the McNemar test is undefined",
         ),
     )
+
+
+def _paired_passes(parsed: pl.DataFrame, positive: str) -> tuple[int, int, int, int]:
+    """Pairs passed with and without the text, with it only, without it only, and neither."""
+    plain = parsed["verdict"] == positive
+    persuaded = parsed["verdict_persuaded"] == positive
+    both = int((plain & persuaded).sum())
+    with_only = int((~plain & persuaded).sum())
+    without_only = int((plain & ~persuaded).sum())
+    return both, with_only, without_only, parsed.height - both - with_only - without_only

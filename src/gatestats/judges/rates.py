@@ -21,10 +21,10 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._typing import FrameLike
-from gatestats.judges._frames import collect_checked, verdict_vocabulary
-from gatestats.judges._stats import Kappa, Proportion, check_confidence_level, cohens_kappa, proportion
-from gatestats.judges._types import ProportionMethod
+from gatestats.judges._frames import collect_checked, slice_parts, verdict_vocabulary
+from gatestats.judges._stats import Kappa, Proportion, cohens_kappa, proportion
+from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
+from gatestats.vocabulary import FrameLike, check_choice, check_confidence_level
 
 __all__ = ["RATE_COLUMNS", "JudgeErrorRates", "judge_error_rates"]
 
@@ -255,9 +255,7 @@ def judge_error_rates(
     (2, 4, 0.0, 1)
     """
     check_confidence_level(confidence_level)
-    if method not in ("wilson", "clopper-pearson"):
-        msg = f"method must be 'wilson' or 'clopper-pearson' (got {method!r})"
-        raise ValueError(msg)
+    check_choice(method, PROPORTION_METHODS, "method")
     values = verdict_vocabulary(positive, negative, tie)
     frame = collect_checked(
         judgments,
@@ -267,8 +265,7 @@ def judge_error_rates(
         verdicts=values,
         verdict_columns=(verdict,),
     ).rename({verdict: "__verdict"})
-    has_slices = "slice" in frame.columns
-    keys = ["slice", "label", "__verdict"] if has_slices else ["label", "__verdict"]
+    keys = ["slice", "label", "__verdict"] if "slice" in frame.columns else ["label", "__verdict"]
     grouped = frame.group_by(keys).len()
 
     def rates(part: pl.DataFrame, name: str | None, by_slice: tuple[JudgeErrorRates, ...] = ()) -> JudgeErrorRates:
@@ -277,11 +274,8 @@ def judge_error_rates(
             confidence_level=confidence_level, by_slice=by_slice,
         )  # fmt: skip
 
-    slices: list[JudgeErrorRates] = []
-    if has_slices:
-        for name in sorted({s if s is not None else "" for s in grouped["slice"].to_list()}):
-            slices.append(rates(grouped.filter(pl.col("slice").fill_null("") == name), name))
-    return rates(grouped.group_by("label", "__verdict").agg(pl.col("len").sum()), None, tuple(slices))
+    slices = tuple(rates(part, name) for name, part in slice_parts(grouped))
+    return rates(grouped.group_by("label", "__verdict").agg(pl.col("len").sum()), None, slices)
 
 
 def _count_map(frame: pl.DataFrame) -> dict[tuple[str, str | None], int]:

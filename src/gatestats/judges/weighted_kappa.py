@@ -51,29 +51,42 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
-from gatestats._typing import Status
-from gatestats.judges._stats import check_confidence_level
-from gatestats.judges._types import KappaWeights
+from gatestats.judges._stats import KappaStatistics, agreement_counts, critical_z, kappa_refused, kappa_statistic
+from gatestats.judges._types import KAPPA_WEIGHTS, KappaWeights
+from gatestats.vocabulary import check_choice, check_confidence_level
 
 __all__ = ["KAPPA_WEIGHTS", "WeightedKappa", "agreement_table", "kappa_weights", "weighted_kappa"]
-
-KAPPA_WEIGHTS: tuple[KappaWeights, ...] = ("linear", "quadratic")
-_DEGENERATE = 1 - 1e-15
 
 
 def kappa_weights(n_categories: int, weights: KappaWeights) -> npt.NDArray[np.float64]:
     """The :math:`k \\times k` agreement-weight matrix (1 on the diagonal, 0 at the far corners).
 
+    Parameters
+    ----------
+    n_categories
+        :math:`k`, the number of categories of the ordinal scale (at least 2).
+    weights
+        ``linear`` or ``quadratic``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The :math:`k \\times k` weights :math:`w_{ij}`.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``weights``, or fewer than 2 categories.
+
+    Examples
+    --------
     >>> kappa_weights(3, "linear").tolist()
     [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
     >>> kappa_weights(3, "quadratic").tolist()
     [[1.0, 0.75, 0.0], [0.75, 1.0, 0.75], [0.0, 0.75, 1.0]]
     """
-    if weights not in KAPPA_WEIGHTS:
-        msg = f"weights must be one of {', '.join(map(repr, KAPPA_WEIGHTS))} (got {weights!r})"
-        raise ValueError(msg)
+    check_choice(weights, KAPPA_WEIGHTS, "weights")
     if isinstance(n_categories, bool) or not isinstance(n_categories, int) or n_categories < 2:
         msg = f"an ordinal scale needs at least 2 categories (got {n_categories!r})"
         raise ValueError(msg)
@@ -83,32 +96,31 @@ def kappa_weights(n_categories: int, weights: KappaWeights) -> npt.NDArray[np.fl
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WeightedKappa:
+class WeightedKappa(KappaStatistics):
     """Weighted kappa with its Fleiss-Cohen-Everitt (1969) interval and the test of kappa_w = 0.
 
-    ``se`` is the large-sample standard error (SAS's "ASE") used for the interval; ``se_null`` the
-    one under :math:`\\kappa_w = 0`, used for ``z`` and the two-sided ``pvalue``. The numbers are
-    ``None`` with ``status="insufficient_evidence"`` and ``reason`` says why.
+    ``weights`` and ``n_categories`` describe the scale; the numbers are those of
+    :class:`~gatestats.judges._stats.KappaStatistics`: ``se`` is the large-sample standard error
+    (SAS's "ASE") used for the interval, ``se_null`` the one under :math:`\\kappa_w = 0`, used for
+    ``z`` and the two-sided ``pvalue``. The numbers are ``None`` with
+    ``status="insufficient_evidence"`` and ``reason`` says why.
     """
 
     weights: KappaWeights
     n_categories: int
-    estimate: float | None
-    se: float | None
-    ci_low: float | None
-    ci_high: float | None
-    se_null: float | None
-    z: float | None
-    pvalue: float | None
-    n: int
-    observed_agreement: float | None
-    expected_agreement: float | None
-    status: Status
-    reason: str | None
-    confidence_level: float
 
     def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
         """The asymptotic interval at another level.
+
+        Parameters
+        ----------
+        confidence_level
+            Of the new asymptotic interval, in (0, 1).
+
+        Returns
+        -------
+        tuple of float
+            :math:`\\hat\\kappa_w \\pm z\\,\\mathrm{SE}` at that level, clipped to [-1, 1].
 
         Raises
         ------
@@ -119,19 +131,12 @@ class WeightedKappa:
         if self.estimate is None or self.se is None:
             msg = f"weighted kappa has no interval: {self.reason}"
             raise ValueError(msg)
-        z = float(stats.norm.ppf(0.5 + confidence_level / 2))
+        z = critical_z(confidence_level)
         return max(-1.0, self.estimate - z * self.se), min(1.0, self.estimate + z * self.se)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-
-def _unknown(reason: str, po: float | None, pe: float | None, common: dict[str, Any]) -> WeightedKappa:
-    return WeightedKappa(
-        estimate=None, se=None, ci_low=None, ci_high=None, se_null=None, z=None, pvalue=None,
-        observed_agreement=po, expected_agreement=pe, status="insufficient_evidence", reason=reason, **common,
-    )  # fmt: skip
+        """Plain JSON-ready dict (the scale first, then the numbers)."""
+        return {name: getattr(self, name) for name in ("weights", "n_categories", *self.__dataclass_fields__)}
 
 
 def weighted_kappa(
@@ -156,6 +161,12 @@ def weighted_kappa(
         agreement 1), when one rater puts every item in one category (kappa is 0 by construction)
         or when the standard error is 0 (perfect agreement: no asymptotic interval).
 
+    Raises
+    ------
+    ValueError
+        Unknown ``weights``; a table that is not square, has fewer than 2 categories or a negative
+        or non-finite count; a confidence level outside (0, 1).
+
     Examples
     --------
     SAS PROC FREQ's agreement example (the SAS output statsmodels tests against,
@@ -168,69 +179,55 @@ def weighted_kappa(
     >>> round(k.se_null, 4), round(k.z, 4)
     (0.1426, 3.2971)
     """
-    if weights not in KAPPA_WEIGHTS:
-        msg = f"weights must be one of {', '.join(map(repr, KAPPA_WEIGHTS))} (got {weights!r})"
-        raise ValueError(msg)
+    check_choice(weights, KAPPA_WEIGHTS, "weights")
     check_confidence_level(confidence_level)
-    counts = np.asarray(table, dtype=np.float64)
-    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 2:
-        msg = f"table must be a square matrix with at least 2 categories (got shape {counts.shape})"
-        raise ValueError(msg)
-    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-        msg = "table must hold non-negative finite counts"
-        raise ValueError(msg)
+    counts = agreement_counts(table)
     k = int(counts.shape[0])
     n = float(counts.sum())
     common: dict[str, Any] = {"weights": weights, "n_categories": k, "n": int(n), "confidence_level": confidence_level}
     if n == 0:
-        return _unknown("weighted kappa needs at least one rated item (got 0)", None, None, common)
+        return kappa_refused(
+            WeightedKappa, "weighted kappa needs at least one rated item (got 0)", None, None, **common
+        )
     w = kappa_weights(k, weights)
     p = counts / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     po = float((w * p).sum())
     pe = float((w * np.outer(rows, cols)).sum())
-    if pe >= _DEGENERATE:
-        return _unknown(
-            f"weighted kappa is undefined: expected agreement is 1 on {int(n)} items (both ratings in one category)",
-            po, pe, common,
-        )  # fmt: skip
-    if max(rows.max(), cols.max()) >= _DEGENERATE:
-        who = "first (rows)" if rows.max() >= _DEGENERATE else "second (columns)"
-        return _unknown(
-            f"weighted kappa is 0 by construction: the {who} rating puts all {int(n)} items in one category, so "
-            "there is no agreement beyond chance to estimate and no interval",
-            po, pe, common,
-        )  # fmt: skip
-    kappa = (po - pe) / (1 - pe)
+    return kappa_statistic(
+        WeightedKappa,
+        "weighted kappa",
+        po=po,
+        pe=pe,
+        rows=rows,
+        cols=cols,
+        undefined=(
+            f"weighted kappa is undefined: expected agreement is 1 on {int(n)} items (both ratings in one category)"
+        ),
+        sides=("first (rows)", "second (columns)"),
+        standard_errors=lambda kappa: _fce_standard_errors(w, p, rows, cols, kappa=kappa, pe=pe, n=n),
+        **common,
+    )
+
+
+def _fce_standard_errors(
+    w: npt.NDArray[np.float64],
+    p: npt.NDArray[np.float64],
+    rows: npt.NDArray[np.float64],
+    cols: npt.NDArray[np.float64],
+    *,
+    kappa: float,
+    pe: float,
+    n: float,
+) -> tuple[float, float]:
+    """Fleiss-Cohen-Everitt (1969) standard errors of weighted kappa: in general and under kappa_w = 0."""
     w_row = w @ cols  # \bar w_{i.} = sum_j p_.j w_ij
     w_col = rows @ w  # \bar w_{.j} = sum_i p_i. w_ij
     spread = w_row[:, None] + w_col[None, :]
     scale = n * (1 - pe) ** 2
     variance = (float((p * (w - spread * (1 - kappa)) ** 2).sum()) - (kappa - pe * (1 - kappa)) ** 2) / scale
     variance_null = (float((np.outer(rows, cols) * (w - spread) ** 2).sum()) - pe**2) / scale
-    se, se_null = math.sqrt(max(variance, 0.0)), math.sqrt(max(variance_null, 0.0))
-    if se <= 1e-9:
-        return _unknown(
-            f"weighted kappa = {kappa:g} on {int(n)} items has asymptotic standard error 0 (no disagreement to "
-            "estimate it from): no asymptotic interval",
-            po, pe, common,
-        )  # fmt: skip
-    z_crit = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    z = kappa / se_null if se_null > 0 else None
-    return WeightedKappa(
-        estimate=kappa,
-        se=se,
-        ci_low=max(-1.0, kappa - z_crit * se),
-        ci_high=min(1.0, kappa + z_crit * se),
-        se_null=se_null,
-        z=z,
-        pvalue=None if z is None else float(2 * stats.norm.sf(abs(z))),
-        observed_agreement=po,
-        expected_agreement=pe,
-        status="ok",
-        reason=None,
-        **common,
-    )
+    return math.sqrt(max(variance, 0.0)), math.sqrt(max(variance_null, 0.0))
 
 
 def agreement_table(first: Sequence[Any], second: Sequence[Any], *, categories: Sequence[Any]) -> npt.NDArray[np.int64]:
@@ -242,6 +239,18 @@ def agreement_table(first: Sequence[Any], second: Sequence[Any], *, categories: 
         Ratings of the same items in the same order (e.g. the human label and the judge's score).
     categories
         Every category of the scale, in order; a rating outside it is an error.
+
+    Returns
+    -------
+    numpy.ndarray
+        The :math:`k \\times k` counts (rows: ``first``, columns: ``second``), for
+        :func:`weighted_kappa`.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 distinct categories, ratings of different lengths, or a rating outside the
+        scale (the message names the item).
 
     Examples
     --------
