@@ -61,7 +61,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (argparse exits 2 itself on a malformed command line)."""
+    """Run the command line; return the exit status (argparse exits 2 itself on a malformed command line).
+
+    Parameters
+    ----------
+    argv
+        The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 when the run set is complete, 1 on invalid input, 2 on an invalid option, 3 when the run
+    set is left incomplete.
+    """
     args = _parser().parse_args(argv)
     options = RunSetOptions(
         cases=args.cases,

@@ -53,16 +53,16 @@ class Capabilities:
     notes: tuple[str, ...] = ()
 
     def enforcement(self) -> dict[str, dict[str, str]]:
-        """``{"enforced": {limit: mechanism}, "not_enforced": {limit: reason}}`` for the manifest."""
-        enforced: dict[str, str] = {}
+        """What the runner enforces on this machine, and what it cannot, each with how or why.
+
+        Returns
+        -------
+        dict
+            ``{"enforced": {limit: mechanism}, "not_enforced": {limit: reason}}`` for the manifest.
+        """
+        enforced: dict[str, str] = {"wall_clock": f"runner timer, then {self._killer()}"}
         missing: dict[str, str] = {}
         cg = self.cgroups
-        killer = "cgroup.kill" if cg.unified_kill else "SIGKILL to every process of the cgroups"
-        if self.isolation == "bwrap":
-            killer += " + PID namespace teardown"
-        elif cg.pids is None and cg.memory is None and cg.unified is None:
-            killer = "SIGKILL to the process group (a daemon that calls setsid escapes)"
-        enforced["wall_clock"] = f"runner timer, then {killer}"
         if cg.cpu_accounting:
             enforced["cpu"] = f"{cg.cpu_accounting} (whole tree, runner kill) + RLIMIT_CPU per process (SIGXCPU)"
         else:
@@ -81,6 +81,21 @@ class Capabilities:
             missing["disk"] = "no root to mount a size-limited tmpfs: the workspace is a plain directory"
         enforced["output"] = "runner watch of stdout+stderr size + RLIMIT_FSIZE (SIGXFSZ)"
         enforced["open_files"] = "RLIMIT_NOFILE"
+        self._isolation_enforcement(enforced, missing)
+        return {"enforced": enforced, "not_enforced": missing}
+
+    def _killer(self) -> str:
+        """How the runner kills a trial's process tree."""
+        cg = self.cgroups
+        killer = "cgroup.kill" if cg.unified_kill else "SIGKILL to every process of the cgroups"
+        if self.isolation == "bwrap":
+            killer += " + PID namespace teardown"
+        elif cg.pids is None and cg.memory is None and cg.unified is None:
+            killer = "SIGKILL to the process group (a daemon that calls setsid escapes)"
+        return killer
+
+    def _isolation_enforcement(self, enforced: dict[str, str], missing: dict[str, str]) -> None:
+        """Add network, filesystem and environment: by bubblewrap, or not at all on the host."""
         if self.isolation == "bwrap":
             enforced["network"] = "bwrap --unshare-net (loopback only, in a new namespace)"
             enforced["filesystem"] = (
@@ -89,14 +104,19 @@ class Capabilities:
                 "tmpfs) are writable"
             )
             enforced["environment"] = "bwrap --clearenv (only the contract's variables)"
-        else:
-            for name in ("network", "filesystem", "environment"):
-                missing[name] = "no bubblewrap: the command runs on the host"
-            enforced["environment"] = "cleared environment (only the contract's variables)"
-            missing.pop("environment")
-        return {"enforced": enforced, "not_enforced": missing}
+            return
+        for name in ("network", "filesystem"):
+            missing[name] = "no bubblewrap: the command runs on the host"
+        enforced["environment"] = "cleared environment (only the contract's variables)"
 
     def describe(self) -> dict[str, Any]:
+        """The capabilities as the manifest records them.
+
+        Returns
+        -------
+        dict
+            Isolation, bubblewrap, root, workspace mode, cgroups, notes and :meth:`enforcement`.
+        """
         return {
             "isolation": self.isolation,
             "bwrap": self.bwrap,
@@ -179,6 +199,20 @@ def _fsize_unit() -> int:
 
 
 def bwrap_base(caps_bwrap: str, *, userns: bool) -> list[str]:
+    """The bubblewrap command line every sandbox starts with: no capabilities, new namespaces, killed with its parent.
+
+    Parameters
+    ----------
+    caps_bwrap
+        The path of the ``bwrap`` executable.
+    userns
+        Whether bubblewrap may create a user namespace (then it does, and forbids nested ones).
+
+    Returns
+    -------
+    list of str
+        The arguments before the mounts and the command.
+    """
     args = [caps_bwrap]
     if userns:
         args += ["--unshare-user", "--disable-userns"]
@@ -211,6 +245,19 @@ def _probe_bwrap(path: str, *, userns: bool) -> bool:
 
 def detect_capabilities(isolation: Isolation = "auto", *, workspace: WorkspaceMode = "overlay") -> Capabilities:
     """Detect bubblewrap, root, cgroups and overlayfs.
+
+    Parameters
+    ----------
+    isolation
+        ``"bwrap"`` (required), ``"none"`` (run on the host) or ``"auto"`` (bubblewrap when it works).
+    workspace
+        The preferred workspace mode; without root it falls back to ``"dir-copy"``, without
+        overlayfs to ``"tmpfs-copy"`` (each fallback is noted).
+
+    Returns
+    -------
+    Capabilities
+        What this machine offers, with notes on what falls short.
 
     Raises
     ------

@@ -19,7 +19,6 @@ still loads (with ``problems``) and every trial of it is recorded as ``infra_err
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -27,11 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NoReturn, get_args
 
+from gatestats_runner._util import read_json_file
 from gatestats_runner.digests import digest_json, tree_digest
 
 __all__ = [
     "CASE_FILE",
     "CASE_FORMAT",
+    "OUTPUT_CHANNELS",
     "ArtifactRule",
     "Case",
     "CaseError",
@@ -109,6 +110,11 @@ class Contract:
     limits: Limits = field(default_factory=Limits)
     network: Network = "denied"
     env: tuple[tuple[str, str], ...] = ()
+    #: Channels (``exit_status``, ``stdout``, ``stderr`` or an artifact path) whose diagnostics may
+    #: reach a reviser (``contract.feedback.deployable``); every other channel is hidden.
+    deployable: tuple[str, ...] = ()
+    #: Exit statuses by which the verifier reports its own failure (``contract.feedback.evaluator_exit``).
+    evaluator_exit: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,7 +133,7 @@ class Case:
     contract: Contract
     slices: tuple[str, ...] | None = None
     severity: str | None = None
-    split: Literal["development", "holdout"] | None = None
+    split: Literal["development", "validation", "test", "holdout"] | None = None
     case_group: str | None = None
     #: Environment problems found while loading (snapshot missing, verifier absent): every trial
     #: of such a case is an ``infra_error``.
@@ -143,6 +149,23 @@ class CaseSet:
     version: str
 
     def get(self, case_id: str) -> Case:
+        """The case with this id.
+
+        Parameters
+        ----------
+        case_id
+            The case's id.
+
+        Returns
+        -------
+        Case
+            The case.
+
+        Raises
+        ------
+        KeyError
+            No case of the set has this id.
+        """
         for case in self.cases:
             if case.case_id == case_id:
                 return case
@@ -250,7 +273,7 @@ def _command(reader: _Reader) -> tuple[str, ...]:
 
 def _contract(reader: _Reader) -> Contract:
     c = reader.sub("contract")
-    c.reject_unknown({"command", "expected_exit", "artifacts", "limits", "network", "env"})
+    c.reject_unknown({"command", "expected_exit", "artifacts", "limits", "network", "env", "feedback"})
     expected = c.data.get("expected_exit", 0)
     if not isinstance(expected, int) or isinstance(expected, bool) or not 0 <= expected <= 255:
         c.fail("expected_exit", f"expected an integer exit status 0..255 (got {expected!r})")
@@ -281,6 +304,7 @@ def _contract(reader: _Reader) -> Contract:
     for key, value in env_raw.items():
         if not _ENV_NAME.match(key) or not isinstance(value, str):
             c.fail(f"env.{key}", f"expected NAME: string (got {value!r})")
+    deployable, evaluator_exit = _feedback(c, artifacts)
     return Contract(
         command=_command(c),
         expected_exit=expected,
@@ -288,7 +312,35 @@ def _contract(reader: _Reader) -> Contract:
         limits=limits,
         network="denied",
         env=tuple(sorted(env_raw.items())),
+        deployable=deployable,
+        evaluator_exit=evaluator_exit,
     )
+
+
+#: Channels every case has besides its artifacts.
+OUTPUT_CHANNELS = ("exit_status", "stdout", "stderr")
+
+
+def _feedback(c: _Reader, artifacts: tuple[ArtifactRule, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``contract.feedback``: the deployable channels (a reviser may see them) and the evaluator's own exit codes."""
+    f = c.sub("feedback")
+    f.reject_unknown({"deployable", "evaluator_exit"})
+    deployable = f.strings("deployable") or ()
+    known = set(OUTPUT_CHANNELS) | {a.path for a in artifacts}
+    for name in deployable:
+        if name not in known:
+            f.fail(
+                "deployable",
+                f"channel {name!r} is neither {', '.join(OUTPUT_CHANNELS)} nor an artifact path of the contract",
+            )
+    codes = f.data.get("evaluator_exit", [])
+    if not isinstance(codes, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 255 for v in codes
+    ):
+        f.fail("evaluator_exit", f"expected a list of exit statuses 1..255 (got {codes!r})")
+    if c.data.get("expected_exit", 0) in codes:
+        f.fail("evaluator_exit", "the expected exit status cannot also mean an evaluator failure")
+    return tuple(dict.fromkeys(deployable)), tuple(codes)
 
 
 def _inside(reader: _Reader, root: Path, name: str, default: str) -> Path:
@@ -299,6 +351,17 @@ def _inside(reader: _Reader, root: Path, name: str, default: str) -> Path:
 def load_case(root: str | os.PathLike[str]) -> Case:
     """Read and version one case directory.
 
+    Parameters
+    ----------
+    root
+        The case directory (it holds ``case.json``).
+
+    Returns
+    -------
+    Case
+        The case, with its version (the digest of its files) and any problems that make its trials
+        ``infra_error`` (a missing snapshot or verifier).
+
     Raises
     ------
     CaseError
@@ -306,14 +369,7 @@ def load_case(root: str | os.PathLike[str]) -> Case:
     """
     root = Path(root).resolve()
     source = root / CASE_FILE
-    try:
-        raw = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        msg = f"{source}: case file is missing"
-        raise CaseError(msg) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{source}: not valid JSON ({exc})"
-        raise CaseError(msg) from None
+    raw = read_json_file(source, CaseError, missing="case file is missing")
     reader = _Reader(source, raw)
     reader.reject_unknown(
         {"format", "id", "description", "request", "snapshot", "verifier", "tools", "turn_limit", "labels", "contract"}
@@ -335,8 +391,8 @@ def load_case(root: str | os.PathLike[str]) -> Case:
     labels = reader.sub("labels")
     labels.reject_unknown({"slices", "severity", "split", "case_group"})
     split = labels.string("split")
-    if split not in {None, "development", "holdout"}:
-        labels.fail("split", f"must be 'development', 'holdout' or null (got {split!r})")
+    if split not in {None, "development", "validation", "test", "holdout"}:
+        labels.fail("split", f"must be 'development', 'validation', 'test', 'holdout' or null (got {split!r})")
     snapshot = _inside(reader, root, "snapshot", "snapshot")
     verifier = _inside(reader, root, "verifier", "verifier")
     contract = _contract(reader)
@@ -366,6 +422,16 @@ def load_case(root: str | os.PathLike[str]) -> Case:
 
 def load_case_set(root: str | os.PathLike[str]) -> CaseSet:
     """Load every case under ``root`` (or ``root`` itself when it holds ``case.json``), sorted by id.
+
+    Parameters
+    ----------
+    root
+        A directory of case directories, or one case directory.
+
+    Returns
+    -------
+    CaseSet
+        The cases sorted by id, and the set's version.
 
     Raises
     ------

@@ -46,7 +46,13 @@ class CgroupSupport:
         return None
 
     def describe(self) -> dict[str, str | None]:
-        """Which file each mechanism uses (for the run-set manifest)."""
+        """Which file each mechanism uses (for the run-set manifest).
+
+        Returns
+        -------
+        dict
+            Mechanism name to the cgroup file it uses (``None`` where there is none).
+        """
         return {
             "memory": None if self.memory is None else str(self.memory),
             "pids": None if self.pids is None else str(self.pids),
@@ -126,7 +132,13 @@ def _write(path: Path, value: str) -> None:
 
 
 def detect_cgroups() -> CgroupSupport:
-    """Find the runner's own groups and keep those where trial groups can be created."""
+    """Find the runner's own groups and keep those where trial groups can be created.
+
+    Returns
+    -------
+    CgroupSupport
+        The writable controllers found (empty when none can be used).
+    """
     try:
         own_v1, own_v2 = _own_groups()
         mounts_v1, mount_v2 = _mounts()
@@ -221,7 +233,13 @@ class TrialCgroup:
         return [str(d / "cgroup.procs") for d in self.dirs]
 
     def cpu_seconds(self) -> float | None:
-        """CPU time of every process the trial ever ran (user + system), from the kernel."""
+        """CPU time of every process the trial ever ran (user + system), from the kernel.
+
+        Returns
+        -------
+        float or None
+            Seconds; ``None`` where no CPU accounting is available.
+        """
         if self.unified is not None:
             usec = _counter(_read(self.unified / "cpu.stat"), "usage_usec")
             return None if usec is None else usec / 1e6
@@ -231,17 +249,36 @@ class TrialCgroup:
         return None
 
     def pids_max_events(self) -> int | None:
-        """How often a fork or clone was refused because the process bound was reached."""
+        """How often a fork or clone was refused because the process bound was reached.
+
+        Returns
+        -------
+        int or None
+            The count; ``None`` without a pids cgroup.
+        """
         return None if self.pids is None else _counter(_read(self.pids / "pids.events"), "max")
 
     def pids_peak(self) -> int | None:
+        """The most processes the trial had at once.
+
+        Returns
+        -------
+        int or None
+            The count; ``None`` without a pids cgroup or where the kernel does not keep ``pids.peak``.
+        """
         if self.pids is None:
             return None
         text = _read(self.pids / "pids.peak")
         return None if text is None else int(text)
 
     def oom_kills(self) -> int | None:
-        """How many processes the kernel's OOM killer killed because of the memory bound."""
+        """How many processes the kernel's OOM killer killed because of the memory bound.
+
+        Returns
+        -------
+        int or None
+            The count; ``None`` without a memory cgroup.
+        """
         if self.memory is None:
             return None
         if self.support.memory_v2:
@@ -249,6 +286,13 @@ class TrialCgroup:
         return _counter(_read(self.memory / "memory.oom_control"), "oom_kill")
 
     def memory_peak(self) -> int | None:
+        """The most memory the trial's processes used at once, in bytes.
+
+        Returns
+        -------
+        int or None
+            Bytes; ``None`` without a memory cgroup or where the kernel does not keep the peak.
+        """
         if self.memory is None:
             return None
         name = "memory.peak" if self.support.memory_v2 else "memory.max_usage_in_bytes"
@@ -273,7 +317,18 @@ class TrialCgroup:
                 os.kill(pid, signal.SIGKILL)
 
     def wait_empty(self, timeout: float = 5.0) -> bool:
-        """Kill until no process is left in any group; False if some survive ``timeout`` seconds."""
+        """Kill until no process is left in any group; False if some survive ``timeout`` seconds.
+
+        Parameters
+        ----------
+        timeout
+            Seconds to keep killing.
+
+        Returns
+        -------
+        bool
+            True when every group is empty.
+        """
         deadline = time.monotonic() + timeout
         delay = 0.0005
         while self._pids():
@@ -301,7 +356,20 @@ class TrialCgroup:
 
 
 def sweep_cgroups(support: CgroupSupport, prefix: str) -> int:
-    """Kill and remove groups whose name starts with ``prefix`` (left by a runner that was killed)."""
+    """Kill and remove groups whose name starts with ``prefix`` (left by a runner that was killed).
+
+    Parameters
+    ----------
+    support
+        The controllers in use (:func:`detect_cgroups`).
+    prefix
+        The name prefix of the groups to remove, e.g. ``gatestats-HEX12-``.
+
+    Returns
+    -------
+    int
+        How many groups were removed.
+    """
     removed = 0
     for parent in {support.memory, support.pids, support.unified, support.cpuacct}:
         if parent is None or not parent.is_dir():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gatestats_runner.case import ArtifactRule
 
-__all__ = ["CheckResult", "check_artifact", "excerpt", "junit_failures", "tail"]
+__all__ = ["CheckResult", "check_artifact", "excerpt", "junit_cases", "junit_failures", "tail"]
 
 EXCERPT_CHARS = 2000
 EXCERPT_LINES = 20
@@ -64,7 +64,20 @@ def _tar(path: Path, rule: ArtifactRule) -> CheckResult:
 
 
 def check_artifact(path: Path, rule: ArtifactRule) -> CheckResult:
-    """Run the rule's structural check on the runner's copy of an existing, non-empty artifact."""
+    """Run the rule's structural check on the runner's copy of an existing, non-empty artifact.
+
+    Parameters
+    ----------
+    path
+        The runner's copy of the artifact.
+    rule
+        The contract's rule for it (``json``, ``junit``, ``tar`` or existence only).
+
+    Returns
+    -------
+    CheckResult
+        Whether it passed, and a message naming the artifact.
+    """
     if rule.check == "json":
         try:
             json.loads(path.read_bytes())
@@ -78,13 +91,25 @@ def check_artifact(path: Path, rule: ArtifactRule) -> CheckResult:
     return CheckResult(ok=True, message=f"{rule.path}: exists and is non-empty")
 
 
-def junit_failures(path: Path, limit: int = 5) -> list[str]:
-    """``classname.name: message`` of the first failed or errored test cases of a JUnit report."""
+def junit_cases(path: Path) -> list[tuple[str, str, str]]:
+    """Every failed or errored test case of a JUnit report: ``(classname.name, first message line, failure text)``.
+
+    Parameters
+    ----------
+    path
+        The JUnit XML file.
+
+    Returns
+    -------
+    list of tuple of str
+        In file order; empty when the file cannot be read or parsed. The message line is the
+        ``message`` attribute's, else the failure text's, else the element's tag.
+    """
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, OSError):
         return []
-    found: list[str] = []
+    found: list[tuple[str, str, str]] = []
     for case in root.iter("testcase"):
         problem = case.find("failure")
         if problem is None:
@@ -92,15 +117,47 @@ def junit_failures(path: Path, limit: int = 5) -> list[str]:
         if problem is None:
             continue
         name = ".".join(p for p in (case.get("classname"), case.get("name")) if p)
-        message = (problem.get("message") or problem.text or "").strip().splitlines()
-        found.append(f"{name}: {message[0] if message else problem.tag}")
-        if len(found) >= limit:
-            break
+        text = (problem.text or "").strip()
+        lines = (problem.get("message") or text or problem.tag).strip().splitlines()
+        found.append((name, lines[0] if lines else problem.tag, text))
     return found
 
 
+def junit_failures(path: Path, limit: int = 5) -> list[str]:
+    """``classname.name: message`` of the first failed or errored test cases of a JUnit report.
+
+    Parameters
+    ----------
+    path
+        The JUnit XML file.
+    limit
+        At most this many test cases.
+
+    Returns
+    -------
+    list of str
+        One line per test case (see :func:`junit_cases`).
+    """
+    return [f"{name}: {message}" for name, message, _ in junit_cases(path)[:limit]]
+
+
 def tail(path: Path | None, lines: int = EXCERPT_LINES, chars: int = EXCERPT_CHARS) -> str:
-    """The last ``lines`` non-empty lines of a text file, at most ``chars`` characters (read from the end)."""
+    """The last ``lines`` non-empty lines of a text file, at most ``chars`` characters (read from the end).
+
+    Parameters
+    ----------
+    path
+        The text file (``None``: no file).
+    lines
+        At most this many lines.
+    chars
+        At most this many characters.
+
+    Returns
+    -------
+    str
+        The lines joined by newlines; empty when there is no file or it cannot be read.
+    """
     if path is None:
         return ""
     try:
@@ -118,7 +175,22 @@ def tail(path: Path | None, lines: int = EXCERPT_LINES, chars: int = EXCERPT_CHA
 
 
 def excerpt(*, headline: str, stderr: Path | None, stdout: Path | None, junit: list[Path]) -> str:
-    """The diagnostic given to a correction step: the failed check, then JUnit failures or the output's tail."""
+    """The diagnostic given to a correction step: the failed check, then JUnit failures or the output's tail.
+
+    Parameters
+    ----------
+    headline
+        The first line: what failed.
+    stderr, stdout
+        The trial's output files; stdout's tail is used only when stderr has none.
+    junit
+        The trial's JUnit reports (their failures replace the output's tail).
+
+    Returns
+    -------
+    str
+        The excerpt, at most ``EXCERPT_CHARS`` characters after the headline.
+    """
     parts = [headline]
     failures = [f for report in junit for f in junit_failures(report)]
     if failures:

@@ -76,7 +76,13 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 
 @cache
 def load_schema() -> dict[str, Any]:
-    """Return the contract as a JSON Schema dictionary (read once, never mutated)."""
+    """Return the contract as a JSON Schema dictionary (read once, never mutated).
+
+    Returns
+    -------
+    dict
+        ``run_record.v1.schema.json``, shared: do not modify it.
+    """
     with SCHEMA_PATH.open(encoding="utf-8") as handle:
         schema: dict[str, Any] = json.load(handle)
     return schema
@@ -143,22 +149,13 @@ def _is_datetime(value: str) -> bool:
 
 
 def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
+    """Append to ``out`` every way ``value`` breaks ``schema`` (recursing into lists and objects)."""
     number = _number_problem(value)
     if number is not None:
         out.append(ContractViolation(field=path, message=number))
         return
-    types = schema.get("type")
-    if types is not None:
-        types = [types] if isinstance(types, str) else list(types)
-        if not _type_ok(value, types):
-            expected = " or ".join(types)
-            out.append(
-                ContractViolation(
-                    field=path,
-                    message=f"expected {expected} (got {type(value).__name__} {value!r})",
-                )
-            )
-            return
+    if not _check_type(value, schema, path, out):
+        return
     if "const" in schema and value != schema["const"]:
         out.append(ContractViolation(field=path, message=f"must be {schema['const']!r} (got {value!r})"))
     if "enum" in schema and value not in schema["enum"]:
@@ -166,15 +163,35 @@ def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViol
         out.append(ContractViolation(field=path, message=f"must be one of {allowed} (got {value!r})"))
     if value is None:
         return
+    _check_scalar(value, schema, path, out)
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            _check(item, schema["items"], f"{path}[{i}]", out)
+    if isinstance(value, dict):
+        _check_object(value, schema, path, out)
+
+
+def _check_type(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> bool:
+    """False (and a violation appended) when ``value`` is not of the schema's type."""
+    types = schema.get("type")
+    if types is None:
+        return True
+    types = [types] if isinstance(types, str) else list(types)
+    if _type_ok(value, types):
+        return True
+    expected = " or ".join(types)
+    out.append(ContractViolation(field=path, message=f"expected {expected} (got {type(value).__name__} {value!r})"))
+    return False
+
+
+def _check_scalar(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
+    """The string rules (``minLength``, ``date-time``) and the number rule (``minimum``)."""
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0):
             out.append(ContractViolation(field=path, message=f"must not be empty (got {value!r})"))
         if schema.get("format") == "date-time" and not _is_datetime(value):
             out.append(
-                ContractViolation(
-                    field=path,
-                    message=f"expected an RFC 3339 timestamp with offset (got {value!r})",
-                )
+                ContractViolation(field=path, message=f"expected an RFC 3339 timestamp with offset (got {value!r})")
             )
     if (
         isinstance(value, int | float)
@@ -183,11 +200,6 @@ def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViol
         and value < schema["minimum"]
     ):
         out.append(ContractViolation(field=path, message=f"must be >= {schema['minimum']} (got {value!r})"))
-    if isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            _check(item, schema["items"], f"{path}[{i}]", out)
-    if isinstance(value, dict):
-        _check_object(value, schema, path, out)
 
 
 def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
@@ -211,6 +223,18 @@ def validate_field(name: str, value: Any) -> list[ContractViolation]:
 
     >>> [str(v) for v in validate_field("graders", [{"name": "t", "kind": "code", "verdict": "maybe"}])]
     ["field 'graders[0].verdict': must be one of 'passed', 'failed', 'unparseable' (got 'maybe')"]
+
+    Parameters
+    ----------
+    name
+        A top-level field of the record contract, e.g. ``graders``.
+    value
+        Its value.
+
+    Returns
+    -------
+    list of ContractViolation
+        Every violation, each naming the field's path (empty when the value fits).
     """
     props: dict[str, Any] = load_schema()["properties"]
     if name not in props:
@@ -235,6 +259,16 @@ def validate_record(record: Any) -> list[ContractViolation]:
     ...   "run_set_id": "s", "system": "base", "case_id": "c1", "trial": 0, "attempt": 0,
     ...   "outcome": "crashed"})]
     ["field 'outcome': must be one of 'passed', 'failed', 'resource_killed', 'infra_error' (got 'crashed')"]
+
+    Parameters
+    ----------
+    record
+        A decoded JSON value (anything but an object is one violation).
+
+    Returns
+    -------
+    list of ContractViolation
+        Every violation, each naming the field's path (empty when the record fits).
     """
     if _record_ok(record):
         return []  # the compiled check proved it valid; the slow path below explains what is not
@@ -303,7 +337,8 @@ def _type_pred(types: list[str]) -> _Pred:
     return ok
 
 
-def _compile(schema: dict[str, Any]) -> _Pred:
+def _value_preds(schema: dict[str, Any]) -> list[_Pred]:
+    """The predicates of the schema's value rules: type, const, enum, minLength, date-time, minimum."""
     preds: list[_Pred] = []
     if "type" in schema:
         types = schema["type"]
@@ -322,18 +357,28 @@ def _compile(schema: dict[str, Any]) -> _Pred:
     if "minimum" in schema:
         low = schema["minimum"]
         preds.append(lambda v: v is None or isinstance(v, bool) or not isinstance(v, int | float) or v >= low)
-    if "items" in schema:
-        item = _compile(schema["items"])
+    return preds
 
-        def items_ok(value: Any) -> bool:
-            if type(value) is not list:
-                return True
-            for x in value:  # noqa: SIM110 - a loop, not a generator per value: this is the hot path
-                if not item(x):
-                    return False
+
+def _items_pred(item: _Pred) -> _Pred:
+    """A list's predicate: every item satisfies ``item`` (anything but a list passes)."""
+
+    def items_ok(value: Any) -> bool:
+        if type(value) is not list:
             return True
+        for x in value:  # noqa: SIM110 - a loop, not a generator per value: this is the hot path
+            if not item(x):
+                return False
+        return True
 
-        preds.append(items_ok)
+    return items_ok
+
+
+def _compile(schema: dict[str, Any]) -> _Pred:
+    """One predicate for a schema: the conjunction of its rules' predicates."""
+    preds = _value_preds(schema)
+    if "items" in schema:
+        preds.append(_items_pred(_compile(schema["items"])))
     if "properties" in schema:
         preds.append(_compile_object(schema))
     if len(preds) == 1:
@@ -481,27 +526,54 @@ def decode_json(raw: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tu
     duplicate key in any object, ``NaN``/``Infinity``, a float that overflows, an integer beyond
     64 bits, nesting deeper than ``max_depth``. The violation's field is ``<line>`` (or the
     duplicated key).
+
+    Parameters
+    ----------
+    raw
+        The document's bytes.
+    max_bytes
+        The largest document accepted.
+    max_depth
+        The deepest nesting of arrays and objects accepted.
+
+    Returns
+    -------
+    tuple
+        ``(value, None)``, or ``(None, violation)`` naming why and, where known, the line.
     """
+    text, problem = _text(raw, max_bytes, max_depth)
+    if problem is not None:
+        return None, problem
+    return _decode(text)
+
+
+def _text(raw: bytes, max_bytes: int, max_depth: int) -> tuple[str, ContractViolation | None]:
+    """The document as text, or why it is refused before parsing: size, byte-order mark, UTF-8, depth."""
     if len(raw) > max_bytes:
-        return None, ContractViolation(
+        return "", ContractViolation(
             field="<line>", message=f"{len(raw)} bytes is longer than the limit of {max_bytes} bytes"
         )
     if raw.startswith(b"\xef\xbb\xbf"):
-        return None, ContractViolation(field="<line>", message="starts with a UTF-8 byte-order mark (not JSON)", line=1)
+        return "", ContractViolation(field="<line>", message="starts with a UTF-8 byte-order mark (not JSON)", line=1)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, ContractViolation(
+        return "", ContractViolation(
             field="<line>", message=f"not valid UTF-8 at byte {exc.start} (column {column})", line=line
         )
     if text.count("[") + text.count("{") > max_depth:
         deep = _too_deep(text, max_depth)
         if deep is not None:
-            return None, ContractViolation(
+            return "", ContractViolation(
                 field="<line>", message=f"nested deeper than {max_depth} levels", line=_line_at(text, deep)
             )
+    return text, None
+
+
+def _decode(text: str) -> tuple[Any, ContractViolation | None]:
+    """Parse checked text strictly (duplicate keys, non-finite and overflowing numbers refused)."""
     try:
         value = _DECODER.decode(text)
     except _DuplicateKeyError as exc:
@@ -531,6 +603,16 @@ def decode_line(raw: bytes) -> tuple[dict[str, Any] | None, ContractViolation | 
     "duplicate key 'outcome' (readers disagree on which value wins)"
     >>> decode_line(b'{"cost_usd": NaN}')[1].message
     'not valid JSON: NaN is not a JSON number'
+
+    Parameters
+    ----------
+    raw
+        One line, without its newline.
+
+    Returns
+    -------
+    tuple
+        ``(record, None)``, or ``(None, violation)``.
     """
     value, bad = decode_json(raw, max_bytes=MAX_LINE_BYTES)
     if bad is not None:

@@ -38,7 +38,13 @@ RAY_INSTALL_HINT = "pip install 'gatestats[ray]'"
 
 
 def default_workers() -> int:
-    """The number of cores this process may use."""
+    """The number of cores this process may use.
+
+    Returns
+    -------
+    int
+        At least 1: the CPUs in this process's affinity mask (else the machine's count).
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
@@ -51,11 +57,40 @@ class Executor(Protocol):
     name: str
     workers: int
 
-    def start(self, caps: Capabilities) -> None: ...
+    def start(self, caps: Capabilities) -> None:
+        """Get ready to run trials (a pool, a Ray session); called once, before :meth:`submit`.
 
-    def submit(self, spec: TrialSpec) -> Future[TrialResult]: ...
+        Parameters
+        ----------
+        caps
+            The isolation to run the trials with.
+        """
+        ...
 
-    def shutdown(self, *, cancel: bool = False) -> None: ...
+    def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        """Start one trial attempt.
+
+        Parameters
+        ----------
+        spec
+            The attempt.
+
+        Returns
+        -------
+        Future of TrialResult
+            Its result; an exception in it is a lost attempt (``infra_error`` on a remote executor).
+        """
+        ...
+
+    def shutdown(self, *, cancel: bool = False) -> None:
+        """Wait for the submitted attempts and release what :meth:`start` took.
+
+        Parameters
+        ----------
+        cancel
+            Drop the attempts not yet started (the run set is being aborted).
+        """
+        ...
 
 
 class LocalExecutor:
@@ -72,16 +107,42 @@ class LocalExecutor:
         self._caps: Capabilities | None = None
 
     def start(self, caps: Capabilities) -> None:
+        """Start the thread pool.
+
+        Parameters
+        ----------
+        caps
+            As in :meth:`Executor.start`.
+        """
         self._caps = caps
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="gatestats-trial")
 
     def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        """Run :func:`~gatestats_runner.trial.run_trial` for ``spec`` on the pool (after :meth:`start`).
+
+        Parameters
+        ----------
+        spec
+            As in :meth:`Executor.submit`.
+
+        Returns
+        -------
+        Future of TrialResult
+            The pool's future.
+        """
         if self._pool is None or self._caps is None:
             msg = "LocalExecutor.submit before start"
             raise RuntimeError(msg)
         return self._pool.submit(run_trial, spec, self._caps)
 
     def shutdown(self, *, cancel: bool = False) -> None:
+        """Wait for the pool's trials and stop it.
+
+        Parameters
+        ----------
+        cancel
+            As in :meth:`Executor.shutdown`.
+        """
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=cancel)
             self._pool = None
@@ -91,7 +152,20 @@ _WORKER_CAPS: dict[tuple[str, str], Capabilities] = {}
 
 
 def ray_trial(spec: TrialSpec, isolation: Isolation, workspace: WorkspaceMode) -> TrialResult:
-    """Run one trial in a Ray worker: detect isolation once per worker, return the evidence as bytes."""
+    """Run one trial in a Ray worker: detect isolation once per worker, return the evidence as bytes.
+
+    Parameters
+    ----------
+    spec
+        The attempt; its evidence and scratch directories are replaced by the worker's own.
+    isolation, workspace
+        The isolation and workspace mode the driver detected (the worker detects its own with them).
+
+    Returns
+    -------
+    TrialResult
+        The record, with the evidence files' bytes for the driver to write.
+    """
     key = (isolation, workspace)
     if key not in _WORKER_CAPS:
         _WORKER_CAPS[key] = detect_capabilities(isolation, workspace=workspace)
@@ -158,6 +232,13 @@ class RayExecutor:
         self._session_dir: Path | None = None
 
     def start(self, caps: Capabilities) -> None:
+        """Join the Ray cluster at ``address`` (or start a local Ray in a session directory of ours).
+
+        Parameters
+        ----------
+        caps
+            The driver's isolation and workspace mode; each worker detects its own with them.
+        """
         self._caps = caps
         if not self.ray.is_initialized():
             kwargs: dict[str, Any] = {
@@ -181,6 +262,18 @@ class RayExecutor:
         self._remote = self.ray.remote(num_cpus=1, max_retries=0)(ray_trial)
 
     def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        """Run :func:`ray_trial` for ``spec`` as a Ray task: one CPU, never retried by Ray (after :meth:`start`).
+
+        Parameters
+        ----------
+        spec
+            The attempt, pickled to a Ray worker.
+
+        Returns
+        -------
+        Future of TrialResult
+            The future of the task's object reference.
+        """
         if self._remote is None or self._caps is None:
             msg = "RayExecutor.submit before start"
             raise RuntimeError(msg)
@@ -189,7 +282,13 @@ class RayExecutor:
         return future
 
     def shutdown(self, *, cancel: bool = False) -> None:
-        """End what :meth:`start` began (and a caller's Ray with ``shutdown_ray``); remove the session directory."""
+        """End what :meth:`start` began (and a caller's Ray with ``shutdown_ray``); remove the session directory.
+
+        Parameters
+        ----------
+        cancel
+            Ignored: a Ray session started here ends with its tasks.
+        """
         if (self._started or self._shutdown_ray) and self.ray.is_initialized():
             self.ray.shutdown()
         self._started = False

@@ -42,6 +42,13 @@ def rename_once(source: Path, target: Path) -> None:
     Linux's ``renameat2(RENAME_NOREPLACE)`` where available and elsewhere checks first and turns the
     "directory not empty" of a lost race into :class:`FileExistsError`.
 
+    Parameters
+    ----------
+    source
+        The finished directory.
+    target
+        Its new name (on the same file system).
+
     Raises
     ------
     FileExistsError

@@ -1,4 +1,9 @@
-"""Run sets: cases × k trials on N workers, immutable and resumable.
+"""Running a run set: create or resume one and run its trials (the runner's engine; disk format in ``store``).
+
+Not to be confused with :mod:`gatestats_runner.store` (the run set's files and how a line is read and
+written) or :mod:`gatestats_runner.runsets` (the public API other owners use to read run sets and
+register policies in them). This module decides *which trials run*: cases × k trials on N workers,
+immutable and resumable.
 
 A run set is created once (``manifest.json`` with ``complete: false``, the candidate copied in,
 the case-set version and system digest fixed) and then only grows: each finished trial attempt
@@ -20,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import json
 import os
 import platform
 import re
@@ -39,7 +45,7 @@ from typing import Any
 
 from gatestats_runner import __version__
 from gatestats_runner._util import fsync_dir, now_rfc3339, short_id
-from gatestats_runner.case import Case, CaseSet, load_case_set
+from gatestats_runner.case import Case, CaseError, CaseSet, load_case_set
 from gatestats_runner.cgroups import sweep_cgroups
 from gatestats_runner.digests import digest_bytes, digest_json, tree_digest
 from gatestats_runner.executors import Executor, LocalExecutor
@@ -49,6 +55,7 @@ from gatestats_runner.store import (
     MANIFEST,
     RECORDS,
     TRIALS,
+    RecordFile,
     RecordWriter,
     RunSetError,
     RunSetLock,
@@ -120,6 +127,15 @@ class RunSetOptions:
     require_enforced: tuple[str, ...] = ()
     policy_digest: str | None = None
     prepare_only: bool = False
+    #: Correction lineage copied into the manifest and every record (``parent_candidate_digest``,
+    #: ``correction_round``, ``feedback_digest``); None outside a correction loop.
+    lineage: Mapping[str, Any] | None = None
+    #: Run only these cases of ``cases`` (a sample of a stored run set; None: every case). The manifest,
+    #: the case-set version and the plan cover only them.
+    case_ids: tuple[str, ...] | None = None
+    #: What a baseline re-run sampled (:mod:`gatestats_runner.baseline`): written into the manifest
+    #: as ``baseline_sample`` (JSON values only) and checked on resume; None otherwise.
+    baseline_sample: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,6 +188,7 @@ def _check_options(options: RunSetOptions) -> None:
     if bad:
         msg = f"require_enforced: unknown bound(s) {', '.join(bad)} (expected some of {', '.join(ENFORCEABLE)})"
         raise OptionError(msg)
+    _lineage(options)
 
 
 def _candidate_layout(candidate: Path, case_set: CaseSet) -> None:
@@ -272,6 +289,8 @@ def _verify_resume(manifest: dict[str, Any], options: RunSetOptions, case_set: C
         ("system", options.system, "a different system label was given"),
         ("system_digest", system_digest, "a system part changed (model, prompt, tools, sandbox, verifier or retries)"),
         ("candidate_digest", tree_digest(options.candidate), f"the candidate's bytes in {options.candidate} changed"),
+        ("lineage", _lineage(options), "a different correction lineage was given"),
+        ("baseline_sample", _baseline_sample(options), "a different baseline sample was given"),
     ]
     for name, value, why in checks:
         if manifest.get(name) != value:
@@ -283,6 +302,41 @@ def _verify_resume(manifest: dict[str, Any], options: RunSetOptions, case_set: C
     if tree_digest(out / CANDIDATE) != manifest.get("candidate_digest"):
         msg = f"{out / CANDIDATE}: the run set's copy of the candidate was modified; the run set is damaged"
         raise RunSetError(msg)
+
+
+_LINEAGE_FIELDS = ("parent_candidate_digest", "correction_round", "feedback_digest")
+
+
+def _lineage(options: RunSetOptions) -> dict[str, Any] | None:
+    """The lineage fields of a correction round, all three present; None outside a correction loop."""
+    if options.lineage is None:
+        return None
+    unknown = set(options.lineage) - set(_LINEAGE_FIELDS)
+    if unknown:
+        msg = f"lineage: unknown field(s) {', '.join(sorted(unknown))} (expected {', '.join(_LINEAGE_FIELDS)})"
+        raise OptionError(msg)
+    return {name: options.lineage.get(name) for name in _LINEAGE_FIELDS}
+
+
+def _selected(case_set: CaseSet, case_ids: tuple[str, ...] | None) -> CaseSet:
+    """The cases of ``case_ids`` only (a sample), with the version of that subset; every case for None."""
+    if case_ids is None:
+        return case_set
+    known = {c.case_id for c in case_set.cases}
+    unknown = sorted(set(case_ids) - known)
+    if unknown or not case_ids:
+        msg = f"{case_set.root}: case_ids: expected ids of cases in this directory (got {sorted(set(case_ids))!r})"
+        raise CaseError(msg)
+    cases = tuple(c for c in case_set.cases if c.case_id in set(case_ids))
+    return CaseSet(root=case_set.root, cases=cases, version=digest_json([[c.case_id, c.version] for c in cases]))
+
+
+def _baseline_sample(options: RunSetOptions) -> dict[str, Any] | None:
+    """``baseline_sample`` as the manifest stores it (a JSON round trip), None when not given."""
+    if options.baseline_sample is None:
+        return None
+    loaded: dict[str, Any] = json.loads(json.dumps(dict(options.baseline_sample), sort_keys=True))
+    return loaded
 
 
 def _case_entry(case: Case) -> dict[str, Any]:
@@ -305,7 +359,14 @@ def _case_entry(case: Case) -> dict[str, Any]:
 
 
 def scratch_root() -> Path:
-    """Where this user's trial workspaces are made: mount points as root, else copies on /dev/shm (a tmpfs)."""
+    """Where this user's trial workspaces are made: mount points as root, else copies on /dev/shm (a tmpfs).
+
+    Returns
+    -------
+    Path
+        ``gatestats-runner-UID`` (mode 0700, created) on /dev/shm, or in the temporary directory as
+        root or where /dev/shm is not writable.
+    """
     uid = os.geteuid()
     shm = Path("/dev/shm")
     base = shm if uid != 0 and shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
@@ -361,6 +422,20 @@ def run_run_set(
 ) -> RunSetSummary:
     """Create (or resume) a run set and run every trial that has no final record.
 
+    Parameters
+    ----------
+    options
+        The run set: cases, candidate, output directory, trials, system, isolation, resume.
+    executor
+        Where the trials run (default: a :class:`~gatestats_runner.executors.LocalExecutor`).
+    progress
+        Called before the first attempt and after each attempt's record is written.
+
+    Returns
+    -------
+    RunSetSummary
+        Whether the run set is complete, the outcome counts, the attempts run now, the isolation.
+
     Raises
     ------
     CaseError
@@ -375,6 +450,7 @@ def run_run_set(
     _check_options(options)
     case_set = load_case_set(options.cases)
     _candidate_layout(options.candidate, case_set)
+    case_set = _selected(case_set, options.case_ids)
     out = options.out.resolve()
     caps = detect_capabilities(options.isolation, workspace=options.workspace)
     enforcement = caps.enforcement()
@@ -460,6 +536,16 @@ def sweep_stale_builds(out: Path) -> list[Path]:
     between machines). A live creator's directory is never touched. A directory without the lock
     file (a runner killed in the instant between ``mkdir`` and the lock, or one older than this
     rule) cannot be judged: it is left alone with a :class:`StaleBuildWarning`.
+
+    Parameters
+    ----------
+    out
+        The run set directory about to be created or resumed.
+
+    Returns
+    -------
+    list of Path
+        The half-built directories removed.
     """
     pattern = _building_name(out.name)
     removed: list[Path] = []
@@ -548,6 +634,11 @@ def _create(
             "sessions": [session],
             "counts": {},
         }
+        lineage = _lineage(options)
+        if lineage is not None:
+            manifest["lineage"] = lineage
+        if options.baseline_sample is not None:
+            manifest["baseline_sample"] = _baseline_sample(options)
         write_manifest(building, manifest)
         try:
             os.rename(building, out)  # replaces an empty directory atomically, never a non-empty one
@@ -577,6 +668,130 @@ def _prepared(manifest: dict[str, Any], out: Path, total: int, caps: Capabilitie
     )
 
 
+def _resume_records(out: Path, case_set: CaseSet, manifest: dict[str, Any]) -> RecordFile:
+    """Clear a killed manifest write, rewrite the manifest, and read back the records this run set already holds."""
+    for entry in os.scandir(out):  # a manifest write killed before its rename (we hold the lock: nobody writes)
+        if _MANIFEST_TMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    write_manifest(out, manifest)
+    existing = read_records(out / RECORDS)
+    for record in existing.records:
+        if (
+            record["run_set_id"] != manifest["run_set_id"]
+            or record["case_version"] != case_set.get(record["case_id"]).version
+        ):
+            msg = f"{out / RECORDS}: record {record['record_id']!r} belongs to another run set or case version"
+            raise RunSetError(msg)
+    _remove_uncommitted(out, existing.records)
+    return existing
+
+
+def _fresh_scratch(run_set_id: str, caps: Capabilities) -> tuple[Path, _DirLock]:
+    """This run set's private scratch, emptied of what a killed runner left, and locked; stale ones swept."""
+    scratch = scratch_root() / run_set_id
+    sweep_mounts(scratch, include_root=True)
+    sweep_cgroups(caps.cgroups, f"gatestats-{short_id(run_set_id)}-")
+    shutil.rmtree(scratch, ignore_errors=True)
+    make_private_scratch(scratch)
+    scratch_lock = _DirLock(scratch)
+    for stale in _sweep_stale_scratch(scratch.parent, keep=scratch.name):
+        sweep_cgroups(caps.cgroups, f"gatestats-{short_id(stale.name)}-")
+    return scratch, scratch_lock
+
+
+@dataclass(kw_only=True)
+class _Trials:
+    """Builds the spec of each attempt, and tallies the final records as they are written."""
+
+    out: Path
+    manifest: dict[str, Any]
+    cases: dict[str, Case]
+    record_base: dict[str, Any]
+    scratch: Path
+    retries: int
+    total: int
+    counts: Counter[str]
+    done: int = 0
+    attempts_run: int = 0
+
+    def spec(self, case_id: str, trial: int, attempt: int) -> TrialSpec:
+        """The spec of one attempt of one trial."""
+        rel = _evidence_rel(case_id, trial, attempt)
+        layer = self.out / CANDIDATE / case_id
+        return TrialSpec(
+            case=self.cases[case_id],
+            candidate_layer=layer if layer.is_dir() else None,
+            candidate_digest=self.manifest["candidate_case_digests"][case_id],
+            trial=trial,
+            attempt=attempt,
+            run_set_id=self.manifest["run_set_id"],
+            record_base=self.record_base,
+            evidence_dir=self.out / rel,
+            evidence_rel=rel,
+            scratch=self.scratch,
+        )
+
+    def progress(self, record: dict[str, Any] | None) -> Progress:
+        """Where the run set stands after ``record`` (``None``: before the first attempt)."""
+        return Progress(done=self.done, total=self.total, record=record, counts=dict(self.counts))
+
+
+def _record_base(options: RunSetOptions, case_set: CaseSet, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The fields every record of this run set shares: system, its digest and parts, case-set version, lineage."""
+    base = {"system": options.system, "system_digest": manifest["system_digest"], **manifest["system_parts"]}
+    base["task_set_version"] = case_set.version
+    if manifest.get("lineage") is not None:
+        base.update(manifest["lineage"])
+    return base
+
+
+def _result(future: Future[TrialResult], spec: TrialSpec, executor: Executor) -> TrialResult:
+    """The attempt's result; a remote executor's lost attempt becomes an ``infra_error`` result."""
+    try:
+        return future.result()
+    except Exception as exc:
+        if executor.name == "local":
+            raise  # a runner bug on this machine: stop loudly
+        # A remote worker or node was lost: the environment failed, not the candidate.
+        reason = f"executor {executor.name} lost the attempt: {type(exc).__name__}: {exc}"
+        return infra_result(spec, reason[:2000], source=f"gatestats-runner {__version__} ({executor.name})")
+
+
+def _drain(
+    trials: _Trials,
+    pending: list[tuple[str, int, int]],
+    executor: Executor,
+    writer: RecordWriter,
+    progress: Callable[[Progress], None] | None,
+) -> None:
+    """Run the pending attempts, append each record, and resubmit an ``infra_error`` until its retries are spent."""
+    inflight: dict[Future[TrialResult], TrialSpec] = {}
+    if progress is not None:
+        progress(trials.progress(None))
+    for key in pending:
+        s = trials.spec(*key)
+        inflight[executor.submit(s)] = s
+    while inflight:
+        finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+        for future in finished:
+            s = inflight.pop(future)
+            result = _result(future, s, executor)
+            if result.files is not None:
+                _write_files(s.evidence_dir, result.files)
+            written = writer.append(result.record)
+            trials.attempts_run += 1
+            if _final(written, trials.retries):
+                trials.counts[written["outcome"]] += 1
+                trials.done += 1
+            else:
+                nxt = trials.spec(s.case.case_id, s.trial, s.attempt + 1)
+                time.sleep(0.05 * (s.attempt + 1))
+                inflight[executor.submit(nxt)] = nxt
+            if progress is not None:
+                progress(trials.progress(written))
+
+
 def _run_locked(
     options: RunSetOptions,
     out: Path,
@@ -587,85 +802,26 @@ def _run_locked(
     executor: Executor,
     progress: Callable[[Progress], None] | None,
 ) -> RunSetSummary:
-    run_set_id: str = manifest["run_set_id"]
-    for entry in os.scandir(out):  # a manifest write killed before its rename (we hold the lock: nobody writes)
-        if _MANIFEST_TMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
-    write_manifest(out, manifest)
-    existing = read_records(out / RECORDS)
-    for record in existing.records:
-        if record["run_set_id"] != run_set_id or record["case_version"] != case_set.get(record["case_id"]).version:
-            msg = f"{out / RECORDS}: record {record['record_id']!r} belongs to another run set or case version"
-            raise RunSetError(msg)
-    _remove_uncommitted(out, existing.records)
+    """Run the trials that have no final record yet, then seal the records and close the manifest."""
+    existing = _resume_records(out, case_set, manifest)
     pending = _plan(case_set, options.trials, existing.records, options.infra_retries)
-    scratch = scratch_root() / run_set_id
-    sweep_mounts(scratch, include_root=True)
-    sweep_cgroups(caps.cgroups, f"gatestats-{short_id(run_set_id)}-")
-    shutil.rmtree(scratch, ignore_errors=True)
-    make_private_scratch(scratch)
-    scratch_lock = _DirLock(scratch)
-    for stale in _sweep_stale_scratch(scratch.parent, keep=scratch.name):
-        sweep_cgroups(caps.cgroups, f"gatestats-{short_id(stale.name)}-")
-    record_base = {"system": options.system, "system_digest": manifest["system_digest"], **manifest["system_parts"]}
-    record_base["task_set_version"] = case_set.version
+    scratch, scratch_lock = _fresh_scratch(manifest["run_set_id"], caps)
     counts: Counter[str] = Counter(r["outcome"] for r in existing.records if _final(r, options.infra_retries))
-    done = sum(counts.values())
-    total = len(case_set.cases) * options.trials
+    trials = _Trials(
+        out=out,
+        manifest=manifest,
+        cases={c.case_id: c for c in case_set.cases},
+        record_base=_record_base(options, case_set, manifest),
+        scratch=scratch,
+        retries=options.infra_retries,
+        total=len(case_set.cases) * options.trials,
+        counts=counts,
+        done=sum(counts.values()),
+    )
     writer = RecordWriter(out / RECORDS)
-    attempts_run = 0
-    cases = {c.case_id: c for c in case_set.cases}
-
-    def spec(case_id: str, trial: int, attempt: int) -> TrialSpec:
-        rel = _evidence_rel(case_id, trial, attempt)
-        layer = out / CANDIDATE / case_id
-        return TrialSpec(
-            case=cases[case_id],
-            candidate_layer=layer if layer.is_dir() else None,
-            candidate_digest=manifest["candidate_case_digests"][case_id],
-            trial=trial,
-            attempt=attempt,
-            run_set_id=run_set_id,
-            record_base=record_base,
-            evidence_dir=out / rel,
-            evidence_rel=rel,
-            scratch=scratch,
-        )
-
-    inflight: dict[Future[TrialResult], TrialSpec] = {}
     try:
         executor.start(caps)
-        if progress is not None:
-            progress(Progress(done=done, total=total, record=None, counts=dict(counts)))
-        for key in pending:
-            s = spec(*key)
-            inflight[executor.submit(s)] = s
-        while inflight:
-            finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-            for future in finished:
-                s = inflight.pop(future)
-                try:
-                    result = future.result()
-                except Exception as exc:
-                    if executor.name == "local":
-                        raise  # a runner bug on this machine: stop loudly
-                    # A remote worker or node was lost: the environment failed, not the candidate.
-                    reason = f"executor {executor.name} lost the attempt: {type(exc).__name__}: {exc}"
-                    result = infra_result(s, reason[:2000], source=f"gatestats-runner {__version__} ({executor.name})")
-                if result.files is not None:
-                    _write_files(s.evidence_dir, result.files)
-                written = writer.append(result.record)
-                attempts_run += 1
-                if _final(written, options.infra_retries):
-                    counts[written["outcome"]] += 1
-                    done += 1
-                else:
-                    nxt = spec(s.case.case_id, s.trial, s.attempt + 1)
-                    time.sleep(0.05 * (s.attempt + 1))
-                    inflight[executor.submit(nxt)] = nxt
-                if progress is not None:
-                    progress(Progress(done=done, total=total, record=written, counts=dict(counts)))
+        _drain(trials, pending, executor, writer, progress)
     except BaseException:
         ABORT.set()  # kill the running trials now; their results are never appended
         try:
@@ -678,27 +834,43 @@ def _run_locked(
         release_private_scratch(scratch)
         scratch_lock.release()
     executor.shutdown()
-    changed = load_case_set(options.cases).version != case_set.version
+    _close_manifest(options, case_set, manifest, session, out, trials)
+    return RunSetSummary(
+        run_set_id=manifest["run_set_id"],
+        out=out,
+        complete=manifest["complete"],
+        total_trials=trials.total,
+        attempts_run=trials.attempts_run,
+        counts=dict(trials.counts),
+        isolation=caps.describe(),
+        torn_line_set_aside=existing.torn_path,
+    )
+
+
+def _close_manifest(
+    options: RunSetOptions,
+    case_set: CaseSet,
+    manifest: dict[str, Any],
+    session: dict[str, Any],
+    out: Path,
+    trials: _Trials,
+) -> None:
+    """Seal the records and write the final manifest; raise when the cases changed while the run set ran."""
+    now = load_case_set(options.cases)
+    try:
+        changed = _selected(now, options.case_ids).version != case_set.version
+    except CaseError:  # a sampled case was removed while the run set ran
+        changed = True
     session["finished_at"] = now_rfc3339()
-    manifest["complete"] = done == total and not changed
+    manifest["complete"] = trials.done == trials.total and not changed
     manifest["finished_at"] = session["finished_at"] if manifest["complete"] else None
-    manifest["counts"] = dict(counts)
+    manifest["counts"] = dict(trials.counts)
     manifest["records_seal"] = seal_records(out)
     if changed:
         manifest["error"] = f"the cases in {options.cases} changed while the run set ran; its trials are not comparable"
     write_manifest(out, manifest)
     if changed:
         raise RunSetError(manifest["error"])
-    return RunSetSummary(
-        run_set_id=run_set_id,
-        out=out,
-        complete=manifest["complete"],
-        total_trials=total,
-        attempts_run=attempts_run,
-        counts=dict(counts),
-        isolation=caps.describe(),
-        torn_line_set_aside=existing.torn_path,
-    )
 
 
 def _write_files(root: Path, files: Mapping[str, bytes]) -> None:

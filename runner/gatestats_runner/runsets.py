@@ -1,4 +1,7 @@
-"""Run-set directories for the other owners: read them, register a policy in them, write imported ones.
+"""Run sets for other owners (the public API gatestats uses): read, register a policy, write an import.
+
+Not to be confused with :mod:`gatestats_runner.runset` (runs the trials) or
+:mod:`gatestats_runner.store` (the file format it builds on); this module runs nothing.
 
 The runner owns a run set's files (``manifest.json``, ``records.jsonl``; see
 :mod:`gatestats_runner.store` for the layout). The release controller (:mod:`gatestats`) never

@@ -193,6 +193,35 @@ def _status_code(status: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
+def _command_line(
+    caps: Capabilities, command: tuple[str, ...], env: dict[str, str], workspace: Workspace, verifier: Path | None
+) -> tuple[list[str], dict[str, str], str | None]:
+    """The argv after the wrapper, the wrapper's environment and its working directory, for this isolation."""
+    if caps.isolation == "bwrap":
+        inner_env = dict(env)
+        return [*_bwrap_argv(caps, workspace, verifier, inner_env), *command], {"PATH": "/usr/bin:/bin"}, None
+    argv_tail = [_host_path(arg, workspace, verifier) for arg in command]
+    spawn_env = {k: _host_path(v, workspace, verifier) for k, v in env.items()}
+    spawn_env["GATESTATS_WORKSPACE"] = str(workspace.root)
+    spawn_env["GATESTATS_VERIFIER"] = str(verifier) if verifier else ""
+    return argv_tail, spawn_env, str(workspace.root)
+
+
+def _file_actions(caps: Capabilities, out_fd: int, err_fd: int, status_fd: int) -> list[tuple[Any, ...]]:
+    """stdin from /dev/null, stdout, stderr and the status pipe on 1-3 (and inside bwrap), every other fd closed."""
+    actions: list[tuple[Any, ...]] = [
+        (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_DUP2, out_fd, 1),
+        (os.POSIX_SPAWN_DUP2, err_fd, 2),
+        (os.POSIX_SPAWN_DUP2, status_fd, 3),
+    ]
+    if caps.isolation == "bwrap":
+        actions.append((os.POSIX_SPAWN_DUP2, status_fd, _START_FD_IN_SANDBOX))
+    keep = {0, 1, 2, 3, _START_FD_IN_SANDBOX}
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in keep]
+    return actions
+
+
 def execute(
     caps: Capabilities,
     *,
@@ -206,7 +235,35 @@ def execute(
     status_path: Path,
     cgroup_name: str,
 ) -> Execution:
-    """Run ``command`` in the trial's sandbox under ``limits``; never raises for the command's behaviour."""
+    """Run ``command`` in the trial's sandbox under ``limits``; never raises for the command's behaviour.
+
+    Parameters
+    ----------
+    caps
+        The isolation (bubblewrap or the host) and the cgroups to use.
+    command
+        The contract's command (paths as the sandbox sees them: ``/workspace``, ``/verifier``).
+    env
+        The command's whole environment.
+    workspace
+        The trial's fresh workspace.
+    verifier
+        The case's verifier directory, mounted read-only at ``/verifier``.
+    limits
+        The bounds: wall clock, CPU, memory, processes, disk, output.
+    stdout_path, stderr_path
+        Where the command's output goes (cut to ``limits.output_bytes`` together).
+    status_path
+        The wrapper's start/exit status file.
+    cgroup_name
+        The name of the trial's cgroups (unique per attempt).
+
+    Returns
+    -------
+    Execution
+        Exit status, the bound that fired, wall and CPU time, whether the command started, and the
+        evidence (counters, output sizes); ``start_error`` when the sandbox could not start.
+    """
     result = Execution()
     try:
         cgroup = TrialCgroup(
@@ -223,30 +280,11 @@ def execute(
     err_fd = os.open(stderr_path, flags | os.O_APPEND, 0o644)
     status_fd = os.open(status_path, flags, 0o600)
     try:
-        if caps.isolation == "bwrap":
-            inner_env = dict(env)
-            argv_tail = [*_bwrap_argv(caps, workspace, verifier, inner_env), *command]
-            spawn_env = {"PATH": "/usr/bin:/bin"}
-            chdir = None
-        else:
-            argv_tail = [_host_path(arg, workspace, verifier) for arg in command]
-            spawn_env = {k: _host_path(v, workspace, verifier) for k, v in env.items()}
-            spawn_env["GATESTATS_WORKSPACE"] = str(workspace.root)
-            spawn_env["GATESTATS_VERIFIER"] = str(verifier) if verifier else ""
-            chdir = str(workspace.root)
+        argv_tail, spawn_env, chdir = _command_line(caps, command, env, workspace, verifier)
         procs = cgroup.procs_files
         script = _wrapper_script(caps, limits, chdir=chdir)
         argv = ["/bin/sh", "-c", script, "gatestats-trial", str(len(procs)), *procs, *argv_tail]
-        actions: list[tuple[Any, ...]] = [
-            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, out_fd, 1),
-            (os.POSIX_SPAWN_DUP2, err_fd, 2),
-            (os.POSIX_SPAWN_DUP2, status_fd, 3),
-        ]
-        if caps.isolation == "bwrap":
-            actions.append((os.POSIX_SPAWN_DUP2, status_fd, _START_FD_IN_SANDBOX))
-        keep = {0, 1, 2, 3, _START_FD_IN_SANDBOX}
-        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in keep]
+        actions = _file_actions(caps, out_fd, err_fd, status_fd)
         start = time.monotonic()
         try:
             pid = os.posix_spawn("/bin/sh", argv, spawn_env, file_actions=actions, setsid=True)
@@ -256,13 +294,18 @@ def execute(
         _monitor(result, pid, cgroup, workspace, limits, out_fd, err_fd, start)
         result.wall_seconds = time.monotonic() - start
     finally:
-        os.close(out_fd)
-        os.close(err_fd)
-        os.close(status_fd)
+        for fd in (out_fd, err_fd, status_fd):
+            os.close(fd)
         result.leftover_processes = not cgroup.wait_empty()
         result.evidence["output"] = cap_output(stdout_path, stderr_path, limits.output_bytes)
         _collect(result, cgroup)
         cgroup.remove()
+    _read_start(result, status_path, caps)
+    return result
+
+
+def _read_start(result: Execution, status_path: Path, caps: Capabilities) -> None:
+    """Whether the command started and its exit status (bwrap's status file, else the wrapper's wait status)."""
     result.started, code = _read_status(status_path)
     if result.started:
         result.exit_code = code if caps.isolation == "bwrap" else result.evidence.get("wait_status_code")
@@ -272,7 +315,6 @@ def execute(
         and result.evidence.get("wait_status_code") == (_WRAPPER_START_FAILED)
     ):
         result.start_error = "the sandbox wrapper could not join the cgroups or set the rlimits"
-    return result
 
 
 def output_shares(stdout_bytes: int, stderr_bytes: int, limit: int) -> tuple[int, int]:
@@ -281,6 +323,18 @@ def output_shares(stdout_bytes: int, stderr_bytes: int, limit: int) -> tuple[int
     Each stream keeps all of itself when both fit; otherwise each is guaranteed half the bound
     (``limit // 2`` for stderr, the rest for stdout) and a stream shorter than its half leaves the
     unused part to the other.
+
+    Parameters
+    ----------
+    stdout_bytes, stderr_bytes
+        The streams' sizes.
+    limit
+        The bound on both together.
+
+    Returns
+    -------
+    tuple of int
+        The bytes of stdout and of stderr kept.
     """
     keep_err = min(stderr_bytes, max(limit - stdout_bytes, limit // 2))
     keep_out = min(stdout_bytes, limit - keep_err)
@@ -292,6 +346,18 @@ def cap_output(stdout_path: Path, stderr_path: Path, limit: int) -> dict[str, An
 
     Called once the command and every process of the trial have ended. Returns the evidence:
     the bytes each stream had reached, the bytes kept (the first ones) and the bytes cut.
+
+    Parameters
+    ----------
+    stdout_path, stderr_path
+        The streams' files.
+    limit
+        The bound on both together (:func:`output_shares`).
+
+    Returns
+    -------
+    dict
+        The evidence: bytes reached, kept and cut, per stream.
     """
     sizes = []
     for path in (stdout_path, stderr_path):
@@ -347,6 +413,69 @@ def _kill(pid: int, cgroup: TrialCgroup) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+@dataclass(slots=True, kw_only=True)
+class _Watch:
+    """The bounds of one running trial, and the least free disk seen while it ran."""
+
+    cgroup: TrialCgroup
+    workspace: Workspace
+    limits: Limits
+    out_fd: int
+    err_fd: int
+    min_disk_free: int | None = None
+
+    def bounds(self, deadline: float | None, *, cpu_slack: float = 0.0) -> tuple[str | None, dict[str, Any]]:
+        """The bound that fired (or ``None``) and its evidence, as :func:`_check_bounds`; notes the free disk."""
+        fired, evidence = _check_bounds(
+            self.cgroup, self.workspace, self.limits, self.out_fd, self.err_fd, deadline, cpu_slack=cpu_slack
+        )
+        free = evidence.get("disk_free_bytes")
+        if free is not None:
+            self.min_disk_free = free if self.min_disk_free is None else min(self.min_disk_free, free)
+        return fired, evidence
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd for ``pid``, or ``None`` where the kernel offers none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _watch_until_exit(result: Execution, pid: int, pidfd: int | None, watch: _Watch, start: float) -> bool:
+    """Poll until the command exits, the run set aborts or a bound fires (then kill the tree).
+
+    Returns False when the command was already reaped here (no pidfd), True when it is left to reap.
+    """
+    deadline = start + watch.limits.wall_clock_s
+    poller = select.poll()
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    while True:
+        timeout = max(0.0, min(TICK_SECONDS, deadline - time.monotonic()))
+        if pidfd is not None:
+            if poller.poll(timeout * 1000):
+                return True
+        else:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                result.evidence["wait_status_code"] = _status_code(status)
+                return False
+            time.sleep(timeout)
+        if ABORT.is_set():
+            result.aborted = True
+            _kill(pid, watch.cgroup)
+            return True
+        fired, evidence = watch.bounds(deadline)
+        if fired is not None:
+            result.killed_by = fired
+            result.evidence.update(evidence)
+            result.evidence["killed_after_seconds"] = round(time.monotonic() - start, 4)
+            _kill(pid, watch.cgroup)
+            return True
+
+
 def _monitor(
     result: Execution,
     pid: int,
@@ -357,42 +486,12 @@ def _monitor(
     err_fd: int,
     start: float,
 ) -> None:
-    deadline = start + limits.wall_clock_s
+    """Watch the command until it ends, kill it when a bound fires, and record its exit and accounting."""
+    watch = _Watch(cgroup=cgroup, workspace=workspace, limits=limits, out_fd=out_fd, err_fd=err_fd)
+    pidfd = _pidfd(pid)
     try:
-        pidfd: int | None = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None
-    poller = select.poll()
-    if pidfd is not None:
-        poller.register(pidfd, select.POLLIN)
-    min_disk_free: int | None = None
-    try:
-        while True:
-            now = time.monotonic()
-            timeout = max(0.0, min(TICK_SECONDS, deadline - now))
-            if pidfd is not None:
-                if poller.poll(timeout * 1000):
-                    break
-            else:
-                done, status = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    result.evidence["wait_status_code"] = _status_code(status)
-                    return
-                time.sleep(timeout)
-            if ABORT.is_set():
-                result.aborted = True
-                _kill(pid, cgroup)
-                break
-            fired, evidence = _check_bounds(cgroup, workspace, limits, out_fd, err_fd, deadline)
-            free = evidence.get("disk_free_bytes")
-            if free is not None:
-                min_disk_free = free if min_disk_free is None else min(min_disk_free, free)
-            if fired is not None:
-                result.killed_by = fired
-                result.evidence.update(evidence)
-                result.evidence["killed_after_seconds"] = round(time.monotonic() - start, 4)
-                _kill(pid, cgroup)
-                break
+        if not _watch_until_exit(result, pid, pidfd, watch, start):
+            return
         _, status, usage = os.wait4(pid, 0)
         result.evidence["wait_status_code"] = _status_code(status)
         result.evidence["rusage_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 6)
@@ -401,18 +500,29 @@ def _monitor(
             # the tick-sampled CPU time reaches RLIMIT_CPU, which can run ahead of the precise cgroup
             # count by a few ticks: for a command that died of SIGXCPU, that slack confirms the bound.
             slack = CPU_TICK_SLACK_SECONDS if _status_code(status) == 128 + signal.SIGXCPU else 0.0
-            fired, evidence = _check_bounds(cgroup, workspace, limits, out_fd, err_fd, None, cpu_slack=slack)
-            free = evidence.get("disk_free_bytes")
-            if free is not None:
-                min_disk_free = free if min_disk_free is None else min(min_disk_free, free)
+            fired, evidence = watch.bounds(None, cpu_slack=slack)
             if fired is not None:
                 result.killed_by = fired
                 result.evidence.update(evidence)
     finally:
         if pidfd is not None:
             os.close(pidfd)
-        if min_disk_free is not None:
-            result.evidence["disk_free_bytes_min"] = min_disk_free
+        if watch.min_disk_free is not None:
+            result.evidence["disk_free_bytes_min"] = watch.min_disk_free
+
+
+def _counter_bound(cgroup: TrialCgroup, limits: Limits, cpu_slack: float) -> tuple[str | None, dict[str, Any]]:
+    """A bound the cgroup's counters show: an OOM kill, a refused fork, the CPU limit reached."""
+    oom = cgroup.oom_kills()
+    if oom:
+        return "memory", {"oom_kill": oom, "memory_limit_bytes": limits.memory_bytes}
+    refused = cgroup.pids_max_events()
+    if refused:
+        return "processes", {"pids_events_max": refused, "pids_max": limits.processes + SANDBOX_TASKS}
+    cpu = cgroup.cpu_seconds()
+    if cpu is not None and cpu >= limits.cpu_s - min(cpu_slack, 0.05 * limits.cpu_s):
+        return "cpu", {"cpu_seconds": round(cpu, 4), "cpu_limit_seconds": limits.cpu_s}
+    return None, {}
 
 
 def _check_bounds(
@@ -425,16 +535,10 @@ def _check_bounds(
     *,
     cpu_slack: float = 0.0,
 ) -> tuple[str | None, dict[str, Any]]:
-    evidence: dict[str, Any] = {}
-    oom = cgroup.oom_kills()
-    if oom:
-        return "memory", {"oom_kill": oom, "memory_limit_bytes": limits.memory_bytes}
-    refused = cgroup.pids_max_events()
-    if refused:
-        return "processes", {"pids_events_max": refused, "pids_max": limits.processes + SANDBOX_TASKS}
-    cpu = cgroup.cpu_seconds()
-    if cpu is not None and cpu >= limits.cpu_s - min(cpu_slack, 0.05 * limits.cpu_s):
-        return "cpu", {"cpu_seconds": round(cpu, 4), "cpu_limit_seconds": limits.cpu_s}
+    """The first bound that fired (memory, processes, cpu, output, disk, wall clock) and its evidence."""
+    fired, evidence = _counter_bound(cgroup, limits, cpu_slack)
+    if fired is not None:
+        return fired, evidence
     output = os.fstat(out_fd).st_size + os.fstat(err_fd).st_size
     if output >= limits.output_bytes:
         return "output", {"output_bytes": output, "output_limit_bytes": limits.output_bytes}

@@ -1,4 +1,7 @@
-"""The run set on disk: ``manifest.json``, the append-only ``records.jsonl`` and the trials' evidence.
+"""The run set's file format: manifest, append-only records and evidence, read and written line by line.
+
+Not to be confused with :mod:`gatestats_runner.runset` (decides and runs the trials that append here)
+or :mod:`gatestats_runner.runsets` (the public API for other owners, built on this module).
 
 ::
 
@@ -31,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from gatestats_runner import contract
-from gatestats_runner._util import atomic_write_json, fsync_dir, write_all
+from gatestats_runner._util import atomic_write_json, fsync_dir, read_json_file, set_aside_tail, write_all
 from gatestats_runner.digests import canonical_json, digest_file, digest_json
 
 __all__ = [
@@ -69,7 +72,18 @@ class TornLineWarning(UserWarning):
 
 
 def record_checksum(record: dict[str, Any]) -> str:
-    """``sha256:`` of the canonical JSON of ``record`` without its checksum field."""
+    """``sha256:`` of the canonical JSON of ``record`` without its checksum field.
+
+    Parameters
+    ----------
+    record
+        A record (its ``checksum`` field, if any, is left out).
+
+    Returns
+    -------
+    str
+        ``sha256:`` and 64 hex digits.
+    """
     return digest_json({k: v for k, v in record.items() if k != CHECKSUM_FIELD})
 
 
@@ -80,6 +94,16 @@ def _violations(record: dict[str, Any]) -> list[str]:
 
 def encode_record(record: dict[str, Any]) -> bytes:
     """Validate ``record`` against the contract and return its line (with checksum and newline).
+
+    Parameters
+    ----------
+    record
+        The record, without its checksum.
+
+    Returns
+    -------
+    bytes
+        Its canonical JSON with the checksum added, and a newline.
 
     Raises
     ------
@@ -110,6 +134,18 @@ def read_records(path: Path, *, set_aside_torn: bool = True) -> RecordFile:
     A last line without its newline (a crash mid-write) is moved to ``records.jsonl.torn-N``
     (when ``set_aside_torn``) and a :class:`TornLineWarning` is issued; it is never parsed.
 
+    Parameters
+    ----------
+    path
+        The ``records.jsonl`` file (a missing file holds no records).
+    set_aside_torn
+        Move a torn last line aside (the runner, resuming); False only reads past it.
+
+    Returns
+    -------
+    RecordFile
+        The records in file order, and the torn line's size and new path, if any.
+
     Raises
     ------
     RunSetError
@@ -125,17 +161,7 @@ def read_records(path: Path, *, set_aside_torn: bool = True) -> RecordFile:
         torn = data[cut:]
         result.torn_bytes = len(torn)
         if set_aside_torn:
-            n = 1
-            while path.with_name(f"{path.name}.torn-{n}").exists():
-                n += 1
-            aside = path.with_name(f"{path.name}.torn-{n}")
-            aside.write_bytes(torn)
-            with open(path, "r+b") as handle:
-                handle.truncate(cut)
-                handle.flush()
-                os.fsync(handle.fileno())
-            fsync_dir(path.parent)
-            result.torn_path = aside
+            result.torn_path = set_aside_tail(path, cut, torn)
         warnings.warn(
             f"{path}: the last line ({len(torn)} bytes, no newline) was torn by a crash and set aside"
             + (f" in {result.torn_path.name}" if result.torn_path else "")
@@ -179,7 +205,19 @@ class RecordWriter:
         self._lock = threading.Lock()
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Validate, checksum, write and fsync one record; return it as written."""
+        """Validate, checksum, write and fsync one record; return it as written.
+
+        Parameters
+        ----------
+        record
+            A record without its checksum; one that breaks the contract writes nothing
+            (:func:`encode_record` raises).
+
+        Returns
+        -------
+        dict
+            The record with its checksum.
+        """
         line = encode_record(record)
         with self._lock:
             write_all(self._fd, line)
@@ -213,20 +251,23 @@ class RunSetLock:
 def read_manifest(root: Path) -> dict[str, Any]:
     """The run set's manifest.
 
+    Parameters
+    ----------
+    root
+        The run set directory.
+
+    Returns
+    -------
+    dict
+        The manifest as written.
+
     Raises
     ------
     RunSetError
         There is no manifest, or it is not a gatestats run-set manifest.
     """
     path = root / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        msg = f"{path}: no run-set manifest (not a run set directory)"
-        raise RunSetError(msg) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{path}: not valid JSON ({exc})"
-        raise RunSetError(msg) from None
+    manifest = read_json_file(path, RunSetError, missing="no run-set manifest (not a run set directory)")
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         msg = f"{path}: field 'format': expected {MANIFEST_FORMAT!r}"
         raise RunSetError(msg)
@@ -240,6 +281,16 @@ def seal_records(root: Path) -> dict[str, Any]:
     tell that the records the manifest describes are the ones on disk: a line removed, reordered,
     added or edited (even with its checksum recomputed) changes the digest. It does not protect
     against someone who rewrites the manifest too; see docs/integrity.md.
+
+    Parameters
+    ----------
+    root
+        As in :func:`read_manifest`.
+
+    Returns
+    -------
+    dict
+        ``{"digest": "sha256:...", "bytes": N, "lines": N}`` (digest ``None`` when there is no file).
     """
     path = root / RECORDS
     if not path.exists():
@@ -250,5 +301,13 @@ def seal_records(root: Path) -> dict[str, Any]:
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
-    """Replace the manifest atomically (temporary file, fsync, rename)."""
+    """Replace the manifest atomically (temporary file, fsync, rename).
+
+    Parameters
+    ----------
+    root
+        The run set directory.
+    manifest
+        The whole manifest.
+    """
     atomic_write_json(root / MANIFEST, {"format": MANIFEST_FORMAT, **manifest})

@@ -35,7 +35,13 @@ from gatestats_runner.case import SANDBOX_PATH, Case
 from gatestats_runner.checks import check_artifact, excerpt
 from gatestats_runner.digests import digest_file
 from gatestats_runner.sandbox import Capabilities, Execution, execute
-from gatestats_runner.workspace import WorkspaceError, create_workspace, open_in_workspace, remove_in_workspace
+from gatestats_runner.workspace import (
+    Workspace,
+    WorkspaceError,
+    create_workspace,
+    open_in_workspace,
+    remove_in_workspace,
+)
 
 __all__ = ["InfraError", "TrialResult", "TrialSpec", "infra_result", "run_trial"]
 
@@ -109,6 +115,14 @@ def _sandbox_env(spec: TrialSpec) -> dict[str, str]:
     return env
 
 
+def _cpu_seconds(execution: Execution) -> float | None:
+    """The command tree's CPU seconds: the cgroup's, else the main process's rusage."""
+    if execution.cpu_seconds is not None:
+        return execution.cpu_seconds
+    cpu = execution.evidence.get("rusage_cpu_seconds")
+    return None if cpu is None else float(cpu)
+
+
 def _signal_bound(execution: Execution, spec: TrialSpec, *, disk_capped: bool) -> tuple[str | None, dict[str, Any]]:
     """A bound the kernel enforced by a signal to the main process, confirmed by the accounting.
 
@@ -125,9 +139,7 @@ def _signal_bound(execution: Execution, spec: TrialSpec, *, disk_capped: bool) -
     except ValueError:
         return None, {}
     limits = spec.case.contract.limits
-    cpu = execution.cpu_seconds
-    if cpu is None:
-        cpu = execution.evidence.get("rusage_cpu_seconds")
+    cpu = _cpu_seconds(execution)
     if sig == signal.SIGXCPU and (cpu is None or cpu >= 0.9 * max(1.0, int(limits.cpu_s + 0.999))):
         return "cpu", {"signal": sig.name, "cpu_seconds": cpu}
     if sig == signal.SIGXFSZ and not disk_capped:
@@ -176,22 +188,127 @@ def _collect_artifacts(
     return entries, missing, failed, messages, junit
 
 
-def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
-    """Run one trial attempt and return its record; the environment's failures become ``infra_error``."""
-    started_at = now_rfc3339()
-    if spec.evidence_dir.exists():
-        shutil.rmtree(spec.evidence_dir)
-    spec.evidence_dir.mkdir(parents=True)
-    stdout, stderr = spec.evidence_dir / "stdout", spec.evidence_dir / "stderr"
-    status = spec.evidence_dir / ".status"
-    case, contract = spec.case, spec.case.contract
-    evidence: dict[str, Any] = {"command": list(contract.command), "checks": []}
-    outcome, bound, failed_check, exit_code = "infra_error", None, None, None
+@dataclass(slots=True)
+class _Decision:
+    """What a trial attempt's record says, filled in as the attempt goes."""
+
+    outcome: str = "infra_error"
+    bound: str | None = None
+    failed_check: str | None = None
+    exit_code: int | None = None
     missing: list[str] | None = None
     artifacts: list[dict[str, Any]] | None = None
     machine_seconds: float | None = None
-    junit: list[Path] = []
-    headline = ""
+    junit: list[Path] = field(default_factory=list)
+    headline: str = ""
+
+    def infra_error(self, reason: str) -> None:
+        """The environment failed: nothing about the candidate is recorded."""
+        self.outcome, self.bound, self.failed_check, self.artifacts, self.missing = (
+            "infra_error",
+            None,
+            None,
+            None,
+            None,
+        )
+        self.headline = f"infra_error: {reason}"
+
+
+def _fresh_evidence_dir(spec: TrialSpec) -> None:
+    """Empty the attempt's evidence directory (a retried attempt starts clean)."""
+    if spec.evidence_dir.exists():
+        shutil.rmtree(spec.evidence_dir)
+    spec.evidence_dir.mkdir(parents=True)
+
+
+def _run_in_sandbox(spec: TrialSpec, caps: Capabilities, workspace: Workspace, status: Path) -> Execution:
+    """Run the contract's command in ``workspace`` after removing every artifact it must produce."""
+    contract = spec.case.contract
+    for rule in contract.artifacts:  # every artifact must be produced by this trial
+        remove_in_workspace(workspace.root, rule.path)
+    return execute(
+        caps,
+        command=contract.command,
+        env=_sandbox_env(spec),
+        workspace=workspace,
+        verifier=spec.case.verifier,
+        limits=contract.limits,
+        stdout_path=spec.evidence_dir / "stdout",
+        stderr_path=spec.evidence_dir / "stderr",
+        status_path=status,
+        cgroup_name=f"gatestats-{short_id(spec.run_set_id)}-{os.getpid()}-{time.monotonic_ns()}",
+    )
+
+
+def _check_ran(execution: Execution, workspace: Workspace, bound: str | None) -> None:
+    """Raise :class:`InfraError` when the environment, not the candidate, decided how the command ended."""
+    if execution.start_error is not None:
+        raise InfraError(execution.start_error)
+    if execution.aborted:
+        raise InfraError("aborted: the run set was interrupted (this attempt is discarded, not recorded)")
+    if not workspace.intact():
+        raise InfraError("workspace lost: the trial's workspace disappeared while the command ran")
+    if bound is not None and not execution.started:
+        raise InfraError(f"sandbox failed to start: the {bound} bound fired before the command was executed")
+    if not execution.started:
+        raise InfraError("sandbox failed to start: the command was never executed")
+
+
+def _judge(
+    spec: TrialSpec, execution: Execution, workspace: Workspace, decision: _Decision, evidence: dict[str, Any]
+) -> None:
+    """Decide ``resource_killed``, ``failed`` or ``passed`` from an execution; :class:`InfraError` otherwise."""
+    contract = spec.case.contract
+    evidence["execution"] = execution.evidence | {
+        "wall_seconds": round(execution.wall_seconds, 6),
+        "started": execution.started,
+        "leftover_processes": execution.leftover_processes,
+    }
+    decision.machine_seconds = _cpu_seconds(execution)
+    decision.exit_code = execution.exit_code
+    decision.bound = execution.killed_by
+    if decision.bound is None:
+        decision.bound, extra = _signal_bound(execution, spec, disk_capped=workspace.disk_capped)
+        evidence["execution"].update(extra)
+    _check_ran(execution, workspace, decision.bound)
+    if decision.bound is not None:
+        decision.outcome = "resource_killed"
+        decision.headline = f"resource_killed: the {decision.bound} bound fired"
+        return
+    decision.artifacts, decision.missing, failed_check, messages, decision.junit = _collect_artifacts(
+        spec, workspace.root
+    )
+    evidence["checks"] = messages
+    if decision.exit_code != contract.expected_exit:
+        failed_check = "exit_status"
+        decision.headline = f"exit_status: expected {contract.expected_exit} (got {decision.exit_code})"
+    elif failed_check is not None:
+        decision.headline = f"{failed_check}: " + "; ".join(m[5:] for m in messages if m.startswith("FAIL "))
+    decision.failed_check = failed_check
+    decision.outcome = "failed" if failed_check else "passed"
+
+
+def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
+    """Run one trial attempt and return its record; the environment's failures become ``infra_error``.
+
+    Parameters
+    ----------
+    spec
+        The attempt: case, candidate layer, trial and attempt numbers, where its evidence goes.
+    caps
+        The isolation this machine offers (:func:`gatestats_runner.sandbox.detect_capabilities`).
+
+    Returns
+    -------
+    TrialResult
+        The record (not yet checksummed) and the evidence written to ``spec.evidence_dir``.
+    """
+    started_at = now_rfc3339()
+    _fresh_evidence_dir(spec)
+    status = spec.evidence_dir / ".status"
+    case = spec.case
+    evidence: dict[str, Any] = {"command": list(case.contract.command), "checks": []}
+    decision = _Decision()
     problem = case.problems[0] if case.problems else _program_problem(case)
     workspace = None
     try:
@@ -201,64 +318,16 @@ def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
         workspace = create_workspace(
             spec.scratch / name,
             [p for p in (spec.candidate_layer, case.snapshot) if p is not None],
-            disk_bytes=contract.limits.disk_bytes,
-            inodes=max(16384, contract.limits.disk_bytes // 2048),
+            disk_bytes=case.contract.limits.disk_bytes,
+            inodes=max(16384, case.contract.limits.disk_bytes // 2048),
             prefer=caps.workspace_mode,
         )
         evidence["workspace_mode"] = workspace.mode
-        for rule in contract.artifacts:  # every artifact must be produced by this trial
-            remove_in_workspace(workspace.root, rule.path)
-        execution = execute(
-            caps,
-            command=contract.command,
-            env=_sandbox_env(spec),
-            workspace=workspace,
-            verifier=case.verifier,
-            limits=contract.limits,
-            stdout_path=stdout,
-            stderr_path=stderr,
-            status_path=status,
-            cgroup_name=f"gatestats-{short_id(spec.run_set_id)}-{os.getpid()}-{time.monotonic_ns()}",
-        )
-        evidence["execution"] = execution.evidence | {
-            "wall_seconds": round(execution.wall_seconds, 6),
-            "started": execution.started,
-            "leftover_processes": execution.leftover_processes,
-        }
-        machine_seconds = execution.cpu_seconds
-        if machine_seconds is None:
-            machine_seconds = execution.evidence.get("rusage_cpu_seconds")
-        exit_code = execution.exit_code
-        bound = execution.killed_by
-        if bound is None:
-            bound, extra = _signal_bound(execution, spec, disk_capped=workspace.disk_capped)
-            evidence["execution"].update(extra)
-        if execution.start_error is not None:
-            raise InfraError(execution.start_error)
-        if execution.aborted:
-            raise InfraError("aborted: the run set was interrupted (this attempt is discarded, not recorded)")
-        if not workspace.intact():
-            raise InfraError("workspace lost: the trial's workspace disappeared while the command ran")
-        if bound is not None and not execution.started:
-            raise InfraError(f"sandbox failed to start: the {bound} bound fired before the command was executed")
-        if bound is not None:
-            outcome = "resource_killed"
-            headline = f"resource_killed: the {bound} bound fired"
-        elif not execution.started:
-            raise InfraError("sandbox failed to start: the command was never executed")
-        else:
-            artifacts, missing, failed_check, messages, junit = _collect_artifacts(spec, workspace.root)
-            evidence["checks"] = messages
-            if exit_code != contract.expected_exit:
-                failed_check = "exit_status"
-                headline = f"exit_status: expected {contract.expected_exit} (got {exit_code})"
-            elif failed_check is not None:
-                headline = f"{failed_check}: " + "; ".join(m[5:] for m in messages if m.startswith("FAIL "))
-            outcome = "failed" if failed_check else "passed"
+        execution = _run_in_sandbox(spec, caps, workspace, status)
+        _judge(spec, execution, workspace, decision, evidence)
     except (InfraError, WorkspaceError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        outcome, bound, failed_check, artifacts, missing = "infra_error", None, None, None, None
-        headline = f"infra_error: {reason}"
+        decision.infra_error(reason)
         evidence["infra_error"] = reason
     finally:
         if workspace is not None:
@@ -269,24 +338,39 @@ def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
         spec,
         source=f"gatestats-runner {__version__} ({caps.isolation}, {caps.workspace_mode})",
         started_at=started_at,
-        outcome=outcome,
-        bound=bound,
-        exit_code=None if outcome == "infra_error" else exit_code,
-        failed_check=failed_check,
-        missing=missing,
-        artifacts=artifacts,
-        machine_seconds=machine_seconds,
+        outcome=decision.outcome,
+        bound=decision.bound,
+        exit_code=None if decision.outcome == "infra_error" else decision.exit_code,
+        failed_check=decision.failed_check,
+        missing=decision.missing,
+        artifacts=decision.artifacts,
+        machine_seconds=decision.machine_seconds,
         evidence=evidence,
-        headline=headline,
-        junit=junit,
+        headline=decision.headline,
+        junit=decision.junit,
     )
 
 
 def infra_result(spec: TrialSpec, reason: str, *, source: str, started_at: str | None = None) -> TrialResult:
-    """An ``infra_error`` record for an attempt the executor lost (a Ray worker or node died)."""
-    if spec.evidence_dir.exists():
-        shutil.rmtree(spec.evidence_dir)
-    spec.evidence_dir.mkdir(parents=True)
+    """An ``infra_error`` record for an attempt the executor lost (a Ray worker or node died).
+
+    Parameters
+    ----------
+    spec
+        The lost attempt.
+    reason
+        Why it was lost (recorded in the evidence and the excerpt).
+    source
+        The record's ``source`` (runner version and executor).
+    started_at
+        When the attempt started (default: now).
+
+    Returns
+    -------
+    TrialResult
+        An ``infra_error`` record, its evidence written to ``spec.evidence_dir``.
+    """
+    _fresh_evidence_dir(spec)
     return _finish(
         spec,
         source=source,

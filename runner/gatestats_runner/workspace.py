@@ -86,11 +86,24 @@ def _umount(target: str) -> None:
 
 
 def mount_supported() -> bool:
-    """Whether this process may mount (root on Linux)."""
+    """Whether this process may mount (root on Linux).
+
+    Returns
+    -------
+    bool
+        True for root on Linux.
+    """
     return os.name == "posix" and os.geteuid() == 0 and Path("/proc/self/mountinfo").exists()
 
 
 def overlay_supported() -> bool:
+    """Whether the kernel offers overlayfs (it is listed in ``/proc/filesystems``).
+
+    Returns
+    -------
+    bool
+        True when it does.
+    """
     try:
         with open("/proc/filesystems", encoding="utf-8") as handle:
             return any(line.split()[-1] == "overlay" for line in handle if line.strip())
@@ -99,7 +112,18 @@ def overlay_supported() -> bool:
 
 
 def make_private_scratch(scratch: Path) -> bool:
-    """Bind ``scratch`` on itself and make it private; False if that is not possible (no root)."""
+    """Bind ``scratch`` on itself and make it private; False if that is not possible (no root).
+
+    Parameters
+    ----------
+    scratch
+        The run set's scratch directory (created).
+
+    Returns
+    -------
+    bool
+        True when the private bind is in place.
+    """
     scratch.mkdir(parents=True, exist_ok=True)
     if not mount_supported():
         return False
@@ -113,13 +137,32 @@ def make_private_scratch(scratch: Path) -> bool:
 
 
 def release_private_scratch(scratch: Path) -> None:
-    """Unmount whatever is left under ``scratch`` and the scratch bind itself, then remove it."""
+    """Unmount whatever is left under ``scratch`` and the scratch bind itself, then remove it.
+
+    Parameters
+    ----------
+    scratch
+        The run set's scratch directory.
+    """
     sweep_mounts(scratch, include_root=True)
     shutil.rmtree(scratch, ignore_errors=True)
 
 
 def sweep_mounts(scratch: Path, *, include_root: bool = False) -> int:
-    """Lazily unmount every mount under ``scratch`` (deepest first); return how many."""
+    """Lazily unmount every mount under ``scratch`` (deepest first); return how many.
+
+    Parameters
+    ----------
+    scratch
+        The directory whose mounts are removed.
+    include_root
+        Unmount ``scratch`` itself too.
+
+    Returns
+    -------
+    int
+        How many mounts were removed.
+    """
     root = os.path.realpath(scratch)
     points: list[str] = []
     try:
@@ -160,7 +203,13 @@ class Workspace:
     mounts: list[str]
 
     def disk_free(self) -> tuple[int, int] | None:
-        """(free bytes, free inodes) of the size-limited tmpfs, or None when the disk is not capped."""
+        """(free bytes, free inodes) of the size-limited tmpfs, or None when the disk is not capped.
+
+        Returns
+        -------
+        tuple of int or None
+            Free bytes and free inodes.
+        """
         if not self.disk_capped:
             return None
         try:
@@ -170,7 +219,13 @@ class Workspace:
         return st.f_bavail * st.f_frsize, st.f_favail
 
     def intact(self) -> bool:
-        """False when the workspace was lost (unmounted or removed) while the trial ran."""
+        """False when the workspace was lost (unmounted or removed) while the trial ran.
+
+        Returns
+        -------
+        bool
+            True while the workspace is still there.
+        """
         if not self.root.is_dir():
             return False
         return all(os.path.ismount(m) for m in self.mounts)
@@ -205,6 +260,24 @@ def create_workspace(
     prefer: WorkspaceMode = "overlay",
 ) -> Workspace:
     """Make a fresh workspace at ``base`` from ``layers`` (top first: candidate, then snapshot).
+
+    Parameters
+    ----------
+    base
+        Where the workspace is made (must not exist).
+    layers
+        The read-only layers, top first.
+    disk_bytes, inodes
+        The size and inode bound of the tmpfs (overlay and tmpfs-copy modes).
+    prefer
+        ``"overlay"`` (an overlayfs on a tmpfs), ``"tmpfs-copy"`` (layers copied into a tmpfs) or
+        ``"dir-copy"`` (a plain directory: no disk bound). Overlay falls back to tmpfs-copy when
+        overlayfs cannot be mounted; without root the workspace is always dir-copy.
+
+    Returns
+    -------
+    Workspace
+        Its root, the mode used and whether the disk is capped.
 
     Raises
     ------
@@ -279,6 +352,18 @@ def open_in_workspace(root: Path, rel: str) -> int | None:
 
     The candidate controls the workspace: an artifact that is a symlink (to ``/etc/shadow`` say), a
     FIFO, a device or a directory is treated as missing, so the runner never reads outside it.
+
+    Parameters
+    ----------
+    root
+        The workspace root.
+    rel
+        A relative path inside it.
+
+    Returns
+    -------
+    int or None
+        A read-only file descriptor (the caller closes it), or None.
     """
     opened = _open_parent(root, rel)
     if opened is None:
@@ -298,7 +383,15 @@ def open_in_workspace(root: Path, rel: str) -> int | None:
 
 
 def remove_in_workspace(root: Path, rel: str) -> None:
-    """Delete ``rel`` from the workspace (file, link or tree) without following symlinks."""
+    """Delete ``rel`` from the workspace (file, link or tree) without following symlinks.
+
+    Parameters
+    ----------
+    root
+        The workspace root.
+    rel
+        A relative path inside it (nothing happens when it does not exist).
+    """
     opened = _open_parent(root, rel)
     if opened is None:
         return
