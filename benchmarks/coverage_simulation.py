@@ -73,9 +73,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize
 
-from gatestats._typing import IntervalMethod, Metric
 from gatestats.estimators import intervals
 from gatestats.estimators.passk import pass_at_k_exact, pass_hat_k_exact
+from gatestats.vocabulary import IntervalMethod, Metric
 
 __all__ = [
     "CASE_COUNTS",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from gatestats.cli import app
 from tests.conftest import ROOT
+from tests.runner.conftest import needs_sandbox
 
 
 def test_quick_start_is_exactly_two_commands_that_dev_py_provides() -> None:
@@ -33,3 +35,26 @@ def test_readme_analyze_table_is_what_the_commands_print(tau_raw: Path, tmp_path
     shown = [line.rstrip() for line in re.findall(r"^[┏┃┡│└].*$", readme, flags=re.MULTILINE)]
     assert printed == shown
     assert "gatestats analyze tau.jsonl --k 1,2,3,4 --seed 0" in readme
+
+
+@needs_sandbox
+def test_readme_correction_output_is_what_the_command_prints(tmp_path: Path) -> None:
+    # The README shows the bundled correction example's summary as `gatestats correct` prints it;
+    # only the machine seconds (measured, so they vary) are compared as numbers of the right form.
+    example = ROOT / "examples" / "correction"
+    result = CliRunner().invoke(
+        app,
+        [
+            "correct", str(example / "cases"), "--candidate", str(example / "candidate"),
+            "--reviser", f"{sys.executable} {example / 'reviser.py'}", "--out", str(tmp_path / "out"),
+        ],
+        terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    printed = ("\n" + result.stdout).split("\ncase ", 1)[1].rstrip("\n")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Correction on external feedback", 1)[1]
+    shown = section.split("\n```\ncase ", 1)[1].split("\n```", 1)[0]
+    seconds = re.compile(r"\d+\.\d+ s\b")
+    assert seconds.sub("S s", printed) == seconds.sub("S s", shown)
+    assert "rounds per accepted outcome: 5 / 2 = 2.50" in shown

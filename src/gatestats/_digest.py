@@ -15,6 +15,18 @@ __all__ = ["canonical_json", "digest_bytes", "digest_file", "digest_json", "dige
 def digest_text(text: str) -> str:
     """``sha256:<hex>`` of ``text`` encoded as UTF-8.
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    str
+        Its digest.
+
+    Examples
+    --------
     >>> digest_text("")
     'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
     """

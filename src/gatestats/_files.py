@@ -40,6 +40,13 @@ def _temporary(path: Path, data: bytes) -> Path:
 def write_once(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole, only if ``path`` does not exist (a hard link cannot replace a file).
 
+    Parameters
+    ----------
+    path
+        The new file.
+    data
+        Its bytes.
+
     Raises
     ------
     FileExistsError
@@ -53,7 +60,20 @@ def write_once(path: Path, data: bytes) -> None:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it over ``path``."""
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it over ``path``.
+
+    Parameters
+    ----------
+    path
+        The file to write or replace.
+    data
+        Its bytes.
+
+    Raises
+    ------
+    OSError
+        The file cannot be written (the temporary file is removed).
+    """
     temp = _temporary(path, data)
     try:
         os.replace(temp, path)
@@ -108,6 +128,73 @@ def _exists_message(target: Path) -> str:
     if target.is_dir():
         return f"{target}: is a directory; output files are never written over anything (choose a new path)"
     return f"{target}: already exists; output files are never overwritten (choose a new path)"
+
+
+def _check_targets(targets: list[Path], appended: list[Path]) -> list[Path]:
+    """Check every target before anything is written; return the directories to create, outermost first.
+
+    Raises the errors of :func:`write_new_files` that can be told before writing.
+    """
+    seen: set[str] = set()
+    for target in [*targets, *appended]:
+        key = os.path.normcase(os.path.abspath(target))
+        if key in seen:
+            msg = f"{target}: named twice among the outputs (each output needs its own file)"
+            raise ValueError(msg)
+        seen.add(key)
+    to_create: list[Path] = []
+    for target in targets:
+        if os.path.lexists(target):
+            raise FileExistsError(_exists_message(target))
+        to_create += [p for p in _missing_parents(target) if p not in to_create]
+    for target in appended:
+        if target.is_dir():
+            msg = f"{target}: is a directory (expected a file to append to)"
+            raise IsADirectoryError(msg)
+        if not target.exists() and not target.parent.is_dir():
+            msg = f"{target}: cannot append: no such directory {target.parent}"
+            raise FileNotFoundError(msg)
+    return to_create
+
+
+def _make_directories(to_create: list[Path], made_dirs: list[Path]) -> None:
+    """Create ``to_create`` in order, recording in ``made_dirs`` each one this call made."""
+    for directory in to_create:
+        try:
+            directory.mkdir()
+        except FileExistsError:
+            if directory.is_dir():  # another writer made it: not ours to remove
+                continue
+            raise
+        made_dirs.append(directory)
+
+
+def _link_in_order(targets: list[Path], temporaries: list[Path], linked: list[tuple[Path, os.stat_result]]) -> None:
+    """Hard-link each temporary file to its target, recording in ``linked`` each link made.
+
+    Links are made in one global order (sorted absolute paths): of writers racing for the same
+    files, the one that wins the first file wins them all, rather than each taking one and both
+    giving up.
+    """
+    pairs = sorted(zip(targets, temporaries, strict=True), key=lambda pair: os.path.abspath(pair[0]))
+    for target, temp in pairs:
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            raise FileExistsError(_exists_message(target)) from None
+        linked.append((target, temp.stat()))
+
+
+def _undo(linked: list[tuple[Path, os.stat_result]], made_dirs: list[Path]) -> None:
+    """Remove the files this call linked (if still ours, not a newcomer's) and the directories it made."""
+    for target, ours in reversed(linked):
+        with contextlib.suppress(OSError):
+            now = target.stat(follow_symlinks=False)
+            if (now.st_dev, now.st_ino) == (ours.st_dev, ours.st_ino):
+                target.unlink()
+    for directory in reversed(made_dirs):
+        with contextlib.suppress(OSError):
+            directory.rmdir()
 
 
 def write_new_files(
@@ -171,61 +258,20 @@ def write_new_files(
     """
     targets = [Path(path) for path, _ in outputs]
     appended = [Path(path) for path, _ in append]
-    seen: set[str] = set()
-    for target in [*targets, *appended]:
-        key = os.path.normcase(os.path.abspath(target))
-        if key in seen:
-            msg = f"{target}: named twice among the outputs (each output needs its own file)"
-            raise ValueError(msg)
-        seen.add(key)
-    to_create: list[Path] = []
-    for target in targets:
-        if os.path.lexists(target):
-            raise FileExistsError(_exists_message(target))
-        to_create += [p for p in _missing_parents(target) if p not in to_create]
-    for target in appended:
-        if target.is_dir():
-            msg = f"{target}: is a directory (expected a file to append to)"
-            raise IsADirectoryError(msg)
-        if not target.exists() and not target.parent.is_dir():
-            msg = f"{target}: cannot append: no such directory {target.parent}"
-            raise FileNotFoundError(msg)
+    to_create = _check_targets(targets, appended)
     made_dirs: list[Path] = []
     temporaries: list[Path] = []
     linked: list[tuple[Path, os.stat_result]] = []
     try:
-        for directory in to_create:
-            try:
-                directory.mkdir()
-            except FileExistsError:
-                if directory.is_dir():  # another writer made it: not ours to remove
-                    continue
-                raise
-            made_dirs.append(directory)
-        for target, (_, data) in zip(targets, outputs, strict=True):
-            temporaries.append(_temporary(target, data))
-        # Link in one global order (sorted absolute paths): of writers racing for the same files, the
-        # one that wins the first file wins them all, rather than each taking one and both giving up.
-        pairs = sorted(zip(targets, temporaries, strict=True), key=lambda pair: os.path.abspath(pair[0]))
-        for target, temp in pairs:
-            try:
-                os.link(temp, target)
-            except FileExistsError:
-                raise FileExistsError(_exists_message(target)) from None
-            linked.append((target, temp.stat()))
+        _make_directories(to_create, made_dirs)
+        temporaries.extend(_temporary(target, data) for target, (_, data) in zip(targets, outputs, strict=True))
+        _link_in_order(targets, temporaries, linked)
         for directory in {t.parent for t in targets}:
             _fsync_directory(directory)
         for target, (_, data) in zip(appended, append, strict=True):
             _append(target, data)
     except BaseException:
-        for target, ours in reversed(linked):
-            with contextlib.suppress(OSError):
-                now = target.stat(follow_symlinks=False)
-                if (now.st_dev, now.st_ino) == (ours.st_dev, ours.st_ino):  # still ours, not a newcomer's
-                    target.unlink()
-        for directory in reversed(made_dirs):
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+        _undo(linked, made_dirs)
         raise
     finally:
         for temp in temporaries:

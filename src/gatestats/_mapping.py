@@ -10,8 +10,27 @@ __all__ = ["parse_field_mapping"]
 def parse_field_mapping(text: str, allowed: Collection[str], *, noun: str = "field") -> dict[str, str]:
     """Parse ``field=COLUMN,field=COLUMN`` into a dict; reject unknown, repeated or malformed items.
 
-    ``noun`` names the fields in error messages (e.g. ``record field``).
+    Parameters
+    ----------
+    text
+        The mapping as the command line gives it (blanks around items and ``=`` ignored).
+    allowed
+        The fields that may be mapped.
+    noun
+        What the fields are called in error messages (e.g. ``record field``).
 
+    Returns
+    -------
+    dict of str to str
+        Field -> column, in the order given.
+
+    Raises
+    ------
+    ValueError
+        An item is not ``FIELD=COLUMN``, or a field is unknown or mapped twice.
+
+    Examples
+    --------
     >>> parse_field_mapping("case_id=task, outcome=ok", ["case_id", "outcome"])
     {'case_id': 'task', 'outcome': 'ok'}
     """

@@ -25,6 +25,18 @@ _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 def shorten(text: object, limit: int = LABEL_LIMIT) -> str:
     """``str(text)`` cut to ``limit`` characters, saying how many were left out.
 
+    Parameters
+    ----------
+    text
+        The value shown.
+    limit
+        The most characters kept.
+
+    Returns
+    -------
+    str
+        The text, or its first ``limit`` characters and how many were left out.
+
     Examples
     --------
     >>> shorten("abcdef", 3)
@@ -40,6 +52,20 @@ def visible(text: object, *, keep: str = "", limit: int = LABEL_LIMIT) -> str:
     """``text`` shortened to ``limit`` characters, with line breaks and invisible characters escaped.
 
     Characters in ``keep`` (e.g. ``"\\n\\t"`` for a multi-line message) are left as they are.
+
+    Parameters
+    ----------
+    text
+        The value shown.
+    keep
+        Characters left as they are.
+    limit
+        The most characters kept (see :func:`shorten`).
+
+    Returns
+    -------
+    str
+        One line a terminal, Markdown or XML shows as it is.
 
     Examples
     --------

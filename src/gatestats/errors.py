@@ -80,7 +80,24 @@ class RecordFileError(GatestatsError, ValueError):
         line: int | None = None,
         row: int | None = None,
     ) -> RecordFileError:
-        """Build the error for one problem."""
+        """Build the error for one problem.
+
+        Parameters
+        ----------
+        file
+            The file.
+        field
+            The field, or ``<file>``/``<line>`` for the whole file or line.
+        message
+            What is wrong.
+        line, row
+            Where in the file (a text file's 1-based line, a columnar file's 0-based row), when known.
+
+        Returns
+        -------
+        RecordFileError
+            The error, for the caller to raise.
+        """
         return cls([RecordProblem(file=str(file), field=field, message=message, line=line, row=row)])
 
 
@@ -93,6 +110,18 @@ def at_lines(problems: Iterable[RecordProblem], lines: Sequence[int] | None) -> 
 
     Readers that keep the line each row came from (JSONL, CSV) use this to turn the rows a check
     reports into the lines a person finds in an editor.
+
+    Parameters
+    ----------
+    problems
+        Problems that may name a frame ``row`` or ``first_row``.
+    lines
+        The source file's line of each frame row; None keeps the rows.
+
+    Returns
+    -------
+    list of RecordProblem
+        The problems, naming lines instead of rows.
     """
     if lines is None:
         return list(problems)
@@ -120,13 +149,27 @@ class ProblemList:
         self.total = 0
 
     def add(self, problem: RecordProblem) -> None:
-        """Count ``problem``; keep it when fewer than :data:`MAX_PROBLEMS` are kept."""
+        """Count ``problem``; keep it when fewer than :data:`MAX_PROBLEMS` are kept.
+
+        Parameters
+        ----------
+        problem
+            The problem.
+        """
         self.total += 1
         if len(self.kept) < MAX_PROBLEMS:
             self.kept.append(problem)
 
     def extend(self, problems: Sequence[RecordProblem], *, total: int | None = None) -> None:
-        """Add ``problems`` (``total``: how many they stand for, when only some were kept)."""
+        """Add ``problems`` (``total``: how many they stand for, when only some were kept).
+
+        Parameters
+        ----------
+        problems
+            The problems kept by another collector.
+        total
+            How many problems they stand for (None: as many as given).
+        """
         for problem in problems:
             self.add(problem)
         self.total += max(0, (total or 0) - len(problems))

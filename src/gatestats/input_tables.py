@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -68,6 +68,18 @@ _EXPECTED: dict[CellKind, str] = {
 def describe(value: Any) -> str:
     """A value as an error message shows it: its JSON type and a short repr.
 
+    Parameters
+    ----------
+    value
+        A cell's value.
+
+    Returns
+    -------
+    str
+        For example ``integer 7`` or ``null``; a repr longer than 80 characters is cut.
+
+    Examples
+    --------
     >>> describe(["a"]), describe(float("nan")), describe(None), describe("x" * 100)[-5:]
     ("array ['a']", 'number nan', 'null', 'xx...')
     """
@@ -87,6 +99,22 @@ def typed_cell(value: Any, kind: CellKind, *, text: bool) -> tuple[Any, str | No
     ``text`` says the cell is CSV text (empty = null, parsed exactly); otherwise it is a JSON or
     Parquet value that must already have the type (None = null).
 
+    Parameters
+    ----------
+    value
+        The cell.
+    kind
+        The type it must have.
+    text
+        Whether the cell is CSV text.
+
+    Returns
+    -------
+    tuple
+        ``(value, None)`` with the typed value (None for null), or ``(None, why)``.
+
+    Examples
+    --------
     >>> typed_cell("12", "integer", text=True), typed_cell(12.0, "integer", text=False)[1]
     ((12, None), 'expected an integer (got number 12.0)')
     >>> typed_cell(7, "id", text=False), typed_cell("1e999", "number", text=True)[1]
@@ -96,48 +124,69 @@ def typed_cell(value: Any, kind: CellKind, *, text: bool) -> tuple[Any, str | No
         return _text_cell(str(value), kind)
     if value is None:
         return None, None
-    expected = f"expected {_EXPECTED[kind]} (got {describe(value)})"
-    if isinstance(value, bool):
-        return (value, None) if kind == "boolean" else (None, expected)
-    if kind == "string":
-        return (value, None) if isinstance(value, str) else (None, expected)
-    if kind == "id":
-        if isinstance(value, str):
-            return value, None
-        if isinstance(value, int) and INT64_MIN <= value <= INT64_MAX:
-            return str(value), None
-        return None, expected
-    if kind == "integer":
-        if isinstance(value, int) and INT64_MIN <= value <= INT64_MAX:
-            return value, None
-        return None, expected
-    if kind == "number":
-        if isinstance(value, int) and INT64_MIN <= value <= INT64_MAX:
-            return float(value), None
-        if isinstance(value, float) and math.isfinite(value):
-            return value, None
-        return None, expected
-    return None, expected
+    # A bool is a JSON boolean, never an integer or a number.
+    typed = (value if kind == "boolean" else None) if isinstance(value, bool) else _VALUE_CELLS[kind](value)
+    if typed is None:
+        return None, f"expected {_EXPECTED[kind]} (got {describe(value)})"
+    return typed, None
+
+
+def _int64(value: Any) -> int | None:
+    """``value`` when it is a 64-bit integer (not a bool: the caller handles those)."""
+    return value if isinstance(value, int) and INT64_MIN <= value <= INT64_MAX else None
+
+
+def _finite_number(value: Any) -> float | None:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    integer = _int64(value)
+    return None if integer is None else float(integer)
+
+
+#: A JSON or Parquet cell (not null, not a bool) as each kind, or None when it is not one.
+_VALUE_CELLS: dict[CellKind, Callable[[Any], Any]] = {
+    "string": lambda value: value if isinstance(value, str) else None,
+    "id": lambda value: value if isinstance(value, str) else (None if _int64(value) is None else str(value)),
+    "integer": _int64,
+    "number": _finite_number,
+    "boolean": lambda value: None,
+}
+
+
+def _text_integer(text: str) -> int | None:
+    if not _INTEGER.fullmatch(text) or len(text) > 20 or not INT64_MIN <= int(text) <= INT64_MAX:
+        return None
+    return int(text)
+
+
+def _text_number(text: str) -> float | None:
+    number = float(text) if _NUMBER.fullmatch(text) else math.nan
+    return number if math.isfinite(number) else None
+
+
+def _text_boolean(text: str) -> bool | None:
+    return text.lower() == "true" if text.lower() in ("true", "false") else None
+
+
+#: A CSV cell (not empty) as each kind, or None when it is not one; and what the message says was expected.
+_TEXT_CELLS: dict[CellKind, tuple[Callable[[str], Any], str]] = {
+    "string": (lambda text: text, "a string"),
+    "id": (lambda text: text, "a string or an integer"),
+    "integer": (_text_integer, "a 64-bit integer"),
+    "number": (_text_number, "a finite number"),
+    "boolean": (_text_boolean, "true or false"),
+}
 
 
 def _text_cell(text: str, kind: CellKind) -> tuple[Any, str | None]:
     if text == "":
         return None, None
-    shown = repr(text if len(text) <= 80 else text[:77] + "...")
-    if kind in ("string", "id"):
-        return text, None
-    if kind == "integer":
-        if not _INTEGER.fullmatch(text) or len(text) > 20 or not INT64_MIN <= int(text) <= INT64_MAX:
-            return None, f"expected a 64-bit integer (got {shown})"
-        return int(text), None
-    if kind == "number":
-        number = float(text) if _NUMBER.fullmatch(text) else math.nan
-        if not math.isfinite(number):
-            return None, f"expected a finite number (got {shown})"
-        return number, None
-    if text.lower() not in ("true", "false"):
-        return None, f"expected true or false (got {shown})"
-    return text.lower() == "true", None
+    parse, expected = _TEXT_CELLS[kind]
+    typed = parse(text)
+    if typed is None:
+        shown = repr(text if len(text) <= 80 else text[:77] + "...")
+        return None, f"expected {expected} (got {shown})"
+    return typed, None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,13 +210,39 @@ class InputTable:
         return self.kind == "csv"
 
     def problem(self, index: int, field: str, message: str) -> RecordProblem:
-        """A problem at row ``index`` (its line, or its Parquet row)."""
+        """A problem at row ``index`` (its line, or its Parquet row).
+
+        Parameters
+        ----------
+        index
+            The row (0-based).
+        field
+            The column.
+        message
+            What is wrong.
+
+        Returns
+        -------
+        RecordProblem
+            The problem, naming the file and the row's line (or Parquet row).
+        """
         if self.lines is None:
             return RecordProblem(file=self.path, row=index, field=field, message=message)
         return RecordProblem(file=self.path, line=self.lines[index], field=field, message=message)
 
     def where(self, index: int) -> str:
-        """``line N`` or ``row N`` of row ``index`` (for messages that point at another row)."""
+        """``line N`` or ``row N`` of row ``index`` (for messages that point at another row).
+
+        Parameters
+        ----------
+        index
+            The row (0-based).
+
+        Returns
+        -------
+        str
+            Where the row is.
+        """
         return f"row {index}" if self.lines is None else f"line {self.lines[index]}"
 
 
@@ -190,6 +265,18 @@ def _missing_columns(file: Path, kind: TableKind, present: Sequence[str], wanted
 
 def read_input_table(path: str | os.PathLike[str], columns: Sequence[str]) -> InputTable:
     """Read the ``columns`` of a ``.csv``, ``.jsonl``/``.ndjson`` or ``.parquet`` table strictly.
+
+    Parameters
+    ----------
+    path
+        The table.
+    columns
+        The columns to read (repeats are read once).
+
+    Returns
+    -------
+    InputTable
+        The cells of those columns, with where each row is.
 
     Raises
     ------

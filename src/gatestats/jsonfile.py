@@ -24,6 +24,20 @@ __all__ = ["parse_json_document", "read_json_file", "read_regular_file"]
 def read_regular_file(path: str | os.PathLike[str], *, limit: int, what: str) -> bytes:
     """The bytes of the regular file ``path`` (at most ``limit``); never blocks on a FIFO or reads a device.
 
+    Parameters
+    ----------
+    path
+        The file.
+    limit
+        The most bytes accepted.
+    what
+        The file's role, for messages (e.g. ``verdict``).
+
+    Returns
+    -------
+    bytes
+        The file's content.
+
     Raises
     ------
     RecordFileError
@@ -57,17 +71,33 @@ def read_regular_file(path: str | os.PathLike[str], *, limit: int, what: str) ->
 def parse_json_document(data: bytes, *, source: str | os.PathLike[str], max_depth: int = MAX_DEPTH) -> Any:
     """Decode ``data`` strictly as one JSON document named ``source`` in errors.
 
+    Parameters
+    ----------
+    data
+        The document's bytes.
+    source
+        How errors name the document (a path).
+    max_depth
+        The deepest nesting of arrays and objects accepted.
+
+    Returns
+    -------
+    Any
+        The decoded value.
+
+    Raises
+    ------
+    RecordFileError
+        Not strict JSON (see the module docstring).
+
+    Examples
+    --------
     >>> parse_json_document(b'{"a": [1, 2.5, null]}', source="x.json")
     {'a': [1, 2.5, None]}
     >>> parse_json_document(b'{"a": 1,\\n "b": NaN}', source="x.json")
     Traceback (most recent call last):
     ...
     gatestats.errors.RecordFileError: x.json:2: field '<line>': not valid JSON: NaN is not a JSON number
-
-    Raises
-    ------
-    RecordFileError
-        Not strict JSON (see the module docstring).
     """
     value, bad = decode_json(data, max_bytes=len(data), max_depth=max_depth)
     if bad is not None:
@@ -77,6 +107,18 @@ def parse_json_document(data: bytes, *, source: str | os.PathLike[str], max_dept
 
 def read_json_file(path: str | os.PathLike[str], *, limit: int, what: str, max_depth: int = MAX_DEPTH) -> Any:
     """Read and strictly decode the JSON document in the regular file ``path``.
+
+    Parameters
+    ----------
+    path, limit, what
+        As :func:`read_regular_file`.
+    max_depth
+        As :func:`parse_json_document`.
+
+    Returns
+    -------
+    Any
+        The decoded document.
 
     Raises
     ------

@@ -51,6 +51,16 @@ def _decode(path: Path, data: bytes) -> str:
 def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
     """Read a CSV file with a header row; refuse ragged rows, broken quoting and bad bytes.
 
+    Parameters
+    ----------
+    path
+        The CSV file.
+
+    Returns
+    -------
+    CsvTable
+        Its header, rows and the line each row starts on.
+
     Raises
     ------
     RecordFileError
@@ -64,53 +74,74 @@ def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
     except OSError as exc:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     text = _decode(file, data)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     problems = ProblemList()
-
-    def add(line: int, field: str, message: str) -> None:
-        problems.add(RecordProblem(file=str(file), line=line, field=field, message=message))
-
     previous_limit = csv.field_size_limit(MAX_CSV_FIELD_BYTES)
     try:
-        header: list[str] | None = None
-        rows: list[tuple[str, ...]] = []
-        lines: list[int] = []
-        while True:
-            start = reader.line_num + 1
-            try:
-                row = next(reader)
-            except StopIteration:
-                break
-            except csv.Error as exc:
-                add(start, "<line>", f"not valid CSV: {exc}")
-                break
-            if header is None:
-                header = row
-                seen: set[str] = set()
-                for name in row:
-                    if not name.strip():
-                        add(start, "<header>", "empty column name")
-                    elif name in seen:
-                        add(start, name, "duplicate column name")
-                    seen.add(name)
-                continue
-            if not row:
-                continue  # a blank line
-            if len(row) != len(header):
-                add(start, "<line>", f"expected {len(header)} fields like the header (got {len(row)})")
-                continue
-            rows.append(tuple(row))
-            lines.append(start)
+        header, rows, lines = _parse(str(file), text, problems)
     finally:
         csv.field_size_limit(previous_limit)
     if header is None:
-        add(1, "<header>", "empty file: expected a header row")
+        problems.add(
+            RecordProblem(file=str(file), line=1, field="<header>", message="empty file: expected a header row")
+        )
     problems.raise_if_any()
     if header is None:  # pragma: no cover - an empty file added a problem above
         raise RecordFileError.single(file, "<header>", "empty file: expected a header row", line=1)
     return CsvTable(path=str(file), header=tuple(header), rows=tuple(rows), lines=tuple(lines))
 
 
+def _parse(file: str, text: str, problems: ProblemList) -> tuple[list[str] | None, list[tuple[str, ...]], list[int]]:
+    """The header (None: empty file), the rows as wide as it, each row's first line; defects go to ``problems``."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    rows: list[tuple[str, ...]] = []
+    lines: list[int] = []
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            problems.add(RecordProblem(file=file, line=start, field="<line>", message=f"not valid CSV: {exc}"))
+            break
+        if header is None:
+            header = row
+            _check_header(file, start, row, problems)
+        elif not row:
+            continue  # a blank line
+        elif len(row) != len(header):
+            message = f"expected {len(header)} fields like the header (got {len(row)})"
+            problems.add(RecordProblem(file=file, line=start, field="<line>", message=message))
+        else:
+            rows.append(tuple(row))
+            lines.append(start)
+    return header, rows, lines
+
+
+def _check_header(file: str, line: int, header: list[str], problems: ProblemList) -> None:
+    """Add a problem for each empty or repeated column name."""
+    seen: set[str] = set()
+    for name in header:
+        if not name.strip():
+            problems.add(RecordProblem(file=file, line=line, field="<header>", message="empty column name"))
+        elif name in seen:
+            problems.add(RecordProblem(file=file, line=line, field=name, message="duplicate column name"))
+        seen.add(name)
+
+
 def csv_row_lines(path: str | os.PathLike[str]) -> tuple[int, ...]:
-    """The line each data row of a CSV file starts on (quoted newlines counted), for error messages."""
+    """The line each data row of a CSV file starts on (quoted newlines counted), for error messages.
+
+    Parameters
+    ----------
+    path
+        The CSV file (read by :func:`read_csv_strict`).
+
+    Returns
+    -------
+    tuple of int
+        The 1-based first line of each data row.
+
+    """
     return read_csv_strict(path).lines

@@ -149,6 +149,8 @@ def test_validate_ok(tau_records: Path) -> None:
         ["analyze", "--k", "x"],
         ["analyze", "--method", "wald"],
         ["analyze", "--confidence-level", "95"],
+        ["analyze", "--n-resamples", "10"],
+        ["analyze", "--seed", "-1"],
         ["analyze", "--nope"],
     ],
 )

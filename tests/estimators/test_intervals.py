@@ -454,10 +454,11 @@ def test_ok_interval_always_has_positive_width_and_contains_the_estimate(
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"method": "wald"}, "method must be one of 'auto', 'bootstrap', 'clt', 'wilson' (got 'wald')"),
+        ({"method": "wald"}, "method must be one of auto, bootstrap, clt, wilson (got 'wald')"),
         ({"confidence_level": 1.0}, "confidence_level must lie strictly between 0 and 1 (got 1.0)"),
         ({"confidence_level": 0}, "confidence_level must lie strictly between 0 and 1 (got 0)"),
-        ({"n_resamples": 99}, "n_resamples must be at least 100 (got 99)"),
+        ({"n_resamples": 99}, "n_resamples must be an integer >= 100 (got 99)"),
+        ({"seed": -1}, "seed must be an integer >= 0 (got -1)"),
         ({"max_effective_n": 0.0}, "max_effective_n must be positive (got 0.0)"),
         ({"groups": ["a", "b"]}, "groups must have one label per case (got 2 labels for 3 cases)"),
     ],

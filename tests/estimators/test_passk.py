@@ -262,7 +262,7 @@ def test_per_case_values_accepts_narrow_integer_columns(
 def test_per_case_values_rejects_unknown_metric_with_exact_message(
     as_frame: AsFrame,
 ) -> None:
-    with pytest.raises(ValueError, match=r"^metric must be 'pass_at_k' or 'pass_hat_k' \(got 'pass_k'\)$"):
+    with pytest.raises(ValueError, match=r"^metric must be one of pass_at_k, pass_hat_k \(got 'pass_k'\)$"):
         per_case_values(as_frame(pl.DataFrame({"n": [2], "c": [1]})), k=1, metric="pass_k")  # type: ignore[arg-type]
 
 

@@ -252,7 +252,7 @@ def test_transformed_wilson_edges_are_explicit() -> None:
     assert unbounded.ci_low == pytest.approx(1.041271, abs=1e-6)  # Wilson lower of 4/4 is 0.51008
     zero = conditional_odds_ratio(4, 0, method="transformed_wilson")
     assert (zero.estimate, zero.ci_low) == (0.0, 0.0)
-    with pytest.raises(ValueError, match=r"method must be one of 'exact', 'transformed_wilson' \(got 'wilson'\)"):
+    with pytest.raises(ValueError, match=r"method must be one of exact, transformed_wilson \(got 'wilson'\)"):
         conditional_odds_ratio(1, 2, method="wilson")  # type: ignore[arg-type]
 
 

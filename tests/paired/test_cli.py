@@ -159,9 +159,22 @@ def test_compare_margin_outside_unit_interval_is_a_usage_error(bentur: Path, mar
         (
             ("--all-pairs", "--correction", "fdr"),
             "--correction",
-            "must be one of holm, bonferroni, hochberg, bh (got 'fdr')",
+            "must be one of holm, bonferroni, hochberg, bh, none (got 'fdr')",
         ),
         (("--all-pairs", "--alternative", "worse"), "--alternative", "(got 'worse')"),
+        (
+            ("--all-pairs", "--confidence-level", "1.5"),
+            "--confidence-level",
+            "must lie strictly between 0 and 1 (got 1.5)",
+        ),
+        (("--all-pairs", "--n-resamples", "50"), "--n-resamples", "must be an integer >= 100 (got 50)"),
+        (("--all-pairs", "--n-permutations", "98"), "--n-permutations", "must be an integer >= 99 (got 98)"),
+        (("--all-pairs", "--seed", "-1"), "--seed", "must be an integer >= 0 (got -1)"),
+        (
+            ("--all-pairs", "--metric", "pass_k"),
+            "--metric",
+            "must be one of pass_at_k, pass_hat_k (got 'pass_k')",
+        ),
     ],
 )
 def test_compare_usage_errors_exit_2(bentur: Path, args: tuple[str, ...], hint: str, message: str) -> None:
@@ -169,6 +182,13 @@ def test_compare_usage_errors_exit_2(bentur: Path, args: tuple[str, ...], hint: 
     assert result.exit_code == 2
     assert hint in result.stderr
     assert message in _plain(result.stderr)
+
+
+def test_compare_without_correction_reports_raw_pvalues_and_help_lists_every_correction(three: Path) -> None:
+    payload = json.loads(_invoke("compare", three, "--all-pairs", "--correction", "none", "--json").stdout)
+    assert [x["correction"] for x in payload] == ["none"] * 3
+    assert [x["pvalue_adjusted"] for x in payload] == [x["pvalue"] for x in payload]
+    assert "holm, bonferroni, hochberg, bh, none" in _plain(_invoke("compare", "--help").stdout)
 
 
 def test_plan_cases_mde_and_false_block_json() -> None:

@@ -67,9 +67,20 @@ def test_adjusted_pvalues_match_statsmodels_and_are_not_below_raw(p: list[float]
     assert (adjust_pvalues(p, method="holm") <= adjust_pvalues(p, method="bonferroni") + 1e-15).all()
 
 
+def test_adjust_none_returns_the_raw_pvalues_as_a_copy() -> None:
+    # R: p.adjust(p, "none") is the identity.
+    raw = np.array([0.04, 0.001, 0.5, 1.0])
+    adjusted = adjust_pvalues(raw, method="none")
+    assert adjusted.tolist() == [0.04, 0.001, 0.5, 1.0]
+    adjusted[0] = 0.9
+    assert raw[0] == 0.04
+    with pytest.raises(ValueError, match=r"p-values must lie in \[0, 1\] without NaN"):
+        adjust_pvalues([0.1, float("nan")], method="none")
+
+
 def test_adjust_refuses_bad_input() -> None:
     with pytest.raises(
-        ValueError, match=r"correction must be one of 'holm', 'bonferroni', 'hochberg', 'bh' \(got 'BH'\)"
+        ValueError, match=r"correction must be one of holm, bonferroni, hochberg, bh, none \(got 'BH'\)"
     ):
         adjust_pvalues(P, method="BH")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"p-values must lie in \[0, 1\] without NaN"):
@@ -103,6 +114,12 @@ def test_all_pairs_and_vs_baseline_families(as_frame: AsFrame) -> None:
     assert versus.to_frame().height == 2
 
 
+def test_many_comparisons_without_correction_keep_the_raw_pvalues() -> None:
+    many = compare_many(_three_systems(), correction="none")
+    assert all(x.correction == "none" for x in many.comparisons)
+    assert [x.pvalue_adjusted for x in many.comparisons] == [x.pvalue for x in many.comparisons]
+
+
 def test_many_comparisons_refuse_bad_requests() -> None:
     records = _three_systems()
     with pytest.raises(ValueError, match=r"family 'vs_baseline' needs a baseline \(got none\)"):
@@ -111,8 +128,14 @@ def test_many_comparisons_refuse_bad_requests() -> None:
         compare_many(records, family="vs_baseline", baseline="Z")
     with pytest.raises(ValueError, match=r"at least two systems are needed for a comparison \(got \['A'\]\)"):
         compare_many(records, systems=["A"])
-    with pytest.raises(ValueError, match=r"correction must be one of"):
+    with pytest.raises(
+        ValueError, match=r"correction must be one of holm, bonferroni, hochberg, bh, none \(got 'fdr'\)"
+    ):
         compare_many(records, correction="fdr")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"family must be one of all_pairs, vs_baseline \(got 'pairs'\)"):
+        compare_many(records, family="pairs")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"family 'all_pairs' takes no baseline \(got 'A'\)"):
+        compare_many(records, baseline="A")
 
 
 def test_undefined_comparison_counts_in_the_family_with_pvalue_one() -> None:

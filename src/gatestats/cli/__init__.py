@@ -12,13 +12,18 @@ import typer
 
 from gatestats.cli import analyze as _analyze
 from gatestats.cli import calibrate as _calibrate
+from gatestats.cli import cases as _cases
 from gatestats.cli import compare as _compare
+from gatestats.cli import correct as _correct
 from gatestats.cli import cost as _cost
+from gatestats.cli import drift as _drift
 from gatestats.cli import gate as _gate
 from gatestats.cli import importing as _importing
 from gatestats.cli import key as _key
 from gatestats.cli import plan as _plan
 from gatestats.cli import policy as _policy
+from gatestats.cli import promote as _promote
+from gatestats.cli import recovery as _recovery
 from gatestats.cli import report as _report
 from gatestats.cli import run as _run
 from gatestats.cli import validate as _validate
@@ -45,6 +50,11 @@ app.command("cost")(_cost.cost_command)
 app.command("gate")(_gate.gate_command)
 app.command("report")(_report.report_command)
 app.command("verify")(_verify.verify_command)
+app.command("promote")(_promote.promote_command)
+app.add_typer(_cases.app, name="cases")
+app.command("correct")(_correct.correct_command)
+app.command("drift")(_drift.drift_command)
+app.command("recovery")(_recovery.recovery_command)
 app.add_typer(_policy.app, name="policy")
 app.add_typer(_importing.app, name="import")
 app.add_typer(_key.app, name="key")

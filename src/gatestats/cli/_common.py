@@ -7,36 +7,96 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, ParamSpec, Protocol, TypeVar
 
 import typer
+from rich.console import Console
 
 from gatestats._text import TEXT_LIMIT, visible
 from gatestats.errors import GatestatsError
+from gatestats.vocabulary import check_confidence_level, check_n_resamples, check_seed
 
-__all__ = ["EXIT_INPUT_ERROR", "EXIT_USAGE", "echo_json", "fail", "reports_errors", "usage_error"]
+__all__ = [
+    "EXIT_INPUT_ERROR",
+    "EXIT_USAGE",
+    "BootstrapSeedOption",
+    "ConfidenceLevelOption",
+    "RecordFilesArgument",
+    "ResamplesOption",
+    "checked_bootstrap_options",
+    "checked_option",
+    "echo_json",
+    "fail",
+    "print_result",
+    "reports_errors",
+    "usage_error",
+]
 
 EXIT_INPUT_ERROR = 1
 EXIT_USAGE = 2
+
+#: Options several commands share (the same words in every ``--help``).
+RecordFilesArgument = Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")]
+ConfidenceLevelOption = Annotated[float, typer.Option(help="Two-sided confidence level.")]
+ResamplesOption = Annotated[int, typer.Option(help="Bootstrap resamples.")]
+BootstrapSeedOption = Annotated[int, typer.Option(help="Seed of the case-level bootstrap (recorded).")]
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def fail(message: str, *, code: int = EXIT_INPUT_ERROR) -> typer.Exit:
-    """Print ``message`` to standard error and return the exit to raise (input error by default)."""
+    """Print ``message`` to standard error and return the exit to raise (input error by default).
+
+    Parameters
+    ----------
+    message
+        The error; each of its lines is printed after ``error:``, control characters escaped.
+    code
+        The exit status.
+
+    Returns
+    -------
+    typer.Exit
+        The exit for the caller to raise.
+    """
     for line in message.splitlines():
         print(f"error: {visible(line, keep=chr(9), limit=TEXT_LIMIT)}", file=sys.stderr)
     return typer.Exit(code)
 
 
 def usage_error(message: str) -> typer.Exit:
-    """Print ``message`` to standard error and return the usage-error exit (2): bad options, an invalid
-    policy, a refused policy registration."""
+    """Print ``message`` to standard error and return the usage-error exit (2).
+
+    A usage error is a bad option, an invalid policy or a refused policy registration.
+
+    Parameters
+    ----------
+    message
+        The error.
+
+    Returns
+    -------
+    typer.Exit
+        The exit (status 2) for the caller to raise.
+    """
     return fail(message, code=EXIT_USAGE)
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Turn gatestats' input errors into a message on stderr and exit status 1 (no traceback)."""
+    """Turn gatestats' input errors into a message on stderr and exit status 1 (no traceback).
+
+    Parameters
+    ----------
+    command
+        A command function.
+
+    Returns
+    -------
+    Callable
+        The command, raising ``typer.Exit(1)`` where it raised a :class:`~gatestats.errors.GatestatsError`,
+        ``ValueError`` or ``OSError``.
+    """
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -49,7 +109,115 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
 
 
 def echo_json(payload: dict[str, Any], records: Sequence[str | os.PathLike[str]] | None = None) -> None:
-    """Print a command's ``--json`` object (no NaN), with the record files it read when given."""
+    """Print a command's ``--json`` object (no NaN), with the record files it read when given.
+
+    Parameters
+    ----------
+    payload
+        The object to print.
+    records
+        The record files the command read, added as ``records`` (None: not added).
+
+    Raises
+    ------
+    ValueError
+        ``payload`` holds NaN or infinity.
+    """
     if records is not None:
         payload = {**payload, "records": [str(p) for p in records]}
     typer.echo(json.dumps(payload, allow_nan=False))
+
+
+class _Result(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+ResultT = TypeVar("ResultT", bound=_Result)
+
+
+def print_result(
+    result: ResultT,
+    records: Sequence[str | os.PathLike[str]],
+    *,
+    as_json: bool,
+    render: Callable[[ResultT, Console], None],
+    width: int,
+) -> None:
+    """Print a command's result: its ``--json`` object, or the tables ``render`` draws.
+
+    Parameters
+    ----------
+    result
+        The result (anything with ``to_dict``).
+    records
+        The record files the command read (listed in the JSON object).
+    as_json
+        Whether ``--json`` was given.
+    render
+        Draws the tables on a console.
+    width
+        The console's least width (wider when the terminal is).
+
+    Raises
+    ------
+    ValueError
+        The JSON object holds NaN or infinity.
+    """
+    if as_json:
+        echo_json(result.to_dict(), records)
+        return
+    render(result, Console(width=max(Console().width, width)))
+
+
+T = TypeVar("T")
+
+
+def checked_option(check: Callable[..., T], value: object, hint: str, *args: Any, **kwargs: Any) -> T:
+    """Run a :mod:`gatestats.vocabulary` check on a command-line option, as a usage error.
+
+    Parameters
+    ----------
+    check
+        The check, e.g. :func:`gatestats.vocabulary.check_confidence_level`; it is called as
+        ``check(value, *args, hint, **kwargs)``, so its message names ``hint``.
+    value
+        The option's value.
+    hint
+        The option as typed, e.g. ``--confidence-level``.
+    *args, **kwargs
+        Further arguments of the check (the choices of :func:`~gatestats.vocabulary.check_choice`,
+        the ``minimum`` of :func:`~gatestats.vocabulary.check_n_resamples`).
+
+    Returns
+    -------
+    T
+        What the check returns.
+
+    Raises
+    ------
+    typer.BadParameter
+        The check refused the value; the message (without the option's name, which typer adds) is
+        the check's.
+    """
+    try:
+        return check(value, *args, hint, **kwargs)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix(f"{hint} "), param_hint=hint) from None
+
+
+def checked_bootstrap_options(confidence_level: float, n_resamples: int, seed: int) -> None:
+    """Check ``--confidence-level``, ``--n-resamples`` and ``--seed`` of a bootstrap command, in turn.
+
+    Parameters
+    ----------
+    confidence_level, n_resamples, seed
+        The options' values.
+
+    Raises
+    ------
+    typer.BadParameter
+        The first option refused (see :func:`checked_option`).
+    """
+    checked_option(check_confidence_level, confidence_level, "--confidence-level")
+    checked_option(check_n_resamples, n_resamples, "--n-resamples")
+    checked_option(check_seed, seed, "--seed")

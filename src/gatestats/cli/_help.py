@@ -63,7 +63,18 @@ class PlainHelpCommand(TyperCommand):
                     param.metavar = f"<{element.group(1).lower()}>"
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        """``[OPTIONS]`` then each argument: ``NAME``, ``NAME...``, or ``[NAME]`` when optional."""
+        """``[OPTIONS]`` then each argument: ``NAME``, ``NAME...``, or ``[NAME]`` when optional.
+
+        Parameters
+        ----------
+        ctx
+            The click context.
+
+        Returns
+        -------
+        list of str
+            The pieces of the usage line.
+        """
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if isinstance(param, TyperArgument):
@@ -74,7 +85,15 @@ class PlainHelpCommand(TyperCommand):
         return pieces
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
-        """The Arguments section (named by :func:`argument_name`, without a type), then the Options."""
+        """The Arguments section (named by :func:`argument_name`, without a type), then the Options.
+
+        Parameters
+        ----------
+        ctx
+            The click context.
+        formatter
+            The click help formatter written to.
+        """
         arguments: list[tuple[str, str]] = []
         options: list[tuple[str, str]] = []
         for param in self.get_params(ctx):

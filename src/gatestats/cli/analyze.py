@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast, get_args
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats._typing import IntervalMethod
-from gatestats.cli._common import echo_json, reports_errors
-from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis, analyze
+from gatestats.cli._common import (
+    BootstrapSeedOption,
+    ConfidenceLevelOption,
+    RecordFilesArgument,
+    ResamplesOption,
+    checked_bootstrap_options,
+    checked_option,
+    print_result,
+    reports_errors,
+)
+from gatestats.estimators import METRICS, Analysis, MetricEstimate, SystemAnalysis, analyze
 from gatestats.records import load_records
+from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
 
 __all__ = ["analyze_command", "parse_ks", "render_analysis"]
 
@@ -20,6 +28,23 @@ __all__ = ["analyze_command", "parse_ks", "render_analysis"]
 def parse_ks(text: str) -> list[int]:
     """Parse ``1,2,4`` or ``1-4`` (or a mix) into sorted distinct k values.
 
+    Parameters
+    ----------
+    text
+        The ``--k`` option's value.
+
+    Returns
+    -------
+    list of int
+        The k values, sorted, each once.
+
+    Raises
+    ------
+    ValueError
+        Not integers or ranges, or a k below 1 (the message starts with ``--k:``).
+
+    Examples
+    --------
     >>> parse_ks("1,2,4")
     [1, 2, 4]
     >>> parse_ks("1-3,8")
@@ -69,7 +94,7 @@ def _system_table(result: Analysis, system: SystemAnalysis) -> Table:
     )
     table = Table(title=title, title_justify="left")
     table.add_column("k", justify="right")
-    for label in ("pass^k", "pass@k"):
+    for label in (metric_spec(metric).short.format(k="k") for metric in METRICS):
         table.add_column(f"{label} [{level} CI]", justify="right", no_wrap=True)
         table.add_column("sum/cases", justify="right", no_wrap=True)
     table.add_column("interval")
@@ -81,7 +106,15 @@ def _system_table(result: Analysis, system: SystemAnalysis) -> Table:
 
 
 def render_analysis(result: Analysis, console: Console) -> None:
-    """Print the human-readable tables of an analysis."""
+    """Print the human-readable tables of an analysis.
+
+    Parameters
+    ----------
+    result
+        The analysis to show: one table per system.
+    console
+        Where to print.
+    """
     for system in result.systems:
         console.print(_system_table(result, system))
         notes = []
@@ -110,30 +143,42 @@ def render_analysis(result: Analysis, console: Console) -> None:
 
 @reports_errors
 def analyze_command(
-    records: Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")],
+    records: RecordFilesArgument,
     k: Annotated[str, typer.Option("--k", help="k values: 1,2,4 or 1-4.")] = "1",
     by: Annotated[str, typer.Option(help="Record column that names the system.")] = "system",
-    confidence_level: Annotated[float, typer.Option(help="Two-sided confidence level.")] = 0.95,
+    confidence_level: ConfidenceLevelOption = 0.95,
     method: Annotated[str, typer.Option(help="Interval method: auto, bootstrap, clt or wilson.")] = "auto",
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed of the case-level bootstrap (recorded).")] = 0,
+    n_resamples: ResamplesOption = 2000,
+    seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
 ) -> None:
-    """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals."""
-    if method not in ("auto", "bootstrap", "clt", "wilson"):
-        msg = f"must be one of auto, bootstrap, clt, wilson (got {method!r})"
-        raise typer.BadParameter(msg, param_hint="--method")
-    if not 0 < confidence_level < 1:
-        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
-        raise typer.BadParameter(msg, param_hint="--confidence-level")
+    """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.
+
+    \f
+    Parameters
+    ----------
+    records
+        Record files.
+    k
+        The k values, e.g. ``1,2,4`` or ``1-4``.
+    by, confidence_level, method, n_resamples, seed
+        As in :func:`gatestats.estimators.analyze`.
+    as_json
+        Print the JSON object instead of the tables.
+
+    Raises
+    ------
+    typer.BadParameter
+        An invalid option (exit 2).
+    """
+    chosen = cast(IntervalMethod, checked_option(check_choice, method, "--method", get_args(IntervalMethod)))
+    checked_bootstrap_options(confidence_level, n_resamples, seed)
     try:
         ks = parse_ks(k)
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
-    frame = load_records(records)
-    chosen: IntervalMethod = method  # type: ignore[assignment]
     result = analyze(
-        frame,
+        load_records(records),
         ks=ks,
         by=by,
         confidence_level=confidence_level,
@@ -141,8 +186,4 @@ def analyze_command(
         n_resamples=n_resamples,
         seed=seed,
     )
-    if as_json:
-        echo_json(result.to_dict(), records)
-        return
-    console = Console()
-    render_analysis(result, Console(width=max(console.width, 120)))
+    print_result(result, records, as_json=as_json, render=render_analysis, width=120)

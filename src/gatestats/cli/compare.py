@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast, get_args
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats._typing import Correction
-from gatestats.cli._common import echo_json, reports_errors
+from gatestats.cli._common import RecordFilesArgument, ResamplesOption, checked_option, echo_json, reports_errors
 from gatestats.paired import Comparison, MultipleComparison, compare, compare_many
 from gatestats.records import load_records
+from gatestats.vocabulary import (
+    CORRECTIONS,
+    Alternative,
+    ComparisonFamily,
+    Correction,
+    Metric,
+    PairedIntervalMethod,
+    PairedTest,
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_seed,
+)
 
 __all__ = ["compare_command", "render_comparison", "render_many"]
-
-_ALTERNATIVES = ("two-sided", "less", "greater")
-_CORRECTIONS = ("holm", "bonferroni", "hochberg", "bh")
-_TESTS = ("auto", "midp", "exact", "permutation")
-_INTERVALS = ("auto", "tango", "scas", "newcombe", "bootstrap", "clt")
-_METRICS = ("pass_hat_k", "pass_at_k")
-
-
-def _choice(value: str, allowed: tuple[str, ...], hint: str) -> str:
-    if value not in allowed:
-        msg = f"must be one of {', '.join(allowed)} (got {value!r})"
-        raise typer.BadParameter(msg, param_hint=hint)
-    return value
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
@@ -49,7 +47,17 @@ def _cases(labels: tuple[str, ...], show: int) -> str:
 
 
 def render_comparison(result: Comparison, console: Console, *, show: int = 20) -> None:
-    """Print one comparison: the table, the tests, the interval, flips and what was not paired."""
+    """Print one comparison: the table, the tests, the interval, flips and what was not paired.
+
+    Parameters
+    ----------
+    result
+        The comparison.
+    console
+        Where to print.
+    show
+        Case ids shown per list.
+    """
     level = f"{result.confidence_level:.0%}"
     unit = "case groups" if result.clustered else "cases"
     design = (
@@ -114,7 +122,15 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20) -
 
 
 def render_many(result: MultipleComparison, console: Console) -> None:
-    """Print one row per comparison with raw and adjusted p-values."""
+    """Print one row per comparison with raw and adjusted p-values.
+
+    Parameters
+    ----------
+    result
+        The comparisons.
+    console
+        Where to print.
+    """
     title = f"{len(result.comparisons)} paired comparisons ({result.family.replace('_', ' ')}), {result.correction}"
     table = Table(title=title, title_justify="left")
     for name in ("baseline", "candidate", "pairs", "b", "c", "difference [CI]", "p", "p adjusted", "status"):
@@ -140,47 +156,137 @@ def render_many(result: MultipleComparison, console: Console) -> None:
             console.print(f"  {x.candidate} vs {x.baseline}: {x.reason}", highlight=False)
 
 
+# The options whose declaration does not fit on one line of the signature.
+_VsBaseline = Annotated[str | None, typer.Option("--vs-baseline", help="Compare every other system against this one.")]
+_Systems = Annotated[
+    str | None, typer.Option(help="With --all-pairs/--vs-baseline: only these systems (comma-separated).")
+]
+_Margin = Annotated[
+    float | None, typer.Option(help="Non-inferiority margin on the difference of pass rates, in (0, 1).")
+]
+_Test = Annotated[
+    str,
+    typer.Option(help="p-value reported as 'pvalue': auto (mid-p with one trial per case), midp, exact, permutation."),
+]
+_Metric = Annotated[str, typer.Option(help="Per-case metric with several trials: pass_hat_k, pass_at_k.")]
+_SharedVersions = Annotated[
+    bool, typer.Option("--shared-versions-only", help="Compare only case versions both systems ran (others listed).")
+]
+
+
 @reports_errors
 def compare_command(
-    records: Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")],
+    records: RecordFilesArgument,
     baseline: Annotated[str | None, typer.Option(help="Baseline system (with --candidate).")] = None,
     candidate: Annotated[str | None, typer.Option(help="Candidate system (with --baseline).")] = None,
     all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Compare every pair of systems.")] = False,
-    vs_baseline: Annotated[
-        str | None, typer.Option("--vs-baseline", help="Compare every other system against this one.")
-    ] = None,
-    systems: Annotated[
-        str | None, typer.Option(help="With --all-pairs/--vs-baseline: only these systems (comma-separated).")
-    ] = None,
-    correction: Annotated[str, typer.Option(help="Multiplicity correction: holm, bonferroni, hochberg, bh.")] = "holm",
-    margin: Annotated[
-        float | None, typer.Option(help="Non-inferiority margin on the difference of pass rates, in (0, 1).")
-    ] = None,
+    vs_baseline: _VsBaseline = None,
+    systems: _Systems = None,
+    correction: Annotated[str, typer.Option(help=f"Multiplicity correction: {', '.join(CORRECTIONS)}.")] = "holm",
+    margin: _Margin = None,
     alternative: Annotated[str, typer.Option(help="two-sided, less (candidate worse), greater.")] = "two-sided",
     confidence_level: Annotated[float, typer.Option(help="Of the interval; tests use 1 − level.")] = 0.95,
-    test: Annotated[
-        str,
-        typer.Option(
-            help="p-value reported as 'pvalue': auto (mid-p with one trial per case), midp, exact, permutation."
-        ),
-    ] = "auto",
+    test: _Test = "auto",
     interval: Annotated[str, typer.Option(help="auto, tango, scas, newcombe, bootstrap, clt.")] = "auto",
-    metric: Annotated[str, typer.Option(help="Per-case metric with several trials: pass_hat_k, pass_at_k.")] = (
-        "pass_hat_k"
-    ),
+    metric: _Metric = "pass_hat_k",
     k: Annotated[int, typer.Option("--k", help="k of the per-case metric (1: the pass rate).")] = 1,
-    shared_versions_only: Annotated[
-        bool,
-        typer.Option("--shared-versions-only", help="Compare only case versions both systems ran (others listed)."),
-    ] = False,
+    shared_versions_only: _SharedVersions = False,
     by: Annotated[str, typer.Option(help="Record column that names the system.")] = "system",
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    n_resamples: ResamplesOption = 2000,
     n_permutations: Annotated[int, typer.Option(help="Monte Carlo permutations (test=permutation).")] = 9999,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations (recorded).")] = 0,
     show: Annotated[int, typer.Option(help="Case ids shown per list in the tables.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
-    """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority."""
+    """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.
+
+    \f
+    Parameters
+    ----------
+    records
+        The record files.
+    baseline, candidate
+        One comparison of these two systems.
+    all_pairs, vs_baseline, systems, correction
+        Many comparisons instead: every pair, or each system against ``vs_baseline`` (among
+        ``systems`` when given), with p-values adjusted by ``correction``.
+    margin, alternative, confidence_level, test, interval, metric, k, shared_versions_only, by
+        The options of :func:`gatestats.paired.compare` (``by``: its ``system_column``).
+    n_resamples, n_permutations, seed
+        Bootstrap resamples, Monte Carlo permutations and their seed.
+    show
+        Case ids shown per list in the tables.
+    as_json
+        Print JSON instead of tables.
+
+    Raises
+    ------
+    typer.BadParameter
+        A usage error (exit 2): the modes mixed, an option outside its domain.
+    """
+    single = _check_mode(baseline, candidate, all_pairs=all_pairs, vs_baseline=vs_baseline)
+    options = _options(
+        margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
+        metric=metric, k=k, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+    )  # fmt: skip
+    options.update(shared_versions_only=shared_versions_only, system_column=by)
+    chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
+    frame = load_records(records)
+    console = Console(width=max(Console().width, 120))
+    if single:
+        result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
+        if as_json:
+            echo_json(result.to_dict(), records)
+        else:
+            render_comparison(result, console, show=show)
+        return
+    names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
+    family: ComparisonFamily = "all_pairs" if all_pairs else "vs_baseline"
+    many = compare_many(frame, family=family, baseline=vs_baseline, systems=names, correction=chosen, **options)
+    if as_json:
+        typer.echo(json.dumps(many.to_dict(), allow_nan=False))
+    else:
+        render_many(many, console)
+
+
+def _options(
+    *,
+    margin: float | None,
+    alternative: str,
+    confidence_level: float,
+    test: str,
+    interval: str,
+    metric: str,
+    k: int,
+    n_resamples: int,
+    n_permutations: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The comparison options, each checked in turn (a usage error names the option)."""
+    if margin is not None and not 0 < margin < 1:
+        msg = f"must lie strictly between 0 and 1 (got {margin})"
+        raise typer.BadParameter(msg, param_hint="--margin")
+    checked: dict[str, Any] = {
+        "margin": margin,
+        "confidence_level": checked_option(check_confidence_level, confidence_level, "--confidence-level"),
+    }
+    if k < 1:
+        msg = f"must be an integer >= 1 (got {k})"
+        raise typer.BadParameter(msg, param_hint="--k")
+    return checked | {
+        "k": k,
+        "n_resamples": checked_option(check_n_resamples, n_resamples, "--n-resamples"),
+        "n_permutations": checked_option(check_n_resamples, n_permutations, "--n-permutations", minimum=99),
+        "seed": checked_option(check_seed, seed, "--seed"),
+        "alternative": checked_option(check_choice, alternative, "--alternative", get_args(Alternative)),
+        "test": checked_option(check_choice, test, "--test", get_args(PairedTest)),
+        "interval": checked_option(check_choice, interval, "--interval", get_args(PairedIntervalMethod)),
+        "metric": checked_option(check_choice, metric, "--metric", get_args(Metric)),
+    }
+
+
+def _check_mode(baseline: str | None, candidate: str | None, *, all_pairs: bool, vs_baseline: str | None) -> bool:
+    """Whether one comparison is asked (else many); refuse modes mixed or half given."""
     single = baseline is not None or candidate is not None
     modes = int(single) + int(all_pairs) + int(vs_baseline is not None)
     if modes != 1:
@@ -190,56 +296,4 @@ def compare_command(
         missing = "--candidate" if candidate is None else "--baseline"
         msg = f"--baseline and --candidate go together (got no {missing})"
         raise typer.BadParameter(msg, param_hint=missing)
-    if margin is not None and not 0 < margin < 1:
-        msg = f"must lie strictly between 0 and 1 (got {margin})"
-        raise typer.BadParameter(msg, param_hint="--margin")
-    if not 0 < confidence_level < 1:
-        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
-        raise typer.BadParameter(msg, param_hint="--confidence-level")
-    if k < 1:
-        msg = f"must be an integer >= 1 (got {k})"
-        raise typer.BadParameter(msg, param_hint="--k")
-    for value, bound, hint in ((n_resamples, 100, "--n-resamples"), (n_permutations, 99, "--n-permutations")):
-        if value < bound:
-            msg = f"must be at least {bound} (got {value})"
-            raise typer.BadParameter(msg, param_hint=hint)
-    if seed < 0:
-        msg = f"must be a non-negative integer (got {seed})"
-        raise typer.BadParameter(msg, param_hint="--seed")
-    options: dict[str, Any] = {
-        "margin": margin,
-        "alternative": _choice(alternative, _ALTERNATIVES, "--alternative"),
-        "confidence_level": confidence_level,
-        "test": _choice(test, _TESTS, "--test"),
-        "interval": _choice(interval, _INTERVALS, "--interval"),
-        "metric": _choice(metric, _METRICS, "--metric"),
-        "k": k,
-        "shared_versions_only": shared_versions_only,
-        "n_resamples": n_resamples,
-        "n_permutations": n_permutations,
-        "seed": seed,
-        "system_column": by,
-    }
-    chosen_correction: Correction = _choice(correction, _CORRECTIONS, "--correction")  # type: ignore[assignment]
-    frame = load_records(records)
-    console = Console(width=max(Console().width, 120))
-    if single:
-        result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
-        if as_json:
-            echo_json(result.to_dict(), records)
-            return
-        render_comparison(result, console, show=show)
-        return
-    names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
-    many = compare_many(
-        frame,
-        family="all_pairs" if all_pairs else "vs_baseline",
-        baseline=vs_baseline,
-        systems=names,
-        correction=chosen_correction,
-        **options,
-    )
-    if as_json:
-        typer.echo(json.dumps(many.to_dict(), allow_nan=False))
-        return
-    render_many(many, console)
+    return single

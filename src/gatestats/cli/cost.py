@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,7 +10,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gatestats.cli._common import echo_json, reports_errors
+from gatestats.cli._common import (
+    BootstrapSeedOption,
+    ConfidenceLevelOption,
+    RecordFilesArgument,
+    ResamplesOption,
+    checked_bootstrap_options,
+    print_result,
+    reports_errors,
+)
 from gatestats.cost import CostAnalysis, CostEstimate, cost_per_accepted
 from gatestats.records import load_records
 
@@ -74,7 +81,15 @@ def _table(result: CostAnalysis) -> Table:
 
 
 def render_cost(result: CostAnalysis, console: Console) -> None:
-    """Print the table and, below it, every reason and note behind it."""
+    """Print the table and, below it, every reason and note behind it.
+
+    Parameters
+    ----------
+    result
+        The cost per accepted outcome of every group.
+    console
+        Where to print.
+    """
     console.print(_table(result))
     for g in result.groups:
         name = ", ".join(f"{k}={_label(v)}" for k, v in g.group)
@@ -124,7 +139,7 @@ def _rate(value: float | None, hint: str) -> None:
 
 @reports_errors
 def cost_command(
-    records: Annotated[list[Path], typer.Argument(help="Record files (.jsonl, .parquet, .csv).")],
+    records: RecordFilesArgument,
     by: Annotated[
         str, typer.Option(help="Grouping columns, comma-separated; 'slice' explodes each record's slices.")
     ] = "system",
@@ -140,30 +155,42 @@ def cost_command(
             help="Impute execution spend from machine_seconds where an attempt has none.",
         ),
     ] = None,
-    confidence_level: Annotated[float, typer.Option(help="Two-sided confidence level.")] = 0.95,
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed of the case-level bootstrap (recorded).")] = 0,
+    confidence_level: ConfidenceLevelOption = 0.95,
+    n_resamples: ResamplesOption = 2000,
+    seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
-    """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes."""
+    """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.
+
+    \f
+    Parameters
+    ----------
+    records
+        Record files.
+    by
+        Grouping columns, comma-separated.
+    review_rate, machine_rate
+        ``review_rate_usd_per_hour`` and ``machine_rate_usd_per_hour`` of
+        :func:`gatestats.cost.cost_per_accepted`.
+    confidence_level, n_resamples, seed
+        As in :func:`gatestats.cost.cost_per_accepted`.
+    as_json
+        Print the JSON object instead of the table.
+
+    Raises
+    ------
+    typer.BadParameter
+        An invalid option (exit 2).
+    """
     columns = tuple(part.strip() for part in by.split(",") if part.strip())
     if not columns:
         msg = f"expected one or more column names, comma-separated (got {by!r})"
         raise typer.BadParameter(msg, param_hint="--by")
-    if not 0 < confidence_level < 1:
-        msg = f"must lie strictly between 0 and 1 (got {confidence_level})"
-        raise typer.BadParameter(msg, param_hint="--confidence-level")
-    if n_resamples < 100:
-        msg = f"must be at least 100 (got {n_resamples})"
-        raise typer.BadParameter(msg, param_hint="--n-resamples")
-    if seed < 0:
-        msg = f"must be >= 0 (got {seed})"
-        raise typer.BadParameter(msg, param_hint="--seed")
+    checked_bootstrap_options(confidence_level, n_resamples, seed)
     _rate(review_rate, "--review-rate")
     _rate(machine_rate, "--machine-rate")
-    frame = load_records(records)
     result = cost_per_accepted(
-        frame,
+        load_records(records),
         by=columns,
         review_rate_usd_per_hour=review_rate,
         machine_rate_usd_per_hour=machine_rate,
@@ -171,7 +198,4 @@ def cost_command(
         n_resamples=n_resamples,
         seed=seed,
     )
-    if as_json:
-        echo_json(result.to_dict(), records)
-        return
-    render_cost(result, Console(width=max(Console().width, 160)))
+    print_result(result, records, as_json=as_json, render=render_cost, width=160)

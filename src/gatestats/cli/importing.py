@@ -1,4 +1,4 @@
-"""``gatestats import table`` and ``gatestats import tau-bench``: other harnesses' results in, records out."""
+"""``gatestats import table|tau-bench|inspect|promptfoo|swe-bench``: other harnesses' results in, records out."""
 
 from __future__ import annotations
 
@@ -11,7 +11,15 @@ from rich.console import Console
 
 from gatestats.cli._common import reports_errors, usage_error
 from gatestats.gate import Policy, PolicyError, load_policy
-from gatestats.importers import import_table, import_tau_bench, parse_mapping
+from gatestats.importers import (
+    import_inspect,
+    import_promptfoo,
+    import_swe_bench,
+    import_table,
+    import_tau_bench,
+    parse_mapping,
+)
+from gatestats.importers.inspect_ai import parse_values
 from gatestats.records import write_imported_run_set, write_records_jsonl
 
 __all__ = ["app"]
@@ -25,6 +33,7 @@ RunSet = Annotated[
     Path | None,
     typer.Option("--run-set", help="Write a run set directory (manifest + records) instead, for `gatestats gate`."),
 ]
+RunSetId = Annotated[str | None, typer.Option(help="Run-set id (default: from the file's digest).")]
 PolicyOption = Annotated[
     Path | None,
     typer.Option("--policy", help="Gate policy to register in the run set at import (with --run-set)."),
@@ -53,7 +62,7 @@ def _written(
         assert output is not None  # checked by _target
         path = write_records_jsonl(records, output)
     systems = records["system"].n_unique()
-    cases = records.select("system", "case_id", "case_version").unique().height
+    cases = records.select("case_id", "case_version").unique().height  # a case run by 25 systems is one case
     Console(stderr=True).print(
         f"wrote {records.height} records ({systems} system(s), {cases} case(s)) to {path}",
         highlight=False,
@@ -76,11 +85,20 @@ def table_command(
     ],
     output: Output = None,
     system: Annotated[str | None, typer.Option(help="System label for every row (instead of system=COL).")] = None,
-    run_set_id: Annotated[str | None, typer.Option(help="Run-set id (default: from the file's digest).")] = None,
+    run_set_id: RunSetId = None,
     run_set: RunSet = None,
     policy: PolicyOption = None,
 ) -> None:
-    """Import any table. Outcomes 1/0, true/false, pass/fail, passed/failed; no trial column = one trial per case."""
+    """Import any table. Outcomes 1/0, true/false, pass/fail, passed/failed; no trial column = one trial per case.
+
+    \f
+    Parameters
+    ----------
+    file, mapping, system, run_set_id
+        The table, its columns for the record fields, and the labels of the records.
+    output, run_set, policy
+        Where the records go, and the policy registered with a run set.
+    """
     loaded = _target(output, run_set, policy)
     records = import_table(file, parse_mapping(mapping), system=system, run_set_id=run_set_id)
     _written(records, output, run_set, loaded, file)
@@ -93,11 +111,127 @@ def tau_bench_command(
     output: Output = None,
     system: Annotated[str | None, typer.Option(help="System label (default: the file name).")] = None,
     model_id: Annotated[str | None, typer.Option(help="Model id to record (τ-bench files lack it).")] = None,
-    run_set_id: Annotated[str | None, typer.Option(help="Run-set id (default: from the file's digest).")] = None,
+    run_set_id: RunSetId = None,
     run_set: RunSet = None,
     policy: PolicyOption = None,
 ) -> None:
-    """Import τ-bench results: success = reward within 1e-6 of 1; costs from info where present."""
+    """Import τ-bench results: success = reward within 1e-6 of 1; costs from info where present.
+
+    \f
+    Parameters
+    ----------
+    file, system, model_id, run_set_id
+        The results file and the labels of the records.
+    output, run_set, policy
+        As for ``import table``.
+    """
     loaded = _target(output, run_set, policy)
     records = import_tau_bench(file, system=system, model_id=model_id, run_set_id=run_set_id)
     _written(records, output, run_set, loaded, file)
+
+
+@app.command("inspect")
+@reports_errors
+def inspect_command(
+    logs: Annotated[list[Path], typer.Argument(help="Inspect AI logs: .eval archives or .json logs.")],
+    output: Output = None,
+    scorer: Annotated[
+        str | None, typer.Option(help="Scorer whose value is the outcome (default: the log's first scorer).")
+    ] = None,
+    value: Annotated[
+        str | None,
+        typer.Option("--value", help="Score values to outcomes, e.g. P=passed (default C passes; I, P, N fail)."),
+    ] = None,
+    threshold: Annotated[float, typer.Option(help="A numeric score passes when >= this.")] = 1.0,
+    judge: Annotated[list[str] | None, typer.Option(help="Scorer recorded as a judge grader (repeatable).")] = None,
+    system: Annotated[str | None, typer.Option(help="System label (default: the log's model).")] = None,
+    run_set_id: RunSetId = None,
+    run_set: RunSet = None,
+    policy: PolicyOption = None,
+) -> None:
+    """Import Inspect AI logs: sample = case, epoch = trial, errored samples = infra_error, limits = resource_killed.
+
+    \f
+    Parameters
+    ----------
+    logs, scorer, value, threshold, judge, system, run_set_id
+        The logs, how scores become outcomes and graders, and the labels of the records.
+    output, run_set, policy
+        As for ``import table``.
+    """
+    loaded = _target(output, run_set, policy)
+    try:
+        values = None if value is None else parse_values(value)
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+    records = import_inspect(
+        logs,
+        scorer=scorer,
+        values=values,
+        threshold=threshold,
+        judges=judge or (),
+        system=system,
+        run_set_id=run_set_id,
+    )
+    _written(records, output, run_set, loaded, logs[0])
+
+
+@app.command("promptfoo")
+@reports_errors
+def promptfoo_command(
+    file: Annotated[Path, typer.Argument(help="promptfoo results (promptfoo eval -o results.json).")],
+    output: Output = None,
+    system: Annotated[str | None, typer.Option(help="System label (one provider only; default: its label).")] = None,
+    run_set_id: RunSetId = None,
+    run_set: RunSet = None,
+    policy: PolicyOption = None,
+) -> None:
+    """Import promptfoo results: test = case, repeats = trials, errors = infra_error, assertions = graders.
+
+    \f
+    Parameters
+    ----------
+    file, system, run_set_id
+        The results file and the labels of the records.
+    output, run_set, policy
+        As for ``import table``.
+    """
+    loaded = _target(output, run_set, policy)
+    records = import_promptfoo(file, system=system, run_set_id=run_set_id)
+    _written(records, output, run_set, loaded, file)
+
+
+@app.command("swe-bench")
+@reports_errors
+def swe_bench_command(
+    summaries: Annotated[
+        list[Path], typer.Argument(help="SWE-bench run summaries <model>.<run_id>.json, one per run.")
+    ],
+    output: Output = None,
+    logs: Annotated[
+        list[Path] | None,
+        typer.Option(help="Each run's logs/run_evaluation/<run_id>/<model> directory (repeat, in order)."),
+    ] = None,
+    costs: Annotated[Path | None, typer.Option(help="Table of instance_id, trial, cost_usd.")] = None,
+    system: Annotated[
+        str | None, typer.Option(help="System label (default: the file name up to its first '.').")
+    ] = None,
+    run_set_id: RunSetId = None,
+    run_set: RunSet = None,
+    policy: PolicyOption = None,
+) -> None:
+    """Import SWE-bench harness results: run = trial, error_ids/incomplete_ids = infra_error, empty patch = failed.
+
+    \f
+    Parameters
+    ----------
+    summaries, logs, costs, system, run_set_id
+        The run summaries, their report directories, the cost table and the labels of the records.
+    output, run_set, policy
+        As for ``import table``.
+    """
+    loaded = _target(output, run_set, policy)
+    if logs is not None and len(logs) != len(summaries):
+        raise usage_error(f"--logs: give one directory per run summary ({len(summaries)}), got {len(logs)}")
+    records = import_swe_bench(summaries, logs=logs, costs=costs, system=system, run_set_id=run_set_id)
+    _written(records, output, run_set, loaded, summaries[0])

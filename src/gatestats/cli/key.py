@@ -22,7 +22,19 @@ app = typer.Typer(help="Make signing keys (Ed25519, PEM).", no_args_is_help=True
 def generate_command(
     out: Annotated[Path, typer.Option("--out", help="Prefix: writes PREFIX.key (private, mode 0600) and PREFIX.pub.")],
 ) -> None:
-    """Write a new Ed25519 key pair: PREFIX.key (PKCS #8 PEM, 0600) and PREFIX.pub (public PEM)."""
+    """Write a new Ed25519 key pair: PREFIX.key (PKCS #8 PEM, 0600) and PREFIX.pub (public PEM).
+
+    \f
+    Parameters
+    ----------
+    out
+        The prefix of the two key files.
+
+    Raises
+    ------
+    typer.Exit
+        2 when a key file exists already or cannot be written.
+    """
     try:
         pair = generate_key_pair(out)
     except OSError as exc:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.cli._common import echo_json, reports_errors
+from gatestats.cli._common import checked_option, echo_json, reports_errors
 from gatestats.paired import (
     CasesTrialsPlan,
     cases_needed,
@@ -20,14 +20,13 @@ from gatestats.paired import (
     plan_cases_trials_from_pilot,
 )
 from gatestats.records import load_records
+from gatestats.vocabulary import Alternative, PlanTest, check_choice
 
 __all__ = ["plan_command"]
 
 T = TypeVar("T")
 
 _WHAT = ("cases", "mde", "false-block", "cases-trials")
-_ALTERNATIVES = ("two-sided", "less", "greater")
-_TESTS = ("auto", "midp", "exact")
 
 
 def _need(value: T | None, hint: str, what: str) -> T:
@@ -159,57 +158,83 @@ def plan_command(
     trials: Annotated[str, typer.Option(help="cases-trials: trials per case to plan for, e.g. 1,2,4,8.")] = "1,2,4,8",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
-    """Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, cases or trials."""
-    if what not in _WHAT:
-        msg = f"must be one of {', '.join(_WHAT)} (got {what!r})"
-        raise typer.BadParameter(msg, param_hint="WHAT")
-    if alternative not in _ALTERNATIVES:
-        msg = f"must be one of {', '.join(_ALTERNATIVES)} (got {alternative!r})"
-        raise typer.BadParameter(msg, param_hint="--alternative")
-    if test not in _TESTS:
-        msg = f"must be one of {', '.join(_TESTS)} (got {test!r})"
-        raise typer.BadParameter(msg, param_hint="--test")
+    """Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, cases or trials.
+
+    \f
+    Parameters
+    ----------
+    what
+        The plan: ``cases``, ``mde``, ``false-block`` or ``cases-trials``.
+    delta, discordance, cases, power, alpha, alternative, test, k, error_rate
+        The plan's inputs (see :func:`gatestats.paired.cases_needed`,
+        :func:`~gatestats.paired.minimum_detectable_effect` and :func:`~gatestats.paired.false_block`).
+    pilot, system, mde, trials
+        ``cases-trials``: the pilot record files, the system whose variance is split, the effect
+        to detect and the trials per case to plan for.
+    as_json
+        Print one JSON object instead of a table.
+
+    Raises
+    ------
+    typer.BadParameter
+        A usage error (exit 2): an option missing for the plan, or outside its domain.
+    """
+    checked_option(check_choice, what, "WHAT", _WHAT)
+    checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
+    checked_option(check_choice, test, "--test", get_args(PlanTest))
     _unit(power, "--power")
     _unit(alpha, "--alpha")
     _unit(discordance, "--discordance", closed_high=True)
-    chosen: Any = {"alternative": alternative, "test": test}
-    result: Any
     if what == "cases-trials":
         _cases_trials(
             pilot, system, mde, trials, cases, {"alternative": alternative, "alpha": alpha, "power": power}, as_json
         )
         return
+    chosen: dict[str, Any] = {"power": power, "alpha": alpha, "alternative": alternative, "test": test}
     if what == "cases":
-        delta = _need(delta, "--delta", what)
-        discordance = _need(discordance, "--discordance", what)
-        if delta == 0 or not -1 < delta < 1 or abs(delta) > discordance:
-            msg = f"must satisfy 0 < |delta| <= discordance (got {delta}, discordance {discordance})"
-            raise typer.BadParameter(msg, param_hint="--delta")
-        result = cases_needed(delta, discordance, power=power, alpha=alpha, **chosen)
-        title = f"cases needed to detect a paired difference of {delta:+g} (discordance {discordance:g})"
+        result, title = _plan_cases(delta, discordance, chosen)
     elif what == "mde":
-        cases = _need(cases, "--cases", what)
-        discordance = _need(discordance, "--discordance", what)
-        if cases < 1:
-            msg = f"must be an integer >= 1 (got {cases})"
-            raise typer.BadParameter(msg, param_hint="--cases")
-        result = minimum_detectable_effect(cases, discordance, power=power, alpha=alpha, **chosen)
-        title = f"minimum detectable paired difference with {cases} cases (discordance {discordance:g})"
+        result, title = _plan_mde(cases, discordance, chosen)
     else:
-        cases = _need(cases, "--cases", what)
-        k = _need(k, "--k", what)
-        error_rate = _need(error_rate, "--error-rate", what)
-        if cases < 1 or k < 1:
-            hint, got = ("--cases", cases) if cases < 1 else ("--k", k)
-            msg = f"must be an integer >= 1 (got {got})"
-            raise typer.BadParameter(msg, param_hint=hint)
-        if not 0 <= error_rate < 1:
-            msg = f"must lie in [0, 1) (got {error_rate})"
-            raise typer.BadParameter(msg, param_hint="--error-rate")
-        result = false_block(cases, k, error_rate, alpha=alpha)
-        title = f"false blocks of a strict all-{k} rule over {cases} cases (evaluator error {error_rate:g} per run)"
+        result, title = _plan_false_block(cases, k, error_rate, alpha)
     payload = {"plan": what, **result.to_dict()}
     if as_json:
         typer.echo(json.dumps(payload, allow_nan=False))
         return
     _print(payload, title)
+
+
+def _plan_cases(delta: float | None, discordance: float | None, chosen: dict[str, Any]) -> tuple[Any, str]:
+    delta = _need(delta, "--delta", "cases")
+    discordance = _need(discordance, "--discordance", "cases")
+    if delta == 0 or not -1 < delta < 1 or abs(delta) > discordance:
+        msg = f"must satisfy 0 < |delta| <= discordance (got {delta}, discordance {discordance})"
+        raise typer.BadParameter(msg, param_hint="--delta")
+    result = cases_needed(delta, discordance, **chosen)
+    return result, f"cases needed to detect a paired difference of {delta:+g} (discordance {discordance:g})"
+
+
+def _plan_mde(cases: int | None, discordance: float | None, chosen: dict[str, Any]) -> tuple[Any, str]:
+    cases = _need(cases, "--cases", "mde")
+    discordance = _need(discordance, "--discordance", "mde")
+    if cases < 1:
+        msg = f"must be an integer >= 1 (got {cases})"
+        raise typer.BadParameter(msg, param_hint="--cases")
+    result = minimum_detectable_effect(cases, discordance, **chosen)
+    return result, f"minimum detectable paired difference with {cases} cases (discordance {discordance:g})"
+
+
+def _plan_false_block(cases: int | None, k: int | None, error_rate: float | None, alpha: float) -> tuple[Any, str]:
+    what = "false-block"
+    cases = _need(cases, "--cases", what)
+    k = _need(k, "--k", what)
+    error_rate = _need(error_rate, "--error-rate", what)
+    if cases < 1 or k < 1:
+        hint, got = ("--cases", cases) if cases < 1 else ("--k", k)
+        msg = f"must be an integer >= 1 (got {got})"
+        raise typer.BadParameter(msg, param_hint=hint)
+    if not 0 <= error_rate < 1:
+        msg = f"must lie in [0, 1) (got {error_rate})"
+        raise typer.BadParameter(msg, param_hint="--error-rate")
+    result = false_block(cases, k, error_rate, alpha=alpha)
+    return result, f"false blocks of a strict all-{k} rule over {cases} cases (evaluator error {error_rate:g} per run)"

@@ -34,7 +34,21 @@ def check_command(
     policy: Annotated[Path, typer.Argument(help="Gate policy (TOML).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the parsed policy as JSON.")] = False,
 ) -> None:
-    """Check POLICY strictly and print its digest."""
+    """Check POLICY strictly and print its digest.
+
+    \f
+    Parameters
+    ----------
+    policy
+        The policy file.
+    as_json
+        Print the parsed policy as JSON.
+
+    Raises
+    ------
+    typer.Exit
+        2 when the policy is invalid.
+    """
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
@@ -56,7 +70,23 @@ def register_command(
         typer.Option("--sign", help=f"Ed25519 private key (PEM): also write RUN_SET/{REGISTRATION_ENVELOPE}."),
     ] = None,
 ) -> None:
-    """Write POLICY's digest and the time into RUN_SET's manifest, before its first record."""
+    """Write POLICY's digest and the time into RUN_SET's manifest, before its first record.
+
+    \f
+    Parameters
+    ----------
+    policy
+        The policy file.
+    run_set
+        The run set directory (no record yet).
+    sign
+        A private key to sign the registration with (None: unsigned).
+
+    Raises
+    ------
+    typer.Exit
+        2 when the policy is invalid, the registration is refused or the signature cannot be written.
+    """
     try:
         key = None if sign is None else load_private_key(sign)
         loaded = load_policy(policy)

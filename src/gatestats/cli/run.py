@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -27,13 +27,16 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from gatestats.cli._baseline import check_baseline_options, run_baseline
 from gatestats.cli._common import fail, usage_error
 from gatestats.gate import PolicyError, load_policy
+from gatestats_runner.baseline import BaselineSampleOptions
 from gatestats_runner.launch import (
     CaseError,
     OptionError,
     RunSetError,
     RunSetOptions,
+    RunSetSummary,
     SandboxError,
     make_executor,
     run_run_set,
@@ -76,13 +79,41 @@ class _TrialBar:
             self._bar.stop()
 
 
+_CandidateOption = Annotated[
+    Path | None,
+    typer.Option("--candidate", help="Candidate directory: CASE_ID/ holds the files laid over that case."),
+]
+_TrialsOption = Annotated[
+    int | None, typer.Option("--trials", min=1, help="Trials per case (k; required unless --baseline-sample).")
+]
+_RequireEnforcedOption = Annotated[
+    str, typer.Option("--require-enforced", help="Comma-separated bounds that must be enforced, e.g. memory,disk.")
+]
+_PolicyOption = Annotated[
+    Path | None,
+    typer.Option("--policy", help="Gate policy (TOML) to register in the run set before its first trial."),
+]
+_PolicyDigestOption = Annotated[
+    str | None, typer.Option("--policy-digest", help="Digest of the gate policy registered before the run.")
+]
+_PrepareOption = Annotated[
+    bool,
+    typer.Option("--prepare", help="Create the run set without running trials (then `policy register`, --resume)."),
+]
+_BaselineSampleOption = Annotated[
+    int | None,
+    typer.Option("--baseline-sample", help="Re-run a seeded random sample of N cases of --against (drift check)."),
+]
+_AgainstOption = Annotated[
+    Path | None, typer.Option("--against", help="The stored baseline run set to re-run (--baseline-sample).")
+]
+
+
 def run_command(
     cases: Annotated[Path, typer.Argument(help="Cases directory: one subdirectory with case.json per case.")],
-    candidate: Annotated[
-        Path, typer.Option("--candidate", help="Candidate directory: CASE_ID/ holds the files laid over that case.")
-    ],
-    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per case (k).")],
     out: Annotated[Path, typer.Option("--out", help="Run set directory (new; or existing with --resume).")],
+    candidate: _CandidateOption = None,
+    trials: _TrialsOption = None,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Parallel trials (default: cores).")] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue a crashed run set: run only missing trials.")
@@ -94,33 +125,44 @@ def run_command(
     orchestration_version: Annotated[str | None, typer.Option("--orchestration-version", help="System part.")] = None,
     infra_retries: Annotated[int, typer.Option("--infra-retries", min=0, help="Retries of an infra_error.")] = 2,
     isolation: Annotated[str, typer.Option("--isolation", help="auto | bwrap | none.")] = "auto",
-    require_enforced: Annotated[
-        str, typer.Option("--require-enforced", help="Comma-separated bounds that must be enforced, e.g. memory,disk.")
-    ] = "",
-    policy: Annotated[
-        Path | None,
-        typer.Option("--policy", help="Gate policy (TOML) to register in the run set before its first trial."),
-    ] = None,
-    policy_digest: Annotated[
-        str | None, typer.Option("--policy-digest", help="Digest of the gate policy registered before the run.")
-    ] = None,
-    prepare: Annotated[
-        bool,
-        typer.Option("--prepare", help="Create the run set without running trials (then `policy register`, --resume)."),
-    ] = False,
+    require_enforced: _RequireEnforcedOption = "",
+    policy: _PolicyOption = None,
+    policy_digest: _PolicyDigestOption = None,
+    prepare: _PrepareOption = False,
     executor: Annotated[str, typer.Option("--executor", help="local | ray.")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="Ray cluster address (--executor ray).")] = None,
+    baseline_sample: _BaselineSampleOption = None,
+    against: _AgainstOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the --baseline-sample draw (recorded).")] = 0,
 ) -> None:
-    """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes."""
+    """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes.
+
+    \f
+    Parameters
+    ----------
+    cases, candidate, trials, out, workers, resume
+        What to run, where to write it, how many trials at once.
+    system, model_id, prompt_version, tools_digest, orchestration_version
+        The evaluated system's label and parts.
+    infra_retries, isolation, require_enforced, executor, address
+        How and where the sandboxes run the trials.
+    policy, policy_digest, prepare
+        The gate policy registered before the first trial.
+    baseline_sample, against, seed
+        Re-run a seeded sample of a stored baseline run set instead (see ``gatestats.cli._baseline``).
+
+    Raises
+    ------
+    typer.Exit
+        1 on invalid input, 2 on a usage error, 3 when the run set is incomplete.
+    """
     if isolation not in {"auto", "bwrap", "none"}:
         raise usage_error(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
-    if policy is not None:
-        if policy_digest is not None:
-            raise usage_error("give --policy or --policy-digest, not both")
-        try:
-            policy_digest = load_policy(policy).digest
-        except PolicyError as exc:
-            raise usage_error(str(exc)) from None
+    if baseline_sample is not None or against is not None:
+        _run_baseline_sample(locals())
+        return
+    if candidate is None or trials is None:
+        raise usage_error(f"{'--candidate' if candidate is None else '--trials'}: required")
     parts = {
         "model_id": model_id,
         "prompt_version": prompt_version,
@@ -138,10 +180,60 @@ def run_command(
         infra_retries=infra_retries,
         isolation=isolation,  # type: ignore[arg-type]
         require_enforced=tuple(x.strip() for x in require_enforced.split(",") if x.strip()),
-        policy_digest=policy_digest,
+        policy_digest=_policy_digest(policy, policy_digest),
         prepare_only=prepare,
     )
     console = Console(stderr=True, soft_wrap=True)
+    summary = _run(options, console, executor=executor, workers=workers, address=address)
+    _print_summary(summary, console, prepare=prepare)
+
+
+def _run_baseline_sample(given: dict[str, Any]) -> None:
+    """``--baseline-sample N --against STORED``: the stored run set's sample, in the same bar and summary."""
+    names = ("trials", "model_id", "prompt_version", "tools_digest", "orchestration_version", "policy")
+    decided = {f"--{name.replace('_', '-')}": given[name] for name in (*names, "policy_digest", "prepare")}
+    decided["--system"] = None if given["system"] == "candidate" else given["system"]
+    check_baseline_options(baseline_sample=given["baseline_sample"], against=given["against"], decided=decided)
+    options = BaselineSampleOptions(
+        cases=given["cases"],
+        stored=given["against"],
+        out=given["out"],
+        n=given["baseline_sample"],
+        seed=given["seed"],
+        candidate=given["candidate"],
+        resume=given["resume"],
+        infra_retries=given["infra_retries"],
+        isolation=given["isolation"],
+        require_enforced=tuple(x.strip() for x in given["require_enforced"].split(",") if x.strip()),
+    )
+    console = Console(stderr=True, soft_wrap=True)
+    summary = run_baseline(
+        options,
+        console,
+        _TrialBar(console),
+        executor=given["executor"],
+        workers=given["workers"],
+        address=given["address"],
+    )
+    _print_summary(summary, console, prepare=False)
+
+
+def _policy_digest(policy: Path | None, policy_digest: str | None) -> str | None:
+    """The digest of ``--policy`` or ``--policy-digest``: a usage error for both or a bad policy."""
+    if policy is None:
+        return policy_digest
+    if policy_digest is not None:
+        raise usage_error("give --policy or --policy-digest, not both")
+    try:
+        return load_policy(policy).digest
+    except PolicyError as exc:
+        raise usage_error(str(exc)) from None
+
+
+def _run(
+    options: RunSetOptions, console: Console, *, executor: str, workers: int | None, address: str | None
+) -> RunSetSummary:
+    """Run the run set with a progress bar; the runner's warnings are printed after it, its errors become exits."""
     bar = _TrialBar(console)
     try:
         runner = make_executor(executor, workers=workers, address=address)
@@ -157,6 +249,11 @@ def run_command(
         raise usage_error(str(exc)) from None
     except (CaseError, RunSetError, SandboxError, ValueError, ImportError, OSError) as exc:
         raise fail(str(exc)) from None
+    return summary
+
+
+def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool) -> None:
+    """Warn of bounds not enforced, print what was done, and exit 3 when the run set is incomplete."""
     for name, why in (summary.isolation.get("not_enforced") or {}).items():
         console.print(f"warning: bound '{name}' not enforced: {why}", highlight=False)
     if prepare:

@@ -39,7 +39,27 @@ def verify_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every check as JSON.")] = False,
 ) -> None:
-    """Re-check VERDICT: its digest, signature, policy, registration and every record file it names."""
+    """Re-check VERDICT: its digest, signature, policy, registration and every record file it names.
+
+    \f
+    Parameters
+    ----------
+    verdict
+        The verdict file.
+    key
+        The public key whose signature the verdict must carry (None: a signature is not required).
+    envelope
+        The verdict's envelope (None: beside the verdict).
+    policy
+        The policy file (None: the path the verdict names).
+    as_json
+        Print every check as JSON instead of a line each.
+
+    Raises
+    ------
+    typer.Exit
+        1 when a check fails or the verdict cannot be read; 2 when the key file is unusable.
+    """
     try:
         public = None if key is None else load_public_key(key)
     except KeyFileError as exc:

@@ -25,20 +25,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, ClassVar, Final, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from gatestats._typing import Status
+from gatestats.errors import InsufficientEvidenceError
+from gatestats.vocabulary import Status, check_confidence_level
 
 __all__ = [
     "MIN_UNITS_INTERVAL",
     "MIN_UNITS_RATIO",
     "BootstrapKind",
     "CostInterval",
+    "IntervalRule",
     "RatioBootstrap",
+    "RebuildableInterval",
     "bootstrap_interval",
     "cpa_statistic",
     "paired_ratio_statistic",
@@ -62,15 +65,36 @@ Statistic: TypeAlias = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float6
 
 
 def cpa_statistic(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Spend over accepted outcomes from column sums ``(..., 2)``: ``(spend, accepted)``."""
+    """Spend over accepted outcomes from column sums ``(..., 2)``: ``(spend, accepted)``.
+
+    Parameters
+    ----------
+    sums
+        Column sums, last axis ``(spend, accepted)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The cost per accepted outcome (``inf`` without an accepted outcome, NaN for 0/0).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         value: npt.NDArray[np.float64] = sums[..., 0] / sums[..., 1]
     return value
 
 
 def paired_ratio_statistic(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Candidate over baseline cost per accepted outcome from sums ``(..., 4)``:
-    ``(spend_b, accepted_b, spend_c, accepted_c)``."""
+    """Candidate over baseline cost per accepted outcome from sums ``(..., 4)``.
+
+    Parameters
+    ----------
+    sums
+        Column sums, last axis ``(spend_b, accepted_b, spend_c, accepted_c)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ratio in the extended reals (NaN where undefined).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         value: npt.NDArray[np.float64] = (sums[..., 2] / sums[..., 3]) / (sums[..., 0] / sums[..., 1])
     return value
@@ -109,7 +133,20 @@ class RatioBootstrap:
         return float(special.ndtri(min(max(frac, 0.5 / b), 1 - 0.5 / b)))
 
     def levels(self, confidence_level: float, kind: BootstrapKind) -> tuple[float, float] | None:
-        """Quantile levels of the lower and upper bound; ``None`` when BCa is undefined."""
+        """Quantile levels of the lower and upper bound.
+
+        Parameters
+        ----------
+        confidence_level
+            Two-sided level of the interval.
+        kind
+            ``bca`` or ``percentile``.
+
+        Returns
+        -------
+        tuple of float or None
+            ``(q_low, q_high)``; ``None`` when BCa is undefined (no acceleration).
+        """
         alpha = 1 - confidence_level
         if kind == "percentile":
             return alpha / 2, 1 - alpha / 2
@@ -129,6 +166,16 @@ class RatioBootstrap:
         The lower bound is the ``floor(q_lo (B + 1))``-th smallest draw and the upper bound the
         ``ceil(q_hi (B + 1))``-th, with ranks clipped to ``[1, B]`` (Efron & Tibshirani 1993,
         sec. 13.3). Either may be infinite; the caller decides what that means.
+
+        Parameters
+        ----------
+        confidence_level, kind
+            As in :meth:`levels`.
+
+        Returns
+        -------
+        tuple of float or None
+            ``(low, high)``; ``None`` when BCa is undefined.
         """
         levels = self.levels(confidence_level, kind)
         if levels is None:
@@ -149,6 +196,16 @@ class RatioBootstrap:
         (Davison & Hinkley 1997, eq. 4.11); a resample equal to the limit, and an undefined one,
         is on the wrong side of both. Rejecting when ``p <= alpha`` is (up to the rank rule)
         rejecting when the percentile bound at one-sided level ``1 - alpha`` excludes the limit.
+
+        Parameters
+        ----------
+        limit
+            The value tested against.
+
+        Returns
+        -------
+        tuple of float
+            ``(p_below, p_above)``.
         """
         b = self.draws.size
         undefined = int(np.isnan(self.draws).sum())
@@ -183,6 +240,22 @@ def ratio_bootstrap(
 
     The acceleration comes from the leave-one-unit-out jackknife (Efron & Tibshirani 1993,
     eq. 14.15); it is ``None`` when a jackknife value is not finite.
+
+    Parameters
+    ----------
+    columns
+        Per-unit column sums, units x m.
+    statistic
+        Maps column sums (last axis m) to the statistic.
+    n_resamples
+        Number of resamples.
+    rng
+        The generator the resamples are drawn from.
+
+    Returns
+    -------
+    RatioBootstrap
+        The estimate on all units, the draws and the acceleration.
     """
     units = columns.shape[0]
     total = columns.sum(axis=0)
@@ -248,7 +321,32 @@ def bootstrap_interval(
     min_units: int,
 ) -> CostInterval:
     """Decide the interval from the draws: refused below ``min_units`` units, when BCa is undefined,
-    when a bound is unbounded (``positive``: also a lower bound of 0) or the width is 0."""
+    when a bound is unbounded (``positive``: also a lower bound of 0) or the width is 0.
+
+    Parameters
+    ----------
+    boot
+        The bootstrap draws.
+    confidence_level
+        Two-sided level of the interval.
+    kind
+        ``bca`` or ``percentile``.
+    seed
+        Seed the draws came from (recorded).
+    unit
+        Plural name of the resampling unit in messages, e.g. ``cases``.
+    infinite_means
+        What an infinite resample means, for the message.
+    positive
+        Whether a lower bound of 0 (or below) is refused too.
+    min_units
+        Fewest units for which an interval is given.
+
+    Returns
+    -------
+    CostInterval
+        The interval, or ``insufficient_evidence`` with the reason.
+    """
     common: dict[str, Any] = {
         "confidence_level": confidence_level,
         "method": kind,
@@ -285,3 +383,169 @@ def bootstrap_interval(
         else:
             return CostInterval(status="ok", reason=None, ci_low=low, ci_high=high, **common)
     return CostInterval(status="insufficient_evidence", reason=reason, ci_low=None, ci_high=None, **common)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IntervalRule:
+    """How the interval of one cost statistic is built and when it is refused.
+
+    One rule per statistic (the cost per accepted outcome, the paired cost ratio): the estimate
+    and its later :meth:`confidence_interval` calls resample and decide the same way.
+    """
+
+    statistic: Statistic
+    kind: BootstrapKind
+    #: Plural names of the resampling unit, without and with ``case_group`` clusters.
+    cases: str
+    groups: str
+    infinite_means: str
+    positive: bool
+    min_units: int
+
+    def interval(self, boot: RatioBootstrap, *, confidence_level: float, seed: int, clustered: bool) -> CostInterval:
+        """The interval of ``boot`` under this rule (see :func:`bootstrap_interval`).
+
+        Parameters
+        ----------
+        boot, confidence_level, seed
+            As in :func:`bootstrap_interval`.
+        clustered
+            Whether the units are ``case_group`` clusters (for the messages).
+
+        Returns
+        -------
+        CostInterval
+            The interval, or ``insufficient_evidence`` with the reason.
+        """
+        return bootstrap_interval(
+            boot,
+            confidence_level=confidence_level,
+            kind=self.kind,
+            seed=seed,
+            unit=self.groups if clustered else self.cases,
+            infinite_means=self.infinite_means,
+            positive=self.positive,
+            min_units=self.min_units,
+        )
+
+    def interval_again(
+        self,
+        boot: RatioBootstrap | None,
+        *,
+        what: str,
+        reason: str | None,
+        confidence_level: float,
+        seed: int,
+        clustered: bool,
+    ) -> CostInterval:
+        """The interval of stored draws at another level, for a result's ``confidence_interval``.
+
+        Parameters
+        ----------
+        boot
+            The result's draws; ``None`` when its statistic was undefined (nothing was drawn).
+        what
+            The result in the message, e.g. ``group {'system': 'a'}``.
+        reason
+            Why the statistic was undefined, for the message.
+        confidence_level, seed, clustered
+            As in :meth:`interval`.
+
+        Returns
+        -------
+        CostInterval
+            The interval, or ``insufficient_evidence`` with the reason.
+
+        Raises
+        ------
+        InsufficientEvidenceError
+            ``boot`` is ``None``.
+        TypeError, ValueError
+            ``confidence_level`` is not a number in (0, 1).
+        """
+        if boot is None:
+            msg = f"{what}: no interval: {reason}"
+            raise InsufficientEvidenceError(msg)
+        check_confidence_level(confidence_level)
+        return self.interval(boot, confidence_level=confidence_level, seed=seed, clustered=clustered)
+
+    def resample(
+        self,
+        columns: npt.NDArray[np.float64],
+        *,
+        confidence_level: float,
+        n_resamples: int,
+        seed: int,
+        clustered: bool,
+    ) -> tuple[RatioBootstrap, CostInterval]:
+        """Bootstrap the units (a generator seeded with ``seed``) and decide the interval.
+
+        Parameters
+        ----------
+        columns
+            Per-unit column sums, units x m (the statistic's columns).
+        confidence_level
+            Two-sided level of the interval.
+        n_resamples
+            Number of resamples.
+        seed
+            Seed of the generator (recorded).
+        clustered
+            Whether the units are ``case_group`` clusters.
+
+        Returns
+        -------
+        tuple of RatioBootstrap and CostInterval
+            The draws (kept for other levels and p-values) and the interval.
+        """
+        boot = ratio_bootstrap(
+            np.ascontiguousarray(columns, dtype=np.float64),
+            self.statistic,
+            n_resamples=n_resamples,
+            rng=np.random.default_rng(seed),
+        )
+        return boot, self.interval(boot, confidence_level=confidence_level, seed=seed, clustered=clustered)
+
+
+class RebuildableInterval:
+    """A cost result whose interval can be rebuilt at another level from its stored draws.
+
+    The result (a frozen dataclass) names its :class:`IntervalRule` in ``_rule`` and says in
+    ``_what`` how the messages name it.
+    """
+
+    __slots__ = ()
+    _rule: ClassVar[IntervalRule]
+    _bootstrap: RatioBootstrap | None
+    reason: str | None
+    seed: int
+    clustered: bool
+
+    def _what(self) -> str:
+        """The result in a message, e.g. ``group {'system': 'a'}``."""
+        raise NotImplementedError
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
+        """The interval at another confidence level (same resamples, same seed).
+
+        Parameters
+        ----------
+        confidence_level
+            Two-sided level, in (0, 1); the draws are those behind the estimate.
+
+        Returns
+        -------
+        CostInterval
+            The interval at ``confidence_level``, or ``insufficient_evidence`` with the reason.
+
+        Raises
+        ------
+        InsufficientEvidenceError
+            The statistic is undefined (no resamples were drawn).
+        ValueError
+            ``confidence_level`` outside (0, 1).
+        """
+        return self._rule.interval_again(
+            self._bootstrap, what=self._what(), reason=self.reason, confidence_level=confidence_level,
+            seed=self.seed, clustered=self.clustered,
+        )  # fmt: skip

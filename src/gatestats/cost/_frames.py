@@ -9,8 +9,8 @@ statistic starts from (names start with ``__``):
 - ``__execution`` / ``__imputed``: execution spend, including the imputed
   ``machine_seconds / 3600 * machine_rate`` for attempts without execution spend (and without an
   undivided ``cost_usd``), and the imputed amount alone;
-- ``__final`` / ``__accepted``: the attempt is its trial's highest (the trial's outcome, as in
-  :func:`gatestats.estimators.case_summary`) / and it passed;
+- ``__final`` / ``__accepted``: the attempt is its trial's highest, the one that counts
+  (:func:`gatestats.vocabulary.is_final_attempt`) / and it passed;
 - ``__human_s``: seconds of merged human time attributed to the attempt
   (:func:`gatestats.cost.attribute_overlaps` over *all* records passed in, per reviewer);
   ``__human_unknown``: a review or correction interval with one end missing;
@@ -28,9 +28,10 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
-from gatestats._typing import FrameLike
+from gatestats._columns import require_columns
 from gatestats.cost.human_time import attribute_overlaps
 from gatestats.errors import GatestatsError
+from gatestats.vocabulary import FrameLike, check_confidence_level, check_n_resamples, check_seed, is_final_attempt
 
 __all__ = [
     "COST_PARTS",
@@ -79,14 +80,40 @@ class ReviewRateRequiredError(GatestatsError, ValueError):
 
 
 def record_ids_text(ids: Sequence[Any], total: int) -> str:
-    """``'r-1', 'r-2' and 3 more`` for messages."""
+    """``'r-1', 'r-2' and 3 more`` for messages.
+
+    Parameters
+    ----------
+    ids
+        Record ids (the first five are shown).
+    total
+        How many records there are in all.
+
+    Returns
+    -------
+    str
+        The shown ids, and how many more.
+    """
     shown = ", ".join(repr(i) for i in ids[:_SHOWN])
     more = total - min(len(ids), _SHOWN)
     return shown + (f" and {more} more" if more > 0 else "")
 
 
 def check_rate(name: str, value: float | None) -> None:
-    """A rate is ``None`` or a finite number >= 0."""
+    """A rate is ``None`` or a finite number >= 0.
+
+    Parameters
+    ----------
+    name
+        The option's name in the message.
+    value
+        The rate in USD per hour.
+
+    Raises
+    ------
+    ValueError
+        Not ``None`` and not a finite number >= 0.
+    """
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -95,19 +122,28 @@ def check_rate(name: str, value: float | None) -> None:
 
 
 def check_common(confidence_level: float, n_resamples: int, seed: int) -> None:
-    """Checks shared by :func:`cost_per_accepted` and :func:`cost_ratio`."""
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, int | float):
-        msg = f"confidence_level must be a number in (0, 1) (got {confidence_level!r})"
-        raise TypeError(msg)
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 100:
-        msg = f"n_resamples must be an integer >= 100 (got {n_resamples!r})"
-        raise ValueError(msg)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"seed must be an integer >= 0 (got {seed!r})"
-        raise ValueError(msg)
+    """Checks shared by :func:`cost_per_accepted` and :func:`cost_ratio` (the vocabulary's rules).
+
+    Parameters
+    ----------
+    confidence_level
+        Two-sided level of the interval.
+    n_resamples
+        Bootstrap resamples.
+    seed
+        Seed of the bootstrap.
+
+    Raises
+    ------
+    TypeError
+        ``confidence_level`` is not a number.
+    ValueError
+        ``confidence_level`` outside (0, 1), fewer than 100 resamples, or a seed that is not an
+        integer >= 0.
+    """
+    check_confidence_level(confidence_level)
+    check_n_resamples(n_resamples)
+    check_seed(seed)
 
 
 def _check_by(by: Sequence[str], schema: pl.Schema) -> tuple[str, ...]:
@@ -170,7 +206,30 @@ def prepare(
 ) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """Check ``records`` and derive the per-attempt columns (see the module docstring).
 
-    Returns the frame and the checked ``by`` tuple.
+    Parameters
+    ----------
+    records
+        Run records.
+    by
+        Grouping columns (``slice`` for the records' slices).
+    review_rate
+        Price of an hour of human time; required when human time is recorded.
+    machine_rate
+        Price of a machine hour, to impute missing execution spend, or ``None``.
+
+    Returns
+    -------
+    tuple of polars.DataFrame and tuple of str
+        The prepared attempts and the checked ``by`` columns.
+
+    Raises
+    ------
+    TypeError
+        ``records`` is not a polars frame.
+    ReviewRateRequiredError
+        Human time is recorded and ``review_rate`` is ``None``.
+    ValueError
+        Missing columns, a bad ``by`` or rate, or records that break the contract.
     """
     if not isinstance(records, pl.DataFrame | pl.LazyFrame):
         msg = f"records must be a polars DataFrame or LazyFrame (got {type(records).__name__})"
@@ -178,11 +237,7 @@ def prepare(
     check_rate("review_rate_usd_per_hour", review_rate)
     check_rate("machine_rate_usd_per_hour", machine_rate)
     lazy = records.lazy()
-    schema = lazy.collect_schema()
-    missing = [name for name in _REQUIRED if name not in schema]
-    if missing:
-        msg = f"records lack required column(s) {missing} (got {list(schema)})"
-        raise ValueError(msg)
+    schema = require_columns(lazy, _REQUIRED)
     columns = _check_by(by, schema)
     extra = [c for c in columns if c != SLICE and c not in _REQUIRED and c not in _OPTIONAL]
     wanted: list[pl.Expr] = [pl.col(name) for name in (*_REQUIRED, *extra)]
@@ -286,7 +341,6 @@ def _derive(frame: pl.DataFrame, *, machine_rate: float | None) -> pl.DataFrame:
     parts_sum = pl.sum_horizontal(
         pl.col("cost_model_usd").fill_null(0.0), pl.col("cost_tool_usd").fill_null(0.0), execution.fill_null(0.0)
     )
-    trial = ["system", "case_id", "case_version", "trial"]
     unit = (
         pl.when(pl.col("case_group").is_not_null())
         .then(pl.lit("group\x1f") + pl.col("case_group"))
@@ -302,7 +356,7 @@ def _derive(frame: pl.DataFrame, *, machine_rate: float | None) -> pl.DataFrame:
             .then(parts_sum)
             .otherwise(None)
             .alias("__spend"),
-            (pl.col("attempt") == pl.col("attempt").max().over(trial)).alias("__final"),
+            is_final_attempt().alias("__final"),
             unit.alias("__unit"),
             pl.col("__started_at").alias("__start_us"),
             pl.max_horizontal("__ended_at", "__review_ended_at", "__correction_ended_at").alias("__end_us"),
@@ -350,7 +404,20 @@ def _human_time(frame: pl.DataFrame, *, review_rate: float | None) -> pl.DataFra
 
 def explode_groups(frame: pl.DataFrame, by: tuple[str, ...]) -> pl.DataFrame:
     """One row per (attempt, group): with ``slice`` in ``by``, an attempt counts in each of its slices
-    (duplicates in a list once) and attempts without a slice go to the group ``None``."""
+    (duplicates in a list once) and attempts without a slice go to the group ``None``.
+
+    Parameters
+    ----------
+    frame
+        Prepared attempts.
+    by
+        The checked grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``frame`` itself without ``slice`` in ``by``, else one row per attempt and slice.
+    """
     if SLICE not in by:
         return frame
     listed = pl.col("slices").list.drop_nulls().list.unique().list.sort()

@@ -12,35 +12,39 @@ reviewer's overlapping intervals counted once), :math:`r_\text{review}` the hour
 interval resamples cases (or ``case_group`` clusters): with per-unit spend :math:`Y_u` (attempt
 spend plus the unit's share of :math:`r_\text{review} H`) and accepted outcomes :math:`A_u`, each
 resample is :math:`\sum Y^*_u / \sum A^*_u`, a ratio of sums, never a mean of per-case ratios.
+
+Per attempt :math:`a`, spend is ``cost_usd`` if set, else the sum of its parts (null parts
+count 0 when one part is set). An attempt without any cost makes its group's spend unknown:
+``status="insufficient_evidence"``, never a silent 0. With no accepted outcome the ratio is
+undefined: ``insufficient_evidence`` too, never infinity. Interval: BCa (Efron 1987) over
+units; resamples with no accepted outcome are kept as :math:`+\infty` and counted; the
+interval is refused below :data:`gatestats.cost.MIN_UNITS_INTERVAL` units (docs/cost.md).
+
+References
+----------
+Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley, ch. 6 (the ratio estimator).
+Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-import numpy as np
 import polars as pl
 
-from gatestats._typing import FrameLike, Status
+from gatestats._lookup import find_by_key
 from gatestats.cost._bootstrap import (
     MIN_UNITS_INTERVAL,
     BootstrapKind,
-    CostInterval,
+    IntervalRule,
     RatioBootstrap,
-    bootstrap_interval,
+    RebuildableInterval,
     cpa_statistic,
-    ratio_bootstrap,
 )
-from gatestats.cost._frames import (
-    SLICE,
-    check_common,
-    explode_groups,
-    prepare,
-    record_ids_text,
-)
-from gatestats.errors import InsufficientEvidenceError
+from gatestats.cost._frames import SLICE, check_common, explode_groups, prepare, record_ids_text
+from gatestats.vocabulary import FrameLike, Status
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
 
@@ -48,10 +52,19 @@ __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_acce
 #: (docs/cost.md): BCa covered as well as or better than the percentile interval in every cell.
 CPA_INTERVAL_METHOD: Final[BootstrapKind] = "bca"
 _US_PER_HOUR: Final = 3.6e9
+_RULE: Final = IntervalRule(
+    statistic=cpa_statistic,
+    kind=CPA_INTERVAL_METHOD,
+    cases="cases",
+    groups="case groups",
+    infinite_means="had no accepted outcome",
+    positive=False,
+    min_units=MIN_UNITS_INTERVAL,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CostEstimate:
+class CostEstimate(RebuildableInterval):
     """Cost per accepted outcome of one group, with the sums and counts behind it.
 
     ``estimate`` is ``None`` when ``status == "insufficient_evidence"`` (spend or human time
@@ -99,6 +112,7 @@ class CostEstimate:
     n_attempts_missing_machine_seconds: int
     calendar_hours: float | None
     n_attempts_missing_timestamps: int
+    _rule: ClassVar[IntervalRule] = _RULE
     _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -106,22 +120,8 @@ class CostEstimate:
         """The group's values, e.g. ``{"system": "a"}``."""
         return dict(self.group)
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
-        """The interval at another confidence level (same resamples, same seed)."""
-        if self._bootstrap is None:
-            msg = f"group {self.key}: no interval: {self.reason}"
-            raise InsufficientEvidenceError(msg)
-        check_common(confidence_level, self.n_resamples, self.seed)
-        return bootstrap_interval(
-            self._bootstrap,
-            confidence_level=confidence_level,
-            kind=self.method,
-            seed=self.seed,
-            unit="case groups" if self.clustered else "cases",
-            infinite_means="had no accepted outcome",
-            positive=False,
-            min_units=MIN_UNITS_INTERVAL,
-        )
+    def _what(self) -> str:
+        return f"group {self.key}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (one entry of ``groups`` in ``gatestats cost --json``)."""
@@ -215,12 +215,24 @@ class CostAnalysis:
     human_hours_total: float
 
     def group(self, **values: Any) -> CostEstimate:
-        """The estimate of the group with these values, e.g. ``group(system="a")``."""
-        for item in self.groups:
-            if item.key == values:
-                return item
-        msg = f"no group {values} (got {[g.key for g in self.groups]})"
-        raise KeyError(msg)
+        """The estimate of the group with these values, e.g. ``group(system="a")``.
+
+        Parameters
+        ----------
+        **values
+            The group's value of every ``by`` column.
+
+        Returns
+        -------
+        CostEstimate
+            That group's estimate.
+
+        Raises
+        ------
+        KeyError
+            No group has these values.
+        """
+        return find_by_key(self.groups, lambda item: item.key, values, f"group {values}")
 
     def to_dict(self) -> dict[str, Any]:
         """The documented ``gatestats cost --json`` object (docs/cost.md)."""
@@ -245,7 +257,21 @@ class CostAnalysis:
 
 
 def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
-    """Per-group sums and counts of prepared attempts (see :mod:`gatestats.cost._frames`)."""
+    """Per-group sums and counts of prepared attempts (see :mod:`gatestats.cost._frames`).
+
+    Parameters
+    ----------
+    frame
+        Prepared attempts (the derived ``__`` columns present).
+    by
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group, sorted by ``by``: counts (attempts, trials, accepted, cases, units, ...),
+        spend sums and time sums.
+    """
     cost_unknown = pl.col("__spend").is_null()
     machine = pl.col("machine_seconds")
     return (
@@ -304,6 +330,69 @@ def insufficiency(row: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _spend_fields(row: dict[str, Any], review_rate: float) -> dict[str, Any]:
+    """The spend and human-time fields of a group's :class:`CostEstimate` (``None`` where unknown)."""
+    spend_known = row["n_cost_unknown"] == 0
+    human_hours = row["human_s"] / 3600 if row["n_human_unknown"] == 0 else None
+    review = human_hours * review_rate if human_hours is not None else None
+    attempt_spend = float(row["attempt_spend"]) if spend_known else None
+
+    def known(value: Any) -> float | None:
+        return float(value) if spend_known else None
+
+    return {
+        "total_spend_usd": attempt_spend + review if attempt_spend is not None and review is not None else None,
+        "attempt_spend_usd": attempt_spend,
+        "model_usd": known(row["model"]),
+        "tool_usd": known(row["tool"]),
+        "execution_usd": known(row["execution"]),
+        "undivided_usd": known(row["undivided"]),
+        "imputed_execution_usd": known(row["imputed"]),
+        "review_usd": review,
+        "human_hours": human_hours,
+    }
+
+
+def _time_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """Machine and calendar hours of a group (``None`` when no attempt, or not every one, says)."""
+    calendar = None
+    if row["n_no_timestamps"] == 0 and row["start_us"] is not None and row["end_us"] is not None:
+        calendar = (row["end_us"] - row["start_us"]) / _US_PER_HOUR
+    machine_present = row["attempts"] - row["n_machine_missing"]
+    return {
+        "machine_hours": row["machine_s"] / 3600 if machine_present else None,
+        "calendar_hours": calendar,
+    }
+
+
+def _interval_fields(
+    row: dict[str, Any],
+    units: pl.DataFrame,
+    *,
+    total: float,
+    review_rate: float,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> tuple[dict[str, Any], RatioBootstrap]:
+    """The estimate and the interval fields of a group whose cost per accepted outcome is defined."""
+    columns = units.select(
+        pl.col("spend") + pl.col("human_s") / 3600 * review_rate, pl.col("accepted").cast(pl.Float64)
+    ).to_numpy()
+    boot, interval = _RULE.resample(
+        columns, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, clustered=row["clustered"]
+    )
+    fields = {
+        "estimate": total / row["accepted"],
+        "ci_low": interval.ci_low,
+        "ci_high": interval.ci_high,
+        "interval_status": interval.status,
+        "interval_reason": interval.reason,
+        "n_resamples_no_accepted": interval.n_resamples_infinite + interval.n_resamples_undefined,
+    }
+    return fields, boot
+
+
 def _estimate(
     row: dict[str, Any],
     units: pl.DataFrame,
@@ -315,67 +404,35 @@ def _estimate(
     seed: int,
 ) -> CostEstimate:
     problems = insufficiency(row)
-    spend_known = row["n_cost_unknown"] == 0
-    human_known = row["n_human_unknown"] == 0
-    human_hours = row["human_s"] / 3600 if human_known else None
-    review = human_hours * review_rate if human_hours is not None else None
-    attempt_spend = float(row["attempt_spend"]) if spend_known else None
-    total = attempt_spend + review if attempt_spend is not None and review is not None else None
-
-    def known(value: Any) -> float | None:
-        return float(value) if spend_known else None
-
-    estimate = ci_low = ci_high = None
-    interval_reason: str | None = "; ".join(problems) if problems else None
-    interval_status: Status = "insufficient_evidence"
+    reason = "; ".join(problems) if problems else None
+    spend = _spend_fields(row, review_rate)
+    interval: dict[str, Any] = {
+        "estimate": None,
+        "ci_low": None,
+        "ci_high": None,
+        "interval_status": "insufficient_evidence",
+        "interval_reason": reason,
+        "n_resamples_no_accepted": None,
+    }
     boot = None
-    no_accepted = None
-    if not problems and total is not None:
-        estimate = total / row["accepted"]
-        columns = units.select(
-            pl.col("spend") + pl.col("human_s") / 3600 * review_rate, pl.col("accepted").cast(pl.Float64)
-        ).to_numpy()
-        boot = ratio_bootstrap(
-            np.ascontiguousarray(columns, dtype=np.float64),
-            cpa_statistic,
-            n_resamples=n_resamples,
-            rng=np.random.default_rng(seed),
-        )
-        interval = bootstrap_interval(
-            boot,
+    if not problems and spend["total_spend_usd"] is not None:
+        interval, boot = _interval_fields(
+            row,
+            units,
+            total=spend["total_spend_usd"],
+            review_rate=review_rate,
             confidence_level=confidence_level,
-            kind=CPA_INTERVAL_METHOD,
+            n_resamples=n_resamples,
             seed=seed,
-            unit="case groups" if row["clustered"] else "cases",
-            infinite_means="had no accepted outcome",
-            positive=False,
-            min_units=MIN_UNITS_INTERVAL,
         )
-        ci_low, ci_high, interval_status, interval_reason = (
-            interval.ci_low,
-            interval.ci_high,
-            interval.status,
-            interval.reason,
-        )
-        no_accepted = interval.n_resamples_infinite + interval.n_resamples_undefined
-    calendar = None
-    if row["n_no_timestamps"] == 0 and row["start_us"] is not None and row["end_us"] is not None:
-        calendar = (row["end_us"] - row["start_us"]) / _US_PER_HOUR
-    machine_present = row["attempts"] - row["n_machine_missing"]
     return CostEstimate(
         group=tuple((name, row[name]) for name in by),
         status="insufficient_evidence" if problems else "ok",
-        reason="; ".join(problems) if problems else None,
-        estimate=estimate,
-        ci_low=ci_low,
-        ci_high=ci_high,
-        interval_status=interval_status,
-        interval_reason=interval_reason,
+        reason=reason,
         method=CPA_INTERVAL_METHOD,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
         seed=seed,
-        n_resamples_no_accepted=no_accepted,
         accepted=row["accepted"],
         trials=row["trials"],
         attempts=row["attempts"],
@@ -383,24 +440,69 @@ def _estimate(
         n_cases=row["n_cases"],
         n_units=row["n_units"],
         clustered=bool(row["clustered"]),
-        total_spend_usd=total,
-        attempt_spend_usd=attempt_spend,
-        model_usd=known(row["model"]),
-        tool_usd=known(row["tool"]),
-        execution_usd=known(row["execution"]),
-        undivided_usd=known(row["undivided"]),
-        imputed_execution_usd=known(row["imputed"]),
         n_attempts_imputed=row["n_imputed"],
-        review_usd=review,
         n_attempts_cost_unknown=row["n_cost_unknown"],
         cost_unknown_record_ids=tuple(row["cost_unknown_ids"][:5]),
-        human_hours=human_hours,
         n_human_time_unknown=row["n_human_unknown"],
-        machine_hours=row["machine_s"] / 3600 if machine_present else None,
         n_attempts_missing_machine_seconds=row["n_machine_missing"],
-        calendar_hours=calendar,
         n_attempts_missing_timestamps=row["n_no_timestamps"],
         _bootstrap=boot,
+        **interval,
+        **spend,
+        **_time_fields(row),
+    )
+
+
+def _units_by_group(exploded: pl.DataFrame, columns: tuple[str, ...]) -> dict[tuple[Any, ...], pl.DataFrame]:
+    """Per group, one row per resampling unit: its attempt spend, human seconds and accepted outcomes."""
+    unit_frame = (
+        exploded.group_by(*columns, "__unit")
+        .agg(
+            pl.col("__spend").sum().alias("spend"),
+            pl.col("__human_s").sum().alias("human_s"),
+            pl.col("__accepted").sum().alias("accepted"),
+        )
+        .sort(*columns, "__unit", nulls_last=True)
+    )
+    return unit_frame.partition_by(*columns, as_dict=True, maintain_order=True, include_key=False)
+
+
+def _analysis(
+    frame: pl.DataFrame,
+    columns: tuple[str, ...],
+    *,
+    review_rate: float | None,
+    machine_rate: float | None,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> CostAnalysis:
+    """Estimate every group of the prepared attempts (the options are checked)."""
+    rate = 0.0 if review_rate is None else float(review_rate)
+    exploded = explode_groups(frame, columns)
+    units = _units_by_group(exploded, columns)
+    groups = tuple(
+        _estimate(
+            row,
+            units[tuple(row[name] for name in columns)],
+            by=columns,
+            review_rate=rate,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        for row in group_statistics(exploded, columns).iter_rows(named=True)
+    )
+    return CostAnalysis(
+        groups=groups,
+        by=columns,
+        review_rate_usd_per_hour=review_rate,
+        machine_rate_usd_per_hour=machine_rate,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        method=CPA_INTERVAL_METHOD,
+        human_hours_total=float(frame["__human_s"].sum()) / 3600,
     )
 
 
@@ -414,14 +516,13 @@ def cost_per_accepted(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> CostAnalysis:
-    r"""Cost per accepted outcome per group, with a case-level BCa bootstrap interval.
+    r"""Cost per accepted outcome per group, with a case-level BCa bootstrap interval (see the module docstring).
 
     Parameters
     ----------
     records
-        Run records (``DataFrame`` or ``LazyFrame``, e.g. from :func:`gatestats.records.load_records`).
-        Needed: ``record_id, system, case_id, trial, attempt, outcome``; the cost, time and review
-        fields of the contract are read when present (absent = null).
+        Run records (``DataFrame`` or ``LazyFrame``) with ``record_id, system, case_id, trial, attempt,
+        outcome``; the contract's cost, time and review fields are read when present (absent = null).
     by
         Grouping columns; ``"slice"`` explodes each record's list ``slices`` (a case in two slices
         counts in both; a case without slice goes to the group ``None``).
@@ -429,9 +530,8 @@ def cost_per_accepted(
         Price of an hour of human review and correction. Required (0 allowed) when any record
         carries review or correction time, else :class:`ReviewRateRequiredError`.
     machine_rate_usd_per_hour
-        When given, an attempt without execution spend (and without an undivided ``cost_usd``) but
-        with ``machine_seconds`` is charged ``machine_seconds / 3600 * rate`` as execution spend
-        (counted in ``n_attempts_imputed``).
+        When given, an attempt without execution spend (nor an undivided ``cost_usd``) but with
+        ``machine_seconds`` is charged ``machine_seconds / 3600 * rate`` (``n_attempts_imputed``).
     confidence_level
         Two-sided level of the interval, in (0, 1).
     n_resamples
@@ -443,29 +543,15 @@ def cost_per_accepted(
     Returns
     -------
     CostAnalysis
+        One :class:`CostEstimate` per group, sorted by the ``by`` values.
 
     Raises
     ------
     ReviewRateRequiredError
         Human time is recorded and ``review_rate_usd_per_hour`` is ``None``.
     ValueError
-        Missing columns, an unknown ``by`` column, invalid rates or options, or records that
-        break the contract (negative cost, ``cost_usd`` together with parts, unparseable
-        timestamps, an interval ending before it starts, duplicate keys, a case in two groups).
-
-    Notes
-    -----
-    Per attempt :math:`a`, spend is ``cost_usd`` if set, else the sum of its parts (null parts
-    count 0 when one part is set). An attempt without any cost makes its group's spend unknown:
-    ``status="insufficient_evidence"``, never a silent 0. With no accepted outcome the ratio is
-    undefined: ``insufficient_evidence`` too, never infinity. Interval: BCa (Efron 1987) over
-    units; resamples with no accepted outcome are kept as :math:`+\infty` and counted; the
-    interval is refused below :data:`gatestats.cost.MIN_UNITS_INTERVAL` units (docs/cost.md).
-
-    References
-    ----------
-    Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley, ch. 6 (the ratio estimator).
-    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+        Missing columns, an unknown ``by`` column, invalid rates or options, or records that break the
+        contract (negative cost, ``cost_usd`` with parts, bad timestamps, duplicate keys, ...).
 
     Examples
     --------
@@ -484,41 +570,12 @@ def cost_per_accepted(
     frame, columns = prepare(
         records, by=by, review_rate=review_rate_usd_per_hour, machine_rate=machine_rate_usd_per_hour
     )
-    rate = 0.0 if review_rate_usd_per_hour is None else float(review_rate_usd_per_hour)
-    exploded = explode_groups(frame, columns)
-    stats = group_statistics(exploded, columns)
-    unit_frame = (
-        exploded.group_by(*columns, "__unit")
-        .agg(
-            pl.col("__spend").sum().alias("spend"),
-            pl.col("__human_s").sum().alias("human_s"),
-            pl.col("__accepted").sum().alias("accepted"),
-        )
-        .sort(*columns, "__unit", nulls_last=True)
-    )
-    units_by_group = unit_frame.partition_by(*columns, as_dict=True, maintain_order=True, include_key=False)
-    groups = []
-    for row in stats.iter_rows(named=True):
-        key = tuple(row[name] for name in columns)
-        groups.append(
-            _estimate(
-                row,
-                units_by_group[key],
-                by=columns,
-                review_rate=rate,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-        )
-    return CostAnalysis(
-        groups=tuple(groups),
-        by=columns,
-        review_rate_usd_per_hour=review_rate_usd_per_hour,
-        machine_rate_usd_per_hour=machine_rate_usd_per_hour,
+    return _analysis(
+        frame,
+        columns,
+        review_rate=review_rate_usd_per_hour,
+        machine_rate=machine_rate_usd_per_hour,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
         seed=seed,
-        method=CPA_INTERVAL_METHOD,
-        human_hours_total=float(frame["__human_s"].sum()) / 3600,
     )

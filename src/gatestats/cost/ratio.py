@@ -9,6 +9,12 @@ over the units :math:`u` (cases, or ``case_group`` clusters) that both systems r
 and the p-values come from a *paired* case bootstrap: every resample draws the same units for
 both systems, so what the two share (hard cases are dear for both) cancels in the ratio.
 
+Each resample draws :math:`U` of the paired units with replacement and evaluates :math:`R^*`
+in the extended reals: no accepted outcome for the candidate gives :math:`+\infty`, for the
+baseline 0, for both an undefined value that counts against every bound and p-value. The
+percentile interval (Efron & Tibshirani 1993, ch. 13) is refused below
+:data:`MIN_UNITS_RATIO` paired units or when a bound is unbounded.
+
 **Decisions** (the gate's cost rows) use :meth:`CostRatio.decision_pvalues`, not the raw
 percentile p-values. When spend per case is heavy-tailed a few dear cases carry the sums, the ratio
 of sums is skewed, and the percentile test is liberal: at a true ratio exactly at the limit it said
@@ -25,6 +31,8 @@ the power of testing at alpha / 3 (a factor of 2 left the size at 0.012-0.014 fo
 
 References
 ----------
+Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
+    ch. 13 and 16 (percentile intervals; bootstrap tests).
 Kish, L. (1965). Survey Sampling. Wiley (effective sample size).
 """
 
@@ -32,25 +40,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 import polars as pl
 
-from gatestats._typing import FrameLike, Status
 from gatestats.cost._bootstrap import (
     MIN_UNITS_RATIO,
     BootstrapKind,
-    CostInterval,
+    IntervalRule,
     RatioBootstrap,
-    bootstrap_interval,
+    RebuildableInterval,
     paired_ratio_statistic,
-    ratio_bootstrap,
 )
 from gatestats.cost._frames import SLICE, check_common, explode_groups, prepare
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.paired import pair_cases
+from gatestats.paired import PairedCases, pair_cases
+from gatestats.vocabulary import FrameLike, Status
 
 __all__ = ["DECISION_PVALUE_FACTOR", "MIN_EFFECTIVE_UNITS", "RATIO_INTERVAL_METHOD", "CostRatio", "cost_ratio"]
 
@@ -62,10 +69,19 @@ _INFINITE = "had no accepted outcome on one side (cost ratio 0 or infinite)"
 MIN_EFFECTIVE_UNITS: Final = 50
 #: Decision p-values are the percentile-bootstrap p-values times this factor (size study, section D).
 DECISION_PVALUE_FACTOR: Final = 3.0
+_RULE: Final = IntervalRule(
+    statistic=paired_ratio_statistic,
+    kind=RATIO_INTERVAL_METHOD,
+    cases="paired cases",
+    groups="paired case groups",
+    infinite_means=_INFINITE,
+    positive=True,
+    min_units=MIN_UNITS_RATIO,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CostRatio:
+class CostRatio(RebuildableInterval):
     """Candidate over baseline cost per accepted outcome on their shared cases.
 
     ``ratio`` (and the interval) are ``None`` with ``status == "insufficient_evidence"`` when a
@@ -105,6 +121,7 @@ class CostRatio:
     machine_rate_usd_per_hour: float | None
     #: Kish's effective number of paired units (the smaller side); ``None`` without a ratio.
     effective_units: float | None = None
+    _rule: ClassVar[IntervalRule] = _RULE
     _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
 
     def pvalues(self, limit_ratio: float) -> tuple[float, float]:
@@ -115,6 +132,16 @@ class CostRatio:
         above). Each is :math:`(1 + \#\{\text{resamples on the wrong side}\})/(B + 1)` (resamples
         equal to the limit, and undefined ones, count as wrong for both), the inversion of the
         percentile interval.
+
+        Parameters
+        ----------
+        limit_ratio
+            The ratio tested against, a finite number > 0.
+
+        Returns
+        -------
+        tuple of float
+            ``(p_within, p_above)``.
 
         Raises
         ------
@@ -143,6 +170,16 @@ class CostRatio:
     def decision_pvalues(self, limit_ratio: float) -> tuple[float, float]:
         """Calibrated p-values for a gate decision: :meth:`pvalues` times :data:`DECISION_PVALUE_FACTOR`.
 
+        Parameters
+        ----------
+        limit_ratio
+            As in :meth:`pvalues`.
+
+        Returns
+        -------
+        tuple of float
+            ``(p_within, p_above)``, each capped at 1.
+
         Raises
         ------
         InsufficientEvidenceError
@@ -163,22 +200,8 @@ class CostRatio:
             raise InsufficientEvidenceError(msg)
         return min(1.0, DECISION_PVALUE_FACTOR * p_within), min(1.0, DECISION_PVALUE_FACTOR * p_above)
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
-        """The interval at another confidence level (same resamples, same seed)."""
-        if self._bootstrap is None:
-            msg = f"cost ratio {self.candidate!r}/{self.baseline!r}: no interval: {self.reason}"
-            raise InsufficientEvidenceError(msg)
-        check_common(confidence_level, self.n_resamples, self.seed)
-        return bootstrap_interval(
-            self._bootstrap,
-            confidence_level=confidence_level,
-            kind=self.method,
-            seed=self.seed,
-            unit="paired case groups" if self.clustered else "paired cases",
-            infinite_means=_INFINITE,
-            positive=True,
-            min_units=MIN_UNITS_RATIO,
-        )
+    def _what(self) -> str:
+        return f"cost ratio {self.candidate!r}/{self.baseline!r}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -268,12 +291,151 @@ def _kish(spend: np.ndarray[Any, np.dtype[np.float64]]) -> float:
     return float(spend.sum()) ** 2 / squares if squares > 0 else 0.0
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Request:
+    """The options of one :func:`cost_ratio` call, checked."""
+
+    baseline: str
+    candidate: str
+    slice: str | None
+    review_rate: float | None
+    machine_rate: float | None
+    confidence_level: float
+    n_resamples: int
+    seed: int
+
+    @property
+    def rate(self) -> float:
+        return 0.0 if self.review_rate is None else float(self.review_rate)
+
+    def echo(self) -> dict[str, Any]:
+        """The fields of :class:`CostRatio` that repeat the request."""
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "slice": self.slice,
+            "method": RATIO_INTERVAL_METHOD,
+            "confidence_level": self.confidence_level,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "review_rate_usd_per_hour": self.review_rate,
+            "machine_rate_usd_per_hour": self.machine_rate,
+        }
+
+
+def _check_names(baseline: object, candidate: object, slice: object) -> None:
+    for name, value in (("baseline", baseline), ("candidate", candidate)):
+        if not isinstance(value, str) or not value:
+            msg = f"{name} must name a system (got {value!r})"
+            raise ValueError(msg)
+    if slice is not None and not isinstance(slice, str):
+        msg = f"slice must be a slice name or None (got {slice!r})"
+        raise ValueError(msg)
+
+
+def _paired_attempts(
+    records: FrameLike, request: _Request, *, shared_versions_only: bool
+) -> tuple[pl.DataFrame, PairedCases, int]:
+    """The prepared attempts of both systems on the cases both ran, the pairing, and the case count."""
+    by = ("system",) if request.slice is None else ("system", SLICE)
+    frame, _ = prepare(records, by=by, review_rate=request.review_rate, machine_rate=request.machine_rate)
+    if request.slice is not None:
+        frame = explode_groups(frame, by).filter(pl.col(SLICE) == request.slice)
+    two = frame.filter(pl.col("system").is_in([request.baseline, request.candidate]))
+    pairs = pair_cases(
+        frame.select("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome"),
+        baseline=request.baseline,
+        candidate=request.candidate,
+        shared_versions_only=shared_versions_only,
+    )
+    keys = ["case_id", "case_version"]
+    shared = (
+        two.filter(pl.col("system") == request.baseline)
+        .select(keys)
+        .unique()
+        .join(two.filter(pl.col("system") == request.candidate).select(keys).unique(), on=keys, nulls_equal=True)
+    )
+    return two.join(shared, on=keys, how="semi", nulls_equal=True), pairs, shared.height
+
+
 def _side(stats: pl.DataFrame, system: str, rate: float) -> tuple[dict[str, Any], float | None]:
     row = stats.filter(pl.col("system") == system).row(0, named=True)
     spend = None
     if row["n_cost_unknown"] == 0 and row["n_human_unknown"] == 0:
         spend = float(row["attempt_spend"]) + row["human_s"] / 3600 * rate
     return row, spend
+
+
+def _unit_sums(paired: pl.DataFrame, request: _Request) -> pl.DataFrame:
+    """Per paired unit: each side's spend and accepted outcomes (columns ``spend_b, acc_b, spend_c, acc_c``)."""
+    sides = (("b", request.baseline), ("c", request.candidate))
+    spend = pl.col("__spend") + pl.col("__human_s") / 3600 * request.rate
+    return (
+        paired.group_by("__unit")
+        .agg(
+            *[
+                expr
+                for side, system in sides
+                for expr in (
+                    spend.filter(pl.col("system") == system).sum().alias(f"spend_{side}"),
+                    pl.col("__accepted").filter(pl.col("system") == system).sum().cast(pl.Float64).alias(f"acc_{side}"),
+                )
+            ]
+        )
+        .sort("__unit")
+        .select("spend_b", "acc_b", "spend_c", "acc_c")
+    )
+
+
+def _ratio(request: _Request, paired: pl.DataFrame, *, pairs: PairedCases, n_cases: int) -> CostRatio:
+    """The ratio and its bootstrap on the paired attempts, or why there is none."""
+    stats = group_statistics(paired, ("system",))
+    row_b, spend_b = _side(stats, request.baseline, request.rate)
+    row_c, spend_c = _side(stats, request.candidate, request.rate)
+    units = _unit_sums(paired, request)
+    clustered = bool(paired["case_group"].is_not_null().any())
+    common: dict[str, Any] = {
+        **request.echo(),
+        "baseline_accepted": row_b["accepted"],
+        "candidate_accepted": row_c["accepted"],
+        "baseline_spend_usd": spend_b,
+        "candidate_spend_usd": spend_c,
+        "n_cases": n_cases,
+        "n_units": units.height,
+        "clustered": clustered,
+        "unpaired_baseline": pairs.unpaired_baseline,
+        "unpaired_candidate": pairs.unpaired_candidate,
+        "excluded_versions": pairs.excluded_versions,
+    }
+    problems = [f"baseline {request.baseline!r}: {p}" for p in insufficiency(row_b)]
+    problems += [f"candidate {request.candidate!r}: {p}" for p in insufficiency(row_c)]
+    if not problems and spend_b == 0:
+        problems.append(f"baseline {request.baseline!r} spent nothing on the paired cases: the cost ratio is undefined")
+    if problems or spend_b is None or spend_c is None:
+        reason = "; ".join(problems)
+        cpa_b = spend_b / row_b["accepted"] if spend_b is not None and row_b["accepted"] else None
+        cpa_c = spend_c / row_c["accepted"] if spend_c is not None and row_c["accepted"] else None
+        return CostRatio(
+            status="insufficient_evidence", reason=reason, ratio=None, ci_low=None, ci_high=None,
+            interval_status="insufficient_evidence", interval_reason=reason, n_resamples_infinite=None,
+            n_resamples_undefined=None, baseline_cpa=cpa_b, candidate_cpa=cpa_c, **common,
+        )  # fmt: skip
+    cpa_b, cpa_c = spend_b / row_b["accepted"], spend_c / row_c["accepted"]
+    columns = units.to_numpy().astype(np.float64)
+    boot, interval = _RULE.resample(
+        columns,
+        confidence_level=request.confidence_level,
+        n_resamples=request.n_resamples,
+        seed=request.seed,
+        clustered=clustered,
+    )
+    return CostRatio(
+        status="ok", reason=None, ratio=cpa_c / cpa_b, ci_low=interval.ci_low, ci_high=interval.ci_high,
+        interval_status=interval.status, interval_reason=interval.reason,
+        n_resamples_infinite=interval.n_resamples_infinite, n_resamples_undefined=interval.n_resamples_undefined,
+        baseline_cpa=cpa_b, candidate_cpa=cpa_c, effective_units=min(_kish(columns[:, 0]), _kish(columns[:, 2])),
+        _bootstrap=boot, **common,
+    )  # fmt: skip
 
 
 def cost_ratio(
@@ -316,6 +478,8 @@ def cost_ratio(
     Returns
     -------
     CostRatio
+        The ratio with its interval and the sums behind it, or ``insufficient_evidence`` with the
+        reason.
 
     Raises
     ------
@@ -326,18 +490,7 @@ def cost_ratio(
     ReviewRateRequiredError, ValueError
         As in :func:`gatestats.cost.cost_per_accepted`.
 
-    Notes
-    -----
-    Each resample draws :math:`U` of the paired units with replacement and evaluates :math:`R^*`
-    in the extended reals: no accepted outcome for the candidate gives :math:`+\infty`, for the
-    baseline 0, for both an undefined value that counts against every bound and p-value. The
-    percentile interval (Efron & Tibshirani 1993, ch. 13) is refused below
-    :data:`MIN_UNITS_RATIO` paired units or when a bound is unbounded.
-
-    References
-    ----------
-    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
-    ch. 13 and 16 (percentile intervals; bootstrap tests).
+    See the module docstring for the resampling, the interval and the decision p-values.
 
     Examples
     --------
@@ -350,108 +503,16 @@ def cost_ratio(
     (1.0, 3.0, 3.0, 'insufficient_evidence')
     """
     check_common(confidence_level, n_resamples, seed)
-    for name, value in (("baseline", baseline), ("candidate", candidate)):
-        if not isinstance(value, str) or not value:
-            msg = f"{name} must name a system (got {value!r})"
-            raise ValueError(msg)
-    if slice is not None and not isinstance(slice, str):
-        msg = f"slice must be a slice name or None (got {slice!r})"
-        raise ValueError(msg)
-    by = ("system",) if slice is None else ("system", SLICE)
-    frame, _ = prepare(records, by=by, review_rate=review_rate_usd_per_hour, machine_rate=machine_rate_usd_per_hour)
-    if slice is not None:
-        frame = explode_groups(frame, by).filter(pl.col(SLICE) == slice)
-    rate = 0.0 if review_rate_usd_per_hour is None else float(review_rate_usd_per_hour)
-    two = frame.filter(pl.col("system").is_in([baseline, candidate]))
-    pairs = pair_cases(
-        frame.select("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome"),
+    _check_names(baseline, candidate, slice)
+    request = _Request(
         baseline=baseline,
         candidate=candidate,
-        shared_versions_only=shared_versions_only,
-    )
-    keys = ["case_id", "case_version"]
-    shared = (
-        two.filter(pl.col("system") == baseline)
-        .select(keys)
-        .unique()
-        .join(two.filter(pl.col("system") == candidate).select(keys).unique(), on=keys, nulls_equal=True)
-    )
-    paired = two.join(shared, on=keys, how="semi", nulls_equal=True)
-    stats = group_statistics(paired, ("system",))
-    row_b, spend_b = _side(stats, baseline, rate)
-    row_c, spend_c = _side(stats, candidate, rate)
-    problems = [f"baseline {baseline!r}: {p}" for p in insufficiency(row_b)]
-    problems += [f"candidate {candidate!r}: {p}" for p in insufficiency(row_c)]
-    if not problems and spend_b == 0:
-        problems.append(f"baseline {baseline!r} spent nothing on the paired cases: the cost ratio is undefined")
-    units = (
-        paired.group_by("__unit")
-        .agg(
-            *[
-                expr
-                for side, system in (("b", baseline), ("c", candidate))
-                for expr in (
-                    (pl.col("__spend") + pl.col("__human_s") / 3600 * rate)
-                    .filter(pl.col("system") == system)
-                    .sum()
-                    .alias(f"spend_{side}"),
-                    pl.col("__accepted").filter(pl.col("system") == system).sum().cast(pl.Float64).alias(f"acc_{side}"),
-                )
-            ]
-        )
-        .sort("__unit")
-    )
-    n_units = units.height
-    clustered = bool(paired["case_group"].is_not_null().any())
-    common: dict[str, Any] = {
-        "baseline": baseline,
-        "candidate": candidate,
-        "slice": slice,
-        "method": RATIO_INTERVAL_METHOD,
-        "confidence_level": confidence_level,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "baseline_accepted": row_b["accepted"],
-        "candidate_accepted": row_c["accepted"],
-        "baseline_spend_usd": spend_b,
-        "candidate_spend_usd": spend_c,
-        "n_cases": shared.height,
-        "n_units": n_units,
-        "clustered": clustered,
-        "unpaired_baseline": pairs.unpaired_baseline,
-        "unpaired_candidate": pairs.unpaired_candidate,
-        "excluded_versions": pairs.excluded_versions,
-        "review_rate_usd_per_hour": review_rate_usd_per_hour,
-        "machine_rate_usd_per_hour": machine_rate_usd_per_hour,
-    }
-    if problems or spend_b is None or spend_c is None:
-        reason = "; ".join(problems)
-        cpa_b = spend_b / row_b["accepted"] if spend_b is not None and row_b["accepted"] else None
-        cpa_c = spend_c / row_c["accepted"] if spend_c is not None and row_c["accepted"] else None
-        return CostRatio(
-            status="insufficient_evidence", reason=reason, ratio=None, ci_low=None, ci_high=None,
-            interval_status="insufficient_evidence", interval_reason=reason, n_resamples_infinite=None,
-            n_resamples_undefined=None, baseline_cpa=cpa_b, candidate_cpa=cpa_c, **common,
-        )  # fmt: skip
-    cpa_b, cpa_c = spend_b / row_b["accepted"], spend_c / row_c["accepted"]
-    columns = units.select("spend_b", "acc_b", "spend_c", "acc_c").to_numpy().astype(np.float64)
-    effective = min(_kish(columns[:, 0]), _kish(columns[:, 2]))
-    boot = ratio_bootstrap(
-        np.ascontiguousarray(columns), paired_ratio_statistic, n_resamples=n_resamples, rng=np.random.default_rng(seed)
-    )
-    interval = bootstrap_interval(
-        boot,
+        slice=slice,
+        review_rate=review_rate_usd_per_hour,
+        machine_rate=machine_rate_usd_per_hour,
         confidence_level=confidence_level,
-        kind=RATIO_INTERVAL_METHOD,
+        n_resamples=n_resamples,
         seed=seed,
-        unit="paired case groups" if clustered else "paired cases",
-        infinite_means=_INFINITE,
-        positive=True,
-        min_units=MIN_UNITS_RATIO,
     )
-    return CostRatio(
-        status="ok", reason=None, ratio=cpa_c / cpa_b, ci_low=interval.ci_low, ci_high=interval.ci_high,
-        interval_status=interval.status, interval_reason=interval.reason,
-        n_resamples_infinite=interval.n_resamples_infinite, n_resamples_undefined=interval.n_resamples_undefined,
-        baseline_cpa=cpa_b, candidate_cpa=cpa_c, effective_units=effective, _bootstrap=boot, **common,
-    )  # fmt: skip
+    paired, pairs, n_cases = _paired_attempts(records, request, shared_versions_only=shared_versions_only)
+    return _ratio(request, paired, pairs=pairs, n_cases=n_cases)

@@ -12,16 +12,18 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._typing import FrameLike, IntervalMethod, Metric, ResolvedIntervalMethod, Status
+from gatestats._lookup import find_by_key
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import case_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
+from gatestats.vocabulary import FrameLike, IntervalMethod, Metric, ResolvedIntervalMethod, Status, metric_spec
 
 __all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
 
+#: The estimands :func:`analyze` reports at every k, in this order (names and labels:
+#: :data:`gatestats.vocabulary.METRICS`).
 METRICS: tuple[Metric, ...] = ("pass_hat_k", "pass_at_k")
-_LABEL = {"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}
 _SHOWN_CASES = 20
 
 
@@ -62,9 +64,25 @@ class MetricEstimate:
     _method: IntervalMethod = field(default="auto", repr=False, compare=False)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> CaseMeanInterval:
-        """Recompute the interval at another confidence level (same method, same seed)."""
+        """Recompute the interval at another confidence level (same method, same seed).
+
+        Parameters
+        ----------
+        confidence_level
+            Two-sided level, in (0, 1).
+
+        Returns
+        -------
+        CaseMeanInterval
+            The interval by the estimate's method, or ``insufficient_evidence`` with the reason.
+
+        Raises
+        ------
+        ValueError
+            The estimate is undefined (no case values), or ``confidence_level`` is outside (0, 1).
+        """
         if self._values is None:
-            msg = f"{_LABEL[self.metric]} at k={self.k} has no interval: {self.reason}"
+            msg = f"{metric_spec(self.metric).short.format(k='k')} at k={self.k} has no interval: {self.reason}"
             raise ValueError(msg)
         return case_mean_interval(
             self._values,
@@ -114,7 +132,25 @@ class SystemAnalysis:
     cases: pl.DataFrame = field(repr=False, compare=False)
 
     def get(self, metric: Metric, k: int) -> MetricEstimate:
-        """The estimate of ``metric`` at ``k``."""
+        """The estimate of ``metric`` at ``k``.
+
+        Parameters
+        ----------
+        metric
+            ``pass_hat_k`` or ``pass_at_k``.
+        k
+            One of the analysed k values.
+
+        Returns
+        -------
+        MetricEstimate
+            The estimate.
+
+        Raises
+        ------
+        KeyError
+            ``metric`` was not estimated at ``k``.
+        """
         for estimate in self.estimates:
             if estimate.metric == metric and estimate.k == k:
                 return estimate
@@ -159,12 +195,24 @@ class Analysis:
     seed: int
 
     def system(self, name: str) -> SystemAnalysis:
-        """The analysis of the system called ``name``."""
-        for item in self.systems:
-            if item.system == name:
-                return item
-        msg = f"no system {name!r} (got {[s.system for s in self.systems]})"
-        raise KeyError(msg)
+        """The analysis of the system called ``name``.
+
+        Parameters
+        ----------
+        name
+            The system's name (its value of the ``by`` column).
+
+        Returns
+        -------
+        SystemAnalysis
+            That system's analysis.
+
+        Raises
+        ------
+        KeyError
+            No system of that name.
+        """
+        return find_by_key(self.systems, lambda item: item.system, name, f"system {name!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The documented ``gatestats analyze --json`` object."""
@@ -262,7 +310,7 @@ def _estimate(
         "n_resamples": None,
         "seed": None,
     }
-    name = _LABEL[metric].replace("k", str(k))
+    name = metric_spec(metric).label(k)
     if cases.height == 0:
         return MetricEstimate(status="insufficient_evidence", reason="no cases", **base, **empty)
     if labels:
@@ -349,6 +397,13 @@ def analyze(
     Returns
     -------
     Analysis
+        One :class:`SystemAnalysis` per system, sorted by name.
+
+    Raises
+    ------
+    TypeError, ValueError, gatestats.estimators.CaseSetError
+        ``records`` not a polars frame; no k or a k below 1; an unknown or partly null ``by``
+        column; an invalid interval option; a case id at several versions or in two groups.
 
     Examples
     --------
@@ -365,73 +420,100 @@ def analyze(
         msg = f"records must be a polars DataFrame or LazyFrame (got {type(records).__name__})"
         raise TypeError(msg)
     k_values = _parse_ks(ks)
-    lazy = records.lazy()
-    schema = lazy.collect_schema()
-    if by not in schema:
-        msg = f"by: no column {by!r} in the records (got {list(schema)})"
-        raise ValueError(msg)
-    if by != "system":
-        # Trials of different original systems stay different trials under the new label.
-        origin = pl.col("system").cast(pl.String).fill_null("") if "system" in schema else pl.lit("")
-        lazy = lazy.with_columns(
-            pl.concat_str([origin, pl.lit("\x00"), pl.col("trial").cast(pl.String)]).alias("trial"),
-            pl.col(by).cast(pl.String).alias("system"),
-        )
-    summary = case_summary(lazy)
+    summary = case_summary(_by_system(records.lazy(), by))
     if summary["system"].null_count():
         msg = f"by: column {by!r} is null for some records; every record needs a system"
         raise ValueError(msg)
-    systems = []
-    for (name,), cases in summary.group_by("system", maintain_order=True):
-        group_col = cases["case_group"]
-        clustered = group_col.null_count() < cases.height
-        groups = None
-        if clustered:
-            groups = (
-                cases.select(
-                    pl.when(pl.col("case_group").is_null())
-                    .then(pl.lit("\x00case:") + pl.col("case_id") + pl.lit("@") + pl.col("case_version").fill_null(""))
-                    .otherwise(pl.col("case_group"))
-                )
-                .to_series()
-                .to_numpy()
-            )
-        estimates = tuple(
-            _estimate(
-                cases,
-                metric=metric,
-                k=k,
-                groups=groups,
-                method=method,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-            for k in k_values
-            for metric in METRICS
+    systems = [
+        _system_analysis(
+            str(name),
+            cases,
+            ks=k_values,
+            method=method,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
         )
-        systems.append(
-            SystemAnalysis(
-                system=str(name),
-                n_cases=cases.height,
-                n_trials=int(cases["n_trials"].sum()),
-                n_valid_trials=int(cases["n"].sum()),
-                n_passed=int(cases["c"].sum()),
-                n_resource_killed=int(cases["n_resource_killed"].sum()),
-                n_infra_errors=int(cases["n_infra_errors"].sum()),
-                clustered=clustered,
-                estimates=estimates,
-                variance=variance_decomposition(cases),
-                cases=cases,
-            )
-        )
-    systems.sort(key=lambda s: s.system)
+        for (name,), cases in summary.group_by("system", maintain_order=True)
+    ]
     return Analysis(
-        systems=tuple(systems),
+        systems=tuple(sorted(systems, key=lambda s: s.system)),
         ks=k_values,
         by=by,
         confidence_level=confidence_level,
         method=method,
         n_resamples=n_resamples,
         seed=seed,
+    )
+
+
+def _by_system(lazy: pl.LazyFrame, by: str) -> pl.LazyFrame:
+    """The records with ``by`` as their ``system`` column (trials keep their original system apart)."""
+    schema = lazy.collect_schema()
+    if by not in schema:
+        msg = f"by: no column {by!r} in the records (got {list(schema)})"
+        raise ValueError(msg)
+    if by == "system":
+        return lazy
+    # Trials of different original systems stay different trials under the new label.
+    origin = pl.col("system").cast(pl.String).fill_null("") if "system" in schema else pl.lit("")
+    return lazy.with_columns(
+        pl.concat_str([origin, pl.lit("\x00"), pl.col("trial").cast(pl.String)]).alias("trial"),
+        pl.col(by).cast(pl.String).alias("system"),
+    )
+
+
+def _unit_labels(cases: pl.DataFrame) -> npt.NDArray[Any] | None:
+    """Each case's resampling unit: its ``case_group``, or the case itself; ``None`` without groups."""
+    if cases["case_group"].null_count() == cases.height:
+        return None
+    return (
+        cases.select(
+            pl.when(pl.col("case_group").is_null())
+            .then(pl.lit("\x00case:") + pl.col("case_id") + pl.lit("@") + pl.col("case_version").fill_null(""))
+            .otherwise(pl.col("case_group"))
+        )
+        .to_series()
+        .to_numpy()
+    )
+
+
+def _system_analysis(
+    name: str,
+    cases: pl.DataFrame,
+    *,
+    ks: tuple[int, ...],
+    method: IntervalMethod,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> SystemAnalysis:
+    """Every estimate, the counts and the variance split of one system's cases."""
+    groups = _unit_labels(cases)
+    estimates = tuple(
+        _estimate(
+            cases,
+            metric=metric,
+            k=k,
+            groups=groups,
+            method=method,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        for k in ks
+        for metric in METRICS
+    )
+    return SystemAnalysis(
+        system=name,
+        n_cases=cases.height,
+        n_trials=int(cases["n_trials"].sum()),
+        n_valid_trials=int(cases["n"].sum()),
+        n_passed=int(cases["c"].sum()),
+        n_resource_killed=int(cases["n_resource_killed"].sum()),
+        n_infra_errors=int(cases["n_infra_errors"].sum()),
+        clustered=groups is not None,
+        estimates=estimates,
+        variance=variance_decomposition(cases),
+        cases=cases,
     )

@@ -76,13 +76,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from gatestats._typing import IntervalMethod, ResolvedIntervalMethod, Status
+from gatestats.vocabulary import (
+    IntervalMethod,
+    ResolvedIntervalMethod,
+    Status,
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_seed,
+)
 
 __all__ = [
     "CLT_FROM_CASES",
@@ -108,7 +116,7 @@ DESIGN_EFFECT_FROM_UNITS = 200
 #: Fewest independent units for which any interval is computed.
 MIN_UNITS: Final = 2
 
-_METHODS = ("auto", "bootstrap", "clt", "wilson")
+_METHODS: Final[tuple[IntervalMethod, ...]] = get_args(IntervalMethod)
 _BOOTSTRAP_BLOCK = 4_000_000  # resample x sample x support cells per block (bounds memory)
 _TIE_TOLERANCE = 1e-12
 
@@ -214,7 +222,14 @@ def wilson_interval(
     Returns
     -------
     tuple of float
-        ``(low, high)``.
+        ``(low, high)``, within [0, 1].
+
+    Raises
+    ------
+    TypeError
+        ``confidence_level`` is not a number.
+    ValueError
+        ``p_hat`` outside [0, 1], ``n`` not positive and finite, or ``confidence_level`` outside (0, 1).
 
     References
     ----------
@@ -234,9 +249,7 @@ def wilson_interval(
     if not 0 < n < math.inf:
         msg = f"n must be positive and finite (got {n})"
         raise ValueError(msg)
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
+    check_confidence_level(confidence_level)
     low, high = _wilson_bounds(
         np.array([p_hat], dtype=np.float64),
         np.array([n], dtype=np.float64),
@@ -256,6 +269,25 @@ def clustered_standard_error(values: npt.ArrayLike, groups: npt.ArrayLike | None
 
     (the second term only with ``groups``).
 
+    Parameters
+    ----------
+    values
+        One value per case.
+    groups
+        Optional group label per case.
+
+    Returns
+    -------
+    float
+        The standard error.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 cases.
+
+    Examples
+    --------
     >>> round(clustered_standard_error([0, 1, 1, 0]), 6)
     0.288675
     >>> round(clustered_standard_error([0, 1, 1, 0], ["a", "a", "b", "b"]), 6)
@@ -304,6 +336,32 @@ def _quantile_columns(sorted_draws: npt.NDArray[np.float64], q: npt.NDArray[np.f
     return quantiles
 
 
+def _jackknife_acceleration(
+    counts: npt.NDArray[np.intp],
+    sup_sum: npt.NDArray[np.float64],
+    sup_size: npt.NDArray[np.float64],
+    *,
+    units: int,
+    total_sum: npt.NDArray[np.float64],
+    total_size: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """BCa acceleration per sample from the jackknife over units (Efron & Tibshirani 1993, eq. 14.15).
+
+    ``counts`` (samples x support) says how many units of each sample hold each distinct
+    (sum, size) pair of the support; leaving out one unit is evaluated once per pair.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        leave_out = (total_sum[:, None] - sup_sum[None, :]) / (total_size[:, None] - sup_size[None, :])
+    leave_out = np.where(counts > 0, leave_out, 0.0)
+    jack_mean = (counts * leave_out).sum(axis=1) / units
+    u = np.where(counts > 0, jack_mean[:, None] - leave_out, 0.0)
+    u2 = (counts * u**2).sum(axis=1)
+    u3 = (counts * u**3).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acceleration: npt.NDArray[np.float64] = np.where(u2 > 0, u3 / (6 * u2**1.5), 0.0)
+    return acceleration
+
+
 def _bootstrap_bounds(
     unit_sums: npt.NDArray[np.float64],
     unit_sizes: npt.NDArray[np.float64],
@@ -329,18 +387,9 @@ def _bootstrap_bounds(
     total_sum = counts @ sup_sum
     total_size = counts @ sup_size
     estimate = total_sum / total_size
-
-    # Jackknife over units (Efron & Tibshirani 1993, eq. 14.15), on the support.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        leave_out = (total_sum[:, None] - sup_sum[None, :]) / (total_size[:, None] - sup_size[None, :])
-    leave_out = np.where(counts > 0, leave_out, 0.0)
-    jack_mean = (counts * leave_out).sum(axis=1) / units
-    u = np.where(counts > 0, jack_mean[:, None] - leave_out, 0.0)
-    u2 = (counts * u**2).sum(axis=1)
-    u3 = (counts * u**3).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        acceleration = np.where(u2 > 0, u3 / (6 * u2**1.5), 0.0)
-
+    acceleration = _jackknife_acceleration(
+        counts, sup_sum, sup_size, units=units, total_sum=total_sum, total_size=total_size
+    )
     alpha = 1 - confidence_level
     z_tails = np.array([special.ndtri(alpha / 2), special.ndtri(1 - alpha / 2)])
     low, high, boot_se = np.empty(rows), np.empty(rows), np.empty(rows)
@@ -396,6 +445,57 @@ class _IntervalBatch:
     n_units: int
 
 
+def _choose_methods(
+    method: IntervalMethod, *, rows: int, n_units: int, constant: npt.NDArray[np.bool_], offer_everywhere: bool
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Per sample, the method (index into ``_RESOLVED``) and :data:`OK` or the refusal code."""
+    code = np.full(rows, OK, dtype=np.intp)
+    chosen = np.full(rows, -1, dtype=np.intp)
+    if method == "auto":
+        chosen[:] = 2 if n_units >= CLT_FROM_CASES else 0
+        chosen[constant] = 0
+        return chosen, code
+    chosen[:] = _RESOLVED.index(method)
+    if method != "wilson":
+        minimum = MIN_CASES_CLT if method == "clt" else MIN_CASES_BOOTSTRAP
+        if n_units < minimum and not offer_everywhere:
+            code[:] = REFUSED_NOT_OFFERED
+        code[(code == OK) & constant] = REFUSED_CONSTANT
+    return chosen, code
+
+
+def _wilson_batch(
+    p: npt.NDArray[np.float64],
+    s: npt.NDArray[np.float64],
+    constant: npt.NDArray[np.bool_],
+    inverse: npt.NDArray[np.intp] | None,
+    *,
+    n_cases: int,
+    n_units: int,
+    confidence_level: float,
+    max_effective_n: float | None,
+    design_effect_from_units: int | None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``."""
+    z = _z(confidence_level)
+    factor = (z / float(special.stdtrit(n_units - 1, 0.5 + confidence_level / 2))) ** 2
+    sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
+    # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
+    # mean of the units is at least as precise as a proportion over this many units.
+    units_bound = float(sizes.sum() ** 2 / (sizes @ sizes))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kish = np.where(constant, units_bound, n_cases * p * (1 - p) / ((n_cases - 1) * s * s))
+    trusted = DESIGN_EFFECT_FROM_UNITS if design_effect_from_units is None else design_effect_from_units
+    if n_units < trusted:
+        kish = np.minimum(kish, units_bound)
+    cap = float(n_cases) if max_effective_n is None else float(max_effective_n)
+    # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
+    # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
+    eff_n = np.minimum(kish, cap) * np.where(constant, 1.0, factor)
+    low, high = _wilson_bounds(p, eff_n, z, continuity_correction=True)
+    return eff_n, low, high
+
+
 def _interval_batch(
     values: npt.NDArray[np.float64],
     inverse: npt.NDArray[np.intp] | None,
@@ -421,47 +521,26 @@ def _interval_batch(
     n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
     nan = np.full(rows, np.nan)
     estimate = values.mean(axis=1) if n_cases else nan.copy()
-    code = np.full(rows, OK, dtype=np.intp)
-    chosen = np.full(rows, -1, dtype=np.intp)
     if n_units < MIN_UNITS:
-        code[:] = REFUSED_FEW_UNITS
         return _IntervalBatch(
             estimate=estimate, se=nan, low=nan, high=nan, effective_n=nan, boot_se=nan,
-            code=code, method=chosen, constant=np.ones(rows, dtype=np.bool_), n_units=n_units,
+            code=np.full(rows, REFUSED_FEW_UNITS, dtype=np.intp), method=np.full(rows, -1, dtype=np.intp),
+            constant=np.ones(rows, dtype=np.bool_), n_units=n_units,
         )  # fmt: skip
     se = _standard_errors(values, inverse)
     constant = np.all(values == values[:, :1], axis=1)
-    if method == "auto":
-        chosen[:] = 2 if n_units >= CLT_FROM_CASES else 0
-        chosen[constant] = 0
-    else:
-        chosen[:] = _RESOLVED.index(method)
-        if method != "wilson":
-            minimum = MIN_CASES_CLT if method == "clt" else MIN_CASES_BOOTSTRAP
-            if n_units < minimum and not offer_everywhere:
-                code[:] = REFUSED_NOT_OFFERED
-            code[(code == OK) & constant] = REFUSED_CONSTANT
+    chosen, code = _choose_methods(
+        method, rows=rows, n_units=n_units, constant=constant, offer_everywhere=offer_everywhere
+    )
     low, high, eff_n, boot_se = nan.copy(), nan.copy(), nan.copy(), nan.copy()
 
     wil = (code == OK) & (chosen == 0)
     if wil.any():
-        z = _z(confidence_level)
-        factor = (z / float(special.stdtrit(n_units - 1, 0.5 + confidence_level / 2))) ** 2
-        sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
-        # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
-        # mean of the units is at least as precise as a proportion over this many units.
-        units_bound = float(sizes.sum() ** 2 / (sizes @ sizes))
-        p, s = estimate[wil], se[wil]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kish = np.where(constant[wil], units_bound, n_cases * p * (1 - p) / ((n_cases - 1) * s * s))
-        trusted = DESIGN_EFFECT_FROM_UNITS if design_effect_from_units is None else design_effect_from_units
-        if n_units < trusted:
-            kish = np.minimum(kish, units_bound)
-        cap = float(n_cases) if max_effective_n is None else float(max_effective_n)
-        # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
-        # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
-        eff_n[wil] = np.minimum(kish, cap) * np.where(constant[wil], 1.0, factor)
-        low[wil], high[wil] = _wilson_bounds(p, eff_n[wil], z, continuity_correction=True)
+        eff_n[wil], low[wil], high[wil] = _wilson_batch(
+            estimate[wil], se[wil], constant[wil], inverse, n_cases=n_cases, n_units=n_units,
+            confidence_level=confidence_level, max_effective_n=max_effective_n,
+            design_effect_from_units=design_effect_from_units,
+        )  # fmt: skip
 
     clt = (code == OK) & (chosen == 2)
     if clt.any():
@@ -480,8 +559,7 @@ def _interval_batch(
             sums, sizes, n_resamples=n_resamples, rng=rng, confidence_level=confidence_level,
             kind=bootstrap_kind,
         )  # fmt: skip
-        degenerate = boot & ~(low < high)
-        code[degenerate] = REFUSED_DEGENERATE
+        code[boot & ~(low < high)] = REFUSED_DEGENERATE
 
     refused = code != OK
     chosen[refused] = -1
@@ -533,9 +611,11 @@ def case_mean_interval(
 
     Raises
     ------
+    TypeError
+        ``confidence_level`` is not a number.
     ValueError
         On an unknown method, a confidence level outside (0, 1), fewer than 100 resamples, a
-        non-positive ``max_effective_n``, values outside [0, 1] or NaN, or one group label per
+        negative seed, a non-positive ``max_effective_n``, values outside [0, 1] or NaN, or one group label per
         case missing.
 
     Examples
@@ -546,30 +626,9 @@ def case_mean_interval(
     >>> case_mean_interval([0.5], method="clt").status
     'insufficient_evidence'
     """
-    if method not in _METHODS:
-        msg = f"method must be one of {', '.join(map(repr, _METHODS))} (got {method!r})"
-        raise ValueError(msg)
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
-    if n_resamples < 100:
-        msg = f"n_resamples must be at least 100 (got {n_resamples})"
-        raise ValueError(msg)
-    if max_effective_n is not None and not max_effective_n > 0:
-        msg = f"max_effective_n must be positive (got {max_effective_n})"
-        raise ValueError(msg)
-    s = np.asarray(values, dtype=np.float64).ravel()
-    if np.isnan(s).any() or (s.size and (s.min() < 0 or s.max() > 1)):
-        msg = "values must be case-level estimates in [0, 1] without NaN"
-        raise ValueError(msg)
-    inverse: npt.NDArray[np.intp] | None = None
-    if groups is not None:
-        g = np.asarray(groups).ravel()
-        if g.shape != s.shape:
-            msg = f"groups must have one label per case (got {g.size} labels for {s.size} cases)"
-            raise ValueError(msg)
-        inverse = np.unique(g, return_inverse=True)[1].astype(np.intp)
-    used_seed = 0 if seed is None else int(seed)
+    _check_options(method, confidence_level, n_resamples, max_effective_n)
+    s, inverse = _case_values(values, groups)
+    used_seed = 0 if seed is None else check_seed(int(seed))
     batch = _interval_batch(
         s[None, :],
         inverse,
@@ -579,20 +638,63 @@ def case_mean_interval(
         rng=np.random.default_rng(used_seed),
         max_effective_n=max_effective_n,
     )
+    return _single_result(
+        batch, s, clustered=inverse is not None, method=method, confidence_level=confidence_level,
+        n_resamples=n_resamples, seed=used_seed,
+    )  # fmt: skip
+
+
+def _check_options(
+    method: IntervalMethod, confidence_level: float, n_resamples: int, max_effective_n: float | None
+) -> None:
+    check_choice(method, _METHODS, "method")
+    check_confidence_level(confidence_level)
+    check_n_resamples(n_resamples)
+    if max_effective_n is not None and not max_effective_n > 0:
+        msg = f"max_effective_n must be positive (got {max_effective_n})"
+        raise ValueError(msg)
+
+
+def _case_values(
+    values: npt.ArrayLike, groups: npt.ArrayLike | None
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.intp] | None]:
+    """The checked case values and the group code of each case (``None`` without groups)."""
+    s = np.asarray(values, dtype=np.float64).ravel()
+    if np.isnan(s).any() or (s.size and (s.min() < 0 or s.max() > 1)):
+        msg = "values must be case-level estimates in [0, 1] without NaN"
+        raise ValueError(msg)
+    if groups is None:
+        return s, None
+    g = np.asarray(groups).ravel()
+    if g.shape != s.shape:
+        msg = f"groups must have one label per case (got {g.size} labels for {s.size} cases)"
+        raise ValueError(msg)
+    return s, np.unique(g, return_inverse=True)[1].astype(np.intp)
+
+
+def _single_result(
+    batch: _IntervalBatch,
+    s: npt.NDArray[np.float64],
+    *,
+    clustered: bool,
+    method: IntervalMethod,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> CaseMeanInterval:
+    """The :class:`CaseMeanInterval` of a batch of one sample."""
     n_cases = int(s.size)
-    unit = "groups" if inverse is not None else "cases"
     code = int(batch.code[0])
-    estimate = float(batch.estimate[0]) if n_cases else None
     common = {
-        "estimate": estimate,
+        "estimate": float(batch.estimate[0]) if n_cases else None,
         "requested_method": method,
         "confidence_level": confidence_level,
         "n_cases": n_cases,
         "n_units": batch.n_units,
-        "clustered": inverse is not None,
+        "clustered": clustered,
     }
     if code != OK:
-        reason = _reason(code, method, batch.n_units, unit, s)
+        reason = _reason(code, method, batch.n_units, "groups" if clustered else "cases", s)
         none = {"ci_low": None, "ci_high": None, "se": None, "method": None}
         return CaseMeanInterval(status="insufficient_evidence", reason=reason, **none, **common)  # type: ignore[arg-type]
     resolved = _RESOLVED[int(batch.method[0])]
@@ -606,7 +708,7 @@ def case_mean_interval(
         method=resolved,
         effective_n=float(batch.effective_n[0]) if resolved == "wilson" else None,
         n_resamples=n_resamples if bootstrap else None,
-        seed=used_seed if bootstrap else None,
+        seed=seed if bootstrap else None,
         **common,  # type: ignore[arg-type]
     )
 

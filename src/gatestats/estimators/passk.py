@@ -30,12 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, prod
+from typing import get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._typing import FrameLike, Metric
+from gatestats.vocabulary import FrameLike, Metric, check_choice
 
 __all__ = [
     "CaseValues",
@@ -68,6 +69,29 @@ def _check(n: int, c: int, k: int) -> None:
 def pass_at_k_exact(n: int, c: int, k: int) -> Fraction:
     """Exact unbiased pass@k of one case: ``1 - C(n-c, k) / C(n, k)``.
 
+    Parameters
+    ----------
+    n
+        Valid trials of the case.
+    c
+        Passed trials, ``0 <= c <= n``.
+    k
+        Trials per draw, ``1 <= k <= n``.
+
+    Returns
+    -------
+    fractions.Fraction
+        The estimate as an exact rational.
+
+    Raises
+    ------
+    TypeError
+        ``n``, ``c`` or ``k`` is not an integer.
+    ValueError
+        ``k < 1``, ``c`` outside [0, n], or ``k > n`` (undefined).
+
+    Examples
+    --------
     >>> pass_at_k_exact(4, 1, 2)
     Fraction(1, 2)
     """
@@ -78,6 +102,23 @@ def pass_at_k_exact(n: int, c: int, k: int) -> Fraction:
 def pass_hat_k_exact(n: int, c: int, k: int) -> Fraction:
     """Exact unbiased pass^k of one case: ``C(c, k) / C(n, k)``.
 
+    Parameters
+    ----------
+    n, c, k
+        Valid trials, passed trials and trials per draw, as in :func:`pass_at_k_exact`.
+
+    Returns
+    -------
+    fractions.Fraction
+        The estimate as an exact rational.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As in :func:`pass_at_k_exact`.
+
+    Examples
+    --------
     >>> pass_hat_k_exact(4, 3, 2)
     Fraction(1, 2)
     """
@@ -90,6 +131,23 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
     .. math:: 1 - \\prod_{i=n-c+1}^{n} \\left(1 - \\frac{k}{i}\\right)
 
+    Parameters
+    ----------
+    n, c, k
+        Valid trials, passed trials and trials per draw, as in :func:`pass_at_k_exact`.
+
+    Returns
+    -------
+    float
+        The estimate.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As in :func:`pass_at_k_exact`.
+
+    Examples
+    --------
     >>> round(pass_at_k(200, 13, 10), 6)
     0.497551
     """
@@ -104,6 +162,23 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
     .. math:: \\prod_{j=0}^{k-1} \\frac{c - j}{n - j}
 
+    Parameters
+    ----------
+    n, c, k
+        Valid trials, passed trials and trials per draw, as in :func:`pass_at_k_exact`.
+
+    Returns
+    -------
+    float
+        The estimate.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As in :func:`pass_at_k_exact`.
+
+    Examples
+    --------
     >>> pass_hat_k(4, 2, 2)
     0.16666666666666666
     """
@@ -114,12 +189,8 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 
 def _exact(metric: Metric) -> Callable[[int, int, int], Fraction]:
-    if metric == "pass_at_k":
-        return pass_at_k_exact
-    if metric == "pass_hat_k":
-        return pass_hat_k_exact
-    msg = f"metric must be 'pass_at_k' or 'pass_hat_k' (got {metric!r})"
-    raise ValueError(msg)
+    check_choice(metric, get_args(Metric), "metric")
+    return pass_at_k_exact if metric == "pass_at_k" else pass_hat_k_exact
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,6 +212,29 @@ def case_values(n: npt.ArrayLike, c: npt.ArrayLike, *, k: int, metric: Metric) -
     One exact (rational) evaluation per distinct ``(n, c)`` pair, mapped back onto the cases:
     a million cases cost a handful of exact evaluations.
 
+    Parameters
+    ----------
+    n
+        Valid trials per case.
+    c
+        Passed trials per case.
+    k
+        Trials per draw.
+    metric
+        ``pass_at_k`` or ``pass_hat_k``.
+
+    Returns
+    -------
+    CaseValues
+        Per-case values (NaN where ``n < k``), which cases are defined, and the exact sum.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric, or ``n`` and ``c`` of different lengths.
+
+    Examples
+    --------
     >>> r = case_values([4, 4, 1], [4, 2, 1], k=2, metric="pass_hat_k")
     >>> r.values.round(4).tolist(), r.defined.tolist(), r.exact_sum
     ([1.0, 0.1667, nan], [True, True, False], Fraction(7, 6))
@@ -170,6 +264,27 @@ def per_case_values(summary: FrameLike, *, k: int, metric: Metric) -> pl.DataFra
     ``summary`` has integer columns ``n`` and ``c`` (see :func:`case_summary`). Cases with
     ``n < k`` get a null value (undefined, never 0).
 
+    Parameters
+    ----------
+    summary
+        Per-case counts with integer columns ``n`` and ``c``.
+    k
+        Trials per draw.
+    metric
+        ``pass_at_k`` or ``pass_hat_k``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``summary`` with a ``value`` column.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric.
+
+    Examples
+    --------
     >>> import polars as pl
     >>> per_case_values(pl.DataFrame({"n": [4, 1], "c": [2, 1]}), k=2, metric="pass_hat_k")["value"].to_list()
     [0.16666666666666666, None]
@@ -186,6 +301,27 @@ def exact_case_sum(summary: FrameLike, *, k: int, metric: Metric) -> Fraction:
     The mean over cases is this sum divided by the number of cases: the exact numerator and
     denominator behind every printed estimate.
 
+    Parameters
+    ----------
+    summary
+        Per-case counts with integer columns ``n`` and ``c``.
+    k
+        Trials per draw.
+    metric
+        ``pass_at_k`` or ``pass_hat_k``.
+
+    Returns
+    -------
+    fractions.Fraction
+        The exact sum.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric, or a case with ``n < k`` (undefined).
+
+    Examples
+    --------
     >>> import polars as pl
     >>> exact_case_sum(pl.DataFrame({"n": [4, 4, 4], "c": [4, 2, 0]}), k=2, metric="pass_hat_k")
     Fraction(7, 6)

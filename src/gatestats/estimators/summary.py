@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from gatestats._typing import FrameLike
 from gatestats.errors import GatestatsError
+from gatestats.vocabulary import FrameLike, final_attempts, is_valid_outcome
 
 __all__ = ["CASE_KEY", "CaseSetError", "case_summary"]
 
@@ -66,21 +66,15 @@ def case_summary(records: FrameLike, *, allow_several_versions: bool = False) ->
     if missing:
         msg = f"records lack required column(s) {missing}"
         raise ValueError(msg)
-    selected = lazy.select(_REQUIRED)
-    trial_key = ["system", *CASE_KEY, "trial"]
-    # A trial's outcome is that of its highest attempt. Only trials with a retry (attempt > 0,
-    # usually few) need resolving: find their latest attempt and drop the superseded rows.
-    latest = selected.filter(pl.col("attempt") > 0).group_by(trial_key).agg(pl.col("attempt").max().alias("__latest"))
-    final = selected.join(latest, on=trial_key, how="left", nulls_equal=True).filter(
-        pl.col("__latest").is_null() | (pl.col("attempt") == pl.col("__latest"))
-    )
+    # A trial's outcome is that of its highest attempt (the vocabulary's "which attempt counts").
+    final = final_attempts(lazy.select(_REQUIRED))
     per_case = (
         final.group_by("system", *CASE_KEY)
         .agg(
             pl.col("case_group").n_unique().alias("__n_groups"),
             pl.col("case_group").first(),
             pl.len().cast(pl.Int64).alias("n_trials"),
-            pl.col("outcome").is_in(["passed", "failed", "resource_killed"]).sum().cast(pl.Int64).alias("n"),
+            is_valid_outcome().sum().cast(pl.Int64).alias("n"),
             (pl.col("outcome") == "passed").sum().cast(pl.Int64).alias("c"),
             (pl.col("outcome") == "resource_killed").sum().cast(pl.Int64).alias("n_resource_killed"),
             (pl.col("outcome") == "infra_error").sum().cast(pl.Int64).alias("n_infra_errors"),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gatestats._typing import FrameLike, Status
+from gatestats.vocabulary import FrameLike, Status
 
 __all__ = ["VarianceDecomposition", "variance_decomposition"]
 
@@ -53,6 +53,19 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
     Cases with fewer than two valid trials carry no within-case information: if any case has
     ``n < 2`` the decomposition is ``insufficient_evidence``.
 
+    Parameters
+    ----------
+    summary
+        Per-case counts (e.g. from :func:`gatestats.estimators.case_summary`).
+
+    Returns
+    -------
+    VarianceDecomposition
+        The two variance components, the share from trials and advice, or
+        ``insufficient_evidence`` with the reason.
+
+    Examples
+    --------
     >>> import polars as pl
     >>> d = variance_decomposition(pl.DataFrame({"n": [4, 4, 4, 4], "c": [4, 0, 4, 0]}))
     >>> d.within_case_variance, d.share_from_trials

@@ -45,9 +45,10 @@ from typing import Any
 import polars as pl
 from scipy import stats
 
-from gatestats._typing import Alternative, FrameLike, Status
 from gatestats.estimators import VarianceDecomposition, case_summary, variance_decomposition
+from gatestats.paired._plan import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
+from gatestats.vocabulary import Alternative, FrameLike, Status
 
 __all__ = [
     "CasesTrialsPlan",
@@ -103,6 +104,28 @@ def cases_for_trials(
 
     .. math:: n(K) = (z_{1-\alpha/2} + z_{1-\beta})^2\,(\omega^2 + \sigma^2/K) / \delta^2
 
+    Parameters
+    ----------
+    mde
+        Minimum detectable effect :math:`\delta` on the pass rate (absolute), in (0, 1).
+    between_case_variance, within_case_variance
+        :math:`\omega^2` and :math:`\sigma^2`, each in [0, 1].
+    trials
+        Trials per case :math:`K`.
+    alpha, power, alternative
+        As for :func:`plan_cases_trials`.
+
+    Returns
+    -------
+    float
+        :math:`n(K)`, not rounded.
+
+    Raises
+    ------
+    ValueError
+        ``mde``, ``alpha`` or ``power`` outside (0, 1), a variance outside [0, 1], ``trials`` not an
+        integer in [1, 10,000], or an unknown ``alternative``.
+
     Examples
     --------
     :math:`\omega^2 = 0.04`, :math:`\sigma^2 = 0.12`, :math:`\delta = 0.05`, two-sided 5%, power
@@ -118,7 +141,7 @@ def cases_for_trials(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TrialsOption:
+class TrialsOption(FieldsAsDict):
     """Cases needed with ``trials`` trials per case, and what that costs in trials."""
 
     trials: int
@@ -126,10 +149,6 @@ class TrialsOption:
     total_trials: int
     variance_per_case: float
     share_from_trials: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -229,6 +248,12 @@ def plan_cases_trials(
     Returns
     -------
     CasesTrialsPlan
+        One option per number of trials, the cases floor and the advice.
+
+    Raises
+    ------
+    ValueError
+        An option outside its domain (as for :func:`cases_for_trials`; ``available_cases`` >= 1).
 
     Examples
     --------
@@ -242,12 +267,71 @@ def plan_cases_trials(
     _check(mde=mde, alpha=alpha, power=power, alternative=alternative)
     _check_components(between_case_variance, within_case_variance)
     ks = _check_trials(trials)
+    _check_available(available_cases)
+    base = _base(
+        mde, alpha=alpha, power=power, alternative=alternative, available_cases=available_cases,
+        pilot_system=pilot_system, pilot_cases=pilot_cases, pilot_mean_trials=pilot_mean_trials,
+    )  # fmt: skip
+    omega2, sigma2 = float(between_case_variance), float(within_case_variance)
+    if omega2 + sigma2 == 0:
+        return _unknown(
+            "no variation in the pass rate: every case passed every trial, or failed every trial, so the "
+            "variance, and with it the cases needed, cannot be estimated; run a pilot with more varied cases",
+            base,
+        )
+    scale = _z_sum(alpha, power, alternative) ** 2 / mde**2
+    floor = _ceil(scale * omega2)
+    trials_for_available, available_advice = _for_available(available_cases, omega2, sigma2, scale, power, mde)
+    return CasesTrialsPlan(
+        status="ok",
+        reason=None,
+        between_case_variance=omega2,
+        within_case_variance=sigma2,
+        cases_floor=floor,
+        trials_for_available_cases=trials_for_available,
+        options=tuple(_option(k, omega2, sigma2, scale) for k in ks),
+        advice=_advice(omega2, sigma2, floor) + available_advice,
+        **base,
+    )
+
+
+def _check_available(available_cases: int | None) -> None:
     if available_cases is not None and (
         isinstance(available_cases, bool) or not isinstance(available_cases, int) or available_cases < 1
     ):
         msg = f"available_cases must be an integer >= 1 (got {available_cases!r})"
         raise ValueError(msg)
-    base: dict[str, Any] = {
+
+
+def _for_available(
+    available_cases: int | None, omega2: float, sigma2: float, scale: float, power: float, mde: float
+) -> tuple[int | None, str]:
+    """The fewest trials per case that reach the target with the cases available, and the advice."""
+    if available_cases is None:
+        return None, ""
+    room = available_cases / scale - omega2
+    if room <= 0:
+        return None, (
+            f"; with {available_cases} cases no number of trials reaches power {power:g} for {mde:g}: "
+            f"at least {math.floor(scale * omega2) + 1} cases are needed"
+        )
+    trials = max(1, math.ceil(sigma2 / room - 1e-9))
+    return trials, f"; with {available_cases} cases, run {trials} trial(s) per case"
+
+
+def _base(
+    mde: float,
+    *,
+    alpha: float,
+    power: float,
+    alternative: Alternative,
+    available_cases: int | None,
+    pilot_system: str | None,
+    pilot_cases: int | None,
+    pilot_mean_trials: float | None,
+) -> dict[str, Any]:
+    """The fields of a plan that restate its inputs."""
+    return {
         "mde": mde,
         "alpha": alpha,
         "power": power,
@@ -257,71 +341,41 @@ def plan_cases_trials(
         "pilot_cases": pilot_cases,
         "pilot_mean_trials": pilot_mean_trials,
     }
-    omega2, sigma2 = float(between_case_variance), float(within_case_variance)
-    if omega2 + sigma2 == 0:
-        return _unknown(
-            "no variation in the pass rate: every case passed every trial, or failed every trial, so the "
-            "variance, and with it the cases needed, cannot be estimated; run a pilot with more varied cases",
-            base,
-        )
-    scale = _z_sum(alpha, power, alternative) ** 2 / mde**2
 
-    def ceil(x: float) -> int:
-        return max(1, math.ceil(x - 1e-9))
 
-    options = []
-    for k in ks:
-        per_case = omega2 + sigma2 / k
-        n_k = ceil(scale * per_case)
-        options.append(
-            TrialsOption(
-                trials=k,
-                cases_needed=n_k,
-                total_trials=n_k * k,
-                variance_per_case=per_case,
-                share_from_trials=(sigma2 / k) / per_case,
-            )
-        )
-    floor = ceil(scale * omega2)
-    trials_for_available = None
-    if available_cases is not None:
-        room = available_cases / scale - omega2
-        if room > 0:
-            trials_for_available = max(1, math.ceil(sigma2 / room - 1e-9))
+def _ceil(x: float) -> int:
+    return max(1, math.ceil(x - 1e-9))
+
+
+def _option(k: int, omega2: float, sigma2: float, scale: float) -> TrialsOption:
+    """The cases needed with ``k`` trials per case, and what they cost."""
+    per_case = omega2 + sigma2 / k
+    n_k = _ceil(scale * per_case)
+    return TrialsOption(
+        trials=k,
+        cases_needed=n_k,
+        total_trials=n_k * k,
+        variance_per_case=per_case,
+        share_from_trials=(sigma2 / k) / per_case,
+    )
+
+
+def _advice(omega2: float, sigma2: float, floor: int) -> str:
+    """Whether to add cases or trials, from the share of trial-to-trial noise in one trial's variance."""
     share_one = sigma2 / (omega2 + sigma2)
     if omega2 == 0:
-        advice = (
+        return (
             "the pilot shows no variation between cases beyond trial noise: more trials per case and more cases "
             "help alike; count total trials"
         )
-    elif share_one >= 0.5:
-        advice = (
+    if share_one >= 0.5:
+        return (
             f"{share_one:.0%} of the variance of a single trial is trial-to-trial noise: a few trials per case "
             f"cut the cases needed, but never below {floor}"
         )
-    else:
-        advice = (
-            f"only {share_one:.0%} of the variance of a single trial is trial-to-trial noise: add cases rather "
-            f"than trials (at least {floor} cases are needed however many trials are run)"
-        )
-    if available_cases is not None:
-        if trials_for_available is None:
-            advice += (
-                f"; with {available_cases} cases no number of trials reaches power {power:g} for {mde:g}: "
-                f"at least {math.floor(scale * omega2) + 1} cases are needed"
-            )
-        else:
-            advice += f"; with {available_cases} cases, run {trials_for_available} trial(s) per case"
-    return CasesTrialsPlan(
-        status="ok",
-        reason=None,
-        between_case_variance=omega2,
-        within_case_variance=sigma2,
-        cases_floor=floor,
-        trials_for_available_cases=trials_for_available,
-        options=tuple(options),
-        advice=advice,
-        **base,
+    return (
+        f"only {share_one:.0%} of the variance of a single trial is trial-to-trial noise: add cases rather "
+        f"than trials (at least {floor} cases are needed however many trials are run)"
     )
 
 
@@ -353,6 +407,11 @@ def plan_cases_trials_from_pilot(
     mde, trials, alpha, power, alternative, available_cases
         As for :func:`plan_cases_trials`.
 
+    Returns
+    -------
+    CasesTrialsPlan
+        The plan, or ``insufficient_evidence`` when the pilot cannot split the variance.
+
     Raises
     ------
     ValueError
@@ -367,17 +426,12 @@ def plan_cases_trials_from_pilot(
         raise ValueError(msg)
     cases = summary.filter(pl.col("system") == system)
     split: VarianceDecomposition = variance_decomposition(cases)
-    pilot = {"pilot_system": system, "pilot_cases": split.n_cases, "pilot_mean_trials": split.mean_trials_per_case}
     if split.status != "ok" or split.between_case_variance is None or split.within_case_variance is None:
         _check_trials(trials)
-        base = {
-            "mde": mde,
-            "alpha": alpha,
-            "power": power,
-            "alternative": alternative,
-            "available_cases": available_cases,
-            **pilot,
-        }
+        base = _base(
+            mde, alpha=alpha, power=power, alternative=alternative, available_cases=available_cases,
+            pilot_system=system, pilot_cases=split.n_cases, pilot_mean_trials=split.mean_trials_per_case,
+        )  # fmt: skip
         advice = f"; {split.advice}" if split.advice else ""
         return _unknown(f"the pilot cannot split the variance: {split.reason}{advice}", base)
     return plan_cases_trials(

@@ -35,14 +35,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gatestats._typing import (
-    Alternative,
-    ComparisonStatus,
-    FrameLike,
-    Metric,
-    PairedIntervalMethod,
-    PairedTest,
-)
 from gatestats.paired.intervals import DifferenceInterval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.paired.noninferiority import (
@@ -50,11 +42,19 @@ from gatestats.paired.noninferiority import (
     noninferiority_bounded_mean,
     noninferiority_test,
 )
-from gatestats.paired.odds_ratio import conditional_odds_ratio
-from gatestats.paired.pairing import CaseTable, PairedCases, build_case_table, pair_table
-from gatestats.paired.resolution import resolution
+from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
+from gatestats.paired.pairing import CaseTable, PairedCases, pair_cases
+from gatestats.paired.resolution import Resolution, resolution
 from gatestats.paired.result import Comparison, ComparisonOptions, difference_interval
 from gatestats.paired.trials import permutation_test, sign_counts, unit_sums
+from gatestats.vocabulary import (
+    Alternative,
+    ComparisonStatus,
+    FrameLike,
+    Metric,
+    PairedIntervalMethod,
+    PairedTest,
+)
 
 __all__ = ["Comparison", "ComparisonOptions", "compare", "compare_pair"]
 
@@ -65,6 +65,23 @@ _TIE = 1e-12
 def _shown(labels: npt.NDArray[np.object_]) -> str:
     items = labels[:_SHOWN].tolist()
     return ", ".join(items) + (" ..." if labels.size > _SHOWN else "")
+
+
+def _paired_fields(paired: PairedCases, options: ComparisonOptions) -> dict[str, Any]:
+    """The fields of a :class:`Comparison` that come from the pairing and the options alone."""
+    return {
+        "baseline": paired.baseline,
+        "candidate": paired.candidate,
+        "metric": paired.table.metric,
+        "k": paired.table.k,
+        "alternative": options.alternative,
+        "confidence_level": options.confidence_level,
+        "unpaired_baseline": paired.unpaired_baseline,
+        "unpaired_candidate": paired.unpaired_candidate,
+        "excluded_versions": paired.excluded_versions,
+        "seed": options.seed,
+        "n_resamples": options.n_resamples,
+    }
 
 
 def _undefined(
@@ -87,50 +104,19 @@ def _undefined(
         reason=reason,
     )
     return Comparison(
-        baseline=paired.baseline, candidate=paired.candidate, metric=t.metric, k=t.k,
-        design="several_trials", alternative=options.alternative, confidence_level=options.confidence_level,
-        test="exact" if options.test == "auto" else options.test, status="insufficient_evidence",
-        reason=reason, n_pairs=paired.n_pairs,
+        **_paired_fields(paired, options),
+        design="several_trials", test="exact" if options.test == "auto" else options.test,
+        status="insufficient_evidence", reason=reason, n_pairs=paired.n_pairs,
         n_units=paired.n_pairs, clustered=False, a=None, b=0, c=0, d=None, n_ties=0, statistic=None,
         pvalue=None, pvalue_exact=None, pvalue_midp=None, pvalue_permutation=None, permutation_exact=None,
         p_baseline=None, p_candidate=None, diff=None, interval=empty, odds_ratio=None, noninferiority=None,
-        resolution=None, flips_pass_to_fail=(), flips_fail_to_pass=(),
-        unpaired_baseline=paired.unpaired_baseline, unpaired_candidate=paired.unpaired_candidate,
-        excluded_versions=paired.excluded_versions, undefined_cases=tuple(names.tolist()),
-        seed=options.seed, n_resamples=options.n_resamples, n_permutations=None,
+        resolution=None, flips_pass_to_fail=(), flips_fail_to_pass=(), undefined_cases=tuple(names.tolist()),
+        n_permutations=None,
     )  # fmt: skip
 
 
-def compare_pair(
-    paired: PairedCases, options: ComparisonOptions, *, resolution_alpha: float | None = None
-) -> Comparison:
-    """Compare two paired systems of a :class:`CaseTable` (the engine behind :func:`compare`).
-
-    ``resolution_alpha`` overrides the level of the resolution check (used for Bonferroni
-    families); it defaults to ``1 - confidence_level``.
-    """
-    t: CaseTable = paired.table
-    i, j = t.systems.index(paired.baseline), t.systems.index(paired.candidate)
-    idx = paired.indices
-    vb, vc = t.value[i, idx], t.value[j, idx]
-    labels = t.labels[idx]
-    bad = np.isnan(vb) | np.isnan(vc)
-    if bad.any():
-        return _undefined(paired, options, labels, bad)
-    diffs = vc - vb
-    groups = None if t.groups is None else t.groups[idx]
-    clustered = groups is not None and np.unique(groups).size < idx.size
-    unit_groups = groups if clustered else None
-    one_trial = t.k == 1 and bool((t.n[i, idx] == 1).all() and (t.n[j, idx] == 1).all())
-    worse, better = diffs < -_TIE, diffs > _TIE
-    b, c = int(worse.sum()), int(better.sum())
-    a = d = None
-    if one_trial:
-        a = int(((vb == 1) & (vc == 1)).sum())
-        d = int(((vb == 0) & (vc == 0)).sum())
-    sums, unit_sizes = unit_sums(diffs, unit_groups)
-    ub, uc = sign_counts(sums)
-    exact, midp = (float(x) for x in mcnemar_pvalues(ub, uc, alternative=options.alternative))
+def _resolve_test(options: ComparisonOptions, *, one_trial: bool, clustered: bool) -> PairedTest:
+    """The test ``auto`` stands for here; refuse ``midp`` where its size was not shown to hold."""
     independent_table = one_trial and not clustered
     midp_offered = independent_table and options.alternative == "two-sided"
     test = options.test if options.test != "auto" else ("midp" if midp_offered else "exact")
@@ -146,38 +132,57 @@ def compare_pair(
             f"{size} (docs/paired.md); use 'exact', 'permutation' or 'auto'"
         )
         raise ValueError(msg)
+    return test
+
+
+def _pvalues(
+    sums: npt.NDArray[np.float64], signs: tuple[int, int], test: PairedTest, options: ComparisonOptions
+) -> dict[str, Any]:
+    """The sign-test p-values of the unit sums, the permutation test when asked, and the chosen one."""
+    ub, uc = signs
+    exact, midp = (float(x) for x in mcnemar_pvalues(ub, uc, alternative=options.alternative))
     perm: float | None = None
     perm_exact: bool | None = None
     if test == "permutation":
         perm, perm_exact = permutation_test(
             sums, alternative=options.alternative, n_permutations=options.n_permutations, seed=options.seed
         )
-    pvalue = {"midp": midp, "exact": exact, "permutation": perm}[test]
-    interval = difference_interval(
-        diffs, unit_groups, a if not clustered else None, b, c, d if not clustered else None, options
-    )
-    n = int(idx.size)
-    units = int(sums.size)
-    diff = float(diffs.mean())
-    odds = None
-    ni: NonInferiorityTest | None = None
+    return {
+        "test": test,
+        "statistic": uc,
+        "pvalue": {"midp": midp, "exact": exact, "permutation": perm}[test],
+        "pvalue_exact": exact,
+        "pvalue_midp": midp,
+        "pvalue_permutation": perm,
+        "permutation_exact": perm_exact,
+        "n_permutations": options.n_permutations if test == "permutation" and not perm_exact else None,
+    }
+
+
+def _noninferiority_and_odds(
+    counts: tuple[int, int, int],
+    sums: npt.NDArray[np.float64],
+    unit_sizes: npt.NDArray[np.float64] | None,
+    options: ComparisonOptions,
+    *,
+    table: bool,
+) -> tuple[OddsRatioEstimate | None, NonInferiorityTest | None]:
+    """The conditional odds ratio (2x2 table only) and the non-inferiority test (with a margin)."""
+    b, c, n = counts
     alpha_one = options.alpha / 2
-    if one_trial and not clustered:
+    if table:
         odds = conditional_odds_ratio(b, c, confidence_level=options.confidence_level, alternative=options.alternative)
-        if options.margin is not None:
-            ni = noninferiority_test(b, c, n, margin=options.margin, alpha=alpha_one)
-    elif options.margin is not None:
-        ni = noninferiority_bounded_mean(
-            sums, unit_sizes if clustered else None, margin=options.margin, alpha=alpha_one
-        )
-    res = resolution(
-        units,
-        ub + uc,
-        alpha=options.alpha if resolution_alpha is None else resolution_alpha,
-        alternative=options.alternative,
-        midp=test == "midp",
-        margin=options.margin,
-    )
+        ni = None if options.margin is None else noninferiority_test(b, c, n, margin=options.margin, alpha=alpha_one)
+        return odds, ni
+    if options.margin is None:
+        return None, None
+    return None, noninferiority_bounded_mean(sums, unit_sizes, margin=options.margin, alpha=alpha_one)
+
+
+def _status(
+    interval: DifferenceInterval, res: Resolution, ni: NonInferiorityTest | None
+) -> tuple[ComparisonStatus, str | None]:
+    """The comparison's status and reason from its interval, resolution and non-inferiority test."""
     status: ComparisonStatus = "ok"
     reasons: list[str] = []
     if interval.status != "ok":
@@ -190,51 +195,77 @@ def compare_pair(
         reasons.append(f"non-inferiority: {ni.reason}")
         if status == "ok":
             status = ni.status
-    return Comparison(
-        baseline=paired.baseline,
-        candidate=paired.candidate,
-        metric=t.metric,
-        k=t.k,
-        design="one_trial" if one_trial else "several_trials",
-        alternative=options.alternative,
-        confidence_level=options.confidence_level,
-        test=test,
-        status=status,
-        reason="; ".join(reasons) if reasons else None,
-        n_pairs=n,
-        n_units=units,
-        clustered=clustered,
-        a=a,
-        b=b,
-        c=c,
-        d=d,
-        n_ties=n - b - c,
-        statistic=uc,
-        pvalue=pvalue,
-        pvalue_exact=exact,
-        pvalue_midp=midp,
-        pvalue_permutation=perm,
-        permutation_exact=perm_exact,
-        p_baseline=float(vb.mean()),
-        p_candidate=float(vc.mean()),
-        diff=diff,
-        interval=interval,
-        odds_ratio=odds,
-        noninferiority=ni,
-        resolution=res,
-        flips_pass_to_fail=tuple(labels[worse].tolist()),
-        flips_fail_to_pass=tuple(labels[better].tolist()),
-        unpaired_baseline=paired.unpaired_baseline,
-        unpaired_candidate=paired.unpaired_candidate,
-        excluded_versions=paired.excluded_versions,
-        undefined_cases=(),
-        seed=options.seed,
-        n_resamples=options.n_resamples,
-        n_permutations=options.n_permutations if test == "permutation" and not perm_exact else None,
-        _diffs=diffs,
-        _groups=unit_groups,
-        _interval_method=options.interval,
+    return status, "; ".join(reasons) if reasons else None
+
+
+def compare_pair(
+    paired: PairedCases, options: ComparisonOptions, *, resolution_alpha: float | None = None
+) -> Comparison:
+    """Compare two paired systems of a :class:`CaseTable` (the engine behind :func:`compare`).
+
+    Parameters
+    ----------
+    paired
+        The paired cases of the two systems (:func:`gatestats.paired.pair_cases`).
+    options
+        The validated options of the comparison.
+    resolution_alpha
+        Level of the resolution check (Bonferroni families pass theirs); default
+        ``1 - confidence_level``.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    ValueError
+        ``test`` or ``interval`` not offered for this design (the message says why).
+    """
+    t: CaseTable = paired.table
+    i, j = t.systems.index(paired.baseline), t.systems.index(paired.candidate)
+    idx = paired.indices
+    vb, vc = t.value[i, idx], t.value[j, idx]
+    labels = t.labels[idx]
+    bad = np.isnan(vb) | np.isnan(vc)
+    if bad.any():
+        return _undefined(paired, options, labels, bad)
+    diffs = vc - vb
+    groups = None if t.groups is None else t.groups[idx]
+    clustered = groups is not None and np.unique(groups).size < idx.size
+    unit_groups = groups if clustered else None
+    one_trial = t.k == 1 and bool((t.n[i, idx] == 1).all() and (t.n[j, idx] == 1).all())
+    worse, better = diffs < -_TIE, diffs > _TIE
+    b, c, n = int(worse.sum()), int(better.sum()), int(idx.size)
+    a = int(((vb == 1) & (vc == 1)).sum()) if one_trial else None
+    d = int(((vb == 0) & (vc == 0)).sum()) if one_trial else None
+    sums, unit_sizes = unit_sums(diffs, unit_groups)
+    ub, uc = sign_counts(sums)
+    pvalues = _pvalues(sums, (ub, uc), _resolve_test(options, one_trial=one_trial, clustered=clustered), options)
+    interval = difference_interval(
+        diffs, unit_groups, a if not clustered else None, b, c, d if not clustered else None, options
     )
+    odds, ni = _noninferiority_and_odds(
+        (b, c, n), sums, unit_sizes if clustered else None, options, table=one_trial and not clustered
+    )
+    res = resolution(
+        int(sums.size),
+        ub + uc,
+        alpha=options.alpha if resolution_alpha is None else resolution_alpha,
+        alternative=options.alternative,
+        midp=pvalues["test"] == "midp",
+        margin=options.margin,
+    )
+    status, reason = _status(interval, res, ni)
+    return Comparison(
+        **_paired_fields(paired, options), **pvalues,
+        design="one_trial" if one_trial else "several_trials", status=status, reason=reason, n_pairs=n,
+        n_units=int(sums.size), clustered=clustered, a=a, b=b, c=c, d=d, n_ties=n - b - c,
+        p_baseline=float(vb.mean()), p_candidate=float(vc.mean()), diff=float(diffs.mean()), interval=interval,
+        odds_ratio=odds, noninferiority=ni, resolution=res, flips_pass_to_fail=tuple(labels[worse].tolist()),
+        flips_fail_to_pass=tuple(labels[better].tolist()), undefined_cases=(),
+        _diffs=diffs, _groups=unit_groups, _interval_method=options.interval,
+    )  # fmt: skip
 
 
 def compare(
@@ -263,38 +294,25 @@ def compare(
         Run records (``DataFrame`` or ``LazyFrame``; see :func:`gatestats.records.load_records`).
     baseline, candidate
         The two systems (values of ``system_column``).
-    margin
-        Non-inferiority margin :math:`\Delta \in (0, 1)` on the difference of pass rates: tests
-        :math:`H_0: \delta \le -\Delta` at one-sided level :math:`(1 - \text{confidence\_level})/2`.
-    alternative
-        Of the tests and the interval: ``two-sided``; ``less`` (the candidate is worse);
-        ``greater`` (the candidate is better).
-    confidence_level
-        Of the interval; the tests' level is ``1 - confidence_level``.
-    test
-        The p-value reported as ``pvalue``: ``auto`` (default: ``midp`` for a two-sided test with
-        one trial per independent case, Fagerland et al. 2013; ``exact`` otherwise), ``midp``,
-        ``exact`` (conditional McNemar / sign test) or ``permutation`` (sign-flip on per-case
-        differences). ``midp`` is offered only where its A/A size was shown to stay within the
-        level (two-sided, one trial per independent case; ``docs/paired.md``); ``pvalue_midp`` is
-        reported everywhere for reference.
-    interval
-        ``auto`` (Tango with one trial per independent case; else the t interval with Miller's
-        clustered SE), ``tango``, ``newcombe``, ``bootstrap`` (from 200 units) or ``clt``.
+    margin, alternative, confidence_level, test, interval, n_resamples, n_permutations, seed
+        The options of the comparison, as documented in :class:`ComparisonOptions`: a
+        non-inferiority margin, the alternative, the interval's level (the tests' level is
+        ``1 - confidence_level``), the p-value reported as ``pvalue`` (``auto``: mid-p two-sided
+        with one trial per independent case, exact otherwise), the interval method, and the
+        bootstrap resamples, Monte Carlo permutations and their seed (recorded).
     metric, k
         Per-case estimate compared with several trials: ``pass_hat_k`` (default; at ``k = 1`` the
         pass rate) or ``pass_at_k``.
     shared_versions_only
         Compare only the case versions both ran (the others are listed); otherwise a case id run
         at different versions is an error.
-    n_resamples, n_permutations, seed
-        Bootstrap resamples, Monte Carlo permutations, and the seed of both (recorded).
     system_column
         Column that names the system.
 
     Returns
     -------
     Comparison
+        Counts, p-values, interval, odds ratio, non-inferiority test, resolution and flips.
 
     Raises
     ------
@@ -303,15 +321,10 @@ def compare(
     ValueError
         An option outside its domain (the message names it and what was got).
 
-    References
-    ----------
-    Fagerland, M. W., Lydersen, S. & Laake, P. (2013). BMC Med. Res. Methodol. 13:91.
-    Tango, T. (1998). Statistics in Medicine 17(8), 891-908.
-    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640, eq. 7.
-
     Examples
     --------
-    Bentur et al. (2009): a = 1, b = 1, c = 7, d = 12 (Fagerland et al. 2013).
+    Bentur et al. (2009): a = 1, b = 1, c = 7, d = 12 (Fagerland et al. 2013, BMC Med. Res.
+    Methodol. 13:91; Tango 1998 for the interval).
 
     >>> import polars as pl
     >>> cells = [(1, 1)] * 1 + [(1, 0)] * 1 + [(0, 1)] * 7 + [(0, 0)] * 12
@@ -326,22 +339,11 @@ def compare(
     (0.2857, 0.026, 0.5172, 'tango')
     """
     options = ComparisonOptions(
-        margin=margin,
-        alternative=alternative,
-        confidence_level=confidence_level,
-        test=test,
-        interval=interval,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        seed=seed,
-    )
-    table = build_case_table(
-        records,
-        metric=metric,
-        k=k,
-        systems=[baseline, candidate],
-        system_column=system_column,
-        allow_several_versions=shared_versions_only,
-    )
-    paired = pair_table(table, baseline=baseline, candidate=candidate, shared_versions_only=shared_versions_only)
+        margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
+        n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+    )  # fmt: skip
+    paired = pair_cases(
+        records, baseline=baseline, candidate=candidate, shared_versions_only=shared_versions_only,
+        metric=metric, k=k, system_column=system_column,
+    )  # fmt: skip
     return compare_pair(paired, options)

@@ -37,14 +37,25 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 from scipy import special, stats
 
-from gatestats._typing import FrameLike, Status, WorkingCorrelation
+from gatestats._columns import system_records
+from gatestats._lookup import find_by_key
+from gatestats.vocabulary import (
+    TRIAL_KEY,
+    FrameLike,
+    Status,
+    WorkingCorrelation,
+    check_choice,
+    check_confidence_level,
+    final_attempts,
+    is_valid_outcome,
+)
 
 __all__ = ["BIAS_REDUCED_BELOW", "MIN_CLUSTERS", "FactorEffect", "FactorModel", "factor_model"]
 
@@ -110,21 +121,47 @@ class FactorModel:
     _cov: npt.NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
 
     def get(self, term: str) -> FactorEffect:
-        """The effect of ``term`` (as statsmodels names it, e.g. ``C(model)[T.b]:planning``)."""
-        for effect in self.effects:
-            if effect.term == term:
-                return effect
-        msg = f"no term {term!r} (got {[e.term for e in self.effects]})"
-        raise KeyError(msg)
+        """The effect of ``term`` (as statsmodels names it, e.g. ``C(model)[T.b]:planning``).
+
+        Parameters
+        ----------
+        term
+            The term's name.
+
+        Returns
+        -------
+        FactorEffect
+            Its estimate, standard error, test and interval.
+
+        Raises
+        ------
+        KeyError
+            The model has no such term (the message lists those it has).
+        """
+        return find_by_key(self.effects, lambda effect: effect.term, term, f"term {term!r}")
 
     def confidence_interval(self, confidence_level: float = 0.95) -> pl.DataFrame:
-        """Wald intervals of every term at another level: columns ``term, ci_low, ci_high``."""
+        """Wald intervals of every term at another level.
+
+        Parameters
+        ----------
+        confidence_level
+            Two-sided level of every term's Wald interval, in (0, 1).
+
+        Returns
+        -------
+        polars.DataFrame
+            Columns ``term, ci_low, ci_high``, one row per term.
+
+        Raises
+        ------
+        ValueError
+            The model has no estimates (the message gives its reason), or a level outside (0, 1).
+        """
         if self._params is None or self._cov is None:
             msg = f"the factor model has no estimates: {self.reason}"
             raise ValueError(msg)
-        if not 0 < confidence_level < 1:
-            msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-            raise ValueError(msg)
+        check_confidence_level(confidence_level)
         z = float(stats.norm.isf((1 - confidence_level) / 2))
         se = np.sqrt(np.diag(self._cov))
         return pl.DataFrame(
@@ -171,18 +208,11 @@ class FactorModel:
 
 
 def _trials(records: FrameLike, system_column: str) -> pl.DataFrame:
-    lazy = records.lazy()
-    schema = lazy.collect_schema()
-    missing = [name for name in (system_column, *_REQUIRED) if name not in schema]
-    if missing:
-        msg = f"records lack required column(s) {missing} (got {list(schema)})"
-        raise ValueError(msg)
-    key = ["system", "case_id", "case_version", "trial"]
+    selected = system_records(records.lazy(), system_column, _REQUIRED)
     return (
-        lazy.select(pl.col(system_column).cast(pl.String).alias("system"), *_REQUIRED)
-        .group_by(key)
-        .agg(pl.col("outcome").sort_by("attempt").last(), pl.col("case_group").sort_by("attempt").last())
-        .filter(pl.col("outcome") != "infra_error")
+        final_attempts(selected)
+        .select(*TRIAL_KEY, "outcome", "case_group")
+        .filter(is_valid_outcome())
         .with_columns(
             (pl.col("outcome") == "passed").cast(pl.Float64).alias("__passed"),
             pl.when(pl.col("case_group").is_not_null())
@@ -269,32 +299,13 @@ def factor_model(
     >>> fit.status, fit.n_clusters, round(fit.get("planning").estimate, 2)
     ('ok', 60, 0.73)
     """
-    if not isinstance(records, pl.DataFrame | pl.LazyFrame):
-        msg = f"records must be a polars DataFrame or LazyFrame (got {type(records).__name__})"
-        raise TypeError(msg)
-    if working_correlation not in ("exchangeable", "independence"):
-        msg = f"working_correlation must be 'exchangeable' or 'independence' (got {working_correlation!r})"
-        raise ValueError(msg)
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
-    if not isinstance(factors, str) or not factors.strip() or "~" in factors:
-        msg = f"factors must be the right-hand side of a formula, e.g. 'C(model) * planning' (got {factors!r})"
-        raise ValueError(msg)
+    _check_arguments(records, factors, working_correlation, confidence_level)
     table = _design_frame(design, system_column)
-    trials = _trials(records, system_column)
-    systems = set(trials["system"].unique().to_list())
-    described = set(table["system"].to_list())
-    if systems - described:
-        msg = f"design: no row for system(s) {sorted(systems - described)} (got rows for {sorted(described)})"
-        raise ValueError(msg)
-    if described - systems:
-        msg = f"design: system(s) {sorted(described - systems)} have no records (got {sorted(systems)})"
-        raise ValueError(msg)
-    data = trials.join(table, on="system", how="left")
+    data = _trials(records, system_column)
+    _check_design_covers(set(data["system"].unique().to_list()), set(table["system"].to_list()))
+    data = data.join(table, on="system", how="left")
     formula = f"__passed ~ {factors.strip()}"
     n_clusters = int(data["__cluster"].n_unique())
-    rates = data.group_by("system").agg(pl.col("__passed").mean().alias("rate")).sort("system")
     empty = pl.DataFrame(
         schema={"system": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
     )
@@ -304,24 +315,51 @@ def factor_model(
         "working_correlation": working_correlation,
         "n_trials": data.height,
         "n_clusters": n_clusters,
-        "n_configurations": len(systems),
+        "n_configurations": table.height,
     }
-    degenerate = rates.filter(pl.col("rate").is_in([0.0, 1.0]))
-    reason = None
-    if n_clusters < MIN_CLUSTERS:
-        reason = f"the factor model needs at least {MIN_CLUSTERS} independent cases or case groups (got {n_clusters})"
-    elif not degenerate.is_empty():
-        shown = ", ".join(f"{r['system']} ({r['rate']:.0%})" for r in degenerate.iter_rows(named=True))
-        reason = (
-            f"configuration(s) {shown} passed or failed every trial: their log odds are unbounded (the "
-            "maximum-likelihood estimate does not exist)"
-        )
+    reason = _why_no_fit(data, n_clusters)
     if reason is not None:
         return FactorModel(
             status="insufficient_evidence", reason=reason, correlation=None, cov_type=None, effects=(),
             predicted=empty, **base,
         )  # fmt: skip
     return _fit(data, table, formula, base, working_correlation, n_clusters, confidence_level, empty)
+
+
+def _check_arguments(records: object, factors: object, working_correlation: object, confidence_level: object) -> None:
+    if not isinstance(records, pl.DataFrame | pl.LazyFrame):
+        msg = f"records must be a polars DataFrame or LazyFrame (got {type(records).__name__})"
+        raise TypeError(msg)
+    check_choice(working_correlation, get_args(WorkingCorrelation), "working_correlation")
+    check_confidence_level(confidence_level)
+    if not isinstance(factors, str) or not factors.strip() or "~" in factors:
+        msg = f"factors must be the right-hand side of a formula, e.g. 'C(model) * planning' (got {factors!r})"
+        raise ValueError(msg)
+
+
+def _check_design_covers(systems: set[str], described: set[str]) -> None:
+    """Every system with records has a design row, and every design row has records."""
+    if systems - described:
+        msg = f"design: no row for system(s) {sorted(systems - described)} (got rows for {sorted(described)})"
+        raise ValueError(msg)
+    if described - systems:
+        msg = f"design: system(s) {sorted(described - systems)} have no records (got {sorted(systems)})"
+        raise ValueError(msg)
+
+
+def _why_no_fit(data: pl.DataFrame, n_clusters: int) -> str | None:
+    """Why the model cannot be fitted (too few clusters, a configuration at 0% or 100%), or ``None``."""
+    if n_clusters < MIN_CLUSTERS:
+        return f"the factor model needs at least {MIN_CLUSTERS} independent cases or case groups (got {n_clusters})"
+    rates = data.group_by("system").agg(pl.col("__passed").mean().alias("rate")).sort("system")
+    degenerate = rates.filter(pl.col("rate").is_in([0.0, 1.0]))
+    if degenerate.is_empty():
+        return None
+    shown = ", ".join(f"{r['system']} ({r['rate']:.0%})" for r in degenerate.iter_rows(named=True))
+    return (
+        f"configuration(s) {shown} passed or failed every trial: their log odds are unbounded (the "
+        "maximum-likelihood estimate does not exist)"
+    )
 
 
 def _fit(
@@ -365,34 +403,8 @@ def _fit(
             cov_type=cov_type, effects=(), predicted=empty, **base,
         )  # fmt: skip
     z = float(stats.norm.isf((1 - confidence_level) / 2))
-    se = np.sqrt(np.diag(cov))
-    effects = tuple(
-        FactorEffect(
-            term=str(name),
-            estimate=float(p),
-            se=float(s),
-            statistic=float(p / s),
-            pvalue=float(2 * stats.norm.sf(abs(p / s))),
-            ci_low=float(p - z * s),
-            ci_high=float(p + z * s),
-        )
-        for name, p, s in zip(model.exog_names, params, se, strict=True)
-    )
-    # Population-averaged pass probability of each configuration (delta method on the logit).
-    design_rows = pd.DataFrame({name: table[name].to_numpy() for name in table.columns})
-    design_rows["__passed"] = 0.0
-    exog = _exog_for(model, design_rows)
-    eta = exog @ params
-    eta_se = np.sqrt(np.einsum("ij,jk,ik->i", exog, cov, exog))
-    expit = special.expit
-    predicted = pl.DataFrame(
-        {
-            "system": table["system"].to_list(),
-            "estimate": expit(eta),
-            "ci_low": expit(eta - z * eta_se),
-            "ci_high": expit(eta + z * eta_se),
-        }
-    ).sort("system")
+    effects = _effects(model.exog_names, params, cov, z)
+    predicted = _predicted(model, table, params, cov, z)
     dep = getattr(result.cov_struct, "dep_params", None)
     correlation = float(dep) if working_correlation == "exchangeable" and dep is not None else None
     return FactorModel(
@@ -406,6 +418,46 @@ def _fit(
         _cov=cov,
         **base,
     )
+
+
+def _effects(
+    names: list[str], params: npt.NDArray[np.float64], cov: npt.NDArray[np.float64], z: float
+) -> tuple[FactorEffect, ...]:
+    """Wald estimate, test and interval of every term."""
+    se = np.sqrt(np.diag(cov))
+    return tuple(
+        FactorEffect(
+            term=str(name),
+            estimate=float(p),
+            se=float(s),
+            statistic=float(p / s),
+            pvalue=float(2 * stats.norm.sf(abs(p / s))),
+            ci_low=float(p - z * s),
+            ci_high=float(p + z * s),
+        )
+        for name, p, s in zip(names, params, se, strict=True)
+    )
+
+
+def _predicted(
+    model: Any, table: pl.DataFrame, params: npt.NDArray[np.float64], cov: npt.NDArray[np.float64], z: float
+) -> pl.DataFrame:
+    """Population-averaged pass probability of each configuration (delta method on the logit)."""
+    pd = importlib.import_module("pandas")
+    design_rows = pd.DataFrame({name: table[name].to_numpy() for name in table.columns})
+    design_rows["__passed"] = 0.0
+    exog = _exog_for(model, design_rows)
+    eta = exog @ params
+    eta_se = np.sqrt(np.einsum("ij,jk,ik->i", exog, cov, exog))
+    expit = special.expit
+    return pl.DataFrame(
+        {
+            "system": table["system"].to_list(),
+            "estimate": expit(eta),
+            "ci_low": expit(eta - z * eta_se),
+            "ci_high": expit(eta + z * eta_se),
+        }
+    ).sort("system")
 
 
 def _exog_for(model: Any, rows: Any) -> npt.NDArray[np.float64]:

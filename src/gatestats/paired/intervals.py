@@ -95,8 +95,8 @@ from typing import Any
 
 from scipy import optimize, stats
 
-from gatestats._typing import Alternative, ResolvedPairedIntervalMethod, Status
 from gatestats.paired.mcnemar import check_alternative
+from gatestats.vocabulary import Alternative, ResolvedPairedIntervalMethod, Status, check_confidence_level
 
 __all__ = [
     "DifferenceInterval",
@@ -158,12 +158,6 @@ def _check_table(**counts: int) -> None:
             raise ValueError(msg)
 
 
-def _check_level(confidence_level: float) -> None:
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
-
-
 def _z(confidence_level: float, alternative: Alternative) -> float:
     tail = 1 - confidence_level if alternative != "two-sided" else (1 - confidence_level) / 2
     return float(stats.norm.isf(tail))
@@ -176,6 +170,26 @@ def tango_statistic(b: int, c: int, n: int, delta0: float) -> float:
     :math:`\delta = p_\text{candidate} - p_\text{baseline}`. Positive values favour
     :math:`\delta > \delta_0`. At :math:`\delta_0 = 0` this is :math:`(c - b)/\sqrt{b + c}`.
 
+    Parameters
+    ----------
+    b, c, n
+        Units passed by the baseline only, by the candidate only, and all units.
+    delta0
+        The difference under the null, in [-1, 1].
+
+    Returns
+    -------
+    float
+        The score statistic.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not non-negative integers with ``b + c <= n`` and ``n >= 1``, or
+        ``delta0`` outside [-1, 1].
+
+    Examples
+    --------
     >>> round(tango_statistic(16, 6, 161, 0.0), 4)  # Cavo et al. (2012): McNemar's z
     -2.132
     """
@@ -226,7 +240,13 @@ def tango_interval(
     Returns
     -------
     tuple of float
-        ``(low, high)``.
+        ``(low, high)``, within [-1, 1] (Tango's score interval).
+
+    Raises
+    ------
+    ValueError
+        Counts that are not non-negative integers with ``b + c <= n`` and ``n >= 1``, or an
+        option outside its domain.
 
     Examples
     --------
@@ -236,7 +256,7 @@ def tango_interval(
     [-0.124, -0.0054]
     """
     _check_table(b=b, c=c, n=n)
-    _check_level(confidence_level)
+    check_confidence_level(confidence_level)
     check_alternative(alternative)
     if n == 0 or b + c > n:
         msg = f"need 0 <= b + c <= n and n >= 1 (got b={b}, c={c}, n={n})"
@@ -295,7 +315,13 @@ def newcombe_interval(
     Returns
     -------
     tuple of float
-        ``(low, high)``.
+        ``(low, high)``, within [-1, 1] (Newcombe's hybrid interval).
+
+    Raises
+    ------
+    ValueError
+        Counts that are not non-negative integers, an empty table, or an option outside its
+        domain.
 
     Examples
     --------
@@ -306,7 +332,7 @@ def newcombe_interval(
     [0.0569, 0.3404]
     """
     _check_table(a=a, b=b, c=c, d=d)
-    _check_level(confidence_level)
+    check_confidence_level(confidence_level)
     check_alternative(alternative)
     n = a + b + c + d
     if n == 0:
@@ -346,6 +372,28 @@ def scas_statistic(
     (at least 2 with ``variance_correction``). Positive values favour :math:`\delta > \delta_0`.
     With both corrections off it equals :func:`tango_statistic`.
 
+    Parameters
+    ----------
+    b, c, n
+        Units passed by the baseline only, by the candidate only, and all units.
+    delta0
+        The difference under the null, in [-1, 1].
+    skewness_correction, variance_correction
+        As for :func:`scas_interval`.
+
+    Returns
+    -------
+    float
+        The score deviate.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not non-negative integers with ``b + c <= n`` (``n >= 2`` with the
+        variance correction), or ``delta0`` outside [-1, 1].
+
+    Examples
+    --------
     >>> round(scas_statistic(1, 7, 21, 0.0), 4)  # ratesci::scorepairci(c(1, 1, 7, 12))$pval: scorenull
     2.0702
     """
@@ -420,6 +468,12 @@ def scas_interval(
         ``(low, high)``, found by Brent's method to :math:`10^{-12}` on each side of
         :math:`(c - b)/n`.
 
+    Raises
+    ------
+    ValueError
+        Counts that are not non-negative integers with ``b + c <= n`` and ``n >= 1`` (2 with the
+        variance correction), or an option outside its domain.
+
     References
     ----------
     Laud, P. J. (2017). Pharmaceutical Statistics 16(5), 334-348.
@@ -435,7 +489,7 @@ def scas_interval(
     [0.0184, 0.5281]
     """
     _check_table(b=b, c=c, n=n)
-    _check_level(confidence_level)
+    check_confidence_level(confidence_level)
     check_alternative(alternative)
     if n == 0 or b + c > n:
         msg = f"need 0 <= b + c <= n and n >= 1 (got b={b}, c={c}, n={n})"

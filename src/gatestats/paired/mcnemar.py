@@ -53,19 +53,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gatestats._typing import Alternative, AsymptoticMcNemarMethod, Status
+from gatestats.vocabulary import Alternative, AsymptoticMcNemarMethod, Status, check_choice
 
 __all__ = [
     "ALTERNATIVES",
     "AsymptoticMcNemarTest",
     "McNemarTest",
     "check_alternative",
+    "check_counts",
     "mcnemar_asymptotic_test",
     "mcnemar_pvalues",
     "mcnemar_test",
@@ -73,18 +74,56 @@ __all__ = [
     "min_exact_pvalue",
 ]
 
-ALTERNATIVES: tuple[Alternative, ...] = ("two-sided", "less", "greater")
+ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
 def check_alternative(alternative: object) -> Alternative:
-    """Return ``alternative`` if it is one of :data:`ALTERNATIVES`, else raise ``ValueError``."""
-    if alternative not in ALTERNATIVES:
-        msg = f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))} (got {alternative!r})"
-        raise ValueError(msg)
-    return alternative
+    """Check an alternative against :data:`ALTERNATIVES`.
+
+    Parameters
+    ----------
+    alternative
+        The alternative given.
+
+    Returns
+    -------
+    Alternative
+        The alternative.
+
+    Raises
+    ------
+    ValueError
+        Not one of :data:`ALTERNATIVES`.
+    """
+    return check_choice(alternative, ALTERNATIVES, "alternative")  # type: ignore[return-value]
+
+
+def check_counts(b: object, c: object) -> tuple[int, int]:
+    """Check the discordant counts of a paired table.
+
+    Parameters
+    ----------
+    b, c
+        Units passed by the baseline only, and by the candidate only.
+
+    Returns
+    -------
+    tuple of int
+        ``(b, c)`` as Python integers.
+
+    Raises
+    ------
+    ValueError
+        A count that is not a non-negative integer (a bool is not one).
+    """
+    for name, value in (("b", b), ("c", c)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+            msg = f"{name} must be a non-negative integer (got {value!r})"
+            raise ValueError(msg)
+    return int(b), int(c)  # type: ignore[call-overload]
 
 
 def _counts(name: str, value: Any) -> IntArray:
@@ -148,6 +187,22 @@ def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", midp: bo
     All ``m`` discordant units favour one side: the exact p-value is :math:`2^{-m}` one-sided and
     :math:`2^{1-m}` two-sided; the mid-p value is half of that.
 
+    Parameters
+    ----------
+    m
+        Discordant units.
+    alternative
+        Of the test.
+    midp
+        The mid-p test (else the exact conditional test).
+
+    Returns
+    -------
+    float
+        The smallest reachable p-value (1 with no discordant unit).
+
+    Examples
+    --------
     >>> min_exact_pvalue(5), min_exact_pvalue(5, midp=True)
     (0.0625, 0.03125)
     """
@@ -160,6 +215,25 @@ def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", midp: bo
 def min_discordant_for(alpha: float, *, alternative: Alternative = "two-sided", midp: bool = False) -> int:
     """Fewest discordant units with which the exact (mid-p) test can reach ``p <= alpha``.
 
+    Parameters
+    ----------
+    alpha
+        Significance level, in (0, 1).
+    alternative, midp
+        As in :func:`min_exact_pvalue`.
+
+    Returns
+    -------
+    int
+        The fewest discordant units.
+
+    Raises
+    ------
+    ValueError
+        ``alpha`` outside (0, 1).
+
+    Examples
+    --------
     >>> min_discordant_for(0.05), min_discordant_for(0.05, midp=True), min_discordant_for(0.05, alternative="less")
     (6, 5, 5)
     """
@@ -172,8 +246,26 @@ def min_discordant_for(alpha: float, *, alternative: Alternative = "two-sided", 
     return m
 
 
+class _DiscordantCounts:
+    """Mixin of a test on the discordant counts ``b`` and ``c`` (a frozen slotted dataclass)."""
+
+    __slots__: tuple[str, ...] = ()
+    b: int
+    c: int
+
+    @property
+    def n_discordant(self) -> int:
+        """``b + c``."""
+        return self.b + self.c
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: ``b``, ``c``, ``n_discordant``, then the other fields in order."""
+        counts = {"b": self.b, "c": self.c, "n_discordant": self.n_discordant}
+        return counts | {name: getattr(self, name) for name in self.__slots__ if name not in counts}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class McNemarTest:
+class McNemarTest(_DiscordantCounts):
     """Exact and mid-p McNemar test of one 2x2 table of paired outcomes.
 
     ``statistic`` is ``c``, the number of discordant units favouring the candidate (the exact
@@ -189,25 +281,6 @@ class McNemarTest:
     pvalue: float
     pvalue_exact: float
     pvalue_midp: float
-
-    @property
-    def n_discordant(self) -> int:
-        """``b + c``."""
-        return self.b + self.c
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "b": self.b,
-            "c": self.c,
-            "n_discordant": self.n_discordant,
-            "alternative": self.alternative,
-            "midp": self.midp,
-            "statistic": self.statistic,
-            "pvalue": self.pvalue,
-            "pvalue_exact": self.pvalue_exact,
-            "pvalue_midp": self.pvalue_midp,
-        }
 
 
 def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp: bool = True) -> McNemarTest:
@@ -246,10 +319,7 @@ def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp
     >>> round(t.pvalue_exact, 6), round(t.pvalue_midp, 6)
     (0.052479, 0.03469)
     """
-    for name, value in (("b", b), ("c", c)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-            msg = f"{name} must be a non-negative integer (got {value!r})"
-            raise ValueError(msg)
+    check_counts(b, c)
     exact, mid = mcnemar_pvalues(int(b), int(c), alternative=alternative)
     pe, pm = float(exact), float(mid)
     return McNemarTest(
@@ -265,7 +335,7 @@ def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AsymptoticMcNemarTest:
+class AsymptoticMcNemarTest(_DiscordantCounts):
     """McNemar's asymptotic test, with (Edwards 1948) or without continuity correction.
 
     ``statistic`` is the 1-df chi-square, ``z`` the signed normal deviate (positive when the
@@ -283,25 +353,19 @@ class AsymptoticMcNemarTest:
     status: Status
     reason: str | None
 
-    @property
-    def n_discordant(self) -> int:
-        """``b + c``."""
-        return self.b + self.c
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "b": self.b,
-            "c": self.c,
-            "n_discordant": self.n_discordant,
-            "alternative": self.alternative,
-            "method": self.method,
-            "statistic": self.statistic,
-            "z": self.z,
-            "pvalue": self.pvalue,
-            "status": self.status,
-            "reason": self.reason,
-        }
+def _asymptotic(b: int, c: int, alternative: Alternative, k: float) -> tuple[float, float, float]:
+    """McNemar's chi-square with continuity correction ``k``, its signed root and the p-value."""
+    m = b + c
+    statistic = max(abs(c - b) - k, 0.0) ** 2 / m
+    z = math.copysign(math.sqrt(statistic), c - b)
+    if alternative == "two-sided":
+        pvalue = float(stats.chi2.sf(statistic, 1))
+    elif alternative == "greater":
+        pvalue = float(stats.norm.sf((c - b - k) / math.sqrt(m)))
+    else:
+        pvalue = float(stats.norm.cdf((c - b + k) / math.sqrt(m)))
+    return statistic, z, pvalue
 
 
 def mcnemar_asymptotic_test(
@@ -324,6 +388,12 @@ def mcnemar_asymptotic_test(
     Returns
     -------
     AsymptoticMcNemarTest
+        The statistic, its signed root ``z`` and the p-value (none without discordant units).
+
+    Raises
+    ------
+    ValueError
+        A count that is not a non-negative integer, or an option outside its domain.
 
     Notes
     -----
@@ -358,15 +428,11 @@ def mcnemar_asymptotic_test(
     >>> round(mcnemar_asymptotic_test(86, 150, correction=False).statistic, 2)
     17.36
     """
-    for name, value in (("b", b), ("c", c)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-            msg = f"{name} must be a non-negative integer (got {value!r})"
-            raise ValueError(msg)
+    b, c = check_counts(b, c)
     check_alternative(alternative)
     if not isinstance(correction, bool):
         msg = f"correction must be True or False (got {correction!r})"
         raise ValueError(msg)
-    b, c = int(b), int(c)
     method: AsymptoticMcNemarMethod = "continuity_corrected" if correction else "asymptotic"
     m = b + c
     if m == 0:
@@ -375,15 +441,7 @@ def mcnemar_asymptotic_test(
             status="insufficient_evidence",
             reason="no discordant unit (b = c = 0): the asymptotic McNemar statistic is undefined (0/0)",
         )  # fmt: skip
-    k = 1.0 if correction else 0.0
-    statistic = max(abs(c - b) - k, 0.0) ** 2 / m
-    z = math.copysign(math.sqrt(statistic), c - b)
-    if alternative == "two-sided":
-        pvalue = float(stats.chi2.sf(statistic, 1))
-    elif alternative == "greater":
-        pvalue = float(stats.norm.sf((c - b - k) / math.sqrt(m)))
-    else:
-        pvalue = float(stats.norm.cdf((c - b + k) / math.sqrt(m)))
+    statistic, z, pvalue = _asymptotic(b, c, alternative, 1.0 if correction else 0.0)
     return AsymptoticMcNemarTest(
         b=b, c=c, alternative=alternative, method=method, statistic=statistic, z=z, pvalue=min(1.0, pvalue),
         status="ok", reason=None,

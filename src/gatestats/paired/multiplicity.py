@@ -61,13 +61,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._typing import (
+from gatestats.paired.compare import compare_pair
+from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
+from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+from gatestats.vocabulary import (
+    CORRECTIONS,
     Alternative,
     ComparisonFamily,
     Correction,
@@ -75,33 +79,48 @@ from gatestats._typing import (
     Metric,
     PairedIntervalMethod,
     PairedTest,
+    check_choice,
 )
-from gatestats.paired.compare import compare_pair
-from gatestats.paired.pairing import build_case_table, pair_table
-from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
 
 __all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
 
-CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "hochberg", "bh")
-
 
 def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> npt.NDArray[np.float64]:
-    """Adjusted p-values (R's ``p.adjust``) for ``holm``, ``bonferroni``, ``hochberg`` or ``bh``.
+    """Adjusted p-values (R's ``p.adjust``) for ``holm``, ``bonferroni``, ``hochberg``, ``bh`` or ``none``.
 
+    Parameters
+    ----------
+    pvalues
+        The raw p-values, each in [0, 1].
+    method
+        One of :data:`gatestats.vocabulary.CORRECTIONS`; ``none`` returns the p-values unchanged.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the order given, each at most 1.
+
+    Raises
+    ------
+    ValueError
+        An unknown method, or a p-value outside [0, 1] or NaN.
+
+    Examples
+    --------
     >>> adjust_pvalues([0.01, 0.02, 0.03, 0.04, 0.05]).round(4).tolist()
     [0.05, 0.08, 0.09, 0.09, 0.09]
     >>> adjust_pvalues([0.01, 0.02, 0.03, 0.04, 0.05], method="bh").round(4).tolist()
     [0.05, 0.05, 0.05, 0.05, 0.05]
     """
-    if method not in CORRECTIONS:
-        msg = f"correction must be one of {', '.join(map(repr, CORRECTIONS))} (got {method!r})"
-        raise ValueError(msg)
+    check_choice(method, CORRECTIONS, "correction")
     p = np.asarray(pvalues, dtype=np.float64).ravel()
     if p.size == 0:
         return p
     if np.isnan(p).any() or p.min() < 0 or p.max() > 1:
         msg = "p-values must lie in [0, 1] without NaN"
         raise ValueError(msg)
+    if method == "none":
+        return p.copy()
     m = p.size
     order = np.argsort(p, kind="stable")
     ranked = p[order]
@@ -126,10 +145,31 @@ def adjust_pvalues_weighted(
 
     Hypothesis :math:`i` is rejected exactly when its adjusted p-value is at most ``alphas[i]``
     (see the module docstring for the procedure and what it controls). Step :math:`j` (in order
-    of :math:`p/lpha`) has the ratio :math:`r_j = p_j \max(1, S_j/lpha_F)/lpha_j` with
+    of :math:`p/\alpha`) has the ratio :math:`r_j = p_j \max(1, S_j/\alpha_F)/\alpha_j` with
     :math:`S_j` the sum of the levels still in the family; the adjusted value is
-    :math:`\min(1, lpha_j \max_{l \le j} r_l)`.
+    :math:`\min(1, \alpha_j \max_{l \le j} r_l)`.
 
+    Parameters
+    ----------
+    pvalues
+        The raw p-values, each in [0, 1].
+    alphas
+        Each hypothesis's own level, in (0, 1); one per p-value.
+    method
+        ``holm`` (weighted Holm) or ``bonferroni``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the order given, each at most 1: reject where at most ``alphas``.
+
+    Raises
+    ------
+    ValueError
+        An unknown method, lengths that differ, a p-value outside [0, 1] or a level outside (0, 1).
+
+    Examples
+    --------
     >>> adjust_pvalues_weighted([0.01, 0.02, 0.03], [0.05, 0.05, 0.05]).round(4).tolist()  # Holm
     [0.03, 0.04, 0.04]
     >>> adjust_pvalues_weighted([0.03, 0.004], [0.05, 0.01]).round(4).tolist()
@@ -176,7 +216,23 @@ class MultipleComparison:
     comparisons: tuple[Comparison, ...]
 
     def get(self, baseline: str, candidate: str) -> Comparison:
-        """The comparison of ``candidate`` against ``baseline``."""
+        """The comparison of ``candidate`` against ``baseline``.
+
+        Parameters
+        ----------
+        baseline, candidate
+            The two systems.
+
+        Returns
+        -------
+        Comparison
+            The family's comparison of that pair.
+
+        Raises
+        ------
+        KeyError
+            The family holds no such comparison (the message lists those it holds).
+        """
         for item in self.comparisons:
             if item.baseline == baseline and item.candidate == candidate:
                 return item
@@ -233,8 +289,8 @@ def compare_many(
     systems
         Restrict to these systems (default: every system in the records).
     correction
-        ``holm`` (default), ``bonferroni``, ``hochberg`` or ``bh``, applied to each comparison's
-        ``pvalue`` (the one chosen by ``test``).
+        ``holm`` (default), ``bonferroni``, ``hochberg``, ``bh`` or ``none``, applied to each
+        comparison's ``pvalue`` (the one chosen by ``test``).
     margin, alternative, confidence_level, test, interval, metric, k
         As for :func:`gatestats.paired.compare`, for every comparison.
     shared_versions_only, n_resamples, n_permutations, seed, system_column
@@ -243,6 +299,13 @@ def compare_many(
     Returns
     -------
     MultipleComparison
+        One comparison per pair, each with its adjusted p-value.
+
+    Raises
+    ------
+    ValueError
+        An option outside its domain, a baseline missing (or given with ``all_pairs``), fewer
+        than two systems; and the errors of :func:`gatestats.paired.compare`.
 
     Examples
     --------
@@ -256,28 +319,34 @@ def compare_many(
     >>> [(x.candidate, x.b, x.c, round(x.pvalue, 6), round(x.pvalue_adjusted, 6)) for x in result.comparisons]
     [('B', 5, 0, 0.03125, 0.0625), ('C', 0, 5, 0.03125, 0.0625)]
     """
-    if family not in ("all_pairs", "vs_baseline"):
-        msg = f"family must be 'all_pairs' or 'vs_baseline' (got {family!r})"
-        raise ValueError(msg)
-    if correction not in CORRECTIONS:
-        msg = f"correction must be one of {', '.join(map(repr, CORRECTIONS))} (got {correction!r})"
-        raise ValueError(msg)
-    if family == "vs_baseline" and baseline is None:
-        msg = "family 'vs_baseline' needs a baseline (got none)"
-        raise ValueError(msg)
-    if family == "all_pairs" and baseline is not None:
-        msg = f"family 'all_pairs' takes no baseline (got {baseline!r}); use family='vs_baseline'"
-        raise ValueError(msg)
+    _check_family(family, correction, baseline)
     options = ComparisonOptions(
-        margin=margin,
-        alternative=alternative,
-        confidence_level=confidence_level,
-        test=test,
-        interval=interval,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        seed=seed,
+        margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
+        n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+    )  # fmt: skip
+    table, names = _family_table(
+        records, systems, baseline, metric=metric, k=k, system_column=system_column,
+        shared_versions_only=shared_versions_only,
+    )  # fmt: skip
+    comparisons = _compare_family(
+        table, _pairs(names, family, baseline), options, correction, shared_versions_only=shared_versions_only
     )
+    return MultipleComparison(
+        family=family, correction=correction, baseline=baseline, systems=tuple(sorted(names)), comparisons=comparisons
+    )
+
+
+def _family_table(
+    records: FrameLike,
+    systems: Sequence[str] | None,
+    baseline: str | None,
+    *,
+    metric: Metric,
+    k: int,
+    system_column: str,
+    shared_versions_only: bool,
+) -> tuple[CaseTable, tuple[str, ...]]:
+    """The case table of the family's systems, and their names (every one checked to have records)."""
     wanted = None if systems is None else list(dict.fromkeys([*systems, *([baseline] if baseline else [])]))
     table = build_case_table(
         records,
@@ -290,6 +359,22 @@ def compare_many(
     names = tuple(wanted) if wanted is not None else table.systems
     for name in names:
         table.index(name, role="baseline" if name == baseline else "systems")
+    return table, names
+
+
+def _check_family(family: ComparisonFamily, correction: Correction, baseline: str | None) -> None:
+    check_choice(family, get_args(ComparisonFamily), "family")
+    check_choice(correction, CORRECTIONS, "correction")
+    if family == "vs_baseline" and baseline is None:
+        msg = "family 'vs_baseline' needs a baseline (got none)"
+        raise ValueError(msg)
+    if family == "all_pairs" and baseline is not None:
+        msg = f"family 'all_pairs' takes no baseline (got {baseline!r}); use family='vs_baseline'"
+        raise ValueError(msg)
+
+
+def _pairs(names: tuple[str, ...], family: ComparisonFamily, baseline: str | None) -> list[tuple[str, str]]:
+    """The (baseline, candidate) pairs of the family, in sorted order of the system ``names``."""
     if family == "all_pairs":
         pairs = list(combinations(sorted(names), 2))
     else:
@@ -297,6 +382,18 @@ def compare_many(
     if not pairs:
         msg = f"at least two systems are needed for a comparison (got {list(names)})"
         raise ValueError(msg)
+    return pairs
+
+
+def _compare_family(
+    table: CaseTable,
+    pairs: list[tuple[str, str]],
+    options: ComparisonOptions,
+    correction: Correction,
+    *,
+    shared_versions_only: bool,
+) -> tuple[Comparison, ...]:
+    """Every pair's comparison with its ``pvalue_adjusted`` (none where a comparison has no p-value)."""
     level = options.alpha / len(pairs) if correction == "bonferroni" else None
     items = [
         compare_pair(
@@ -308,14 +405,7 @@ def compare_many(
     ]
     raw = np.array([1.0 if x.pvalue is None else x.pvalue for x in items])
     adjusted = adjust_pvalues(raw, method=correction)
-    done = tuple(
+    return tuple(
         replace(x, correction=correction, pvalue_adjusted=None if x.pvalue is None else float(p))
         for x, p in zip(items, adjusted, strict=True)
-    )
-    return MultipleComparison(
-        family=family,
-        correction=correction,
-        baseline=baseline,
-        systems=tuple(sorted(names)),
-        comparisons=done,
     )

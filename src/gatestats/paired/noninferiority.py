@@ -73,8 +73,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special, stats
 
-from gatestats._typing import ComparisonStatus
 from gatestats.paired.intervals import tango_statistic
+from gatestats.vocabulary import ComparisonStatus
 
 __all__ = [
     "BETTING_GRID",
@@ -107,7 +107,23 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def check_margin(margin: object) -> float:
-    """Return ``margin`` as a float if it lies strictly between 0 and 1, else raise ``ValueError``."""
+    """Check a non-inferiority margin: a number strictly between 0 and 1.
+
+    Parameters
+    ----------
+    margin
+        The margin given.
+
+    Returns
+    -------
+    float
+        The margin.
+
+    Raises
+    ------
+    ValueError
+        Not a number (a bool is not one), or outside (0, 1).
+    """
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 < margin < 1:
         msg = f"margin must be a number strictly between 0 and 1 (got {margin!r})"
         raise ValueError(msg)
@@ -200,6 +216,22 @@ def tango_statistics(b: npt.ArrayLike, c: npt.ArrayLike, n: int, delta0: float) 
     The vectorised form of :func:`gatestats.paired.intervals.tango_statistic` (same closed-form
     restricted MLE); :math:`\pm\infty` where the restricted variance is 0.
 
+    Parameters
+    ----------
+    b, c
+        Units passed by the baseline only and by the candidate only (arrays of one shape).
+    n
+        All units of each table.
+    delta0
+        The difference under the null.
+
+    Returns
+    -------
+    numpy.ndarray
+        The statistic of each table.
+
+    Examples
+    --------
     >>> tango_statistics([16], [6], 161, 0.0).round(4).tolist()  # Cavo et al. (2012): McNemar's z
     [-2.132]
     """
@@ -251,6 +283,22 @@ def region_probability(
     ``p_b``/``p_c``: probabilities that a unit is passed by the baseline only / the candidate only
     (arrays of the same shape). Only the ``b`` within 12 standard deviations of ``n p_b`` are
     summed (the rest carries less than 1e-30).
+
+    Parameters
+    ----------
+    n
+        Units per table.
+    cut
+        The region's boundary on ``c`` for each ``b = 0..n``.
+    p_b, p_c
+        Cell probabilities (arrays of one shape).
+    upper
+        The region lies above the cut (else below).
+
+    Returns
+    -------
+    numpy.ndarray
+        The region's probability under each ``(p_b, p_c)``.
     """
     pbs = np.atleast_1d(np.asarray(p_b, dtype=np.float64)).ravel()
     pcs = np.atleast_1d(np.asarray(p_c, dtype=np.float64)).ravel()
@@ -288,12 +336,46 @@ def _sup_tail(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool)
 
 
 def rejection_cut(n: int, margin: float, critical: float, *, upper: bool = True) -> npt.NDArray[np.int64]:
-    """Per ``b = 0..n`` the boundary of the region ``T(-margin) >= critical`` (or ``<=``, ``upper=False``)."""
+    """Per ``b = 0..n`` the boundary of the region ``T(-margin) >= critical`` (or ``<=``, ``upper=False``).
+
+    Parameters
+    ----------
+    n
+        Units per table.
+    margin
+        :math:`\\Delta`.
+    critical
+        The critical value of Tango's statistic.
+    upper
+        The region lies above the cut (else below).
+
+    Returns
+    -------
+    numpy.ndarray
+        One cut on ``c`` per ``b``.
+    """
     return _cut(n, -margin, critical, upper=upper)
 
 
 def boundary_size(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool = True) -> float:
-    """Largest probability of a region over the boundary :math:`\\delta = -\\Delta` of the null (exact)."""
+    """Largest probability of a region over the boundary :math:`\\delta = -\\Delta` of the null (exact).
+
+    Parameters
+    ----------
+    n
+        Units per table.
+    margin
+        :math:`\\Delta`.
+    cut
+        The region (:func:`rejection_cut`).
+    upper
+        The region lies above the cut (else below).
+
+    Returns
+    -------
+    float
+        The size of the region.
+    """
     return _sup_tail(n, margin, cut, upper=upper)
 
 
@@ -306,6 +388,25 @@ def exact_unconditional_pvalues(b: int, c: int, n: int, *, margin: float) -> tup
     Chen (2001). Each is at least the probability of the observed table under the least
     favourable nuisance value, so neither can be 0.
 
+    Parameters
+    ----------
+    b, c, n
+        Units passed by the baseline only, by the candidate only, and all units.
+    margin
+        :math:`\Delta`.
+
+    Returns
+    -------
+    tuple of float
+        ``(p_noninferior, p_worse)``.
+
+    Raises
+    ------
+    ValueError
+        Counts outside ``0 <= b, c``, ``b + c <= n``, ``n >= 1``.
+
+    Examples
+    --------
     >>> p, q = exact_unconditional_pvalues(0, 0, 20, margin=0.2)
     >>> round(p, 4), round(q, 4)  # at least 0.8**20 = 0.0115, the chance of b = 0 at theta = 0
     (0.021, 1.0)
@@ -367,6 +468,11 @@ def noninferiority_test(
     NonInferiorityTest
         ``statistic`` is Tango's :math:`T(-\Delta)` for both methods.
 
+    Raises
+    ------
+    ValueError
+        Counts or an option outside their domain.
+
     Examples
     --------
     Cavo et al. (2012) data (b = 16, c = 6, n = 161), whose Tango 95% interval is
@@ -419,6 +525,27 @@ def bounded_mean_evalues(y: npt.ArrayLike, *, lower: float, n_grid: int = BETTIN
     The mean over :math:`\lambda_j = 0.95\,j/(J\,\text{lower})`, :math:`j = 1..J`, of
     :math:`\prod_i (1 + \lambda_j Y_i)`; vectorised over leading axes (replications).
 
+    Parameters
+    ----------
+    y
+        The units (last axis), each at least ``-lower``.
+    lower
+        The bound below the units, positive.
+    n_grid
+        Bets :math:`J` in the grid.
+
+    Returns
+    -------
+    numpy.ndarray
+        The e-values (one per leading index; a scalar array for one sample).
+
+    Raises
+    ------
+    ValueError
+        A unit below ``-lower``, or ``lower <= 0``.
+
+    Examples
+    --------
     >>> round(float(bounded_mean_evalues([0.5, 0.5], lower=1.0, n_grid=1)), 6)  # (1 + 0.95 * 0.5) ** 2
     2.175625
     """
@@ -459,6 +586,27 @@ def bounded_mean_pvalues(
     r"""``(p_pass, p_worse)`` of the bounded-mean betting test of :math:`\delta > -\Delta` (and of
     :math:`\delta < -\Delta`), for a margin :math:`\Delta \in [0, 1)` (0: "candidate better").
 
+    Parameters
+    ----------
+    sums
+        Per-unit sums of per-case differences.
+    sizes
+        Cases per unit (default: 1 each).
+    margin
+        :math:`\Delta`, in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(p_pass, p_worse)``.
+
+    Raises
+    ------
+    ValueError
+        A margin outside [0, 1), or sums that are empty, not one per unit or outside [-size, size].
+
+    Examples
+    --------
     >>> [round(p, 6) for p in bounded_mean_pvalues([0.5] * 30, margin=0.0)]
     [7.6e-05, 1.0]
     """
@@ -497,6 +645,12 @@ def noninferiority_bounded_mean(
     NonInferiorityTest
         ``method="bounded_mean"``, ``statistic`` the e-value of "non-inferior";
         ``pvalue = min(1, 1/E)`` and ``pvalue_worse`` from the mirrored test.
+
+    Raises
+    ------
+    ValueError
+        Sums that are empty, not one per unit or outside [-size, size], or an option outside its
+        domain.
 
     Examples
     --------
@@ -556,6 +710,24 @@ def noninferiority_case_level(
     cases or cases come in few groups (``docs/size_study.md``), so :func:`gatestats.paired.compare`
     and the gate use :func:`noninferiority_bounded_mean` instead.
 
+    Parameters
+    ----------
+    mean_difference
+        Mean per-case difference, candidate minus baseline.
+    se
+        Its case-level standard error.
+    n_units
+        Independent units (the t distribution has ``n_units - 1`` degrees of freedom).
+    margin, alpha
+        As in :func:`noninferiority_test`.
+
+    Returns
+    -------
+    NonInferiorityTest
+        The t test, or ``insufficient_evidence`` without a standard error.
+
+    Examples
+    --------
     >>> t = noninferiority_case_level(-0.01, 0.01, 100, margin=0.05)
     >>> round(t.statistic, 1), round(t.pvalue, 5), t.non_inferior
     (4.0, 6e-05, True)

@@ -45,16 +45,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from scipy import stats
 
-from gatestats._typing import Alternative, OddsRatioMethod, Status
-from gatestats.paired.mcnemar import check_alternative
+from gatestats.paired.mcnemar import check_alternative, check_counts
+from gatestats.vocabulary import Alternative, OddsRatioMethod, Status, check_choice, check_confidence_level
 
 __all__ = ["ODDS_RATIO_METHODS", "OddsRatioEstimate", "conditional_odds_ratio"]
 
-ODDS_RATIO_METHODS: tuple[OddsRatioMethod, ...] = ("exact", "transformed_wilson")
+ODDS_RATIO_METHODS: tuple[OddsRatioMethod, ...] = get_args(OddsRatioMethod)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +92,24 @@ class OddsRatioEstimate:
         }
 
 
+def _odds_ratio_bounds(
+    b: int, c: int, confidence_level: float, alternative: Alternative, method: OddsRatioMethod
+) -> tuple[float, float | None]:
+    r"""Interval of :math:`c/b`: bounds of :math:`\mu = c / (b + c)` (exact or Wilson) sent through
+    :math:`\mu / (1 - \mu)`; the upper bound is ``None`` when unbounded."""
+    m = b + c
+    tail = (1 - confidence_level) / 2 if alternative == "two-sided" else 1 - confidence_level
+    if method == "exact":
+        mu_low = 0.0 if c == 0 or alternative == "less" else float(stats.beta.ppf(tail, c, b + 1))
+        mu_high = 1.0 if b == 0 or alternative == "greater" else float(stats.beta.isf(tail, c + 1, b))
+    else:
+        z = float(stats.norm.isf(tail))
+        center, half = c + z * z / 2, z * math.sqrt(c * b / m + z * z / 4)
+        mu_low = 0.0 if c == 0 or alternative == "less" else (center - half) / (m + z * z)
+        mu_high = 1.0 if b == 0 or alternative == "greater" else (center + half) / (m + z * z)
+    return mu_low / (1 - mu_low), None if mu_high >= 1.0 else mu_high / (1 - mu_high)
+
+
 def conditional_odds_ratio(
     b: int,
     c: int,
@@ -118,6 +136,12 @@ def conditional_odds_ratio(
     Returns
     -------
     OddsRatioEstimate
+        The estimate ``c / b`` (none when ``b = 0``) and its interval on the odds-ratio scale.
+
+    Raises
+    ------
+    ValueError
+        A count that is not a non-negative integer, or an option outside its domain.
 
     Examples
     --------
@@ -135,26 +159,12 @@ def conditional_odds_ratio(
     >>> w.estimate, round(w.ci_low, 4), round(w.ci_high, 3)
     (7.0, 1.1236, 43.608)
     """
-    for name, value in (("b", b), ("c", c)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            msg = f"{name} must be a non-negative integer (got {value!r})"
-            raise ValueError(msg)
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
+    b, c = check_counts(b, c)
+    check_confidence_level(confidence_level)
     check_alternative(alternative)
-    if method not in ODDS_RATIO_METHODS:
-        msg = f"method must be one of {', '.join(map(repr, ODDS_RATIO_METHODS))} (got {method!r})"
-        raise ValueError(msg)
-    base: dict[str, Any] = {
-        "b": b,
-        "c": c,
-        "confidence_level": confidence_level,
-        "alternative": alternative,
-        "method": method,
-    }
-    m = b + c
-    if m == 0:
+    check_choice(method, ODDS_RATIO_METHODS, "method")
+    base: dict[str, Any] = {"confidence_level": confidence_level, "alternative": alternative, "method": method}
+    if b + c == 0:
         return OddsRatioEstimate(
             estimate=None,
             ci_low=None,
@@ -162,30 +172,20 @@ def conditional_odds_ratio(
             upper_unbounded=False,
             status="insufficient_evidence",
             reason="no discordant unit (b = c = 0): the conditional odds ratio is not estimable",
+            b=b,
+            c=c,
             **base,
         )
-    tail = (1 - confidence_level) / 2 if alternative == "two-sided" else 1 - confidence_level
-    if method == "exact":
-        mu_low = 0.0 if c == 0 or alternative == "less" else float(stats.beta.ppf(tail, c, b + 1))
-        mu_high = 1.0 if b == 0 or alternative == "greater" else float(stats.beta.isf(tail, c + 1, b))
-    else:
-        z = float(stats.norm.isf(tail))
-        center, half = c + z * z / 2, z * math.sqrt(c * b / m + z * z / 4)
-        mu_low = 0.0 if c == 0 or alternative == "less" else (center - half) / (m + z * z)
-        mu_high = 1.0 if b == 0 or alternative == "greater" else (center + half) / (m + z * z)
-    ci_low = mu_low / (1 - mu_low)
-    upper_unbounded = mu_high >= 1.0
-    ci_high = None if upper_unbounded else mu_high / (1 - mu_high)
-    estimate = None if b == 0 else c / b
-    reason = None
-    if b == 0:
-        reason = "no baseline-only unit (b = 0): the odds ratio and its upper bound are unbounded"
+    ci_low, ci_high = _odds_ratio_bounds(b, c, confidence_level, alternative, method)
+    unbounded = "no baseline-only unit (b = 0): the odds ratio and its upper bound are unbounded"
     return OddsRatioEstimate(
-        estimate=estimate,
+        estimate=None if b == 0 else c / b,
         ci_low=ci_low,
         ci_high=ci_high,
-        upper_unbounded=upper_unbounded,
+        upper_unbounded=ci_high is None,
         status="ok",
-        reason=reason,
+        reason=unbounded if b == 0 else None,
+        b=b,
+        c=c,
         **base,
     )

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._typing import FrameLike, Metric
+from gatestats._columns import system_records
 from gatestats.errors import GatestatsError
 from gatestats.estimators import CaseSetError, case_summary, per_case_values
+from gatestats.vocabulary import FrameLike, Metric, check_choice
 
 __all__ = [
     "CaseTable",
@@ -81,7 +82,25 @@ class CaseTable:
     known_systems: tuple[str, ...] = ()
 
     def index(self, system: str, *, role: str) -> int:
-        """Row of ``system``; :class:`UnknownSystemError` naming ``role`` when it has no records."""
+        """Row of ``system`` in the table.
+
+        Parameters
+        ----------
+        system
+            The system's name.
+        role
+            What the caller calls it (``baseline``, ``candidate``, ...), for the message.
+
+        Returns
+        -------
+        int
+            The row.
+
+        Raises
+        ------
+        UnknownSystemError
+            ``system`` has no records (the message names ``role`` and the systems present).
+        """
         try:
             return self.systems.index(system)
         except ValueError:
@@ -122,6 +141,16 @@ def build_case_table(
     Returns
     -------
     CaseTable
+        Per-case counts and estimates of every system.
+
+    Raises
+    ------
+    TypeError
+        ``records`` is not a polars frame.
+    ValueError
+        ``k`` or ``metric`` outside its domain, a required column missing, a null system.
+    CaseSetError
+        A case in different case groups, or (without ``allow_several_versions``) at several versions.
 
     Examples
     --------
@@ -139,16 +168,8 @@ def build_case_table(
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         msg = f"k must be an integer >= 1 (got {k!r})"
         raise ValueError(msg)
-    if metric not in ("pass_at_k", "pass_hat_k"):
-        msg = f"metric must be 'pass_at_k' or 'pass_hat_k' (got {metric!r})"
-        raise ValueError(msg)
-    lazy = records.lazy()
-    schema = lazy.collect_schema()
-    missing = [name for name in (system_column, *_REQUIRED) if name not in schema]
-    if missing:
-        msg = f"records lack required column(s) {missing} (got {list(schema)})"
-        raise ValueError(msg)
-    lazy = lazy.select(pl.col(system_column).cast(pl.String).alias("system"), *_REQUIRED)
+    check_choice(metric, get_args(Metric), "metric")
+    lazy = system_records(records.lazy(), system_column, _REQUIRED)
     if systems is not None:
         lazy = lazy.filter(pl.col("system").is_in(list(systems)))
     per_case = case_summary(lazy, allow_several_versions=True)

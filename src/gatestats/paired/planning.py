@@ -47,15 +47,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 from scipy import optimize, stats
 
-from gatestats._typing import Alternative, PlanTest
+from gatestats.paired._plan import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
+from gatestats.vocabulary import Alternative, PlanTest, check_choice
 
 __all__ = [
     "DetectableEffectPlan",
@@ -94,9 +95,43 @@ def _check(
     if discordance is not None and not 0 < discordance <= 1:
         msg = f"discordance must lie in (0, 1] (got {discordance})"
         raise ValueError(msg)
-    if test not in ("auto", "midp", "exact"):
-        msg = f"test must be 'auto', 'midp' or 'exact' (got {test!r})"
+    check_choice(test, get_args(PlanTest), "test")
+
+
+def _check_cases(n_cases: object) -> None:
+    if isinstance(n_cases, bool) or not isinstance(n_cases, int) or not 1 <= n_cases <= _MAX_CASES:
+        msg = f"n_cases must be an integer in [1, {_MAX_CASES}] (got {n_cases!r})"
         raise ValueError(msg)
+
+
+def _connor_mde(n_cases: int, discordance: float, za: float, zb: float) -> float | None:
+    """Connor's (1987) detectable difference with ``n_cases`` cases, if any is detectable."""
+
+    def connor_gap(delta: float) -> float:
+        return math.sqrt(n_cases) * delta - za * math.sqrt(discordance) - zb * math.sqrt(discordance - delta * delta)
+
+    return float(optimize.brentq(connor_gap, 1e-12, discordance)) if connor_gap(discordance) > 0 else None
+
+
+def _nothing_detectable(sign: float, base: dict[str, Any]) -> DetectableEffectPlan:
+    """The plan when even the largest difference (``|delta| = discordance``) is out of reach."""
+    n_cases, discordance, power = base["n_cases"], base["discordance"], base["power"]
+    need = cases_needed(
+        sign * discordance, discordance, power=power, alpha=base["alpha"], alternative=base["alternative"],
+        test=base["test"],
+    )  # fmt: skip
+    reason = (
+        f"with {n_cases} cases no difference can be detected with power {power:g}: even |delta| = "
+        f"discordance = {discordance:g} (every discordant case favouring one side) needs {need.n_exact} cases"
+    )
+    return DetectableEffectPlan(
+        status="cannot_resolve",
+        reason=reason,
+        mde_connor=None,
+        mde_exact=None,
+        cases_needed_at_max_effect=need.n_exact,
+        **base,
+    )
 
 
 def _resolve(test: PlanTest, alternative: Alternative) -> Literal["midp", "exact"]:
@@ -128,6 +163,28 @@ def connor_cases(
     The example of Connor (1987, p. 209) as used by Chow, Shao & Wang: p01 = 0.45, p10 = 0.05,
     alpha = 0.05 two-sided, power 0.8: 23 cases (powerandsamplesize.com's calculator gives 23).
 
+    Parameters
+    ----------
+    delta
+        :math:`p_\\text{candidate} - p_\\text{baseline}` to detect.
+    discordance
+        The expected share of cases whose outcome differs, in (0, 1].
+    power, alpha, alternative
+        Target power, level and alternative of the test.
+
+    Returns
+    -------
+    float
+        The cases needed, not rounded.
+
+    Raises
+    ------
+    ValueError
+        ``delta``, ``discordance``, ``power``, ``alpha`` or ``alternative`` outside its domain (the message
+        names it and what was got).
+
+    Examples
+    --------
     >>> round(connor_cases(0.40, 0.50), 2)
     22.01
     """
@@ -165,14 +222,34 @@ def exact_power(
 ) -> float:
     """Exact power of the conditional McNemar test (mid-p or exact) with ``n_cases`` paired cases.
 
+    Parameters
+    ----------
+    n_cases
+        Paired cases.
+    delta, discordance
+        The difference to detect and the expected share of discordant cases.
+    alpha, alternative, test
+        Level, alternative and test (as for :func:`cases_needed`).
+
+    Returns
+    -------
+    float
+        The probability that the test rejects.
+
+    Raises
+    ------
+    ValueError
+        ``n_cases``, ``delta`` (beyond ``discordance``), ``discordance``, ``alpha``, ``alternative`` or
+        ``test`` outside its domain (the message names it and what was got).
+
+    Examples
+    --------
     >>> round(exact_power(23, 0.40, 0.50, test="exact"), 3)
     0.777
     """
     _check(alpha=alpha, discordance=discordance, alternative=alternative, test=test)
     test = _resolve(test, alternative)
-    if isinstance(n_cases, bool) or not isinstance(n_cases, int) or not 1 <= n_cases <= _MAX_CASES:
-        msg = f"n_cases must be an integer in [1, {_MAX_CASES}] (got {n_cases!r})"
-        raise ValueError(msg)
+    _check_cases(n_cases)
     if not abs(delta) <= discordance:
         msg = f"need |delta| <= discordance (got delta={delta}, discordance={discordance})"
         raise ValueError(msg)
@@ -191,7 +268,7 @@ def exact_power(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SampleSizePlan:
+class SampleSizePlan(FieldsAsDict):
     """Cases needed to detect ``delta`` at ``power``: Connor's formula and the exact test's."""
 
     delta: float
@@ -204,10 +281,6 @@ class SampleSizePlan:
     n_exact: int
     exact_power_at_n_connor: float
     expected_discordant: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {f: getattr(self, f) for f in self.__slots__}
 
 
 def cases_needed(
@@ -236,6 +309,13 @@ def cases_needed(
     Returns
     -------
     SampleSizePlan
+        Connor's approximation and the exact cases needed.
+
+    Raises
+    ------
+    ValueError
+        An option outside its domain (as for :func:`connor_cases`, or an unknown ``test``), or more than
+        10,000,000 cases would be needed.
 
     Examples
     --------
@@ -279,7 +359,7 @@ def cases_needed(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DetectableEffectPlan:
+class DetectableEffectPlan(FieldsAsDict):
     """Smallest detectable ``|delta|`` with ``n_cases`` cases, or why there is none."""
 
     n_cases: int
@@ -293,10 +373,6 @@ class DetectableEffectPlan:
     mde_connor: float | None
     mde_exact: float | None
     cases_needed_at_max_effect: int | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {f: getattr(self, f) for f in self.__slots__}
 
 
 def minimum_detectable_effect(
@@ -312,6 +388,28 @@ def minimum_detectable_effect(
 
     Returned as a magnitude; for ``alternative="less"`` it is a regression of that size.
 
+    Parameters
+    ----------
+    n_cases
+        Paired cases.
+    discordance
+        The expected share of cases whose outcome differs, in (0, 1].
+    power, alpha, alternative, test
+        As for :func:`cases_needed`.
+
+    Returns
+    -------
+    DetectableEffectPlan
+        Connor's and the exact minimum detectable effect, or ``cannot_resolve``.
+
+    Raises
+    ------
+    ValueError
+        ``n_cases`` not an integer in [1, 10,000,000], or another option outside its domain (as for
+        :func:`cases_needed`).
+
+    Examples
+    --------
     >>> plan = minimum_detectable_effect(500, 0.2)
     >>> round(plan.mde_connor, 4), round(plan.mde_exact, 4)
     (0.0559, 0.0557)
@@ -320,14 +418,9 @@ def minimum_detectable_effect(
     """
     _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
     test = _resolve(test, alternative)
-    if isinstance(n_cases, bool) or not isinstance(n_cases, int) or not 1 <= n_cases <= _MAX_CASES:
-        msg = f"n_cases must be an integer in [1, {_MAX_CASES}] (got {n_cases!r})"
-        raise ValueError(msg)
+    _check_cases(n_cases)
     sign = -1.0 if alternative == "less" else 1.0
     za, zb = _z_alpha(alpha, alternative), float(stats.norm.isf(1 - power))
-
-    def connor_gap(delta: float) -> float:
-        return math.sqrt(n_cases) * delta - za * math.sqrt(discordance) - zb * math.sqrt(discordance - delta * delta)
 
     def exact_gap(delta: float) -> float:
         return exact_power(n_cases, sign * delta, discordance, alpha=alpha, alternative=alternative, test=test) - power
@@ -341,22 +434,8 @@ def minimum_detectable_effect(
         "test": test,
     }
     if exact_gap(discordance) < 0:
-        need = cases_needed(
-            sign * discordance, discordance, power=power, alpha=alpha, alternative=alternative, test=test
-        )
-        reason = (
-            f"with {n_cases} cases no difference can be detected with power {power:g}: even |delta| = "
-            f"discordance = {discordance:g} (every discordant case favouring one side) needs {need.n_exact} cases"
-        )
-        return DetectableEffectPlan(
-            status="cannot_resolve",
-            reason=reason,
-            mde_connor=None,
-            mde_exact=None,
-            cases_needed_at_max_effect=need.n_exact,
-            **base,
-        )
-    mde_connor = float(optimize.brentq(connor_gap, 1e-12, discordance)) if connor_gap(discordance) > 0 else None
+        return _nothing_detectable(sign, base)
+    mde_connor = _connor_mde(n_cases, discordance, za, zb)
     mde_exact = float(optimize.brentq(exact_gap, 1e-12, discordance, xtol=1e-7))
     return DetectableEffectPlan(
         status="ok",
@@ -369,7 +448,7 @@ def minimum_detectable_effect(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class FalseBlockPlan:
+class FalseBlockPlan(FieldsAsDict):
     """False-block probability of a strict all-k rule, and the tolerance that bounds it."""
 
     n_cases: int
@@ -381,10 +460,6 @@ class FalseBlockPlan:
     tolerated_failures: int
     false_block_with_tolerance: float
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {f: getattr(self, f) for f in self.__slots__}
-
 
 def false_block(n_cases: int, k: int, error_rate: float, *, alpha: float = 0.05) -> FalseBlockPlan:
     r"""False-block probability :math:`1 - (1 - e)^{Nk}` of a strict all-k rule, and a tolerance.
@@ -393,6 +468,28 @@ def false_block(n_cases: int, k: int, error_rate: float, *, alpha: float = 0.05)
     :math:`\mathrm{Bin}(Nk, e)`: allowing :math:`t` failed runs keeps the probability of blocking
     a perfect candidate at :math:`P(\mathrm{Bin}(Nk, e) > t) \le \alpha`.
 
+    Parameters
+    ----------
+    n_cases, k
+        Cases and runs per case of the all-k rule.
+    error_rate
+        Per-run evaluator error (false fail) rate :math:`e`, in [0, 1).
+    alpha
+        Tolerated probability of blocking a perfect candidate.
+
+    Returns
+    -------
+    FalseBlockPlan
+        The false-block probability with and without the tolerance.
+
+    Raises
+    ------
+    ValueError
+        ``n_cases`` or ``k`` not an integer >= 1, ``error_rate`` outside [0, 1), or ``alpha`` outside
+        (0, 1).
+
+    Examples
+    --------
     >>> plan = false_block(200, 4, 0.001)
     >>> round(plan.false_block_all_k, 4), plan.tolerated_failures, round(plan.false_block_with_tolerance, 4)
     (0.5509, 2, 0.0473)
@@ -431,8 +528,30 @@ def power_curve(
     alternative: Alternative = "two-sided",
     test: PlanTest = "auto",
 ) -> pl.DataFrame:
-    """Exact power for every (n_cases, delta): columns ``n_cases, delta, discordance, power``.
+    """Exact power for every (n_cases, delta).
 
+    Parameters
+    ----------
+    n_cases, deltas
+        The numbers of cases and the differences to tabulate.
+    discordance
+        The expected share of cases whose outcome differs, in (0, 1].
+    alpha, alternative, test
+        As for :func:`cases_needed`.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``n_cases, delta, discordance, power``.
+
+    Raises
+    ------
+    ValueError
+        An entry of ``n_cases`` or ``deltas``, or an option, outside its domain (as for
+        :func:`exact_power`).
+
+    Examples
+    --------
     >>> power_curve([100], [0.1], 0.2)["power"].round(3).to_list()
     [0.618]
     """

@@ -30,8 +30,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gatestats._typing import Alternative
 from gatestats.paired.mcnemar import check_alternative, min_discordant_for, min_exact_pvalue
+from gatestats.vocabulary import Alternative
 
 __all__ = ["Resolution", "resolution"]
 
@@ -71,6 +71,41 @@ class Resolution:
         }
 
 
+def _margin_limit(n_units: int, margin: float | None) -> tuple[str, int] | None:
+    """Why (and from how many cases) a margin finer than one case's weight cannot be resolved."""
+    if margin is None or margin >= 1 / n_units:
+        return None
+    cases = math.ceil(1 / margin)
+    reason = (
+        f"the margin {margin:g} is finer than one case's weight 1/{n_units} = {1 / n_units:.4g}: "
+        f"at least {cases} cases are needed to resolve it"
+    )
+    return reason, cases
+
+
+def _discordance_limit(
+    n_units: int, n_discordant: int, *, alpha: float, min_p: float, needed_m: int, midp: bool
+) -> tuple[str, int] | None:
+    """Why (and from how many cases) too few discordant units can never reach ``alpha``."""
+    if min_p <= alpha:
+        return None
+    if n_discordant > 0:
+        cases = math.ceil(needed_m * n_units / n_discordant)
+        rate = f"at the observed discordance rate {n_discordant}/{n_units} that is about {cases} cases"
+    else:
+        cases = math.ceil(needed_m * n_units / 3)
+        rate = (
+            f"no discordant unit was observed (discordance rate below 3/{n_units} with 95% confidence), "
+            f"so at least {cases} cases are needed"
+        )
+    test = "mid-p" if midp else "exact"
+    reason = (
+        f"with {n_discordant} discordant unit(s) the {test} test can reach at best p = {min_p:.4g} > "
+        f"alpha = {alpha:g}; it needs at least {needed_m} discordant units: {rate}"
+    )
+    return reason, cases
+
+
 def resolution(
     n_units: int,
     n_discordant: int,
@@ -100,6 +135,13 @@ def resolution(
     Returns
     -------
     Resolution
+        ``ok``, or ``cannot_resolve`` with the reason and the cases needed.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not ``n_units >= 1`` and ``0 <= n_discordant <= n_units``, or an option
+        outside its domain.
 
     Examples
     --------
@@ -118,31 +160,12 @@ def resolution(
         raise ValueError(msg)
     needed_m = min_discordant_for(alpha, alternative=alternative, midp=midp)
     min_p = min_exact_pvalue(n_discordant, alternative=alternative, midp=midp)
-    test = "mid-p" if midp else "exact"
-    reasons: list[str] = []
-    needed: list[int] = []
-    if margin is not None and margin < 1 / n_units:
-        cases = math.ceil(1 / margin)
-        needed.append(cases)
-        reasons.append(
-            f"the margin {margin:g} is finer than one case's weight 1/{n_units} = {1 / n_units:.4g}: "
-            f"at least {cases} cases are needed to resolve it"
-        )
-    if min_p > alpha:
-        if n_discordant > 0:
-            cases = math.ceil(needed_m * n_units / n_discordant)
-            rate = f"at the observed discordance rate {n_discordant}/{n_units} that is about {cases} cases"
-        else:
-            cases = math.ceil(needed_m * n_units / 3)
-            rate = (
-                f"no discordant unit was observed (discordance rate below 3/{n_units} with 95% confidence), "
-                f"so at least {cases} cases are needed"
-            )
-        needed.append(cases)
-        reasons.append(
-            f"with {n_discordant} discordant unit(s) the {test} test can reach at best p = {min_p:.4g} > "
-            f"alpha = {alpha:g}; it needs at least {needed_m} discordant units: {rate}"
-        )
+    limits = [
+        _margin_limit(n_units, margin),
+        _discordance_limit(n_units, n_discordant, alpha=alpha, min_p=min_p, needed_m=needed_m, midp=midp),
+    ]
+    reasons = [reason for reason, _ in filter(None, limits)]
+    needed = [cases for _, cases in filter(None, limits)]
     return Resolution(
         status="cannot_resolve" if reasons else "ok",
         reason="; ".join(reasons) if reasons else None,

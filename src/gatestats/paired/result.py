@@ -6,13 +6,19 @@ See :func:`gatestats.paired.compare` for what every field means and how it is co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._typing import (
+from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, scas_interval, tango_interval
+from gatestats.paired.mcnemar import AsymptoticMcNemarTest, check_alternative, mcnemar_asymptotic_test
+from gatestats.paired.noninferiority import NonInferiorityTest, check_margin
+from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
+from gatestats.paired.resolution import Resolution
+from gatestats.paired.trials import case_difference_interval
+from gatestats.vocabulary import (
     Alternative,
     ComparisonStatus,
     Correction,
@@ -20,23 +26,48 @@ from gatestats._typing import (
     PairedDesign,
     PairedIntervalMethod,
     PairedTest,
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_seed,
 )
-from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, scas_interval, tango_interval
-from gatestats.paired.mcnemar import AsymptoticMcNemarTest, check_alternative, mcnemar_asymptotic_test
-from gatestats.paired.noninferiority import NonInferiorityTest, check_margin
-from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
-from gatestats.paired.resolution import Resolution
-from gatestats.paired.trials import case_difference_interval
 
 __all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
-
-_TESTS = ("auto", "midp", "exact", "permutation")
-_INTERVALS = ("auto", "tango", "scas", "newcombe", "bootstrap", "clt")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ComparisonOptions:
-    """The options of a comparison, validated once (see :func:`compare` for their meaning)."""
+    r"""The options of a comparison, validated once (shared by :func:`compare` and :func:`compare_many`).
+
+    Attributes
+    ----------
+    margin
+        Non-inferiority margin :math:`\Delta \in (0, 1)` on the difference of pass rates: tests
+        :math:`H_0: \delta \le -\Delta` at one-sided level :math:`(1 - \text{confidence\_level})/2`.
+    alternative
+        Of the tests and the interval: ``two-sided``; ``less`` (the candidate is worse);
+        ``greater`` (the candidate is better).
+    confidence_level
+        Of the interval; the tests' level is ``1 - confidence_level``.
+    test
+        The p-value reported as ``pvalue``: ``auto`` (default: ``midp`` for a two-sided test with
+        one trial per independent case, Fagerland et al. 2013; ``exact`` otherwise), ``midp``,
+        ``exact`` (conditional McNemar / sign test) or ``permutation`` (sign-flip on per-case
+        differences). ``midp`` is offered only where its A/A size was shown to stay within the
+        level (two-sided, one trial per independent case; ``docs/paired.md``); ``pvalue_midp`` is
+        reported everywhere for reference.
+    interval
+        ``auto`` (Tango with one trial per independent case; else the t interval with Miller's
+        clustered SE), ``tango``, ``scas``, ``newcombe``, ``bootstrap`` (from 200 units) or ``clt``.
+    n_resamples, n_permutations, seed
+        Bootstrap resamples (at least 100), Monte Carlo permutations (at least 99), and the seed
+        of both (recorded).
+
+    Raises
+    ------
+    ValueError
+        An option outside its domain (the message names it and what was got).
+    """
 
     margin: float | None = None
     alternative: Alternative = "two-sided"
@@ -51,28 +82,12 @@ class ComparisonOptions:
         if self.margin is not None:
             check_margin(self.margin)
         check_alternative(self.alternative)
-        if not 0 < self.confidence_level < 1:
-            msg = f"confidence_level must lie strictly between 0 and 1 (got {self.confidence_level})"
-            raise ValueError(msg)
-        if self.test not in _TESTS:
-            msg = f"test must be one of {', '.join(map(repr, _TESTS))} (got {self.test!r})"
-            raise ValueError(msg)
-        if self.interval not in _INTERVALS:
-            msg = f"interval must be one of {', '.join(map(repr, _INTERVALS))} (got {self.interval!r})"
-            raise ValueError(msg)
-        if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int) or self.n_resamples < 100:
-            msg = f"n_resamples must be an integer >= 100 (got {self.n_resamples!r})"
-            raise ValueError(msg)
-        if (
-            isinstance(self.n_permutations, bool)
-            or not isinstance(self.n_permutations, int)
-            or self.n_permutations < 99
-        ):
-            msg = f"n_permutations must be an integer >= 99 (got {self.n_permutations!r})"
-            raise ValueError(msg)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            msg = f"seed must be a non-negative integer (got {self.seed!r})"
-            raise ValueError(msg)
+        check_confidence_level(self.confidence_level)
+        check_choice(self.test, get_args(PairedTest), "test")
+        check_choice(self.interval, get_args(PairedIntervalMethod), "interval")
+        check_n_resamples(self.n_resamples)
+        check_n_resamples(self.n_permutations, "n_permutations", minimum=99)
+        check_seed(self.seed)
 
     @property
     def alpha(self) -> float:
@@ -150,7 +165,23 @@ class Comparison:
         return self.interval.ci_high
 
     def confidence_interval(self, confidence_level: float = 0.95) -> DifferenceInterval:
-        """The paired-difference interval at another level (same method, alternative and seed)."""
+        """The paired-difference interval at another level (same method, alternative and seed).
+
+        Parameters
+        ----------
+        confidence_level
+            The level, in (0, 1).
+
+        Returns
+        -------
+        DifferenceInterval
+            The interval at that level.
+
+        Raises
+        ------
+        ValueError
+            The comparison has no interval (its reason is given), or a level outside (0, 1).
+        """
         if self._diffs is None:
             msg = f"{self.baseline!r} vs {self.candidate!r} has no interval: {self.reason}"
             raise ValueError(msg)
@@ -269,7 +300,18 @@ FRAME_SCHEMA = {
 
 
 def comparisons_frame(comparisons: list[Comparison] | tuple[Comparison, ...]) -> pl.DataFrame:
-    """One row per comparison with the fixed columns of :data:`FRAME_SCHEMA`."""
+    """One row per comparison with the fixed columns of :data:`FRAME_SCHEMA`.
+
+    Parameters
+    ----------
+    comparisons
+        The comparisons.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per comparison.
+    """
     rows = [
         {
             "baseline": x.baseline,
@@ -304,7 +346,29 @@ def difference_interval(
     d: int | None,
     options: ComparisonOptions,
 ) -> DifferenceInterval:
-    """The paired-difference interval requested by ``options`` (``auto`` resolved here)."""
+    """The paired-difference interval requested by ``options`` (``auto`` resolved here).
+
+    Parameters
+    ----------
+    diffs
+        Per-case differences.
+    groups
+        Group code per case when cases are clustered, else ``None``.
+    a, b, c, d
+        The 2x2 table (``a`` and ``d`` are ``None`` unless there is one trial per independent case).
+    options
+        The comparison's options (``interval``, ``confidence_level``, ``alternative``, resamples).
+
+    Returns
+    -------
+    DifferenceInterval
+        Tango, SCAS or Newcombe from the 2x2 table; otherwise from the per-case differences.
+
+    Raises
+    ------
+    ValueError
+        A 2x2-table interval asked for where there is no 2x2 table.
+    """
     table = a is not None and d is not None and groups is None
     method = options.interval
     if method in ("tango", "scas", "newcombe") and not table:
@@ -312,42 +376,7 @@ def difference_interval(
         msg = f"interval {method!r} needs one trial per independent case (here {why}); use 'bootstrap', 'clt' or 'auto'"
         raise ValueError(msg)
     if a is not None and d is not None and groups is None and method in ("auto", "tango", "scas", "newcombe"):
-        n = a + b + c + d
-        if method == "scas" and n < 2:
-            return DifferenceInterval(
-                estimate=(c - b) / n,
-                ci_low=None,
-                ci_high=None,
-                method="scas",
-                confidence_level=options.confidence_level,
-                alternative=options.alternative,
-                status="insufficient_evidence",
-                reason=f"the SCAS interval needs at least 2 paired cases (got {n})",
-                n_units=n,
-            )
-        if method == "scas":
-            low, high = scas_interval(
-                b, c, n, confidence_level=options.confidence_level, alternative=options.alternative
-            )
-        elif method == "newcombe":
-            low, high = newcombe_interval(
-                a, b, c, d, confidence_level=options.confidence_level, alternative=options.alternative
-            )
-        else:
-            low, high = tango_interval(
-                b, c, n, confidence_level=options.confidence_level, alternative=options.alternative
-            )
-        return DifferenceInterval(
-            estimate=(c - b) / n,
-            ci_low=low,
-            ci_high=high,
-            method="tango" if method == "auto" else method,
-            confidence_level=options.confidence_level,
-            alternative=options.alternative,
-            status="ok",
-            reason=None,
-            n_units=n,
-        )
+        return _table_interval(a, b, c, d, options)
     return case_difference_interval(
         diffs,
         groups=groups,
@@ -356,4 +385,41 @@ def difference_interval(
         alternative=options.alternative,
         n_resamples=options.n_resamples,
         seed=options.seed,
+    )
+
+
+def _table_interval(a: int, b: int, c: int, d: int, options: ComparisonOptions) -> DifferenceInterval:
+    """Tango's (``auto``), the SCAS or Newcombe's interval from the 2x2 table."""
+    method = options.interval
+    n = a + b + c + d
+    if method == "scas" and n < 2:
+        return DifferenceInterval(
+            estimate=(c - b) / n,
+            ci_low=None,
+            ci_high=None,
+            method="scas",
+            confidence_level=options.confidence_level,
+            alternative=options.alternative,
+            status="insufficient_evidence",
+            reason=f"the SCAS interval needs at least 2 paired cases (got {n})",
+            n_units=n,
+        )
+    if method == "scas":
+        low, high = scas_interval(b, c, n, confidence_level=options.confidence_level, alternative=options.alternative)
+    elif method == "newcombe":
+        low, high = newcombe_interval(
+            a, b, c, d, confidence_level=options.confidence_level, alternative=options.alternative
+        )
+    else:
+        low, high = tango_interval(b, c, n, confidence_level=options.confidence_level, alternative=options.alternative)
+    return DifferenceInterval(
+        estimate=(c - b) / n,
+        ci_low=low,
+        ci_high=high,
+        method="tango" if method == "auto" else method,
+        confidence_level=options.confidence_level,
+        alternative=options.alternative,
+        status="ok",
+        reason=None,
+        n_units=n,
     )

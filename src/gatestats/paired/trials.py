@@ -63,9 +63,16 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from gatestats._typing import Alternative, PairedIntervalMethod, ResolvedPairedIntervalMethod
 from gatestats.estimators import clustered_standard_error
 from gatestats.paired.intervals import DifferenceInterval
+from gatestats.vocabulary import (
+    Alternative,
+    PairedIntervalMethod,
+    ResolvedPairedIntervalMethod,
+    check_confidence_level,
+    check_n_resamples,
+    check_seed,
+)
 
 __all__ = [
     "EXACT_PERMUTATION_UNITS",
@@ -91,7 +98,20 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def unit_sums(d: FloatArray, groups: npt.NDArray[np.int64] | None) -> tuple[FloatArray, FloatArray]:
-    """Per-unit sums of per-case differences and unit sizes (cases, or case groups)."""
+    """Per-unit sums of per-case differences and unit sizes (cases, or case groups).
+
+    Parameters
+    ----------
+    d
+        Per-case differences.
+    groups
+        Integer group code per case, or ``None`` (each case its own unit).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(sums, sizes)``, one entry per unit (in order of the group codes).
+    """
     if groups is None:
         return d.astype(np.float64), np.ones(d.size)
     codes = np.unique(groups, return_inverse=True)[1]
@@ -101,7 +121,18 @@ def unit_sums(d: FloatArray, groups: npt.NDArray[np.int64] | None) -> tuple[Floa
 
 
 def sign_counts(sums: FloatArray) -> tuple[int, int]:
-    """``(b, c)``: units whose difference favours the baseline, and the candidate."""
+    """Count the units whose difference favours the baseline, and the candidate.
+
+    Parameters
+    ----------
+    sums
+        Per-unit sums of differences (differences within a relative tolerance of 0 are ties).
+
+    Returns
+    -------
+    tuple of int
+        ``(b, c)``.
+    """
     scale = _TIE * max(1.0, float(np.abs(sums).max(initial=0.0)))
     return int((sums < -scale).sum()), int((sums > scale).sum())
 
@@ -127,12 +158,32 @@ def permutation_test(
     :data:`EXACT_PERMUTATION_UNITS` are non-zero or all non-zero ones have the same size;
     otherwise Monte Carlo with ``n_permutations`` draws from ``numpy.random.default_rng(seed)``.
 
+    Parameters
+    ----------
+    sums
+        Per-unit sums of differences.
+    alternative
+        Of the test.
+    n_permutations, seed
+        Monte Carlo draws (at least 99) and the seed of their generator.
+
+    Returns
+    -------
+    tuple
+        ``(pvalue, exact)``: the p-value and whether it is exact.
+
+    Raises
+    ------
+    ValueError
+        ``n_permutations`` or ``seed`` outside its domain.
+
+    Examples
+    --------
     >>> permutation_test(np.array([0.5, 0.25, 0.75, -0.25, 0.5]), alternative="greater")
     (0.09375, True)
     """
-    if n_permutations < 99:
-        msg = f"n_permutations must be at least 99 (got {n_permutations})"
-        raise ValueError(msg)
+    check_n_resamples(n_permutations, "n_permutations", minimum=99)
+    check_seed(seed)
     values = np.abs(sums)
     scale = max(1.0, float(values.max(initial=0.0)))
     keep = values > _TIE * scale
@@ -246,6 +297,12 @@ def case_difference_interval(
     Returns
     -------
     DifferenceInterval
+        The interval, or ``insufficient_evidence`` with the reason (too few units, no variation).
+
+    Raises
+    ------
+    ValueError
+        Differences outside [-1, 1] or NaN, or an option outside its domain.
 
     Examples
     --------
@@ -256,39 +313,22 @@ def case_difference_interval(
     if method not in ("auto", "bootstrap", "clt"):
         msg = f"method must be 'auto', 'bootstrap' or 'clt' for per-case differences (got {method!r})"
         raise ValueError(msg)
-    if not 0 < confidence_level < 1:
-        msg = f"confidence_level must lie strictly between 0 and 1 (got {confidence_level})"
-        raise ValueError(msg)
-    if n_resamples < 100:
-        msg = f"n_resamples must be at least 100 (got {n_resamples})"
-        raise ValueError(msg)
+    check_confidence_level(confidence_level)
+    check_n_resamples(n_resamples)
+    check_seed(seed)
     values = np.asarray(d, dtype=np.float64).ravel()
     if values.size == 0 or np.isnan(values).any() or values.min() < -1 or values.max() > 1:
         msg = "per-case differences must be non-empty values in [-1, 1] without NaN"
         raise ValueError(msg)
     sums, sizes = unit_sums(values, groups)
-    units = int(sums.size)
-    estimate = float(values.mean())
     resolved: ResolvedPairedIntervalMethod = "clt" if method == "auto" else method
     common: dict[str, Any] = {
-        "estimate": estimate,
+        "estimate": float(values.mean()),
         "confidence_level": confidence_level,
         "alternative": alternative,
-        "n_units": units,
+        "n_units": int(sums.size),
     }
-    unit = "case groups" if groups is not None else "cases"
-    minimum = MIN_UNITS_BOOTSTRAP if resolved == "bootstrap" else MIN_UNITS_CLT
-    reason = None
-    if units < minimum:
-        reason = (
-            f"the {resolved} interval is not offered below {minimum} independent {unit} (got {units}): "
-            "its coverage fell under 94% there (docs/paired.md)"
-        )
-    elif np.ptp(sums / sizes) == 0:
-        reason = (
-            f"the per-unit differences do not vary (all {float((sums / sizes)[0]):g}): no case-level variance "
-            "to build an interval from; the exact tests still apply"
-        )
+    reason = _why_no_interval(sums, sizes, resolved, clustered=groups is not None)
     if reason is not None:
         return DifferenceInterval(
             ci_low=None, ci_high=None, method=None, status="insufficient_evidence", reason=reason, **common
@@ -298,17 +338,58 @@ def case_difference_interval(
     want_low = alternative in ("two-sided", "greater")
     want_high = alternative in ("two-sided", "less")
     if resolved == "clt":
-        se = clustered_standard_error(values, groups)
-        q = float(stats.t.isf(tail, units - 1))
-        low = max(-1.0, estimate - q * se) if want_low else -1.0
-        high = min(1.0, estimate + q * se) if want_high else 1.0
-        return DifferenceInterval(ci_low=low, ci_high=high, method="clt", status="ok", reason=None, se=se, **common)
+        return _clt_interval(values, groups, tail, (want_low, want_high), common)
+    tails = (tail if want_low else None, 1 - tail if want_high else None)
+    return _bootstrap_interval(sums, sizes, tails, n_resamples, seed, common)
+
+
+def _why_no_interval(
+    sums: FloatArray, sizes: FloatArray, resolved: ResolvedPairedIntervalMethod, *, clustered: bool
+) -> str | None:
+    """Why no interval is offered (too few units, no variation between units), or ``None``."""
+    units = int(sums.size)
+    unit = "case groups" if clustered else "cases"
+    minimum = MIN_UNITS_BOOTSTRAP if resolved == "bootstrap" else MIN_UNITS_CLT
+    if units < minimum:
+        return (
+            f"the {resolved} interval is not offered below {minimum} independent {unit} (got {units}): "
+            "its coverage fell under 94% there (docs/paired.md)"
+        )
+    if np.ptp(sums / sizes) == 0:
+        return (
+            f"the per-unit differences do not vary (all {float((sums / sizes)[0]):g}): no case-level variance "
+            "to build an interval from; the exact tests still apply"
+        )
+    return None
+
+
+def _clt_interval(
+    values: FloatArray,
+    groups: npt.NDArray[np.int64] | None,
+    tail: float,
+    want: tuple[bool, bool],
+    common: dict[str, Any],
+) -> DifferenceInterval:
+    """The t interval with Miller's clustered standard error (the bounds ``want`` asks), within [-1, 1]."""
+    estimate, units = common["estimate"], common["n_units"]
+    se = clustered_standard_error(values, groups)
+    q = float(stats.t.isf(tail, units - 1))
+    low = max(-1.0, estimate - q * se) if want[0] else -1.0
+    high = min(1.0, estimate + q * se) if want[1] else 1.0
+    return DifferenceInterval(ci_low=low, ci_high=high, method="clt", status="ok", reason=None, se=se, **common)
+
+
+def _bootstrap_interval(
+    sums: FloatArray,
+    sizes: FloatArray,
+    tails: tuple[float | None, float | None],
+    n_resamples: int,
+    seed: int,
+    common: dict[str, Any],
+) -> DifferenceInterval:
+    """The BCa bootstrap interval over units, clipped to [-1, 1]; none when it is degenerate."""
     b_low, b_high, boot_se = _bca_bounds(
-        sums,
-        sizes,
-        tails=(tail if want_low else None, 1 - tail if want_high else None),
-        n_resamples=n_resamples,
-        rng=np.random.default_rng(seed),
+        sums, sizes, tails=tails, n_resamples=n_resamples, rng=np.random.default_rng(seed)
     )
     low = -1.0 if b_low is None else max(-1.0, b_low)
     high = 1.0 if b_high is None else min(1.0, b_high)

@@ -45,7 +45,23 @@ def _non_null_type(spec: dict[str, Any]) -> str:
 
 
 def polars_dtype(spec: dict[str, Any]) -> pl.DataType:
-    """Map one JSON Schema property of the contract to a polars dtype."""
+    """Map one JSON Schema property of the contract to a polars dtype.
+
+    Parameters
+    ----------
+    spec
+        The property's JSON Schema.
+
+    Returns
+    -------
+    polars.DataType
+        The column type that holds it.
+
+    Raises
+    ------
+    ValueError
+        The property's JSON type has no polars type.
+    """
     kind = _non_null_type(spec)
     if kind == "string":
         return pl.String()

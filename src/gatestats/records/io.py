@@ -28,7 +28,7 @@ from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY,
 from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
 from gatestats.records.schema import duplicate_problems, validate_records
-from gatestats.tabular import csv_row_lines, read_csv_strict
+from gatestats.tabular import CsvTable, csv_row_lines, read_csv_strict
 from gatestats_runner.contract import validate_record
 from gatestats_runner.runsets import encode_record
 
@@ -49,7 +49,23 @@ _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".csv"
 
 
 def record_format(path: str | os.PathLike[str]) -> str:
-    """Return ``jsonl``, ``parquet`` or ``csv`` from the file suffix; raise for anything else."""
+    """Return ``jsonl``, ``parquet`` or ``csv`` from the file suffix; raise for anything else.
+
+    Parameters
+    ----------
+    path
+        A record file.
+
+    Returns
+    -------
+    str
+        Its format.
+
+    Raises
+    ------
+    RecordFileError
+        The suffix is not a record file's.
+    """
     suffix = Path(path).suffix.lower()
     if suffix not in _FORMATS:
         known = ", ".join(sorted(_FORMATS))
@@ -145,11 +161,10 @@ def _csv_value(text: str, dtype: PolarsDataType) -> tuple[Any, str | None]:
     return typed_cell(text, _CELL_KINDS.get(type(dtype), "string"), text=True)
 
 
-def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
-    digest = digest_file(path)
-    table = read_csv_strict(path)
+def _csv_header_problems(path: Path, header: Sequence[str]) -> list[RecordProblem]:
+    """Columns of a CSV header that are not in the contract or cannot be stored in CSV, and required ones missing."""
     problems: list[RecordProblem] = []
-    for name in table.header:
+    for name in header:
         if name not in POLARS_SCHEMA:
             message = "unknown column (not in the run-record contract v1)"
         elif name in NESTED_FIELDS:
@@ -160,10 +175,33 @@ def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
     problems += [
         RecordProblem(file=str(path), line=1, field=name, message="required column is missing")
         for name in REQUIRED_FIELDS
-        if name not in table.header
+        if name not in header
     ]
+    return problems
+
+
+def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
+    digest = digest_file(path)
+    table = read_csv_strict(path)
+    problems = _csv_header_problems(path, table.header)
     if problems:
         raise RecordFileError(problems)
+    columns, problems, total = _csv_columns(path, table)
+    if problems:
+        raise RecordFileError(problems, total=total)
+    frame = pl.DataFrame(
+        {
+            name: pl.Series(name, columns.get(name, [None] * len(table.rows)), dtype=dtype, strict=True)
+            for name, dtype in POLARS_SCHEMA.items()
+        },
+    )
+    _unchanged(path, digest)
+    return frame, digest, table.lines
+
+
+def _csv_columns(path: Path, table: CsvTable) -> tuple[dict[str, list[Any]], list[RecordProblem], int]:
+    """Every CSV cell typed and every row checked against the contract: the columns, the first problems, their count."""
+    problems: list[RecordProblem] = []
     columns: dict[str, list[Any]] = {name: [] for name in table.header}
     total = 0
     for row, line in zip(table.rows, table.lines, strict=True):
@@ -185,16 +223,7 @@ def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
             total += 1
             if len(problems) < MAX_PROBLEMS:
                 problems.append(RecordProblem(file=str(path), line=line, field=v.field, message=v.message))
-    if problems:
-        raise RecordFileError(problems, total=total)
-    frame = pl.DataFrame(
-        {
-            name: pl.Series(name, columns.get(name, [None] * len(table.rows)), dtype=dtype, strict=True)
-            for name, dtype in POLARS_SCHEMA.items()
-        },
-    )
-    _unchanged(path, digest)
-    return frame, digest, table.lines
+    return columns, problems, total
 
 
 def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
@@ -204,6 +233,16 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
     optional columns absent from the file are null. The file is read strictly (see
     :func:`read_record_file`); the data checks that span rows (duplicate keys) are left to
     :func:`load_records`.
+
+    Parameters
+    ----------
+    path
+        The record file.
+
+    Returns
+    -------
+    polars.LazyFrame
+        Its records.
 
     Raises
     ------
@@ -238,6 +277,16 @@ def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFile
 
     A run set prepared (``gatestats run --prepare``) and never run has no ``records.jsonl``: its
     records are empty, which is not an error (the gate answers insufficient evidence).
+
+    Parameters
+    ----------
+    root
+        The run set directory.
+
+    Returns
+    -------
+    tuple of (polars.DataFrame, RecordFileInfo)
+        Its records, and what was read of ``records.jsonl`` (with the manifest).
 
     Raises
     ------
@@ -277,6 +326,16 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
     strict mode (every value typed without coercion: empty is null). Parquet columns must have the
     contract's types (lossless integer and float widths accepted). Then every row is validated.
 
+    Parameters
+    ----------
+    path
+        The record file (a run set's ``records.jsonl`` is checked against the manifest beside it).
+
+    Returns
+    -------
+    tuple of (polars.DataFrame, RecordFileInfo)
+        The checked records, and what was read of the file.
+
     Raises
     ------
     RecordFileError
@@ -287,6 +346,45 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
     if not file.is_file():
         why = "not a regular file" if file.exists() else "no such record file"
         raise RecordFileError.single(file, "<file>", why)
+    read = _read_any(file, kind)
+    manifest = _run_set_manifest(file)
+    try:
+        checked = _validated(file, kind, read.frame)
+        if manifest is not None:
+            problems = run_set_problems(
+                file.parent, manifest, checked, size=file.stat().st_size, digest=read.digest, checksums=read.checksums
+            )
+            if problems:
+                raise RecordFileError(problems[:MAX_PROBLEMS], total=len(problems))
+    except RecordFileError as exc:
+        raise RecordFileError(at_lines(exc.problems, read.lines), total=exc.total) from None
+    info = RecordFileInfo(
+        path=str(file),
+        format=kind,
+        digest=read.digest,
+        size=file.stat().st_size,
+        n_records=checked.height,
+        checksums=read.checksums,
+        run_set_ids=read.run_set_ids,
+        manifest=manifest,
+    )
+    return checked, info
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _FileRead:
+    """One file read in its format, before the checks across rows."""
+
+    frame: pl.DataFrame
+    digest: str
+    #: The file line of each frame row (None for Parquet: a row is its own place).
+    lines: tuple[int, ...] | None
+    checksums: ChecksumStatus
+    run_set_ids: tuple[str, ...]
+
+
+def _read_any(file: Path, kind: str) -> _FileRead:
+    """Read ``file`` as ``kind`` (jsonl, parquet or csv) strictly, with its digest, lines, checksums and run sets."""
     lines: tuple[int, ...] | None = None
     checksums: ChecksumStatus = "none"
     run_set_ids: tuple[str, ...] = ()
@@ -302,34 +400,17 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
         checksums = "empty"
     elif kind != "jsonl":
         run_set_ids = tuple(sorted(str(x) for x in frame.get_column("run_set_id").unique().to_list()))
-    manifest = _run_set_manifest(file)
-    try:
-        if kind == "jsonl":  # the line pass checked every value of every line; keys across lines remain
-            duplicates = duplicate_problems(frame, str(file))
-            if duplicates:
-                raise RecordFileError(duplicates)
-            checked = frame
-        else:
-            checked = validate_records(frame, source=str(file))
-        if manifest is not None:
-            problems = run_set_problems(
-                file.parent, manifest, checked, size=file.stat().st_size, digest=digest, checksums=checksums
-            )
-            if problems:
-                raise RecordFileError(problems[:MAX_PROBLEMS], total=len(problems))
-    except RecordFileError as exc:
-        raise RecordFileError(at_lines(exc.problems, lines), total=exc.total) from None
-    info = RecordFileInfo(
-        path=str(file),
-        format=kind,
-        digest=digest,
-        size=file.stat().st_size,
-        n_records=checked.height,
-        checksums=checksums,
-        run_set_ids=run_set_ids,
-        manifest=manifest,
-    )
-    return checked, info
+    return _FileRead(frame=frame, digest=digest, lines=lines, checksums=checksums, run_set_ids=run_set_ids)
+
+
+def _validated(file: Path, kind: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` checked against the contract (JSONL's line pass checked every value: only keys across lines remain)."""
+    if kind != "jsonl":
+        return validate_records(frame, source=str(file))
+    duplicates = duplicate_problems(frame, str(file))
+    if duplicates:
+        raise RecordFileError(duplicates)
+    return frame
 
 
 def _run_set_manifest(file: Path) -> dict[str, Any] | None:
@@ -340,8 +421,21 @@ def _run_set_manifest(file: Path) -> dict[str, Any] | None:
 
 
 def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
-    """Turn frame rows into file lines (JSONL: n-th non-blank line; CSV: the row's physical first line,
-    quoted newlines counted; Parquet: the row)."""
+    """Turn frame rows into file lines.
+
+    JSONL: the n-th non-blank line; CSV: the row's physical first line, quoted newlines counted;
+    Parquet: the row stays.
+
+    Parameters
+    ----------
+    problems
+        Problems that name a frame ``row`` (or ``first_row``) of their file.
+
+    Returns
+    -------
+    list of RecordProblem
+        The same problems, naming the file's lines instead where the file has lines.
+    """
     line_maps: dict[str, Sequence[int]] = {}
 
     def line_of(file: str, kind: str, row: int) -> int:
@@ -377,6 +471,16 @@ def load_record_files(
 
     Duplicate record keys are errors within a file and across files.
 
+    Parameters
+    ----------
+    paths
+        Record files or run set directories (one or several).
+
+    Returns
+    -------
+    tuple of (polars.DataFrame, tuple of RecordFileInfo)
+        The records of every file, in the order given, and what was read of each file.
+
     Raises
     ------
     RecordFileError
@@ -408,6 +512,16 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
     Duplicate record keys are errors within a file and across files. Lines that carry the
     runner's checksum are verified (see :func:`read_record_file`).
 
+    Parameters
+    ----------
+    paths
+        As :func:`load_record_files`.
+
+    Returns
+    -------
+    polars.DataFrame
+        The records of every file, in the order given.
+
     Raises
     ------
     RecordFileError
@@ -431,7 +545,7 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
             RecordProblem(
                 file=other["__file"],
                 row=other["__row"],
-                field="system,case_id,case_version,trial,attempt",
+                field=",".join(RECORD_KEY),
                 message=f"duplicate record ({key}) already in {first['__file']} at {first_at}",
             )
             for other in rows[1:]
@@ -449,6 +563,27 @@ def write_records_jsonl(records: pl.DataFrame, path: str | os.PathLike[str], *, 
     writers racing for one path exactly one wins and the other gets :class:`FileExistsError`; an
     existing file is never replaced unless ``overwrite`` is true (record files are immutable).
     Nothing is written if validation fails.
+
+    Parameters
+    ----------
+    records
+        The records to write.
+    path
+        The new file.
+    overwrite
+        Replace an existing file (atomically) instead of refusing.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    RecordFileError
+        A record breaks the contract.
+    FileExistsError
+        The file exists and ``overwrite`` is false.
     """
     target = Path(path)
     if target.exists() and not overwrite:

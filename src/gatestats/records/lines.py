@@ -60,6 +60,16 @@ def _add(problems: ProblemList, file: Path, line: int, field: str, message: str)
 def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
     """Decode, contract-check and checksum-verify every line of a JSONL record file.
 
+    Parameters
+    ----------
+    path
+        The JSONL record file.
+
+    Returns
+    -------
+    JsonlCheck
+        What the pass established: the digest, the line of each record, checksums, run set ids.
+
     Raises
     ------
     RecordFileError

@@ -52,7 +52,22 @@ def run_set_problems(
 ) -> list[RecordProblem]:
     """Every way the records of ``root`` are not the ones its manifest describes (rows 0-based, not lines).
 
-    ``size``, ``digest`` and ``checksums`` describe ``records.jsonl`` as it was read.
+    Parameters
+    ----------
+    root
+        The run set directory.
+    manifest
+        Its manifest (as :func:`read_run_set_manifest` returns it).
+    records
+        The records read from its ``records.jsonl``.
+    size, digest, checksums
+        ``records.jsonl`` as it was read: its size in bytes, its digest, and whether its lines
+        carry checksums (``verified``, ``none`` or ``empty``).
+
+    Returns
+    -------
+    list of RecordProblem
+        Every problem found (empty when the records are the manifest's).
     """
     path = root / RECORDS
     origin = str(manifest.get("origin", "runner"))
@@ -74,6 +89,16 @@ def run_set_problems(
 
 def read_run_set_manifest(path: Path) -> dict[str, Any]:
     """A run set's manifest, read strictly (duplicate keys, NaN, wrong types refused with the field).
+
+    Parameters
+    ----------
+    path
+        The ``manifest.json`` file.
+
+    Returns
+    -------
+    dict
+        The manifest.
 
     Raises
     ------
@@ -118,49 +143,61 @@ _OPTIONAL_STRINGS = (
 )
 
 
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
 def _manifest_shape(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field, what is wrong) for the manifest fields the gate reads."""
     out: list[tuple[str, str]] = []
-
-    def kind(value: Any) -> str:
-        return type(value).__name__
-
     for name in _OPTIONAL_STRINGS:
         value = manifest.get(name)
         if value is not None and not isinstance(value, str):
-            out.append((name, f"expected a string or null (got {kind(value)})"))
+            out.append((name, f"expected a string or null (got {_kind(value)})"))
     if manifest.get("origin", "runner") not in {"runner", "import"}:
         out.append(("origin", f"expected 'runner' or 'import' (got {manifest.get('origin')!r})"))
     if not isinstance(manifest.get("complete", False), bool):
-        out.append(("complete", f"expected true or false (got {kind(manifest.get('complete'))})"))
+        out.append(("complete", f"expected true or false (got {_kind(manifest.get('complete'))})"))
     trials = manifest.get("trials")
     if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int) or trials < 0):
         out.append(("trials", f"expected an integer >= 0 (got {trials!r})"))
     cases = manifest.get("cases")
     if cases is not None:
-        if not isinstance(cases, list):
-            out.append(("cases", f"expected a list (got {kind(cases)})"))
-        else:
-            for i, case in enumerate(cases):
-                if not isinstance(case, dict) or not isinstance(case.get("case_id"), str):
-                    out.append((f"cases[{i}].case_id", "expected a string"))
-                elif case.get("case_version") is not None and not isinstance(case.get("case_version"), str):
-                    out.append((f"cases[{i}].case_version", "expected a string or null"))
+        out += _cases_shape(cases)
     digests = manifest.get("candidate_case_digests")
     if digests is not None and (not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values())):
         out.append(("candidate_case_digests", "expected an object of strings"))
     seal = manifest.get("records_seal")
     if seal is not None:
-        if not isinstance(seal, dict):
-            out.append(("records_seal", f"expected an object (got {kind(seal)})"))
-        else:
-            digest = seal.get("digest")
-            if digest is not None and (not isinstance(digest, str) or not _SHA256.fullmatch(digest)):
-                out.append(("records_seal.digest", "expected 'sha256:' and 64 hexadecimal digits, or null"))
-            for name in ("bytes", "lines"):
-                value = seal.get(name)
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    out.append((f"records_seal.{name}", f"expected an integer >= 0 (got {value!r})"))
+        out += _seal_shape(seal)
+    return out
+
+
+def _cases_shape(cases: Any) -> list[tuple[str, str]]:
+    """(field, what is wrong) for the manifest's ``cases``."""
+    if not isinstance(cases, list):
+        return [("cases", f"expected a list (got {_kind(cases)})")]
+    out: list[tuple[str, str]] = []
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict) or not isinstance(case.get("case_id"), str):
+            out.append((f"cases[{i}].case_id", "expected a string"))
+        elif case.get("case_version") is not None and not isinstance(case.get("case_version"), str):
+            out.append((f"cases[{i}].case_version", "expected a string or null"))
+    return out
+
+
+def _seal_shape(seal: Any) -> list[tuple[str, str]]:
+    """(field, what is wrong) for the manifest's ``records_seal``."""
+    if not isinstance(seal, dict):
+        return [("records_seal", f"expected an object (got {_kind(seal)})")]
+    out: list[tuple[str, str]] = []
+    digest = seal.get("digest")
+    if digest is not None and (not isinstance(digest, str) or not _SHA256.fullmatch(digest)):
+        out.append(("records_seal.digest", "expected 'sha256:' and 64 hexadecimal digits, or null"))
+    for name in ("bytes", "lines"):
+        value = seal.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            out.append((f"records_seal.{name}", f"expected an integer >= 0 (got {value!r})"))
     return out
 
 
@@ -179,35 +216,51 @@ def _prefix_digest(path: Path, size: int) -> str:
 
 def _seal_problems(root: Path, manifest: Mapping[str, Any], *, size: int, digest: str) -> list[RecordProblem]:
     seal = manifest.get("records_seal")
-    where = str(root / MANIFEST)
+    complete = manifest.get("complete") is True
     if seal is None:
-        if manifest.get("complete") is True:
-            why = (
-                "a complete run set seals its records (digest, size, lines of records.jsonl); this one has no seal, "
-                "so nothing shows its records are the ones that ran"
-            )
-            return [RecordProblem(file=where, field="records_seal", message=why)]
-        return []
-    sealed_bytes = int(seal["bytes"])
-    path = root / RECORDS
-    if manifest.get("complete") is True:
-        if size != sealed_bytes or (size > 0 and digest != seal.get("digest")):
-            why = (
-                f"records.jsonl is not the file the run set sealed ({sealed_bytes} bytes, {seal.get('lines')} lines, "
-                f"{seal.get('digest')}; found {size} bytes, {digest}): records were edited, removed, "
-                "reordered or added after the run"
-            )
-            return [RecordProblem(file=str(path), field="records_seal", message=why)]
-        return []
-    if sealed_bytes == 0:
-        return []
-    if size < sealed_bytes or _prefix_digest(path, sealed_bytes) != seal.get("digest"):
-        why = (
-            f"the first {sealed_bytes} bytes of records.jsonl are not the ones the last session sealed "
-            f"({seal.get('digest')}): records written before the interruption were changed"
+        if not complete:
+            return []
+        unsealed = (
+            "a complete run set seals its records (digest, size, lines of records.jsonl); this one has no seal, "
+            "so nothing shows its records are the ones that ran"
         )
-        return [RecordProblem(file=str(path), field="records_seal", message=why)]
-    return []
+        return [RecordProblem(file=str(root / MANIFEST), field="records_seal", message=unsealed)]
+    path = root / RECORDS
+    why = _complete_seal_mismatch(seal, size, digest) if complete else _interrupted_seal_mismatch(path, seal, size)
+    return [] if why is None else [RecordProblem(file=str(path), field="records_seal", message=why)]
+
+
+def _complete_seal_mismatch(seal: Mapping[str, Any], size: int, digest: str) -> str | None:
+    """Why a complete run set's ``records.jsonl`` is not the file it sealed, or None."""
+    sealed_bytes = int(seal["bytes"])
+    if size == sealed_bytes and (size == 0 or digest == seal.get("digest")):
+        return None
+    return (
+        f"records.jsonl is not the file the run set sealed ({sealed_bytes} bytes, {seal.get('lines')} lines, "
+        f"{seal.get('digest')}; found {size} bytes, {digest}): records were edited, removed, "
+        "reordered or added after the run"
+    )
+
+
+def _interrupted_seal_mismatch(path: Path, seal: Mapping[str, Any], size: int) -> str | None:
+    """Why an interrupted run set's ``records.jsonl`` does not begin with the sealed bytes, or None."""
+    sealed_bytes = int(seal["bytes"])
+    if sealed_bytes == 0:
+        return None
+    if size >= sealed_bytes and _prefix_digest(path, sealed_bytes) == seal.get("digest"):
+        return None
+    return (
+        f"the first {sealed_bytes} bytes of records.jsonl are not the ones the last session sealed "
+        f"({seal.get('digest')}): records written before the interruption were changed"
+    )
+
+
+def _rows_problems(path: Path, rows: pl.DataFrame, field: str, why: str) -> list[RecordProblem]:
+    """A problem for each of the first rows of ``rows`` (``__row``: frame row); ``why`` is formatted with the row."""
+    return [
+        RecordProblem(file=str(path), row=int(row["__row"]), field=field, message=why.format(**row))
+        for row in rows.head(_SHOWN).iter_rows(named=True)
+    ]
 
 
 def _membership_problems(path: Path, manifest: Mapping[str, Any], records: pl.DataFrame) -> list[RecordProblem]:
@@ -218,10 +271,7 @@ def _membership_problems(path: Path, manifest: Mapping[str, Any], records: pl.Da
     problems: list[RecordProblem] = []
 
     def refuse(mask: pl.Expr, field: str, why: str) -> None:
-        for row in indexed.filter(mask).head(_SHOWN).iter_rows(named=True):
-            problems.append(
-                RecordProblem(file=str(path), row=int(row["__row"]), field=field, message=why.format(**row))
-            )
+        problems.extend(_rows_problems(path, indexed.filter(mask), field, why))
 
     ids = _listed(manifest.get("run_set_id"))
     if ids is not None:
@@ -237,34 +287,7 @@ def _membership_problems(path: Path, manifest: Mapping[str, Any], records: pl.Da
         )
     cases = manifest.get("cases")
     if isinstance(cases, list) and cases:
-        table = pl.DataFrame(
-            {"case_id": [c["case_id"] for c in cases], "__version": [c.get("case_version") for c in cases]},
-            schema={"case_id": pl.String, "__version": pl.String},
-        ).unique("case_id", keep="first")
-        joined = indexed.join(table, on="case_id", how="left")
-        unknown = joined.filter(~pl.col("case_id").is_in(table["case_id"].implode()))
-        for row in unknown.head(_SHOWN).iter_rows(named=True):
-            problems.append(
-                RecordProblem(
-                    file=str(path),
-                    row=int(row["__row"]),
-                    field="case_id",
-                    message=f"{row['case_id']!r} is not a case of the run set's manifest",
-                )
-            )
-        wrong = joined.filter(
-            pl.col("case_id").is_in(table["case_id"].implode()) & pl.col("case_version").ne_missing(pl.col("__version"))
-        )
-        for row in wrong.head(_SHOWN).iter_rows(named=True):
-            problems.append(
-                RecordProblem(
-                    file=str(path),
-                    row=int(row["__row"]),
-                    field="case_version",
-                    message=f"{row['case_version']!r} is not the manifest's version of {row['case_id']!r} "
-                    f"({row['__version']!r})",
-                )
-            )
+        problems += _case_problems(path, indexed, cases)
     digests = manifest.get("candidate_case_digests")
     if isinstance(digests, dict) and digests:
         expected = pl.col("case_id").replace_strict(digests, default=None, return_dtype=pl.String)
@@ -277,6 +300,26 @@ def _membership_problems(path: Path, manifest: Mapping[str, Any], records: pl.Da
     if isinstance(trials, int) and not isinstance(trials, bool) and manifest.get("origin", "runner") == "runner":
         refuse(pl.col("trial") >= trials, "trial", "trial {trial} is beyond the run set's " + f"{trials} trials")
     return problems
+
+
+def _case_problems(path: Path, indexed: pl.DataFrame, cases: list[Any]) -> list[RecordProblem]:
+    """Records of a case the manifest does not list, or at another version than the manifest's."""
+    table = pl.DataFrame(
+        {"case_id": [c["case_id"] for c in cases], "__version": [c.get("case_version") for c in cases]},
+        schema={"case_id": pl.String, "__version": pl.String},
+    ).unique("case_id", keep="first")
+    joined = indexed.join(table, on="case_id", how="left")
+    listed = pl.col("case_id").is_in(table["case_id"].implode())
+    unknown = _rows_problems(
+        path, joined.filter(~listed), "case_id", "{case_id!r} is not a case of the run set's manifest"
+    )
+    wrong = _rows_problems(
+        path,
+        joined.filter(listed & pl.col("case_version").ne_missing(pl.col("__version"))),
+        "case_version",
+        "{case_version!r} is not the manifest's version of {case_id!r} ({__version!r})",
+    )
+    return unknown + wrong
 
 
 def _listed(value: Any) -> list[str] | None:

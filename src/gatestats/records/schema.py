@@ -15,9 +15,9 @@ import polars as pl
 from pandera.config import ValidationDepth, config_context
 from pandera.errors import SchemaError, SchemaErrors
 
-from gatestats._typing import FrameLike
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.records.contract import DATETIME_FIELDS, NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
+from gatestats.vocabulary import FrameLike
 from gatestats_runner.contract import RFC3339_PATTERN, load_schema, validate_field
 
 __all__ = ["RECORD_SCHEMA", "duplicate_problems", "validate_records"]
@@ -142,7 +142,20 @@ def _key_text(row: dict[str, Any]) -> str:
 
 
 def duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
-    """Every record whose key (system, case, version, trial, attempt) an earlier row already has (rows 0-based)."""
+    """Every record whose key (system, case, version, trial, attempt) an earlier row already has (rows 0-based).
+
+    Parameters
+    ----------
+    data
+        The records.
+    source
+        The file they come from (the problems name it).
+
+    Returns
+    -------
+    list of RecordProblem
+        One per duplicate, naming its row and the first row with its key.
+    """
     # Fast path: equal keys have equal hashes, so as many distinct key hashes as rows proves
     # there is no duplicate; only a hash collision or a real duplicate takes the exact path.
     if data.select(pl.struct(RECORD_KEY).hash(seed=0).n_unique()).item() == data.height:
@@ -156,7 +169,7 @@ def duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
     return [
         RecordProblem(
             file=source,
-            field="system,case_id,case_version,trial,attempt",
+            field=",".join(RECORD_KEY),
             message=f"duplicate record ({_key_text(row)})",
             row=int(row["__row"]),
             first_row=int(row["__first"]),
