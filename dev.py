@@ -100,6 +100,12 @@ def demo() -> None:
         raise SystemExit(gate.returncode)
     print("== report", flush=True)
     _run(gatestats, "report", verdict, "--out", ROOT / "reports")
+    example = ROOT / "examples" / "correction"
+    print("== correct: a failure, its feedback, a revision under a new identity (examples/correction)", flush=True)
+    _run(
+        gatestats, "correct", example / "cases", "--candidate", example / "candidate",
+        "--reviser", f"{PY} {example / 'reviser.py'}", "--out", work / "correction",
+    )  # fmt: skip
     print(f"\nverdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); files in {work}")
 
 
