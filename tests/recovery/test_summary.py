@@ -55,7 +55,8 @@ def test_recovery_counts_cases_and_charges_every_round_and_reviser_call(lazy: bo
 
 
 def test_recovery_interval_is_wilson_over_cases_not_trials() -> None:
-    # Wilson (1927) for 2 of 4 cases, by hand: centre 0.5, half-width
+    # Wilson (1927) for 2 of 4 cases: statsmodels proportion_confint(2, 4, method="wilson") gives
+    # (0.15004, 0.84996); by hand: centre 0.5, half-width
     # z*sqrt(0.25/4 + z^2/64) / (1 + z^2/4) = 0.349961 with z = 1.959964 -> (0.150039, 0.849961).
     low, high = recovery_summary(_rounds(ROWS)).confidence_interval()
     assert (low, high) == pytest.approx((0.150039, 0.849961), abs=1e-6)
