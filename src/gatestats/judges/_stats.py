@@ -32,7 +32,7 @@ Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -354,6 +354,29 @@ def agreement_counts(table: npt.ArrayLike) -> npt.NDArray[np.float64]:
         msg = "table must hold non-negative finite counts"
         raise ValueError(msg)
     return counts
+
+
+def _json_value(value: Any) -> Any:
+    """A field as JSON data: a result as its ``to_dict()``, a tuple as a list (of those)."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    return value
+
+
+def _json_fields(result: Any, *, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Every dataclass field of ``result`` but ``exclude``, in order, as JSON data (:func:`_json_value`)."""
+    return {name: _json_value(getattr(result, name)) for name in result.__dataclass_fields__ if name not in exclude}
+
+
+def _level_index(values: Sequence[Any], name: str, *, ordered: bool = False) -> tuple[list[Any], dict[Any, int]]:
+    """The levels of a scale and each one's position; fewer than 2 distinct levels is an error naming ``name``."""
+    levels = list(values)
+    if len(levels) < 2 or len(set(levels)) != len(levels):
+        msg = f"{name} must list at least 2 distinct {name}{' in scale order' if ordered else ''} (got {levels!r})"
+        raise ValueError(msg)
+    return levels, {level: i for i, level in enumerate(levels)}
 
 
 def _one_category_reason(

@@ -44,6 +44,13 @@ __all__ = [
 CALIBRATION_SCHEMA: Final = "gatestats.judge_calibration.v1"
 _VERSION_PREFIX: Final = "judge-cal-"
 _UNHASHED = ("version", "sources")
+#: Fields written to the document as they are: those before the headline statistics, and after.
+_PLAIN_HEAD: Final = (
+    "version", "judge_model", "rubric_digest", "rubric_version", "kind", "positive", "negative", "tie",
+    "swapped_coding", "calibration_set_digest", "judgments_digest", "method", "confidence_level", "n_items",
+    "n_unparseable", "n_labels_without_verdict",
+)  # fmt: skip
+_PLAIN_TAIL: Final = ("position_bias_pvalue", "persuasion_pvalue", "details")
 
 
 def _sha256(text: str) -> str:
@@ -89,29 +96,12 @@ class JudgeCalibration:
         """The JSON document written by :func:`write_calibration`."""
         return {
             "schema": CALIBRATION_SCHEMA,
-            "version": self.version,
-            "judge_model": self.judge_model,
-            "rubric_digest": self.rubric_digest,
-            "rubric_version": self.rubric_version,
-            "kind": self.kind,
-            "positive": self.positive,
-            "negative": self.negative,
-            "tie": self.tie,
-            "swapped_coding": self.swapped_coding,
-            "calibration_set_digest": self.calibration_set_digest,
-            "judgments_digest": self.judgments_digest,
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "n_items": self.n_items,
-            "n_unparseable": self.n_unparseable,
-            "n_labels_without_verdict": self.n_labels_without_verdict,
+            **{name: getattr(self, name) for name in _PLAIN_HEAD},
             "false_pass_rate": self.false_pass_rate.to_dict(),
             "false_fail_rate": self.false_fail_rate.to_dict(),
             "kappa": self.kappa.to_dict(),
             "flip_rate": None if self.flip_rate is None else self.flip_rate.to_dict(),
-            "position_bias_pvalue": self.position_bias_pvalue,
-            "persuasion_pvalue": self.persuasion_pvalue,
-            "details": self.details,
+            **{name: getattr(self, name) for name in _PLAIN_TAIL},
             "sources": list(self.sources),
         }
 
@@ -151,29 +141,12 @@ class JudgeCalibration:
         """
         flip = data.get("flip_rate")
         return cls(
-            version=data["version"],
-            judge_model=data["judge_model"],
-            rubric_digest=data["rubric_digest"],
-            rubric_version=data["rubric_version"],
-            kind=data["kind"],
-            positive=data["positive"],
-            negative=data["negative"],
-            tie=data["tie"],
-            swapped_coding=data["swapped_coding"],
-            calibration_set_digest=data["calibration_set_digest"],
-            judgments_digest=data["judgments_digest"],
-            method=data["method"],
-            confidence_level=data["confidence_level"],
-            n_items=data["n_items"],
-            n_unparseable=data["n_unparseable"],
-            n_labels_without_verdict=data["n_labels_without_verdict"],
+            **{name: data[name] for name in _PLAIN_HEAD},
             false_pass_rate=Proportion.from_dict(data["false_pass_rate"]),
             false_fail_rate=Proportion.from_dict(data["false_fail_rate"]),
             kappa=Kappa.from_dict(data["kappa"]),
             flip_rate=None if flip is None else Proportion.from_dict(flip),
-            position_bias_pvalue=data["position_bias_pvalue"],
-            persuasion_pvalue=data["persuasion_pvalue"],
-            details=data["details"],
+            **{name: data[name] for name in _PLAIN_TAIL},
             sources=tuple(data.get("sources", ())),
         )
 

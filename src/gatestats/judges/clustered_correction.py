@@ -26,7 +26,7 @@ Lang, Z. & Reiczigel, J. (2014). Confidence limits for prevalence of disease adj
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -108,25 +108,18 @@ def _at_effective_size(
     estimate, low, high, code = lang_reiczigel_batch(
         k / deff, n / deff, x_se, ffr.n, x_sp, fpr.n, confidence_level=confidence_level
     )
-    fields = {name: getattr(plain, name) for name in CorrectedPassRate.__dataclass_fields__}
+    apparent = proportion(k, n, confidence_level=confidence_level)
     if int(code[0]) == OK:
-        fields.update(ci_low=float(low[0]), ci_high=float(high[0]), estimate=float(estimate[0]))
-    else:
-        reason = (
-            "the judge's adjusted Youden index is not positive"
-            if int(code[0]) == ADJUSTED_UNUSABLE
-            else "no interval of positive width at the clustered effective sample size"
+        return replace(
+            plain, estimate=float(estimate[0]), ci_low=float(low[0]), ci_high=float(high[0]), apparent=apparent
         )
-        fields.update(
-            estimate=None,
-            estimate_untruncated=None,
-            ci_low=None,
-            ci_high=None,
-            status="insufficient_evidence",
-            reason=reason,
-        )
-    fields["apparent"] = proportion(k, n, confidence_level=confidence_level)
-    return CorrectedPassRate(**fields)
+    reason = (
+        "the judge's adjusted Youden index is not positive"
+        if int(code[0]) == ADJUSTED_UNUSABLE
+        else "no interval of positive width at the clustered effective sample size"
+    )
+    return replace(plain, estimate=None, estimate_untruncated=None, ci_low=None, ci_high=None,
+                   status="insufficient_evidence", reason=reason, apparent=apparent)  # fmt: skip
 
 
 def corrected_pass_rate_clustered(

@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats.judges._stats import Kappa, Proportion, cohens_kappa, proportion
+from gatestats.judges._stats import Kappa, Proportion, _json_fields, _level_index, cohens_kappa, proportion
 from gatestats.judges._types import ProportionMethod
 from gatestats.judges.weighted_kappa import WeightedKappa, weighted_kappa
 from gatestats.vocabulary import Status, check_confidence_level
@@ -154,14 +154,7 @@ class ClassScores:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
-        return {
-            "label": self.label,
-            "n_label": self.n_label,
-            "n_verdict": self.n_verdict,
-            "precision": self.precision.to_dict(),
-            "recall": self.recall.to_dict(),
-            "f1": self.f1.to_dict(),
-        }
+        return _json_fields(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -261,14 +254,10 @@ def confusion_counts(
     >>> confusion_counts(["a", "b", "b"], ["a", None, "a"], classes=["a", "b"]).tolist()
     [[1, 0, 0], [1, 0, 1]]
     """
-    levels = list(classes)
-    if len(levels) < 2 or len(set(levels)) != len(levels):
-        msg = f"classes must list at least 2 distinct classes (got {levels!r})"
-        raise ValueError(msg)
+    levels, index = _level_index(classes, "classes")
     if len(labels) != len(verdicts):
         msg = f"labels and verdicts must describe the same items (got {len(labels)} and {len(verdicts)})"
         raise ValueError(msg)
-    index = {c: i for i, c in enumerate(levels)}
     counts = np.zeros((len(levels), len(levels) + 1), dtype=np.int64)
     for item, (label, verdict) in enumerate(zip(labels, verdicts, strict=True)):
         if label not in index:

@@ -48,6 +48,7 @@ from gatestats.judges._stats import (
     PairedDifference,
     Proportion,
     SignTest,
+    _json_fields,
     paired_difference_interval,
     proportion,
     sign_test,
@@ -110,20 +111,7 @@ class OrderSensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (without the per-slice results, which :meth:`to_frame` lists)."""
-        return {
-            "slice": self.slice,
-            "n_pairs": self.n_pairs,
-            "n_unparseable": self.n_unparseable,
-            "n_consistent": self.n_consistent,
-            "n_biased_first": self.n_biased_first,
-            "n_biased_second": self.n_biased_second,
-            "consistency_rate": self.consistency_rate.to_dict(),
-            "flip_rate": self.flip_rate.to_dict(),
-            "position_bias": self.position_bias.to_dict(),
-            "n_correct_original": self.n_correct_original,
-            "n_correct_swapped": self.n_correct_swapped,
-            "n_correct_both": self.n_correct_both,
-        }
+        return _json_fields(self, exclude=("by_slice",))
 
 
 def _order_counts(
@@ -321,18 +309,7 @@ class PersuasionTest:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {
-            "n_pairs": self.n_pairs,
-            "n_unparseable": self.n_unparseable,
-            "n_pass_both": self.n_pass_both,
-            "n_pass_with_text_only": self.n_pass_with_text_only,
-            "n_pass_without_text_only": self.n_pass_without_text_only,
-            "n_pass_neither": self.n_pass_neither,
-            "pass_rate_without_text": self.pass_rate_without_text.to_dict(),
-            "pass_rate_with_text": self.pass_rate_with_text.to_dict(),
-            "difference": self.difference.to_dict(),
-            "test": self.test.to_dict(),
-        }
+        return _json_fields(self)
 
 
 def persuasion_test(

@@ -55,7 +55,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from gatestats.judges._stats import Kappa, Proportion, cohens_kappa, proportion
+from gatestats.judges._stats import Kappa, Proportion, _json_fields, cohens_kappa, proportion
 from gatestats.judges.multiclass import DEFAULT_SEED, BootstrapEstimate, bootstrap_estimate
 from gatestats.judges.weighted_kappa import WeightedKappa, weighted_kappa
 from gatestats.vocabulary import check_confidence_level
@@ -304,14 +304,7 @@ class PairAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
-        return {
-            "first": self.first,
-            "second": self.second,
-            "n": self.n,
-            "agreement": self.agreement.to_dict(),
-            "kappa": self.kappa.to_dict(),
-            "weighted_kappa": None if self.weighted_kappa is None else self.weighted_kappa.to_dict(),
-        }
+        return _json_fields(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -331,17 +324,7 @@ class RaterAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
-        return {
-            "raters": list(self.raters),
-            "classes": list(self.classes),
-            "ordinal": self.ordinal,
-            "majority": self.majority.to_dict(),
-            "n_complete": self.n_complete,
-            "fleiss_kappa": self.fleiss_kappa.to_dict(),
-            "krippendorff_alpha": self.krippendorff_alpha.to_dict(),
-            "krippendorff_level": self.krippendorff_level,
-            "pairwise": [p.to_dict() for p in self.pairwise],
-        }
+        return _json_fields(self)
 
 
 def _pair(

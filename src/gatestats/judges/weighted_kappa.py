@@ -52,7 +52,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gatestats.judges._stats import KappaStatistics, agreement_counts, critical_z, kappa_refused, kappa_statistic
+from gatestats.judges._stats import (
+    KappaStatistics,
+    _level_index,
+    agreement_counts,
+    critical_z,
+    kappa_refused,
+    kappa_statistic,
+)
 from gatestats.judges._types import KAPPA_WEIGHTS, KappaWeights
 from gatestats.vocabulary import check_choice, check_confidence_level
 
@@ -257,14 +264,10 @@ def agreement_table(first: Sequence[Any], second: Sequence[Any], *, categories: 
     >>> agreement_table([1, 2, 3, 3], [1, 3, 3, 2], categories=[1, 2, 3]).tolist()
     [[1, 0, 0], [0, 0, 1], [0, 1, 1]]
     """
-    levels = list(categories)
-    if len(levels) < 2 or len(set(levels)) != len(levels):
-        msg = f"categories must list at least 2 distinct categories in scale order (got {levels!r})"
-        raise ValueError(msg)
+    levels, index = _level_index(categories, "categories", ordered=True)
     if len(first) != len(second):
         msg = f"first and second must rate the same items (got {len(first)} and {len(second)} ratings)"
         raise ValueError(msg)
-    index = {level: i for i, level in enumerate(levels)}
     table = np.zeros((len(levels), len(levels)), dtype=np.int64)
     for item, (x, y) in enumerate(zip(first, second, strict=True)):
         for who, value in (("first", x), ("second", y)):

@@ -46,7 +46,7 @@ import polars as pl
 from scipy import stats
 
 from gatestats.estimators import VarianceDecomposition, case_summary, variance_decomposition
-from gatestats.paired._plan import FieldsAsDict
+from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
 from gatestats.vocabulary import Alternative, FrameLike, Status
 
@@ -106,14 +106,10 @@ def cases_for_trials(
 
     Parameters
     ----------
-    mde
-        Minimum detectable effect :math:`\delta` on the pass rate (absolute), in (0, 1).
-    between_case_variance, within_case_variance
-        :math:`\omega^2` and :math:`\sigma^2`, each in [0, 1].
+    mde, between_case_variance, within_case_variance, alpha, power, alternative
+        As for :func:`plan_cases_trials`.
     trials
         Trials per case :math:`K`.
-    alpha, power, alternative
-        As for :func:`plan_cases_trials`.
 
     Returns
     -------
@@ -330,7 +326,7 @@ def _base(
     pilot_cases: int | None,
     pilot_mean_trials: float | None,
 ) -> dict[str, Any]:
-    """The fields of a plan that restate its inputs."""
+    """The fields of a plan that restate its inputs (and the keyword arguments of :func:`plan_cases_trials`)."""
     return {
         "mde": mde,
         "alpha": alpha,
@@ -426,24 +422,17 @@ def plan_cases_trials_from_pilot(
         raise ValueError(msg)
     cases = summary.filter(pl.col("system") == system)
     split: VarianceDecomposition = variance_decomposition(cases)
+    base = _base(
+        mde, alpha=alpha, power=power, alternative=alternative, available_cases=available_cases,
+        pilot_system=system, pilot_cases=split.n_cases, pilot_mean_trials=split.mean_trials_per_case,
+    )  # fmt: skip
     if split.status != "ok" or split.between_case_variance is None or split.within_case_variance is None:
         _check_trials(trials)
-        base = _base(
-            mde, alpha=alpha, power=power, alternative=alternative, available_cases=available_cases,
-            pilot_system=system, pilot_cases=split.n_cases, pilot_mean_trials=split.mean_trials_per_case,
-        )  # fmt: skip
         advice = f"; {split.advice}" if split.advice else ""
         return _unknown(f"the pilot cannot split the variance: {split.reason}{advice}", base)
     return plan_cases_trials(
-        mde,
         between_case_variance=split.between_case_variance,
         within_case_variance=split.within_case_variance,
         trials=trials,
-        alpha=alpha,
-        power=power,
-        alternative=alternative,
-        available_cases=available_cases,
-        pilot_system=system,
-        pilot_cases=split.n_cases,
-        pilot_mean_trials=split.mean_trials_per_case,
+        **base,
     )

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gatestats.paired.intervals import DifferenceInterval
+from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.paired.noninferiority import (
     NonInferiorityTest,
@@ -93,16 +93,7 @@ def _undefined(
         f"the per-case estimate ({t.metric} at k={t.k}) is undefined for {names.size} of {labels.size} paired "
         f"case(s) with fewer than {t.k} valid trial(s) in one of the systems: {_shown(names)}"
     )
-    empty = DifferenceInterval(
-        estimate=None,
-        ci_low=None,
-        ci_high=None,
-        method=None,
-        confidence_level=options.confidence_level,
-        alternative=options.alternative,
-        status="insufficient_evidence",
-        reason=reason,
-    )
+    empty = _no_interval(reason, confidence_level=options.confidence_level, alternative=options.alternative)
     return Comparison(
         **_paired_fields(paired, options),
         design="several_trials", test="exact" if options.test == "auto" else options.test,

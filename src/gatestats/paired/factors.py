@@ -46,6 +46,7 @@ from scipy import special, stats
 
 from gatestats._columns import system_records
 from gatestats._lookup import find_by_key
+from gatestats.paired._common import field_values
 from gatestats.vocabulary import (
     TRIAL_KEY,
     FrameLike,
@@ -86,15 +87,9 @@ class FactorEffect:
         return math.exp(self.estimate)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
+        """JSON-ready mapping: every field, then the odds ratio and its interval."""
         return {
-            "term": self.term,
-            "estimate": self.estimate,
-            "se": self.se,
-            "statistic": self.statistic,
-            "pvalue": self.pvalue,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
+            **field_values(self),
             "odds_ratio": self.odds_ratio,
             "odds_ratio_ci_low": math.exp(self.ci_low),
             "odds_ratio_ci_high": math.exp(self.ci_high),

@@ -91,10 +91,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from scipy import optimize, stats
 
+from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
 from gatestats.vocabulary import Alternative, ResolvedPairedIntervalMethod, Status, check_confidence_level
 
@@ -112,7 +112,7 @@ _EDGE = 1e-12
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DifferenceInterval:
+class DifferenceInterval(FieldsAsDict):
     """An interval for the paired difference, or an explicit statement that there is none.
 
     ``ci_low``/``ci_high`` are ``None`` when ``status == "insufficient_evidence"``; ``reason``
@@ -133,22 +133,21 @@ class DifferenceInterval:
     n_resamples: int | None = None
     seed: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "estimate": self.estimate,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "alternative": self.alternative,
-            "status": self.status,
-            "reason": self.reason,
-            "se": self.se,
-            "n_units": self.n_units,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-        }
+
+def _no_interval(
+    reason: str,
+    *,
+    confidence_level: float,
+    alternative: Alternative,
+    estimate: float | None = None,
+    method: ResolvedPairedIntervalMethod | None = None,
+    n_units: int | None = None,
+) -> DifferenceInterval:
+    """A :class:`DifferenceInterval` with ``status="insufficient_evidence"``: no bounds, and the reason."""
+    return DifferenceInterval(
+        estimate=estimate, ci_low=None, ci_high=None, method=method, confidence_level=confidence_level,
+        alternative=alternative, status="insufficient_evidence", reason=reason, n_units=n_units,
+    )  # fmt: skip
 
 
 def _check_table(**counts: int) -> None:
@@ -158,9 +157,43 @@ def _check_table(**counts: int) -> None:
             raise ValueError(msg)
 
 
+def _check_statistic_inputs(b: int, c: int, n: int, delta0: float) -> None:
+    """The checks a score statistic makes before its own minimum of ``n``."""
+    _check_table(b=b, c=c, n=n)
+    if b + c > n:
+        msg = f"discordant counts exceed the number of units (got b={b}, c={c}, n={n})"
+        raise ValueError(msg)
+    if not -1.0 <= delta0 <= 1.0:
+        msg = f"delta0 must lie in [-1, 1] (got {delta0})"
+        raise ValueError(msg)
+
+
+def _check_interval_inputs(confidence_level: float, alternative: Alternative, **counts: int) -> None:
+    """The checks every interval makes: the counts of its table, the level and the alternative."""
+    _check_table(**counts)
+    check_confidence_level(confidence_level)
+    check_alternative(alternative)
+
+
+def _check_score_interval_inputs(b: int, c: int, n: int, confidence_level: float, alternative: Alternative) -> None:
+    """The checks of a score interval (Tango, SCAS): those of every interval and ``0 <= b + c <= n >= 1``."""
+    _check_interval_inputs(confidence_level, alternative, b=b, c=c, n=n)
+    if n == 0 or b + c > n:
+        msg = f"need 0 <= b + c <= n and n >= 1 (got b={b}, c={c}, n={n})"
+        raise ValueError(msg)
+
+
 def _z(confidence_level: float, alternative: Alternative) -> float:
     tail = 1 - confidence_level if alternative != "two-sided" else (1 - confidence_level) / 2
     return float(stats.norm.isf(tail))
+
+
+def _restricted_baseline_only(b: int, c: int, n: int, delta0: float) -> float:
+    """Tango's restricted ML estimate of the baseline-only cell probability under ``delta = delta0``."""
+    a_coef = 2.0 * n
+    b_coef = -b - c + (2.0 * n - c + b) * delta0
+    c_coef = -b * delta0 * (1.0 - delta0)
+    return (math.sqrt(max(b_coef * b_coef - 4.0 * a_coef * c_coef, 0.0)) - b_coef) / (2.0 * a_coef)
 
 
 def tango_statistic(b: int, c: int, n: int, delta0: float) -> float:
@@ -193,20 +226,11 @@ def tango_statistic(b: int, c: int, n: int, delta0: float) -> float:
     >>> round(tango_statistic(16, 6, 161, 0.0), 4)  # Cavo et al. (2012): McNemar's z
     -2.132
     """
-    _check_table(b=b, c=c, n=n)
-    if b + c > n:
-        msg = f"discordant counts exceed the number of units (got b={b}, c={c}, n={n})"
-        raise ValueError(msg)
-    if not -1.0 <= delta0 <= 1.0:
-        msg = f"delta0 must lie in [-1, 1] (got {delta0})"
-        raise ValueError(msg)
+    _check_statistic_inputs(b, c, n, delta0)
     if n == 0:
         msg = "the score statistic needs at least one unit (got n=0)"
         raise ValueError(msg)
-    a_coef = 2.0 * n
-    b_coef = -b - c + (2.0 * n - c + b) * delta0
-    c_coef = -b * delta0 * (1.0 - delta0)
-    p_b = (math.sqrt(max(b_coef * b_coef - 4.0 * a_coef * c_coef, 0.0)) - b_coef) / (2.0 * a_coef)
+    p_b = _restricted_baseline_only(b, c, n, delta0)
     numerator = c - b - n * delta0
     variance = n * (2.0 * p_b + delta0 * (1.0 - delta0))
     if variance <= 0.0:
@@ -255,20 +279,10 @@ def tango_interval(
     >>> [round(x, 4) for x in tango_interval(16, 6, 161)]
     [-0.124, -0.0054]
     """
-    _check_table(b=b, c=c, n=n)
-    check_confidence_level(confidence_level)
-    check_alternative(alternative)
-    if n == 0 or b + c > n:
-        msg = f"need 0 <= b + c <= n and n >= 1 (got b={b}, c={c}, n={n})"
-        raise ValueError(msg)
-    z = _z(confidence_level, alternative)
-    estimate = (c - b) / n
-    low, high = -1.0, 1.0
-    if alternative in ("two-sided", "greater") and estimate > -1.0:
-        low = optimize.brentq(lambda d: tango_statistic(b, c, n, d) - z, -1.0 + _EDGE, estimate, xtol=_XTOL)
-    if alternative in ("two-sided", "less") and estimate < 1.0:
-        high = optimize.brentq(lambda d: tango_statistic(b, c, n, d) + z, estimate, 1.0 - _EDGE, xtol=_XTOL)
-    return float(max(-1.0, low)), float(min(1.0, high))
+    _check_score_interval_inputs(b, c, n, confidence_level, alternative)
+    return _score_interval(
+        lambda d: tango_statistic(b, c, n, d), (c - b) / n, _z(confidence_level, alternative), alternative
+    )
 
 
 def _wilson(x: int, n: int, z: float) -> tuple[float, float]:
@@ -331,9 +345,7 @@ def newcombe_interval(
     >>> [round(x, 4) for x in newcombe_interval(36, 2, 12, 0)]
     [0.0569, 0.3404]
     """
-    _check_table(a=a, b=b, c=c, d=d)
-    check_confidence_level(confidence_level)
-    check_alternative(alternative)
+    _check_interval_inputs(confidence_level, alternative, a=a, b=b, c=c, d=d)
     n = a + b + c + d
     if n == 0:
         msg = "the table is empty (got a = b = c = d = 0)"
@@ -355,14 +367,6 @@ def newcombe_interval(
     return max(-1.0, low), min(1.0, high)
 
 
-def _restricted_baseline_only(b: int, c: int, n: int, delta0: float) -> float:
-    """Tango's restricted ML estimate of the baseline-only cell probability under ``delta = delta0``."""
-    a_coef = 2.0 * n
-    b_coef = -b - c + (2.0 * n - c + b) * delta0
-    c_coef = -b * delta0 * (1.0 - delta0)
-    return (math.sqrt(max(b_coef * b_coef - 4.0 * a_coef * c_coef, 0.0)) - b_coef) / (2.0 * a_coef)
-
-
 def scas_statistic(
     b: int, c: int, n: int, delta0: float, *, skewness_correction: bool = True, variance_correction: bool = True
 ) -> float:
@@ -374,10 +378,8 @@ def scas_statistic(
 
     Parameters
     ----------
-    b, c, n
-        Units passed by the baseline only, by the candidate only, and all units.
-    delta0
-        The difference under the null, in [-1, 1].
+    b, c, n, delta0
+        As for :func:`tango_statistic` (``n`` at least 2 with the variance correction).
     skewness_correction, variance_correction
         As for :func:`scas_interval`.
 
@@ -397,13 +399,7 @@ def scas_statistic(
     >>> round(scas_statistic(1, 7, 21, 0.0), 4)  # ratesci::scorepairci(c(1, 1, 7, 12))$pval: scorenull
     2.0702
     """
-    _check_table(b=b, c=c, n=n)
-    if b + c > n:
-        msg = f"discordant counts exceed the number of units (got b={b}, c={c}, n={n})"
-        raise ValueError(msg)
-    if not -1.0 <= delta0 <= 1.0:
-        msg = f"delta0 must lie in [-1, 1] (got {delta0})"
-        raise ValueError(msg)
+    _check_statistic_inputs(b, c, n, delta0)
     if n < (2 if variance_correction else 1):
         msg = f"the SCAS statistic with the n/(n-1) variance correction needs at least 2 units (got n={n})"
         raise ValueError(msg)
@@ -436,6 +432,18 @@ def _bound(f: Callable[[float], float], low: float, high: float, *, default: flo
     return float(optimize.brentq(f, low, high, xtol=_XTOL))
 
 
+def _score_interval(
+    deviate: Callable[[float], float], estimate: float, z: float, alternative: Alternative
+) -> tuple[float, float]:
+    """The bounds where the decreasing score ``deviate`` crosses ``z`` and ``-z`` on each side of ``estimate``."""
+    low, high = -1.0, 1.0
+    if alternative in ("two-sided", "greater") and estimate > -1.0:
+        low = _bound(lambda d: deviate(d) - z, -1.0 + _EDGE, estimate, default=-1.0)
+    if alternative in ("two-sided", "less") and estimate < 1.0:
+        high = _bound(lambda d: deviate(d) + z, estimate, 1.0 - _EDGE, default=1.0)
+    return float(max(-1.0, low)), float(min(1.0, high))
+
+
 def scas_interval(
     b: int,
     c: int,
@@ -450,14 +458,8 @@ def scas_interval(
 
     Parameters
     ----------
-    b, c
-        Units passed by the baseline only and by the candidate only.
-    n
-        All paired units (``a + b + c + d``), at least 2 with ``variance_correction``.
-    confidence_level
-        In (0, 1).
-    alternative
-        ``two-sided``, or a one-sided bound (``less``: upper bound only; ``greater``: lower).
+    b, c, n, confidence_level, alternative
+        As for :func:`tango_interval` (``n`` at least 2 with ``variance_correction``).
     skewness_correction, variance_correction
         Laud's (2017) skewness correction and the :math:`n/(n-1)` variance correction (both on:
         SCAS; both off: Tango's interval; the variance correction alone: "AS(N-1)").
@@ -488,25 +490,13 @@ def scas_interval(
     >>> [round(x, 4) for x in scas_interval(1, 7, 21)]
     [0.0184, 0.5281]
     """
-    _check_table(b=b, c=c, n=n)
-    check_confidence_level(confidence_level)
-    check_alternative(alternative)
-    if n == 0 or b + c > n:
-        msg = f"need 0 <= b + c <= n and n >= 1 (got b={b}, c={c}, n={n})"
-        raise ValueError(msg)
+    _check_score_interval_inputs(b, c, n, confidence_level, alternative)
     if variance_correction and n < 2:
         msg = f"the SCAS interval with the n/(n-1) variance correction needs at least 2 units (got n={n})"
         raise ValueError(msg)
-    z = _z(confidence_level, alternative)
-    estimate = (c - b) / n
     corrections = {"skewness_correction": skewness_correction, "variance_correction": variance_correction}
 
     def deviate(delta0: float) -> float:
         return scas_statistic(b, c, n, delta0, **corrections)
 
-    low, high = -1.0, 1.0
-    if alternative in ("two-sided", "greater") and estimate > -1.0:
-        low = _bound(lambda d: deviate(d) - z, -1.0 + _EDGE, estimate, default=-1.0)
-    if alternative in ("two-sided", "less") and estimate < 1.0:
-        high = _bound(lambda d: deviate(d) + z, estimate, 1.0 - _EDGE, default=1.0)
-    return float(max(-1.0, low)), float(min(1.0, high))
+    return _score_interval(deviate, (c - b) / n, _z(confidence_level, alternative), alternative)

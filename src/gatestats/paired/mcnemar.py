@@ -59,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from gatestats.paired._common import FloatArray
 from gatestats.vocabulary import Alternative, AsymptoticMcNemarMethod, Status, check_choice
 
 __all__ = [
@@ -77,7 +78,6 @@ __all__ = [
 ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 
 IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 def check_alternative(alternative: object) -> Alternative:

@@ -73,6 +73,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special, stats
 
+from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import tango_statistic
 from gatestats.vocabulary import ComparisonStatus
 
@@ -102,8 +103,6 @@ _CHUNK = 4_000_000
 _GRID = 201
 _REFINE = 41
 _TOL = 1e-9
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def check_margin(margin: object) -> float:
@@ -362,14 +361,10 @@ def boundary_size(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: b
 
     Parameters
     ----------
-    n
-        Units per table.
-    margin
-        :math:`\\Delta`.
+    n, margin, upper
+        As for :func:`rejection_cut`.
     cut
         The region (:func:`rejection_cut`).
-    upper
-        The region lies above the cut (else below).
 
     Returns
     -------

@@ -163,7 +163,7 @@ def conditional_odds_ratio(
     check_confidence_level(confidence_level)
     check_alternative(alternative)
     check_choice(method, ODDS_RATIO_METHODS, "method")
-    base: dict[str, Any] = {"confidence_level": confidence_level, "alternative": alternative, "method": method}
+    base: dict[str, Any] = {"b": b, "c": c, "confidence_level": confidence_level, "alternative": alternative}
     if b + c == 0:
         return OddsRatioEstimate(
             estimate=None,
@@ -172,8 +172,7 @@ def conditional_odds_ratio(
             upper_unbounded=False,
             status="insufficient_evidence",
             reason="no discordant unit (b = c = 0): the conditional odds ratio is not estimable",
-            b=b,
-            c=c,
+            method=method,
             **base,
         )
     ci_low, ci_high = _odds_ratio_bounds(b, c, confidence_level, alternative, method)
@@ -185,7 +184,6 @@ def conditional_odds_ratio(
         upper_unbounded=ci_high is None,
         status="ok",
         reason=unbounded if b == 0 else None,
-        b=b,
-        c=c,
+        method=method,
         **base,
     )

@@ -54,7 +54,7 @@ import numpy.typing as npt
 import polars as pl
 from scipy import optimize, stats
 
-from gatestats.paired._plan import FieldsAsDict
+from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
 from gatestats.vocabulary import Alternative, PlanTest, check_choice
 
@@ -77,14 +77,20 @@ def _z_alpha(alpha: float, alternative: Alternative) -> float:
     return float(stats.norm.isf(alpha / 2 if alternative == "two-sided" else alpha))
 
 
+def _z_alpha_beta(alpha: float, power: float, alternative: Alternative) -> tuple[float, float]:
+    """The normal quantiles of the level and of the power in Connor's formula."""
+    return _z_alpha(alpha, alternative), float(stats.norm.isf(1 - power))
+
+
 def _check(
     *,
     alpha: float,
     power: float | None = None,
     discordance: float | None = None,
     alternative: Alternative,
-    test: str = "midp",
-) -> None:
+    test: PlanTest = "auto",
+) -> Literal["midp", "exact"]:
+    """Check the options of a plan; the test that ``test`` stands for (:func:`_resolve`)."""
     check_alternative(alternative)
     if not 0 < alpha < 1:
         msg = f"alpha must lie strictly between 0 and 1 (got {alpha})"
@@ -96,6 +102,7 @@ def _check(
         msg = f"discordance must lie in (0, 1] (got {discordance})"
         raise ValueError(msg)
     check_choice(test, get_args(PlanTest), "test")
+    return _resolve(test, alternative)
 
 
 def _check_cases(n_cases: object) -> None:
@@ -190,7 +197,7 @@ def connor_cases(
     """
     _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative)
     _check_delta(delta, discordance, alternative)
-    za, zb = _z_alpha(alpha, alternative), float(stats.norm.isf(1 - power))
+    za, zb = _z_alpha_beta(alpha, power, alternative)
     return ((za * math.sqrt(discordance) + zb * math.sqrt(discordance - delta * delta)) / delta) ** 2
 
 
@@ -247,8 +254,7 @@ def exact_power(
     >>> round(exact_power(23, 0.40, 0.50, test="exact"), 3)
     0.777
     """
-    _check(alpha=alpha, discordance=discordance, alternative=alternative, test=test)
-    test = _resolve(test, alternative)
+    test = _check(alpha=alpha, discordance=discordance, alternative=alternative, test=test)
     _check_cases(n_cases)
     if not abs(delta) <= discordance:
         msg = f"need |delta| <= discordance (got delta={delta}, discordance={discordance})"
@@ -324,8 +330,7 @@ def cases_needed(
     (23, 21)
     """
     connor = connor_cases(delta, discordance, power=power, alpha=alpha, alternative=alternative)
-    _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
-    test = _resolve(test, alternative)
+    test = _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
     n_connor = max(1, math.ceil(connor - 1e-9))
 
     def power_at(n: int) -> float:
@@ -416,11 +421,10 @@ def minimum_detectable_effect(
     >>> minimum_detectable_effect(5, 0.2).status
     'cannot_resolve'
     """
-    _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
-    test = _resolve(test, alternative)
+    test = _check(alpha=alpha, power=power, discordance=discordance, alternative=alternative, test=test)
     _check_cases(n_cases)
     sign = -1.0 if alternative == "less" else 1.0
-    za, zb = _z_alpha(alpha, alternative), float(stats.norm.isf(1 - power))
+    za, zb = _z_alpha_beta(alpha, power, alternative)
 
     def exact_gap(delta: float) -> float:
         return exact_power(n_cases, sign * delta, discordance, alpha=alpha, alternative=alternative, test=test) - power

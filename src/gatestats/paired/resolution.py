@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative, min_discordant_for, min_exact_pvalue
 from gatestats.vocabulary import Alternative
 
@@ -37,7 +38,7 @@ __all__ = ["Resolution", "resolution"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Resolution:
+class Resolution(FieldsAsDict):
     """Whether a sample of ``n_units`` paired units can decide at level ``alpha``.
 
     ``cases_needed`` is the number of cases the check asks for (``None`` when ``ok``);
@@ -55,20 +56,6 @@ class Resolution:
     discordant_needed: int
     margin: float | None
     cases_needed: int | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "status": self.status,
-            "reason": self.reason,
-            "n_units": self.n_units,
-            "n_discordant": self.n_discordant,
-            "alpha": self.alpha,
-            "min_pvalue": self.min_pvalue,
-            "discordant_needed": self.discordant_needed,
-            "margin": self.margin,
-            "cases_needed": self.cases_needed,
-        }
 
 
 def _margin_limit(n_units: int, margin: float | None) -> tuple[str, int] | None:

@@ -12,7 +12,13 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats.paired.intervals import DifferenceInterval, newcombe_interval, scas_interval, tango_interval
+from gatestats.paired.intervals import (
+    DifferenceInterval,
+    _no_interval,
+    newcombe_interval,
+    scas_interval,
+    tango_interval,
+)
 from gatestats.paired.mcnemar import AsymptoticMcNemarTest, check_alternative, mcnemar_asymptotic_test
 from gatestats.paired.noninferiority import NonInferiorityTest, check_margin
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
@@ -393,15 +399,12 @@ def _table_interval(a: int, b: int, c: int, d: int, options: ComparisonOptions) 
     method = options.interval
     n = a + b + c + d
     if method == "scas" and n < 2:
-        return DifferenceInterval(
-            estimate=(c - b) / n,
-            ci_low=None,
-            ci_high=None,
-            method="scas",
+        return _no_interval(
+            f"the SCAS interval needs at least 2 paired cases (got {n})",
             confidence_level=options.confidence_level,
             alternative=options.alternative,
-            status="insufficient_evidence",
-            reason=f"the SCAS interval needs at least 2 paired cases (got {n})",
+            estimate=(c - b) / n,
+            method="scas",
             n_units=n,
         )
     if method == "scas":

@@ -64,7 +64,8 @@ import numpy.typing as npt
 from scipy import stats
 
 from gatestats.estimators import clustered_standard_error
-from gatestats.paired.intervals import DifferenceInterval
+from gatestats.paired._common import FloatArray
+from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.vocabulary import (
     Alternative,
     PairedIntervalMethod,
@@ -93,8 +94,6 @@ EXACT_PERMUTATION_UNITS: Final = 16
 
 _BLOCK_CELLS = 4_000_000
 _TIE = 1e-9
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def unit_sums(d: FloatArray, groups: npt.NDArray[np.int64] | None) -> tuple[FloatArray, FloatArray]:
@@ -330,9 +329,7 @@ def case_difference_interval(
     }
     reason = _why_no_interval(sums, sizes, resolved, clustered=groups is not None)
     if reason is not None:
-        return DifferenceInterval(
-            ci_low=None, ci_high=None, method=None, status="insufficient_evidence", reason=reason, **common
-        )
+        return _no_interval(reason, **common)
     two_sided = alternative == "two-sided"
     tail = (1 - confidence_level) / 2 if two_sided else 1 - confidence_level
     want_low = alternative in ("two-sided", "greater")
@@ -394,13 +391,8 @@ def _bootstrap_interval(
     low = -1.0 if b_low is None else max(-1.0, b_low)
     high = 1.0 if b_high is None else min(1.0, b_high)
     if not low < high:
-        return DifferenceInterval(
-            ci_low=None,
-            ci_high=None,
-            method=None,
-            status="insufficient_evidence",
-            reason="the bootstrap distribution is degenerate (a zero-width interval); use more cases",
-            **common,
+        return _no_interval(
+            "the bootstrap distribution is degenerate (a zero-width interval); use more cases", **common
         )
     return DifferenceInterval(
         ci_low=low,
