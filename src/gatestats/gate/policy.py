@@ -23,6 +23,7 @@ from gatestats._digest import digest_bytes
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate
 from gatestats.records.contract import SYSTEM_PARTS
+from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import GATE_CORRECTIONS, GATE_METRICS, GateCorrection, GateMetric
 
 __all__ = [
@@ -165,6 +166,9 @@ class Policy:
     #: The protected golden set whose approved graders the candidate's run must use (``golden_set``,
     #: relative to the policy file); ``None``: graders are not checked against a set.
     golden_set: Path | None = None
+    #: The ``[sequential]`` design (issue 18): rules decided by confidence sequences after every
+    #: batch (see docs/sequential.md); ``None``: a fixed-size gate.
+    sequential: SequentialDesign | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (as bound into the verdict).
@@ -344,6 +348,7 @@ _TOP = (
     "cost",
     "rules",
     "judges",
+    "sequential",
 )
 _RULE = ("name", "metric", "slice", "direction", "threshold", "test", "margin", "alpha", "action", "k", "grader")
 _SYSTEM = ("system", "system_digest", "pins")
@@ -483,6 +488,7 @@ def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) ->
     cost = _cost(r, raw)
     judges = _judges(r, raw, path)
     rules = _rules(r, raw, k, severe, judges)
+    sequential = _sequential(r, raw, min_cases=min_cases, min_trials=min_trials)
     if min_trials is not None and k is not None and min_trials < k:
         r.problem(("min_trials",), f"must be at least k = {k} (got {min_trials}): pass^k needs k valid trials")
     if not raw.get("rules") and not severe and max_cost is None:
@@ -513,7 +519,41 @@ def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) ->
         judges=judges,
         require_checksums=require_checksums,
         golden_set=golden_set,
+        sequential=sequential,
     )
+
+
+def _sequential(
+    r: _Reader, raw: Mapping[str, Any], *, min_cases: int | None, min_trials: int | None
+) -> SequentialDesign | None:
+    """The ``[sequential]`` design, if any (every problem reported with its key and line).
+
+    A sequential policy may hold only rules with a sequential decision: a cost rule (a
+    ``cost_per_accepted`` rule or ``max_cost_increase``) would be decided by a fixed-size test after
+    data-dependent stopping, so it is a problem here, not a rule quietly read at the end.
+    """
+    if "sequential" not in raw:
+        return None
+    table = r.get(raw, (), "sequential", dict)
+    if table is None:
+        return None
+    found = sequential_problems(table)
+    for key, message in found:
+        r.problem(("sequential", key), message)
+    if raw.get("max_cost_increase") is not None:
+        r.problem(("max_cost_increase",), "a [sequential] policy cannot hold a cost rule (no sequential decision)")
+    entries = raw.get("rules")
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, dict) and entry.get("metric") == "cost_per_accepted":
+            r.problem(("rules", i, "metric"), "a [sequential] policy cannot hold a cost rule (no sequential decision)")
+    if found:
+        return None
+    design = parse_sequential_table(table)
+    if min_trials is not None and design.trials < min_trials:
+        r.problem(("sequential", "trials"), f"must be at least min_trials = {min_trials} (got {design.trials})")
+    if min_cases is not None and design.max_cases < min_cases:
+        r.problem(("sequential", "max_cases"), f"must be at least min_cases = {min_cases} (got {design.max_cases})")
+    return design
 
 
 def _golden_set(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> Path | None:

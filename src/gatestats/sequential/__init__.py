@@ -1,0 +1,55 @@
+"""Anytime-valid (sequential) decisions: confidence sequences and e-processes for bounded means.
+
+- :mod:`~gatestats.sequential.design`: the policy's ``[sequential]`` table
+  (:class:`SequentialDesign`, :func:`parse_sequential_table`).
+- :mod:`~gatestats.sequential.decide`: the decision of one rule from case-level values in arrival
+  order (:func:`decide_rule`, :func:`split_alpha`).
+- :mod:`~gatestats.sequential.confseq`: predictable plug-in Hoeffding and empirical-Bernstein
+  sequences and the betting e-process (Waudby-Smith & Ramdas 2024).
+- :mod:`~gatestats.sequential.eprocess`: the beta-binomial mixture Bernoulli sequence (Howard et al.
+  2021) and the paired discordant e-process.
+
+See docs/sequential.md ("Statistics") for the conventions, the type-I simulation and the savings.
+"""
+
+from gatestats.sequential.confseq import ConfidenceSequence, confidence_sequence, log_eprocess
+from gatestats.sequential.decide import (
+    SequencePoint,
+    SequentialDecision,
+    SequentialStatus,
+    decide_rule,
+    split_alpha,
+)
+from gatestats.sequential.design import (
+    SEQUENTIAL_METHODS,
+    SequentialDesign,
+    SequentialMethod,
+    parse_sequential_table,
+    sequential_problems,
+)
+from gatestats.sequential.eprocess import (
+    BernoulliConfidenceSequence,
+    DiscordantEProcess,
+    bernoulli_confidence_sequence,
+    discordant_eprocess,
+)
+
+__all__ = [
+    "SEQUENTIAL_METHODS",
+    "BernoulliConfidenceSequence",
+    "ConfidenceSequence",
+    "DiscordantEProcess",
+    "SequencePoint",
+    "SequentialDecision",
+    "SequentialDesign",
+    "SequentialMethod",
+    "SequentialStatus",
+    "bernoulli_confidence_sequence",
+    "confidence_sequence",
+    "decide_rule",
+    "discordant_eprocess",
+    "log_eprocess",
+    "parse_sequential_table",
+    "sequential_problems",
+    "split_alpha",
+]
