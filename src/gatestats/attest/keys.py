@@ -84,6 +84,16 @@ def _kind(key: object) -> str:
     return f"a {type(key).__name__} key"
 
 
+def _not_pem(where: Path, half: str, header: str) -> KeyFileError:
+    """The error for a file that is not a PEM ``half`` key (``header``: the PEM block expected)."""
+    return KeyFileError(f"{where}: not a PEM {half} key (expected {header}, as openssl writes)")
+
+
+def _not_ed25519(where: Path, key: object, half: str) -> KeyFileError:
+    """The error for a ``half`` key of another algorithm than Ed25519."""
+    return KeyFileError(f"{where}: expected an Ed25519 {half} key (got {_kind(key)})")
+
+
 def _read(path: Path, what: str) -> bytes:
     try:
         size = path.stat().st_size
@@ -131,12 +141,10 @@ def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
         msg = f"{where}: the private key is encrypted; gatestats signs unattended and reads unencrypted keys only"
         raise KeyFileError(msg) from None
     except (ValueError, UnsupportedAlgorithm):
-        msg = f"{where}: not a PEM private key (expected PKCS #8 '-----BEGIN PRIVATE KEY-----', as openssl writes)"
-        raise KeyFileError(msg) from None
-    if not isinstance(key, Ed25519PrivateKey):
-        msg = f"{where}: expected an Ed25519 private key (got {_kind(key)})"
-        raise KeyFileError(msg)
-    return key
+        raise _not_pem(where, "private", "PKCS #8 '-----BEGIN PRIVATE KEY-----'") from None
+    if isinstance(key, Ed25519PrivateKey):
+        return key
+    raise _not_ed25519(where, key, "private")
 
 
 def load_public_key(path: str | os.PathLike[str]) -> Ed25519PublicKey:
@@ -168,12 +176,10 @@ def load_public_key(path: str | os.PathLike[str]) -> Ed25519PublicKey:
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, UnsupportedAlgorithm):
-        msg = f"{where}: not a PEM public key (expected '-----BEGIN PUBLIC KEY-----', as openssl writes)"
-        raise KeyFileError(msg) from None
-    if not isinstance(key, Ed25519PublicKey):
-        msg = f"{where}: expected an Ed25519 public key (got {_kind(key)})"
-        raise KeyFileError(msg)
-    return key
+        raise _not_pem(where, "public", "'-----BEGIN PUBLIC KEY-----'") from None
+    if isinstance(key, Ed25519PublicKey):
+        return key
+    raise _not_ed25519(where, key, "public")
 
 
 def _create(path: Path, data: bytes, mode: int) -> None:

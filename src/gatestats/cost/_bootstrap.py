@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
 import numpy as np
@@ -507,23 +507,49 @@ class IntervalRule:
         return boot, self.interval(boot, confidence_level=confidence_level, seed=seed, clustered=clustered)
 
 
+#: The fields of a cost result that describe its interval, in the order of its JSON.
+_INTERVAL_ENTRIES: Final = (
+    "ci_low",
+    "ci_high",
+    "interval_status",
+    "interval_reason",
+    "method",
+    "confidence_level",
+    "n_resamples",
+    "seed",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RebuildableInterval:
     """A cost result whose interval can be rebuilt at another level from its stored draws.
 
-    The result (a frozen dataclass) names its :class:`IntervalRule` in ``_rule`` and says in
+    Holds the fields every cost result shares (status, interval, bootstrap options); the result
+    (a frozen dataclass deriving from it) names its :class:`IntervalRule` in ``_rule`` and says in
     ``_what`` how the messages name it.
     """
 
-    __slots__ = ()
-    _rule: ClassVar[IntervalRule]
-    _bootstrap: RatioBootstrap | None
+    status: Status
     reason: str | None
+    ci_low: float | None
+    ci_high: float | None
+    interval_status: Status
+    interval_reason: str | None
+    method: BootstrapKind
+    confidence_level: float
+    n_resamples: int
     seed: int
     clustered: bool
+    _rule: ClassVar[IntervalRule]
+    _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
 
     def _what(self) -> str:
         """The result in a message, e.g. ``group {'system': 'a'}``."""
         raise NotImplementedError
+
+    def _interval_entries(self) -> dict[str, Any]:
+        """The interval's entries of the result's JSON, ``ci_low`` to ``seed``."""
+        return {name: getattr(self, name) for name in _INTERVAL_ENTRIES}
 
     def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
         """The interval at another confidence level (same resamples, same seed).

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -36,6 +37,7 @@ from gatestats.vocabulary import FrameLike, check_confidence_level, check_n_resa
 __all__ = [
     "COST_PARTS",
     "SLICE",
+    "CostOptions",
     "ReviewRateRequiredError",
     "check_common",
     "check_rate",
@@ -119,6 +121,32 @@ def check_rate(name: str, value: float | None) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
         msg = f"{name} must be a finite number >= 0 in USD per hour, or None (got {value!r})"
         raise ValueError(msg)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostOptions:
+    """The options of a cost estimate: the hourly rates, and the bootstrap's level, resamples and seed."""
+
+    review_rate: float | None
+    machine_rate: float | None
+    confidence_level: float
+    n_resamples: int
+    seed: int
+
+    @property
+    def rate(self) -> float:
+        """The review rate as a number (0 when none is given: then no human time is recorded)."""
+        return 0.0 if self.review_rate is None else float(self.review_rate)
+
+    def echo(self) -> dict[str, Any]:
+        """The fields of a cost result that repeat the options (the rates under their public names)."""
+        return {
+            "confidence_level": self.confidence_level,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "review_rate_usd_per_hour": self.review_rate,
+            "machine_rate_usd_per_hour": self.machine_rate,
+        }
 
 
 def check_common(confidence_level: float, n_resamples: int, seed: int) -> None:

@@ -29,7 +29,7 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import polars as pl
@@ -43,8 +43,8 @@ from gatestats.cost._bootstrap import (
     RebuildableInterval,
     cpa_statistic,
 )
-from gatestats.cost._frames import SLICE, check_common, explode_groups, prepare, record_ids_text
-from gatestats.vocabulary import FrameLike, Status
+from gatestats.cost._frames import SLICE, CostOptions, check_common, explode_groups, prepare, record_ids_text
+from gatestats.vocabulary import FrameLike
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
 
@@ -76,17 +76,7 @@ class CostEstimate(RebuildableInterval):
     """
 
     group: tuple[tuple[str, Any], ...]
-    status: Status
-    reason: str | None
     estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    interval_status: Status
-    interval_reason: str | None
-    method: BootstrapKind
-    confidence_level: float
-    n_resamples: int
-    seed: int
     n_resamples_no_accepted: int | None
     accepted: int
     trials: int
@@ -94,7 +84,6 @@ class CostEstimate(RebuildableInterval):
     attempts_infra_error: int
     n_cases: int
     n_units: int
-    clustered: bool
     total_spend_usd: float | None
     attempt_spend_usd: float | None
     model_usd: float | None
@@ -113,7 +102,6 @@ class CostEstimate(RebuildableInterval):
     calendar_hours: float | None
     n_attempts_missing_timestamps: int
     _rule: ClassVar[IntervalRule] = _RULE
-    _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
 
     @property
     def key(self) -> dict[str, Any]:
@@ -131,14 +119,7 @@ class CostEstimate(RebuildableInterval):
             "reason": self.reason,
             "cost_per_accepted": {
                 "estimate": self.estimate,
-                "ci_low": self.ci_low,
-                "ci_high": self.ci_high,
-                "interval_status": self.interval_status,
-                "interval_reason": self.interval_reason,
-                "method": self.method,
-                "confidence_level": self.confidence_level,
-                "n_resamples": self.n_resamples,
-                "seed": self.seed,
+                **self._interval_entries(),
                 "n_resamples_no_accepted": self.n_resamples_no_accepted,
             },
             "accepted": self.accepted,
@@ -366,21 +347,18 @@ def _time_fields(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _interval_fields(
-    row: dict[str, Any],
-    units: pl.DataFrame,
-    *,
-    total: float,
-    review_rate: float,
-    confidence_level: float,
-    n_resamples: int,
-    seed: int,
+    row: dict[str, Any], units: pl.DataFrame, *, total: float, options: CostOptions
 ) -> tuple[dict[str, Any], RatioBootstrap]:
     """The estimate and the interval fields of a group whose cost per accepted outcome is defined."""
     columns = units.select(
-        pl.col("spend") + pl.col("human_s") / 3600 * review_rate, pl.col("accepted").cast(pl.Float64)
+        pl.col("spend") + pl.col("human_s") / 3600 * options.rate, pl.col("accepted").cast(pl.Float64)
     ).to_numpy()
     boot, interval = _RULE.resample(
-        columns, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, clustered=row["clustered"]
+        columns,
+        confidence_level=options.confidence_level,
+        n_resamples=options.n_resamples,
+        seed=options.seed,
+        clustered=row["clustered"],
     )
     fields = {
         "estimate": total / row["accepted"],
@@ -393,19 +371,10 @@ def _interval_fields(
     return fields, boot
 
 
-def _estimate(
-    row: dict[str, Any],
-    units: pl.DataFrame,
-    *,
-    by: tuple[str, ...],
-    review_rate: float,
-    confidence_level: float,
-    n_resamples: int,
-    seed: int,
-) -> CostEstimate:
+def _estimate(row: dict[str, Any], units: pl.DataFrame, *, by: tuple[str, ...], options: CostOptions) -> CostEstimate:
     problems = insufficiency(row)
     reason = "; ".join(problems) if problems else None
-    spend = _spend_fields(row, review_rate)
+    spend = _spend_fields(row, options.rate)
     interval: dict[str, Any] = {
         "estimate": None,
         "ci_low": None,
@@ -416,23 +385,15 @@ def _estimate(
     }
     boot = None
     if not problems and spend["total_spend_usd"] is not None:
-        interval, boot = _interval_fields(
-            row,
-            units,
-            total=spend["total_spend_usd"],
-            review_rate=review_rate,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
+        interval, boot = _interval_fields(row, units, total=spend["total_spend_usd"], options=options)
     return CostEstimate(
         group=tuple((name, row[name]) for name in by),
         status="insufficient_evidence" if problems else "ok",
         reason=reason,
         method=CPA_INTERVAL_METHOD,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
+        confidence_level=options.confidence_level,
+        n_resamples=options.n_resamples,
+        seed=options.seed,
         accepted=row["accepted"],
         trials=row["trials"],
         attempts=row["attempts"],
@@ -467,40 +428,18 @@ def _units_by_group(exploded: pl.DataFrame, columns: tuple[str, ...]) -> dict[tu
     return unit_frame.partition_by(*columns, as_dict=True, maintain_order=True, include_key=False)
 
 
-def _analysis(
-    frame: pl.DataFrame,
-    columns: tuple[str, ...],
-    *,
-    review_rate: float | None,
-    machine_rate: float | None,
-    confidence_level: float,
-    n_resamples: int,
-    seed: int,
-) -> CostAnalysis:
+def _analysis(frame: pl.DataFrame, columns: tuple[str, ...], options: CostOptions) -> CostAnalysis:
     """Estimate every group of the prepared attempts (the options are checked)."""
-    rate = 0.0 if review_rate is None else float(review_rate)
     exploded = explode_groups(frame, columns)
     units = _units_by_group(exploded, columns)
     groups = tuple(
-        _estimate(
-            row,
-            units[tuple(row[name] for name in columns)],
-            by=columns,
-            review_rate=rate,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
+        _estimate(row, units[tuple(row[name] for name in columns)], by=columns, options=options)
         for row in group_statistics(exploded, columns).iter_rows(named=True)
     )
     return CostAnalysis(
         groups=groups,
         by=columns,
-        review_rate_usd_per_hour=review_rate,
-        machine_rate_usd_per_hour=machine_rate,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
+        **options.echo(),
         method=CPA_INTERVAL_METHOD,
         human_hours_total=float(frame["__human_s"].sum()) / 3600,
     )
@@ -567,15 +506,12 @@ def cost_per_accepted(
     (4.0, 1, 4, 'insufficient_evidence')
     """
     check_common(confidence_level, n_resamples, seed)
-    frame, columns = prepare(
-        records, by=by, review_rate=review_rate_usd_per_hour, machine_rate=machine_rate_usd_per_hour
-    )
-    return _analysis(
-        frame,
-        columns,
+    options = CostOptions(
         review_rate=review_rate_usd_per_hour,
         machine_rate=machine_rate_usd_per_hour,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
         seed=seed,
     )
+    frame, columns = prepare(records, by=by, review_rate=options.review_rate, machine_rate=options.machine_rate)
+    return _analysis(frame, columns, options)

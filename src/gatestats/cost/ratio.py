@@ -39,7 +39,7 @@ Kish, L. (1965). Survey Sampling. Wiley (effective sample size).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import numpy as np
@@ -49,15 +49,14 @@ from gatestats.cost._bootstrap import (
     MIN_UNITS_RATIO,
     BootstrapKind,
     IntervalRule,
-    RatioBootstrap,
     RebuildableInterval,
     paired_ratio_statistic,
 )
-from gatestats.cost._frames import SLICE, check_common, explode_groups, prepare
+from gatestats.cost._frames import SLICE, CostOptions, check_common, explode_groups, prepare
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.paired import PairedCases, pair_cases
-from gatestats.vocabulary import FrameLike, Status
+from gatestats.vocabulary import FrameLike
 
 __all__ = ["DECISION_PVALUE_FACTOR", "MIN_EFFECTIVE_UNITS", "RATIO_INTERVAL_METHOD", "CostRatio", "cost_ratio"]
 
@@ -92,17 +91,7 @@ class CostRatio(RebuildableInterval):
     baseline: str
     candidate: str
     slice: str | None
-    status: Status
-    reason: str | None
     ratio: float | None
-    ci_low: float | None
-    ci_high: float | None
-    interval_status: Status
-    interval_reason: str | None
-    method: BootstrapKind
-    confidence_level: float
-    n_resamples: int
-    seed: int
     n_resamples_infinite: int | None
     n_resamples_undefined: int | None
     baseline_cpa: float | None
@@ -113,7 +102,6 @@ class CostRatio(RebuildableInterval):
     candidate_spend_usd: float | None
     n_cases: int
     n_units: int
-    clustered: bool
     unpaired_baseline: tuple[str, ...]
     unpaired_candidate: tuple[str, ...]
     excluded_versions: tuple[str, ...]
@@ -122,7 +110,6 @@ class CostRatio(RebuildableInterval):
     #: Kish's effective number of paired units (the smaller side); ``None`` without a ratio.
     effective_units: float | None = None
     _rule: ClassVar[IntervalRule] = _RULE
-    _bootstrap: RatioBootstrap | None = field(default=None, repr=False, compare=False)
 
     def pvalues(self, limit_ratio: float) -> tuple[float, float]:
         r"""One-sided paired-bootstrap p-values against ``limit_ratio``: ``(p_within, p_above)``.
@@ -213,14 +200,7 @@ class CostRatio(RebuildableInterval):
             "reason": self.reason,
             "ratio": {
                 "estimate": self.ratio,
-                "ci_low": self.ci_low,
-                "ci_high": self.ci_high,
-                "interval_status": self.interval_status,
-                "interval_reason": self.interval_reason,
-                "method": self.method,
-                "confidence_level": self.confidence_level,
-                "n_resamples": self.n_resamples,
-                "seed": self.seed,
+                **self._interval_entries(),
                 "n_resamples_infinite": self.n_resamples_infinite,
                 "n_resamples_undefined": self.n_resamples_undefined,
             },
@@ -292,21 +272,12 @@ def _kish(spend: np.ndarray[Any, np.dtype[np.float64]]) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Request:
+class _Request(CostOptions):
     """The options of one :func:`cost_ratio` call, checked."""
 
     baseline: str
     candidate: str
     slice: str | None
-    review_rate: float | None
-    machine_rate: float | None
-    confidence_level: float
-    n_resamples: int
-    seed: int
-
-    @property
-    def rate(self) -> float:
-        return 0.0 if self.review_rate is None else float(self.review_rate)
 
     def echo(self) -> dict[str, Any]:
         """The fields of :class:`CostRatio` that repeat the request."""
@@ -315,11 +286,7 @@ class _Request:
             "candidate": self.candidate,
             "slice": self.slice,
             "method": RATIO_INTERVAL_METHOD,
-            "confidence_level": self.confidence_level,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "review_rate_usd_per_hour": self.review_rate,
-            "machine_rate_usd_per_hour": self.machine_rate,
+            **CostOptions.echo(self),
         }
 
 

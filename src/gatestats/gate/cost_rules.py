@@ -117,19 +117,13 @@ def _n_cases(frame: pl.DataFrame, candidate: str) -> int:
 
 
 def _missing(kind: str, reason: str, threshold: float, observed: float | None = None, *, n_cases: int) -> RuleEvidence:
-    return RuleEvidence(
-        kind=kind,  # type: ignore[arg-type]
-        observed=observed,
-        baseline=None,
-        ci_low=None,
-        ci_high=None,
+    return RuleEvidence.insufficient(
+        kind,  # type: ignore[arg-type]
         test=_TESTS[kind],
         threshold=threshold,
-        pvalue_pass=None,
-        pvalue_fail=None,
-        status="insufficient_evidence",
         reason=reason,
         n_cases=n_cases,
+        observed=observed,
     )
 
 

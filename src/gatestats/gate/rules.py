@@ -88,6 +88,43 @@ class RuleEvidence:
     flips_fail_to_pass: tuple[str, ...] = ()
     details: dict[str, Any] | None = None
 
+    @classmethod
+    def insufficient(
+        cls, kind: Kind, *, test: str, threshold: float | None, reason: str, n_cases: int, observed: float | None = None
+    ) -> RuleEvidence:
+        """The evidence of a row nothing can be computed for: ``insufficient_evidence`` with the reason.
+
+        Parameters
+        ----------
+        kind, test, threshold
+            The row's kind, the test it would have used, and its threshold.
+        reason
+            Why nothing can be computed.
+        n_cases
+            The cases the row looked at.
+        observed
+            The observed value, when there is one.
+
+        Returns
+        -------
+        RuleEvidence
+            No baseline, interval or p-value.
+        """
+        return cls(
+            kind=kind,
+            observed=observed,
+            baseline=None,
+            ci_low=None,
+            ci_high=None,
+            test=test,
+            threshold=threshold,
+            pvalue_pass=None,
+            pvalue_fail=None,
+            status="insufficient_evidence",
+            reason=reason,
+            n_cases=n_cases,
+        )
+
 
 def bisect_pvalue(excludes: Callable[[float], bool]) -> float:
     """Smallest alpha in (1e-12, 0.5) at which ``excludes(alpha)`` holds (monotone); 1.0 when it never does.
@@ -222,18 +259,8 @@ def threshold_evidence(
     n = int(values.size)
     common: dict[str, Any] = {"kind": "threshold", "baseline": None, "test": "case-level interval inversion"}
     if n == 0:
-        return RuleEvidence(
-            **common,
-            observed=None,
-            ci_low=None,
-            ci_high=None,
-            threshold=threshold,
-            pvalue_pass=None,
-            pvalue_fail=None,
-            status="insufficient_evidence",
-            reason="no case of this slice has enough valid trials",
-            n_cases=0,
-        )
+        why = "no case of this slice has enough valid trials"
+        return RuleEvidence.insufficient("threshold", test=common["test"], threshold=threshold, reason=why, n_cases=0)
     shown = case_mean_interval(
         values, groups=groups, method=THRESHOLD_METHOD, confidence_level=confidence_level, seed=seed
     )

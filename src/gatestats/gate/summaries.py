@@ -68,6 +68,29 @@ def _point(side: str, e: Any, **extra: Any) -> dict[str, Any]:
     }
 
 
+def _side_rate(side: str, found: Any) -> dict[str, Any]:
+    """The pass rate (pass^1) fields of one side's analysis (its case-level interval and counts)."""
+    e = found.get("pass_hat_k", 1)
+    return _point(side, e, n_cases=found.n_cases, n_valid_trials=found.n_valid_trials, n_passed=found.n_passed)
+
+
+def _no_rate(side: str, n_cases: int, reason: str, policy: Policy) -> dict[str, Any]:
+    """The pass rate fields of a side without records: ``insufficient_evidence`` with the reason."""
+    return {
+        "side": side,
+        "n_cases": n_cases,
+        "n_valid_trials": None,
+        "n_passed": None,
+        "status": "insufficient_evidence",
+        "estimate": None,
+        "ci_low": None,
+        "ci_high": None,
+        "method": None,
+        "reason": reason,
+        "confidence_level": policy.confidence_level,
+    }
+
+
 def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
     """pass^k and pass@k of both sides over k = 1..K (see :func:`curve_max_k`).
 
@@ -135,33 +158,12 @@ def slice_rates(both: pl.DataFrame, policy: Policy) -> tuple[SliceRate, ...]:
         result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
         found = {s.system: s for s in result.systems}
         for side in SIDES:
-            base = {"slice": name, "severe": name in policy.severe_slices}
-            if side not in found:
-                rows.append(
-                    SliceRate(
-                        **base,
-                        side=side,
-                        n_cases=0,
-                        n_valid_trials=None,
-                        n_passed=None,
-                        status="insufficient_evidence",
-                        estimate=None,
-                        ci_low=None,
-                        ci_high=None,
-                        method=None,
-                        reason=f"the {side} has no record in slice {name!r}",
-                        confidence_level=policy.confidence_level,
-                    )
-                )
-                continue
-            s = found[side]
-            e = s.get("pass_hat_k", 1)
-            rows.append(
-                SliceRate(
-                    **base,
-                    **_point(side, e, n_cases=s.n_cases, n_valid_trials=s.n_valid_trials, n_passed=s.n_passed),
-                )
+            fields = (
+                _side_rate(side, found[side])
+                if side in found
+                else _no_rate(side, 0, f"the {side} has no record in slice {name!r}", policy)
             )
+            rows.append(SliceRate(slice=name, severe=name in policy.severe_slices, **fields))
     return tuple(rows)
 
 
@@ -180,24 +182,10 @@ def _group_rate(both: pl.DataFrame, group: str, side: str, cases: list[str], pol
     """``side``'s pass rate (pass^1) over ``cases``, with its case-level interval."""
     frame = both.filter((pl.col("system") == side) & pl.col("case_id").is_in(cases))
     if frame.height == 0:
-        return CaseSetRate(
-            cases=group,  # type: ignore[arg-type]
-            side=side,  # type: ignore[arg-type]
-            n_cases=len(cases),
-            n_valid_trials=None,
-            n_passed=None,
-            status="insufficient_evidence",
-            estimate=None,
-            ci_low=None,
-            ci_high=None,
-            method=None,
-            reason=f"the {side} has no record of the {group} cases",
-            confidence_level=policy.confidence_level,
-        )
+        missing = _no_rate(side, len(cases), f"the {side} has no record of the {group} cases", policy)
+        return CaseSetRate(cases=group, **missing)  # type: ignore[arg-type]
     (found,) = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed).systems
-    e = found.get("pass_hat_k", 1)
-    point = _point(side, e, n_cases=found.n_cases, n_valid_trials=found.n_valid_trials, n_passed=found.n_passed)
-    return CaseSetRate(cases=group, **point)  # type: ignore[arg-type]
+    return CaseSetRate(cases=group, **_side_rate(side, found))  # type: ignore[arg-type]
 
 
 def case_set_summary(

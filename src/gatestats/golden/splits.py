@@ -13,11 +13,9 @@ from gatestats.golden.neardup import Twin
 from gatestats.golden.proposal import GOLDEN_FILE, GoldenSetError, check_label, check_name, check_text
 from gatestats.golden.store import (
     CaseState,
-    _append,
-    _disk_set_version,
     _live_dirs,
     _locked,
-    _now,
+    _log,
     _retire_dir,
     _twin_conflict,
     case_file_bytes,
@@ -125,9 +123,5 @@ def reclassify(
             "previous_version": old,
             "override_twin": override_twin,
             "reason": reason,
-            "by": by,
-            "at": _now(now),
-            "set_version": _disk_set_version(root),
         }
-        _append(root, [event])
-    return event
+        return _log(root, event, by=by, at=now)

@@ -426,6 +426,13 @@ def _write_proposed(target: Path, files: Mapping[str, bytes]) -> Case:
         raise GoldenSetError(str(exc)) from None
 
 
+def _log(root: Path, event: dict[str, Any], *, by: str, at: datetime | None) -> dict[str, Any]:
+    """Log ``event`` stamped with who (``by``), when (``at``, default now) and the set version it makes."""
+    logged = {**event, "by": by, "at": _now(at), "set_version": _disk_set_version(root)}
+    _append(root, [logged])
+    return logged
+
+
 def _append_or_remove(root: Path, event: dict[str, Any], target: Path) -> None:
     """Log ``event``; when that fails, remove the case directory it describes."""
     try:
@@ -689,12 +696,8 @@ def approve(
             "verifier_files": verifier_files(current),
             "owner": owner,
             "review_by": review.isoformat(),
-            "by": by,
-            "at": _now(at),
-            "set_version": _disk_set_version(root),
         }
-        _append(root, [event])
-    return event
+        return _log(root, event, by=by, at=at)
 
 
 def retire(root: str | Path, case_id: str, *, reason: str, by: str, now: datetime | None = None) -> dict[str, Any]:
@@ -737,12 +740,8 @@ def retire(root: str | Path, case_id: str, *, reason: str, by: str, now: datetim
             "case_version": state.case_version,
             "moved_to": moved.name,
             "reason": reason,
-            "by": by,
-            "at": _now(now),
-            "set_version": _disk_set_version(root),
         }
-        _append(root, [event])
-    return event
+        return _log(root, event, by=by, at=now)
 
 
 def stale(root: str | Path, *, today: date) -> tuple[CaseState, ...]:

@@ -41,9 +41,11 @@ def _metric(row: Mapping[str, Any]) -> str:
     }.get(str(row.get("metric")), words(row.get("metric")))
 
 
-def _needed(row: Mapping[str, Any]) -> str:
+def _too_few(row: Mapping[str, Any], question: str, where: str = "") -> str:
+    """The sentence for a rule with too few cases (``where``) to tell ``question``, and how many would do."""
     needed = row.get("cases_needed")
-    return f"; about {needed} cases would be needed" if needed else ""
+    more = f"; about {needed} cases would be needed" if needed else ""
+    return f"There are too few cases{where} to tell whether {question}{more}."
 
 
 def _percent(value: Any) -> str:
@@ -83,10 +85,7 @@ def _paired_sentence(row: Mapping[str, Any], short: bool) -> str:
     """A paired rule: worse than the baseline by more than the margin, or too few cases to tell."""
     where, metric, margin = _where(row), _metric(row), number(row.get("margin"))
     if short:
-        return (
-            f"There are too few cases{where} to tell whether the candidate is at most {margin} worse than the "
-            f"baseline{_needed(row)}."
-        )
+        return _too_few(row, f"the candidate is at most {margin} worse than the baseline", where)
     return f"The candidate's {metric}{where} is worse than the baseline's by more than the allowed {margin}."
 
 
@@ -94,10 +93,7 @@ def _cost_increase_sentence(row: Mapping[str, Any], short: bool) -> str:
     """A cost-increase rule: the cost rose by more than allowed, or too few cases to tell."""
     allowed = _percent(row.get("margin"))
     if short:
-        return (
-            "There are too few cases to tell whether the candidate's cost per accepted outcome rose by more "
-            f"than the allowed {allowed}{_needed(row)}."
-        )
+        return _too_few(row, f"the candidate's cost per accepted outcome rose by more than the allowed {allowed}")
     return f"The candidate's cost per accepted outcome rose by more than the allowed {allowed}."
 
 
@@ -114,10 +110,7 @@ def _threshold_sentence(row: Mapping[str, Any], short: bool) -> str:
     """A threshold on a rate: below the required value, or too few cases to tell."""
     where, metric, threshold = _where(row), _metric(row), number(row.get("threshold"))
     if short:
-        return (
-            f"There are too few cases{where} to tell whether the candidate's {metric} reaches {threshold}"
-            f"{_needed(row)}."
-        )
+        return _too_few(row, f"the candidate's {metric} reaches {threshold}", where)
     return f"The candidate's {metric}{where} is below the required {threshold}."
 
 

@@ -70,8 +70,8 @@ _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _FRONT_MATTER_END = ("---", "...")
 
 
-class QmdError(GatestatsError, ValueError):
-    """A ``.qmd`` document cannot be read: the message names the file and the 1-based line."""
+class _LocatedError(GatestatsError):
+    """An error at a place of a ``.qmd``: ``file`` and its 1-based ``line`` (``None``: the whole file)."""
 
     def __init__(self, file: str, line: int | None, message: str) -> None:
         self.file = file
@@ -79,6 +79,10 @@ class QmdError(GatestatsError, ValueError):
         self.message = message
         where = file if line is None else f"{file}:{line}"
         super().__init__(f"{where}: {message}")
+
+
+class QmdError(_LocatedError, ValueError):
+    """A ``.qmd`` document cannot be read: the message names the file and the 1-based line."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,17 +273,11 @@ def parse_qmd(text: str, *, file: str = "<string>") -> QmdDocument:
             index += 1
             continue
         opening = _CELL_OPEN.match(line)
-        if opening is None:
-            fence = _MD_FENCE.match(line)
+        if opening is None or opening["lang"].startswith("="):
+            # Markdown; a fence there, or a raw block (```{=html}), is Markdown up to its close, not executed
+            fence = _MD_FENCE.match(line) if opening is None else opening
             if fence is not None:
                 md_fence = fence["fence"]
-            if not markdown:
-                markdown_line = index + 1
-            markdown.append(line)
-            index += 1
-            continue
-        if opening["lang"].startswith("="):  # raw block (```{=html}): Markdown, not executed
-            md_fence = opening["fence"]
             if not markdown:
                 markdown_line = index + 1
             markdown.append(line)

@@ -52,9 +52,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 import gatestats
 from gatestats._files import write_atomic
-from gatestats.errors import GatestatsError
 from gatestats.report.quarto._html import export_html, find_network_references, prepare_for_export
-from gatestats.report.quarto.qmd import QmdDocument, read_qmd, to_notebook, validate_params
+from gatestats.report.quarto.qmd import QmdDocument, _LocatedError, read_qmd, to_notebook, validate_params
 
 __all__ = ["RenderError", "RenderResult", "Renderer", "ResolvedRenderer", "render_qmd", "resolve_renderer"]
 
@@ -66,7 +65,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _KERNEL_STARTUP_S = 60
 
 
-class RenderError(GatestatsError, RuntimeError):
+class RenderError(_LocatedError, RuntimeError):
     """A report could not be rendered; no HTML was written.
 
     ``file`` and ``line`` locate the failing cell in the ``.qmd`` (``line`` is ``None`` when the
@@ -84,13 +83,10 @@ class RenderError(GatestatsError, RuntimeError):
         evalue: str | None = None,
         traceback: str | None = None,
     ) -> None:
-        self.file = file
-        self.line = line
         self.ename = ename
         self.evalue = evalue
         self.traceback = traceback
-        where = file if line is None else f"{file}:{line}"
-        super().__init__(f"{where}: {message}")
+        super().__init__(file, line, message)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
