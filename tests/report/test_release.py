@@ -519,7 +519,7 @@ def test_cli_exits_2_on_usage_errors(fresh: tuple[Path, Path], args: list[str], 
 
 
 def test_cli_prints_the_directory_and_the_page(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("gatestats.cli.report.build_release_report", lambda *a, **k: built.first)
+    monkeypatch.setattr("gatestats.report.release.build_release_report", lambda *a, **k: built.first)
     result = CliRunner().invoke(app, ["report", str(built.verdict)])
     assert result.exit_code == 0
     lines = result.stdout.splitlines()

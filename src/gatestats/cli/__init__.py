@@ -4,61 +4,142 @@ Exit codes: 0 success; 1 invalid input (the error names file, line or row, and f
 2 usage error (unknown option, bad argument; for ``gate`` and ``policy`` also an invalid policy
 or a refused registration); ``run``: 3 incomplete run set; ``gate``: 10 warn, 11 fail,
 12 insufficient evidence; ``verify``: 1 when any check fails.
+
+Each subcommand's module is imported only when that command is used (:mod:`gatestats.cli._lazy`):
+``gatestats --help`` imports none of them, and ``gatestats validate`` imports the record reader
+but not the statistics or the report stack (tests/cli/test_import_discipline.py).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-from gatestats.cli import analyze as _analyze
-from gatestats.cli import calibrate as _calibrate
-from gatestats.cli import cases as _cases
-from gatestats.cli import compare as _compare
-from gatestats.cli import correct as _correct
-from gatestats.cli import cost as _cost
-from gatestats.cli import drift as _drift
-from gatestats.cli import gate as _gate
-from gatestats.cli import importing as _importing
-from gatestats.cli import key as _key
-from gatestats.cli import plan as _plan
-from gatestats.cli import policy as _policy
-from gatestats.cli import promote as _promote
-from gatestats.cli import recovery as _recovery
-from gatestats.cli import report as _report
-from gatestats.cli import run as _run
-from gatestats.cli import validate as _validate
-from gatestats.cli import verify as _verify
-from gatestats.cli._help import use_plain_help
+from gatestats.cli._lazy import LazyCommand, LazyGroup
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "main"]
+
+#: Every subcommand in the order ``--help`` lists it: where it lives and the first paragraph of its
+#: help (a command's docstring, a group's ``help``), which the listing shows without importing it.
+COMMANDS: dict[str, LazyCommand] = {
+    "run": LazyCommand(
+        module="gatestats.cli.run",
+        attribute="run_command",
+        summary="Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes.",
+    ),
+    "analyze": LazyCommand(
+        module="gatestats.cli.analyze",
+        attribute="analyze_command",
+        summary="pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.",
+    ),
+    "validate": LazyCommand(
+        module="gatestats.cli.validate",
+        attribute="validate_command",
+        summary="Check record files (types, values, cross-field rules, duplicate keys); exit 1 on any defect.",
+    ),
+    "compare": LazyCommand(
+        module="gatestats.cli.compare",
+        attribute="compare_command",
+        summary="Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.",
+    ),
+    "plan": LazyCommand(
+        module="gatestats.cli.plan",
+        attribute="plan_command",
+        summary=(
+            "Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, "
+            "cases or trials."
+        ),
+    ),
+    "calibrate": LazyCommand(
+        module="gatestats.cli.calibrate",
+        attribute="calibrate_command",
+        summary="Calibrate an LLM judge against human labels; optionally write the versioned calibration.",
+    ),
+    "cost": LazyCommand(
+        module="gatestats.cli.cost",
+        attribute="cost_command",
+        summary="Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.",
+    ),
+    "gate": LazyCommand(
+        module="gatestats.cli.gate",
+        attribute="gate_command",
+        summary="Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY.",
+    ),
+    "report": LazyCommand(
+        module="gatestats.cli.report",
+        attribute="report_command",
+        summary="Build the release report of VERDICT as OUT/<release>/<next version>/ (never overwritten).",
+    ),
+    "verify": LazyCommand(
+        module="gatestats.cli.verify",
+        attribute="verify_command",
+        summary="Re-check VERDICT: its digest, signature, policy, registration and every record file it names.",
+    ),
+    "promote": LazyCommand(
+        module="gatestats.cli.promote",
+        attribute="promote_command",
+        summary=(
+            "Write a proposed case from TRACE into SET/proposed/ (a person approves it with `gatestats cases approve`)."
+        ),
+    ),
+    "correct": LazyCommand(
+        module="gatestats.cli.correct",
+        attribute="correct_command",
+        summary=(
+            "Run each case; on failure, give the reviser the deployable feedback and run its revision, until a stop."
+        ),
+    ),
+    "drift": LazyCommand(
+        module="gatestats.cli.drift",
+        attribute="drift_command",
+        summary="Test whether the stored baseline's outcomes moved on its re-run under today's infrastructure.",
+    ),
+    "recovery": LazyCommand(
+        module="gatestats.cli.recovery",
+        attribute="recovery_command",
+        summary="Print recovery within r rounds, rounds and cost per accepted outcome of a correction loop.",
+    ),
+    "cases": LazyCommand(
+        module="gatestats.cli.cases",
+        attribute="app",
+        summary="The protected golden set: approvals, splits, versions.",
+    ),
+    "policy": LazyCommand(module="gatestats.cli.policy", attribute="app", summary="Check and register gate policies."),
+    "import": LazyCommand(
+        module="gatestats.cli.importing",
+        attribute="app",
+        summary="Import trial outcomes from other tools as run records (JSONL).",
+    ),
+    "key": LazyCommand(module="gatestats.cli.key", attribute="app", summary="Make signing keys (Ed25519, PEM)."),
+}
+
+#: The application's settings, which typer passes down to every command.
+_SETTINGS: dict[str, Any] = {
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,  # plain help and errors: flags shown as flags (see cli/_help.py)
+}
+
+
+class _Group(LazyGroup):
+    table = COMMANDS
+    settings = _SETTINGS
+
 
 app = typer.Typer(
     name="gatestats",
     help="Decide, with statistics, whether a change to an AI agent may ship.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help and errors: flags shown as flags (see cli/_help.py)
+    cls=_Group,
+    **_SETTINGS,
 )
-app.command("run")(_run.run_command)
-app.command("analyze")(_analyze.analyze_command)
-app.command("validate")(_validate.validate_command)
-app.command("compare")(_compare.compare_command)
-app.command("plan")(_plan.plan_command)
-app.command("calibrate")(_calibrate.calibrate_command)
-app.command("cost")(_cost.cost_command)
-app.command("gate")(_gate.gate_command)
-app.command("report")(_report.report_command)
-app.command("verify")(_verify.verify_command)
-app.command("promote")(_promote.promote_command)
-app.add_typer(_cases.app, name="cases")
-app.command("correct")(_correct.correct_command)
-app.command("drift")(_drift.drift_command)
-app.command("recovery")(_recovery.recovery_command)
-app.add_typer(_policy.app, name="policy")
-app.add_typer(_importing.app, name="import")
-app.add_typer(_key.app, name="key")
-use_plain_help(app)
+
+
+@app.callback()
+def _group() -> None:
+    # A callback makes typer build a group although no command is registered eagerly.
+    pass
 
 
 def main() -> None:

@@ -13,19 +13,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.judges import Proportion, proportion
-from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate, corrected_pass_rate_clustered
-from gatestats.judges.correction import HasErrorRates
-from gatestats.judges.multiclass import MulticlassAgreement, multiclass_agreement
-from gatestats.judges.rated_inputs import RatedJudgments, read_production_verdicts, read_rated_judgments
-from gatestats.judges.raters import judge_vs_raters, rater_agreement
+if TYPE_CHECKING:
+    from gatestats.judges import Proportion
+    from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+    from gatestats.judges.correction import HasErrorRates
+    from gatestats.judges.multiclass import MulticlassAgreement
+    from gatestats.judges.rated_inputs import RatedJudgments
 
 __all__ = ["BinaryView", "correct_production", "parse_aliases", "pass_classes", "run_multiclass"]
 
@@ -111,6 +110,8 @@ def _binary(
     confidence_level: float,
     method: Any,
 ) -> BinaryView:
+    from gatestats.judges import proportion
+
     fp = fail = ff = ok_pass = ties = 0
     for label, verdict in zip(labels, verdicts, strict=True):
         if label is None or verdict is None:
@@ -170,6 +171,11 @@ def correct_production(
     RecordFileError
         A defect in the production file (file, line, field).
     """
+    import numpy as np
+
+    from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate, corrected_pass_rate_clustered
+    from gatestats.judges.rated_inputs import read_production_verdicts
+
     read = read_production_verdicts(
         production, verdict=verdict, classes=classes, case=case, aliases=aliases, unparseable=unparseable
     )
@@ -233,6 +239,8 @@ def _rater_docs(
     read: RatedJudgments, *, classes: Sequence[str], ordinal: bool, confidence_level: float
 ) -> dict[str, Any]:
     """The ``raters`` (inter-rater agreement) and ``judge_vs_raters`` entries of the JSON document (one rater: None)."""
+    from gatestats.judges.raters import judge_vs_raters, rater_agreement
+
     raters = read.raters
     if len(raters) < 2:
         return {"raters": None, "judge_vs_raters": None}
@@ -257,6 +265,9 @@ def _read_labelled(
     unparseable: Sequence[str],
 ) -> tuple[RatedJudgments, list[str | None]]:
     """The judgments read and each item's label (several raters: the majority label, ``None`` on a tie)."""
+    from gatestats.judges.rated_inputs import read_rated_judgments
+    from gatestats.judges.raters import rater_agreement
+
     raters = fields["label"].split("+")
     hint = (
         ""
@@ -292,6 +303,8 @@ def _judge_agreement(
     level: float,
 ) -> MulticlassAgreement:
     """The judge's multi-class agreement with the items that have a label."""
+    from gatestats.judges.multiclass import multiclass_agreement
+
     kept = [i for i, label in enumerate(labels) if label is not None]
     return multiclass_agreement(
         [str(labels[i]) for i in kept],

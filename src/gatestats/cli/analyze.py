@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, cast, get_args
+from typing import TYPE_CHECKING, Annotated, cast, get_args
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from gatestats.cli._common import (
     BootstrapSeedOption,
@@ -18,9 +16,13 @@ from gatestats.cli._common import (
     print_result,
     reports_errors,
 )
-from gatestats.estimators import METRICS, Analysis, MetricEstimate, SystemAnalysis, analyze
-from gatestats.records import load_records
 from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis
 
 __all__ = ["analyze_command", "parse_ks", "render_analysis"]
 
@@ -86,6 +88,10 @@ def _cell(e: MetricEstimate) -> tuple[str, str]:
 
 
 def _system_table(result: Analysis, system: SystemAnalysis) -> Table:
+    from rich.table import Table
+
+    from gatestats.estimators import METRICS
+
     level = f"{result.confidence_level:.0%}"
     title = (
         f"{system.system}: {system.n_cases} cases, {system.n_trials} trials "
@@ -177,6 +183,9 @@ def analyze_command(
         ks = parse_ks(k)
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
+    from gatestats.estimators import analyze  # after the options are checked: a usage error stays fast
+    from gatestats.records import load_records
+
     result = analyze(
         load_records(records),
         ks=ks,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
@@ -13,23 +13,11 @@ from rich.table import Table
 from gatestats._digest import digest_file, digest_text
 from gatestats.cli._calibrate_classes import correct_production, parse_aliases, render_correction, run_multiclass
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
-from gatestats.judges import (
-    JUDGE_KINDS,
-    PROPORTION_METHODS,
-    SWAPPED_CODINGS,
-    JudgeCalibration,
-    JudgeKind,
-    JudgmentSet,
-    ProportionMethod,
-    SwappedCoding,
-    calibrate,
-    parse_judgment_mapping,
-    parse_where,
-    read_judgments,
-    write_calibration,
-)
-from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
 from gatestats.vocabulary import check_choice, check_confidence_level
+
+if TYPE_CHECKING:
+    from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, ProportionMethod, SwappedCoding
+    from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
 
 __all__ = ["calibrate_command", "render_calibration"]
 
@@ -227,6 +215,8 @@ def calibrate_command(
     typer.BadParameter
         A usage error (exit 2): an option outside its domain, options that contradict each other.
     """
+    from gatestats.judges import read_judgments
+
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie)
     if case is not None and correct is None:
@@ -278,6 +268,8 @@ def _calibrated(
     rubric_version: str | None,
 ) -> JudgeCalibration:
     """The calibration of the judgments read (the options given win over the file's judge and rubric columns)."""
+    from gatestats.judges import calibrate
+
     version_label = rubric_version if rubric_version is not None else judged.rubric_version
     return calibrate(
         judged.frame, positive=judged.positive, negative=judged.negative, tie=judged.tie, kind=kind,
@@ -292,6 +284,8 @@ def _checked_words(
     kind: str, swapped_coding: str, interval: str, confidence_level: float
 ) -> tuple[JudgeKind, SwappedCoding, ProportionMethod]:
     """The word options and the confidence level, checked (a usage error names the flag)."""
+    from gatestats.judges import JUDGE_KINDS, PROPORTION_METHODS, SWAPPED_CODINGS
+
     chosen_kind = cast("JudgeKind", checked_option(check_choice, kind, "--kind", JUDGE_KINDS))
     coding = cast("SwappedCoding", checked_option(check_choice, swapped_coding, "--swapped-coding", SWAPPED_CODINGS))
     method = cast("ProportionMethod", checked_option(check_choice, interval, "--interval", PROPORTION_METHODS))
@@ -310,6 +304,8 @@ def _parse_selection(
     mapping: str, where: list[str], *, kind: str, tie: str | None
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The ``--map`` fields and ``--where`` filters, checked against ``--kind``."""
+    from gatestats.judges import parse_judgment_mapping, parse_where
+
     try:
         fields = parse_judgment_mapping(mapping)
     except ValueError as exc:
@@ -355,6 +351,8 @@ def _emit(
     production: Path | None = None,
 ) -> None:
     """Write the calibration file (when asked), then print the JSON or the summary."""
+    from gatestats.judges import write_calibration
+
     if output is not None:
         write_calibration(result, output)
     if as_json:

@@ -9,29 +9,15 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gatestats._text import visible
 from gatestats.cli._common import EXIT_INPUT_ERROR, reports_errors
-from gatestats.golden import (
-    Finding,
-    approve,
-    case_states,
-    check_graders,
-    check_split_use,
-    diff_sets,
-    events,
-    failure_class_of,
-    failure_class_trends,
-    judges_without_calibration,
-    reclassify,
-    retire,
-    set_version,
-    stale,
-)
-from gatestats.records import load_records
+
+if TYPE_CHECKING:
+    from gatestats.golden import Finding
 
 __all__ = ["app"]
 
@@ -71,6 +57,8 @@ def approve_command(
     review_by
         The review date, ``YYYY-MM-DD``.
     """
+    from gatestats.golden import approve
+
     event = approve(golden_set, case_id, by=by, owner=owner, review_by=_date(review_by, "--review-by"))
     print(
         f"approved {case_id} by {visible(event['by'])}; owner {visible(event['owner'])}, review by {event['review_by']}"
@@ -97,6 +85,8 @@ def retire_command(
     case_id, reason, by, golden_set
         As in :func:`gatestats.golden.retire` (``golden_set`` is its ``root``).
     """
+    from gatestats.golden import retire
+
     event = retire(golden_set, case_id, reason=reason or "", by=by or "")
     print(f"retired {case_id}: {visible(event['reason'])}")
     print(f"set version: {event['set_version']}")
@@ -123,6 +113,8 @@ def reclassify_command(
     case_id, split, reason, by, override_twin, golden_set
         As in :func:`gatestats.golden.reclassify` (``golden_set`` is its ``root``).
     """
+    from gatestats.golden import reclassify
+
     event = reclassify(golden_set, case_id, split=split, reason=reason or "", by=by or "", override_twin=override_twin)
     print(f"reclassified {case_id}: {event['from']} -> {event['to']} ({visible(event['reason'])})")
 
@@ -142,6 +134,8 @@ def list_command(
     golden_set, as_json
         The set to list (``--set``); print JSON instead of lines (``--json``).
     """
+    from gatestats.golden import case_states, set_version
+
     states = case_states(golden_set)
     if as_json:
         rows = [
@@ -180,6 +174,8 @@ def stale_command(
         As in :func:`gatestats.golden.stale` (``golden_set`` is its ``root``; ``today`` a ``YYYY-MM-DD``).
     """
     day = _date(today, "--today") or datetime.now(UTC).date()
+    from gatestats.golden import stale
+
     late = stale(golden_set, today=day)
     for s in late:
         print(f"{s.case_id}  review by {s.review_by}  owner {visible(s.owner)}")
@@ -212,6 +208,8 @@ def check_command(
     golden_set, run_sets
         As in :func:`gatestats.golden.check_split_use`.
     """
+    from gatestats.golden import check_split_use, judges_without_calibration
+
     findings = check_split_use(golden_set, run_sets or []) + judges_without_calibration(golden_set)
     _report(findings, "reclassify leaked test cases; name a calibration for each judge")
 
@@ -231,6 +229,8 @@ def verify_graders_command(
     golden_set, run_set
         As in :func:`gatestats.golden.check_graders`.
     """
+    from gatestats.golden import check_graders
+
     _report(check_graders(golden_set, run_set), "the run is blocked until each change is approved")
 
 
@@ -252,6 +252,8 @@ def diff_command(
     as_json
         Print JSON instead of lines.
     """
+    from gatestats.golden import diff_sets
+
     diff = diff_sets(old, new)
     if as_json:
         print(json.dumps(diff.to_dict()))
@@ -286,6 +288,9 @@ def trends_command(
     records
         Record files or run sets whose failed cases are counted.
     """
+    from gatestats.golden import events, failure_class_of, failure_class_trends
+    from gatestats.records import load_records
+
     frame = load_records(records) if records else None
     trends = failure_class_trends(events(golden_set), last=last, records=frame, classes=failure_class_of(golden_set))
     print(f"last {trends.promotions} promotion(s); {trends.failed_cases} failed case(s)")

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from gatestats.cli._common import RecordFilesArgument, ResamplesOption, checked_option, echo_json, reports_errors
-from gatestats.paired import Comparison, MultipleComparison, compare, compare_many
-from gatestats.records import load_records
 from gatestats.vocabulary import (
     CORRECTIONS,
     Alternative,
@@ -25,6 +21,11 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gatestats.paired import Comparison, MultipleComparison
 
 __all__ = ["compare_command", "render_comparison", "render_many"]
 
@@ -66,6 +67,8 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20) -
         else f"several trials per case ({result.metric} at k={result.k})"
     )
     title = f"{result.candidate} (candidate) vs {result.baseline} (baseline): {result.n_pairs} paired cases, {design}"
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("value")
@@ -132,6 +135,8 @@ def render_many(result: MultipleComparison, console: Console) -> None:
         Where to print.
     """
     title = f"{len(result.comparisons)} paired comparisons ({result.family.replace('_', ' ')}), {result.correction}"
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     for name in ("baseline", "candidate", "pairs", "b", "c", "difference [CI]", "p", "p adjusted", "status"):
         table.add_column(name, justify="left" if name in ("baseline", "candidate", "status") else "right")
@@ -231,6 +236,11 @@ def compare_command(
     )  # fmt: skip
     options.update(shared_versions_only=shared_versions_only, system_column=by)
     chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
+    from rich.console import Console  # after the options are checked: a usage error stays fast
+
+    from gatestats.paired import compare, compare_many
+    from gatestats.records import load_records
+
     frame = load_records(records)
     console = Console(width=max(Console().width, 120))
     if single:

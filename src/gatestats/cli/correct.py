@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.recovery import RecoverySummary, load_rounds, recovery_summary
 from gatestats_runner.correction import CorrectionOptions, CorrectionSummary, run_correction
 from gatestats_runner.launch import CaseError, OptionError, RunSetError, SandboxError
+
+if TYPE_CHECKING:
+    from gatestats.recovery import RecoverySummary
 
 __all__ = ["correct_command", "reviser_argv"]
 
@@ -123,6 +125,8 @@ def correct_command(
         raise usage_error(str(exc)) from None
     except (CaseError, RunSetError, SandboxError, OSError) as exc:
         raise fail(str(exc)) from None
+    from gatestats.recovery import load_rounds, recovery_summary
+
     _print(summary, recovery_summary(load_rounds(summary.out)))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,8 +19,9 @@ from gatestats.cli._common import (
     print_result,
     reports_errors,
 )
-from gatestats.cost import CostAnalysis, CostEstimate, cost_per_accepted
-from gatestats.records import load_records
+
+if TYPE_CHECKING:
+    from gatestats.cost import CostAnalysis, CostEstimate
 
 __all__ = ["cost_command", "render_cost"]
 
@@ -189,6 +190,9 @@ def cost_command(
     checked_bootstrap_options(confidence_level, n_resamples, seed)
     _rate(review_rate, "--review-rate")
     _rate(machine_rate, "--machine-rate")
+    from gatestats.cost import cost_per_accepted
+    from gatestats.records import load_records
+
     result = cost_per_accepted(
         load_records(records),
         by=columns,

@@ -17,7 +17,6 @@ import typer
 
 from gatestats._text import TEXT_LIMIT, visible
 from gatestats.cli._common import echo_json, reports_errors, usage_error
-from gatestats.gate.drift import drift_test
 
 __all__ = ["EXIT_BLOCKED", "drift_command"]
 
@@ -53,6 +52,8 @@ def drift_command(
     """
     if not 0.0 < alpha < 1.0:
         raise usage_error(f"--alpha: expected a number in (0, 1) (got {alpha!r})")
+    from gatestats.gate.drift import drift_test
+
     result = drift_test(stored, rerun, alpha=alpha)
     if as_json:
         echo_json(result.to_dict())

@@ -14,31 +14,23 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from gatestats._files import write_new_files
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, visible
-from gatestats.attest import KeyFileError, load_private_key, sign_verdict, verdict_envelope_path
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
-from gatestats.gate import (
-    PolicyError,
-    RegistrationError,
-    Verdict,
-    evaluate_gate,
-    load_judge_calibrations,
-    load_policy,
-    load_record_set,
-)
-from gatestats.gate.graders import GoldenFindings, GraderFinding
-from gatestats.gate.verdict import verdict_file_bytes
-from gatestats.golden import check_graders
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from gatestats.gate import Verdict
+    from gatestats.gate.graders import GoldenFindings
 
 __all__ = ["gate_command", "write_outputs"]
 
@@ -222,6 +214,8 @@ def gate_command(
 
 def _signing_key(sign: Path, output: Path | None) -> Ed25519PrivateKey:
     """The ``--sign`` key, after checking that there is a verdict file to sign and no envelope yet."""
+    from gatestats.attest import KeyFileError, load_private_key, verdict_envelope_path
+
     if output is None:
         raise usage_error("--sign: signs the verdict file, so it needs -o/--output VERDICT")
     if os.path.lexists(verdict_envelope_path(output)):
@@ -234,6 +228,15 @@ def _signing_key(sign: Path, output: Path | None) -> Ed25519PrivateKey:
 
 def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
     """The verdict; exit 2 on an invalid policy or refused registration, 1 on invalid record files."""
+    from gatestats.gate import (
+        PolicyError,
+        RegistrationError,
+        evaluate_gate,
+        load_judge_calibrations,
+        load_policy,
+        load_record_set,
+    )
+
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
@@ -261,6 +264,9 @@ def _golden_findings(golden_set: Path | None, candidate: Path) -> GoldenFindings
     ``None`` when the policy names no set; the reason (a string) when the set or the run set's
     manifest cannot be read, which blocks the gate like any finding.
     """
+    from gatestats.gate.graders import GraderFinding
+    from gatestats.golden import check_graders
+
     if golden_set is None:
         return None
     if not (golden_set / "golden.json").is_file():
@@ -276,6 +282,9 @@ def _verdict_files(
     body: dict[str, Any], output: Path, signing_key: Ed25519PrivateKey | None
 ) -> list[tuple[Path, bytes]]:
     """The verdict file's ``(path, bytes)`` and, when signing, its envelope's."""
+    from gatestats.attest import sign_verdict, verdict_envelope_path
+    from gatestats.gate.verdict import verdict_file_bytes
+
     data = verdict_file_bytes(body)
     files = [(output, data)]
     if signing_key is not None:

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import polars as pl
 import typer
 from rich.console import Console
 
 from gatestats.cli._common import reports_errors, usage_error
-from gatestats.gate import Policy, PolicyError, load_policy
-from gatestats.importers import (
-    import_inspect,
-    import_promptfoo,
-    import_swe_bench,
-    import_table,
-    import_tau_bench,
-    parse_mapping,
-)
-from gatestats.importers.inspect_ai import parse_values
-from gatestats.records import write_imported_run_set, write_records_jsonl
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from gatestats.gate import Policy
 
 __all__ = ["app"]
 
@@ -47,6 +40,8 @@ def _target(output: Path | None, run_set: Path | None, policy: Path | None) -> P
         raise usage_error("--policy registers a policy in a run set: it needs --run-set DIR")
     if policy is None:
         return None
+    from gatestats.gate import PolicyError, load_policy
+
     try:
         return load_policy(policy)
     except PolicyError as exc:
@@ -56,17 +51,46 @@ def _target(output: Path | None, run_set: Path | None, policy: Path | None) -> P
 def _written(
     records: pl.DataFrame, output: Path | None, run_set: Path | None, policy: Policy | None, source: Path
 ) -> None:
+    from gatestats.records import write_imported_run_set, write_records_jsonl
+
     if run_set is not None:
         path = write_imported_run_set(records, run_set, policy=policy, source=str(source))
     else:
         assert output is not None  # checked by _target
         path = write_records_jsonl(records, output)
+    Console(stderr=True).print(_summary(records, path), highlight=False)
+
+
+def _summary(records: pl.DataFrame, path: Path) -> str:
+    """Records, distinct systems, distinct case ids (a case run by 25 systems is one case) and trials per pair."""
+    import polars as pl
+
     systems = records["system"].n_unique()
-    cases = records.select("case_id", "case_version").unique().height  # a case run by 25 systems is one case
-    Console(stderr=True).print(
-        f"wrote {records.height} records ({systems} system(s), {cases} case(s)) to {path}",
-        highlight=False,
-    )
+    cases = records["case_id"].n_unique()
+    versions = records.select("case_id", "case_version").unique().height
+    trials = records.group_by("system", "case_id", "case_version").agg(pl.col("trial").n_unique())["trial"]
+    counts: list[int] = sorted(set(trials.to_list())) or [0]
+    low, high = counts[0], counts[-1]
+    text = f"wrote {records.height} records ({systems} system(s), {cases} case(s)) to {path}: "
+    text += f"{trials.len()} system-case pair(s) with {low if low == high else f'{low} to {high}'} trial(s) each"
+    if versions > cases:
+        text += f"; {versions} (case, case_version) pairs: some cases come in several versions"
+    if records["source"].str.contains("; trial label ", literal=True).any():
+        text += "; trial labels numbered per system and case in natural order (each record's source names its label)"
+    return text
+
+
+def _calibrations(items: list[str] | None) -> dict[str, str]:
+    """``--calibration NAME=VERSION`` (repeatable) as judge name -> calibration version."""
+    found: dict[str, str] = {}
+    for item in items or []:
+        name, sep, version = (part.strip() for part in item.partition("="))
+        if not sep or not name or not version:
+            raise usage_error(f"--calibration: expected JUDGE=VERSION (got {item!r})")
+        if name in found:
+            raise usage_error(f"--calibration: judge {name!r} is given twice")
+        found[name] = version
+    return found
 
 
 @app.command("table")
@@ -79,12 +103,17 @@ def table_command(
             "--map",
             help=(
                 "Record field = table column, comma-separated: "
-                "case_id=COL,outcome=COL[,system=COL,trial=COL,cost_usd=COL,...]."
+                "case_id=COL,outcome=COL[,system=COL,trial=COL|trial_label=COL,slices=COL,"
+                "grader:NAME=COL,judge:NAME=COL,graders=COL,cost_usd=COL,...]."
             ),
         ),
     ],
     output: Output = None,
     system: Annotated[str | None, typer.Option(help="System label for every row (instead of system=COL).")] = None,
+    calibration: Annotated[
+        list[str] | None,
+        typer.Option(help="JUDGE=VERSION: calibration version of a judge:JUDGE column's verdicts (repeatable)."),
+    ] = None,
     run_set_id: RunSetId = None,
     run_set: RunSet = None,
     policy: PolicyOption = None,
@@ -94,13 +123,17 @@ def table_command(
     \f
     Parameters
     ----------
-    file, mapping, system, run_set_id
-        The table, its columns for the record fields, and the labels of the records.
+    file, mapping, system, calibration, run_set_id
+        The table, its columns for the record fields and graders, and the labels of the records.
     output, run_set, policy
         Where the records go, and the policy registered with a run set.
     """
     loaded = _target(output, run_set, policy)
-    records = import_table(file, parse_mapping(mapping), system=system, run_set_id=run_set_id)
+    from gatestats.importers import import_table, parse_mapping
+
+    records = import_table(
+        file, parse_mapping(mapping), system=system, calibrations=_calibrations(calibration), run_set_id=run_set_id
+    )
     _written(records, output, run_set, loaded, file)
 
 
@@ -126,6 +159,8 @@ def tau_bench_command(
         As for ``import table``.
     """
     loaded = _target(output, run_set, policy)
+    from gatestats.importers import import_tau_bench
+
     records = import_tau_bench(file, system=system, model_id=model_id, run_set_id=run_set_id)
     _written(records, output, run_set, loaded, file)
 
@@ -160,6 +195,9 @@ def inspect_command(
         As for ``import table``.
     """
     loaded = _target(output, run_set, policy)
+    from gatestats.importers import import_inspect
+    from gatestats.importers.inspect_ai import parse_values
+
     try:
         values = None if value is None else parse_values(value)
     except ValueError as exc:
@@ -197,6 +235,8 @@ def promptfoo_command(
         As for ``import table``.
     """
     loaded = _target(output, run_set, policy)
+    from gatestats.importers import import_promptfoo
+
     records = import_promptfoo(file, system=system, run_set_id=run_set_id)
     _written(records, output, run_set, loaded, file)
 
@@ -233,5 +273,7 @@ def swe_bench_command(
     loaded = _target(output, run_set, policy)
     if logs is not None and len(logs) != len(summaries):
         raise usage_error(f"--logs: give one directory per run summary ({len(summaries)}), got {len(logs)}")
+    from gatestats.importers import import_swe_bench
+
     records = import_swe_bench(summaries, logs=logs, costs=costs, system=system, run_set_id=run_set_id)
     _written(records, output, run_set, loaded, summaries[0])

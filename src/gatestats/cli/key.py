@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from gatestats.attest import generate_key_pair
 from gatestats.cli._common import usage_error
 
 __all__ = ["app"]
@@ -35,6 +34,8 @@ def generate_command(
     typer.Exit
         2 when a key file exists already or cannot be written.
     """
+    from gatestats.attest import generate_key_pair
+
     try:
         pair = generate_key_pair(out)
     except OSError as exc:

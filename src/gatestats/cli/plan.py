@@ -5,22 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gatestats.cli._common import checked_option, echo_json, reports_errors
-from gatestats.paired import (
-    CasesTrialsPlan,
-    cases_needed,
-    false_block,
-    minimum_detectable_effect,
-    plan_cases_trials_from_pilot,
-)
-from gatestats.records import load_records
 from gatestats.vocabulary import Alternative, PlanTest, check_choice
+
+if TYPE_CHECKING:
+    from gatestats.paired import CasesTrialsPlan
 
 __all__ = ["plan_command"]
 
@@ -116,6 +111,9 @@ def _cases_trials(
         msg = f"must be an integer >= 1 (got {cases})"
         raise typer.BadParameter(msg, param_hint="--cases")
     ks = _parse_trials(trials)
+    from gatestats.paired import plan_cases_trials_from_pilot
+    from gatestats.records import load_records
+
     plan = plan_cases_trials_from_pilot(
         load_records(paths), system=name, mde=effect, trials=ks, available_cases=cases, **chosen
     )
@@ -210,6 +208,8 @@ def _plan_cases(delta: float | None, discordance: float | None, chosen: dict[str
     if delta == 0 or not -1 < delta < 1 or abs(delta) > discordance:
         msg = f"must satisfy 0 < |delta| <= discordance (got {delta}, discordance {discordance})"
         raise typer.BadParameter(msg, param_hint="--delta")
+    from gatestats.paired import cases_needed
+
     result = cases_needed(delta, discordance, **chosen)
     return result, f"cases needed to detect a paired difference of {delta:+g} (discordance {discordance:g})"
 
@@ -220,6 +220,8 @@ def _plan_mde(cases: int | None, discordance: float | None, chosen: dict[str, An
     if cases < 1:
         msg = f"must be an integer >= 1 (got {cases})"
         raise typer.BadParameter(msg, param_hint="--cases")
+    from gatestats.paired import minimum_detectable_effect
+
     result = minimum_detectable_effect(cases, discordance, **chosen)
     return result, f"minimum detectable paired difference with {cases} cases (discordance {discordance:g})"
 
@@ -236,5 +238,7 @@ def _plan_false_block(cases: int | None, k: int | None, error_rate: float | None
     if not 0 <= error_rate < 1:
         msg = f"must lie in [0, 1) (got {error_rate})"
         raise typer.BadParameter(msg, param_hint="--error-rate")
+    from gatestats.paired import false_block
+
     result = false_block(cases, k, error_rate, alpha=alpha)
     return result, f"false blocks of a strict all-{k} rule over {cases} cases (evaluator error {error_rate:g} per run)"

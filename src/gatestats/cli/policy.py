@@ -13,18 +13,14 @@ from typing import Annotated
 
 import typer
 
-from gatestats.attest import (
-    REGISTRATION_ENVELOPE,
-    KeyFileError,
-    check_registration_envelope,
-    load_private_key,
-    write_registration_envelope,
-)
 from gatestats.cli._common import usage_error
-from gatestats.gate import PolicyError, RegistrationError, load_policy, register_policy
 from gatestats_runner.runsets import RunSetError, read_manifest
 
 __all__ = ["app"]
+
+#: :data:`gatestats.attest.REGISTRATION_ENVELOPE`, written out so that ``--help`` does not import the
+#: attestation and gate stack (tests/cli/test_import_discipline.py checks that the two agree).
+REGISTRATION_ENVELOPE = "registration.intoto.jsonl"
 
 app = typer.Typer(help="Check and register gate policies.", no_args_is_help=True)
 
@@ -49,6 +45,8 @@ def check_command(
     typer.Exit
         2 when the policy is invalid.
     """
+    from gatestats.gate import PolicyError, load_policy
+
     try:
         loaded = load_policy(policy)
     except PolicyError as exc:
@@ -87,6 +85,14 @@ def register_command(
     typer.Exit
         2 when the policy is invalid, the registration is refused or the signature cannot be written.
     """
+    from gatestats.attest import (
+        KeyFileError,
+        check_registration_envelope,
+        load_private_key,
+        write_registration_envelope,
+    )
+    from gatestats.gate import PolicyError, RegistrationError, load_policy, register_policy
+
     try:
         key = None if sign is None else load_private_key(sign)
         loaded = load_policy(policy)

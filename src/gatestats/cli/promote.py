@@ -15,7 +15,6 @@ import typer
 
 from gatestats._text import visible
 from gatestats.cli._common import reports_errors
-from gatestats.golden import promote, read_expect, read_run_record_trace, read_trace
 
 __all__ = ["promote_command"]
 
@@ -54,6 +53,8 @@ def promote_command(
     ValueError
         TRACE is a run set and ``--record`` is missing (exit 1).
     """
+    from gatestats.golden import promote, read_expect, read_run_record_trace, read_trace
+
     if trace.is_dir() or record is not None:
         if record is None:
             msg = f"{trace}: a run set needs --record RECORD_ID"

@@ -13,14 +13,17 @@ damaged journal); 2 usage error (a confidence level outside (0, 1)).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import polars as pl
 import typer
 
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, echo_json, reports_errors
-from gatestats.recovery import RecoverySummary, load_rounds, recovery_summary
 from gatestats.vocabulary import check_confidence_level
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from gatestats.recovery import RecoverySummary
 
 __all__ = ["recovery_command", "recovery_report"]
 
@@ -57,6 +60,8 @@ def recovery_report(rounds: pl.DataFrame, *, confidence_level: float = 0.95) -> 
         ``rounds_per_accepted``; ``with_correction`` and ``without_correction`` (``usd_per_accepted``,
         ``seconds_per_accepted``); ``per_accepted_reason``; ``confidence_level``.
     """
+    from gatestats.recovery import recovery_summary
+
     overall = recovery_summary(rounds, confidence_level=confidence_level)
     max_round = max((int(r) for r in rounds.get_column("round").drop_nulls()), default=0)
     within = [
@@ -142,6 +147,8 @@ def recovery_command(
         Print JSON instead of text.
     """
     checked_option(check_confidence_level, confidence_level, "--confidence-level")
+    from gatestats.recovery import load_rounds
+
     report = recovery_report(load_rounds(out), confidence_level=confidence_level)
     if as_json:
         echo_json({"out": str(out), **report})

@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gatestats.cli._common import fail
 from gatestats.errors import GatestatsError
-from gatestats.report.quarto import Renderer
-from gatestats.report.release import build_release_report, check_release_name
+
+if TYPE_CHECKING:
+    from gatestats.report.quarto import Renderer
 
 __all__ = ["report_command"]
 
@@ -63,6 +64,8 @@ def report_command(
     typer.Exit
         Exit 1: the verdict or a record file it names is invalid, or the render failed.
     """
+    from gatestats.report.release import build_release_report, check_release_name
+
     if renderer not in _RENDERERS:
         msg = f"must be one of {', '.join(_RENDERERS)} (got {renderer!r})"
         raise typer.BadParameter(msg, param_hint="--renderer")

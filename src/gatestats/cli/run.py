@@ -29,7 +29,6 @@ from rich.progress import (
 
 from gatestats.cli._baseline import check_baseline_options, run_baseline
 from gatestats.cli._common import fail, usage_error
-from gatestats.gate import PolicyError, load_policy
 from gatestats_runner.baseline import BaselineSampleOptions
 from gatestats_runner.launch import (
     CaseError,
@@ -107,6 +106,17 @@ _BaselineSampleOption = Annotated[
 _AgainstOption = Annotated[
     Path | None, typer.Option("--against", help="The stored baseline run set to re-run (--baseline-sample).")
 ]
+_UntilDecidedOption = Annotated[
+    bool,
+    typer.Option(
+        "--until-decided",
+        help="Run --baseline and --candidate in batches until the [sequential] policy's decision is made.",
+    ),
+]
+_BaselineOption = Annotated[
+    Path | None,
+    typer.Option("--baseline", help="Baseline candidate directory (--until-decided); writes OUT/baseline."),
+]
 
 
 def run_command(
@@ -134,6 +144,8 @@ def run_command(
     baseline_sample: _BaselineSampleOption = None,
     against: _AgainstOption = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the --baseline-sample draw (recorded).")] = 0,
+    until_decided: _UntilDecidedOption = False,
+    baseline: _BaselineOption = None,
 ) -> None:
     """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes.
 
@@ -148,8 +160,9 @@ def run_command(
         How and where the sandboxes run the trials.
     policy, policy_digest, prepare
         The gate policy registered before the first trial.
-    baseline_sample, against, seed
-        Re-run a seeded sample of a stored baseline run set instead (see ``gatestats.cli._baseline``).
+    baseline_sample, against, seed, until_decided, baseline
+        Re-run a seeded sample of a stored baseline run set instead (see ``gatestats.cli._baseline``),
+        or both systems in batches until the ``[sequential]`` policy decides (``cli._sequential_run``).
 
     Raises
     ------
@@ -158,17 +171,14 @@ def run_command(
     """
     if isolation not in {"auto", "bwrap", "none"}:
         raise usage_error(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+    if until_decided or baseline is not None:
+        _run_until_decided(locals())
+        return
     if baseline_sample is not None or against is not None:
         _run_baseline_sample(locals())
         return
     if candidate is None or trials is None:
         raise usage_error(f"{'--candidate' if candidate is None else '--trials'}: required")
-    parts = {
-        "model_id": model_id,
-        "prompt_version": prompt_version,
-        "tools_digest": tools_digest,
-        "orchestration_version": orchestration_version,
-    }
     options = RunSetOptions(
         cases=cases,
         candidate=candidate,
@@ -176,7 +186,7 @@ def run_command(
         trials=trials,
         resume=resume,
         system=system,
-        system_parts={k: v for k, v in parts.items() if v is not None},
+        system_parts=_system_parts(model_id, prompt_version, tools_digest, orchestration_version),
         infra_retries=infra_retries,
         isolation=isolation,  # type: ignore[arg-type]
         require_enforced=tuple(x.strip() for x in require_enforced.split(",") if x.strip()),
@@ -186,6 +196,19 @@ def run_command(
     console = Console(stderr=True, soft_wrap=True)
     summary = _run(options, console, executor=executor, workers=workers, address=address)
     _print_summary(summary, console, prepare=prepare)
+
+
+def _system_parts(*values: str | None) -> dict[str, str]:
+    """The system parts given: ``--model-id``, ``--prompt-version``, ``--tools-digest``, ``--orchestration-version``."""
+    names = ("model_id", "prompt_version", "tools_digest", "orchestration_version")
+    return {name: value for name, value in zip(names, values, strict=True) if value is not None}
+
+
+def _run_until_decided(given: dict[str, Any]) -> None:
+    """``--until-decided``: the sequential run (its module is imported only for it)."""
+    from gatestats.cli._sequential_run import run_sequential
+
+    run_sequential(given)
 
 
 def _run_baseline_sample(given: dict[str, Any]) -> None:
@@ -220,6 +243,8 @@ def _run_baseline_sample(given: dict[str, Any]) -> None:
 
 def _policy_digest(policy: Path | None, policy_digest: str | None) -> str | None:
     """The digest of ``--policy`` or ``--policy-digest``: a usage error for both or a bad policy."""
+    from gatestats.gate import PolicyError, load_policy
+
     if policy is None:
         return policy_digest
     if policy_digest is not None:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-
 from gatestats.cli._common import RecordFilesArgument, reports_errors
-from gatestats.records import load_records
 
 __all__ = ["validate_command"]
 
@@ -27,6 +24,10 @@ def validate_command(
     typer.Exit
         1 when a file breaks the contract (the message names file, line and field).
     """
+    from rich.console import Console
+
+    from gatestats.records import load_records
+
     frame = load_records(records)
     Console().print(
         f"ok: {frame.height} records in {len(records)} file(s) satisfy the run-record contract v1",

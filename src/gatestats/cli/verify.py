@@ -14,7 +14,6 @@ from typing import Annotated
 
 import typer
 
-from gatestats.attest import AttestationError, KeyFileError, load_public_key, verify_verdict
 from gatestats.cli._common import EXIT_INPUT_ERROR, fail, usage_error
 
 __all__ = ["verify_command"]
@@ -60,6 +59,8 @@ def verify_command(
     typer.Exit
         1 when a check fails or the verdict cannot be read; 2 when the key file is unusable.
     """
+    from gatestats.attest import AttestationError, KeyFileError, load_public_key, verify_verdict
+
     try:
         public = None if key is None else load_public_key(key)
     except KeyFileError as exc:

@@ -43,7 +43,8 @@ def build_records(
     """Complete ``columns`` (a frame with some contract fields) into validated contract records.
 
     Adds ``schema_version``, ``run_set_id``, ``attempt`` (0) when absent, a deterministic
-    ``record_id`` (a digest of the record key), ``source``, and null for every other field.
+    ``record_id`` (a digest of the record key), ``source`` (followed by ``; <note>`` on rows where
+    an optional ``source_note`` column says more about that record), and null for every other field.
     Row ``i`` of ``columns`` must come from row ``i`` of ``source_file``: errors name line
     ``lines[i]`` of it, or row ``i`` when ``lines`` is None (Parquet, a JSON document's items).
 
@@ -73,10 +74,11 @@ def build_records(
     frame = columns
     if "attempt" not in frame.columns:
         frame = frame.with_columns(attempt=pl.lit(0, pl.Int64))
+    note = pl.col("source_note") if "source_note" in frame.columns else pl.lit(None, pl.String)
     frame = frame.with_columns(
         schema_version=pl.lit(CONTRACT_VERSION, pl.Int64),
         run_set_id=pl.lit(run_set_id),
-        source=pl.lit(source),
+        source=pl.when(note.is_null()).then(pl.lit(source)).otherwise(pl.lit(f"{source}; ") + note),
     )
     if "case_version" not in frame.columns:
         frame = frame.with_columns(case_version=pl.lit(None, pl.String))
@@ -108,36 +110,46 @@ def build_records(
 def imported_records(
     columns: pl.DataFrame,
     *,
-    file: Path,
+    files: Path | Sequence[Path],
     command: str,
     run_set_id: str | None,
+    tool: str | None = None,
     lines: Sequence[int] | None = None,
 ) -> pl.DataFrame:
-    """:func:`build_records` for ``gatestats import COMMAND FILE``: source and default run-set id from its digest.
+    """:func:`build_records` for ``gatestats import COMMAND FILE...``: provenance and default run-set id from digests.
+
+    Every importer records its input the same way: ``source`` is ``gatestats import COMMAND
+    NAME (sha256 HEX)`` for each file (comma-separated), then ``; TOOL`` when the source tool's
+    version or format is known; the default run-set id is ``import-<first 12 hex of the first
+    file's sha256>``.
 
     Parameters
     ----------
     columns
         Contract fields, one row per trial (see :func:`build_records`).
-    file
-        The imported file.
+    files
+        The imported file, or files (errors of the records name the first).
     command
-        The import subcommand (``table``, ``tau-bench``), recorded in ``source``.
+        The import subcommand (``table``, ``inspect``, ``swe-bench`` ...), recorded in ``source``.
     run_set_id
-        The records' run-set id; None: ``import-<first 12 hex of the file's sha256>``.
+        The records' run-set id; None: from the first file's digest.
+    tool
+        What the files say about the tool that wrote them (e.g. ``promptfoo 0.121.20, results format 3``).
     lines
-        The line of ``file`` each row comes from (None: errors name the row).
+        The line of the first file each row comes from (None: errors name the row).
 
     Returns
     -------
     polars.DataFrame
-        The validated records (errors as :func:`build_records` raises them).
+        The records, validated by :func:`build_records` (which raises their errors).
     """
-    digest = file_digest(file)
+    named = [files] if isinstance(files, Path) else list(files)
+    digests = [file_digest(file) for file in named]
+    inputs = ", ".join(f"{file.name} (sha256 {digest})" for file, digest in zip(named, digests, strict=True))
     return build_records(
         columns,
-        source_file=file,
-        run_set_id=run_set_id or f"import-{digest[:12]}",
-        source=f"gatestats import {command} {file.name} (sha256 {digest})",
+        source_file=named[0],
+        run_set_id=run_set_id or f"import-{digests[0][:12]}",
+        source=f"gatestats import {command} {inputs}" + (f"; {tool}" if tool else ""),
         lines=lines,
     )

@@ -40,7 +40,7 @@ import polars as pl
 from gatestats._digest import digest_json
 from gatestats._text import TEXT_LIMIT, shorten
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
-from gatestats.importers._common import build_records, file_digest
+from gatestats.importers._common import file_digest, imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json, open_zip, read_member
 from gatestats.input_tables import describe, typed_cell
 from gatestats.jsonfile import read_regular_file
@@ -91,12 +91,12 @@ def parse_values(text: str) -> dict[str, str]:
     Parameters
     ----------
     text
-        The mapping as the command line gives it.
+        The ``--value`` option's text: comma-separated ``VALUE=passed`` or ``VALUE=failed``.
 
     Returns
     -------
     dict of str to str
-        Score value -> ``passed`` or ``failed``.
+        Score value -> ``passed`` or ``failed``, to merge over :data:`DEFAULT_VALUES`.
 
     Raises
     ------
@@ -452,13 +452,9 @@ def _log_records(log: _Log, scoring: _Scoring, *, system: str | None, run_set_id
         system=pl.lit(system or parts["model_id"]),
         **{name: pl.lit(value, pl.String) for name, value in parts.items()},
     )
-    digest = file_digest(log.file)
-    source = (
-        f"gatestats import inspect {log.file.name} (sha256 {digest}; "
-        f"inspect_ai {package or 'unknown'}, log format {version})"
-    )
+    tool = f"inspect_ai {package or 'unknown'}, log format {version}"
     try:
-        return build_records(frame, source_file=log.file, run_set_id=run_set_id, source=source)
+        return imported_records(frame, files=log.file, command="inspect", run_set_id=run_set_id, tool=tool)
     except RecordFileError as exc:
         named = [_at_sample(problem, reader.sources) for problem in exc.problems]
         raise RecordFileError(named, total=exc.total) from None
@@ -520,7 +516,9 @@ def import_inspect(
     Returns
     -------
     polars.DataFrame
-        The validated records.
+        The validated records: one per sample attempt (an errored sample's retries are its earlier
+        attempts), and an ``infra_error`` record for each (sample, epoch) the header promises and
+        the log lacks.
 
     Raises
     ------

@@ -37,7 +37,7 @@ import polars as pl
 from gatestats._digest import canonical_json
 from gatestats._text import TEXT_LIMIT, shorten
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
-from gatestats.importers._common import build_records, file_digest
+from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
 from gatestats.input_tables import describe
 from gatestats.jsonfile import read_regular_file
@@ -250,7 +250,7 @@ def import_promptfoo(
     Returns
     -------
     polars.DataFrame
-        The validated records.
+        The validated records, one per result row; the repeats of a test are its trials 0, 1, ...
 
     Raises
     ------
@@ -285,11 +285,10 @@ def import_promptfoo(
     frame = frame.sort("system", "case_id", "test_index").with_columns(
         trial=pl.int_range(pl.len(), dtype=pl.Int64).over("system", "case_id")
     )
-    digest = file_digest(file)
-    source = f"gatestats import promptfoo {file.name} (sha256 {digest}; promptfoo {tool}, results format 3)"
-    return build_records(
+    return imported_records(
         frame.drop("test_index"),
-        source_file=file,
-        run_set_id=run_set_id or f"import-{digest[:12]}",
-        source=source,
+        files=file,
+        command="promptfoo",
+        run_set_id=run_set_id,
+        tool=f"promptfoo {tool}, results format 3",
     )

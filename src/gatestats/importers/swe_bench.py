@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
-from gatestats.importers._common import build_records, file_digest
+from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
 from gatestats.input_tables import describe, read_input_table, typed_cell
 from gatestats.jsonfile import read_regular_file
@@ -229,10 +229,8 @@ def import_swe_bench(
         system=pl.lit(system or files[0].name.split(".", 1)[0]),
         case_group=pl.col("case_id").str.replace(r"-[0-9]+$", ""),
     )
-    digest = file_digest(files[0])
-    names = ", ".join(f"{f.name} (sha256 {file_digest(f)})" for f in files)
-    source = f"gatestats import swe-bench {names}; SWE-bench harness run summary, trial = position"
-    return build_records(frame, source_file=files[0], run_set_id=run_set_id or f"import-{digest[:12]}", source=source)
+    tool = "SWE-bench harness run summaries, trial = position"
+    return imported_records(frame, files=files, command="swe-bench", run_set_id=run_set_id, tool=tool)
 
 
 def _joined_costs(frame: pl.DataFrame, path: Path) -> pl.DataFrame:

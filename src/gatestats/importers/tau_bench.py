@@ -205,4 +205,4 @@ def import_tau_bench(
         model_id=pl.lit(model_id, pl.String),
         task_set_version=pl.lit(None if domain is None else f"tau2-bench/{domain}", pl.String),
     )
-    return imported_records(columns, file=file, command="tau-bench", run_set_id=run_set_id)
+    return imported_records(columns, files=file, command="tau-bench", run_set_id=run_set_id)

@@ -1,0 +1,156 @@
+"""Start-up cost of the ``gatestats`` command line, as ratios to ``python -c "import polars"``.
+
+    .venv/bin/python benchmarks/bench_startup.py [--before DIR] [--repeat 7]
+
+Each command runs as a child process of this script, with the project's interpreter, and is
+measured from outside: wall time around the child, CPU time (user + system) of the child alone
+from ``os.wait4``. The commands are interleaved (repetition 1 of every command, then repetition
+2, ...), so a change in machine load touches them all alike; medians are reported, and each
+median is divided by the median of ``import polars`` measured in the same run. The machine load
+(``os.getloadavg``) is recorded before and after.
+
+The commands:
+
+- ``import polars``: ``python -c "import polars"``, the floor any polars-based CLI pays;
+- ``--help``: ``gatestats --help``;
+- ``analyze --help``: ``gatestats analyze --help``;
+- ``analyze``: ``gatestats analyze tau.jsonl --k 1,2,3,4 --seed 0`` on the bundled τ-bench
+  airline results (50 tasks × 4 trials), imported once beforehand with ``gatestats import
+  tau-bench`` as the README shows;
+- ``validate``: ``gatestats validate tau.jsonl``.
+
+``gatestats`` is run as the console script does (``from gatestats.cli import main; main()``) with
+``PYTHONPATH`` naming the source tree, so ``--before DIR`` measures another checkout (for example
+``git clone -q /work/main /tmp/startup_before``) with the same virtual environment, side by side;
+``--variant NAME=DIR`` adds further checkouts (for example HEAD with one change applied).
+Prints a Markdown table; writes ``benchmarks/_data/startup_last_run.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TAU_RAW = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
+# The console script's body (see .venv/bin/gatestats), run with the tree named by PYTHONPATH.
+_CLI = "import sys; sys.argv[0] = 'gatestats'; from gatestats.cli import main; sys.exit(main())"
+
+
+def _child(argv: list[str], pythonpath: str | None) -> tuple[float, float, int]:
+    """Run one child; return (wall s, CPU s of the child alone, exit code)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, process.returncode
+
+
+def _commands(records: Path, trees: dict[str, Path]) -> list[tuple[str, str, list[str], str | None]]:
+    """(variant, command name, argv, PYTHONPATH) for every measured child."""
+    python = sys.executable
+    rows: list[tuple[str, str, list[str], str | None]] = [("-", "import polars", [python, "-c", "import polars"], None)]
+    for variant, tree in trees.items():
+        path = f"{tree / 'src'}{os.pathsep}{tree / 'runner'}"
+        cli = [python, "-c", _CLI]
+        rows += [
+            (variant, "--help", [*cli, "--help"], path),
+            (variant, "analyze --help", [*cli, "analyze", "--help"], path),
+            (variant, "analyze", [*cli, "analyze", str(records), "--k", "1,2,3,4", "--seed", "0"], path),
+            (variant, "validate", [*cli, "validate", str(records)], path),
+        ]
+    return rows
+
+
+def _import_tau(directory: Path) -> Path:
+    out = directory / "tau.jsonl"
+    argv = [sys.executable, "-c", _CLI, "import", "tau-bench", str(TAU_RAW)]
+    argv += ["--system", "tau-bench/gpt-4o-airline", "-o", str(out)]
+    subprocess.run(argv, check=True, env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'runner'}"})
+    return out
+
+
+def _uptime() -> str:
+    done = subprocess.run(["uptime"], capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
+def _table(results: dict[tuple[str, str], dict[str, list[float]]], repeat: int) -> str:
+    floor = results[("-", "import polars")]
+    floor_cpu, floor_wall = statistics.median(floor["cpu"]), statistics.median(floor["wall"])
+    lines = [
+        f"| variant | command | CPU, median of {repeat} | CPU ÷ import polars "
+        f"| wall, median of {repeat} | wall ÷ import polars |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for (variant, name), series in results.items():
+        cpu, wall = statistics.median(series["cpu"]), statistics.median(series["wall"])
+        lines.append(
+            f"| {variant} | `{name}` | {cpu:.2f} s | {cpu / floor_cpu:.2f}× | {wall:.2f} s | {wall / floor_wall:.2f}× |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Measure, print the table, write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="another checkout to measure beside this one")
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar="NAME=DIR", help="a further checkout to measure (repeatable)"
+    )
+    parser.add_argument("--repeat", type=int, default=7, help="interleaved repetitions (default 7)")
+    args = parser.parse_args()
+    trees = {} if args.before is None else {"before": args.before.resolve()}
+    for given in args.variant:
+        name, _, directory = given.partition("=")
+        trees[name] = Path(directory).resolve()
+    trees["after"] = ROOT
+    with tempfile.TemporaryDirectory() as tmp:
+        records = _import_tau(Path(tmp))
+        commands = _commands(records, trees)
+        results: dict[tuple[str, str], dict[str, list[float]]] = {
+            (variant, name): {"cpu": [], "wall": []} for variant, name, _, _ in commands
+        }
+        load_before, uptime_before = os.getloadavg(), _uptime()
+        for _ in range(args.repeat):
+            for variant, name, argv, path in commands:
+                wall, cpu, code = _child(argv, path)
+                if code != 0:
+                    msg = f"{variant} {name!r} exited with {code}: {argv}"
+                    raise SystemExit(msg)
+                results[(variant, name)]["cpu"].append(cpu)
+                results[(variant, name)]["wall"].append(wall)
+        load_after, uptime_after = os.getloadavg(), _uptime()
+    print(f"uptime before: {uptime_before}")
+    print(f"uptime after:  {uptime_after}")
+    print(f"CPUs: {os.cpu_count()}; python {sys.version.split()[0]}")
+    print(_table(results, args.repeat))
+    out = ROOT / "benchmarks" / "_data" / "startup_last_run.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "load_before": load_before,
+        "load_after": load_after,
+        "uptime_before": uptime_before,
+        "uptime_after": uptime_after,
+        "repeat": args.repeat,
+        "trees": {k: str(v) for k, v in trees.items()},
+        "results": [{"variant": v, "command": n, **series} for (v, n), series in results.items()],
+    }
+    out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

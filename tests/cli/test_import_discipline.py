@@ -1,0 +1,164 @@
+"""Each command imports only what it uses: ``--help`` and ``validate`` never pay for statistics or reports.
+
+Every check runs the console script's body in a fresh interpreter and reads ``sys.modules`` at exit,
+so a module-level import anywhere on the path (``gatestats/__init__``, ``gatestats.cli``, a command
+module) is caught. Issue 17: the statistics (scipy, statsmodels), the record schema (pandera, which
+brings pandas, hypothesis and typeguard), the report stack (altair, nbconvert, nbclient, zmq, bs4)
+and ray cost about 4 s of CPU before any command did anything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+
+from gatestats.cli import COMMANDS, app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose).
+HELP_FORBIDDEN = (
+    "altair",
+    "nbconvert",
+    "nbclient",
+    "zmq",
+    "bs4",
+    "scipy",
+    "statsmodels",
+    "pandera",
+    "pandas",
+    "hypothesis",
+    "typeguard",
+    "ray",
+)
+#: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record).
+VALIDATE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "scipy", "statsmodels", "ray")
+#: What ``analyze`` may not import: the report stack (it needs scipy for its intervals).
+ANALYZE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "statsmodels", "ray")
+
+# The console script's body, then the top-level packages and the command modules it left in sys.modules.
+_CHILD = """
+import json, sys
+sys.argv = ["gatestats", *sys.argv[1:]]
+from gatestats.cli import main
+try:
+    main()
+    code = 0
+except SystemExit as exc:
+    code = exc.code if isinstance(exc.code, int) else 1
+loaded = sorted({name.split(".")[0] for name in sys.modules})
+commands = sorted(name for name in sys.modules if name.startswith("gatestats.cli.") and "._" not in name)
+print(json.dumps({"code": code, "loaded": loaded, "commands": commands}), file=sys.stderr)
+"""
+
+
+def _run(*args: str | Path) -> dict[str, Any]:
+    """Run ``gatestats ARGS`` in a fresh interpreter; its exit code and what it imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, *map(str, args)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    report: dict[str, Any] = json.loads(done.stderr.strip().splitlines()[-1])
+    report["stdout"] = done.stdout
+    return report
+
+
+def _heavy(report: dict[str, Any], forbidden: tuple[str, ...]) -> list[str]:
+    return [name for name in forbidden if name in report["loaded"]]
+
+
+def test_help_imports_no_command_and_no_heavy_module() -> None:
+    report = _run("--help")
+    assert report["code"] == 0
+    assert "Commands:" in report["stdout"]
+    assert _heavy(report, HELP_FORBIDDEN) == []
+    assert report["commands"] == []  # the listing comes from COMMANDS, no command module is imported
+
+
+# `gatestats import` imports its importers, the gate and the record writer when its module loads
+# (cli/importing.py is owned elsewhere; issue 17 asks for its imports to move into its commands).
+_EAGER: dict[str, str] = {}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.xfail(reason=_EAGER[n], strict=True)) if n in _EAGER else n for n in COMMANDS],
+)
+def test_command_help_imports_no_heavy_module(name: str) -> None:
+    report = _run(name, "--help")
+    assert report["code"] == 0
+    assert "Usage: gatestats" in report["stdout"]
+    assert _heavy(report, HELP_FORBIDDEN) == []
+    assert report["commands"] == [COMMANDS[name].module]  # its own module, no other command's
+
+
+@pytest.fixture
+def small_records(write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]]) -> Path:
+    rows = [
+        record(record_id=f"r{case}-{trial}", case_id=f"c{case}", trial=trial, outcome="passed" if trial else "failed")
+        for case in range(3)
+        for trial in range(2)
+    ]
+    return write_jsonl(rows)
+
+
+def test_validate_imports_no_statistics_and_no_report_stack(small_records: Path) -> None:
+    report = _run("validate", small_records)
+    assert report["code"] == 0
+    assert report["stdout"].startswith("ok: 6 records in 1 file(s)")
+    assert _heavy(report, VALIDATE_FORBIDDEN) == []
+    assert report["commands"] == ["gatestats.cli.validate"]
+
+
+def test_analyze_imports_no_report_stack(small_records: Path) -> None:
+    report = _run("analyze", small_records, "--json")
+    assert report["code"] == 0
+    assert json.loads(report["stdout"])["systems"][0]["n_cases"] == 3
+    assert _heavy(report, ANALYZE_FORBIDDEN) == []
+
+
+def test_unknown_command_is_refused_with_a_suggestion_without_importing_commands() -> None:
+    report = _run("analyz")
+    assert report["code"] == 2
+    assert report["commands"] == []
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_written_out_summary_is_the_first_paragraph_of_the_commands_help(name: str) -> None:
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    first = (command.help or "").split("\f")[0].strip().split("\n\n")[0]
+    assert COMMANDS[name].summary == " ".join(first.split())
+
+
+def test_registration_envelope_name_matches_the_attestation_package() -> None:
+    from gatestats.attest import REGISTRATION_ENVELOPE
+    from gatestats.cli import policy
+
+    assert policy.REGISTRATION_ENVELOPE == REGISTRATION_ENVELOPE
+
+
+def test_package_attributes_resolve_on_first_use() -> None:
+    import gatestats
+    from gatestats.estimators import analyze
+    from gatestats.records import load_records
+
+    assert gatestats.analyze is analyze
+    assert gatestats.load_records is load_records
+    assert {"analyze", "load_records"} <= set(dir(gatestats))
+    with pytest.raises(AttributeError, match="module 'gatestats' has no attribute 'nope'"):
+        _ = gatestats.nope  # type: ignore[attr-defined]
+
+
+def test_every_command_module_is_listed() -> None:
+    modules = {
+        f"gatestats.cli.{path.stem}"
+        for path in (ROOT / "src" / "gatestats" / "cli").glob("*.py")
+        if not path.stem.startswith("_")
+    }
+    assert {command.module for command in COMMANDS.values()} == modules
