@@ -66,7 +66,9 @@ def demo() -> None:
     The bundled golden set (12 small Python bug-fix tasks, ``data/golden_bugfix``) is run for the
     released agent's patches (baseline) and the new agent's (candidate), 4 trials per case in the
     sandbox; the candidate's run set gets the gate policy registered before its first trial; the
-    gate decides; the release report is rendered under ``reports/``.
+    gate decides; the release report is rendered under ``reports/``. Then the correction loop
+    (``examples/correction``) and the sequential variant (``examples/sequential``): both agents in
+    batches until the gate's decision is made, stopping before the fixed-size design's last case.
     """
     system_tools(("bubblewrap",))
     gatestats = BIN / "gatestats"
@@ -106,6 +108,24 @@ def demo() -> None:
         gatestats, "correct", example / "cases", "--candidate", example / "candidate",
         "--reviser", f"{PY} {example / 'reviser.py'}", "--out", work / "correction",
     )  # fmt: skip
+    sequential = ROOT / "examples" / "sequential"
+    print("== sequential: both agents in batches until the gate is decided (examples/sequential)", flush=True)
+    _run(
+        gatestats, "run", sequential / "cases", "--until-decided", "--policy", sequential / "policy.toml",
+        "--baseline", sequential / "candidates" / "baseline", "--candidate", sequential / "candidates" / "candidate",
+        "--out", work / "sequential",
+    )  # fmt: skip
+    seq_gate = subprocess.run(
+        [
+            str(gatestats), "gate", "--policy", str(sequential / "policy.toml"),
+            "--baseline", str(work / "sequential" / "baseline"), "--candidate", str(work / "sequential" / "candidate"),
+            "-o", str(work / "sequential" / "verdict.json"),
+        ],
+        check=False, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    if seq_gate.returncode not in VERDICT_EXITS:
+        raise SystemExit(seq_gate.returncode)
+    print(f"sequential verdict: {VERDICT_EXITS[seq_gate.returncode]} (gatestats gate exit {seq_gate.returncode})")
     print(f"\nverdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); files in {work}")
 
 

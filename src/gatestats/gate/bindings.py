@@ -28,6 +28,9 @@ __all__ = [
     "Layer",
     "PolicyBinding",
     "RecordsSeal",
+    "SequencePointBinding",
+    "SequentialBinding",
+    "SequentialRulePath",
     "SevereFailure",
     "SideBinding",
     "SliceRate",
@@ -283,3 +286,63 @@ class FailureClassCount(_Json):
     ci_high: float
     confidence_level: float
     cases: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequencePointBinding(_Json):
+    """One rule's sequence after one batch: the running estimate, the confidence-sequence bounds, both e-values."""
+
+    n_cases: int
+    estimate: float
+    lower: float
+    upper: float
+    e_pass: float
+    e_fail: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequentialRulePath(_Json):
+    """One rule row of a sequential gate: its decision, where it was made, and its path over the batches.
+
+    ``status`` is the sequence's own (``undecided`` until a side crosses); the row's decision in
+    ``rules`` adds the rule's action. ``boundary`` is the level the values are compared with (a
+    threshold, or minus the margin for a paired difference); ``alpha_pass`` and ``alpha_fail`` are
+    the rule's alpha split between the two stopping sides and across the rows.
+    """
+
+    row: str
+    status: Literal["pass", "fail", "undecided"]
+    decided_at: int | None
+    boundary: float
+    alpha_pass: float
+    alpha_fail: float
+    cases_needed: int | None
+    path: tuple[SequencePointBinding, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequentialBinding(_Json):
+    """A sequential gate's run: the design, the seeded case order, where it stopped, and the trials saved.
+
+    ``order`` is the first ``max_cases`` case ids of the permutation drawn from the policy's seed
+    (``gatestats.gate.sequential_rules.case_order``); ``checkpoints`` are the batch ends reached with
+    every trial of every case on both sides; ``stopped_at`` is the last of them (0: no batch complete),
+    where ``decided`` says whether the gate's decision was determined (a blocking row or severe slice
+    failed, or every blocking row and severe slice passed with at least ``min_cases`` cases). ``trials_fixed`` is the
+    fixed-size design's ``max_cases x trials x 2`` systems; ``trials_used`` the (case, trial) units
+    with a record on either side; ``trials_saved`` their difference.
+    """
+
+    max_cases: int
+    trials: int
+    batch_cases: int
+    method: str
+    alpha_pass_share: float
+    order: tuple[str, ...]
+    checkpoints: tuple[int, ...]
+    stopped_at: int
+    decided: bool
+    trials_used: int
+    trials_fixed: int
+    trials_saved: int
+    rules: tuple[SequentialRulePath, ...]

@@ -41,6 +41,7 @@ from gatestats.gate.bindings import (
     InfraSide,
     JudgeStatus,
     PolicyBinding,
+    SequentialBinding,
     SevereFailure,
     SideBinding,
     SliceRate,
@@ -53,12 +54,20 @@ from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
 from gatestats.gate.rules import RuleEvidence, paired_evidence, rule_result, threshold_evidence
+from gatestats.gate.sequential_rules import (
+    SequentialStop,
+    gate_decided,
+    sequential_rows,
+    sequential_stop,
+    severe_after_stop,
+)
 from gatestats.gate.summaries import case_set_summary, curve_points, failure_class_counts, slice_rates
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired import adjust_pvalues, compare
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
 from gatestats.records.contract import SYSTEM_PARTS
+from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import Decision, GateCorrection, final_attempts, is_valid_outcome, metric_spec
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
@@ -153,20 +162,7 @@ def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) ->
 
 
 def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
-    ev = RuleEvidence(
-        kind=kind,  # type: ignore[arg-type]
-        observed=None,
-        baseline=None,
-        ci_low=None,
-        ci_high=None,
-        test="—",
-        threshold=rule.threshold,
-        pvalue_pass=None,
-        pvalue_fail=None,
-        status="insufficient_evidence",
-        reason=reason,
-        n_cases=0,
-    )
+    ev = RuleEvidence.insufficient(kind, test="—", threshold=rule.threshold, reason=reason, n_cases=0)  # type: ignore[arg-type]
     return rule_result(rule, row, ev, margin=rule.margin)
 
 
@@ -385,17 +381,33 @@ def _overall(
     return verdict, reasons
 
 
-def _silence_checks(policy: Policy, baseline: RecordSet, candidate: RecordSet, both: pl.DataFrame) -> list[CheckResult]:
-    """The preconditions (:func:`~gatestats.gate.checks.silence_checks`) on the per-case summary of both sides."""
+def _decided_on(
+    policy: Policy, baseline: RecordSet, candidate: RecordSet
+) -> tuple[SequentialStop | None, RecordSet, RecordSet]:
+    """The record sets the gate decides on: for a sequential policy, its batches complete on both sides."""
+    if policy.sequential is None:
+        return None, baseline, candidate
+    stop = sequential_stop(policy, baseline, candidate)
+    return stop, stop.baseline, stop.candidate
+
+
+def _silence_checks(
+    policy: Policy, baseline: RecordSet, candidate: RecordSet, both: pl.DataFrame, stop: SequentialStop | None = None
+) -> list[CheckResult]:
+    """The preconditions (:func:`~gatestats.gate.checks.silence_checks`) on the per-case summary of both sides.
+
+    A sequential run's ``run_complete`` and ``cases_present`` are replaced by its ``sequential_order`` check.
+    """
     needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
     summary = case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
-    return silence_checks(
+    checks = silence_checks(
         policy,
         baseline,
         candidate,
         summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
         needed,
     )
+    return checks if stop is None else stop.checks(checks)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -409,18 +421,31 @@ class _Evidence:
     curves: tuple[CurvePoint, ...] = ()
     rates: tuple[SliceRate, ...] = ()
     failure_classes: tuple[FailureClassCount, ...] = ()
+    #: A sequential gate's rows (already decided), each with its label and its sequence's decision.
+    sequential: tuple[tuple[str, SequentialDecision], ...] = ()
 
 
-def _evidence(policy: Policy, both: pl.DataFrame) -> _Evidence:
+def _evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop | None = None) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides."""
     slices = _case_slices(both)
     severe_cases = _severe_cases(slices, policy.severe_slices)
     severe = tuple(_severe_result(s, both, slices) for s in policy.severe_slices)
+    if stop is not None:
+        severe = severe_after_stop(severe, stop)
     rows: list[RuleResult] = []
+    decisions: list[tuple[str, SequentialDecision]] = []
+    sequential: list[tuple[Rule, pl.DataFrame, list[str]]] = []
     for rule in policy.rules:
         if rule.metric == "cost_per_accepted":
             continue
-        rows += _rule_rows(rule, both, _cases_of(slices, rule.slice, severe_cases), policy)
+        cases = _cases_of(slices, rule.slice, severe_cases)
+        if stop is not None:  # decided by its sequence (gate/sequential_rules.py), never by a fixed-size test
+            judged = _judge_outcomes(both, rule.grader) if rule.grader is not None else both
+            sequential.append((rule, judged.filter(pl.col("case_id").is_in(list(cases))), sorted(cases)))
+            continue
+        rows += _rule_rows(rule, both, cases, policy)
+    if stop is not None:
+        rows, decisions = sequential_rows(policy, stop, sequential)
     cost_results, cost = cost_rows(policy, both, slices, severe_cases, BASELINE, CANDIDATE)
     return _Evidence(
         severe=severe,
@@ -430,6 +455,7 @@ def _evidence(policy: Policy, both: pl.DataFrame) -> _Evidence:
         curves=curve_points(both, policy),
         rates=slice_rates(both, policy),
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
+        sequential=tuple(decisions),
     )
 
 
@@ -479,14 +505,14 @@ def evaluate_gate(
         The policy was not registered in the candidate's run set before execution, or was edited.
     """
     reg = registration if registration is not None else check_registration(policy, candidate)
-    both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
-    checks = _silence_checks(policy, baseline, candidate, both)
-    judge_checks, judges = _judge_checks(policy, candidate.records, calibrations or {})
-    checks += judge_checks
-    checks += grader_checks(policy, golden)
-    both_ran = baseline.records.height > 0 and candidate.records.height > 0
-    found = _evidence(policy, both) if both_ran else _Evidence()
-    rows = _decide(list(found.rows), policy.multiplicity)
+    stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
+    both = pl.concat([_side_frame(base_used, BASELINE), _side_frame(cand_used, CANDIDATE)], how="vertical_relaxed")
+    checks = _silence_checks(policy, base_used, cand_used, both, stop)
+    judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
+    checks += judge_checks + grader_checks(policy, golden)
+    both_ran = base_used.records.height > 0 and cand_used.records.height > 0
+    found = _evidence(policy, both, stop) if both_ran else _Evidence()
+    rows = _decide(list(found.rows), policy.multiplicity) if stop is None else list(found.rows)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
     provenance = {side: _provenance(rs) for side, rs in sides.items()}
@@ -509,9 +535,19 @@ def evaluate_gate(
         slice_rates=found.rates,
         case_sets=_case_sets(both, provenance, policy) if both_ran else None,
         failure_classes=found.failure_classes,
+        sequential=_sequential_binding(policy, stop, found, rows),
         tool_version=f"gatestats {__version__}",
         created_at=now or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     )
+
+
+def _sequential_binding(
+    policy: Policy, stop: SequentialStop | None, found: _Evidence, rows: list[RuleResult]
+) -> SequentialBinding | None:
+    """A sequential gate's run as the verdict binds it (None for a fixed-size gate)."""
+    if stop is None:
+        return None
+    return stop.binding(found.sequential, gate_decided(policy, rows, found.severe, stop.n_cases))
 
 
 def _case_set_version(side: SideBinding) -> str | None:

@@ -34,6 +34,7 @@ from gatestats.gate.bindings import (
     InfraSide,
     JudgeStatus,
     PolicyBinding,
+    SequentialBinding,
     SevereFailure,
     SideBinding,
     SliceRate,
@@ -188,6 +189,8 @@ class Verdict:
     slice_rates: tuple[SliceRate, ...] = ()
     case_sets: CaseSets | None = None
     failure_classes: tuple[FailureClassCount, ...] = ()
+    #: The run of a sequential gate (a policy with ``[sequential]``); None for a fixed-size gate.
+    sequential: SequentialBinding | None = None
 
     @property
     def exit_code(self) -> int:
@@ -226,6 +229,8 @@ class Verdict:
             "case_sets": None if self.case_sets is None else self.case_sets.to_dict(),
             "failure_classes": [c.to_dict() for c in self.failure_classes],
         }
+        if self.sequential is not None:  # only a sequential gate's verdict has the key
+            body["sequential"] = self.sequential.to_dict()
         body["digest"] = verdict_digest(body)
         return body
 
@@ -238,7 +243,8 @@ class Verdict:
         body
             A parsed verdict file (see :meth:`to_dict`). ``curves``, ``slice_rates``,
             ``case_sets`` and ``failure_classes`` may be absent (verdicts written before they were
-            bound): they read as empty (``case_sets`` as null).
+            bound): they read as empty (``case_sets`` as null); ``sequential`` is present only for a
+            ``[sequential]`` policy (absent: null).
         check_digest
             Check the ``digest`` against the content and the derived fields (``exit_code``,
             ``multiplicity``) against the rest. ``gatestats verify`` turns this off to report each
@@ -491,9 +497,10 @@ _TOP_FIELDS = (
     "slice_rates",
     "case_sets",
     "failure_classes",
+    "sequential",
     "digest",
 )
-_OPTIONAL_TOP = frozenset({"curves", "slice_rates", "case_sets", "failure_classes"})
+_OPTIONAL_TOP = frozenset({"curves", "slice_rates", "case_sets", "failure_classes", "sequential"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -531,6 +538,7 @@ class _Body:
     slice_rates: tuple[SliceRate, ...] = ()
     case_sets: CaseSets | None = None
     failure_classes: tuple[FailureClassCount, ...] = ()
+    sequential: SequentialBinding | None = None
 
 
 def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdict:
@@ -586,6 +594,7 @@ def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdic
         slice_rates=typed.slice_rates,
         case_sets=typed.case_sets,
         failure_classes=typed.failure_classes,
+        sequential=typed.sequential,
     )
 
 

@@ -20,6 +20,7 @@ from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import NONE as _NONE
 from gatestats.report._release_format import case_html, duration, number, short_case_id, threshold_text, usd, words
 from gatestats.report._release_format import e as _e
+from gatestats.report._release_sequential import sequential_html
 from gatestats.report._release_words import Reason, plain_rule, verdict_reasons
 
 __all__ = ["BUILDERS", "VERDICT_WORDS"]
@@ -604,6 +605,7 @@ def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str |
 BUILDERS: Final[Mapping[str, Callable[..., str]]] = {
     "verdict": lambda data, **_: _verdict(data),
     "rules": lambda data, **_: _rules(data),
+    "sequential": lambda data, **_: sequential_html(data),
     "severe_slices": lambda data, **_: _severe(data),
     "flips": lambda data, **_: _flips(data),
     "curves": lambda data, **_: _curves(data),

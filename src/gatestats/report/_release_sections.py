@@ -45,6 +45,7 @@ SECTIONS: Final[tuple[Section, ...]] = (
     Section(name="rules", title="Rules"),
     Section(name="severe_slices", title="Severe slices"),
     Section(name="flips", title="Flips per case"),
+    Section(name="sequential", title="Sequential run"),
     Section(name="curves", title="pass^k and pass@k over k", charts=("pass_hat_k", "pass_at_k")),
     Section(name="slices", title="Per-slice pass rates", charts=("slices",)),
     Section(name="case_sets", title="Case set"),

@@ -1,0 +1,89 @@
+"""The report's "Sequential run" section: the path the verdict binds, read and shown, never computed."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from types import SimpleNamespace
+
+from gatestats.gate.bindings import SequencePointBinding, SequentialBinding, SequentialRulePath
+from gatestats.report._release_sections import SECTIONS, section_html
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def _point(n: int, estimate: float, lower: float, upper: float, e_pass: float) -> SequencePointBinding:
+    return SequencePointBinding(n_cases=n, estimate=estimate, lower=lower, upper=upper, e_pass=e_pass, e_fail=0.01)
+
+
+BINDING = SequentialBinding(
+    max_cases=48,
+    trials=2,
+    batch_cases=8,
+    method="betting",
+    alpha_pass_share=0.5,
+    order=tuple(f"c{i}" for i in range(48)),
+    checkpoints=(8, 16),
+    stopped_at=16,
+    decided=False,
+    trials_used=64,
+    trials_fixed=192,
+    trials_saved=128,
+    rules=(
+        SequentialRulePath(
+            row="solves: pass rate ≥ 0.6",
+            status="pass",
+            decided_at=16,
+            boundary=0.6,
+            alpha_pass=0.0125,
+            alpha_fail=0.0125,
+            cases_needed=None,
+            path=(_point(8, 1.0, 0.407, 1.0, 9.99), _point(16, 1.0, 0.613, 1.0, 99.8)),
+        ),
+        SequentialRulePath(
+            row="not worse <b>",
+            status="undecided",
+            decided_at=None,
+            boundary=-0.1,
+            alpha_pass=0.0125,
+            alpha_fail=0.0125,
+            cases_needed=14,
+            path=(_point(8, 0.25, -0.51, 0.81, 3.59), _point(16, 0.25, -0.258, 0.624, 12.9)),
+        ),
+    ),
+)
+
+
+def _html(binding: SequentialBinding | None) -> str:
+    return section_html(SimpleNamespace(verdict=SimpleNamespace(sequential=binding)), "sequential")  # type: ignore[arg-type]
+
+
+def test_the_section_follows_the_flips_in_the_one_section_table() -> None:
+    names = [s.name for s in SECTIONS]
+    assert names[names.index("flips") + 1] == "sequential"
+    assert [s.title for s in SECTIONS if s.name == "sequential"] == ["Sequential run"]
+
+
+def test_the_section_shows_the_stop_the_trials_saved_and_every_batch_of_every_rule() -> None:
+    html = _html(BINDING)
+    text = _text(html)
+    assert "It stopped after 16 cases; the decision was not determined (insufficient evidence)." in text
+    assert "64 of the fixed-size design's 192 trials were used, 128 saved." in text
+    assert "solves: pass rate ≥ 0.6: pass at e ≥ 80, fail at e ≥ 80" in text
+    rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>", 1)[1])
+    cells = [[unescape(_text(c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in rows]
+    assert cells == [
+        ["solves: pass rate ≥ 0.6", "8", "1", "[0.407, 1]", "9.99 / 0.01", "undecided"],
+        ["solves: pass rate ≥ 0.6", "16", "1", "[0.613, 1]", "99.8 / 0.01", "pass"],
+        ["not worse <b>", "8", "0.25", "[−0.51, 0.81]", "3.59 / 0.01", "undecided"],
+        ["not worse <b>", "16", "0.25", "[−0.258, 0.624]", "12.9 / 0.01", "undecided"],
+        ["not worse <b>", "—", "—", "—", "—", "about 14 more cases needed"],
+    ]
+    assert "not worse &lt;b&gt;" in html
+    assert "<b>" not in html
+
+
+def test_a_fixed_size_verdict_says_so() -> None:
+    assert _text(_html(None)).startswith("A fixed-size gate: every case ran before the gate was read once")
