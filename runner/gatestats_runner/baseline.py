@@ -27,15 +27,8 @@ from typing import Any
 from gatestats_runner.case import CaseError, load_case_set
 from gatestats_runner.digests import tree_digest
 from gatestats_runner.executors import Executor
-from gatestats_runner.runset import (
-    CANDIDATE,
-    SYSTEM_PARTS,
-    OptionError,
-    Progress,
-    RunSetOptions,
-    RunSetSummary,
-    run_run_set,
-)
+from gatestats_runner.launch import SYSTEM_PARTS, OptionError, Progress, RunSetOptions, RunSetSummary, run_run_set
+from gatestats_runner.runset import CANDIDATE
 from gatestats_runner.sandbox import Isolation
 from gatestats_runner.store import RunSetError, read_manifest, seal_records
 
@@ -166,19 +159,45 @@ def _same_cases(cases: Path, sample: Sequence[str], stored_cases: dict[str, str]
             raise CaseError(msg)
 
 
+def _candidate_to_rerun(options: BaselineSampleOptions, manifest: dict[str, Any], ref: dict[str, Any]) -> Path:
+    """The stored run set's own candidate copy, or ``options.candidate`` when it holds the same bytes."""
+    stored_copy = options.stored / CANDIDATE
+    if manifest.get("origin", "runner") != "runner" or not stored_copy.is_dir():
+        msg = (
+            f"{options.stored}: no candidate copy to re-run (origin {manifest.get('origin', 'runner')!r}): "
+            "only a run set made by the sandbox runner can be re-run"
+        )
+        raise RunSetError(msg)
+    if tree_digest(stored_copy) != ref["candidate_digest"]:
+        msg = f"{stored_copy}: the stored run set's copy of the candidate was modified; the run set is damaged"
+        raise RunSetError(msg)
+    candidate = stored_copy if options.candidate is None else options.candidate
+    given = None if options.candidate is None else tree_digest(options.candidate)
+    if given is not None and given != ref["candidate_digest"]:
+        msg = (
+            f"{options.candidate}: --candidate: not the stored baseline's bytes (got digest {given}, "
+            f"stored {ref['candidate_digest']}); omit --candidate to run the stored copy"
+        )
+        raise RunSetError(msg)
+    return candidate
+
+
 def run_baseline_sample(
     options: BaselineSampleOptions,
     *,
-    executor: Executor | None = None,
     progress: Callable[[Progress], None] | None = None,
+    executor: Executor | None = None,
 ) -> RunSetSummary:
     """Re-run a seeded sample of a stored baseline run set's cases, with its trials, into a new run set.
+
+    The new run set is an ordinary one (:func:`~gatestats_runner.runset.run_run_set`) whose
+    manifest also says what was sampled, and from which stored run set (``baseline_sample``).
 
     Parameters
     ----------
     options
         The cases, stored run set, sample size and seed, output directory.
-    executor, progress
+    progress, executor
         As in :func:`~gatestats_runner.runset.run_run_set`.
 
     Returns
@@ -200,24 +219,7 @@ def run_baseline_sample(
     manifest = read_manifest(options.stored)
     stored_cases = {str(c["case_id"]): str(c["case_version"]) for c in manifest.get("cases", [])}
     sample = sample_case_ids(list(stored_cases), options.n, options.seed)
-    stored_copy = options.stored / CANDIDATE
-    if manifest.get("origin", "runner") != "runner" or not stored_copy.is_dir():
-        msg = (
-            f"{options.stored}: no candidate copy to re-run (origin {manifest.get('origin', 'runner')!r}): "
-            "only a run set made by the sandbox runner can be re-run"
-        )
-        raise RunSetError(msg)
-    if tree_digest(stored_copy) != ref["candidate_digest"]:
-        msg = f"{stored_copy}: the stored run set's copy of the candidate was modified; the run set is damaged"
-        raise RunSetError(msg)
-    candidate = stored_copy if options.candidate is None else options.candidate
-    given = None if options.candidate is None else tree_digest(options.candidate)
-    if given is not None and given != ref["candidate_digest"]:
-        msg = (
-            f"{options.candidate}: --candidate: not the stored baseline's bytes (got digest {given}, "
-            f"stored {ref['candidate_digest']}); omit --candidate to run the stored copy"
-        )
-        raise RunSetError(msg)
+    candidate = _candidate_to_rerun(options, manifest, ref)
     _same_cases(options.cases, sample, stored_cases)
     record = {
         "format": BASELINE_SAMPLE_FORMAT,

@@ -19,6 +19,7 @@ import errno
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,6 +184,23 @@ def _counter(text: str | None, key: str) -> int | None:
     return None
 
 
+#: ``PF_EXITING`` in the flags of ``/proc/PID/stat`` (include/linux/sched.h): the task is in do_exit.
+_PF_EXITING = 0x4
+
+
+def _exiting(pid: int) -> bool:
+    """Whether ``pid`` is gone or exiting (it can never run user code again)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True  # reaped since the group was read
+    fields = text[text.rfind(")") + 2 :].split()
+    try:
+        return int(fields[6]) & _PF_EXITING != 0
+    except (IndexError, ValueError):
+        return False
+
+
 class TrialCgroup:
     """The groups of one trial, created with their limits; every process of the trial joins all of them."""
 
@@ -329,15 +347,50 @@ class TrialCgroup:
         bool
             True when every group is empty.
         """
+        return self._kill_until(lambda pids: not pids, timeout)
+
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Kill until every process left in the groups is gone or exiting; False if some run on after ``timeout``.
+
+        An exiting process (``PF_EXITING``: the sandbox's first process still dropping its
+        namespaces, a zombie) can run no more code and changes no counter the record reads, so
+        the trial's outcome is known without waiting for it; :meth:`wait_empty` waits until it is
+        gone, before the groups are removed.
+
+        Returns
+        -------
+        bool
+            True when no process of the trial can run any more.
+
+        Parameters
+        ----------
+        timeout
+            As in :meth:`wait_empty`.
+        """
+        return self._kill_until(lambda pids: all(_exiting(pid) for pid in pids), timeout)
+
+    def _kill_until(self, done: Callable[[set[int]], bool], timeout: float) -> bool:
+        """Kill the groups' processes, backing off, until ``done(pids left)``; False after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         delay = 0.0005
-        while self._pids():
+        while not done(self._pids()):
             if time.monotonic() > deadline:
                 return False
             self.kill()
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
         return True
+
+    def remove_when_empty(self, timeout: float = 5.0) -> None:
+        """:meth:`wait_empty`, then :meth:`remove` (a group with a process left cannot be removed; it stays).
+
+        Parameters
+        ----------
+        timeout
+            As in :meth:`wait_empty`.
+        """
+        self.wait_empty(timeout)
+        self.remove()
 
     def remove(self) -> None:
         """Remove the groups (children first is not needed: they have none)."""

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gatestats_runner.sandbox import Capabilities, Isolation, detect_capabilities
+from gatestats_runner.teardown import Teardown
 from gatestats_runner.trial import TrialResult, TrialSpec, run_trial
 from gatestats_runner.workspace import WorkspaceMode
 
@@ -94,7 +95,12 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """Trials on this machine, ``workers`` at a time, on threads (each trial is one sandboxed process tree)."""
+    """Trials on this machine, ``workers`` at a time, on threads (each trial is one sandboxed process tree).
+
+    What a finished trial leaves (its cgroups once the sandbox has exited, its workspace) is
+    removed by a :class:`~gatestats_runner.teardown.Teardown` while the worker runs its next
+    trial; :meth:`shutdown` waits for it.
+    """
 
     name = "local"
 
@@ -105,6 +111,7 @@ class LocalExecutor:
         self.workers = workers or default_workers()
         self._pool: ThreadPoolExecutor | None = None
         self._caps: Capabilities | None = None
+        self._teardown: Teardown | None = None
 
     def start(self, caps: Capabilities) -> None:
         """Start the thread pool.
@@ -115,6 +122,7 @@ class LocalExecutor:
             As in :meth:`Executor.start`.
         """
         self._caps = caps
+        self._teardown = Teardown(limit=2 * self.workers)
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="gatestats-trial")
 
     def submit(self, spec: TrialSpec) -> Future[TrialResult]:
@@ -130,13 +138,13 @@ class LocalExecutor:
         Future of TrialResult
             The pool's future.
         """
-        if self._pool is None or self._caps is None:
+        if self._pool is None or self._caps is None or self._teardown is None:
             msg = "LocalExecutor.submit before start"
             raise RuntimeError(msg)
-        return self._pool.submit(run_trial, spec, self._caps)
+        return self._pool.submit(run_trial, spec, self._caps, defer=self._teardown.defer)
 
     def shutdown(self, *, cancel: bool = False) -> None:
-        """Wait for the pool's trials and stop it.
+        """Wait for the pool's trials and stop it, then for the removal of what they left.
 
         Parameters
         ----------
@@ -146,6 +154,9 @@ class LocalExecutor:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=cancel)
             self._pool = None
+        if self._teardown is not None:
+            teardown, self._teardown = self._teardown, None
+            teardown.close()
 
 
 _WORKER_CAPS: dict[tuple[str, str], Capabilities] = {}

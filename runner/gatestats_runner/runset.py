@@ -33,11 +33,10 @@ import secrets
 import shutil
 import stat
 import tempfile
-import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +47,7 @@ from gatestats_runner._util import fsync_dir, now_rfc3339, short_id
 from gatestats_runner.case import Case, CaseError, CaseSet, load_case_set
 from gatestats_runner.cgroups import sweep_cgroups
 from gatestats_runner.digests import digest_bytes, digest_json, tree_digest
+from gatestats_runner.dispatch import AttemptFeed, feed_window
 from gatestats_runner.executors import Executor, LocalExecutor
 from gatestats_runner.sandbox import ABORT, Capabilities, Isolation, detect_capabilities
 from gatestats_runner.store import (
@@ -136,6 +136,10 @@ class RunSetOptions:
     #: What a baseline re-run sampled (:mod:`gatestats_runner.baseline`): written into the manifest
     #: as ``baseline_sample`` (JSON values only) and checked on resume; None otherwise.
     baseline_sample: Mapping[str, Any] | None = None
+    #: Run only the trials of these cases now (one batch of a sequential run): the manifest still covers
+    #: every case of the run set, which the first batch creates and later batches resume (``resume``).
+    #: None: every case.
+    batch_cases: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -331,6 +335,18 @@ def _selected(case_set: CaseSet, case_ids: tuple[str, ...] | None) -> CaseSet:
     return CaseSet(root=case_set.root, cases=cases, version=digest_json([[c.case_id, c.version] for c in cases]))
 
 
+def _check_batch(case_set: CaseSet, batch_cases: tuple[str, ...] | None) -> CaseSet:
+    """``case_set``, once a batch is checked to name distinct cases of it, at least one (else :class:`OptionError`)."""
+    if batch_cases is None:
+        return case_set
+    known = {c.case_id for c in case_set.cases}
+    unknown = sorted(set(batch_cases) - known)
+    if not batch_cases or unknown or len(set(batch_cases)) != len(batch_cases):
+        msg = f"batch_cases: expected distinct ids of cases in {case_set.root} (got {list(batch_cases)!r})"
+        raise OptionError(msg)
+    return case_set
+
+
 def _baseline_sample(options: RunSetOptions) -> dict[str, Any] | None:
     """``baseline_sample`` as the manifest stores it (a JSON round trip), None when not given."""
     if options.baseline_sample is None:
@@ -450,7 +466,7 @@ def run_run_set(
     _check_options(options)
     case_set = load_case_set(options.cases)
     _candidate_layout(options.candidate, case_set)
-    case_set = _selected(case_set, options.case_ids)
+    case_set = _check_batch(_selected(case_set, options.case_ids), options.batch_cases)
     out = options.out.resolve()
     caps = detect_capabilities(options.isolation, workspace=options.workspace)
     enforcement = caps.enforcement()
@@ -765,31 +781,28 @@ def _drain(
     writer: RecordWriter,
     progress: Callable[[Progress], None] | None,
 ) -> None:
-    """Run the pending attempts, append each record, and resubmit an ``infra_error`` until its retries are spent."""
-    inflight: dict[Future[TrialResult], TrialSpec] = {}
+    """Run the pending attempts, append each record, and resubmit an ``infra_error`` until its retries are spent.
+
+    Attempts are fed to the executor a window at a time and taken back as each finishes
+    (:class:`~gatestats_runner.dispatch.AttemptFeed`); a retry's back-off does not hold up the
+    records of the attempts that finish meanwhile.
+    """
     if progress is not None:
         progress(trials.progress(None))
-    for key in pending:
-        s = trials.spec(*key)
-        inflight[executor.submit(s)] = s
-    while inflight:
-        finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-        for future in finished:
-            s = inflight.pop(future)
-            result = _result(future, s, executor)
-            if result.files is not None:
-                _write_files(s.evidence_dir, result.files)
-            written = writer.append(result.record)
-            trials.attempts_run += 1
-            if _final(written, trials.retries):
-                trials.counts[written["outcome"]] += 1
-                trials.done += 1
-            else:
-                nxt = trials.spec(s.case.case_id, s.trial, s.attempt + 1)
-                time.sleep(0.05 * (s.attempt + 1))
-                inflight[executor.submit(nxt)] = nxt
-            if progress is not None:
-                progress(trials.progress(written))
+    feed = AttemptFeed(executor, (trials.spec(*key) for key in pending), window=feed_window(executor))
+    for s, future in feed:
+        result = _result(future, s, executor)
+        if result.files is not None:
+            _write_files(s.evidence_dir, result.files)
+        written = writer.append(result.record)
+        trials.attempts_run += 1
+        if _final(written, trials.retries):
+            trials.counts[written["outcome"]] += 1
+            trials.done += 1
+        else:
+            feed.retry(trials.spec(s.case.case_id, s.trial, s.attempt + 1), delay=0.05 * (s.attempt + 1))
+        if progress is not None:
+            progress(trials.progress(written))
 
 
 def _run_locked(
@@ -805,6 +818,8 @@ def _run_locked(
     """Run the trials that have no final record yet, then seal the records and close the manifest."""
     existing = _resume_records(out, case_set, manifest)
     pending = _plan(case_set, options.trials, existing.records, options.infra_retries)
+    if options.batch_cases is not None:
+        pending = [unit for unit in pending if unit[0] in set(options.batch_cases)]
     scratch, scratch_lock = _fresh_scratch(manifest["run_set_id"], caps)
     counts: Counter[str] = Counter(r["outcome"] for r in existing.records if _final(r, options.infra_retries))
     trials = _Trials(
@@ -822,6 +837,7 @@ def _run_locked(
     try:
         executor.start(caps)
         _drain(trials, pending, executor, writer, progress)
+        executor.shutdown()  # before the scratch is released: a local executor still removes workspaces
     except BaseException:
         ABORT.set()  # kill the running trials now; their results are never appended
         try:
@@ -833,7 +849,6 @@ def _run_locked(
         writer.close()
         release_private_scratch(scratch)
         scratch_lock.release()
-    executor.shutdown()
     _close_manifest(options, case_set, manifest, session, out, trials)
     return RunSetSummary(
         run_set_id=manifest["run_set_id"],

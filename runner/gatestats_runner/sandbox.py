@@ -43,6 +43,7 @@ from typing import Any
 from gatestats_runner.capabilities import Capabilities, Isolation, SandboxError, bwrap_base, detect_capabilities
 from gatestats_runner.case import Limits
 from gatestats_runner.cgroups import TrialCgroup
+from gatestats_runner.teardown import Defer, now
 from gatestats_runner.workspace import Workspace
 
 __all__ = [
@@ -234,6 +235,7 @@ def execute(
     stderr_path: Path,
     status_path: Path,
     cgroup_name: str,
+    defer: Defer = now,
 ) -> Execution:
     """Run ``command`` in the trial's sandbox under ``limits``; never raises for the command's behaviour.
 
@@ -257,6 +259,10 @@ def execute(
         The wrapper's start/exit status file.
     cgroup_name
         The name of the trial's cgroups (unique per attempt).
+    defer
+        Where removing the cgroups goes once every process is gone or exiting: done at once by
+        default, or handed to a :class:`~gatestats_runner.teardown.Teardown` (the sandbox's own
+        teardown in the kernel then no longer holds up the next trial).
 
     Returns
     -------
@@ -284,24 +290,43 @@ def execute(
         procs = cgroup.procs_files
         script = _wrapper_script(caps, limits, chdir=chdir)
         argv = ["/bin/sh", "-c", script, "gatestats-trial", str(len(procs)), *procs, *argv_tail]
-        actions = _file_actions(caps, out_fd, err_fd, status_fd)
-        start = time.monotonic()
-        try:
-            pid = os.posix_spawn("/bin/sh", argv, spawn_env, file_actions=actions, setsid=True)
-        except OSError as exc:
-            result.start_error = f"could not start the sandbox: {exc}"
+        if not _spawn_and_monitor(
+            result, argv, spawn_env, caps, cgroup, workspace, limits, (out_fd, err_fd, status_fd)
+        ):
             return result
-        _monitor(result, pid, cgroup, workspace, limits, out_fd, err_fd, start)
-        result.wall_seconds = time.monotonic() - start
     finally:
         for fd in (out_fd, err_fd, status_fd):
             os.close(fd)
-        result.leftover_processes = not cgroup.wait_empty()
+        result.leftover_processes = not cgroup.settle()
         result.evidence["output"] = cap_output(stdout_path, stderr_path, limits.output_bytes)
         _collect(result, cgroup)
-        cgroup.remove()
+        defer(cgroup.remove_when_empty)
     _read_start(result, status_path, caps)
     return result
+
+
+def _spawn_and_monitor(
+    result: Execution,
+    argv: list[str],
+    spawn_env: dict[str, str],
+    caps: Capabilities,
+    cgroup: TrialCgroup,
+    workspace: Workspace,
+    limits: Limits,
+    fds: tuple[int, int, int],
+) -> bool:
+    """Start the wrapper and watch it to its end under ``limits``; False (``start_error`` set) when it cannot start."""
+    out_fd, err_fd, status_fd = fds
+    actions = _file_actions(caps, out_fd, err_fd, status_fd)
+    start = time.monotonic()
+    try:
+        pid = os.posix_spawn("/bin/sh", argv, spawn_env, file_actions=actions, setsid=True)
+    except OSError as exc:
+        result.start_error = f"could not start the sandbox: {exc}"
+        return False
+    _monitor(result, pid, cgroup, workspace, limits, out_fd, err_fd, start)
+    result.wall_seconds = time.monotonic() - start
+    return True
 
 
 def _read_start(result: Execution, status_path: Path, caps: Capabilities) -> None:

@@ -35,6 +35,7 @@ from gatestats_runner.case import SANDBOX_PATH, Case
 from gatestats_runner.checks import check_artifact, excerpt
 from gatestats_runner.digests import digest_file
 from gatestats_runner.sandbox import Capabilities, Execution, execute
+from gatestats_runner.teardown import Defer, now
 from gatestats_runner.workspace import (
     Workspace,
     WorkspaceError,
@@ -221,7 +222,7 @@ def _fresh_evidence_dir(spec: TrialSpec) -> None:
     spec.evidence_dir.mkdir(parents=True)
 
 
-def _run_in_sandbox(spec: TrialSpec, caps: Capabilities, workspace: Workspace, status: Path) -> Execution:
+def _run_in_sandbox(spec: TrialSpec, caps: Capabilities, workspace: Workspace, status: Path, defer: Defer) -> Execution:
     """Run the contract's command in ``workspace`` after removing every artifact it must produce."""
     contract = spec.case.contract
     for rule in contract.artifacts:  # every artifact must be produced by this trial
@@ -237,6 +238,7 @@ def _run_in_sandbox(spec: TrialSpec, caps: Capabilities, workspace: Workspace, s
         stderr_path=spec.evidence_dir / "stderr",
         status_path=status,
         cgroup_name=f"gatestats-{short_id(spec.run_set_id)}-{os.getpid()}-{time.monotonic_ns()}",
+        defer=defer,
     )
 
 
@@ -288,7 +290,7 @@ def _judge(
     decision.outcome = "failed" if failed_check else "passed"
 
 
-def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
+def run_trial(spec: TrialSpec, caps: Capabilities, *, defer: Defer = now) -> TrialResult:
     """Run one trial attempt and return its record; the environment's failures become ``infra_error``.
 
     Parameters
@@ -297,6 +299,9 @@ def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
         The attempt: case, candidate layer, trial and attempt numbers, where its evidence goes.
     caps
         The isolation this machine offers (:func:`gatestats_runner.sandbox.detect_capabilities`).
+    defer
+        Where removing the trial's cgroups and workspace goes once its outcome is known: done
+        before returning by default, or handed to a :class:`~gatestats_runner.teardown.Teardown`.
 
     Returns
     -------
@@ -323,7 +328,7 @@ def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
             prefer=caps.workspace_mode,
         )
         evidence["workspace_mode"] = workspace.mode
-        execution = _run_in_sandbox(spec, caps, workspace, status)
+        execution = _run_in_sandbox(spec, caps, workspace, status, defer)
         _judge(spec, execution, workspace, decision, evidence)
     except (InfraError, WorkspaceError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -331,7 +336,7 @@ def run_trial(spec: TrialSpec, caps: Capabilities) -> TrialResult:
         evidence["infra_error"] = reason
     finally:
         if workspace is not None:
-            workspace.dispose()
+            defer(workspace.dispose)
         with contextlib.suppress(OSError):
             status.unlink()
     return _finish(

@@ -1,0 +1,148 @@
+"""The attempt feed: every attempt yielded once as it finishes, a bounded window, retries that do not block."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gatestats_runner.case import Case
+from gatestats_runner.dispatch import AttemptFeed, feed_window
+from gatestats_runner.trial import TrialResult, TrialSpec
+
+
+def _spec(trial: int, attempt: int = 0) -> TrialSpec:
+    case: Any = Case.__new__(Case)  # the feed never looks inside the case
+    return TrialSpec(
+        case=case,
+        candidate_layer=None,
+        candidate_digest="sha256:x",
+        trial=trial,
+        attempt=attempt,
+        run_set_id="rs-test",
+        record_base={},
+        evidence_dir=Path("/nonexistent"),
+        evidence_rel=f"trials/t{trial}",
+        scratch=Path("/nonexistent"),
+    )
+
+
+class _ManualExecutor:
+    """Futures the test finishes by hand; counts what is submitted and not yet finished."""
+
+    name = "local"
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = workers
+        self.submitted: list[tuple[TrialSpec, Future[TrialResult]]] = []
+        self.most_open = 0
+
+    def start(self, caps: Any) -> None:
+        del caps
+
+    def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        future: Future[TrialResult] = Future()
+        self.submitted.append((spec, future))
+        self.most_open = max(self.most_open, sum(not f.done() for _, f in self.submitted))
+        return future
+
+    def shutdown(self, *, cancel: bool = False) -> None:
+        del cancel
+
+
+def _finish(future: Future[TrialResult], trial: int) -> None:
+    future.set_result(TrialResult(record={"trial": trial}))
+
+
+class _ImmediateExecutor(_ManualExecutor):
+    """Every attempt is finished as it is submitted."""
+
+    def submit(self, spec: TrialSpec) -> Future[TrialResult]:
+        future = super().submit(spec)
+        _finish(future, spec.trial)
+        return future
+
+
+def test_every_attempt_is_yielded_once_in_submission_order_when_they_finish_at_once() -> None:
+    executor = _ImmediateExecutor(workers=2)
+    feed = AttemptFeed(executor, (_spec(t) for t in range(50)), window=4)
+    got = [(spec.trial, future.result().record["trial"]) for spec, future in feed]
+    assert got == [(t, t) for t in range(50)]
+
+
+def test_a_local_executor_is_never_given_more_than_the_window() -> None:
+    executor = _ManualExecutor(workers=3)
+    feed = AttemptFeed(executor, (_spec(t) for t in range(20)), window=feed_window(executor))
+    finisher_stop = threading.Event()
+
+    def finisher() -> None:
+        while not finisher_stop.is_set():
+            for spec, future in list(executor.submitted):
+                if not future.done():
+                    _finish(future, spec.trial)
+                    break
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=finisher)
+    thread.start()
+    try:
+        trials = sorted(spec.trial for spec, _ in feed)
+    finally:
+        finisher_stop.set()
+        thread.join()
+    assert trials == list(range(20))
+    assert feed_window(executor) == 6
+    assert executor.most_open == 6
+
+
+def test_a_remote_executor_gets_every_attempt_at_once() -> None:
+    executor = _ManualExecutor(workers=2)
+    executor.name = "ray"
+    assert feed_window(executor) is None
+    feed = iter(AttemptFeed(executor, (_spec(t) for t in range(30)), window=None))
+    threading.Timer(0.05, lambda: _finish(executor.submitted[7][1], 7)).start()
+    spec, _ = next(feed)
+    assert spec.trial == 7
+    assert len(executor.submitted) == 30
+
+
+def test_a_delayed_retry_does_not_hold_up_an_attempt_that_finishes_meanwhile() -> None:
+    executor = _ManualExecutor(workers=2)
+    feed = AttemptFeed(executor, [_spec(0), _spec(1)], window=2)
+    it = iter(feed)
+    order: list[tuple[int, int, float]] = []
+    start = time.monotonic()
+    threading.Timer(0.01, lambda: _finish(executor.submitted[0][1], 0)).start()
+    spec, _ = next(it)
+    order.append((spec.trial, spec.attempt, time.monotonic() - start))
+    feed.retry(_spec(0, attempt=1), delay=0.3)  # trial 0 hit an infra_error: back off 0.3 s
+    threading.Timer(0.05, lambda: _finish(executor.submitted[1][1], 1)).start()
+    spec, _ = next(it)
+    order.append((spec.trial, spec.attempt, time.monotonic() - start))
+    assert len(executor.submitted) == 2  # the retry is not submitted before its delay
+    threading.Timer(0.35, lambda: _finish(executor.submitted[2][1], 0)).start()
+    spec, _ = next(it)
+    order.append((spec.trial, spec.attempt, time.monotonic() - start))
+    assert next(it, None) is None
+    assert [(t, a) for t, a, _ in order] == [(0, 0), (1, 0), (0, 1)]
+    assert order[1][2] < 0.25, "trial 1 waited for trial 0's back-off"
+    assert order[2][2] >= 0.3, "the retry ran before its back-off"
+
+
+def test_an_attempt_that_raised_is_yielded_with_its_exception() -> None:
+    executor = _ManualExecutor()
+    feed = iter(AttemptFeed(executor, [_spec(0)], window=1))
+    threading.Timer(0.01, lambda: executor.submitted[0][1].set_exception(RuntimeError("worker lost"))).start()
+    spec, future = next(feed)
+    assert spec.trial == 0
+    with pytest.raises(RuntimeError, match=r"^worker lost$"):
+        future.result()
+
+
+def test_a_window_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^window: expected an integer >= 1 or None \(got 0\)$"):
+        AttemptFeed(_ManualExecutor(), [], window=0)
