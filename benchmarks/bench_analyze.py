@@ -71,7 +71,19 @@ TARGET_VS_POLARS = 5.0
 TARGET_VS_LOOP = 30.0
 TARGET_PEAK_BYTES = 4 * 10**9
 
-CONTENDERS = ("gatestats", "polars", "polars-semantics", "loop", "cli")
+CONTENDERS = (
+    "gatestats",
+    "gatestats-all-columns",
+    "gatestats-scan",
+    "gatestats-before",
+    "polars",
+    "polars-semantics",
+    "loop",
+    "cli",
+)
+
+#: The parent kills a child whose resident set passes this (the machine is shared).
+RSS_LIMIT_BYTES = 8 * 2**30
 
 #: ``{system: {"k/metric": [estimate, ci_low, ci_high]}}``
 Estimates = dict[str, dict[str, list[float | None]]]
@@ -80,12 +92,23 @@ Estimates = dict[str, dict[str, list[float | None]]]
 # --------------------------------------------------------------------------- children
 
 
-def _child_gatestats(data: Path, _: argparse.Namespace) -> dict[str, Any]:
+def _child_gatestats(data: Path, args: argparse.Namespace) -> dict[str, Any]:
     start = time.perf_counter()
     import gatestats
 
     imported = time.perf_counter()
-    records = gatestats.load_records(data)
+    import polars as pl
+
+    columns = None if args.all_columns else _analysis_columns()
+    if args.scan:  # checked in a streaming pass, then analysed from a scan of the file (bounded memory)
+        from gatestats.records import scan_records
+
+        records: Any = scan_records(data)
+        columns = ()
+    elif columns is None:
+        records = gatestats.load_records(data)
+    else:
+        records = gatestats.load_records(data, columns=columns)
     loaded = time.perf_counter()
     analysis = gatestats.analyze(records, ks=KS, seed=0)
     done = time.perf_counter()
@@ -105,11 +128,28 @@ def _child_gatestats(data: Path, _: argparse.Namespace) -> dict[str, Any]:
             "load_validate": loaded - imported,
             "analyze": done - loaded,
         },
-        "n_records": records.height,
+        # A scan is counted after the clock stopped (Parquet: from the footer).
+        "n_records": records.height if isinstance(records, pl.DataFrame) else records.select(pl.len()).collect().item(),
         "estimates": estimates,
         "clt_keys": clt_keys,
-        "note": f"interval methods used: {', '.join(methods)}{where}",
+        "note": f"interval methods used: {', '.join(methods)}{where}; "
+        + (
+            "every column"
+            if columns is None
+            else "analyze(scan_records(FILE))"
+            if args.scan
+            else f"columns={len(columns)} of the contract's"
+        ),
     }
+
+
+def _analysis_columns() -> tuple[str, ...] | None:
+    """The columns ``analyze`` needs, where this source has ``load_records(columns=...)`` (None before it)."""
+    try:
+        from gatestats.estimators import ANALYSIS_COLUMNS  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    return tuple(ANALYSIS_COLUMNS)
 
 
 def _child_polars(data: Path, _: argparse.Namespace) -> dict[str, Any]:
@@ -245,6 +285,9 @@ def _child_loop(data: Path, args: argparse.Namespace) -> dict[str, Any]:
 
 CHILDREN: dict[str, Callable[[Path, argparse.Namespace], dict[str, Any]]] = {
     "gatestats": _child_gatestats,
+    "gatestats-all-columns": _child_gatestats,
+    "gatestats-scan": _child_gatestats,
+    "gatestats-before": _child_gatestats,
     "polars": _child_polars,
     "polars-semantics": _child_polars_semantics,
     "loop": _child_loop,
@@ -333,15 +376,45 @@ def _wait_until_idle(*, max_wait: float, threshold: float = 0.15) -> float:
     return busy
 
 
-def _run_child(contender: str, command: list[str], *, args: argparse.Namespace, stdout: Path | None = None) -> Run:
+def _rss_bytes(pid: int) -> int:
+    """Resident set size of ``pid`` now (0 when it cannot be read)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _wait_within_memory(pid: int) -> tuple[int, Any]:
+    """Reap ``pid`` (status, rusage); kill it if its resident set passes :data:`RSS_LIMIT_BYTES`."""
+    while True:
+        reaped, status, usage = os.wait4(pid, os.WNOHANG)
+        if reaped == pid:
+            return status, usage
+        if _rss_bytes(pid) > RSS_LIMIT_BYTES:
+            print(f"  child {pid} passed {RSS_LIMIT_BYTES / 2**30:.0f} GiB resident: killed", file=sys.stderr)
+            os.kill(pid, 9)
+        time.sleep(0.05)
+
+
+def _run_child(
+    contender: str,
+    command: list[str],
+    *,
+    args: argparse.Namespace,
+    stdout: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Run:
     """Run ``command`` as a child; measure its wall time, CPU time and its own peak RSS."""
     busy = _wait_until_idle(max_wait=args.idle_wait) if args.idle_wait > 0 else float("nan")
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(stdout.open("wb")) if stdout is not None else subprocess.DEVNULL
         start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out)
+        process = subprocess.Popen(command, stdout=out, env=env)
         # wait4 reaps this child alone and returns its own rusage (ru_maxrss in KiB on Linux).
-        _, status, usage = os.wait4(process.pid, 0)
+        status, usage = _wait_within_memory(process.pid)
         wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     return Run(
@@ -367,7 +440,15 @@ def _run_python_contender(name: str, args: argparse.Namespace) -> Run:
         command += ["--data", str(args.data), "--report", str(report_path)]
         if args.loop_systems is not None:
             command += ["--loop-systems", str(args.loop_systems)]
-        run = _run_child(name, command, args=args)
+        if name == "gatestats-all-columns":
+            command.append("--all-columns")
+        if name == "gatestats-scan":
+            command.append("--scan")
+        env = None
+        if name == "gatestats-before":
+            source = args.before_src.resolve()
+            env = {**os.environ, "PYTHONPATH": f"{source / 'src'}{os.pathsep}{source / 'runner'}"}
+        run = _run_child(name, command, args=args, env=env)
         if report_path.exists():
             run.report = json.loads(report_path.read_text())
     return run
@@ -546,10 +627,16 @@ def _markdown(
 
 
 def targets_text(summaries: dict[str, Summary]) -> list[str]:
-    """The three targets of the issue, each with its measured ratio and verdict."""
-    gs = summaries.get("gatestats")
-    if gs is None or gs.skipped or not gs.ok:
-        return ["(gatestats did not run: no targets evaluated)"]
+    """The three targets of the issue, each with its measured ratio and verdict, for each gatestats contender."""
+    out: list[str] = []
+    for name in ("gatestats", "gatestats-all-columns", "gatestats-scan", "gatestats-before"):
+        gs = summaries.get(name)
+        if gs is not None and not gs.skipped and gs.ok:
+            out += [f"{name}:", "", *_targets_of(gs, summaries), ""]
+    return out or ["(gatestats did not run: no targets evaluated)"]
+
+
+def _targets_of(gs: Summary, summaries: dict[str, Summary]) -> list[str]:
     out = [
         "| target | measured (best wall) | measured (median wall) | met |",
         "|---|---:|---:|:---:|",
@@ -583,6 +670,9 @@ def run_benchmark(args: argparse.Namespace) -> int:
     summaries: dict[str, Summary] = {}
     for name in args.only:
         repeat = args.loop_repeat if name == "loop" else args.repeat
+        if name == "gatestats-before" and args.before_src is None:
+            summaries[name] = Summary(name, [], skipped="no --before-src")
+            continue
         cli: list[str] | None = None
         if name == "cli":
             command = _cli_command(args)
@@ -613,21 +703,23 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
     checks: list[str] = []
     reference: Estimates | None = gs.ok[0].report.get("estimates") if gs and gs.ok else None
-    for name in ("loop", "cli"):
+    for name in ("loop", "cli", "gatestats-all-columns", "gatestats-scan", "gatestats-before"):
         s = summaries.get(name)
         other = s.ok[0].report.get("estimates") if s and s.ok else None
         if reference is None or other is None:
             continue
         # The loop computes CLT intervals: its bounds are comparable where gatestats chose CLT.
         bounds_for = set(gs.ok[0].report.get("clt_keys", [])) if name == "loop" and gs else None
-        compared, worst, problems = _compare(reference, other, tolerance=args.tolerance, bounds_for=bounds_for)
+        # Another gatestats source must give the very same numbers (tolerance 0).
+        tolerance = 0.0 if name.startswith("gatestats") else args.tolerance
+        compared, worst, problems = _compare(reference, other, tolerance=tolerance, bounds_for=bounds_for)
         verdict = "agree" if not problems else f"DISAGREE in {len(problems)} values"
         what = "estimates and interval bounds"
         if bounds_for is not None:
             what = f"estimates, and interval bounds of the {len(bounds_for)} CLT intervals,"
         checks.append(
             f"- {name} vs gatestats: {compared} {what} compared, largest "
-            f"|difference| {worst:.1e} (tolerance {args.tolerance:g}): {verdict}"
+            f"|difference| {worst:.1e} (tolerance {tolerance:g}): {verdict}"
         )
         checks += [f"  - {p}" for p in problems[:10]]
 
@@ -664,6 +756,15 @@ def main(argv: list[str] | None = None) -> int:
         help="before each run, wait up to this many seconds for other processes to go quiet (0: do not wait or sample)",
     )
     parser.add_argument("--tolerance", type=float, default=1e-9, help="largest accepted |difference| of estimates")
+    parser.add_argument(
+        "--before-src",
+        type=Path,
+        default=None,
+        help="a copy of the repository (with src/ and runner/) to run as the gatestats-before contender, "
+        "e.g. from `git archive REV src runner | tar -x -C DIR`",
+    )
+    parser.add_argument("--all-columns", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--scan", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("--report", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

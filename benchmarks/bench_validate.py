@@ -1,14 +1,17 @@
 """Reading a 200 MB runner record file strictly: `gatestats validate`, before and after, in one run.
 
-    .venv/bin/python benchmarks/bench_validate.py [--mb 200] [--before REV] [--repeat 2]
+    .venv/bin/python benchmarks/bench_validate.py [--mb 200] [--before REV | --before-src DIR] [--repeat 2] [--analyze]
 
 Writes a runner-like ``records.jsonl`` of about ``--mb`` MB (checksummed canonical lines, as the
-runner writes them), and a copy whose last line is torn. Then runs ``gatestats validate`` on each,
-as a child process, with the source of this checkout ("after") and with the source of git
-revision ``--before`` ("before", checked out into a temporary worktree and run with the same
-virtual environment). For each run: wall time, CPU time (user + system of the child alone) and
-peak RSS (``ru_maxrss`` from ``os.wait4``). The machine is shared and noisy: compare the ratios
-measured here side by side, not absolute times across runs. Prints a Markdown table.
+runner writes them), and a copy whose last line is torn. Then runs ``gatestats validate`` (and,
+with ``--analyze``, ``gatestats analyze``) on each, as a child process, with the source of this
+checkout ("after") and with the source of git revision ``--before`` ("before": ``git archive`` of
+its ``src/`` and ``runner/`` into a temporary directory, run with the same virtual environment;
+or an existing copy given with ``--before-src``). The runs are interleaved (before, after,
+before, after, ...) so that the load of a shared machine hits both alike. For each run: wall
+time, CPU time (user + system of the child alone) and peak RSS (``ru_maxrss`` from
+``os.wait4``); the load average is printed beside the table. Compare the ratios measured here
+side by side, not absolute times across runs. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -97,11 +100,26 @@ def _child(python: str, pythonpath: str, args: list[str]) -> dict[str, float | i
     }
 
 
+def _before_source(options: argparse.Namespace, work: Path) -> Path:
+    """The "before" source: ``--before-src``, or ``git archive`` of ``--before`` (read-only for the repository)."""
+    if options.before_src is not None:
+        return Path(options.before_src).resolve()
+    target = work / "before"
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", options.before, "src", "runner"], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--before", default="44de6d1", help="git revision to compare with")
+    parser.add_argument("--before-src", default=None, help="a copy with src/ and runner/ to compare with instead")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--analyze", action="store_true", help="also time `gatestats analyze FILE --k 1,2,3`")
     options = parser.parse_args()
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="gatestats-bench-validate-") as tmp:
@@ -113,26 +131,31 @@ def main() -> None:
         shutil.copyfile(good, torn)
         with torn.open("r+b") as handle:
             handle.truncate(good.stat().st_size - 40)
-        before = work / "before"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(before), options.before], check=True)
-        try:
-            sources = {
-                f"before ({options.before})": f"{before / 'src'}:{before / 'runner'}",
-                "after (this checkout)": f"{ROOT / 'src'}:{ROOT / 'runner'}",
-            }
-            rows = []
-            for label, path in sources.items():
+        before = _before_source(options, work)
+        label_before = f"before ({options.before_src or options.before})"
+        sources = {
+            label_before: f"{before / 'src'}:{before / 'runner'}",
+            "after (this checkout)": f"{ROOT / 'src'}:{ROOT / 'runner'}",
+        }
+        commands = [("validate", []), *([("analyze", ["--k", "1,2,3"])] if options.analyze else [])]
+        runs: dict[tuple[str, str, str], list[dict[str, float | int]]] = {}
+        load = [os.getloadavg()[0]]
+        for _ in range(options.repeat):
+            for command, extra in commands:
                 for name, file in (("valid file", good), ("torn last line", torn)):
-                    runs = [_child(python, path, ["validate", str(file)]) for _ in range(options.repeat)]
-                    best = min(runs, key=lambda r: r["wall_s"])
-                    rows.append((label, name, best, max(r["peak_mib"] for r in runs)))
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], check=False)
-    print(f"file: {n:,} records, {size_mb:.0f} MB; best of {options.repeat} runs; peak = largest of the runs\n")
-    print("| source | input | exit | wall (s) | CPU (s) | peak RSS (MiB) |")
-    print("|---|---|---:|---:|---:|---:|")
-    for label, name, best, peak in rows:
-        print(f"| {label} | {name} | {best['exit']} | {best['wall_s']:.1f} | {best['cpu_s']:.1f} | {peak:.0f} |")
+                    for label, path in sources.items():
+                        result = _child(python, path, [command, str(file), *extra])
+                        runs.setdefault((label, command, name), []).append(result)
+                        load.append(os.getloadavg()[0])
+    print(f"file: {n:,} records, {size_mb:.0f} MB; best of {options.repeat} interleaved runs; peak: largest run")
+    print(f"1-minute load average during the runs: {min(load):.1f} to {max(load):.1f}\n")
+    print("| source | command | input | exit | wall (s) | CPU (s) | peak RSS (MiB) |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for (label, command, name), results in runs.items():
+        best = min(results, key=lambda r: r["wall_s"])
+        peak = max(r["peak_mib"] for r in results)
+        cpu = min(r["cpu_s"] for r in results)
+        print(f"| {label} | {command} | {name} | {best['exit']} | {best['wall_s']:.1f} | {cpu:.1f} | {peak:.0f} |")
     print(json.dumps({"records": n}))
 
 

@@ -10,6 +10,7 @@ Usage::
 
     .venv/bin/python benchmarks/profile_analyze.py
     .venv/bin/python benchmarks/profile_analyze.py --cprofile 15
+    .venv/bin/python benchmarks/profile_analyze.py --every-column   # load_records(FILE): all columns
     PYTHONPATH=/path/to/patched/src .venv/bin/python benchmarks/profile_analyze.py  # a variant
 """
 
@@ -74,6 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="record file")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N", help="top N functions")
+    parser.add_argument(
+        "--every-column",
+        action="store_true",
+        help="load_records(FILE) with every column (default: columns=ANALYSIS_COLUMNS, where the source has it)",
+    )
     args = parser.parse_args(argv)
     top = args.cprofile
 
@@ -81,10 +87,21 @@ def main(argv: list[str] | None = None) -> int:
         import gatestats  # noqa: F401
 
     phase("import gatestats", imports, top=top)
+    import polars as pl
+
     import gatestats
+    from gatestats import estimators
     from gatestats.estimators import case_summary
 
-    records = phase("load_records (read + validate)", lambda: gatestats.load_records(args.data), top=top)
+    columns = None if args.every_column else getattr(estimators, "ANALYSIS_COLUMNS", None)
+    label = "load_records (read + validate)" if columns is None else "load_records(columns=7 needed)"
+
+    def load() -> pl.DataFrame:
+        return (
+            gatestats.load_records(args.data) if columns is None else gatestats.load_records(args.data, columns=columns)
+        )
+
+    records = phase(label, load, top=top)
     phase("case_summary", lambda: case_summary(records), top=top)
     phase(
         "analyze k=1..10 (incl. summary)",

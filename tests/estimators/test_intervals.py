@@ -493,3 +493,29 @@ def test_wilson_interval_invalid_input_raises_with_exact_message(
 def test_standard_error_needs_two_cases() -> None:
     with pytest.raises(ValueError, match=r"^a standard error needs at least 2 cases \(got 1\)$"):
         clustered_standard_error([0.5])
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95, 0.99, 0.975, 0.5])
+def test_normal_quantile_is_scipys_float_at_every_level(level: float) -> None:
+    # The common levels are constants (so that a CLT interval does not import scipy); they must be
+    # the very floats scipy.special.ndtri returns, or every interval there would move.
+    from scipy import special
+
+    from gatestats.estimators.intervals import _z
+
+    assert _z(level) == float(special.ndtri(0.5 + level / 2))
+
+
+def test_analyze_with_clt_intervals_at_95_does_not_import_scipy() -> None:
+    # 6,000 cases: over CLT_FROM_CASES, so every interval is a CLT one.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, polars as pl; from gatestats.estimators import analyze; "
+        "r = pl.DataFrame({'system': 's', 'case_id': [f'c{i}' for i in range(6000)], 'case_version': None, "
+        "'case_group': None, 'trial': 0, 'attempt': 0, 'outcome': ['passed', 'failed'] * 3000}); "
+        "e = analyze(r).system('s').get('pass_hat_k', 1); print(e.method, 'scipy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["clt", "False"]

@@ -23,19 +23,24 @@ from fractions import Fraction
 from itertools import pairwise
 from math import comb
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gatestats.estimators import (
+    case_pairs,
+    case_values,
     exact_case_sum,
+    pair_values,
     pass_at_k,
     pass_at_k_exact,
     pass_hat_k,
     pass_hat_k_exact,
     per_case_values,
 )
+from gatestats.vocabulary import Metric
 
 AsFrame = Callable[[pl.DataFrame], pl.DataFrame | pl.LazyFrame]
 FRAME_KINDS: dict[str, AsFrame] = {
@@ -323,3 +328,38 @@ def test_exact_case_sum_refuses_a_case_with_fewer_trials_than_k(
     summary = pl.DataFrame({"n": [4, 1], "c": [2, 1]})
     with pytest.raises(ValueError, match=r"undefined for k > n \(got k=2, n=1 valid trials\)"):
         exact_case_sum(as_frame(summary), k=2, metric="pass_hat_k")  # type: ignore[arg-type]
+
+
+# --- distinct (n, c) pairs, built once and reused for every k and metric ---------------------
+
+
+def test_case_pairs_groups_cases_by_their_n_and_c() -> None:
+    pairs = case_pairs([4, 4, 1, 4, 10], [4, 2, 1, 2, 0])
+    assert pairs.n.tolist() == [1, 4, 4, 10]
+    assert pairs.c.tolist() == [1, 2, 4, 0]
+    assert pairs.counts.tolist() == [1, 2, 1, 1]
+    assert pairs.inverse.tolist() == [2, 1, 0, 1, 3]
+
+
+def test_case_pairs_refuses_arrays_of_different_lengths() -> None:
+    with pytest.raises(ValueError, match=r"^n and c must have one value per case \(got 3 and 2\)$"):
+        case_pairs([4, 4, 1], [4, 2])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    cases=st.lists(st.integers(0, 12).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))), max_size=40),
+    k=st.integers(1, 12),
+    metric=st.sampled_from(["pass_at_k", "pass_hat_k"]),
+)
+def test_pair_values_equal_case_values(cases: list[tuple[int, int]], k: int, metric: Metric) -> None:
+    n = [a for a, _ in cases]
+    c = [b for _, b in cases]
+    reused = pair_values(case_pairs(n, c), k=k, metric=metric)
+    direct = case_values(n, c, k=k, metric=metric)
+    np.testing.assert_array_equal(reused.values, direct.values)
+    np.testing.assert_array_equal(reused.defined, direct.defined)
+    assert reused.exact_sum == direct.exact_sum
+    assert direct.exact_sum == sum(
+        (pass_at_k_exact if metric == "pass_at_k" else pass_hat_k_exact)(a, b, k) for a, b in cases if a >= k
+    )

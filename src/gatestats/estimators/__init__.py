@@ -11,19 +11,23 @@ from gatestats.estimators.intervals import (
     wilson_interval,
 )
 from gatestats.estimators.passk import (
+    CasePairs,
     CaseValues,
+    case_pairs,
     case_values,
     exact_case_sum,
+    pair_values,
     pass_at_k,
     pass_at_k_exact,
     pass_hat_k,
     pass_hat_k_exact,
     per_case_values,
 )
-from gatestats.estimators.summary import CASE_KEY, CaseSetError, case_summary
+from gatestats.estimators.summary import ANALYSIS_COLUMNS, CASE_KEY, CaseSetError, case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
 
 __all__ = [
+    "ANALYSIS_COLUMNS",
     "CASE_KEY",
     "CLT_FROM_CASES",
     "METRICS",
@@ -31,6 +35,7 @@ __all__ = [
     "MIN_CASES_CLT",
     "Analysis",
     "CaseMeanInterval",
+    "CasePairs",
     "CaseSetError",
     "CaseValues",
     "MetricEstimate",
@@ -38,10 +43,12 @@ __all__ = [
     "VarianceDecomposition",
     "analyze",
     "case_mean_interval",
+    "case_pairs",
     "case_summary",
     "case_values",
     "clustered_standard_error",
     "exact_case_sum",
+    "pair_values",
     "pass_at_k",
     "pass_at_k_exact",
     "pass_hat_k",

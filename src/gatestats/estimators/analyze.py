@@ -14,7 +14,7 @@ import polars as pl
 
 from gatestats._lookup import find_by_key
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
-from gatestats.estimators.passk import case_values
+from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
 from gatestats.vocabulary import FrameLike, IntervalMethod, Metric, ResolvedIntervalMethod, Status, metric_spec
@@ -275,6 +275,7 @@ def _natural_key(label: str) -> list[tuple[int, int | str]]:
 def _estimate(
     cases: pl.DataFrame,
     *,
+    pairs: CasePairs,
     metric: Metric,
     k: int,
     groups: npt.NDArray[Any] | None,
@@ -283,7 +284,7 @@ def _estimate(
     n_resamples: int,
     seed: int,
 ) -> MetricEstimate:
-    computed = case_values(cases["n"].to_numpy(), cases["c"].to_numpy(), k=k, metric=metric)
+    computed = pair_values(pairs, k=k, metric=metric)
     undefined = cases.filter(pl.col("n") < k)
     labels = tuple(
         sorted(
@@ -490,9 +491,11 @@ def _system_analysis(
 ) -> SystemAnalysis:
     """Every estimate, the counts and the variance split of one system's cases."""
     groups = _unit_labels(cases)
+    pairs = case_pairs(cases["n"].to_numpy(), cases["c"].to_numpy())
     estimates = tuple(
         _estimate(
             cases,
+            pairs=pairs,
             metric=metric,
             k=k,
             groups=groups,

@@ -74,13 +74,14 @@ Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from gatestats.vocabulary import (
     IntervalMethod,
@@ -158,8 +159,24 @@ class CaseMeanInterval:
     seed: int | None = None
 
 
+def _special() -> ModuleType:
+    """``scipy.special``, imported on first use: a CLT interval at a common level needs none of it."""
+    return importlib.import_module("scipy.special")  # ~0.13 s of import that most analyses never use
+
+
+#: ``scipy.special.ndtri(0.5 + level / 2)`` at the common levels, the very floats it returns
+#: (checked by a test), so that the CLT intervals there do not import scipy.
+_Z_AT: Final[dict[float, float]] = {
+    0.8: 1.2815515655446004,
+    0.9: 1.6448536269514722,
+    0.95: 1.959963984540054,
+    0.99: 2.5758293035489004,
+}
+
+
 def _z(confidence_level: float) -> float:
-    return float(special.ndtri(0.5 + confidence_level / 2))
+    known = _Z_AT.get(confidence_level)
+    return known if known is not None else float(_special().ndtri(0.5 + confidence_level / 2))
 
 
 def _wilson_bounds(
@@ -391,6 +408,7 @@ def _bootstrap_bounds(
         counts, sup_sum, sup_size, units=units, total_sum=total_sum, total_size=total_size
     )
     alpha = 1 - confidence_level
+    special = _special()
     z_tails = np.array([special.ndtri(alpha / 2), special.ndtri(1 - alpha / 2)])
     low, high, boot_se = np.empty(rows), np.empty(rows), np.empty(rows)
     # Each sample's own distinct pairs, most frequent first (numpy's multinomial stops once all
@@ -478,7 +496,7 @@ def _wilson_batch(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``."""
     z = _z(confidence_level)
-    factor = (z / float(special.stdtrit(n_units - 1, 0.5 + confidence_level / 2))) ** 2
+    factor = (z / float(_special().stdtrit(n_units - 1, 0.5 + confidence_level / 2))) ** 2
     sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
     # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
     # mean of the units is at least as precise as a proportion over this many units.

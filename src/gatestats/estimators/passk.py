@@ -39,9 +39,12 @@ import polars as pl
 from gatestats.vocabulary import FrameLike, Metric, check_choice
 
 __all__ = [
+    "CasePairs",
     "CaseValues",
+    "case_pairs",
     "case_values",
     "exact_case_sum",
+    "pair_values",
     "pass_at_k",
     "pass_at_k_exact",
     "pass_hat_k",
@@ -206,11 +209,114 @@ class CaseValues:
     exact_sum: Fraction
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CasePairs:
+    """The distinct ``(n, c)`` pairs of a set of cases, and which pair each case has.
+
+    Built once by :func:`case_pairs` and reused for every k and metric: the per-case values of
+    any estimator are a lookup of one exact value per distinct pair.
+    """
+
+    #: Valid trials of each distinct pair.
+    n: npt.NDArray[np.int64]
+    #: Successes of each distinct pair.
+    c: npt.NDArray[np.int64]
+    #: How many cases have each pair.
+    counts: npt.NDArray[np.int64]
+    #: The pair of each case (an index into ``n``, ``c`` and ``counts``).
+    inverse: npt.NDArray[np.intp]
+    #: Valid trials of each case.
+    case_n: npt.NDArray[np.int64]
+
+
+def case_pairs(n: npt.ArrayLike, c: npt.ArrayLike) -> CasePairs:
+    """Group cases by their ``(n, c)`` pair (one sort of the cases).
+
+    Parameters
+    ----------
+    n
+        Valid trials per case.
+    c
+        Passed trials per case.
+
+    Returns
+    -------
+    CasePairs
+        The distinct pairs, their counts and each case's pair.
+
+    Raises
+    ------
+    ValueError
+        ``n`` and ``c`` of different lengths.
+
+    Examples
+    --------
+    >>> pairs = case_pairs([4, 4, 1, 4], [4, 2, 1, 2])
+    >>> pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), pairs.inverse.tolist()
+    ([1, 4, 4], [1, 2, 4], [1, 2, 1], [2, 1, 0, 1])
+    """
+    n_arr = np.asarray(n, dtype=np.int64).ravel()
+    c_arr = np.asarray(c, dtype=np.int64).ravel()
+    if n_arr.shape != c_arr.shape:
+        msg = f"n and c must have one value per case (got {n_arr.size} and {c_arr.size})"
+        raise ValueError(msg)
+    codes = n_arr * (int(n_arr.max(initial=0)) + 1) + c_arr
+    _, first, inverse, counts = np.unique(codes, return_index=True, return_inverse=True, return_counts=True)
+    return CasePairs(
+        n=n_arr[first],
+        c=c_arr[first],
+        counts=counts.astype(np.int64),
+        inverse=inverse.astype(np.intp).ravel(),
+        case_n=n_arr,
+    )
+
+
+def pair_values(pairs: CasePairs, *, k: int, metric: Metric) -> CaseValues:
+    """Per-case pass@k or pass^k from the cases' distinct ``(n, c)`` pairs.
+
+    One exact (rational) evaluation per distinct pair with ``n >= k``, mapped back onto the cases.
+
+    Parameters
+    ----------
+    pairs
+        The cases' pairs (see :func:`case_pairs`).
+    k
+        Trials per draw.
+    metric
+        ``pass_at_k`` or ``pass_hat_k``.
+
+    Returns
+    -------
+    CaseValues
+        As :func:`case_values`.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric.
+
+    Examples
+    --------
+    >>> pair_values(case_pairs([4, 4, 1], [4, 2, 1]), k=2, metric="pass_hat_k").exact_sum
+    Fraction(7, 6)
+    """
+    exact = _exact(metric)
+    table = np.full(pairs.n.size, np.nan)
+    total = Fraction(0)
+    for j, (n_j, c_j, count) in enumerate(zip(pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), strict=True)):
+        if n_j >= k:
+            value = exact(n_j, c_j, k)
+            table[j] = float(value)
+            total += count * value
+    return CaseValues(values=table[pairs.inverse], defined=pairs.case_n >= k, exact_sum=total)
+
+
 def case_values(n: npt.ArrayLike, c: npt.ArrayLike, *, k: int, metric: Metric) -> CaseValues:
     """Per-case pass@k or pass^k for arrays of valid trials ``n`` and successes ``c``.
 
     One exact (rational) evaluation per distinct ``(n, c)`` pair, mapped back onto the cases:
-    a million cases cost a handful of exact evaluations.
+    a million cases cost a handful of exact evaluations. For several k or metrics over the same
+    cases, group them once with :func:`case_pairs` and call :func:`pair_values`.
 
     Parameters
     ----------
@@ -239,23 +345,8 @@ def case_values(n: npt.ArrayLike, c: npt.ArrayLike, *, k: int, metric: Metric) -
     >>> r.values.round(4).tolist(), r.defined.tolist(), r.exact_sum
     ([1.0, 0.1667, nan], [True, True, False], Fraction(7, 6))
     """
-    exact = _exact(metric)
-    n_arr = np.asarray(n, dtype=np.int64).ravel()
-    c_arr = np.asarray(c, dtype=np.int64).ravel()
-    if n_arr.shape != c_arr.shape:
-        msg = f"n and c must have one value per case (got {n_arr.size} and {c_arr.size})"
-        raise ValueError(msg)
-    codes = n_arr * (int(n_arr.max(initial=0)) + 1) + c_arr
-    _, first, inverse, counts = np.unique(codes, return_index=True, return_inverse=True, return_counts=True)
-    table = np.full(first.size, np.nan)
-    total = Fraction(0)
-    for j, i in enumerate(first):
-        if n_arr[i] >= k:
-            value = exact(int(n_arr[i]), int(c_arr[i]), k)
-            table[j] = float(value)
-            total += int(counts[j]) * value
-    defined = n_arr >= k
-    return CaseValues(values=table[inverse], defined=defined, exact_sum=total)
+    _exact(metric)
+    return pair_values(case_pairs(n, c), k=k, metric=metric)
 
 
 def per_case_values(summary: FrameLike, *, k: int, metric: Metric) -> pl.DataFrame:

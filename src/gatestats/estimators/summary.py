@@ -11,14 +11,18 @@ from __future__ import annotations
 import polars as pl
 
 from gatestats.errors import GatestatsError
-from gatestats.vocabulary import FrameLike, final_attempts, is_valid_outcome
+from gatestats.vocabulary import TRIAL_KEY, FrameLike, final_attempts, is_valid_outcome
 
-__all__ = ["CASE_KEY", "CaseSetError", "case_summary"]
+__all__ = ["ANALYSIS_COLUMNS", "CASE_KEY", "CaseSetError", "case_summary"]
 
 #: A case is a case id at one version: different versions are different cases.
 CASE_KEY = ("case_id", "case_version")
 
-_REQUIRED = ("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome")
+#: The record columns :func:`case_summary`, and so :func:`gatestats.estimators.analyze`, read:
+#: ``load_records(path, columns=ANALYSIS_COLUMNS)`` checks every column and keeps only these.
+ANALYSIS_COLUMNS: tuple[str, ...] = ("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome")
+_REQUIRED = ANALYSIS_COLUMNS
+_SUMS = ("n_trials", "n", "c", "n_resource_killed", "n_infra_errors")
 
 
 class CaseSetError(GatestatsError, ValueError):
@@ -66,22 +70,7 @@ def case_summary(records: FrameLike, *, allow_several_versions: bool = False) ->
     if missing:
         msg = f"records lack required column(s) {missing}"
         raise ValueError(msg)
-    # A trial's outcome is that of its highest attempt (the vocabulary's "which attempt counts").
-    final = final_attempts(lazy.select(_REQUIRED))
-    per_case = (
-        final.group_by("system", *CASE_KEY)
-        .agg(
-            pl.col("case_group").n_unique().alias("__n_groups"),
-            pl.col("case_group").first(),
-            pl.len().cast(pl.Int64).alias("n_trials"),
-            is_valid_outcome().sum().cast(pl.Int64).alias("n"),
-            (pl.col("outcome") == "passed").sum().cast(pl.Int64).alias("c"),
-            (pl.col("outcome") == "resource_killed").sum().cast(pl.Int64).alias("n_resource_killed"),
-            (pl.col("outcome") == "infra_error").sum().cast(pl.Int64).alias("n_infra_errors"),
-        )
-        .sort("system", *CASE_KEY, nulls_last=False)
-        .collect()
-    )
+    per_case = _per_case_counts(lazy.select(_REQUIRED))
     _check_consistency(per_case, allow_several_versions=allow_several_versions)
     return per_case.drop("__n_groups").select(
         "system",
@@ -96,6 +85,71 @@ def case_summary(records: FrameLike, *, allow_several_versions: bool = False) ->
     )
 
 
+def _aggregations(*, grouped: bool = True, group_type: pl.DataType | None = None) -> list[pl.Expr]:
+    """Per-case columns over the rows that count (one row per trial: its highest attempt).
+
+    ``grouped=False``: no record names a case group, so every case has one group, null (of
+    ``group_type``, the column's type).
+    """
+    outcome = pl.col("outcome")
+    group = pl.col("case_group")
+    return [
+        group.n_unique().cast(pl.UInt32).alias("__n_groups") if grouped else pl.lit(1, pl.UInt32).alias("__n_groups"),
+        group.first() if grouped else pl.lit(None, group_type).alias("case_group"),
+        pl.len().cast(pl.Int64).alias("n_trials"),
+        is_valid_outcome().sum().cast(pl.Int64).alias("n"),
+        (outcome == "passed").sum().cast(pl.Int64).alias("c"),
+        (outcome == "resource_killed").sum().cast(pl.Int64).alias("n_resource_killed"),
+        (outcome == "infra_error").sum().cast(pl.Int64).alias("n_infra_errors"),
+    ]
+
+
+def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
+    """Per-case counts over each trial's highest attempt, sorted by system and case.
+
+    Exactly ``final_attempts(lazy).group_by(case).agg(...)``, computed without joining every
+    record: every record is counted once (one hash pass), then the few trials that were retried
+    (``attempt > 0``) are resolved exactly and their superseded attempts taken back out. The
+    retried trials' records are found by a hash of their trial key; a hash collision only adds
+    a trial that was not retried to the exact resolution, where it resolves to itself. The
+    passes over the records run on polars' streaming engine, so a scan of a file larger than
+    memory is reduced with memory for the per-case counts (and the retried trials) only.
+    """
+    key = ["system", *CASE_KEY]
+    trial_hash = pl.struct(TRIAL_KEY).hash(seed=0)
+    retried = (
+        lazy.filter(pl.col("attempt") > 0)
+        .select(trial_hash.alias("h"))
+        .unique()
+        .collect(engine="streaming")
+        .to_series()
+    )
+    # Without any case group (the common case) the group columns are constants, not aggregations.
+    grouped = lazy.select(pl.col("case_group").is_not_null().any()).collect(engine="streaming").item()
+    group_type = lazy.collect_schema()["case_group"]
+    counts = lazy.group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type)).collect(engine="streaming")
+    if retried.is_empty():
+        pass  # no trial was retried: every record is its trial's counting attempt
+    elif counts.get_column("__n_groups").max() != 1:
+        # Some case has two groups; whether only in superseded attempts needs the exact count.
+        counts = final_attempts(lazy).group_by(key).agg(_aggregations()).collect()
+    else:
+        touched = lazy.filter(trial_hash.is_in(retried.implode())).collect(engine="streaming").lazy()
+        every = touched.group_by(key).agg(_aggregations()[2:])
+        final = final_attempts(touched).group_by(key).agg(_aggregations()[2:])
+        delta = every.join(final, on=key, nulls_equal=True, suffix="__final").select(
+            *key, *((pl.col(f"{s}__final") - pl.col(s)).alias(f"{s}__delta") for s in _SUMS)
+        )
+        counts = (
+            counts.lazy()
+            .join(delta, on=key, how="left", nulls_equal=True)
+            .with_columns((pl.col(s) + pl.col(f"{s}__delta").fill_null(0)).alias(s) for s in _SUMS)
+            .drop(f"{s}__delta" for s in _SUMS)
+            .collect()
+        )
+    return counts.sort(key, nulls_last=False)
+
+
 def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) -> None:
     split = per_case.filter(pl.col("__n_groups") > 1)
     if not split.is_empty():
@@ -105,7 +159,13 @@ def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) 
             "a case belongs to exactly one group"
         )
         raise CaseSetError(msg)
-    if allow_several_versions:
+    # Sorted by system, case id and version: a case id at two versions has two rows in a row.
+    repeated = (
+        (pl.int_range(pl.len()) > 0)
+        & pl.col("system").eq_missing(pl.col("system").shift())
+        & pl.col("case_id").eq_missing(pl.col("case_id").shift())
+    )
+    if allow_several_versions or not per_case.select(repeated.any()).item():
         return
     versions = per_case.group_by("system", "case_id").agg(pl.col("case_version").unique(maintain_order=True))
     mixed = versions.filter(pl.col("case_version").list.len() > 1)

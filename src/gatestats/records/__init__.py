@@ -1,4 +1,10 @@
-"""Run records: the contract v1 (from the runner's JSON Schema), the pandera schema, readers and writers."""
+"""Run records: the contract v1 (from the runner's JSON Schema), the pandera schema, readers and writers.
+
+:data:`RECORD_SCHEMA` (pandera) is imported on first use: reading and validating records does
+not import pandera unless a record fails a check.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from gatestats.records.contract import (
     BOUNDS,
@@ -20,7 +26,10 @@ from gatestats.records.io import (
     scan_records,
     write_records_jsonl,
 )
-from gatestats.records.schema import RECORD_SCHEMA, validate_records
+from gatestats.records.schema import validate_records
+
+if TYPE_CHECKING:
+    from gatestats.records.schema import RECORD_SCHEMA
 
 __all__ = [
     "BOUNDS",
@@ -42,3 +51,12 @@ __all__ = [
     "write_imported_run_set",
     "write_records_jsonl",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RECORD_SCHEMA":
+        from gatestats.records import schema  # noqa: PLC0415 - its RECORD_SCHEMA imports pandera on first use
+
+        return schema.RECORD_SCHEMA
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -7,6 +7,23 @@ duplicate record key) raises :class:`~gatestats.errors.RecordFileError` naming t
 (or Parquet row) and the field, with the exact count of problems. Nothing is coerced: a number is
 never read from a string column, a short CSV row is never filled with nulls, ``1.0`` is not an
 integer. Nothing downstream ever sees records that were not checked.
+
+Only the columns a caller needs
+-------------------------------
+:func:`load_records` (and :func:`load_record_files`, :func:`read_record_file`) take
+``columns=``: every record is still checked against every rule of the contract, on every
+column, but the frame returned holds only the columns named. ``columns=None`` (the default)
+keeps the promise of a frame with every contract column. With ``columns`` named, a JSONL or
+Parquet record file is checked in streaming passes (JSONL: the strict line pass; Parquet: one
+polars query that reduces every rule to a boolean) and only the named columns are
+materialised, with one 8-byte hash of each record's key to prove that no key repeats (16 bytes
+a record while it is sorted): memory follows the columns kept, not the file.
+``gatestats.analyze`` needs :data:`gatestats.estimators.ANALYSIS_COLUMNS`, 7 of the contract's
+54 columns. :func:`scan_records` keeps none: it checks the file the same way and returns a
+scan of it, so ``analyze(scan_records(path))`` holds only the per-case summary (the way to
+analyse a file larger than memory). A file with a problem, a CSV file and a run set's
+``records.jsonl`` (whose manifest checks read every column) take the whole-frame path, so every
+error names the same file, line and field on every path.
 """
 
 from __future__ import annotations
@@ -27,7 +44,7 @@ from gatestats.input_tables import CellKind, typed_cell
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
-from gatestats.records.schema import duplicate_problems, validate_records
+from gatestats.records.schema import duplicate_problems, validate_records, value_checks
 from gatestats.tabular import CsvTable, csv_row_lines, read_csv_strict
 from gatestats_runner.contract import validate_record
 from gatestats_runner.runsets import encode_record
@@ -117,6 +134,24 @@ def _unchanged(path: Path, digest: str) -> None:
 
 def _read_parquet(path: Path) -> tuple[pl.DataFrame, str]:
     digest = digest_file(path)
+    lazy = _parquet_contract_scan(path)
+    try:
+        frame = lazy.collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise RecordFileError.single(path, "<file>", f"not a readable Parquet file: {exc}") from None
+    _unchanged(path, digest)
+    return frame, digest
+
+
+def _parquet_contract_scan(path: Path) -> pl.LazyFrame:
+    """A scan of a Parquet record file as the contract's columns and types (absent columns null).
+
+    Raises
+    ------
+    RecordFileError
+        The file is not Parquet, or a column is unknown, missing or of a type the contract's
+        cannot hold without loss.
+    """
     try:
         schema = pl.scan_parquet(path).collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
@@ -142,15 +177,10 @@ def _read_parquet(path: Path) -> tuple[pl.DataFrame, str]:
     ]
     if problems:
         raise RecordFileError(problems)
-    try:
-        frame = pl.read_parquet(path).select(
-            pl.col(name).cast(dtype, strict=True) if name in schema else pl.lit(None, dtype=dtype).alias(name)
-            for name, dtype in POLARS_SCHEMA.items()
-        )
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise RecordFileError.single(path, "<file>", f"not a readable Parquet file: {exc}") from None
-    _unchanged(path, digest)
-    return frame, digest
+    return pl.scan_parquet(path).select(
+        pl.col(name).cast(dtype, strict=True) if name in schema else pl.lit(None, dtype=dtype).alias(name)
+        for name, dtype in POLARS_SCHEMA.items()
+    )
 
 
 _CELL_KINDS: dict[type[PolarsDataType], CellKind] = {pl.Int64: "integer", pl.Float64: "number", pl.Boolean: "boolean"}
@@ -227,12 +257,18 @@ def _csv_columns(path: Path, table: CsvTable) -> tuple[dict[str, list[Any]], lis
 
 
 def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
-    """Read one record file (``.jsonl``/``.ndjson``, ``.parquet`` or ``.csv``) as a LazyFrame.
+    """Check one record file (``.jsonl``/``.ndjson``, ``.parquet`` or ``.csv``); return it as a LazyFrame.
 
     The frame has exactly the contract's columns, in contract order, with contract types;
-    optional columns absent from the file are null. The file is read strictly (see
-    :func:`read_record_file`); the data checks that span rows (duplicate keys) are left to
-    :func:`load_records`.
+    optional columns absent from the file are null. Every record is checked first, exactly as
+    by :func:`read_record_file` (duplicate keys included). A JSONL or Parquet record file is
+    checked in one streaming pass and the frame returned is a scan of the file, so memory stays
+    bounded by what the query keeps (``analyze(scan_records(path))`` holds the per-case
+    summary, not the records): the way to analyse a file larger than memory. The scan reads
+    the file again when collected; record files are immutable, and the digest is checked after
+    the checking pass, but a file replaced after that is not detected by the scan (use
+    :func:`load_records` where that matters). CSV files and a run set's ``records.jsonl`` are
+    read whole.
 
     Parameters
     ----------
@@ -250,6 +286,12 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
         The file is missing, unreadable, torn, or has unknown/missing columns or mistyped values;
         the message names the file, line (or row) and field.
     """
+    file = Path(path)
+    kind = record_format(file)
+    if kind != "csv" and file.is_file() and _run_set_manifest(file) is None:
+        streamed = _read_streaming(file, kind, ())
+        if streamed is not None:
+            return streamed[2]
     return read_record_file(path)[0].lazy()
 
 
@@ -318,7 +360,9 @@ def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFile
     return empty, info
 
 
-def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFileInfo]:
+def read_record_file(
+    path: str | os.PathLike[str], *, columns: Sequence[str] | None = None
+) -> tuple[pl.DataFrame, RecordFileInfo]:
     """Read one record file strictly and check every row against the contract (duplicates included).
 
     JSONL is checked line by line before polars reads it (:func:`gatestats.records.lines.check_jsonl`:
@@ -330,6 +374,10 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
     ----------
     path
         The record file (a run set's ``records.jsonl`` is checked against the manifest beside it).
+    columns
+        The columns to return (every record is still checked on every column); ``None``: every
+        contract column. With columns named, JSONL and Parquet files are checked in one
+        streaming pass and only these columns are materialised (see the module docstring).
 
     Returns
     -------
@@ -340,12 +388,104 @@ def read_record_file(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, Record
     ------
     RecordFileError
         Every problem found, each naming the file, the line (or Parquet row) and the field.
+    TypeError, ValueError
+        ``columns`` is one string, names a field the contract does not have, or one twice.
     """
     file = Path(path)
     kind = record_format(file)
+    wanted = _wanted_columns(columns)
     if not file.is_file():
         why = "not a regular file" if file.exists() else "no such record file"
         raise RecordFileError.single(file, "<file>", why)
+    if wanted is not None and kind != "csv" and _run_set_manifest(file) is None:
+        streamed = _read_streaming(file, kind, wanted)
+        if streamed is not None:
+            return streamed[0], streamed[1]
+    checked, info = _read_whole(file, kind)
+    return (checked if wanted is None else checked.select(wanted)), info
+
+
+def _wanted_columns(columns: Sequence[str] | None) -> tuple[str, ...] | None:
+    """``columns`` checked: contract fields, each once (``None`` stays ``None``: every column)."""
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        msg = f"columns must be a sequence of column names, not one string (got {columns!r})"
+        raise TypeError(msg)
+    names = tuple(columns)
+    unknown = [name for name in names if name not in POLARS_SCHEMA]
+    if unknown:
+        msg = f"columns: {unknown} are not fields of the run-record contract v1 (got {list(names)})"
+        raise ValueError(msg)
+    if len(set(names)) != len(names):
+        msg = f"columns: name each column once (got {list(names)})"
+        raise ValueError(msg)
+    return names
+
+
+def _read_streaming(
+    file: Path, kind: str, wanted: tuple[str, ...]
+) -> tuple[pl.DataFrame, RecordFileInfo, pl.LazyFrame] | None:
+    """Check a JSONL or Parquet file in one streaming pass and materialise ``wanted`` only.
+
+    Returns the ``wanted`` columns, what was read, and a scan of the file as contract columns.
+    ``None`` when the pass finds anything to report (a broken rule, a repeated key hash, a
+    nested value that needs the contract's own checker, a value polars cannot cast): the
+    whole-frame path then names every problem exactly as it always has.
+    """
+    if kind == "jsonl":
+        check = check_jsonl(file)  # every value at every depth, checksums, torn lines: it streams
+        digest, checksums, run_set_ids = check.digest, check.checksums, tuple(sorted(check.run_set_ids))
+        n_records = check.n_records
+        lazy = pl.scan_ndjson(file, schema=POLARS_SCHEMA) if n_records else pl.LazyFrame(schema=POLARS_SCHEMA)
+    else:
+        digest = digest_file(file)
+        lazy = _parquet_contract_scan(file)
+    try:
+        if kind == "parquet":
+            # The rules of every column reduce to booleans in one streaming pass (pandera only explains a failure).
+            checks = [
+                pl.len().alias("__n"),
+                *value_checks(),
+                *(pl.col(name).is_null().all().alias(f"__flat_{name}") for name in NESTED_FIELDS),
+                pl.col("run_set_id").unique().sort().implode().alias("__run_sets"),
+            ]
+            stats = lazy.select(checks).collect(engine="streaming").row(0, named=True)
+            if not all(v for k, v in stats.items() if k.startswith(("rule_", "__flat_"))):
+                return None
+            n_records = int(stats["__n"])
+            checksums = "empty" if n_records == 0 else "none"
+            run_set_ids = tuple(str(x) for x in stats["__run_sets"])
+        # The wanted columns, and one 8-byte hash of each record's key: sorted, it proves that no
+        # key repeats in 16 bytes a record, where a hash set would take several times that.
+        key_hash = pl.struct(RECORD_KEY).hash(seed=0).alias("__key_hash")
+        frame = lazy.select(*wanted, key_hash).collect(engine="streaming")
+    except (pl.exceptions.PolarsError, OSError):
+        return None
+    if _repeats(frame.get_column("__key_hash")):
+        return None  # a repeated key (or a hash collision): the whole-frame path names it exactly
+    frame = frame.drop("__key_hash")
+    _unchanged(file, digest)
+    info = RecordFileInfo(
+        path=str(file),
+        format=kind,
+        digest=digest,
+        size=file.stat().st_size,
+        n_records=n_records,
+        checksums=checksums,
+        run_set_ids=run_set_ids,
+    )
+    return frame, info, lazy
+
+
+def _repeats(hashes: pl.Series) -> bool:
+    """Whether any value repeats (sorted, then each compared with the next)."""
+    ordered = hashes.sort().to_numpy()
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
+def _read_whole(file: Path, kind: str) -> tuple[pl.DataFrame, RecordFileInfo]:
+    """Read every column of ``file`` and check every row (the path that names every problem)."""
     read = _read_any(file, kind)
     manifest = _run_set_manifest(file)
     try:
@@ -378,14 +518,14 @@ class _FileRead:
     frame: pl.DataFrame
     digest: str
     #: The file line of each frame row (None for Parquet: a row is its own place).
-    lines: tuple[int, ...] | None
+    lines: Sequence[int] | None
     checksums: ChecksumStatus
     run_set_ids: tuple[str, ...]
 
 
 def _read_any(file: Path, kind: str) -> _FileRead:
     """Read ``file`` as ``kind`` (jsonl, parquet or csv) strictly, with its digest, lines, checksums and run sets."""
-    lines: tuple[int, ...] | None = None
+    lines: Sequence[int] | None = None
     checksums: ChecksumStatus = "none"
     run_set_ids: tuple[str, ...] = ()
     if kind == "jsonl":
@@ -463,6 +603,8 @@ def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
 
 def load_record_files(
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    columns: Sequence[str] | None = None,
 ) -> tuple[pl.DataFrame, tuple[RecordFileInfo, ...]]:
     """Read, validate and concatenate record files; return the records and what was read of each file.
 
@@ -475,6 +617,9 @@ def load_record_files(
     ----------
     paths
         Record files or run set directories (one or several).
+    columns
+        The columns to return; every record is still checked on every column (see
+        :func:`read_record_file`). ``None``: every contract column.
 
     Returns
     -------
@@ -485,14 +630,23 @@ def load_record_files(
     ------
     RecordFileError
         With every problem found (file, line or row, field, what was expected, what was got).
+    TypeError, ValueError
+        ``columns`` is one string, names a field the contract does not have, or one twice.
     """
     items = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    wanted = _wanted_columns(columns)
     if not items:
         raise RecordFileError.single("<arguments>", "RECORDS", "at least one record file is required")
+    # Several files: the record key is needed to look for duplicates across them.
+    reading = wanted if wanted is None or len(items) == 1 else tuple(dict.fromkeys((*wanted, *RECORD_KEY)))
     frames: list[pl.DataFrame] = []
     infos: list[RecordFileInfo] = []
     for item in items:
-        frame, info = read_run_set(item) if Path(item).is_dir() else read_record_file(item)
+        if Path(item).is_dir():
+            frame, info = read_run_set(item)
+            frame = frame if reading is None else frame.select(reading)
+        else:
+            frame, info = read_record_file(item, columns=reading)
         frames.append(frame)
         infos.append(info)
     if len(frames) == 1:
@@ -503,10 +657,13 @@ def load_record_files(
     ]
     combined = pl.concat(tagged, how="vertical")
     _check_cross_file_duplicates(combined)
-    return combined.drop("__file", "__row"), tuple(infos)
+    combined = combined.drop("__file", "__row")
+    return (combined if wanted is None else combined.select(wanted)), tuple(infos)
 
 
-def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
+def load_records(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
     """Read, validate and concatenate record files; every row checked against the contract.
 
     Duplicate record keys are errors within a file and across files. Lines that carry the
@@ -516,6 +673,11 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
     ----------
     paths
         As :func:`load_record_files`.
+    columns
+        The columns to return (every record is still checked on every column); ``None``, the
+        default, returns every contract column. Naming the columns an analysis needs
+        (:data:`gatestats.estimators.ANALYSIS_COLUMNS`) streams JSONL and Parquet files and
+        holds only those columns in memory.
 
     Returns
     -------
@@ -526,8 +688,16 @@ def load_records(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
     ------
     RecordFileError
         With every problem found (file, line or row, field, what was expected, what was got).
+    TypeError, ValueError
+        ``columns`` is one string, names a field the contract does not have, or one twice.
+
+    Examples
+    --------
+    >>> from gatestats.estimators import ANALYSIS_COLUMNS
+    >>> ANALYSIS_COLUMNS
+    ('system', 'case_id', 'case_version', 'case_group', 'trial', 'attempt', 'outcome')
     """
-    return load_record_files(paths)[0]
+    return load_record_files(paths, columns=columns)[0]
 
 
 def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:

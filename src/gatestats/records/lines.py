@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -39,7 +41,8 @@ ChecksumStatus = Literal["verified", "none", "empty"]
 class JsonlCheck:
     """What the line pass found in a JSONL record file that has no defect.
 
-    ``lines[i]`` is the 1-based line number of the i-th record (blank lines are skipped).
+    ``lines[i]`` is the 1-based line number of the i-th record (blank lines are skipped); it
+    is a ``range`` when the file has no blank line, so it costs no memory per record.
     ``checksums`` is ``verified`` when every line carries a checksum that matches its content,
     ``none`` when no line carries one, ``empty`` when the file has no record.
     """
@@ -50,7 +53,20 @@ class JsonlCheck:
     n_records: int
     checksums: ChecksumStatus
     run_set_ids: frozenset[str]
-    lines: tuple[int, ...]
+    lines: Sequence[int]
+
+
+class _LineSample:
+    """Line numbers counted, the first :data:`MAX_PROBLEMS` kept (a file's every line is never held)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: list[int] = []
+
+    def append(self, number: int) -> None:
+        self.count += 1
+        if len(self.first) < MAX_PROBLEMS:
+            self.first.append(number)
 
 
 def _add(problems: ProblemList, file: Path, line: int, field: str, message: str) -> None:
@@ -82,9 +98,9 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
     problems = ProblemList()
     digest = hashlib.sha256()
     size = 0
-    lines: list[int] = []
-    with_checksum: list[int] = []
-    without_checksum: list[int] = []
+    blank: list[int] = []
+    with_checksum = _LineSample()
+    without_checksum = _LineSample()
     run_set_ids: set[str] = set()
     number = 0
     torn = False
@@ -101,6 +117,7 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
                 torn = True
             body = raw.rstrip(b"\r\n")
             if not body.strip():
+                blank.append(number)
                 continue
             if torn and decode_line(body)[0] is None:
                 _add(
@@ -112,19 +129,20 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
                 )
                 break
             _check_line(file, body, number, problems, with_checksum, without_checksum, run_set_ids)
-            lines.append(number)
-    if with_checksum and without_checksum:
-        for line in without_checksum:
+    if with_checksum.count and without_checksum.count:
+        for line in without_checksum.first:
             _add(
                 problems,
                 file,
                 line,
                 CHECKSUM_FIELD,
-                f"no checksum, but {len(with_checksum)} other line(s) of this file have one: "
+                f"no checksum, but {with_checksum.count} other line(s) of this file have one: "
                 "a line of a checksummed file was replaced or its checksum removed",
             )
+        problems.total += without_checksum.count - len(without_checksum.first)
     problems.raise_if_any()
-    status: ChecksumStatus = "empty" if not lines else "verified" if with_checksum else "none"
+    lines = _record_lines(number, blank)
+    status: ChecksumStatus = "empty" if not lines else "verified" if with_checksum.count else "none"
     return JsonlCheck(
         path=str(file),
         digest="sha256:" + digest.hexdigest(),
@@ -132,8 +150,16 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
         n_records=len(lines),
         checksums=status,
         run_set_ids=frozenset(run_set_ids),
-        lines=tuple(lines),
+        lines=lines,
     )
+
+
+def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:
+    """The line of each record: every line but the blank ones (8 bytes a record only when some are blank)."""
+    if not blank:
+        return range(1, n_lines + 1)
+    skipped = set(blank)
+    return array("q", (n for n in range(1, n_lines + 1) if n not in skipped))
 
 
 def _check_line(
@@ -141,8 +167,8 @@ def _check_line(
     body: bytes,
     number: int,
     problems: ProblemList,
-    with_checksum: list[int],
-    without_checksum: list[int],
+    with_checksum: _LineSample,
+    without_checksum: _LineSample,
     run_set_ids: set[str],
 ) -> None:
     record, bad = decode_line(body)

@@ -1,119 +1,103 @@
-"""pandera (polars) schema of the run-record contract v1, built from the contract file.
+"""Validation of a frame of run records against the contract v1: schema *and* data.
 
 Unlike pandera's default for LazyFrames, :func:`validate_records` always checks the data
 (values, cross-field rules, duplicate keys), not just column names and types: a release gate
 must never read unchecked records.
+
+The value checks run as one polars query (:func:`value_checks`: one boolean per rule, the
+same rules as the pandera schema, built from the same contract file). Only when a rule fails
+does the pandera schema (:data:`RECORD_SCHEMA`, imported on first use) run, to name every
+failing row and field. A rule that holds is never re-checked by pandera, and a rule that
+fails is always reported by it: the columnar rules are exactly pandera's, with a null counted
+as a failure wherever pandera would not ignore it.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandera.polars as pa
 import polars as pl
-from pandera.config import ValidationDepth, config_context
-from pandera.errors import SchemaError, SchemaErrors
 
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.records.contract import DATETIME_FIELDS, NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.vocabulary import FrameLike
 from gatestats_runner.contract import RFC3339_PATTERN, load_schema, validate_field
 
-__all__ = ["RECORD_SCHEMA", "duplicate_problems", "validate_records"]
+if TYPE_CHECKING:
+    import pandera.polars as pa
+
+    #: The pandera schema of a frame of run records (contract v1); imported on first use.
+    RECORD_SCHEMA: pa.DataFrameSchema
+
+__all__ = ["RECORD_SCHEMA", "duplicate_problems", "validate_records", "value_checks"]
 
 
-def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
-    checks: list[pa.Check] = []
+def __getattr__(name: str) -> Any:
+    if name == "RECORD_SCHEMA":
+        from gatestats.records._pandera_schema import RECORD_SCHEMA  # noqa: PLC0415 - pandera costs ~0.5 s to import
+
+        return RECORD_SCHEMA
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
+
+
+def _column_rules(name: str, spec: dict[str, Any]) -> list[pl.Expr]:
+    """The value rules of one column, as pandera's column checks (a null passes them; not-null is its own rule)."""
+    column = pl.col(name)
+    rules: list[pl.Expr] = []
+    if name in REQUIRED_FIELDS:
+        rules.append(column.is_not_null())
     if "enum" in spec:
-        checks.append(pa.Check.isin([v for v in spec["enum"] if v is not None]))
+        rules.append(column.is_in([v for v in spec["enum"] if v is not None]))
     if "const" in spec:
-        checks.append(pa.Check.equal_to(spec["const"]))
+        rules.append(column == spec["const"])
     if isinstance(POLARS_SCHEMA[name], pl.Float64):
-        checks.append(
-            pa.Check(
-                lambda data: data.lazyframe.select(pl.col(data.key).is_null() | pl.col(data.key).is_finite()),
-                name="finite",
-                error="expected a finite number",
-            )
-        )
+        rules.append(column.is_finite())
     if "minimum" in spec:
-        checks.append(pa.Check.greater_than_or_equal_to(spec["minimum"]))
+        rules.append(column >= spec["minimum"])
     if spec.get("minLength"):
-        checks.append(pa.Check.str_length(min_value=spec["minLength"]))
+        rules.append(column.str.len_chars() >= spec["minLength"])
     if name in DATETIME_FIELDS:
-        checks.append(
-            pa.Check(
-                lambda data: data.lazyframe.select(
-                    pl.col(data.key).is_null() | pl.col(data.key).str.contains(RFC3339_PATTERN)
-                ),
-                name="rfc3339_timestamp_with_offset",
-                error="expected an RFC 3339 timestamp with offset",
-            )
-        )
-    return checks
+        rules.append(column.str.contains(RFC3339_PATTERN))
+    return (
+        [rules[0], *(column.is_null() | rule for rule in rules[1:])]
+        if name in REQUIRED_FIELDS
+        else [column.is_null() | rule for rule in rules]
+    )
 
 
-def _bound_iff_resource_killed(data: Any) -> pl.LazyFrame:
+def _record_rules() -> list[pl.Expr]:
+    """The rules across fields of one record (pandera's frame-wide checks)."""
     killed = pl.col("outcome") == "resource_killed"
-    lazy: pl.LazyFrame = data.lazyframe
-    return lazy.select((killed & pl.col("bound").is_not_null()) | (~killed & pl.col("bound").is_null()))
-
-
-def _cost_not_double_counted(data: Any) -> pl.LazyFrame:
+    passed = pl.col("outcome") == "passed"
+    missing = pl.col("missing_artifacts").list.len().fill_null(0) > 0
     parts = pl.any_horizontal(
         pl.col(p).is_not_null() for p in ("cost_model_usd", "cost_tool_usd", "cost_execution_usd")
     )
-    lazy: pl.LazyFrame = data.lazyframe
-    return lazy.select(pl.col("cost_usd").is_null() | ~parts)
+    return [
+        (killed & pl.col("bound").is_not_null()) | (~killed & pl.col("bound").is_null()),
+        ~passed | (pl.col("failed_check").is_null() & ~missing),
+        pl.col("cost_usd").is_null() | ~parts,
+    ]
 
 
-def _passed_has_no_failure(data: Any) -> pl.LazyFrame:
-    passed = pl.col("outcome") == "passed"
-    lazy: pl.LazyFrame = data.lazyframe
-    missing = pl.col("missing_artifacts").list.len().fill_null(0) > 0
-    return lazy.select(~passed | (pl.col("failed_check").is_null() & ~missing))
+def value_checks() -> list[pl.Expr]:
+    """One boolean expression per rule of the contract: true when every record keeps the rule.
 
+    The rules are those of :data:`RECORD_SCHEMA` (enums, constants, finite numbers, minimums,
+    non-empty strings, RFC 3339 timestamps, required values, and the three rules across
+    fields); a null result counts as a broken rule. Evaluated over a frame, or a streaming scan,
+    of the contract's columns.
 
-def _build_schema() -> pa.DataFrameSchema:
+    Returns
+    -------
+    list of polars.Expr
+        Scalar boolean expressions.
+    """
     properties: dict[str, Any] = load_schema()["properties"]
-    columns = {
-        name: pa.Column(
-            POLARS_SCHEMA[name],
-            checks=_column_checks(name, spec),
-            nullable=name not in REQUIRED_FIELDS,
-            required=True,
-        )
-        for name, spec in properties.items()
-    }
-    return pa.DataFrameSchema(
-        columns,
-        checks=[
-            pa.Check(
-                _bound_iff_resource_killed,
-                name="bound_set_exactly_when_resource_killed",
-                error="bound must be set exactly when outcome is 'resource_killed'",
-            ),
-            pa.Check(
-                _passed_has_no_failure,
-                name="passed_names_no_failure",
-                error="a passed trial names no failed check and no missing artifact",
-            ),
-            pa.Check(
-                _cost_not_double_counted,
-                name="cost_usd_null_when_parts_set",
-                error="cost_usd must be null when a cost part is set",
-            ),
-        ],
-        # duplicates: found once, by duplicate_problems (pandera's check would repeat it)
-        strict=True,
-        ordered=False,
-        name="run_record_v1",
-    )
-
-
-#: The pandera schema of a frame of run records (contract v1).
-RECORD_SCHEMA: pa.DataFrameSchema = _build_schema()
+    rules = [rule for name, spec in properties.items() for rule in _column_rules(name, spec)]
+    rules += _record_rules()
+    return [rule.fill_null(value=False).all().alias(f"rule_{i}") for i, rule in enumerate(rules)]
 
 
 def _structural_problems(schema: pl.Schema, source: str) -> list[RecordProblem]:
@@ -176,69 +160,6 @@ def duplicate_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
         )
         for row in later.iter_rows(named=True)
     ]
-
-
-_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
-
-
-def _describe(check: str, got: object) -> str:
-    """Plain-words version of a pandera check failure: what was expected, what was got."""
-    if check == "not_nullable":
-        return "required value is null"
-    if check.startswith("isin("):
-        expected = "must be one of " + check[len("isin(") : -1].strip("[]")
-    elif check.startswith("greater_than_or_equal_to("):
-        expected = "must be >= " + check[len("greater_than_or_equal_to(") : -1]
-    elif check.startswith("str_length("):
-        expected = "must not be empty"
-    elif check.startswith("equal_to("):
-        expected = "must be " + check[len("equal_to(") : -1]
-    elif check == "finite":
-        expected = "expected a finite number"
-    elif check == "rfc3339_timestamp_with_offset":
-        expected = "expected an RFC 3339 timestamp with offset"
-    else:
-        expected = check
-    if got is None:
-        return expected
-    # pandera reports failure cases as text; show numbers as numbers.
-    shown = got if isinstance(got, str) and _NUMBER.fullmatch(got) else repr(got)
-    return f"{expected} (got {shown})"
-
-
-def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProblem]:
-    cases = getattr(exc, "failure_cases", None)
-    if not isinstance(cases, pl.DataFrame) or cases.is_empty():
-        return [RecordProblem(file=source, field="<frame>", message=str(exc).strip())]
-    problems: list[RecordProblem] = []
-    for case in cases.iter_rows(named=True):
-        check = str(case.get("check") or "schema")
-        if "uniqueness" in check:
-            continue  # reported by duplicate_problems with the key and the first row
-        column = str(case.get("column") or "<record>")
-        got = case.get("failure_case")
-        index = case.get("index")
-        if column == RECORD_SCHEMA.name:
-            column = (
-                "bound"
-                if "bound" in check
-                else "cost_usd"
-                if "cost" in check
-                else "failed_check"
-                if "passed trial" in check
-                else "<record>"
-            )
-            got = None
-        message = _describe(check, got)
-        problems.append(
-            RecordProblem(
-                file=source,
-                field=column,
-                message=message,
-                row=None if index is None else int(index),
-            )
-        )
-    return problems
 
 
 def _nested_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
@@ -307,11 +228,10 @@ def validate_records(frame: FrameLike, *, source: str = "<frame>") -> pl.DataFra
         raise RecordFileError(structural)
     data = lazy.select(pl.col(name).cast(dtype) for name, dtype in POLARS_SCHEMA.items()).collect()
     problems: list[RecordProblem] = []
-    with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA):
-        try:
-            RECORD_SCHEMA.validate(data, lazy=True)
-        except (SchemaErrors, SchemaError) as exc:
-            problems.extend(_problems(exc, source))
+    if not all(data.select(value_checks()).row(0)):
+        from gatestats.records._pandera_schema import pandera_problems  # noqa: PLC0415 - only to explain a failure
+
+        problems.extend(pandera_problems(data, source))
     problems.extend(_nested_problems(data, source))
     problems.extend(duplicate_problems(data, source))
     if problems:

@@ -1,0 +1,106 @@
+"""``case_summary`` counts every record once and resolves only retried trials: the same result as
+resolving every trial first (``final_attempts`` then a group-by, the definition)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gatestats.estimators import CaseSetError, case_summary
+from gatestats.vocabulary import final_attempts, is_valid_outcome
+
+SCHEMA = {
+    "system": pl.String,
+    "case_id": pl.String,
+    "case_version": pl.String,
+    "case_group": pl.String,
+    "trial": pl.Int64,
+    "attempt": pl.Int64,
+    "outcome": pl.String,
+}
+OUTCOMES = ("passed", "failed", "resource_killed", "infra_error")
+
+
+def _by_definition(frame: pl.DataFrame) -> pl.DataFrame:
+    """Every trial resolved to its highest attempt, then counted per case (the slow, obvious way)."""
+    outcome = pl.col("outcome")
+    return (
+        final_attempts(frame.lazy())
+        .group_by("system", "case_id", "case_version")
+        .agg(
+            pl.col("case_group").first(),
+            pl.len().cast(pl.Int64).alias("n_trials"),
+            is_valid_outcome().sum().cast(pl.Int64).alias("n"),
+            (outcome == "passed").sum().cast(pl.Int64).alias("c"),
+            (outcome == "resource_killed").sum().cast(pl.Int64).alias("n_resource_killed"),
+            (outcome == "infra_error").sum().cast(pl.Int64).alias("n_infra_errors"),
+        )
+        .sort("system", "case_id", "case_version", nulls_last=False)
+        .collect()
+    )
+
+
+@st.composite
+def _records(draw: st.DrawFn) -> pl.DataFrame:
+    rows: list[dict[str, Any]] = []
+    grouped = draw(st.booleans())
+    for system in draw(st.lists(st.sampled_from(["s", "t"]), min_size=1, max_size=2, unique=True)):
+        for case in range(draw(st.integers(1, 4))):
+            version = draw(st.sampled_from([None, "v1"]))
+            group = f"g{case % 2}" if grouped else None
+            for trial in range(draw(st.integers(1, 4))):
+                attempts = draw(st.sampled_from([[0], [0], [0, 1], [0, 2], [0, 1, 2], [1]]))
+                rows.extend(
+                    {
+                        "system": system,
+                        "case_id": f"c{case}",
+                        "case_version": version,
+                        "case_group": group,
+                        "trial": trial,
+                        "attempt": attempt,
+                        "outcome": draw(st.sampled_from(OUTCOMES)),
+                    }
+                    for attempt in attempts
+                )
+    frame = pl.DataFrame(rows, schema=SCHEMA)
+    return frame.sample(fraction=1.0, shuffle=True, seed=draw(st.integers(0, 2**16)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(frame=_records())
+def test_summary_equals_resolving_every_trial_first(frame: pl.DataFrame) -> None:
+    assert case_summary(frame).equals(_by_definition(frame))
+    assert case_summary(frame.lazy()).equals(_by_definition(frame))
+
+
+def test_a_second_group_only_on_a_superseded_attempt_is_not_an_error() -> None:
+    # The retried trial's first attempt named another group; only its latest attempt counts.
+    frame = pl.DataFrame(
+        [
+            {"case_group": "g2", "trial": 0, "attempt": 0, "outcome": "infra_error"},
+            {"case_group": "g1", "trial": 0, "attempt": 1, "outcome": "passed"},
+            {"case_group": "g1", "trial": 1, "attempt": 0, "outcome": "failed"},
+        ],
+        schema=SCHEMA,
+    ).with_columns(system=pl.lit("s"), case_id=pl.lit("a"))
+    summary = case_summary(frame)
+    assert summary.select("case_group", "n_trials", "n", "c", "n_infra_errors").row(0) == ("g1", 2, 2, 1, 0)
+
+
+def test_a_second_group_on_a_counting_attempt_is_still_an_error() -> None:
+    frame = pl.DataFrame(
+        [
+            {"case_group": "g1", "trial": 0, "attempt": 0, "outcome": "infra_error"},
+            {"case_group": "g2", "trial": 0, "attempt": 1, "outcome": "passed"},
+            {"case_group": "g1", "trial": 1, "attempt": 0, "outcome": "failed"},
+        ],
+        schema=SCHEMA,
+    ).with_columns(system=pl.lit("s"), case_id=pl.lit("a"))
+    expected = "case 'a' of system 's' carries more than one case_group; a case belongs to exactly one group"
+    with pytest.raises(CaseSetError, match=f"^{re.escape(expected)}$"):
+        case_summary(frame)

@@ -1,0 +1,209 @@
+"""``load_records(columns=...)``: every column is still checked; only the named ones are returned."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from gatestats.errors import RecordFileError
+from gatestats.estimators import ANALYSIS_COLUMNS, analyze
+from gatestats.records import POLARS_SCHEMA, load_record_files, load_records, read_record_file, scan_records
+from tests.conftest import make_record
+
+Writer = Callable[..., Path]
+
+
+def _rows(n: int = 4) -> list[dict[str, Any]]:
+    return [
+        make_record(record_id=f"r{i}", case_id=f"c{i // 2}", trial=i % 2, outcome="passed" if i % 2 else "failed")
+        for i in range(n)
+    ]
+
+
+def _write(rows: list[dict[str, Any]], path: Path) -> Path:
+    frame = pl.DataFrame([{name: row.get(name) for name in POLARS_SCHEMA} for row in rows], schema=POLARS_SCHEMA)
+    if path.suffix == ".parquet":
+        frame.write_parquet(path)
+    elif path.suffix == ".csv":
+        frame.select(n for n, t in POLARS_SCHEMA.items() if not isinstance(t, pl.List | pl.Struct)).write_csv(path)
+    else:
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _messages(exc: pytest.ExceptionInfo[RecordFileError]) -> list[str]:
+    return [str(p) for p in exc.value.problems]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
+def test_columns_returns_the_named_columns_of_the_same_records(tmp_path: Path, suffix: str) -> None:
+    path = _write(_rows(), tmp_path / f"records{suffix}")
+    narrow = load_records(path, columns=ANALYSIS_COLUMNS)
+    assert narrow.columns == list(ANALYSIS_COLUMNS)
+    assert narrow.equals(load_records(path).select(ANALYSIS_COLUMNS))
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_columns_keeps_the_order_given_and_the_file_info(tmp_path: Path, suffix: str) -> None:
+    path = _write(_rows(), tmp_path / f"records{suffix}")
+    frame, info = read_record_file(path, columns=["outcome", "record_id"])
+    _, whole = read_record_file(path)
+    assert frame.columns == ["outcome", "record_id"]
+    assert frame["record_id"].to_list() == ["r0", "r1", "r2", "r3"]
+    assert info == whole
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
+def test_a_broken_rule_in_a_column_not_asked_for_is_still_reported(tmp_path: Path, suffix: str) -> None:
+    rows = _rows()
+    rows[2]["bound"] = "memory"  # bound set on a trial that was not resource_killed
+    path = _write(rows, tmp_path / f"records{suffix}")
+    with pytest.raises(RecordFileError) as narrow:
+        load_records(path, columns=["outcome"])
+    with pytest.raises(RecordFileError) as whole:
+        load_records(path)
+    assert _messages(narrow) == _messages(whole)
+    where = f"{path}:3" if suffix == ".jsonl" else f"{path}:4" if suffix == ".csv" else f"{path} row 2"
+    assert _messages(narrow)[0].startswith(f"{where}: field 'bound': ")
+
+
+def test_a_negative_number_in_a_parquet_column_not_asked_for_is_named_with_its_row(tmp_path: Path) -> None:
+    rows = _rows()
+    rows[1]["machine_seconds"] = -1.5
+    path = _write(rows, tmp_path / "records.parquet")
+    with pytest.raises(RecordFileError) as exc:
+        load_records(path, columns=ANALYSIS_COLUMNS)
+    assert _messages(exc) == [f"{path} row 1: field 'machine_seconds': must be >= 0 (got -1.5)"]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_duplicate_key_is_named_with_both_places_when_columns_are_named(tmp_path: Path, suffix: str) -> None:
+    rows = [*_rows(), make_record(record_id="again", case_id="c1", trial=1)]
+    path = _write(rows, tmp_path / f"records{suffix}")
+    with pytest.raises(RecordFileError) as narrow:
+        load_records(path, columns=["outcome"])
+    with pytest.raises(RecordFileError) as whole:
+        load_records(path)
+    assert _messages(narrow) == _messages(whole)
+    assert (
+        "duplicate record (system='baseline', case_id='c1', case_version=None, trial=1, attempt=0)"
+        in (_messages(narrow)[0])
+    )
+
+
+def test_a_torn_last_line_is_named_when_columns_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(make_record()) + "\n" + '{"schema_version": 1, "rec', encoding="utf-8")
+    with pytest.raises(RecordFileError) as exc:
+        load_records(path, columns=ANALYSIS_COLUMNS)
+    assert _messages(exc) == [
+        f"{path}:2: field '<line>': torn last line: not complete JSON and no final newline (a crashed writer?)"
+    ]
+
+
+def test_blank_lines_keep_line_numbers_right_on_the_streaming_path(tmp_path: Path) -> None:
+    rows = _rows(3)
+    path = tmp_path / "records.jsonl"
+    lines = [json.dumps(rows[0]), "", json.dumps(rows[1]), "  ", json.dumps(rows[2]), json.dumps(rows[2])]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RecordFileError) as exc:
+        load_records(path, columns=["outcome"])
+    assert _messages(exc) == [
+        f"{path}:6: field 'system,case_id,case_version,trial,attempt': duplicate record (system='baseline', "
+        "case_id='c1', case_version=None, trial=0, attempt=0) (first at line 5)"
+    ]
+
+
+def test_several_files_with_columns_still_refuse_a_record_in_two_files(tmp_path: Path) -> None:
+    first = _write(_rows(), tmp_path / "a.parquet")
+    second = _write([make_record(record_id="x", case_id="c0", trial=1)], tmp_path / "b.jsonl")
+    with pytest.raises(RecordFileError) as exc:
+        load_record_files([first, second], columns=["outcome"])
+    assert _messages(exc) == [
+        f"{second}:1: field 'system,case_id,case_version,trial,attempt': duplicate record (system='baseline', "
+        f"case_id='c0', case_version=None, trial=1, attempt=0) already in {first} at row 1"
+    ]
+
+
+def test_several_files_with_columns_return_the_named_columns_only(tmp_path: Path) -> None:
+    first = _write(_rows(), tmp_path / "a.parquet")
+    second = _write([make_record(record_id="x", case_id="c9")], tmp_path / "b.jsonl")
+    frame, infos = load_record_files([first, second], columns=["case_id", "outcome"])
+    assert frame.columns == ["case_id", "outcome"]
+    assert frame["case_id"].to_list() == ["c0", "c0", "c1", "c1", "c9"]
+    assert [i.n_records for i in infos] == [4, 1]
+
+
+def test_columns_that_are_not_contract_fields_are_refused(tmp_path: Path) -> None:
+    path = _write(_rows(), tmp_path / "records.jsonl")
+    with pytest.raises(ValueError, match=r"^columns: \['sucess'\] are not fields of the run-record contract v1 "):
+        load_records(path, columns=["outcome", "sucess"])
+    with pytest.raises(ValueError, match=r"^columns: name each column once \(got \['outcome', 'outcome'\]\)$"):
+        load_records(path, columns=["outcome", "outcome"])
+    with pytest.raises(
+        TypeError, match=r"^columns must be a sequence of column names, not one string \(got 'outcome'\)$"
+    ):
+        load_records(path, columns="outcome")
+
+
+def test_an_empty_file_gives_an_empty_frame_of_the_named_columns(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_text("", encoding="utf-8")
+    frame = load_records(path, columns=ANALYSIS_COLUMNS)
+    assert frame.height == 0
+    assert frame.schema == pl.Schema({name: POLARS_SCHEMA[name] for name in ANALYSIS_COLUMNS})
+
+
+def test_a_valid_file_is_read_without_importing_pandera(tmp_path: Path) -> None:
+    path = _write(_rows(), tmp_path / "records.parquet")
+    code = (
+        "import sys; from gatestats.records import load_records; "
+        f"load_records({str(path)!r}); load_records({str(path)!r}, columns=['outcome']); "
+        "print('pandera' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+# ---- scan_records: checked in a streaming pass, then a scan of the file ---------------------------
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
+def test_scan_records_gives_the_records_load_records_gives(tmp_path: Path, suffix: str) -> None:
+    path = _write(_rows(), tmp_path / f"records{suffix}")
+    lazy = scan_records(path)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect_schema() == POLARS_SCHEMA
+    assert lazy.collect().equals(load_records(path))
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_scan_records_refuses_a_duplicate_key_before_returning_a_scan(tmp_path: Path, suffix: str) -> None:
+    rows = [*_rows(), make_record(record_id="again", case_id="c0", trial=0)]
+    path = _write(rows, tmp_path / f"records{suffix}")
+    with pytest.raises(RecordFileError) as scanned:
+        scan_records(path)
+    with pytest.raises(RecordFileError) as loaded:
+        load_records(path)
+    assert _messages(scanned) == _messages(loaded)
+    assert len(_messages(scanned)) == 1
+
+
+def test_analyze_of_a_scan_equals_analyze_of_the_loaded_records(tmp_path: Path) -> None:
+    rows = [
+        make_record(record_id=f"r{i}", case_id=f"c{i // 3}", trial=i % 3, outcome="passed" if i % 4 else "failed")
+        for i in range(30)
+    ]
+    rows.append(make_record(record_id="retry", case_id="c0", trial=0, attempt=1, outcome="passed"))
+    path = _write(rows, tmp_path / "records.parquet")
+    scanned = analyze(scan_records(path), ks=[1, 2, 3])
+    loaded = analyze(load_records(path), ks=[1, 2, 3])
+    assert scanned.to_dict() == loaded.to_dict()
+    assert scanned.system("baseline").n_trials == 30
