@@ -68,7 +68,8 @@ def demo() -> None:
     sandbox; the candidate's run set gets the gate policy registered before its first trial; the
     gate decides; the release report is rendered under ``reports/``. Then the correction loop
     (``examples/correction``) and the sequential variant (``examples/sequential``): both agents in
-    batches until the gate's decision is made, stopping before the fixed-size design's last case.
+    batches until the gate's decision is made, stopping before the fixed-size design's last case,
+    then its gate and release report (:func:`sequential_demo`).
     """
     system_tools(("bubblewrap",))
     gatestats = BIN / "gatestats"
@@ -108,25 +109,45 @@ def demo() -> None:
         gatestats, "correct", example / "cases", "--candidate", example / "candidate",
         "--reviser", f"{PY} {example / 'reviser.py'}", "--out", work / "correction",
     )  # fmt: skip
+    sequential_demo(gatestats, work / "sequential", ROOT / "reports")
+    print(f"\nverdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); files in {work}")
+
+
+def sequential_demo(gatestats: Path, out: Path, reports: Path) -> None:
+    """The main job's sequential variant (``examples/sequential``): run until decided, gate, report.
+
+    Both agents run in batches of the policy's ``[sequential]`` design into ``out/baseline`` and
+    ``out/candidate`` until the gate's decision is made; ``gatestats gate`` then writes
+    ``out/verdict.json`` and ``out/verdict.md`` (printing the stop: each rule's e-values against
+    their levels, the trials saved), and ``gatestats report`` renders that verdict's release report
+    (with its "Sequential run" section) under ``reports``. The last lines say where they are.
+    """
     sequential = ROOT / "examples" / "sequential"
+    policy = sequential / "policy.toml"
     print("== sequential: both agents in batches until the gate is decided (examples/sequential)", flush=True)
     _run(
-        gatestats, "run", sequential / "cases", "--until-decided", "--policy", sequential / "policy.toml",
+        gatestats, "run", sequential / "cases", "--until-decided", "--policy", policy,
         "--baseline", sequential / "candidates" / "baseline", "--candidate", sequential / "candidates" / "candidate",
-        "--out", work / "sequential",
+        "--out", out,
     )  # fmt: skip
-    seq_gate = subprocess.run(
+    print(f"== gate: {policy}", flush=True)
+    verdict = out / "verdict.json"
+    gate = subprocess.run(
         [
-            str(gatestats), "gate", "--policy", str(sequential / "policy.toml"),
-            "--baseline", str(work / "sequential" / "baseline"), "--candidate", str(work / "sequential" / "candidate"),
-            "-o", str(work / "sequential" / "verdict.json"),
+            str(gatestats), "gate", "--policy", str(policy), "--baseline", str(out / "baseline"),
+            "--candidate", str(out / "candidate"), "-o", str(verdict), "--markdown", str(out / "verdict.md"),
         ],
-        check=False, stdout=subprocess.DEVNULL,
+        check=False,
     )  # fmt: skip
-    if seq_gate.returncode not in VERDICT_EXITS:
-        raise SystemExit(seq_gate.returncode)
-    print(f"sequential verdict: {VERDICT_EXITS[seq_gate.returncode]} (gatestats gate exit {seq_gate.returncode})")
-    print(f"\nverdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); files in {work}")
+    if gate.returncode not in VERDICT_EXITS:
+        raise SystemExit(gate.returncode)
+    print("== report: the sequential verdict", flush=True)
+    _run(gatestats, "report", verdict, "--out", reports)
+    print(
+        f"sequential verdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); "
+        f"verdict {verdict}, summary {out / 'verdict.md'}",
+        flush=True,
+    )
 
 
 def system_tools(packages: tuple[str, ...] = ("bubblewrap", "chromium")) -> None:

@@ -262,3 +262,18 @@ def test_check_choice_refuses_a_word_outside_the_vocabulary_listing_the_choices(
     expected = f"--correction must be one of holm, bonferroni, hochberg, none (got {shown})"
     with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
         check_choice(value, GATE_CORRECTIONS, "--correction")
+
+
+def test_check_open_unit_returns_a_float_strictly_between_0_and_1() -> None:
+    assert vocabulary.check_open_unit(0.025, "alpha") == 0.025
+    assert type(vocabulary.check_open_unit(0.5, "share")) is float
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0, "0"), (1.0, "1.0"), (float("nan"), "nan"), (math.inf, "inf"), (True, "True"), ("0.1", "'0.1'")],
+)
+def test_check_open_unit_refuses_the_ends_nan_bools_and_strings_naming_the_argument(value: object, shown: str) -> None:
+    expected = f"alpha_pass: expected a number in (0, 1) (got {shown})"
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        vocabulary.check_open_unit(value, "alpha_pass")

@@ -62,6 +62,7 @@ __all__ = [
     "check_choice",
     "check_confidence_level",
     "check_n_resamples",
+    "check_open_unit",
     "check_seed",
     "final_attempts",
     "is_final_attempt",
@@ -417,6 +418,31 @@ def check_alpha(value: object, name: str = "alpha", *, upper: float = 0.5) -> fl
         Not a number (TypeError); outside (0, upper], or NaN (ValueError).
     """
     return _number_in(value, name, domain=f"in (0, {upper}]", inside=lambda level: 0 < level <= upper)
+
+
+def check_open_unit(value: object, name: str) -> float:
+    """Check a level, alpha or share of the sequential and drift statistics: a number in (0, 1).
+
+    Parameters
+    ----------
+    value, name
+        The number given and the argument's name, which starts the message
+        (``name: expected a number in (0, 1) (got ...)``).
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    ValueError
+        Not a number (a bool is not a number), or not strictly between 0 and 1 (NaN is not).
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        msg = f"{name}: expected a number in (0, 1) (got {value!r})"
+        raise ValueError(msg)
+    return float(value)
 
 
 def check_n_resamples(value: object, name: str = "n_resamples", *, minimum: int = 100) -> int:

@@ -104,3 +104,35 @@ def test_a_run_set_with_records_of_another_design_exits_1_and_nothing_runs(tmp_p
     assert (out / "candidate" / "records.jsonl").read_bytes() == records
     assert not (out / "baseline").exists()
     assert not (out / "sequential.json").exists()
+
+
+def test_a_hostile_rule_name_is_printed_as_text_not_markup_or_control_characters() -> None:
+    """A policy author's rule name like ``[/]`` or one with ESC crashed rich's markup parser or reached the terminal."""
+    from rich.console import Console
+
+    from gatestats.cli._sequential_run import _batch_line
+
+    hostile = "[/]bad\x1b[31mred\nline"
+    entry = {
+        "batch": 1,
+        "n_cases": 4,
+        "first": "baseline",
+        "rules": [
+            {
+                "row": hostile,
+                "estimate": 0.5,
+                "lower": 0.1,
+                "upper": 0.9,
+                "e_pass": 1.0,
+                "e_fail": 2.0,
+                "status": "undecided",
+            },
+            {"row": hostile, "status": "pass", "decided_at": 4},
+        ],
+    }
+    line = _batch_line(entry)
+    assert "\x1b" not in line
+    assert "\n" not in line
+    console = Console(record=True, width=400, soft_wrap=True)
+    console.print(line, highlight=False, markup=False)  # raised rich.errors.MarkupError before the fix
+    assert "[/]bad" in console.export_text()

@@ -114,6 +114,16 @@ def _failed(check: str, file: str, detail: str) -> VerifyCheck:
     return VerifyCheck(check=check, status="failed", file=file, detail=detail)
 
 
+def _passed(check: str, file: str, detail: str) -> VerifyCheck:
+    """A check of ``file`` that passed."""
+    return VerifyCheck(check=check, status="ok", file=file, detail=detail)
+
+
+def _skipped(check: str, file: str, detail: str) -> VerifyCheck:
+    """A check of ``file`` that could not be made here (the detail says why)."""
+    return VerifyCheck(check=check, status="skipped", file=file, detail=detail)
+
+
 def _differs(check: str, file: str, field: str, expected: Any, got: Any, detail: str, out: list[VerifyCheck]) -> bool:
     """Append a failed check when ``expected != got``; return whether it differed."""
     if expected == got and type(expected) is type(got):
@@ -138,7 +148,7 @@ def _verdict_itself(verdict: VerdictFile, out: list[VerifyCheck]) -> None:
         "the verdict's own digest does not match its content: the verdict was edited after it was written",
         out,
     ):
-        out.append(VerifyCheck(check="verdict digest", status="ok", file=file, detail=f"digest {recomputed} matches"))
+        out.append(_passed("verdict digest", file, f"digest {recomputed} matches"))
     # (field, expected, got, detail) of every consistency check, in the order they are reported.
     pairs: list[tuple[str, Any, Any, str]] = [
         (
@@ -167,11 +177,7 @@ def _verdict_itself(verdict: VerdictFile, out: list[VerifyCheck]) -> None:
     for field, expected, got, detail in pairs:
         bad |= _differs("verdict consistency", file, field, expected, got, detail, out)
     if not bad:
-        out.append(
-            VerifyCheck(
-                check="verdict consistency", status="ok", file=file, detail="exit code and policy digests agree"
-            )
-        )
+        out.append(_passed("verdict consistency", file, "exit code and policy digests agree"))
 
 
 def _signed_statement(
@@ -246,11 +252,10 @@ def _signature(verdict: VerdictFile, key: Ed25519PublicKey, envelope_path: Path,
         )
     if not bad:
         out.append(
-            VerifyCheck(
-                check="signature",
-                status="ok",
-                file=source,
-                detail=f"signed by key {key_id(key)}; the statement's subject is this verdict file's bytes",
+            _passed(
+                "signature",
+                source,
+                f"signed by key {key_id(key)}; the statement's subject is this verdict file's bytes",
             )
         )
 
@@ -260,14 +265,11 @@ def _policy(verdict: VerdictFile, override: Path | None, out: list[VerifyCheck])
     path = override if override is not None else Path(verdict.body["policy"]["path"])
     if not path.is_file():
         out.append(
-            VerifyCheck(
-                check="policy file",
-                status="skipped",
-                file=str(path),
-                detail=(
-                    "the policy file is not reachable here, so its bytes are not re-checked (the verdict and "
-                    "the run set's registration still name its digest; give --policy PATH to check it)"
-                ),
+            _skipped(
+                "policy file",
+                str(path),
+                "the policy file is not reachable here, so its bytes are not re-checked (the verdict and "
+                "the run set's registration still name its digest; give --policy PATH to check it)",
             )
         )
         return
@@ -279,7 +281,7 @@ def _policy(verdict: VerdictFile, override: Path | None, out: list[VerifyCheck])
     if not _differs(
         "policy file", str(path), "policy.digest", expected, got, "the policy file is not the verdict's policy", out
     ):
-        out.append(VerifyCheck(check="policy file", status="ok", file=str(path), detail=f"digest {got} matches"))
+        out.append(_passed("policy file", str(path), f"digest {got} matches"))
 
 
 def _read_manifest(path: Path) -> Mapping[str, Any]:
@@ -352,11 +354,10 @@ def check_registration_envelope(
     )
     if not bad:
         out.append(
-            VerifyCheck(
-                check="registration signature",
-                status="ok",
-                file=source,
-                detail=f"registration of {predicate.get('policy_digest')} signed by key {key_id(key)}",
+            _passed(
+                "registration signature",
+                source,
+                f"registration of {predicate.get('policy_digest')} signed by key {key_id(key)}",
             )
         )
     return out
@@ -398,12 +399,7 @@ def _registration(verdict: VerdictFile, key: Ed25519PublicKey | None, side: str,
         )
     if not bad:
         out.append(
-            VerifyCheck(
-                check="registration",
-                status="ok",
-                file=file,
-                detail=f"{side}: policy digest, registration time and run set id match the verdict",
-            )
+            _passed("registration", file, f"{side}: policy digest, registration time and run set id match the verdict")
         )
     if side != "candidate":
         return
@@ -414,7 +410,7 @@ def _registration(verdict: VerdictFile, key: Ed25519PublicKey | None, side: str,
             if envelope_path.exists()
             else "the registration is not signed (policy register --sign KEY)"
         )
-        out.append(VerifyCheck(check="registration signature", status="skipped", file=str(envelope_path), detail=why))
+        out.append(_skipped("registration signature", str(envelope_path), why))
         return
     out.extend(check_registration_envelope(root, key, manifest))
 
@@ -465,9 +461,7 @@ def _record_files(files: Sequence[Mapping[str, Any]], side: str, out: list[Verif
             "record file", file, "digest", item["digest"], digest, f"{side}: the record file's bytes changed", out
         )
         if not bad:
-            out.append(
-                VerifyCheck(check="record file", status="ok", file=file, detail=f"{side}: {digest}, {size} bytes")
-            )
+            out.append(_passed("record file", file, f"{side}: {digest}, {size} bytes"))
     return all_present
 
 
@@ -486,11 +480,8 @@ def _record_set(info: Mapping[str, Any], files: Sequence[Mapping[str, Any]], sid
     )
     if not bad:
         out.append(
-            VerifyCheck(
-                check="record set",
-                status="ok",
-                file=where,
-                detail=f"{side}: {records.n_records} records load and check (digest {records.digest})",
+            _passed(
+                "record set", where, f"{side}: {records.n_records} records load and check (digest {records.digest})"
             )
         )
 
@@ -539,7 +530,7 @@ def verify_verdict(
             if envelope_path.exists()
             else "the verdict is not signed (gate -o VERDICT --sign KEY); anyone can recompute its digest"
         )
-        out.append(VerifyCheck(check="signature", status="skipped", file=str(envelope_path), detail=why))
+        out.append(_skipped("signature", str(envelope_path), why))
     _policy(read, None if policy is None else Path(policy), out)
     for side in ("baseline", "candidate"):
         _registration(read, key, side, out)

@@ -20,98 +20,89 @@ from gatestats.cli._lazy import LazyCommand, LazyGroup
 
 __all__ = ["COMMANDS", "app", "main"]
 
-#: Every subcommand in the order ``--help`` lists it: where it lives and the first paragraph of its
-#: help (a command's docstring, a group's ``help``), which the listing shows without importing it.
+
+def _command(target: str, summary: str) -> LazyCommand:
+    """The subcommand at ``target``, ``module:attribute`` below ``gatestats.cli`` (entry-point notation)."""
+    module, _, attribute = target.partition(":")
+    return LazyCommand(module=f"gatestats.cli.{module}", attribute=attribute, summary=summary)
+
+
+#: Every subcommand in the order ``--help`` lists it: where it lives (``module:attribute``) and the
+#: first paragraph of its help (a command's docstring, a group's ``help``), which the listing shows
+#: without importing it.
 COMMANDS: dict[str, LazyCommand] = {
-    "run": LazyCommand(
-        module="gatestats.cli.run",
-        attribute="run_command",
-        summary="Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes.",
+    "run": _command(
+        "run:run_command",
+        "Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes.",
     ),
-    "analyze": LazyCommand(
-        module="gatestats.cli.analyze",
-        attribute="analyze_command",
-        summary="pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.",
+    "analyze": _command(
+        "analyze:analyze_command",
+        "pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.",
     ),
-    "validate": LazyCommand(
-        module="gatestats.cli.validate",
-        attribute="validate_command",
-        summary="Check record files (types, values, cross-field rules, duplicate keys); exit 1 on any defect.",
+    "validate": _command(
+        "validate:validate_command",
+        "Check record files (types, values, cross-field rules, duplicate keys); exit 1 on any defect.",
     ),
-    "compare": LazyCommand(
-        module="gatestats.cli.compare",
-        attribute="compare_command",
-        summary="Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.",
+    "compare": _command(
+        "compare:compare_command",
+        "Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.",
     ),
-    "plan": LazyCommand(
-        module="gatestats.cli.plan",
-        attribute="plan_command",
-        summary=(
-            "Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, "
-            "cases or trials."
-        ),
+    "plan": _command(
+        "plan:plan_command",
+        "Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, cases or trials.",
     ),
-    "calibrate": LazyCommand(
-        module="gatestats.cli.calibrate",
-        attribute="calibrate_command",
-        summary="Calibrate an LLM judge against human labels; optionally write the versioned calibration.",
+    "calibrate": _command(
+        "calibrate:calibrate_command",
+        "Calibrate an LLM judge against human labels; optionally write the versioned calibration.",
     ),
-    "cost": LazyCommand(
-        module="gatestats.cli.cost",
-        attribute="cost_command",
-        summary="Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.",
+    "cost": _command(
+        "cost:cost_command",
+        "Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.",
     ),
-    "gate": LazyCommand(
-        module="gatestats.cli.gate",
-        attribute="gate_command",
-        summary="Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY.",
+    "gate": _command(
+        "gate:gate_command",
+        "Decide pass / warn / fail / insufficient_evidence for CANDIDATE against BASELINE under POLICY.",
     ),
-    "report": LazyCommand(
-        module="gatestats.cli.report",
-        attribute="report_command",
-        summary="Build the release report of VERDICT as OUT/<release>/<next version>/ (never overwritten).",
+    "report": _command(
+        "report:report_command",
+        "Build the release report of VERDICT as OUT/<release>/<next version>/ (never overwritten).",
     ),
-    "verify": LazyCommand(
-        module="gatestats.cli.verify",
-        attribute="verify_command",
-        summary="Re-check VERDICT: its digest, signature, policy, registration and every record file it names.",
+    "verify": _command(
+        "verify:verify_command",
+        "Re-check VERDICT: its digest, signature, policy, registration and every record file it names.",
     ),
-    "promote": LazyCommand(
-        module="gatestats.cli.promote",
-        attribute="promote_command",
-        summary=(
-            "Write a proposed case from TRACE into SET/proposed/ (a person approves it with `gatestats cases approve`)."
-        ),
+    "promote": _command(
+        "promote:promote_command",
+        "Write a proposed case from TRACE into SET/proposed/ (a person approves it with `gatestats cases approve`).",
     ),
-    "correct": LazyCommand(
-        module="gatestats.cli.correct",
-        attribute="correct_command",
-        summary=(
-            "Run each case; on failure, give the reviser the deployable feedback and run its revision, until a stop."
-        ),
+    "correct": _command(
+        "correct:correct_command",
+        "Run each case; on failure, give the reviser the deployable feedback and run its revision, until a stop.",
     ),
-    "drift": LazyCommand(
-        module="gatestats.cli.drift",
-        attribute="drift_command",
-        summary="Test whether the stored baseline's outcomes moved on its re-run under today's infrastructure.",
+    "drift": _command(
+        "drift:drift_command",
+        "Test whether the stored baseline's outcomes moved on its re-run under today's infrastructure.",
     ),
-    "recovery": LazyCommand(
-        module="gatestats.cli.recovery",
-        attribute="recovery_command",
-        summary="Print recovery within r rounds, rounds and cost per accepted outcome of a correction loop.",
+    "recovery": _command(
+        "recovery:recovery_command",
+        "Print recovery within r rounds, rounds and cost per accepted outcome of a correction loop.",
     ),
-    "cases": LazyCommand(
-        module="gatestats.cli.cases",
-        attribute="app",
-        summary="The protected golden set: approvals, splits, versions.",
+    "cases": _command(
+        "cases:app",
+        "The protected golden set: approvals, splits, versions.",
     ),
-    "policy": LazyCommand(module="gatestats.cli.policy", attribute="app", summary="Check and register gate policies."),
-    "import": LazyCommand(
-        module="gatestats.cli.importing",
-        attribute="app",
-        summary="Import trial outcomes from other tools as run records (JSONL).",
+    "policy": _command(
+        "policy:app",
+        "Check and register gate policies.",
     ),
-    "key": LazyCommand(module="gatestats.cli.key", attribute="app", summary="Make signing keys (Ed25519, PEM)."),
+    "import": _command(
+        "importing:app",
+        "Import trial outcomes from other tools as run records (JSONL).",
+    ),
+    "key": _command(
+        "key:app",
+        "Make signing keys (Ed25519, PEM).",
+    ),
 }
 
 #: The application's settings, which typer passes down to every command.

@@ -9,7 +9,6 @@ for the judge's errors (clustered by ``--case``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gatestats.cli._common import echo_json
+
 if TYPE_CHECKING:
     from gatestats.judges import Proportion
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from gatestats.judges.multiclass import MulticlassAgreement
     from gatestats.judges.rated_inputs import RatedJudgments
 
-__all__ = ["BinaryView", "correct_production", "parse_aliases", "pass_classes", "run_multiclass"]
+__all__ = ["BinaryView", "MulticlassInput", "correct_production", "parse_aliases", "pass_classes", "run_multiclass"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,13 +47,44 @@ class BinaryView:
         }
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MulticlassInput:
+    """What the multi-class mode reads and how: the judgments file, its columns, the classes, the interval.
+
+    Attributes
+    ----------
+    judgments
+        The judge verdicts file.
+    fields, filters
+        The ``--map`` fields (``label=COL1+COL2``: one column per rater) and the ``--where`` filters.
+    classes, ordinal, positive, tie
+        The classes in order, an ordered scale, the (lowest) passing class and the tie class.
+    aliases, unparseable
+        Values read as a class, and verdict values meaning "could not parse".
+    method, confidence_level
+        The interval of the proportions and its level.
+    """
+
+    judgments: Path
+    fields: dict[str, str]
+    filters: dict[str, str]
+    classes: Sequence[str]
+    ordinal: bool
+    positive: str
+    tie: str | None
+    aliases: dict[str, str]
+    unparseable: Sequence[str]
+    method: Any
+    confidence_level: float
+
+
 def parse_aliases(items: Sequence[str]) -> dict[str, str]:
     """``VALUE=CLASS`` items (``--alias``) as a dict.
 
     Parameters
     ----------
     items
-        The ``--alias`` values.
+        The ``--alias`` values, each ``VALUE=CLASS`` (the option is repeatable).
 
     Returns
     -------
@@ -253,42 +285,26 @@ def _rater_docs(
     return {"raters": agreement.to_dict(), "judge_vs_raters": [p.to_dict() for p in judged]}
 
 
-def _read_labelled(
-    judgments: Path,
-    fields: dict[str, str],
-    filters: dict[str, str],
-    *,
-    classes: Sequence[str],
-    ordinal: bool,
-    tie: str | None,
-    aliases: dict[str, str],
-    unparseable: Sequence[str],
-) -> tuple[RatedJudgments, list[str | None]]:
+def _read_labelled(given: MulticlassInput) -> tuple[RatedJudgments, list[str | None]]:
     """The judgments read and each item's label (several raters: the majority label, ``None`` on a tie)."""
     from gatestats.judges.rated_inputs import read_rated_judgments
     from gatestats.judges.raters import rater_agreement
 
+    fields, classes = given.fields, given.classes
     raters = fields["label"].split("+")
     hint = (
         ""
-        if tie is not None or ordinal
+        if given.tie is not None or given.ordinal
         else " (a tie label needs a tie class: --classes ...,TIE --tie TIE --kind pairwise)"
     )
     read = read_rated_judgments(
-        judgments,
-        item=fields["item"],
-        raters=raters,
-        verdict=fields["verdict"],
-        classes=classes,
-        judge=fields.get("judge"),
-        aliases=aliases,
-        unparseable=unparseable,
-        where=filters,
+        given.judgments, item=fields["item"], raters=raters, verdict=fields["verdict"], classes=classes,
+        judge=fields.get("judge"), aliases=given.aliases, unparseable=given.unparseable, where=given.filters,
         hint=hint,
-    )
+    )  # fmt: skip
     if len(raters) > 1:
         return read, list(
-            rater_agreement(read.ratings, classes=classes, raters=raters, ordinal=ordinal).majority.labels
+            rater_agreement(read.ratings, classes=classes, raters=raters, ordinal=given.ordinal).majority.labels
         )
     return read, [r[0] for r in read.ratings]
 
@@ -316,37 +332,13 @@ def _judge_agreement(
     )
 
 
-def run_multiclass(
-    judgments: Path,
-    fields: dict[str, str],
-    filters: dict[str, str],
-    *,
-    classes: Sequence[str],
-    ordinal: bool,
-    positive: str,
-    tie: str | None,
-    aliases: dict[str, str],
-    unparseable: Sequence[str],
-    method: Any,
-    confidence_level: float,
-    as_json: bool,
-    correct: Path | None,
-    case: str | None,
-) -> None:
+def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | None, case: str | None) -> None:
     """Read, compute and print the multi-class calibration (and the correction).
 
     Parameters
     ----------
-    judgments
-        The judge verdicts file.
-    fields, filters
-        The ``--map`` fields (``label=COL1+COL2``: one column per rater) and the ``--where`` filters.
-    classes, ordinal, positive, tie
-        The classes in order, an ordered scale, the (lowest) passing class and the tie class.
-    aliases, unparseable
-        Values read as a class, and verdict values meaning "could not parse".
-    method, confidence_level
-        The interval of the proportions and its level.
+    given
+        The judgments file and how to read it.
     as_json
         Print one JSON object instead of tables.
     correct, case
@@ -359,38 +351,37 @@ def run_multiclass(
     RecordFileError
         A defect in an input file (file, line, field).
     """
-    _check_multiclass_options(fields, classes, tie)
-    passing = pass_classes(classes, positive, ordinal=ordinal)
-    read, labels = _read_labelled(
-        judgments, fields, filters, classes=classes, ordinal=ordinal, tie=tie, aliases=aliases, unparseable=unparseable
-    )
+    classes, ordinal, tie, level = given.classes, given.ordinal, given.tie, given.confidence_level
+    _check_multiclass_options(given.fields, classes, tie)
+    passing = pass_classes(classes, given.positive, ordinal=ordinal)
+    read, labels = _read_labelled(given)
     agreement = _judge_agreement(
-        labels, read.verdicts, classes=classes, ordinal=ordinal, method=method, level=confidence_level
+        labels, read.verdicts, classes=classes, ordinal=ordinal, method=given.method, level=level
     )
-    binary = _binary(labels, read.verdicts, passing, tie, confidence_level, method)
+    binary = _binary(labels, read.verdicts, passing, tie, level, given.method)
     correction = None if correct is None else correct_production(
-        correct, verdict=fields["verdict"], case=case, calibration=binary, classes=classes, passing=passing,
-        aliases=aliases, unparseable=unparseable, confidence_level=confidence_level,
+        correct, verdict=given.fields["verdict"], case=case, calibration=binary, classes=classes, passing=passing,
+        aliases=given.aliases, unparseable=given.unparseable, confidence_level=level,
     )  # fmt: skip
     doc: dict[str, Any] = {
         "schema": "gatestats.judge_multiclass.v1",
         "judge_model": read.judge_model,
         "classes": list(classes),
         "ordinal": ordinal,
-        "positive": positive,
+        "positive": given.positive,
         "pass_classes": [c for c in classes if c in passing],
         "tie": tie,
-        "aliases": aliases,
+        "aliases": given.aliases,
         "n_items": len(labels),
         "n_without_majority": sum(label is None for label in labels),
         "binary": binary.to_dict(),
         "multiclass": agreement.to_dict(),
-        **_rater_docs(read, classes=classes, ordinal=ordinal, confidence_level=confidence_level),
+        **_rater_docs(read, classes=classes, ordinal=ordinal, confidence_level=level),
         "correction": None if correction is None else correction.to_dict(),
         "sources": [read.source],
     }
     if as_json:
-        typer.echo(json.dumps(doc, allow_nan=False))
+        echo_json(doc)
         return
     console = Console(width=max(Console().width, 120))
     _render(doc, console)

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, Protocol, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, Protocol, TypeVar, cast, get_args
 
 import typer
 from rich.console import Console
@@ -22,10 +22,14 @@ __all__ = [
     "EXIT_USAGE",
     "BootstrapSeedOption",
     "ConfidenceLevelOption",
+    "Isolation",
+    "IsolationOption",
     "RecordFilesArgument",
     "ResamplesOption",
     "checked_bootstrap_options",
+    "checked_isolation",
     "checked_option",
+    "comma_separated",
     "echo_json",
     "fail",
     "print_result",
@@ -41,6 +45,9 @@ RecordFilesArgument = Annotated[list[Path], typer.Argument(help="Record files (.
 ConfidenceLevelOption = Annotated[float, typer.Option(help="Two-sided confidence level.")]
 ResamplesOption = Annotated[int, typer.Option(help="Bootstrap resamples.")]
 BootstrapSeedOption = Annotated[int, typer.Option(help="Seed of the case-level bootstrap (recorded).")]
+IsolationOption = Annotated[str, typer.Option("--isolation", help="auto | bwrap | none.")]
+#: The sandbox isolation of the commands that run trials (``run``, ``correct``), as the runner takes it.
+Isolation = Literal["auto", "bwrap", "none"]
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -81,6 +88,49 @@ def usage_error(message: str) -> typer.Exit:
         The exit (status 2) for the caller to raise.
     """
     return fail(message, code=EXIT_USAGE)
+
+
+def comma_separated(text: str) -> tuple[str, ...]:
+    """The items of a comma-separated option value, stripped, blank ones left out.
+
+    The options that take a list in one value read it so: ``--require-enforced``, ``--by``, ``--systems``.
+
+    Parameters
+    ----------
+    text
+        The option's value, e.g. ``"memory, disk"``.
+
+    Returns
+    -------
+    tuple of str
+        The items in order, e.g. ``("memory", "disk")``; empty for a blank value.
+    """
+    return tuple(item.strip() for item in text.split(",") if item.strip())
+
+
+def checked_isolation(isolation: str) -> Isolation:
+    """Check ``--isolation``: ``auto``, ``bwrap`` or ``none``, else a usage error (exit 2).
+
+    ``run`` and ``correct`` check it first, before any other option or file.
+
+    Parameters
+    ----------
+    isolation
+        The option's value.
+
+    Returns
+    -------
+    Isolation
+        The value, typed as the runner takes it.
+
+    Raises
+    ------
+    typer.Exit
+        The value is none of the three (the message printed).
+    """
+    if isolation not in get_args(Isolation):
+        raise usage_error(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+    return cast("Isolation", isolation)
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:

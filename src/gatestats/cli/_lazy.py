@@ -151,12 +151,14 @@ class LazyGroup(TyperGroup):
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The Commands section, as click writes it, from the summaries of the commands not imported yet.
 
+        A command already imported (or registered eagerly) is listed from its own help; a hidden one is not.
+
         Parameters
         ----------
         ctx
             The click context.
         formatter
-            The click help formatter written to.
+            Where the section is written.
         """
         commands = self.commands
         if not isinstance(commands, LazyCommands):  # pragma: no cover - set in __init__

@@ -12,14 +12,14 @@ policy). The verdict file is ``gatestats gate``'s, as for every run.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from gatestats.cli._common import fail, usage_error
+from gatestats._text import visible
+from gatestats.cli._common import comma_separated, usage_error
 
 if TYPE_CHECKING:
     from gatestats.sequential_run import SequentialRunOptions
@@ -46,13 +46,14 @@ def _batch_line(entry: Mapping[str, Any]) -> str:
     """One batch: its cases, which system ran first, each rule's estimate, bounds, e-values and status."""
     parts = []
     for rule in entry["rules"]:
+        row = visible(rule["row"])  # a rule name is the policy author's text: no control characters
         if "estimate" in rule:
             parts.append(
-                f"{rule['row']}: {_fmt(rule['estimate'])} [{_fmt(rule['lower'])}, {_fmt(rule['upper'])}] "
+                f"{row}: {_fmt(rule['estimate'])} [{_fmt(rule['lower'])}, {_fmt(rule['upper'])}] "
                 f"e_pass {_fmt(rule['e_pass'])} e_fail {_fmt(rule['e_fail'])} → {rule['status']}"
             )
         else:
-            parts.append(f"{rule['row']}: {rule['status']} at {rule['decided_at']} cases")
+            parts.append(f"{row}: {rule['status']} at {rule['decided_at']} cases")
     return f"batch {entry['batch']}: {entry['n_cases']} cases ({entry['first']} first); " + "; ".join(parts)
 
 
@@ -91,7 +92,7 @@ def _options(given: Mapping[str, Any], make: type[SequentialRunOptions]) -> Sequ
         candidate_parts={k: v for k, v in parts.items() if v is not None},
         infra_retries=given["infra_retries"],
         isolation=given["isolation"],
-        require_enforced=tuple(x.strip() for x in given["require_enforced"].split(",") if x.strip()),
+        require_enforced=comma_separated(given["require_enforced"]),
     )
 
 
@@ -108,7 +109,7 @@ def run_sequential(given: Mapping[str, Any]) -> None:
     typer.Exit
         1 on invalid input, 2 on a usage error.
     """
-    from gatestats.cli.run import _TrialBar  # the same bar as `gatestats run`, at the call
+    from gatestats.cli._trial_bar import TrialBar, run_with_bar  # the same bar as `gatestats run`
     from gatestats.errors import GatestatsError
     from gatestats.gate import PolicyError
     from gatestats.sequential_run import (  # heavy: imported when the command runs
@@ -133,27 +134,22 @@ def run_sequential(given: Mapping[str, Any]) -> None:
         for entry in document["batches"]:
             if entry["batch"] not in seen:
                 seen.add(entry["batch"])
-                out.print(_batch_line(entry), highlight=False)
+                out.print(_batch_line(entry), highlight=False, markup=False)
 
-    bar = _TrialBar(console)
-    try:
-        name = given["executor"]
-        make_executor(name, workers=given["workers"], address=given["address"])  # an unknown one: before any run
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                result = run_until_decided(
-                    options,
-                    executor=lambda: make_executor(name, workers=given["workers"], address=given["address"]),
-                    on_batch=on_batch,
-                    on_trial=bar,
-                )
-            finally:
-                bar.stop()
-        for warning in caught:
-            console.print(f"warning: {warning.message}", highlight=False)
-    except (OptionError, NotSequentialError, PolicyError) as exc:
-        raise usage_error(str(exc)) from None
-    except (CaseError, RunSetError, SandboxError, GatestatsError, ValueError, OSError) as exc:
-        raise fail(str(exc)) from None
-    out.print(_stop_line(result.document, given["out"], given["policy"]), highlight=False)
+    bar = TrialBar(console)
+    name, workers, address = given["executor"], given["workers"], given["address"]
+    result = run_with_bar(  # the executor made first only checks the option: each batch makes its own
+        lambda _: run_until_decided(
+            options,
+            executor=lambda: make_executor(name, workers=workers, address=address),
+            on_batch=on_batch,
+            on_trial=bar,
+        ),
+        bar,
+        executor=name,
+        workers=workers,
+        address=address,
+        usage=(OptionError, NotSequentialError, PolicyError),
+        invalid=(CaseError, RunSetError, SandboxError, GatestatsError, ValueError, OSError),
+    )
+    out.print(_stop_line(result.document, given["out"], given["policy"]), highlight=False, markup=False)

@@ -33,7 +33,7 @@ def parse_ks(text: str) -> list[int]:
     Parameters
     ----------
     text
-        The ``--k`` option's value.
+        The ``--k`` option's value: comma-separated integers and ``low-high`` ranges.
 
     Returns
     -------

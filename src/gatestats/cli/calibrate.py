@@ -11,7 +11,13 @@ from rich.console import Console
 from rich.table import Table
 
 from gatestats._digest import digest_file, digest_text
-from gatestats.cli._calibrate_classes import correct_production, parse_aliases, render_correction, run_multiclass
+from gatestats.cli._calibrate_classes import (
+    MulticlassInput,
+    correct_production,
+    parse_aliases,
+    render_correction,
+    run_multiclass,
+)
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
 from gatestats.vocabulary import check_choice, check_confidence_level
 
@@ -197,8 +203,7 @@ def calibrate_command(
     judgments, labels
         The judge verdicts file and, optionally, a separate labelled set.
     mapping, where, unparseable
-        ``--map`` (field = column), ``--where`` filters and the unparseable verdict values: see
-        :func:`gatestats.judges.read_judgments`.
+        ``--map`` (field = column), ``--where`` filters, unparseable values: :func:`gatestats.judges.read_judgments`.
     positive, negative, tie, kind, swapped_coding, interval, confidence_level
         The options of :func:`gatestats.judges.calibrate` (``interval``: its ``method``).
     judge_model, rubric, rubric_version
@@ -223,11 +228,12 @@ def calibrate_command(
         raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     if multiclass is not None:
-        run_multiclass(
-            judgments, fields, filters, classes=multiclass, ordinal=ordinal,
+        given = MulticlassInput(
+            judgments=judgments, fields=fields, filters=filters, classes=multiclass, ordinal=ordinal,
             positive=positive, tie=tie, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
-            method=method, confidence_level=confidence_level, as_json=as_json, correct=correct, case=case,
+            method=method, confidence_level=confidence_level,
         )  # fmt: skip
+        run_multiclass(given, as_json=as_json, correct=correct, case=case)
         return
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     judged = read_judgments(

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
 
-from gatestats.cli._common import RecordFilesArgument, ResamplesOption, checked_option, echo_json, reports_errors
+from gatestats.cli._common import (
+    RecordFilesArgument,
+    ResamplesOption,
+    checked_option,
+    comma_separated,
+    print_result,
+    reports_errors,
+)
 from gatestats.vocabulary import (
     CORRECTIONS,
     Alternative,
@@ -130,7 +138,7 @@ def render_many(result: MultipleComparison, console: Console) -> None:
     Parameters
     ----------
     result
-        The comparisons.
+        The comparisons, their p-values adjusted by the family's correction.
     console
         Where to print.
     """
@@ -242,21 +250,18 @@ def compare_command(
     from gatestats.records import load_records
 
     frame = load_records(records)
-    console = Console(width=max(Console().width, 120))
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
-        if as_json:
-            echo_json(result.to_dict(), records)
-        else:
-            render_comparison(result, console, show=show)
+        draw = functools.partial(render_comparison, show=show)
+        print_result(result, records, as_json=as_json, render=draw, width=120)
         return
-    names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
+    names = None if systems is None else comma_separated(systems)
     family: ComparisonFamily = "all_pairs" if all_pairs else "vs_baseline"
     many = compare_many(frame, family=family, baseline=vs_baseline, systems=names, correction=chosen, **options)
     if as_json:
         typer.echo(json.dumps(many.to_dict(), allow_nan=False))
     else:
-        render_many(many, console)
+        render_many(many, Console(width=max(Console().width, 120)))
 
 
 def _options(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from gatestats.cli._common import fail, usage_error
+from gatestats.cli._common import IsolationOption, checked_isolation, fail, usage_error
 from gatestats.errors import InsufficientEvidenceError
 from gatestats_runner.correction import CorrectionOptions, CorrectionSummary, run_correction
 from gatestats_runner.launch import CaseError, OptionError, RunSetError, SandboxError
@@ -78,7 +78,7 @@ def correct_command(
     trials: Annotated[int, typer.Option("--trials", help="Trials per round (k).")] = 1,
     reviser_timeout: Annotated[float, typer.Option("--reviser-timeout", help="Seconds per reviser call.")] = 600.0,
     infra_retries: Annotated[int, typer.Option("--infra-retries", help="Retries of an infra_error trial.")] = 2,
-    isolation: Annotated[str, typer.Option("--isolation", help="auto | bwrap | none.")] = "auto",
+    isolation: IsolationOption = "auto",
     resume: Annotated[bool, typer.Option("--resume", help="Continue a killed loop from its journal.")] = False,
 ) -> None:
     """Run each case; on failure, give the reviser the deployable feedback and run its revision, until a stop.
@@ -102,22 +102,12 @@ def correct_command(
     typer.Exit
         1 on invalid input, 2 on a usage error.
     """
-    if isolation not in {"auto", "bwrap", "none"}:
-        raise usage_error(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+    mode = checked_isolation(isolation)
     options = CorrectionOptions(
-        cases=cases,
-        candidate=candidate,
-        reviser=reviser_argv(reviser),
-        out=out,
-        max_rounds=max_rounds,
-        budget_usd=budget_usd,
-        budget_seconds=budget_seconds,
-        trials=trials,
-        reviser_timeout=reviser_timeout,
-        infra_retries=infra_retries,
-        resume=resume,
-        isolation=isolation,  # type: ignore[arg-type]
-    )
+        cases=cases, candidate=candidate, reviser=reviser_argv(reviser), out=out, max_rounds=max_rounds,
+        budget_usd=budget_usd, budget_seconds=budget_seconds, trials=trials, reviser_timeout=reviser_timeout,
+        infra_retries=infra_retries, resume=resume, isolation=mode,
+    )  # fmt: skip
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     try:
         summary = run_correction(options, progress=lambda event: _step(err, event))

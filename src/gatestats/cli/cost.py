@@ -16,6 +16,7 @@ from gatestats.cli._common import (
     RecordFilesArgument,
     ResamplesOption,
     checked_bootstrap_options,
+    comma_separated,
     print_result,
     reports_errors,
 )
@@ -183,7 +184,7 @@ def cost_command(
     typer.BadParameter
         An invalid option (exit 2).
     """
-    columns = tuple(part.strip() for part in by.split(",") if part.strip())
+    columns = comma_separated(by)
     if not columns:
         msg = f"expected one or more column names, comma-separated (got {by!r})"
         raise typer.BadParameter(msg, param_hint="--by")

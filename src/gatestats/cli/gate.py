@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from gatestats.gate import Verdict
+    from gatestats.gate.bindings import SequentialBinding
     from gatestats.gate.graders import GoldenFindings
 
 __all__ = ["gate_command", "write_outputs"]
@@ -75,6 +76,8 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
             r.decision,
         )
     console.print(table)
+    if verdict.sequential is not None:
+        _render_sequential(verdict.sequential, console)
     for s in verdict.severe_slices:
         console.print(
             f"severe slice {_term(s.slice)}: {s.n_passed}/{s.n_trials} trials passed over {s.n_cases} cases: "
@@ -86,6 +89,18 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         f"fail→pass {len(verdict.flips_fail_to_pass)} ({_case_ids(verdict.flips_fail_to_pass)})",
         highlight=False,
     )
+
+
+def _render_sequential(binding: SequentialBinding, console: Console) -> None:
+    """The sequential stop: where, each rule row's e-values against their levels, the trials saved, the guarantee."""
+    from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
+
+    console.print(f"sequential: {stop_text(binding, escape=_term)}", highlight=False)
+    for rule in binding.rules:
+        s = rule_stop(rule)
+        console.print(f"  {_term(s.row)}: {s.status}; e_pass {s.e_pass}, e_fail {s.e_fail}", highlight=False)
+    console.print(f"  trials: {trials_text(binding)}", highlight=False)
+    console.print(f"  {guarantee_text(binding)}", highlight=False)
 
 
 def _case_ids(labels: tuple[str, ...]) -> str:

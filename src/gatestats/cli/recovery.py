@@ -95,6 +95,16 @@ def _num(value: float | None, fmt: str) -> str:
     return "undefined" if value is None else format(value, fmt)
 
 
+def _recovery(entry: dict[str, Any]) -> str:
+    """Recovered of failed first, the rate and its interval; or why the rate is undefined."""
+    if entry["rate"] is None:
+        return f"undefined ({entry['reason']})"
+    return (
+        f"{entry['recovered']} of {entry['failed_first']} = {entry['rate']:.1%} "
+        f"[{entry['low']:.1%}, {entry['high']:.1%}]"
+    )
+
+
 def _lines(report: dict[str, Any]) -> list[str]:
     level = f"{report['confidence_level']:.0%}"
     lines = [
@@ -103,21 +113,16 @@ def _lines(report: dict[str, Any]) -> list[str]:
         f"{report['blocked']})",
         f"recovery (fail -> pass within r rounds; {level} Wilson interval over cases):",
     ]
-    for entry in report["recovery"]:
-        if entry["rate"] is None:
-            lines.append(f"  r = {entry['within']}: undefined ({entry['reason']})")
-        else:
-            lines.append(
-                f"  r = {entry['within']}: {entry['recovered']} of {entry['failed_first']} = {entry['rate']:.1%} "
-                f"[{entry['low']:.1%}, {entry['high']:.1%}]"
-            )
-    if report["rounds_per_accepted"] is None:
-        lines.append(f"rounds per accepted outcome: undefined ({report['per_accepted_reason']})")
-    else:
-        lines.append(
-            f"rounds per accepted outcome: {report['rounds_run']} / {report['accepted']} = "
-            f"{report['rounds_per_accepted']:.2f}"
+    lines += [f"  r = {entry['within']}: {_recovery(entry)}" for entry in report["recovery"]]
+    rounds = report["rounds_per_accepted"]
+    lines.append(
+        "rounds per accepted outcome: "
+        + (
+            f"undefined ({report['per_accepted_reason']})"
+            if rounds is None
+            else f"{report['rounds_run']} / {report['accepted']} = {rounds:.2f}"
         )
+    )
     for name, key in (("with correction (every round and reviser call)", "with_correction"),
                       ("without correction (round 0 only)", "without_correction")):  # fmt: skip
         cost = report[key]

@@ -11,71 +11,21 @@ to install it); 3 the run set is incomplete (interrupted).
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from gatestats.cli._baseline import check_baseline_options, run_baseline
-from gatestats.cli._common import fail, usage_error
-from gatestats_runner.baseline import BaselineSampleOptions
-from gatestats_runner.launch import (
-    CaseError,
-    OptionError,
-    RunSetError,
-    RunSetOptions,
-    RunSetSummary,
-    SandboxError,
-    make_executor,
-    run_run_set,
-)
-from gatestats_runner.launch import Progress as TrialProgress
+from gatestats.cli._baseline import check_baseline_options
+from gatestats.cli._common import IsolationOption, checked_isolation, comma_separated, usage_error
+from gatestats.cli._trial_bar import TrialBar, run_with_bar
+from gatestats_runner.baseline import BaselineSampleOptions, run_baseline_sample
+from gatestats_runner.launch import RunSetOptions, RunSetSummary, run_run_set
 
 __all__ = ["EXIT_INCOMPLETE", "run_command"]
 
 EXIT_INCOMPLETE = 3
-
-
-class _TrialBar:
-    """The progress bar, started by the runner's first progress report (sent once work starts), never before."""
-
-    def __init__(self, console: Console) -> None:
-        self._console = console
-        self._bar: Progress | None = None
-        self._task: TaskID | None = None
-
-    def __call__(self, p: TrialProgress) -> None:
-        if self._bar is None or self._task is None:
-            self._bar = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[counts]}"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=self._console,
-                transient=False,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("trials", total=p.total, counts="")
-        counts = " ".join(f"{k}={v}" for k, v in sorted(p.counts.items()))
-        self._bar.update(self._task, total=p.total, completed=p.done, counts=counts)
-
-    def stop(self) -> None:
-        """Stop the bar (its last state stays on screen) if it was started."""
-        if self._bar is not None:
-            self._bar.stop()
 
 
 _CandidateOption = Annotated[
@@ -134,7 +84,7 @@ def run_command(
     tools_digest: Annotated[str | None, typer.Option("--tools-digest", help="System part.")] = None,
     orchestration_version: Annotated[str | None, typer.Option("--orchestration-version", help="System part.")] = None,
     infra_retries: Annotated[int, typer.Option("--infra-retries", min=0, help="Retries of an infra_error.")] = 2,
-    isolation: Annotated[str, typer.Option("--isolation", help="auto | bwrap | none.")] = "auto",
+    isolation: IsolationOption = "auto",
     require_enforced: _RequireEnforcedOption = "",
     policy: _PolicyOption = None,
     policy_digest: _PolicyDigestOption = None,
@@ -169,8 +119,7 @@ def run_command(
     typer.Exit
         1 on invalid input, 2 on a usage error, 3 when the run set is incomplete.
     """
-    if isolation not in {"auto", "bwrap", "none"}:
-        raise usage_error(f"--isolation: expected auto, bwrap or none (got {isolation!r})")
+    mode = checked_isolation(isolation)
     if until_decided or baseline is not None:
         _run_until_decided(locals())
         return
@@ -180,21 +129,21 @@ def run_command(
     if candidate is None or trials is None:
         raise usage_error(f"{'--candidate' if candidate is None else '--trials'}: required")
     options = RunSetOptions(
-        cases=cases,
-        candidate=candidate,
-        out=out,
-        trials=trials,
-        resume=resume,
-        system=system,
+        cases=cases, candidate=candidate, out=out, trials=trials, resume=resume, system=system,
         system_parts=_system_parts(model_id, prompt_version, tools_digest, orchestration_version),
-        infra_retries=infra_retries,
-        isolation=isolation,  # type: ignore[arg-type]
-        require_enforced=tuple(x.strip() for x in require_enforced.split(",") if x.strip()),
-        policy_digest=_policy_digest(policy, policy_digest),
-        prepare_only=prepare,
-    )
+        infra_retries=infra_retries, isolation=mode,
+        require_enforced=comma_separated(require_enforced),
+        policy_digest=_policy_digest(policy, policy_digest), prepare_only=prepare,
+    )  # fmt: skip
     console = Console(stderr=True, soft_wrap=True)
-    summary = _run(options, console, executor=executor, workers=workers, address=address)
+    bar = TrialBar(console)
+    summary = run_with_bar(
+        lambda runner: run_run_set(options, executor=runner, progress=bar),
+        bar,
+        executor=executor,
+        workers=workers,
+        address=address,
+    )
     _print_summary(summary, console, prepare=prepare)
 
 
@@ -218,22 +167,16 @@ def _run_baseline_sample(given: dict[str, Any]) -> None:
     decided["--system"] = None if given["system"] == "candidate" else given["system"]
     check_baseline_options(baseline_sample=given["baseline_sample"], against=given["against"], decided=decided)
     options = BaselineSampleOptions(
-        cases=given["cases"],
-        stored=given["against"],
-        out=given["out"],
-        n=given["baseline_sample"],
-        seed=given["seed"],
-        candidate=given["candidate"],
-        resume=given["resume"],
-        infra_retries=given["infra_retries"],
-        isolation=given["isolation"],
-        require_enforced=tuple(x.strip() for x in given["require_enforced"].split(",") if x.strip()),
-    )
+        cases=given["cases"], stored=given["against"], out=given["out"], n=given["baseline_sample"],
+        seed=given["seed"], candidate=given["candidate"], resume=given["resume"],
+        infra_retries=given["infra_retries"], isolation=given["isolation"],
+        require_enforced=comma_separated(given["require_enforced"]),
+    )  # fmt: skip
     console = Console(stderr=True, soft_wrap=True)
-    summary = run_baseline(
-        options,
-        console,
-        _TrialBar(console),
+    bar = TrialBar(console)
+    summary = run_with_bar(
+        lambda runner: run_baseline_sample(options, executor=runner, progress=bar),
+        bar,
         executor=given["executor"],
         workers=given["workers"],
         address=given["address"],
@@ -253,28 +196,6 @@ def _policy_digest(policy: Path | None, policy_digest: str | None) -> str | None
         return load_policy(policy).digest
     except PolicyError as exc:
         raise usage_error(str(exc)) from None
-
-
-def _run(
-    options: RunSetOptions, console: Console, *, executor: str, workers: int | None, address: str | None
-) -> RunSetSummary:
-    """Run the run set with a progress bar; the runner's warnings are printed after it, its errors become exits."""
-    bar = _TrialBar(console)
-    try:
-        runner = make_executor(executor, workers=workers, address=address)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                summary = run_run_set(options, executor=runner, progress=bar)
-            finally:
-                bar.stop()
-        for warning in caught:
-            console.print(f"warning: {warning.message}", highlight=False)
-    except OptionError as exc:  # a value no run can have: a usage error, as in `python -m gatestats_runner`
-        raise usage_error(str(exc)) from None
-    except (CaseError, RunSetError, SandboxError, ValueError, ImportError, OSError) as exc:
-        raise fail(str(exc)) from None
-    return summary
 
 
 def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gatestats.gate._typed import to_json
+from gatestats.sequential.decide import SequencePoint
 from gatestats.vocabulary import GateCorrection, Outcome
 
 __all__ = [
@@ -288,22 +289,16 @@ class FailureClassCount(_Json):
     cases: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SequencePointBinding(_Json):
-    """One rule's sequence after one batch: the running estimate, the confidence-sequence bounds, both e-values."""
-
-    n_cases: int
-    estimate: float
-    lower: float
-    upper: float
-    e_pass: float
-    e_fail: float
+#: One rule's sequence after one batch: the running estimate, the confidence-sequence bounds, both
+#: e-values (capped at 1e300), bound as the sequential decision made it.
+SequencePointBinding = SequencePoint
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SequentialRulePath(_Json):
     """One rule row of a sequential gate: its decision, where it was made, and its path over the batches.
 
+    Every field but ``row`` is the :class:`gatestats.sequential.SequentialDecision`'s of the same name.
     ``status`` is the sequence's own (``undecided`` until a side crosses); the row's decision in
     ``rules`` adds the rule's action. ``boundary`` is the level the values are compared with (a
     threshold, or minus the margin for a paired difference); ``alpha_pass`` and ``alpha_fail`` are

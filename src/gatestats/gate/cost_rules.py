@@ -24,7 +24,7 @@ from gatestats.cost import cost_per_accepted, cost_ratio
 from gatestats.errors import GatestatsError
 from gatestats.gate.bindings import CostSummary
 from gatestats.gate.policy import Policy, Rule
-from gatestats.gate.rules import RuleEvidence, bisect_pvalue, rule_result
+from gatestats.gate.rules import RuleEvidence, interval_pvalues, rule_result
 from gatestats.gate.verdict import RuleResult
 
 __all__ = ["cost_rows"]
@@ -80,15 +80,7 @@ def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, c
         ci = est.confidence_interval(1 - 2 * alpha)
         return ci.ci_low, ci.ci_high
 
-    def within(alpha: float) -> bool:
-        high = bounds(alpha)[1]
-        return high is not None and high < threshold
-
-    def above(alpha: float) -> bool:
-        low = bounds(alpha)[0]
-        return low is not None and low > threshold
-
-    p_within, p_above = bisect_pvalue(within), bisect_pvalue(above)
+    p_above, p_within = interval_pvalues(bounds, threshold)
     return RuleEvidence(
         kind="cost_threshold",
         observed=est.estimate,

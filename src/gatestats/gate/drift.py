@@ -37,6 +37,7 @@ from gatestats.errors import RecordFileError
 from gatestats.gate.recordset import RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
 from gatestats.paired.mcnemar import mcnemar_test, min_discordant_for
+from gatestats.vocabulary import check_open_unit
 from gatestats_runner.baseline import BASELINE_SAMPLE_FORMAT
 
 __all__ = ["BASELINE_SAMPLE_FORMAT", "DriftResult", "baseline_drift", "drift_counts", "drift_decision", "drift_test"]
@@ -104,13 +105,6 @@ class DriftResult:
             "pvalue": self.pvalue,
             "rerun_infra_errors": self.rerun_infra_errors,
         }
-
-
-def _check_alpha(alpha: float) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0.0 < float(alpha) < 1.0:
-        msg = f"alpha: expected a number in (0, 1) (got {alpha!r})"
-        raise ValueError(msg)
-    return float(alpha)
 
 
 def drift_counts(
@@ -230,7 +224,7 @@ def drift_test(
     ValueError
         ``alpha`` out of range.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     stored_set = stored if isinstance(stored, RecordSet) else load_record_set(Path(stored))
     rerun_set = rerun if isinstance(rerun, RecordSet) else load_record_set(Path(rerun))
     sample = _sample_of(stored_set, rerun_set)
@@ -302,7 +296,7 @@ def drift_decision(
         ``(status, p-value or None, cases needed)``: ``insufficient_evidence`` (p None) when fewer
         than the cases needed were compared, else ``moved`` when ``p <= alpha``, else ``stable``.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     needed = min_discordant_for(alpha, alternative="two-sided")
     if n_compared < needed:
         return "insufficient_evidence", None, needed

@@ -22,7 +22,7 @@ Order of decision (documented in the README, "Gate"):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -321,14 +321,7 @@ def _judge_checks(
                 raise GatestatsError(msg)
             if isinstance(calibrations, str):
                 raise GatestatsError(calibrations)
-            jp = JudgePolicy(
-                judge_model=req.judge_model,
-                rubric_digest=req.rubric_digest,
-                max_false_pass_rate=req.max_false_pass_rate,
-                max_false_fail_rate=req.max_false_fail_rate,
-                max_flip_rate=req.max_flip_rate,
-                criterion=req.criterion,
-            )
+            jp = JudgePolicy(**{f.name: getattr(req, f.name) for f in fields(JudgePolicy)})  # the policy's limits
             eligibility = judge_eligibility(candidate, calibrations=calibrations, policies={name: jp})
         except (GatestatsError, ValueError, OSError) as exc:
             checks.append(

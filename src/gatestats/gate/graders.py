@@ -11,22 +11,16 @@ changed them and who approved the version in force (docs/gate.md, "The grader in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from gatestats.gate.policy import Policy
 from gatestats.gate.verdict import CheckResult
+from gatestats.golden.checks import Finding
 
 __all__ = ["GoldenFindings", "GraderFinding", "grader_checks"]
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GraderFinding:
-    """One case whose grader is not the approved one: the case, what kind, and who changed what."""
-
-    case_id: str
-    kind: str
-    message: str
-
+#: One case whose grader is not the approved one: the golden set's own finding (the case, what kind,
+#: and who changed what), as :func:`gatestats.golden.check_graders` returns it.
+GraderFinding = Finding
 
 #: The findings of the policy's golden set against the candidate's run, or why they could not be read.
 GoldenFindings = Sequence[GraderFinding] | str

@@ -454,19 +454,16 @@ def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
         raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=line, message=f"not TOML: {exc}")]) from None
 
 
-def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) -> Policy:
-    """The policy the parsed TOML ``raw`` describes (every problem found is raised at once)."""
-    r.known(raw, (), _TOP)
+def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The top-level values of the parsed TOML ``raw`` by :class:`Policy` field (problems recorded in key order)."""
     fmt = r.get(raw, (), "format", str, required=True)
     if fmt is not None and fmt != POLICY_FORMAT:
         r.problem(("format",), f"expected {POLICY_FORMAT!r} (got {fmt!r})")
-    name = r.get(raw, (), "name", str, required=True)
-    version = r.get(raw, (), "version", str, required=True)
-    description = r.get(raw, (), "description", str)
-    k = r.integer(raw, (), "k", *_range("k"), required=True)
-    min_cases = r.integer(raw, (), "min_cases", *_range("min_cases"), required=True)
-    min_trials = r.integer(raw, (), "min_trials", *_range("min_trials"), required=True)
-    max_infra = r.get(raw, (), "max_infra_error_rate", float, required=True)
+    top: dict[str, Any] = {key: r.get(raw, (), key, str, required=True) for key in ("name", "version")}
+    top["description"] = r.get(raw, (), "description", str)
+    for key in ("k", "min_cases", "min_trials"):
+        top[key] = r.integer(raw, (), key, *_range(key), required=True)
+    max_infra = top["max_infra_error_rate"] = r.get(raw, (), "max_infra_error_rate", float, required=True)
     if max_infra is not None and not 0 <= max_infra < 1:
         r.problem(("max_infra_error_rate",), f"expected a number in [0, 1) (got {max_infra!r})")
     on_ie = r.get(raw, (), "on_insufficient_evidence", str, required=True)
@@ -475,51 +472,38 @@ def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) ->
             ("on_insufficient_evidence",),
             f"expected 'block' (got {on_ie!r}): insufficient evidence never passes a gate",
         )
-    multiplicity = r.choice(raw, (), "multiplicity", _MULTIPLICITY, default="holm")
-    confidence_level = r.number(raw, (), "confidence_level", *_range("confidence_level"), default=0.95)
-    seed = r.integer(raw, (), "seed", *_range("seed")) if "seed" in raw else 0
-    severe = r.strings(raw, (), "severe_slices")
-    max_cost = r.number(raw, (), "max_cost_increase", *_range("max_cost_increase"))
-    case_set_version = r.get(raw, (), "case_set_version", str)
-    require_checksums = r.get(raw, (), "require_checksums", bool, default=True)
-    golden_set = _golden_set(r, raw, path)
-    baseline = _system(r, raw, "baseline", required=True)
-    candidate = _system(r, raw, "candidate", required=False)
+    top["on_insufficient_evidence"] = "block"
+    top["multiplicity"] = r.choice(raw, (), "multiplicity", _MULTIPLICITY, default="holm")
+    top["confidence_level"] = r.number(raw, (), "confidence_level", *_range("confidence_level"), default=0.95)
+    top["seed"] = r.integer(raw, (), "seed", *_range("seed")) if "seed" in raw else 0
+    top["severe_slices"] = r.strings(raw, (), "severe_slices")
+    top["max_cost_increase"] = r.number(raw, (), "max_cost_increase", *_range("max_cost_increase"))
+    top["case_set_version"] = r.get(raw, (), "case_set_version", str)
+    top["require_checksums"] = r.get(raw, (), "require_checksums", bool, default=True)
+    top["golden_set"] = _golden_set(r, raw, path)
+    return top
+
+
+def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) -> Policy:
+    """The policy the parsed TOML ``raw`` describes (every problem found is raised at once)."""
+    r.known(raw, (), _TOP)
+    top = _top_values(r, raw, path)
+    k, min_cases, min_trials, severe = top["k"], top["min_cases"], top["min_trials"], top["severe_slices"]
+    sides: dict[str, Any] = {
+        side: _system(r, raw, side, required=side == "baseline") for side in ("baseline", "candidate")
+    }
     cost = _cost(r, raw)
     judges = _judges(r, raw, path)
-    rules = _rules(r, raw, k, severe, judges)
+    rules = tuple(_rules(r, raw, k, severe, judges))
     sequential = _sequential(r, raw, min_cases=min_cases, min_trials=min_trials)
     if min_trials is not None and k is not None and min_trials < k:
         r.problem(("min_trials",), f"must be at least k = {k} (got {min_trials}): pass^k needs k valid trials")
-    if not raw.get("rules") and not severe and max_cost is None:
+    if not raw.get("rules") and not severe and top["max_cost_increase"] is None:
         r.problem(("rules",), "the policy decides nothing: give at least one rule, severe slice or max_cost_increase")
     if r.problems:
         raise PolicyError(r.problems)
     return Policy(
-        path=path,
-        digest=digest,
-        name=name,
-        version=version,
-        description=description,
-        baseline=baseline,
-        candidate=candidate,
-        k=k,
-        min_cases=min_cases,
-        min_trials=min_trials,
-        max_infra_error_rate=max_infra,
-        multiplicity=multiplicity,
-        on_insufficient_evidence="block",
-        confidence_level=confidence_level,
-        seed=seed,
-        severe_slices=severe,
-        max_cost_increase=max_cost,
-        case_set_version=case_set_version,
-        cost=cost,
-        rules=tuple(rules),
-        judges=judges,
-        require_checksums=require_checksums,
-        golden_set=golden_set,
-        sequential=sequential,
+        path=path, digest=digest, **top, **sides, cost=cost, rules=rules, judges=judges, sequential=sequential
     )
 
 

@@ -36,12 +36,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._search import fewest
 from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
@@ -51,7 +52,16 @@ from gatestats.paired.pairing import build_case_table, pair_table
 from gatestats.paired.trials import unit_sums
 from gatestats.vocabulary import Metric
 
-__all__ = ["RuleEvidence", "bisect_pvalue", "paired_evidence", "rule_result", "threshold_evidence"]
+__all__ = [
+    "Bounds",
+    "RuleEvidence",
+    "bisect_pvalue",
+    "interval_pvalues",
+    "paired_evidence",
+    "rule_result",
+    "rule_row",
+    "threshold_evidence",
+]
 
 Kind = Literal["threshold", "paired", "cost_threshold", "cost_increase"]
 
@@ -155,12 +165,45 @@ def bisect_pvalue(excludes: Callable[[float], bool]) -> float:
     return hi
 
 
+#: An interval's ``(low, high)``, each end ``None`` where there is none.
+Bounds: TypeAlias = tuple[float | None, float | None]
+
+
+def interval_pvalues(bounds: Callable[[float], Bounds], threshold: float) -> tuple[float, float]:
+    """One-sided p-values of "above ``threshold``" and "below ``threshold``" by inverting an interval.
+
+    Parameters
+    ----------
+    bounds
+        The ``(low, high)`` interval at level ``1 - 2 * alpha`` for a given ``alpha`` (each end ``None``
+        where there is none), so each end is a one-sided ``1 - alpha`` bound.
+    threshold
+        The value tested.
+
+    Returns
+    -------
+    tuple[float, float]
+        The smallest alpha at which the lower bound is above ``threshold``, and the smallest at which
+        the upper bound is below it (:func:`bisect_pvalue`; 1.0 when none below 0.5 is).
+    """
+
+    def above(alpha: float) -> bool:
+        low = bounds(alpha)[0]
+        return low is not None and low > threshold
+
+    def below(alpha: float) -> bool:
+        high = bounds(alpha)[1]
+        return high is not None and high < threshold
+
+    return bisect_pvalue(above), bisect_pvalue(below)
+
+
 def _one_sided_bounds(
     values: npt.NDArray[np.float64], groups: npt.NDArray[Any] | None, alpha: float, seed: int
-) -> tuple[float, float] | None:
+) -> Bounds:
     r = case_mean_interval(values, groups=groups, method=THRESHOLD_METHOD, confidence_level=1 - 2 * alpha, seed=seed)
     if r.status != "ok" or r.ci_low is None or r.ci_high is None:
-        return None
+        return None, None
     return r.ci_low, r.ci_high
 
 
@@ -168,16 +211,7 @@ def _threshold_pvalues(
     values: npt.NDArray[np.float64], groups: npt.NDArray[Any] | None, threshold: float, seed: int
 ) -> tuple[float, float]:
     """(p_pass, p_fail) for ``mean > threshold`` by inverting the case-level interval."""
-
-    def above(alpha: float) -> bool:
-        b = _one_sided_bounds(values, groups, alpha, seed)
-        return b is not None and b[0] > threshold
-
-    def below(alpha: float) -> bool:
-        b = _one_sided_bounds(values, groups, alpha, seed)
-        return b is not None and b[1] < threshold
-
-    return bisect_pvalue(above), bisect_pvalue(below)
+    return interval_pvalues(lambda alpha: _one_sided_bounds(values, groups, alpha, seed), threshold)
 
 
 def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: int) -> int | None:
@@ -186,22 +220,10 @@ def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: in
         return None
 
     def ok(m: int) -> bool:
-        b = _one_sided_bounds(np.ones(m), None, alpha, seed)
-        return b is not None and b[0] > threshold
+        low = _one_sided_bounds(np.ones(m), None, alpha, seed)[0]
+        return low is not None and low > threshold
 
-    hi = max(n, 2)
-    while not ok(hi):
-        hi *= 2
-        if hi > 10_000_000:
-            return None
-    lo = max(n, 1)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
+    return fewest(ok, n, limit=10_000_000)
 
 
 def _threshold_resolution(
@@ -465,6 +487,34 @@ def paired_evidence(
     )
 
 
+def rule_row(rule: Rule, **row: Any) -> RuleResult:
+    """A verdict row of ``rule``: the rule's own fields (name, metric, slice, k, action, alpha, grader) and ``row``.
+
+    Parameters
+    ----------
+    rule
+        The policy's rule.
+    **row
+        The row's other :class:`~gatestats.gate.verdict.RuleResult` fields (its label, evidence and decision).
+
+    Returns
+    -------
+    RuleResult
+        The verdict row.
+    """
+    return RuleResult(
+        rule=rule.name, metric=rule.metric, slice=rule.slice, k=rule.k, action=rule.action, alpha=rule.alpha,
+        grader=rule.grader, **row,
+    )  # fmt: skip
+
+
+#: The fields a verdict row copies from its :class:`RuleEvidence`.
+_EVIDENCE_FIELDS = (
+    "kind", "observed", "baseline", "ci_low", "ci_high", "threshold", "test", "pvalue_pass", "pvalue_fail", "n_cases",
+    "reason", "cases_needed",
+)  # fmt: skip
+
+
 def rule_result(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None) -> RuleResult:
     """The verdict row of ``ev`` before multiplicity (decided later: ``pass`` stands for "decidable").
 
@@ -484,29 +534,12 @@ def rule_result(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None)
     RuleResult
         The verdict row, its decision to be set after the multiplicity correction.
     """
-    return RuleResult(
-        rule=rule.name,
+    return rule_row(
+        rule,
         row=row,
-        metric=rule.metric,
-        slice=rule.slice,
-        k=rule.k,
-        kind=ev.kind,
-        action=rule.action,
-        observed=ev.observed,
-        baseline=ev.baseline,
-        ci_low=ev.ci_low,
-        ci_high=ev.ci_high,
-        threshold=ev.threshold,
         margin=margin,
-        test=ev.test,
-        alpha=rule.alpha,
-        pvalue_pass=ev.pvalue_pass,
-        pvalue_fail=ev.pvalue_fail,
         pvalue_pass_adjusted=None,
         pvalue_fail_adjusted=None,
-        n_cases=ev.n_cases,
         decision="insufficient_evidence" if ev.status != "ok" else "pass",
-        reason=ev.reason,
-        cases_needed=ev.cases_needed,
-        grader=rule.grader,
+        **{name: getattr(ev, name) for name in _EVIDENCE_FIELDS},
     )

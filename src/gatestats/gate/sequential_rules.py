@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -24,9 +24,10 @@ import polars as pl
 
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
-from gatestats.gate.bindings import SequencePointBinding, SequentialBinding, SequentialRulePath
+from gatestats.gate.bindings import SequentialBinding, SequentialRulePath
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
+from gatestats.gate.rules import rule_row
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult
 from gatestats.sequential import SequentialDecision, SequentialDesign, decide_rule, split_alpha
 from gatestats.vocabulary import Decision, final_attempts, metric_spec
@@ -46,8 +47,6 @@ ORDER_FORMAT = "gatestats-sequential-order/1"
 #: The checks of a fixed-size gate that a sequential run set does not meet by design (it stops before
 #: every case ran): replaced by the ``sequential_order`` check.
 _REPLACED_CHECKS = frozenset({"run_complete", "cases_present"})
-#: The largest e-value written to a verdict (JSON has no infinity); far beyond any stopping level.
-_E_CAP = 1e300
 _SHOWN = 8
 
 
@@ -192,11 +191,7 @@ class SequentialStop:
         design = self.design
         fixed = design.max_cases * design.trials * 2
         return SequentialBinding(
-            max_cases=design.max_cases,
-            trials=design.trials,
-            batch_cases=design.batch_cases,
-            method=design.method,
-            alpha_pass_share=design.alpha_pass_share,
+            **design.to_dict(),
             order=self.order,
             checkpoints=self.checkpoints,
             stopped_at=self.n_cases,
@@ -209,25 +204,9 @@ class SequentialStop:
 
 
 def _rule_path(row: str, d: SequentialDecision) -> SequentialRulePath:
+    """The verdict's path of one rule row: its label and the decision's fields of the same names."""
     return SequentialRulePath(
-        row=row,
-        status=d.status,
-        decided_at=d.decided_at,
-        boundary=d.boundary,
-        alpha_pass=d.alpha_pass,
-        alpha_fail=d.alpha_fail,
-        cases_needed=d.cases_needed,
-        path=tuple(
-            SequencePointBinding(
-                n_cases=p.n_cases,
-                estimate=p.estimate,
-                lower=p.lower,
-                upper=p.upper,
-                e_pass=min(p.e_pass, _E_CAP),
-                e_fail=min(p.e_fail, _E_CAP),
-            )
-            for p in d.path
-        ),
+        row=row, **{f.name: getattr(d, f.name) for f in fields(SequentialRulePath) if f.name != "row"}
     )
 
 
@@ -358,6 +337,13 @@ class _Row:
     why: str | None
 
 
+def _why_none(rule: Rule, cases: Sequence[str], thin: Sequence[str]) -> str | None:
+    """Why a row of ``rule`` has no values: no case in its slice, or ``thin`` cases short of k trials (else None)."""
+    if not cases:
+        return f"no case in slice {rule.slice!r} (outside the severe slices)"
+    return f"cases with fewer than k = {rule.k} valid trials: {_ids(thin)}" if thin else None
+
+
 def _rule_inputs(rule: Rule, frame: pl.DataFrame, cases: Sequence[str], label: str) -> list[_Row]:
     """The threshold and paired rows of ``rule``: case-level values in ``cases`` order, or why there are none."""
     rows: list[_Row] = []
@@ -374,9 +360,7 @@ def _rule_inputs(rule: Rule, frame: pl.DataFrame, cases: Sequence[str], label: s
     thin = [c for c, v in zip(cases, cand, strict=True) if v is None]
     if rule.threshold is not None:
         row = f"{rule.name}: {label}{where} ≥ {rule.threshold:g}"
-        why = None if cases and not thin else f"cases with fewer than k = {rule.k} valid trials: {_ids(thin)}"
-        if not cases:
-            why = f"no case in slice {rule.slice!r} (outside the severe slices)"
+        why = _why_none(rule, cases, thin)
         values = None if why else np.array(cand, dtype=np.float64)
         rows.append(_Row(label=row, kind="threshold", boundary=rule.threshold, lo=0.0, hi=1.0, values=values,
                          baseline_mean=None, why=why))  # fmt: skip
@@ -385,10 +369,7 @@ def _rule_inputs(rule: Rule, frame: pl.DataFrame, cases: Sequence[str], label: s
         shown = f"not worse by more than {margin:g}" if margin > 0 else "better"
         row = f"{rule.name}: {label}{where} {shown} than baseline"
         thin_base = [c for c, v in zip(cases, base, strict=True) if v is None]
-        missing = sorted(set(thin) | set(thin_base))
-        why = None if cases and not missing else f"cases with fewer than k = {rule.k} valid trials: {_ids(missing)}"
-        if not cases:
-            why = f"no case in slice {rule.slice!r} (outside the severe slices)"
+        why = _why_none(rule, cases, sorted(set(thin) | set(thin_base)))
         diff = None if why else np.array(cand, dtype=np.float64) - np.array(base, dtype=np.float64)
         base_mean = None if why else float(np.mean(np.array(base, dtype=np.float64)))
         rows.append(_Row(label=row, kind="paired", boundary=-margin, lo=-1.0, hi=1.0, values=diff,
@@ -429,14 +410,10 @@ def _result(rule: Rule, r: _Row, d: SequentialDecision | None, method: str) -> R
     if rule.action == "warn" and decision in {"fail", "insufficient_evidence"}:
         reason = f"warn-only rule ({decision}): {reason}"
         decision = "warn"
-    return RuleResult(
-        rule=rule.name,
+    return rule_row(
+        rule,
         row=r.label,
-        metric=rule.metric,
-        slice=rule.slice,
-        k=rule.k,
         kind=r.kind,
-        action=rule.action,
         observed=None if last is None else last.estimate + (r.baseline_mean or 0.0),  # paired: the candidate's
         baseline=r.baseline_mean,
         ci_low=None if last is None else last.lower,
@@ -444,7 +421,6 @@ def _result(rule: Rule, r: _Row, d: SequentialDecision | None, method: str) -> R
         threshold=r.boundary,
         margin=(rule.margin or 0.0) if r.kind == "paired" else None,
         test=f"sequential ({method})",
-        alpha=rule.alpha,
         pvalue_pass=p_pass,
         pvalue_fail=p_fail,
         pvalue_pass_adjusted=adj_pass,
@@ -453,7 +429,6 @@ def _result(rule: Rule, r: _Row, d: SequentialDecision | None, method: str) -> R
         decision=decision,
         reason=reason,
         cases_needed=None if d is None else d.cases_needed,
-        grader=rule.grader,
     )
 
 

@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from xml.etree import ElementTree as ET
@@ -40,6 +40,7 @@ from gatestats.gate.bindings import (
     SliceRate,
 )
 from gatestats.gate.registration import Registration
+from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
 from gatestats.jsonfile import parse_json_document, read_regular_file
 from gatestats.vocabulary import Decision
 
@@ -267,6 +268,9 @@ class Verdict:
     def to_markdown(self) -> str:
         """A GitHub-flavoured summary for a job summary or a pull-request comment.
 
+        A sequential gate's summary has a "Sequential stop" section after the rules (read from
+        :attr:`sequential` only: the stop, each row's e-values against their levels, the trials saved).
+
         Everything that comes from data (case ids, system labels, policy name and version, rule and
         slice names, reasons) is escaped: ``<``, ``>`` and ``&`` become entities (no raw HTML
         survives), Markdown punctuation is backslash-escaped (no emphasis, links, code spans, tables
@@ -301,6 +305,8 @@ class Verdict:
                 f"| {_md(r.row)} | {_num(r.observed)} | {_num(r.baseline)} | {_num(r.threshold)} | {_md(r.test)} "
                 f"| {_p(r.pvalue_pass_adjusted)} / {_p(r.pvalue_fail_adjusted)} | {_md(r.decision)} |"
             )
+        if self.sequential is not None:
+            lines += _sequential_md(self.sequential)
         if self.severe_slices:
             lines += ["", "### Severe slices (every trial must pass)", "", "| slice | cases | passed | decision |"]
             lines.append("|---|---|---|---|")
@@ -400,6 +406,21 @@ def _num(value: float | None) -> str:
 
 def _p(value: float | None) -> str:
     return "—" if value is None else f"{value:.3g}"
+
+
+def _sequential_md(binding: SequentialBinding) -> list[str]:
+    """The "Sequential stop" section: where the run stopped, each row's e-values and levels, the trials saved."""
+    stop = stop_text(binding, escape=_code)
+    lines = ["", "### Sequential stop", "", f"{stop[:1].upper()}{stop[1:]}.", ""]
+    lines += [f"Trials: {trials_text(binding)}.", ""]
+    if binding.rules:
+        lines += ["| rule | at the stop | e-value pass (level) | e-value fail (level) |", "|---|---|---|---|"]
+        for rule in binding.rules:
+            s = rule_stop(rule)
+            lines.append(f"| {_md(s.row)} | {s.status} | {s.e_pass} | {s.e_fail} |")
+        lines.append("")
+    lines.append(guarantee_text(binding))
+    return lines
 
 
 def _ids(ids: tuple[str, ...]) -> str:
@@ -573,29 +594,12 @@ def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdic
         if not getattr(typed, side).files:
             msg = f"field '{side}.files': expected a non-empty array of record files (got [])"
             raise VerdictFileError(msg)
-    return Verdict(
-        verdict=typed.verdict,
-        reasons=typed.reasons,
-        checks=typed.checks,
-        rules=typed.rules,
-        severe_slices=typed.severe_slices,
-        flips_pass_to_fail=typed.flips.pass_to_fail,
-        flips_fail_to_pass=typed.flips.fail_to_pass,
-        cost=typed.cost,
-        judges=typed.judges,
-        policy=typed.policy,
-        registration=typed.registration,
-        baseline=typed.baseline,
-        candidate=typed.candidate,
-        infra=typed.infra,
-        tool_version=typed.tool_version,
-        created_at=typed.created_at,
-        curves=typed.curves,
-        slice_rates=typed.slice_rates,
-        case_sets=typed.case_sets,
-        failure_classes=typed.failure_classes,
-        sequential=typed.sequential,
-    )
+    flips: dict[str, Any] = {
+        "flips_pass_to_fail": typed.flips.pass_to_fail,
+        "flips_fail_to_pass": typed.flips.fail_to_pass,
+    }
+    # Every other field of the verdict is the body's field of the same name.
+    return Verdict(**flips, **{f.name: getattr(typed, f.name) for f in fields(Verdict) if f.name not in flips})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

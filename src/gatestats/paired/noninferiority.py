@@ -73,6 +73,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special, stats
 
+from gatestats._search import fewest
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import tango_statistic
 from gatestats.vocabulary import ComparisonStatus
@@ -418,19 +419,7 @@ def exact_unconditional_pvalues(b: int, c: int, n: int, *, margin: float) -> tup
 
 def _cases_needed(best_p: Any, alpha: float, start: int) -> int | None:
     """Fewest units ``m >= start`` with ``best_p(m) <= alpha`` (``best_p`` falls in ``m``)."""
-    hi = max(start, 2)
-    while best_p(hi) > alpha:
-        hi *= 2
-        if hi > 1_000_000:
-            return None
-    lo = max(start, 1)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if best_p(mid) <= alpha:
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
+    return fewest(lambda m: bool(best_p(m) <= alpha), start, limit=1_000_000)
 
 
 def noninferiority_test(

@@ -98,11 +98,14 @@ def curve_chart(curves: pl.DataFrame, metric: str, *, confidence_level: float) -
 
 def _interval_dots(
     rows: pl.DataFrame, *, y_title: str, x_title: str, zero_one: bool, title: str, height: int
-) -> alt.LayerChart:
+) -> alt.LayerChart | None:
     """Dots with horizontal interval bars per ``label`` row and side; hollow dots have no interval.
 
-    ``rows`` has ``label``, ``side``, ``estimate``, ``ci_low``, ``ci_high`` (nulls allowed).
+    ``rows`` has ``label``, ``side``, ``estimate``, ``ci_low``, ``ci_high`` (nulls allowed); ``None``
+    when no row has an estimate (nothing to draw).
     """
+    if rows.height == 0 or rows.get_column("estimate").is_null().all():
+        return None
     labels = list(dict.fromkeys(rows.get_column("label").to_list()))
     scale = alt.Scale(domain=[0, 1]) if zero_one else alt.Scale(zero=True)
     y = alt.Y("label:N", title=y_title, sort=labels, scale=alt.Scale(domain=labels))
@@ -179,8 +182,6 @@ def slice_chart(slices: pl.DataFrame, *, confidence_level: float) -> alt.LayerCh
     altair.LayerChart or None
         The chart; ``None`` when no slice has an estimate.
     """
-    if slices.height == 0 or slices.get_column("estimate").is_null().all():
-        return None
     rows = _labelled(slices.sort("slice", "side"), pl.col("slice"))
     n_slices = rows.get_column("label").n_unique()
     return _interval_dots(
@@ -210,8 +211,6 @@ def cost_chart(cost: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart
     altair.LayerChart or None
         The chart; ``None`` when neither side has an estimate.
     """
-    if cost.height == 0 or cost.get_column("estimate").is_null().all():
-        return None
     rows = cost.sort("side").with_columns(
         pl.when(_with_interval())
         .then(pl.col("side"))
@@ -226,7 +225,7 @@ def cost_chart(cost: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart
         title="Cost per accepted outcome",
         height=110,
     )
-    return cast(alt.LayerChart, chart.configure_axisX(format="$,.2~r"))
+    return None if chart is None else cast(alt.LayerChart, chart.configure_axisX(format="$,.2~r"))
 
 
 def release_chart_set(tables: Mapping[str, pl.DataFrame], *, confidence_level: float) -> dict[str, alt.LayerChart]:

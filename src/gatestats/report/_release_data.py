@@ -302,7 +302,7 @@ class ReleaseData:
         Parameters
         ----------
         name
-            One of :data:`TABLES`.
+            The table's name, one of :data:`TABLES` (e.g. ``"curves"``).
 
         Returns
         -------

@@ -67,7 +67,7 @@ def words(text: Any) -> str:
     Parameters
     ----------
     text
-        A reason or label from the verdict.
+        A reason or label from the verdict; ``None`` reads as empty, anything else as its ``str``.
 
     Returns
     -------

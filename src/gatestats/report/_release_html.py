@@ -23,7 +23,7 @@ from gatestats.report._release_format import e as _e
 from gatestats.report._release_sequential import sequential_html
 from gatestats.report._release_words import Reason, plain_rule, verdict_reasons
 
-__all__ = ["BUILDERS", "VERDICT_WORDS"]
+__all__ = ["BUILDERS", "VERDICT_WORDS", "provenance_html"]
 
 VERDICT_WORDS: Final[Mapping[str, tuple[str, str]]] = {
     "pass": ("PASS", "the candidate may ship"),
@@ -556,7 +556,21 @@ def _integrity(side: dict[str, Any]) -> str:
     return text
 
 
-def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str | None) -> str:
+def provenance_html(data: ReleaseData, *, renderer: str | None = None, renderer_version: str | None = None) -> str:
+    """The provenance section: the verdict, policy, registration and record files, and the renderer.
+
+    Parameters
+    ----------
+    data
+        The report's data.
+    renderer, renderer_version
+        The renderer and its version (None: shown as ``—``).
+
+    Returns
+    -------
+    str
+        The section's HTML.
+    """
     p = data.provenance
     verdict, policy, registration = p["verdict"], p["policy"], p["registration"]
     rows: list[list[str]] = [
@@ -601,19 +615,19 @@ def _provenance(data: ReleaseData, renderer: str | None, renderer_version: str |
     )
 
 
-#: The HTML builder of each section, by section name (``renderer``/``renderer_version`` reach provenance).
-BUILDERS: Final[Mapping[str, Callable[..., str]]] = {
-    "verdict": lambda data, **_: _verdict(data),
-    "rules": lambda data, **_: _rules(data),
-    "sequential": lambda data, **_: sequential_html(data),
-    "severe_slices": lambda data, **_: _severe(data),
-    "flips": lambda data, **_: _flips(data),
-    "curves": lambda data, **_: _curves(data),
-    "slices": lambda data, **_: _slices(data),
-    "cost": lambda data, **_: _cost(data),
-    "judges": lambda data, **_: _judges(data),
-    "infra": lambda data, **_: _infra(data),
-    "case_sets": lambda data, **_: _case_sets(data),
-    "failure_classes": lambda data, **_: _failure_classes(data),
-    "provenance": lambda data, **kw: _provenance(data, kw.get("renderer"), kw.get("renderer_version")),
+#: The HTML builder of each section, by section name; :func:`provenance_html` also takes the renderer.
+BUILDERS: Final[Mapping[str, Callable[[ReleaseData], str]]] = {
+    "verdict": _verdict,
+    "rules": _rules,
+    "sequential": sequential_html,
+    "severe_slices": _severe,
+    "flips": _flips,
+    "curves": _curves,
+    "slices": _slices,
+    "cost": _cost,
+    "judges": _judges,
+    "infra": _infra,
+    "case_sets": _case_sets,
+    "failure_classes": _failure_classes,
+    "provenance": provenance_html,
 }

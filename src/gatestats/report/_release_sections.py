@@ -15,7 +15,7 @@ from typing import Final
 
 from gatestats.report._release_charts import CHART_NAMES
 from gatestats.report._release_data import ReleaseData
-from gatestats.report._release_html import BUILDERS
+from gatestats.report._release_html import BUILDERS, provenance_html
 
 __all__ = ["SECTIONS", "Section", "qmd_body", "section_html", "section_names"]
 
@@ -97,7 +97,9 @@ def section_html(
     if section not in names:
         msg = f"section must be one of {', '.join(names)} (got {section!r})"
         raise ValueError(msg)
-    return BUILDERS[section](data, renderer=renderer, renderer_version=renderer_version)
+    if section == "provenance":
+        return provenance_html(data, renderer=renderer, renderer_version=renderer_version)
+    return BUILDERS[section](data)
 
 
 def _heading(title: str) -> str:

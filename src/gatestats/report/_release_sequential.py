@@ -54,7 +54,7 @@ def sequential_html(data: ReleaseData) -> str:
     Parameters
     ----------
     data
-        The report's data.
+        The report's data; only its verdict's ``sequential`` part is read.
 
     Returns
     -------

@@ -153,7 +153,7 @@ def check_release_name(name: str) -> str:
     Parameters
     ----------
     name
-        The release name.
+        The release name, as ``gatestats report --release`` takes it.
 
     Returns
     -------

@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gatestats.sequential.design import SEQUENTIAL_METHODS, SequentialMethod
+from gatestats.vocabulary import check_open_unit
 
 __all__ = [
     "TRUNCATION",
@@ -346,9 +347,7 @@ def confidence_sequence(
     """
     method = check_method(method)
     xs = _check_unit(x)
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        msg = f"alpha: expected a number in (0, 1) (got {alpha!r})"
-        raise ValueError(msg)
+    alpha = check_open_unit(alpha, "alpha")
     if alternative not in ("two-sided", "greater", "less"):
         msg = f"alternative: expected 'two-sided', 'greater' or 'less' (got {alternative!r})"
         raise ValueError(msg)
@@ -360,7 +359,7 @@ def confidence_sequence(
         lower, upper = np.maximum.accumulate(lower), np.minimum.accumulate(upper)
     return ConfidenceSequence(
         method=method,
-        alpha=float(alpha),
+        alpha=alpha,
         alternative=alternative,
         running_intersection=running_intersection,
         lower=lower,

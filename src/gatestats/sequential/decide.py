@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gatestats.sequential.confseq import as_numbers, check_method, expected_cases_to_cross, log_eprocess, lower_bound
 from gatestats.sequential.design import SequentialMethod
+from gatestats.vocabulary import check_open_unit
 
 __all__ = [
     "E_VALUE_CAP",
@@ -72,14 +73,7 @@ class SequencePoint:
         dict[str, Any]
             The six fields by name.
         """
-        return {
-            "n_cases": self.n_cases,
-            "estimate": self.estimate,
-            "lower": self.lower,
-            "upper": self.upper,
-            "e_pass": self.e_pass,
-            "e_fail": self.e_fail,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,23 +145,12 @@ def split_alpha(rule_alpha: float, n_rules: int, share: float) -> tuple[float, f
     >>> split_alpha(0.05, 2, 0.5)
     (0.0125, 0.0125)
     """
-    if not (isinstance(rule_alpha, int | float) and math.isfinite(rule_alpha) and 0 < rule_alpha < 1):
-        msg = f"rule_alpha: expected a number in (0, 1) (got {rule_alpha!r})"
-        raise ValueError(msg)
+    rule_alpha = check_open_unit(rule_alpha, "rule_alpha")
     if isinstance(n_rules, bool) or not isinstance(n_rules, int) or n_rules < 1:
         msg = f"n_rules: expected an integer >= 1 (got {n_rules!r})"
         raise ValueError(msg)
-    if not (isinstance(share, int | float) and math.isfinite(share) and 0 < share < 1):
-        msg = f"share: expected a number in (0, 1) (got {share!r})"
-        raise ValueError(msg)
+    share = check_open_unit(share, "share")
     return share * rule_alpha / n_rules, (1 - share) * rule_alpha / n_rules
-
-
-def _check_alpha(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not (math.isfinite(value) and 0 < value < 1):
-        msg = f"{name}: expected a number in (0, 1) (got {value!r})"
-        raise ValueError(msg)
-    return float(value)
 
 
 def _check_values(values: ArrayLike, lo: float, hi: float) -> NDArray[np.float64]:
@@ -272,7 +255,7 @@ def decide_rule(
     ('pass', 20, 1)
     """
     method = check_method(method)
-    a_pass, a_fail = _check_alpha("alpha_pass", alpha_pass), _check_alpha("alpha_fail", alpha_fail)
+    a_pass, a_fail = check_open_unit(alpha_pass, "alpha_pass"), check_open_unit(alpha_fail, "alpha_fail")
     x, ends = _check_data(values, checkpoints, boundary, lo, hi)
     width = hi - lo
     y = (x - lo) / width if higher_is_better else (hi - x) / width

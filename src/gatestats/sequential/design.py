@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal, TypeAlias, get_args
 
 __all__ = [
@@ -67,15 +67,7 @@ class SequentialDesign:
     alpha_pass_share: float = 0.5
 
     def __post_init__(self) -> None:
-        problems = _problems(
-            {
-                "max_cases": self.max_cases,
-                "trials": self.trials,
-                "batch_cases": self.batch_cases,
-                "method": self.method,
-                "alpha_pass_share": self.alpha_pass_share,
-            }
-        )
+        problems = _problems(self.to_dict())
         if problems:
             key, message = problems[0]
             msg = f"sequential design: key {key!r}: {message}"
@@ -103,13 +95,7 @@ class SequentialDesign:
         dict[str, Any]
             The five keys of the ``[sequential]`` table.
         """
-        return {
-            "max_cases": self.max_cases,
-            "trials": self.trials,
-            "batch_cases": self.batch_cases,
-            "method": self.method,
-            "alpha_pass_share": self.alpha_pass_share,
-        }
+        return asdict(self)
 
 
 def _is_int(value: object) -> bool:

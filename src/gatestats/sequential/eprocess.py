@@ -50,6 +50,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
+from gatestats.vocabulary import check_open_unit
+
 __all__ = [
     "BernoulliConfidenceSequence",
     "DiscordantEProcess",
@@ -61,13 +63,6 @@ __all__ = [
 _Array = NDArray[np.float64]
 _EDGE = 1e-12
 _BISECTIONS = 60
-
-
-def _check_level(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not (math.isfinite(value) and 0 < value < 1):
-        msg = f"{name}: expected a number in (0, 1) (got {value!r})"
-        raise ValueError(msg)
-    return float(value)
 
 
 def _mixture_r(p: _Array, t_opt: float, alpha_opt: float) -> _Array:
@@ -156,7 +151,7 @@ def bernoulli_confidence_sequence(
     >>> round(float(cs.lower[-1]), 3), round(float(cs.upper[-1]), 3)
     (0.607, 0.866)
     """
-    alpha = _check_level("alpha", alpha)
+    alpha = check_open_unit(alpha, "alpha")
     if isinstance(t_opt, bool) or not isinstance(t_opt, int | float) or not (math.isfinite(t_opt) and t_opt >= 1):
         msg = f"t_opt: expected a number >= 1 (got {t_opt!r})"
         raise ValueError(msg)

@@ -1,0 +1,83 @@
+"""``python3 dev.py demo``'s sequential step: run until decided, gate, report, and say where the files are.
+
+The step is ``dev.sequential_demo`` run here on its own (the whole demo also runs the golden set and
+the correction loop); its output is what the README shows (``## Quick start``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from gatestats.gate import read_verdict
+from tests.conftest import ROOT
+from tests.runner.conftest import needs_sandbox
+
+EXAMPLE = ROOT / "examples" / "sequential"
+
+
+def _dev() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gatestats_dev", ROOT / "dev.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _readme_block() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("The main job then runs its sequential variant", 1)[1]
+    return section.split("```\n", 2)[1].splitlines()
+
+
+@needs_sandbox
+def test_demo_gates_the_sequential_run_renders_its_report_and_prints_where_they_are(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out, reports = tmp_path / "sequential", tmp_path / "reports"
+    gatestats = Path(sys.executable).parent / "gatestats"
+    _dev().sequential_demo(gatestats, out, reports)
+    lines = capfd.readouterr().out.splitlines()
+    policy = EXAMPLE / "policy.toml"
+    assert lines[0] == "== sequential: both agents in batches until the gate is decided (examples/sequential)"
+    stop = lines.index(f"== gate: {policy}")
+    assert lines[stop - 1].startswith(f"{out}: stopped after 32 of 48 cases (decided; gate so far: pass); ")
+    assert lines[stop + 1] == "verdict: pass (exit 0)"
+    sequential = next(i for i, line in enumerate(lines) if line.startswith("sequential: "))
+    assert lines[sequential : sequential + 3] == [
+        "sequential: stopped after 32 of at most 48 cases (batch 4 of at most 6, batches of 8 cases; betting "
+        "confidence sequences, 2 trials per case on both systems): the decision was determined there",
+        "  solves: pass rate ≥ 0.6: pass at 16 cases; e_pass 99.8 (level 80), e_fail 1.53e-05 (level 80)",
+        "  not worse: pass rate not worse by more than 0.1 than baseline: pass at 32 cases; e_pass 166 (level 80), "
+        "e_fail 0.00128 (level 80)",
+    ]
+    verdict_file = read_verdict(out / "verdict.json")
+    verdict = verdict_file.verdict
+    report = reports / "product-sequential-new" / "1"
+    tail = lines.index("== report: the sequential verdict")
+    assert lines[tail - 1] == f"verdict file: {out / 'verdict.json'} ({verdict_file.digest})"
+    assert lines[tail + 1 : tail + 4] == [
+        f"+ {gatestats} report {out / 'verdict.json'} --out {reports}",
+        f"report: {report} (release product-sequential-new, version 1)",
+        f"html: {report / 'report.html'}",
+    ]
+    assert lines[tail + 4].startswith(f"verdict: pass ({verdict_file.digest}); rendered with ")
+    assert lines[tail + 5 :] == [
+        f"sequential verdict: pass (gatestats gate exit 0); verdict {out / 'verdict.json'}, "
+        f"summary {out / 'verdict.md'}"
+    ]
+    assert verdict.sequential is not None
+    assert verdict.sequential.trials_saved == 64
+    assert "### Sequential stop" in (out / "verdict.md").read_text(encoding="utf-8")
+    html = (report / "report.html").read_text(encoding="utf-8")
+    assert "It stopped after <strong>32</strong> cases; the decision was determined there." in html
+    assert "<strong>128</strong> of the fixed-size design's 192 trials were used, <strong>64</strong> saved" in html
+    # The README shows these lines as the demo prints them.
+    shown = [line for line in _readme_block() if line.startswith(("sequential: ", "  "))]
+    assert shown == lines[sequential : sequential + len(shown)]
+    assert len(shown) == 5
