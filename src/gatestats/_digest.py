@@ -18,7 +18,7 @@ def digest_text(text: str) -> str:
     Parameters
     ----------
     text
-        The text.
+        The text (any string: encoded as UTF-8 before hashing).
 
     Returns
     -------

@@ -43,7 +43,7 @@ def write_once(path: Path, data: bytes) -> None:
     Parameters
     ----------
     path
-        The new file.
+        The new file (its directory must exist).
     data
         Its bytes.
 

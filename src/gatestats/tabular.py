@@ -54,7 +54,7 @@ def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
     Parameters
     ----------
     path
-        The CSV file.
+        The CSV file (UTF-8; a leading byte-order mark is skipped).
 
     Returns
     -------

@@ -53,7 +53,7 @@ def verdict_envelope_path(verdict: str | os.PathLike[str]) -> Path:
     Parameters
     ----------
     verdict
-        The verdict file.
+        The verdict file's path (the file itself is not read).
 
     Returns
     -------
@@ -163,7 +163,7 @@ def sign_registration(statement: Statement, key: Ed25519PrivateKey) -> Envelope:
     statement
         The registration statement.
     key
-        The key of whoever registers the policy.
+        The Ed25519 private key of whoever registers the policy.
 
     Returns
     -------

@@ -75,7 +75,7 @@ def subject_for(name: str, digest: str) -> Subject:
     Parameters
     ----------
     name
-        The subject's name.
+        The subject's name (the path of the file the digest is of).
     digest
         Its digest, ``sha256:<hex>``.
 

@@ -30,7 +30,7 @@ def type_name(value: Any) -> str:
     Parameters
     ----------
     value
-        A decoded JSON value.
+        A decoded JSON value (any other object is named by its Python type).
 
     Returns
     -------
@@ -88,8 +88,8 @@ def loads_strict(data: bytes, *, source: str, max_bytes: int = MAX_JSON_BYTES) -
 
     Examples
     --------
-    >>> loads_strict(b'{"a": [1, 2.5, null]}', source="x.json")
-    {'a': [1, 2.5, None]}
+    >>> loads_strict(b'[true, {"b": "c"}]', source="x.json")
+    [True, {'b': 'c'}]
     >>> loads_strict(b'{"a": 1, "a": 2}', source="x.json")
     Traceback (most recent call last):
     ...

@@ -22,7 +22,7 @@ def read_verdict_file(path: str | os.PathLike[str]) -> VerdictFile:
     Parameters
     ----------
     path
-        The verdict file.
+        The verdict file (written by ``gatestats gate -o``).
 
     Returns
     -------

@@ -25,6 +25,9 @@ __all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
 #: :data:`gatestats.vocabulary.METRICS`).
 METRICS: tuple[Metric, ...] = ("pass_hat_k", "pass_at_k")
 _SHOWN_CASES = 20
+#: The fields of a :class:`MetricEstimate` that are its :class:`CaseMeanInterval`'s, as they are
+#: (``None`` when there is no interval).
+_FROM_INTERVAL = ("ci_low", "ci_high", "se", "method", "effective_n", "n_resamples", "seed")
 
 
 def _fraction_text(value: Fraction) -> str:
@@ -210,7 +213,7 @@ class Analysis:
         Raises
         ------
         KeyError
-            No system of that name.
+            No system of that name; the message lists the systems analysed.
         """
         return find_by_key(self.systems, lambda item: item.system, name, f"system {name!r}")
 
@@ -299,18 +302,7 @@ def _estimate(
         "n_cases": cases.height,
         "undefined_cases": labels,
     }
-    empty: dict[str, Any] = {
-        "estimate": None,
-        "ci_low": None,
-        "ci_high": None,
-        "se": None,
-        "method": None,
-        "numerator": None,
-        "denominator": None,
-        "effective_n": None,
-        "n_resamples": None,
-        "seed": None,
-    }
+    empty: dict[str, Any] = dict.fromkeys(("estimate", "numerator", "denominator", *_FROM_INTERVAL))
     name = metric_spec(metric).label(k)
     if cases.height == 0:
         return MetricEstimate(status="insufficient_evidence", reason="no cases", **base, **empty)
@@ -337,15 +329,9 @@ def _estimate(
         status=interval.status,
         reason=interval.reason,
         estimate=float(total / cases.height) if interval.status == "ok" else None,
-        ci_low=interval.ci_low,
-        ci_high=interval.ci_high,
-        se=interval.se,
-        method=interval.method,
         numerator=_fraction_text(total),
         denominator=cases.height,
-        effective_n=interval.effective_n,
-        n_resamples=interval.n_resamples,
-        seed=interval.seed,
+        **{name: getattr(interval, name) for name in _FROM_INTERVAL},
         _values=values,
         _groups=groups,
         _max_effective_n=max_eff,

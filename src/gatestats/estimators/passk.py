@@ -113,7 +113,7 @@ def pass_hat_k_exact(n: int, c: int, k: int) -> Fraction:
     Returns
     -------
     fractions.Fraction
-        The estimate as an exact rational.
+        The estimate as an exact rational (zero when ``c < k``).
 
     Raises
     ------
@@ -122,8 +122,8 @@ def pass_hat_k_exact(n: int, c: int, k: int) -> Fraction:
 
     Examples
     --------
-    >>> pass_hat_k_exact(4, 3, 2)
-    Fraction(1, 2)
+    >>> pass_hat_k_exact(4, 3, 2), pass_hat_k_exact(4, 1, 2)
+    (Fraction(1, 2), Fraction(0, 1))
     """
     _check(n, c, k)
     return Fraction(comb(c, k), comb(n, k))
@@ -137,17 +137,19 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     Parameters
     ----------
     n, c, k
-        Valid trials, passed trials and trials per draw, as in :func:`pass_at_k_exact`.
+        Valid trials, passed trials and trials per draw, ``1 <= k <= n`` (see :func:`pass_at_k_exact`).
 
     Returns
     -------
     float
-        The estimate.
+        The estimate (exactly 1.0 when ``n - c < k``: every draw holds a pass).
 
     Raises
     ------
-    TypeError, ValueError
-        As in :func:`pass_at_k_exact`.
+    TypeError
+        A non-integer argument.
+    ValueError
+        An argument out of range, ``k > n`` included (see :func:`pass_at_k_exact`).
 
     Examples
     --------
@@ -168,17 +170,17 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     Parameters
     ----------
     n, c, k
-        Valid trials, passed trials and trials per draw, as in :func:`pass_at_k_exact`.
+        Valid trials, passed trials and trials per draw; the same value as :func:`pass_hat_k_exact`, as a float.
 
     Returns
     -------
     float
-        The estimate.
+        The estimate (exactly 0.0 when ``c < k``: no draw can be all passes).
 
     Raises
     ------
     TypeError, ValueError
-        As in :func:`pass_at_k_exact`.
+        As in :func:`pass_at_k_exact`: ``k > n`` is undefined, not 0.
 
     Examples
     --------
@@ -247,7 +249,7 @@ def case_pairs(n: npt.ArrayLike, c: npt.ArrayLike) -> CasePairs:
     Raises
     ------
     ValueError
-        ``n`` and ``c`` of different lengths.
+        ``n`` and ``c`` of different lengths (they need one value per case).
 
     Examples
     --------
@@ -281,7 +283,7 @@ def pair_values(pairs: CasePairs, *, k: int, metric: Metric) -> CaseValues:
     pairs
         The cases' pairs (see :func:`case_pairs`).
     k
-        Trials per draw.
+        Trials per draw; a pair with ``n < k`` gets NaN.
     metric
         ``pass_at_k`` or ``pass_hat_k``.
 
@@ -293,7 +295,7 @@ def pair_values(pairs: CasePairs, *, k: int, metric: Metric) -> CaseValues:
     Raises
     ------
     ValueError
-        An unknown metric.
+        An unknown metric, or ``k < 1``.
 
     Examples
     --------
@@ -327,7 +329,7 @@ def case_values(n: npt.ArrayLike, c: npt.ArrayLike, *, k: int, metric: Metric) -
     k
         Trials per draw.
     metric
-        ``pass_at_k`` or ``pass_hat_k``.
+        The estimator, ``pass_at_k`` or ``pass_hat_k``.
 
     Returns
     -------
@@ -358,9 +360,9 @@ def per_case_values(summary: FrameLike, *, k: int, metric: Metric) -> pl.DataFra
     Parameters
     ----------
     summary
-        Per-case counts with integer columns ``n`` and ``c``.
+        Per-case counts with integer columns ``n`` and ``c`` (a DataFrame or a LazyFrame).
     k
-        Trials per draw.
+        Trials per draw; a case with ``n < k`` gets a null ``value``.
     metric
         ``pass_at_k`` or ``pass_hat_k``.
 
@@ -397,7 +399,7 @@ def exact_case_sum(summary: FrameLike, *, k: int, metric: Metric) -> Fraction:
     summary
         Per-case counts with integer columns ``n`` and ``c``.
     k
-        Trials per draw.
+        Trials per draw; every case needs ``n >= k``.
     metric
         ``pass_at_k`` or ``pass_hat_k``.
 

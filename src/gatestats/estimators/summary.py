@@ -8,6 +8,9 @@ case's group. A trial's outcome is that of its highest ``attempt`` (its correcti
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import polars as pl
 
 from gatestats.errors import GatestatsError
@@ -150,15 +153,20 @@ def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
     return counts.sort(key, nulls_last=False)
 
 
+def _refuse_first(bad: pl.DataFrame, message: Callable[[dict[str, Any]], str]) -> None:
+    """Raise :class:`CaseSetError` with the ``message`` of the first row of ``bad``; nothing when it is empty."""
+    if not bad.is_empty():
+        raise CaseSetError(message(bad.row(0, named=True)))
+
+
 def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) -> None:
-    split = per_case.filter(pl.col("__n_groups") > 1)
-    if not split.is_empty():
-        row = split.row(0, named=True)
-        msg = (
+    _refuse_first(
+        per_case.filter(pl.col("__n_groups") > 1),
+        lambda row: (
             f"case {row['case_id']!r} of system {row['system']!r} carries more than one case_group; "
             "a case belongs to exactly one group"
-        )
-        raise CaseSetError(msg)
+        ),
+    )
     # Sorted by system, case id and version: a case id at two versions has two rows in a row.
     repeated = (
         (pl.int_range(pl.len()) > 0)
@@ -168,11 +176,10 @@ def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) 
     if allow_several_versions or not per_case.select(repeated.any()).item():
         return
     versions = per_case.group_by("system", "case_id").agg(pl.col("case_version").unique(maintain_order=True))
-    mixed = versions.filter(pl.col("case_version").list.len() > 1)
-    if not mixed.is_empty():
-        row = mixed.row(0, named=True)
-        msg = (
+    _refuse_first(
+        versions.filter(pl.col("case_version").list.len() > 1),
+        lambda row: (
             f"case {row['case_id']!r} of system {row['system']!r} has records at several case versions "
             f"(got {row['case_version']}); analyse one case-set version at a time"
-        )
-        raise CaseSetError(msg)
+        ),
+    )

@@ -84,7 +84,7 @@ def trials_text(binding: SequentialBinding) -> str:
     Parameters
     ----------
     binding
-        The verdict's ``sequential`` part.
+        The verdict's ``sequential`` part (its trial counts and design size are read).
 
     Returns
     -------
@@ -106,7 +106,7 @@ def guarantee_text(binding: SequentialBinding) -> str:
     Parameters
     ----------
     binding
-        The verdict's ``sequential`` part.
+        The verdict's ``sequential`` part (only whether it has rule rows matters).
 
     Returns
     -------

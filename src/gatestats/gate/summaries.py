@@ -97,7 +97,7 @@ def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
     Parameters
     ----------
     both
-        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate`` (none: no points).
     policy
         The registered policy (confidence level and seed).
 

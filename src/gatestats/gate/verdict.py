@@ -453,7 +453,7 @@ def verdict_file_bytes(body: dict[str, Any]) -> bytes:
     Parameters
     ----------
     body
-        The verdict body (:meth:`Verdict.to_dict`).
+        The verdict body (:meth:`Verdict.to_dict`); a NaN or an infinity in it raises ``ValueError``.
 
     Returns
     -------

@@ -71,7 +71,7 @@ def record_format(path: str | os.PathLike[str]) -> str:
     Parameters
     ----------
     path
-        A record file.
+        A record file (only its suffix is looked at: ``.jsonl``, ``.ndjson``, ``.parquet`` or ``.csv``).
 
     Returns
     -------
@@ -479,9 +479,11 @@ def _read_streaming(
 
 
 def _repeats(hashes: pl.Series) -> bool:
-    """Whether any value repeats (sorted, then each compared with the next)."""
-    ordered = hashes.sort().to_numpy()
-    return bool((ordered[1:] == ordered[:-1]).any())
+    """Whether any value repeats (sorted, then each compared with the next; in polars, so no numpy import)."""
+    if hashes.len() < 2:
+        return False
+    ordered = hashes.sort()
+    return bool((ordered.slice(1) == ordered.slice(0, ordered.len() - 1)).any())
 
 
 def _read_whole(file: Path, kind: str) -> tuple[pl.DataFrame, RecordFileInfo]:
@@ -686,10 +688,8 @@ def load_records(
 
     Raises
     ------
-    RecordFileError
-        With every problem found (file, line or row, field, what was expected, what was got).
-    TypeError, ValueError
-        ``columns`` is one string, names a field the contract does not have, or one twice.
+    RecordFileError, TypeError, ValueError
+        As :func:`load_record_files` raises them.
 
     Examples
     --------
@@ -704,8 +704,11 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
     dupes = combined.filter(pl.len().over(RECORD_KEY) > 1).select(*RECORD_KEY, "__file", "__row")
     if dupes.is_empty():
         return
+    total = dupes.height - dupes.select(RECORD_KEY).n_unique()  # every record after its key's first
     problems: list[RecordProblem] = []
     for _, group in dupes.group_by(RECORD_KEY, maintain_order=True):
+        if len(problems) >= MAX_PROBLEMS:  # the rest are counted, not located (locating reads the file)
+            break
         rows = group.rows(named=True)
         first = rows[0]
         where = relocate_problems([RecordProblem(file=first["__file"], field="", message="", row=first["__row"])])[0]
@@ -720,7 +723,7 @@ def _check_cross_file_duplicates(combined: pl.DataFrame) -> None:
             )
             for other in rows[1:]
         )
-    raise RecordFileError(relocate_problems(problems[:MAX_PROBLEMS]), total=len(problems))
+    raise RecordFileError(relocate_problems(problems[:MAX_PROBLEMS]), total=total)
 
 
 def write_records_jsonl(records: pl.DataFrame, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:

@@ -93,7 +93,7 @@ def read_run_set_manifest(path: Path) -> dict[str, Any]:
     Parameters
     ----------
     path
-        The ``manifest.json`` file.
+        The run set's ``manifest.json`` file (beside ``records.jsonl``).
 
     Returns
     -------
