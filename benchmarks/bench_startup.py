@@ -19,6 +19,12 @@ The commands:
   tau-bench`` as the README shows;
 - ``validate``: ``gatestats validate tau.jsonl``.
 
+Beside them, the import floors of ``analyze`` (what its imports cost at the least, whatever
+gatestats does): ``python -c "import polars, numpy"`` (the analysis' arrays),
+``+ scipy.special`` (the estimators' normal and t quantiles: BCa bootstrap and Wilson
+intervals), and ``+ typer, pydantic, rich.table`` (the command line: typer imports pydantic to
+coerce every parameter of a command it runs).
+
 ``gatestats`` is run as the console script does (``from gatestats.cli import main; main()``) with
 ``PYTHONPATH`` naming the source tree, so ``--before DIR`` measures another checkout (for example
 ``git clone -q /work/main /tmp/startup_before``) with the same virtual environment, side by side;
@@ -43,6 +49,14 @@ TAU_RAW = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
 # The console script's body (see .venv/bin/gatestats), run with the tree named by PYTHONPATH.
 _CLI = "import sys; sys.argv[0] = 'gatestats'; from gatestats.cli import main; sys.exit(main())"
 
+#: ``import polars`` (every ratio's denominator), then the import floors of ``analyze``.
+_FLOORS = (
+    "import polars",
+    "import polars, numpy",
+    "import polars, numpy, scipy.special",
+    "import polars, numpy, scipy.special, typer, pydantic, rich.table",
+)
+
 
 def _child(argv: list[str], pythonpath: str | None) -> tuple[float, float, int]:
     """Run one child; return (wall s, CPU s of the child alone, exit code)."""
@@ -61,7 +75,9 @@ def _child(argv: list[str], pythonpath: str | None) -> tuple[float, float, int]:
 def _commands(records: Path, trees: dict[str, Path]) -> list[tuple[str, str, list[str], str | None]]:
     """(variant, command name, argv, PYTHONPATH) for every measured child."""
     python = sys.executable
-    rows: list[tuple[str, str, list[str], str | None]] = [("-", "import polars", [python, "-c", "import polars"], None)]
+    rows: list[tuple[str, str, list[str], str | None]] = [
+        ("-", name, [python, "-c", f"import {name.removeprefix('import ')}"], None) for name in _FLOORS
+    ]
     for variant, tree in trees.items():
         path = f"{tree / 'src'}{os.pathsep}{tree / 'runner'}"
         cli = [python, "-c", _CLI]

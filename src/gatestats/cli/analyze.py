@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis
 
-__all__ = ["analyze_command", "parse_ks", "render_analysis"]
+__all__ = ["analysis_columns", "analyze_command", "parse_ks", "render_analysis"]
 
 
 def parse_ks(text: str) -> list[int]:
@@ -147,6 +147,38 @@ def render_analysis(result: Analysis, console: Console) -> None:
         console.print()
 
 
+def analysis_columns(by: str) -> tuple[str, ...] | None:
+    """The record columns ``gatestats analyze --by BY`` reads, for ``load_records(columns=...)``.
+
+    Every record is still checked on every column; only these are kept in memory:
+    :data:`gatestats.estimators.ANALYSIS_COLUMNS`, and ``by`` when it names another column.
+
+    Parameters
+    ----------
+    by
+        The ``--by`` option: the record column that names the system.
+
+    Returns
+    -------
+    tuple of str or None
+        The columns; ``None`` (every column) when ``by`` is not a field of the contract, so that
+        the analysis refuses it with the list of every column, exactly as it always has.
+
+    Examples
+    --------
+    >>> analysis_columns("system")
+    ('system', 'case_id', 'case_version', 'case_group', 'trial', 'attempt', 'outcome')
+    >>> analysis_columns("model_id")[-1], analysis_columns("model")
+    ('model_id', None)
+    """
+    from gatestats.estimators import ANALYSIS_COLUMNS
+    from gatestats.records.contract import POLARS_SCHEMA
+
+    if by not in POLARS_SCHEMA:
+        return None
+    return tuple(dict.fromkeys((*ANALYSIS_COLUMNS, by)))
+
+
 @reports_errors
 def analyze_command(
     records: RecordFilesArgument,
@@ -187,7 +219,7 @@ def analyze_command(
     from gatestats.records import load_records
 
     result = analyze(
-        load_records(records),
+        load_records(records, columns=analysis_columns(by)),
         ks=ks,
         by=by,
         confidence_level=confidence_level,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,7 +25,7 @@ from gatestats.cli._common import (
 if TYPE_CHECKING:
     from gatestats.cost import CostAnalysis, CostEstimate
 
-__all__ = ["cost_command", "render_cost"]
+__all__ = ["COST_COLUMNS", "cost_columns", "cost_command", "render_cost"]
 
 _NONE = "—"
 
@@ -139,6 +140,65 @@ def _rate(value: float | None, hint: str) -> None:
         raise typer.BadParameter(msg, param_hint=hint)
 
 
+#: The record columns :func:`gatestats.cost.cost_per_accepted` reads (its required and optional
+#: columns; ``tests/cli/test_large_files.py`` fails when the cost package reads another one).
+COST_COLUMNS: tuple[str, ...] = (
+    "record_id",
+    "system",
+    "case_id",
+    "trial",
+    "attempt",
+    "outcome",
+    "case_version",
+    "case_group",
+    "cost_usd",
+    "cost_model_usd",
+    "cost_tool_usd",
+    "cost_execution_usd",
+    "machine_seconds",
+    "reviewer",
+    "started_at",
+    "ended_at",
+    "review_started_at",
+    "review_ended_at",
+    "correction_started_at",
+    "correction_ended_at",
+)
+
+
+def cost_columns(by: Sequence[str]) -> tuple[str, ...] | None:
+    """The record columns ``gatestats cost --by BY`` reads, for ``load_records(columns=...)``.
+
+    Every record is still checked on every column; only these are kept in memory:
+    :data:`COST_COLUMNS`, ``slices`` for the grouping ``slice``, and the other ``by`` columns.
+
+    Parameters
+    ----------
+    by
+        The grouping columns of ``--by``.
+
+    Returns
+    -------
+    tuple of str or None
+        The columns; ``None`` (every column) when a ``by`` name is neither a field of the
+        contract nor ``slice``, so that the analysis refuses it with the list of every column,
+        exactly as it always has.
+
+    Examples
+    --------
+    >>> cost_columns(["system"]) == COST_COLUMNS
+    True
+    >>> cost_columns(["slice", "model_id"])[-2:], cost_columns(["team"])
+    (('slices', 'model_id'), None)
+    """
+    from gatestats.records.contract import POLARS_SCHEMA
+
+    named = ["slices" if name == "slice" else name for name in by]
+    if any(name not in POLARS_SCHEMA for name in named):
+        return None
+    return tuple(dict.fromkeys((*COST_COLUMNS, *named)))
+
+
 @reports_errors
 def cost_command(
     records: RecordFilesArgument,
@@ -195,7 +255,7 @@ def cost_command(
     from gatestats.records import load_records
 
     result = cost_per_accepted(
-        load_records(records),
+        load_records(records, columns=cost_columns(columns)),
         by=columns,
         review_rate_usd_per_hour=review_rate,
         machine_rate_usd_per_hour=machine_rate,
