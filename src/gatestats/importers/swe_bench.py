@@ -15,6 +15,9 @@ patch_exists, patch_successfully_applied, resolved, tests_status?}}``). Mapping 
   ``failed`` with ``failed_check`` "empty patch"; ``error_ids`` (the harness could not evaluate the
   patch) -> ``infra_error``; ``incomplete_ids`` (no prediction submitted) and an instance another
   run has but this one lists nowhere -> ``infra_error`` naming why: never silently unresolved;
+- ``infra_failure_ids`` (swebench 5: failures its log classifier puts on the environment, e.g.
+  ``network_unreachable``; they stay in ``unresolved_ids``/``error_ids`` there) -> ``infra_error``
+  with the reason; another ``failure_reasons`` entry is added to the failed check;
 - the five lists must be disjoint, the counts must match the lists, and every one of
   ``total_instances`` must be in a list; a ``report.json`` must agree with the summary;
 - ``--costs``: a table (CSV, JSONL, Parquet) with ``instance_id``, ``trial``, ``cost_usd`` -> ``cost_usd``.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,8 +91,52 @@ def _listed(file: Path, name: str, items: Any, where: dict[str, str], problems: 
             where[item] = name
 
 
-def _summary(file: Path) -> dict[str, str]:
-    """Instance id -> the list it is in; every inconsistency of the summary is an error."""
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One run summary: instance id -> the list it is in, and the harness's failure classification."""
+
+    where: dict[str, str]
+    #: ``infra_failure_ids`` (swebench 5): failures the harness puts on the environment -> their reason.
+    infra: dict[str, str]
+    #: ``failure_reasons``: why a non-resolved instance failed, where the harness could tell.
+    reasons: dict[str, str]
+
+
+def _classified(file: Path, document: dict[str, Any], where: dict[str, str], problems: ProblemList) -> _Run:
+    """The run with ``infra_failure_ids`` and ``failure_reasons`` checked against its outcome lists."""
+    raw_reasons = document.get("failure_reasons", {})
+    reasons: dict[str, str] = {}
+    if not isinstance(raw_reasons, dict):
+        problems.add(
+            RecordProblem(
+                file=str(file), field="failure_reasons", message=f"expected an object (got {describe(raw_reasons)})"
+            )
+        )
+    else:
+        reasons = {str(k): v for k, v in raw_reasons.items() if isinstance(v, str)}
+    infra_ids = document.get("infra_failure_ids", [])
+    infra: dict[str, str] = {}
+    if not isinstance(infra_ids, list):
+        problems.add(
+            RecordProblem(
+                file=str(file),
+                field="infra_failure_ids",
+                message=f"expected a list of instance ids (got {describe(infra_ids)})",
+            )
+        )
+        return _Run(where, infra, reasons)
+    for index, item in enumerate(infra_ids):
+        if not isinstance(item, str) or where.get(item) not in ("unresolved_ids", "error_ids"):
+            what = f"instance {item!r}" if isinstance(item, str) else describe(item)
+            msg = f"{what} is in neither unresolved_ids nor error_ids (the only ones the harness classifies)"
+            problems.add(RecordProblem(file=str(file), field=f"infra_failure_ids[{index}]", message=msg))
+        else:
+            infra[item] = reasons.get(item, "no reason given")
+    return _Run(where, infra, reasons)
+
+
+def _summary(file: Path) -> _Run:
+    """The run's lists and classification; every inconsistency of the summary is an error."""
     document = _document(file)
     problems = ProblemList()
     where: dict[str, str] = {}
@@ -103,10 +151,11 @@ def _summary(file: Path) -> dict[str, str]:
     if not problems and total is not None and total != len(where):
         msg = f"total_instances is {describe(total)} but the lists hold {len(where)} instance(s): some are in no list"
         problems.add(RecordProblem(file=str(file), field="total_instances", message=msg))
+    run = _classified(file, document, where, problems)
     problems.raise_if_any()
     if not where:
         raise RecordFileError.single(file, "resolved_ids", "the run summary lists no instance")
-    return where
+    return run
 
 
 def _report_check(logs: Path, instance: str, listed: str) -> str | None:
@@ -125,8 +174,10 @@ def _report_check(logs: Path, instance: str, listed: str) -> str | None:
         raise RecordFileError.single(path, f"{instance}.resolved", msg)
     if resolved or listed != "unresolved_ids":
         return None
-    if entry.get("patch_successfully_applied") is False:
-        return "unresolved: the patch did not apply"
+    if entry.get("patch_successfully_applied") is False:  # swebench 5: the log held no parseable test results
+        reason = entry.get("infra_failure_reason")
+        why = f" ({reason})" if isinstance(reason, str) and reason else ""
+        return f"unresolved: no parseable test results in the log{why}"
     return _tests_check(entry.get("tests_status"))
 
 
@@ -174,6 +225,9 @@ def import_swe_bench(
 ) -> pl.DataFrame:
     """Read SWE-bench harness run summaries (one per run) into validated run records.
 
+    An instance is a case and a run a trial; an instance in ``error_ids`` or ``incomplete_ids`` is
+    an ``infra_error``, one with an empty patch ``failed``.
+
     Parameters
     ----------
     summaries
@@ -208,16 +262,11 @@ def import_swe_bench(
         msg = f"give run summaries and, with logs, one directory per summary (got {len(files)} and {len(directories)})"
         raise ValueError(msg)
     runs = [_summary(file) for file in files]
-    instances = sorted(set().union(*runs))
+    instances = sorted(set().union(*(run.where for run in runs)))
     rows: list[dict[str, Any]] = []
     for trial, (file, run) in enumerate(zip(files, runs, strict=True)):
-        for instance in instances:
-            listed = run.get(instance)
-            outcome, check = LISTS[listed] if listed else ("infra_error", f"not in run summary {file.name}: not run")
-            directory = directories[trial] if directories else None
-            if listed and directory is not None:
-                check = _report_check(directory, instance, listed) or check
-            rows.append({"case_id": instance, "trial": trial, "outcome": outcome, "failed_check": check})
+        directory = directories[trial] if directories else None
+        rows.extend(_row(file, run, instance, trial, directory) for instance in instances)
     frame = pl.DataFrame(
         rows,
         schema={"case_id": pl.String, "trial": pl.Int64, "outcome": pl.String, "failed_check": pl.String},
@@ -231,6 +280,21 @@ def import_swe_bench(
     )
     tool = "SWE-bench harness run summaries, trial = position"
     return imported_records(frame, files=files, command="swe-bench", run_set_id=run_set_id, tool=tool)
+
+
+def _row(file: Path, run: _Run, instance: str, trial: int, directory: Path | None) -> dict[str, Any]:
+    """One instance of one run: its outcome and why (an environment failure is never the candidate's)."""
+    listed = run.where.get(instance)
+    outcome, check = LISTS[listed] if listed else ("infra_error", f"not in run summary {file.name}: not run")
+    if listed and directory is not None:
+        check = _report_check(directory, instance, listed) or check
+    if instance in run.infra:
+        outcome = "infra_error"
+        check = f"infrastructure failure: {run.infra[instance]} (the harness's infra_failure_ids)"
+    elif listed in ("unresolved_ids", "error_ids") and instance in run.reasons and check is not None:
+        reason = run.reasons[instance]
+        check = check if reason in check else f"{check}; the harness's failure reason: {reason}"
+    return {"case_id": instance, "trial": trial, "outcome": outcome, "failed_check": check}
 
 
 def _joined_costs(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
