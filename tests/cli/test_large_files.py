@@ -22,7 +22,8 @@ import gatestats.estimators
 import gatestats.records
 from gatestats.cli import app
 from gatestats.cli.analyze import analysis_columns
-from gatestats.cli.cost import COST_COLUMNS, cost_columns
+from gatestats.cli.cost import cost_columns
+from gatestats.cost import RECORD_COLUMNS as COST_COLUMNS
 from gatestats.cost import _frames as cost_frames
 from gatestats.errors import RecordFileError
 from gatestats.estimators import ANALYSIS_COLUMNS, analyze

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from gatestats.cost import MIN_UNITS_INTERVAL, ReviewRateRequiredError, cost_per_accepted
+from gatestats.cost import MIN_UNITS_INTERVAL, RECORD_COLUMNS, ReviewRateRequiredError, cost_per_accepted
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.records import load_records
 from tests.conftest import make_record
@@ -413,3 +413,26 @@ def test_an_empty_record_frame_is_refused_and_all_null_slices_form_the_none_grou
     table = cost_per_accepted(data, by=("slice",)).to_frame()
     assert table.select("slice", "estimate").rows() == [(None, 1.5)]
     assert table.schema["slice"] == pl.String
+
+
+def test_record_columns_are_all_the_estimate_reads() -> None:
+    # Records cut to RECORD_COLUMNS give the same estimate and interval as the full records.
+    full = frame(many_cases(30, seed=3))
+    cut = full.select([c for c in RECORD_COLUMNS if c in full.columns])
+    assert RECORD_COLUMNS[:6] == ("record_id", "system", "case_id", "trial", "attempt", "outcome")
+    assert {"cost_usd", "machine_seconds", "review_ended_at"} <= set(RECORD_COLUMNS)
+    assert set(full.columns) - set(RECORD_COLUMNS)  # something really is left out
+    a, b = cost_per_accepted(full).group(system="a"), cost_per_accepted(cut).group(system="a")
+    assert (b.estimate, b.ci_low, b.ci_high) == (a.estimate, a.ci_low, a.ci_high)
+    assert b.estimate is not None
+
+
+def test_interval_to_dict_uses_the_result_names_bounds_first() -> None:
+    g = cost_per_accepted(frame(many_cases(30)), seed=5).group(system="a")
+    ci = g.confidence_interval(0.9)
+    assert list(ci.to_dict()) == [
+        "ci_low", "ci_high", "interval_status", "interval_reason", "confidence_level", "method",
+        "n_resamples", "seed", "n_units", "n_resamples_infinite", "n_resamples_undefined",
+    ]  # fmt: skip
+    assert ci.to_dict()["interval_status"] == ci.status == "ok"
+    assert (ci.to_dict()["ci_low"], ci.to_dict()["n_units"]) == (ci.ci_low, 30)

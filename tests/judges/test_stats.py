@@ -109,6 +109,17 @@ def test_kappa_matches_sas_agreement_example() -> None:
     assert got == pytest.approx([0.4842, 0.1380, 0.2137, 0.7547, 0.1484, 3.2626, 0.0011], abs=6e-5)
 
 
+def test_kappa_interval_at_another_level_reuses_the_standard_error() -> None:
+    # SAS example: ASE 0.1380, so the 95% interval 0.2137-0.7547 narrows at 90% by z = 1.6449.
+    k = cohens_kappa([[0, 4, 1], [0, 8, 0], [0, 1, 5]])
+    assert k.confidence_interval(0.95) == (k.ci_low, k.ci_high)
+    low, high = k.confidence_interval(0.90)
+    assert (low, high) == pytest.approx((0.4842 - 1.6449 * 0.1380, 0.4842 + 1.6449 * 0.1380), abs=2e-4)
+    refused = cohens_kappa([[3, 0, 0], [2, 0, 0], [1, 0, 0]])
+    with pytest.raises(ValueError, match=r"^kappa has no interval: kappa is 0 by construction"):
+        refused.confidence_interval()
+
+
 @given(st.lists(st.integers(0, 40), min_size=4, max_size=4).filter(lambda c: min(c[0] + c[1], c[2] + c[3]) > 0))
 def test_kappa_2x2_agrees_with_statsmodels(cells: list[int]) -> None:
     table = np.array(cells).reshape(2, 2)

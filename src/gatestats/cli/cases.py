@@ -79,11 +79,7 @@ def retire_command(
     """Retire CASE_ID (kept under SET/retired/); the set gets a new version.
 
     \f
-
-    Parameters
-    ----------
-    case_id, reason, by, golden_set
-        As in :func:`gatestats.golden.retire` (``golden_set`` is its ``root``).
+    Parameters as in :func:`gatestats.golden.retire` (``golden_set`` is its ``root``).
     """
     from gatestats.golden import retire
 
@@ -107,11 +103,7 @@ def reclassify_command(
     """Move CASE_ID to another split (a new case version; the approval carries over).
 
     \f
-
-    Parameters
-    ----------
-    case_id, split, reason, by, override_twin, golden_set
-        As in :func:`gatestats.golden.reclassify` (``golden_set`` is its ``root``).
+    Parameters as in :func:`gatestats.golden.reclassify` (``golden_set`` is its ``root``).
     """
     from gatestats.golden import reclassify
 
@@ -167,11 +159,7 @@ def stale_command(
     """List approved cases past their review date.
 
     \f
-
-    Parameters
-    ----------
-    golden_set, today
-        As in :func:`gatestats.golden.stale` (``golden_set`` is its ``root``; ``today`` a ``YYYY-MM-DD``).
+    Parameters as in :func:`gatestats.golden.stale` (``golden_set`` is its ``root``; ``today`` a ``YYYY-MM-DD``).
     """
     day = _date(today, "--today") or datetime.now(UTC).date()
     from gatestats.golden import stale
@@ -202,11 +190,7 @@ def check_command(
     """Flag test-split cases used outside gate runs, and judges that cannot vote (no calibration).
 
     \f
-
-    Parameters
-    ----------
-    golden_set, run_sets
-        As in :func:`gatestats.golden.check_split_use`.
+    Parameters as in :func:`gatestats.golden.check_split_use`.
     """
     from gatestats.golden import check_split_use, judges_without_calibration
 
@@ -223,11 +207,7 @@ def verify_graders_command(
     """Block RUN_SET when a case's verifier is not the approved one (names the case and who changed it).
 
     \f
-
-    Parameters
-    ----------
-    golden_set, run_set
-        As in :func:`gatestats.golden.check_graders`.
+    Parameters as in :func:`gatestats.golden.check_graders`.
     """
     from gatestats.golden import check_graders
 
@@ -244,13 +224,7 @@ def diff_command(
     """Added, retired and changed cases between two versions of a set.
 
     \f
-
-    Parameters
-    ----------
-    old, new
-        As in :func:`gatestats.golden.diff_sets`.
-    as_json
-        Print JSON instead of lines.
+    Parameters as in :func:`gatestats.golden.diff_sets`; ``as_json`` prints JSON instead of lines.
     """
     from gatestats.golden import diff_sets
 

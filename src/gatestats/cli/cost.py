@@ -25,7 +25,7 @@ from gatestats.cli._common import (
 if TYPE_CHECKING:
     from gatestats.cost import CostAnalysis, CostEstimate
 
-__all__ = ["COST_COLUMNS", "cost_columns", "cost_command", "render_cost"]
+__all__ = ["cost_columns", "cost_command", "render_cost"]
 
 _NONE = "—"
 
@@ -140,37 +140,12 @@ def _rate(value: float | None, hint: str) -> None:
         raise typer.BadParameter(msg, param_hint=hint)
 
 
-#: The record columns :func:`gatestats.cost.cost_per_accepted` reads (its required and optional
-#: columns; ``tests/cli/test_large_files.py`` fails when the cost package reads another one).
-COST_COLUMNS: tuple[str, ...] = (
-    "record_id",
-    "system",
-    "case_id",
-    "trial",
-    "attempt",
-    "outcome",
-    "case_version",
-    "case_group",
-    "cost_usd",
-    "cost_model_usd",
-    "cost_tool_usd",
-    "cost_execution_usd",
-    "machine_seconds",
-    "reviewer",
-    "started_at",
-    "ended_at",
-    "review_started_at",
-    "review_ended_at",
-    "correction_started_at",
-    "correction_ended_at",
-)
-
-
 def cost_columns(by: Sequence[str]) -> tuple[str, ...] | None:
     """The record columns ``gatestats cost --by BY`` reads, for ``load_records(columns=...)``.
 
     Every record is still checked on every column; only these are kept in memory:
-    :data:`COST_COLUMNS`, ``slices`` for the grouping ``slice``, and the other ``by`` columns.
+    :data:`gatestats.cost.RECORD_COLUMNS` (what the estimate reads), ``slices`` for the
+    grouping ``slice``, and the other ``by`` columns.
 
     Parameters
     ----------
@@ -186,17 +161,19 @@ def cost_columns(by: Sequence[str]) -> tuple[str, ...] | None:
 
     Examples
     --------
-    >>> cost_columns(["system"]) == COST_COLUMNS
+    >>> from gatestats.cost import RECORD_COLUMNS
+    >>> cost_columns(["system"]) == RECORD_COLUMNS
     True
     >>> cost_columns(["slice", "model_id"])[-2:], cost_columns(["team"])
     (('slices', 'model_id'), None)
     """
+    from gatestats.cost import RECORD_COLUMNS
     from gatestats.records.contract import POLARS_SCHEMA
 
     named = ["slices" if name == "slice" else name for name in by]
     if any(name not in POLARS_SCHEMA for name in named):
         return None
-    return tuple(dict.fromkeys((*COST_COLUMNS, *named)))
+    return tuple(dict.fromkeys((*RECORD_COLUMNS, *named)))
 
 
 @reports_errors

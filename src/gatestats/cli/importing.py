@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,6 +35,48 @@ PolicyOption = Annotated[
     Path | None,
     typer.Option("--policy", help="Gate policy to register in the run set at import (with --run-set)."),
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Imported:
+    """What an import command read: the records, and the file named as their source in a run set."""
+
+    records: pl.DataFrame
+    source: Path
+
+
+def _imports(command: Callable[..., _Imported]) -> Callable[..., None]:
+    """Give an import command the options of where its records go: ``--output``, ``--run-set``, ``--policy``.
+
+    The command typer registers takes ``command``'s parameters with ``--output`` after the required
+    ones and the other two last. It checks those options (and loads the policy) before ``command``
+    reads anything, writes what it read, and reports errors as
+    :func:`~gatestats.cli._common.reports_errors` does.
+
+    Parameters
+    ----------
+    command
+        Reads the records from its own parameters.
+    """
+    own = list(inspect.signature(command, eval_str=True).parameters.values())
+    required = sum(p.default is inspect.Parameter.empty for p in own)
+    added = {
+        name: inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
+        for name, kind in (("output", Output), ("run_set", RunSet), ("policy", PolicyOption))
+    }
+    params = [*own[:required], added["output"], *own[required:], added["run_set"], added["policy"]]
+
+    @functools.wraps(command)
+    def run(
+        *, output: Path | None = None, run_set: Path | None = None, policy: Path | None = None, **given: object
+    ) -> None:
+        loaded = _target(output, run_set, policy)
+        imported = command(**given)
+        _written(imported.records, output, run_set, loaded, imported.source)
+
+    run.__signature__ = inspect.Signature([p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params])  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    return reports_errors(run)
 
 
 def _target(output: Path | None, run_set: Path | None, policy: Path | None) -> Policy | None:
@@ -94,7 +140,7 @@ def _calibrations(items: list[str] | None) -> dict[str, str]:
 
 
 @app.command("table")
-@reports_errors
+@_imports
 def table_command(
     file: Annotated[Path, typer.Argument(help="Table of trial outcomes: .csv, .jsonl or .parquet.")],
     mapping: Annotated[
@@ -108,16 +154,13 @@ def table_command(
             ),
         ),
     ],
-    output: Output = None,
     system: Annotated[str | None, typer.Option(help="System label for every row (instead of system=COL).")] = None,
     calibration: Annotated[
         list[str] | None,
         typer.Option(help="JUDGE=VERSION: calibration version of a judge:JUDGE column's verdicts (repeatable)."),
     ] = None,
     run_set_id: RunSetId = None,
-    run_set: RunSet = None,
-    policy: PolicyOption = None,
-) -> None:
+) -> _Imported:
     """Import any table. Outcomes 1/0, true/false, pass/fail, passed/failed; no trial column = one trial per case.
 
     \f
@@ -125,51 +168,43 @@ def table_command(
     ----------
     file, mapping, system, calibration, run_set_id
         The table, its columns for the record fields and graders, and the labels of the records.
-    output, run_set, policy
-        Where the records go, and the policy registered with a run set.
+
+    Returns
+    -------
+    _Imported
+        The records, for :func:`_imports` to write (as every import command's).
     """
-    loaded = _target(output, run_set, policy)
     from gatestats.importers import import_table, parse_mapping
 
     records = import_table(
         file, parse_mapping(mapping), system=system, calibrations=_calibrations(calibration), run_set_id=run_set_id
     )
-    _written(records, output, run_set, loaded, file)
+    return _Imported(records, file)
 
 
 @app.command("tau-bench")
-@reports_errors
+@_imports
 def tau_bench_command(
     file: Annotated[Path, typer.Argument(help="τ-bench results (JSON list) or τ²-bench results file.")],
-    output: Output = None,
     system: Annotated[str | None, typer.Option(help="System label (default: the file name).")] = None,
     model_id: Annotated[str | None, typer.Option(help="Model id to record (τ-bench files lack it).")] = None,
     run_set_id: RunSetId = None,
-    run_set: RunSet = None,
-    policy: PolicyOption = None,
-) -> None:
+) -> _Imported:
     """Import τ-bench results: success = reward within 1e-6 of 1; costs from info where present.
 
     \f
-    Parameters
-    ----------
-    file, system, model_id, run_set_id
-        The results file and the labels of the records.
-    output, run_set, policy
-        As for ``import table``.
+    Parameters and return as for :func:`table_command`, the options those of
+    :func:`gatestats.importers.import_tau_bench`.
     """
-    loaded = _target(output, run_set, policy)
     from gatestats.importers import import_tau_bench
 
-    records = import_tau_bench(file, system=system, model_id=model_id, run_set_id=run_set_id)
-    _written(records, output, run_set, loaded, file)
+    return _Imported(import_tau_bench(file, system=system, model_id=model_id, run_set_id=run_set_id), file)
 
 
 @app.command("inspect")
-@reports_errors
+@_imports
 def inspect_command(
     logs: Annotated[list[Path], typer.Argument(help="Inspect AI logs: .eval archives or .json logs.")],
-    output: Output = None,
     scorer: Annotated[
         str | None, typer.Option(help="Scorer whose value is the outcome (default: the log's first scorer).")
     ] = None,
@@ -181,20 +216,13 @@ def inspect_command(
     judge: Annotated[list[str] | None, typer.Option(help="Scorer recorded as a judge grader (repeatable).")] = None,
     system: Annotated[str | None, typer.Option(help="System label (default: the log's model).")] = None,
     run_set_id: RunSetId = None,
-    run_set: RunSet = None,
-    policy: PolicyOption = None,
-) -> None:
+) -> _Imported:
     """Import Inspect AI logs: sample = case, epoch = trial, errored samples = infra_error, limits = resource_killed.
 
     \f
-    Parameters
-    ----------
-    logs, scorer, value, threshold, judge, system, run_set_id
-        The logs, how scores become outcomes and graders, and the labels of the records.
-    output, run_set, policy
-        As for ``import table``.
+    As :func:`table_command`; ``--value`` is parsed by :func:`gatestats.importers.inspect_ai.parse_values`
+    (a usage error when malformed), the rest goes to :func:`gatestats.importers.import_inspect`.
     """
-    loaded = _target(output, run_set, policy)
     from gatestats.importers import import_inspect
     from gatestats.importers.inspect_ai import parse_values
 
@@ -211,43 +239,32 @@ def inspect_command(
         system=system,
         run_set_id=run_set_id,
     )
-    _written(records, output, run_set, loaded, logs[0])
+    return _Imported(records, logs[0])
 
 
 @app.command("promptfoo")
-@reports_errors
+@_imports
 def promptfoo_command(
     file: Annotated[Path, typer.Argument(help="promptfoo results (promptfoo eval -o results.json).")],
-    output: Output = None,
     system: Annotated[str | None, typer.Option(help="System label (one provider only; default: its label).")] = None,
     run_set_id: RunSetId = None,
-    run_set: RunSet = None,
-    policy: PolicyOption = None,
-) -> None:
+) -> _Imported:
     """Import promptfoo results: test = case, repeats = trials, errors = infra_error, assertions = graders.
 
     \f
-    Parameters
-    ----------
-    file, system, run_set_id
-        The results file and the labels of the records.
-    output, run_set, policy
-        As for ``import table``.
+    The results file and the record labels, read by :func:`gatestats.importers.import_promptfoo`.
     """
-    loaded = _target(output, run_set, policy)
     from gatestats.importers import import_promptfoo
 
-    records = import_promptfoo(file, system=system, run_set_id=run_set_id)
-    _written(records, output, run_set, loaded, file)
+    return _Imported(import_promptfoo(file, system=system, run_set_id=run_set_id), file)
 
 
 @app.command("swe-bench")
-@reports_errors
+@_imports
 def swe_bench_command(
     summaries: Annotated[
         list[Path], typer.Argument(help="SWE-bench run summaries <model>.<run_id>.json, one per run.")
     ],
-    output: Output = None,
     logs: Annotated[
         list[Path] | None,
         typer.Option(help="Each run's logs/run_evaluation/<run_id>/<model> directory (repeat, in order)."),
@@ -257,23 +274,16 @@ def swe_bench_command(
         str | None, typer.Option(help="System label (default: the file name up to its first '.').")
     ] = None,
     run_set_id: RunSetId = None,
-    run_set: RunSet = None,
-    policy: PolicyOption = None,
-) -> None:
+) -> _Imported:
     """Import SWE-bench harness results: run = trial, error_ids/incomplete_ids = infra_error, empty patch = failed.
 
     \f
-    Parameters
-    ----------
-    summaries, logs, costs, system, run_set_id
-        The run summaries, their report directories, the cost table and the labels of the records.
-    output, run_set, policy
-        As for ``import table``.
+    Run summaries, their report directories and a cost table for
+    :func:`gatestats.importers.import_swe_bench`, after a check of one directory per summary.
     """
-    loaded = _target(output, run_set, policy)
     if logs is not None and len(logs) != len(summaries):
         raise usage_error(f"--logs: give one directory per run summary ({len(summaries)}), got {len(logs)}")
     from gatestats.importers import import_swe_bench
 
     records = import_swe_bench(summaries, logs=logs, costs=costs, system=system, run_set_id=run_set_id)
-    _written(records, output, run_set, loaded, summaries[0])
+    return _Imported(records, summaries[0])

@@ -35,10 +35,8 @@ def check_command(
     \f
     Parameters
     ----------
-    policy
-        The policy file.
-    as_json
-        Print the parsed policy as JSON.
+    policy, as_json
+        The policy file; print it parsed, as JSON.
 
     Raises
     ------

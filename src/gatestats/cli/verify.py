@@ -43,10 +43,9 @@ def verify_command(
     \f
     Parameters
     ----------
-    verdict
-        The verdict file.
-    key
-        The public key whose signature the verdict must carry (None: a signature is not required).
+    verdict, key
+        The verdict file, and the public key whose signature it must carry (None: a signature is not
+        required).
     envelope
         The verdict's envelope (None: beside the verdict).
     policy

@@ -13,7 +13,7 @@ Definitions, the JSON of ``gatestats cost`` and the coverage simulation: ``docs/
 """
 
 from gatestats.cost._bootstrap import MIN_UNITS_INTERVAL, MIN_UNITS_RATIO, CostInterval
-from gatestats.cost._frames import ReviewRateRequiredError
+from gatestats.cost._frames import RECORD_COLUMNS, ReviewRateRequiredError
 from gatestats.cost.human_time import attribute_overlaps, merge_intervals
 from gatestats.cost.per_accepted import CPA_INTERVAL_METHOD, CostAnalysis, CostEstimate, cost_per_accepted
 from gatestats.cost.ratio import RATIO_INTERVAL_METHOD, CostRatio, cost_ratio
@@ -23,6 +23,7 @@ __all__ = [
     "MIN_UNITS_INTERVAL",
     "MIN_UNITS_RATIO",
     "RATIO_INTERVAL_METHOD",
+    "RECORD_COLUMNS",
     "CostAnalysis",
     "CostEstimate",
     "CostInterval",

@@ -270,6 +270,10 @@ def ratio_bootstrap(
     return RatioBootstrap(estimate=estimate, draws=draws, acceleration=acceleration, n_units=units)
 
 
+#: The names of :class:`CostInterval`'s ``status`` and ``reason`` in a cost result and its JSON.
+_RESULT_NAMES: Final = {"status": "interval_status", "reason": "interval_reason"}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CostInterval:
     """A bootstrap interval of a cost statistic, or an explicit statement that there is none.
@@ -293,20 +297,13 @@ class CostInterval:
     n_resamples_undefined: int
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping."""
-        return {
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "interval_status": self.status,
-            "interval_reason": self.reason,
-            "confidence_level": self.confidence_level,
-            "method": self.method,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "n_units": self.n_units,
-            "n_resamples_infinite": self.n_resamples_infinite,
-            "n_resamples_undefined": self.n_resamples_undefined,
-        }
+        """JSON-ready mapping, with the names of a cost result's JSON.
+
+        The bounds, then ``status`` and ``reason`` as ``interval_status`` and ``interval_reason``,
+        then the other fields in order.
+        """
+        named = {_RESULT_NAMES.get(name, name): getattr(self, name) for name in self.__dataclass_fields__}
+        return {key: named[key] for key in ("ci_low", "ci_high", "interval_status", "interval_reason")} | named
 
 
 def bootstrap_interval(

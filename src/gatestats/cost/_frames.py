@@ -36,6 +36,7 @@ from gatestats.vocabulary import FrameLike, check_confidence_level, check_n_resa
 
 __all__ = [
     "COST_PARTS",
+    "RECORD_COLUMNS",
     "SLICE",
     "CostOptions",
     "ReviewRateRequiredError",
@@ -70,6 +71,8 @@ _OPTIONAL: Final[dict[str, pl.DataType]] = {
     "reviewer": pl.String(),
     **{name: pl.String() for name in TIMESTAMPS},
 }
+#: Every record column the cost functions read: the required ones, then the optional ones.
+RECORD_COLUMNS: Final = (*_REQUIRED, *_OPTIONAL)
 _INTERVALS: Final = (
     ("review_started_at", "review_ended_at"),
     ("correction_started_at", "correction_ended_at"),
@@ -137,6 +140,38 @@ class CostOptions:
     def rate(self) -> float:
         """The review rate as a number (0 when none is given: then no human time is recorded)."""
         return 0.0 if self.review_rate is None else float(self.review_rate)
+
+    @classmethod
+    def checked(
+        cls, review_rate: float | None, machine_rate: float | None, confidence_level: float, n_resamples: int, seed: int
+    ) -> CostOptions:
+        """The options of a public cost function, the bootstrap's checked first.
+
+        Parameters
+        ----------
+        review_rate, machine_rate
+            The hourly rates in USD, or ``None`` (checked where the records are prepared, :func:`prepare`).
+        confidence_level, n_resamples, seed
+            The bootstrap's level, resamples and seed, checked here (:func:`check_common`).
+
+        Returns
+        -------
+        CostOptions
+            The options (the bootstrap's checked).
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :func:`check_common`.
+        """
+        check_common(confidence_level, n_resamples, seed)
+        return cls(
+            review_rate=review_rate,
+            machine_rate=machine_rate,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
 
     def echo(self) -> dict[str, Any]:
         """The fields of a cost result that repeat the options (the rates under their public names)."""

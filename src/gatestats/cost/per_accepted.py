@@ -43,7 +43,7 @@ from gatestats.cost._bootstrap import (
     RebuildableInterval,
     cpa_statistic,
 )
-from gatestats.cost._frames import SLICE, CostOptions, check_common, explode_groups, prepare, record_ids_text
+from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare, record_ids_text
 from gatestats.vocabulary import FrameLike
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
@@ -180,6 +180,18 @@ _FRAME_SCHEMA: Final[dict[str, pl.DataType]] = {
 }
 
 
+#: The fields of :class:`CostAnalysis` its JSON gives between ``by`` and ``groups``, in order.
+_ANALYSIS_SETTINGS: Final = (
+    "review_rate_usd_per_hour",
+    "machine_rate_usd_per_hour",
+    "confidence_level",
+    "method",
+    "n_resamples",
+    "seed",
+    "human_hours_total",
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CostAnalysis:
     """Result of :func:`cost_per_accepted`: one :class:`CostEstimate` per group."""
@@ -217,17 +229,8 @@ class CostAnalysis:
 
     def to_dict(self) -> dict[str, Any]:
         """The documented ``gatestats cost --json`` object (docs/cost.md)."""
-        return {
-            "by": list(self.by),
-            "review_rate_usd_per_hour": self.review_rate_usd_per_hour,
-            "machine_rate_usd_per_hour": self.machine_rate_usd_per_hour,
-            "confidence_level": self.confidence_level,
-            "method": self.method,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "human_hours_total": self.human_hours_total,
-            "groups": [g.to_dict() for g in self.groups],
-        }
+        settings = {name: getattr(self, name) for name in _ANALYSIS_SETTINGS}
+        return {"by": list(self.by), **settings, "groups": [g.to_dict() for g in self.groups]}
 
     def to_frame(self) -> pl.DataFrame:
         """One row per group: the ``by`` columns, then fixed columns (see ``_FRAME_SCHEMA``)."""
@@ -505,13 +508,8 @@ def cost_per_accepted(
     >>> g.estimate, g.accepted, g.attempts, g.interval_status
     (4.0, 1, 4, 'insufficient_evidence')
     """
-    check_common(confidence_level, n_resamples, seed)
-    options = CostOptions(
-        review_rate=review_rate_usd_per_hour,
-        machine_rate=machine_rate_usd_per_hour,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
+    options = CostOptions.checked(
+        review_rate_usd_per_hour, machine_rate_usd_per_hour, confidence_level, n_resamples, seed
     )
     frame, columns = prepare(records, by=by, review_rate=options.review_rate, machine_rate=options.machine_rate)
     return _analysis(frame, columns, options)

@@ -39,7 +39,7 @@ Kish, L. (1965). Survey Sampling. Wiley (effective sample size).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Final
 
 import numpy as np
@@ -52,7 +52,7 @@ from gatestats.cost._bootstrap import (
     RebuildableInterval,
     paired_ratio_statistic,
 )
-from gatestats.cost._frames import SLICE, CostOptions, check_common, explode_groups, prepare
+from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.paired import PairedCases, pair_cases
@@ -435,12 +435,9 @@ def cost_ratio(
         :class:`gatestats.paired.CaseVersionMismatchError` (as in :func:`gatestats.paired.compare`).
     review_rate_usd_per_hour, machine_rate_usd_per_hour
         As in :func:`gatestats.cost.cost_per_accepted`.
-    confidence_level
-        Two-sided level of the interval, in (0, 1).
-    n_resamples
-        Bootstrap resamples (>= 100); the p-values of :meth:`CostRatio.pvalues` use the same ones.
-    seed
-        Seed of the bootstrap (recorded).
+    confidence_level, n_resamples, seed
+        The paired bootstrap's two-sided level, resamples (>= 100) and seed (recorded), as in
+        :func:`gatestats.cost.cost_per_accepted`; :meth:`CostRatio.pvalues` uses the same resamples.
 
     Returns
     -------
@@ -469,17 +466,10 @@ def cost_ratio(
     >>> r.baseline_cpa, r.candidate_cpa, r.ratio, r.interval_status
     (1.0, 3.0, 3.0, 'insufficient_evidence')
     """
-    check_common(confidence_level, n_resamples, seed)
-    _check_names(baseline, candidate, slice)
-    request = _Request(
-        baseline=baseline,
-        candidate=candidate,
-        slice=slice,
-        review_rate=review_rate_usd_per_hour,
-        machine_rate=machine_rate_usd_per_hour,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
+    options = CostOptions.checked(
+        review_rate_usd_per_hour, machine_rate_usd_per_hour, confidence_level, n_resamples, seed
     )
+    _check_names(baseline, candidate, slice)
+    request = _Request(baseline=baseline, candidate=candidate, slice=slice, **asdict(options))
     paired, pairs, n_cases = _paired_attempts(records, request, shared_versions_only=shared_versions_only)
     return _ratio(request, paired, pairs=pairs, n_cases=n_cases)

@@ -645,7 +645,7 @@ def approve(
     review_by
         When the case is due for review (:func:`stale`).
     now
-        The time recorded (default: now, UTC).
+        When it is approved (default: now, UTC); the default ``review_by`` is 180 days later.
 
     Returns
     -------
@@ -712,7 +712,7 @@ def retire(root: str | Path, case_id: str, *, reason: str, by: str, now: datetim
     reason, by
         Why, and who retires it.
     now
-        The time recorded (default: now, UTC).
+        When it is retired (default: now, UTC).
 
     Returns
     -------

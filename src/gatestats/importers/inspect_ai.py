@@ -496,6 +496,9 @@ def import_inspect(
 ) -> pl.DataFrame:
     """Read Inspect AI logs (``.eval`` or ``.json``) into validated run records, one per sample attempt.
 
+    A sample is a case and an epoch a trial; an errored sample is an ``infra_error``, one that hit
+    a resource limit ``resource_killed`` (the module docstring gives the whole mapping).
+
     Parameters
     ----------
     paths

@@ -237,6 +237,9 @@ def import_promptfoo(
 ) -> pl.DataFrame:
     """Read a promptfoo ``results.json`` (format version 3) into validated run records, one per row.
 
+    A test is a case and its repeats are trials; an errored row is an ``infra_error``, and each
+    assertion is a grader.
+
     Parameters
     ----------
     path

@@ -155,6 +155,9 @@ def import_tau_bench(
 ) -> pl.DataFrame:
     """Read a τ-bench (or τ²-bench) result file into validated run records.
 
+    A task is a case; a trial passes when its reward is within 1e-6 of 1, and its costs are read
+    from ``info`` where present.
+
     Parameters
     ----------
     path

@@ -302,9 +302,38 @@ class KappaStatistics:
     reason: str | None
     confidence_level: float
 
+    def _label(self) -> str:
+        """The statistic's name in messages."""
+        return "kappa"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
+        r"""The asymptotic interval at another level.
+
+        Parameters
+        ----------
+        confidence_level
+            Of the new asymptotic interval, in (0, 1).
+
+        Returns
+        -------
+        tuple of float
+            :math:`\hat\kappa \pm z\,\mathrm{SE}` at that level, clipped to [-1, 1].
+
+        Raises
+        ------
+        ValueError
+            When there is no interval (``status == "insufficient_evidence"``); the message says why.
+        """
+        check_confidence_level(confidence_level)
+        if self.estimate is None or self.se is None:
+            msg = f"{self._label()} has no interval: {self.reason}"
+            raise ValueError(msg)
+        z = critical_z(confidence_level)
+        return max(-1.0, self.estimate - z * self.se), min(1.0, self.estimate + z * self.se)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -326,6 +355,22 @@ class Kappa(KappaStatistics):
             The statistic.
         """
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementProportions:
+    """An agreement table as cell proportions :math:`p_{ij}`, with its margins and its number of items."""
+
+    p: npt.NDArray[np.float64]
+    rows: npt.NDArray[np.float64]
+    cols: npt.NDArray[np.float64]
+    n: float
+
+    @classmethod
+    def of(cls, counts: npt.NDArray[np.float64], n: float) -> AgreementProportions:
+        """The proportions of ``counts`` (checked by :func:`agreement_counts`) over ``n`` items (``n > 0``)."""
+        p = counts / n
+        return cls(p=p, rows=p.sum(axis=1), cols=p.sum(axis=0), n=n)
 
 
 def agreement_counts(table: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -619,9 +664,9 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
     common: dict[str, Any] = {"n": int(n), "confidence_level": confidence_level}
     if n == 0:
         return kappa_refused(Kappa, "kappa needs at least one rated item (got 0)", None, None, **common)
-    p = counts / n
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    po = float(np.trace(p))
+    t = AgreementProportions.of(counts, n)
+    rows, cols = t.rows, t.cols
+    po = float(np.trace(t.p))
     pe = float(rows @ cols)
     return kappa_statistic(
         Kappa,
@@ -632,21 +677,14 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
         cols=cols,
         undefined=f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
         sides=("rows", "columns"),
-        standard_errors=lambda kappa: _cohen_standard_errors(p, rows, cols, kappa=kappa, pe=pe, n=n),
+        standard_errors=lambda kappa: _cohen_standard_errors(t, kappa=kappa, pe=pe),
         **common,
     )
 
 
-def _cohen_standard_errors(
-    p: npt.NDArray[np.float64],
-    rows: npt.NDArray[np.float64],
-    cols: npt.NDArray[np.float64],
-    *,
-    kappa: float,
-    pe: float,
-    n: float,
-) -> tuple[float, float]:
+def _cohen_standard_errors(t: AgreementProportions, *, kappa: float, pe: float) -> tuple[float, float]:
     """Fleiss-Cohen-Everitt (1969) standard errors of Cohen's kappa: in general and under kappa = 0."""
+    p, rows, cols, n = t.p, t.rows, t.cols, t.n
     weight = rows[:, None] + cols[None, :]  # p_i. + p_.j
     diagonal = float(np.sum(np.diag(p) * (1 - np.diag(weight) * (1 - kappa)) ** 2))
     off = p * (cols[:, None] + rows[None, :]) ** 2  # p_ij (p_.i + p_j.)^2

@@ -110,7 +110,7 @@ def parse_where(items: Sequence[str]) -> dict[str, str]:
     Parameters
     ----------
     items
-        The ``--where`` option's values.
+        The ``--where`` option's values, one ``COLUMN=VALUE`` filter each.
 
     Returns
     -------

@@ -53,10 +53,10 @@ import numpy as np
 import numpy.typing as npt
 
 from gatestats.judges._stats import (
+    AgreementProportions,
     KappaStatistics,
     _level_index,
     agreement_counts,
-    critical_z,
     kappa_refused,
     kappa_statistic,
 )
@@ -116,30 +116,8 @@ class WeightedKappa(KappaStatistics):
     weights: KappaWeights
     n_categories: int
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
-        """The asymptotic interval at another level.
-
-        Parameters
-        ----------
-        confidence_level
-            Of the new asymptotic interval, in (0, 1).
-
-        Returns
-        -------
-        tuple of float
-            :math:`\\hat\\kappa_w \\pm z\\,\\mathrm{SE}` at that level, clipped to [-1, 1].
-
-        Raises
-        ------
-        ValueError
-            When there is no interval (``status == "insufficient_evidence"``); the message says why.
-        """
-        check_confidence_level(confidence_level)
-        if self.estimate is None or self.se is None:
-            msg = f"weighted kappa has no interval: {self.reason}"
-            raise ValueError(msg)
-        z = critical_z(confidence_level)
-        return max(-1.0, self.estimate - z * self.se), min(1.0, self.estimate + z * self.se)
+    def _label(self) -> str:
+        return "weighted kappa"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (the scale first, then the numbers)."""
@@ -197,8 +175,8 @@ def weighted_kappa(
             WeightedKappa, "weighted kappa needs at least one rated item (got 0)", None, None, **common
         )
     w = kappa_weights(k, weights)
-    p = counts / n
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    t = AgreementProportions.of(counts, n)
+    p, rows, cols = t.p, t.rows, t.cols
     po = float((w * p).sum())
     pe = float((w * np.outer(rows, cols)).sum())
     return kappa_statistic(
@@ -212,22 +190,16 @@ def weighted_kappa(
             f"weighted kappa is undefined: expected agreement is 1 on {int(n)} items (both ratings in one category)"
         ),
         sides=("first (rows)", "second (columns)"),
-        standard_errors=lambda kappa: _fce_standard_errors(w, p, rows, cols, kappa=kappa, pe=pe, n=n),
+        standard_errors=lambda kappa: _fce_standard_errors(w, t, kappa=kappa, pe=pe),
         **common,
     )
 
 
 def _fce_standard_errors(
-    w: npt.NDArray[np.float64],
-    p: npt.NDArray[np.float64],
-    rows: npt.NDArray[np.float64],
-    cols: npt.NDArray[np.float64],
-    *,
-    kappa: float,
-    pe: float,
-    n: float,
+    w: npt.NDArray[np.float64], t: AgreementProportions, *, kappa: float, pe: float
 ) -> tuple[float, float]:
     """Fleiss-Cohen-Everitt (1969) standard errors of weighted kappa: in general and under kappa_w = 0."""
+    p, rows, cols, n = t.p, t.rows, t.cols, t.n
     w_row = w @ cols  # \bar w_{i.} = sum_j p_.j w_ij
     w_col = rows @ w  # \bar w_{.j} = sum_i p_i. w_ij
     spread = w_row[:, None] + w_col[None, :]

@@ -93,7 +93,7 @@ def _undefined(
         f"the per-case estimate ({t.metric} at k={t.k}) is undefined for {names.size} of {labels.size} paired "
         f"case(s) with fewer than {t.k} valid trial(s) in one of the systems: {_shown(names)}"
     )
-    empty = _no_interval(reason, confidence_level=options.confidence_level, alternative=options.alternative)
+    empty = _no_interval(reason, **options.level)
     return Comparison(
         **_paired_fields(paired, options),
         design="several_trials", test="exact" if options.test == "auto" else options.test,
@@ -162,7 +162,7 @@ def _noninferiority_and_odds(
     b, c, n = counts
     alpha_one = options.alpha / 2
     if table:
-        odds = conditional_odds_ratio(b, c, confidence_level=options.confidence_level, alternative=options.alternative)
+        odds = conditional_odds_ratio(b, c, **options.level)
         ni = None if options.margin is None else noninferiority_test(b, c, n, margin=options.margin, alpha=alpha_one)
         return odds, ni
     if options.margin is None:

@@ -112,7 +112,7 @@ def check_margin(margin: object) -> float:
     Parameters
     ----------
     margin
-        The margin given.
+        The margin given, on the scale of the difference of pass rates.
 
     Returns
     -------

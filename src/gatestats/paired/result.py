@@ -96,6 +96,11 @@ class ComparisonOptions:
         check_seed(self.seed)
 
     @property
+    def level(self) -> dict[str, Any]:
+        """``confidence_level`` and ``alternative``, as keyword arguments of the interval functions."""
+        return {"confidence_level": self.confidence_level, "alternative": self.alternative}
+
+    @property
     def alpha(self) -> float:
         """Significance level matching ``confidence_level`` (rounded: 1 - 0.95 is 0.05, not 0.05000000000000004)."""
         return round(1 - self.confidence_level, 12)
@@ -387,10 +392,9 @@ def difference_interval(
         diffs,
         groups=groups,
         method=method,
-        confidence_level=options.confidence_level,
-        alternative=options.alternative,
         n_resamples=options.n_resamples,
         seed=options.seed,
+        **options.level,
     )
 
 
@@ -401,28 +405,24 @@ def _table_interval(a: int, b: int, c: int, d: int, options: ComparisonOptions) 
     if method == "scas" and n < 2:
         return _no_interval(
             f"the SCAS interval needs at least 2 paired cases (got {n})",
-            confidence_level=options.confidence_level,
-            alternative=options.alternative,
             estimate=(c - b) / n,
             method="scas",
             n_units=n,
+            **options.level,
         )
     if method == "scas":
-        low, high = scas_interval(b, c, n, confidence_level=options.confidence_level, alternative=options.alternative)
+        low, high = scas_interval(b, c, n, **options.level)
     elif method == "newcombe":
-        low, high = newcombe_interval(
-            a, b, c, d, confidence_level=options.confidence_level, alternative=options.alternative
-        )
+        low, high = newcombe_interval(a, b, c, d, **options.level)
     else:
-        low, high = tango_interval(b, c, n, confidence_level=options.confidence_level, alternative=options.alternative)
+        low, high = tango_interval(b, c, n, **options.level)
     return DifferenceInterval(
         estimate=(c - b) / n,
         ci_low=low,
         ci_high=high,
         method="tango" if method == "auto" else method,
-        confidence_level=options.confidence_level,
-        alternative=options.alternative,
         status="ok",
         reason=None,
         n_units=n,
+        **options.level,
     )

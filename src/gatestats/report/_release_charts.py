@@ -175,7 +175,7 @@ def slice_chart(slices: pl.DataFrame, *, confidence_level: float) -> alt.LayerCh
     slices
         The ``slices`` table (one row per slice and side).
     confidence_level
-        As in :func:`curve_chart`.
+        The level of the intervals, named in the x-axis title (as in :func:`curve_chart`).
 
     Returns
     -------
@@ -201,10 +201,8 @@ def cost_chart(cost: pl.DataFrame, *, confidence_level: float) -> alt.LayerChart
 
     Parameters
     ----------
-    cost
-        The ``cost`` table (one row per side).
-    confidence_level
-        As in :func:`curve_chart`.
+    cost, confidence_level
+        The ``cost`` table (one row per side), and the level of its intervals (as in :func:`curve_chart`).
 
     Returns
     -------

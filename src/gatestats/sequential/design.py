@@ -82,10 +82,8 @@ class SequentialDesign:
             ``batch_cases, 2 * batch_cases, ...``, ending with ``max_cases`` (the last batch may be
             shorter than the others).
         """
-        ends = list(range(self.batch_cases, self.max_cases + 1, self.batch_cases))
-        if not ends or ends[-1] != self.max_cases:
-            ends.append(self.max_cases)
-        return tuple(ends)
+        full = tuple(range(self.batch_cases, self.max_cases + 1, self.batch_cases))
+        return full if full and full[-1] == self.max_cases else (*full, self.max_cases)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (as the verdict binds it).
