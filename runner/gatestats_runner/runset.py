@@ -33,6 +33,7 @@ import secrets
 import shutil
 import stat
 import tempfile
+import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -394,6 +395,29 @@ def scratch_root() -> Path:
 _SCRATCH_NAME = re.compile(r"rs-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
 
 
+def _claim_stale(scratch: Path) -> int | None:
+    """The locked descriptor of ``scratch``'s lock when no runner holds it; None when one does.
+
+    The lock must still be the file at ``scratch/.lock`` once locked: a run set resumed meanwhile
+    recreates its scratch (after taking the old lock, see :func:`_fresh_scratch`) with a new lock
+    file, and the old one, locked by nobody, no longer stands for the directory.
+    """
+    try:
+        fd = os.open(scratch / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held, current = os.fstat(fd), os.stat(scratch / LOCK, follow_symlinks=False)
+    except OSError:
+        os.close(fd)  # a live runner's scratch, or its lock is gone
+        return None
+    if (held.st_dev, held.st_ino) != (current.st_dev, current.st_ino):
+        os.close(fd)  # recreated since we opened it: a live runner's new scratch
+        return None
+    return fd
+
+
 def _sweep_stale_scratch(root: Path, *, keep: str) -> list[Path]:
     """Unmount and remove the scratch of other run sets whose runner was killed (their lock is free).
 
@@ -409,14 +433,8 @@ def _sweep_stale_scratch(root: Path, *, keep: str) -> list[Path]:
     for entry in entries:
         if not entry.is_dir(follow_symlinks=False):
             continue
-        try:
-            fd = os.open(Path(entry.path) / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)  # a live runner's scratch
+        fd = _claim_stale(Path(entry.path))
+        if fd is None:
             continue
         try:
             release_private_scratch(Path(entry.path))
@@ -703,14 +721,47 @@ def _resume_records(out: Path, case_set: CaseSet, manifest: dict[str, Any]) -> R
     return existing
 
 
+def _wait_for_lock(lock: Path, *, timeout: float = 60.0) -> int | None:
+    """``lock`` opened and locked, waiting up to ``timeout`` s for its holder; None when there is no such file.
+
+    Raises
+    ------
+    RunSetError
+        Still held after ``timeout`` seconds (another process uses this run set's scratch).
+    """
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                msg = f"{lock.parent}: the run set's scratch is held by another process for over {timeout:.0f} s"
+                raise RunSetError(msg) from None
+            time.sleep(0.05)
+        except OSError:
+            os.close(fd)
+            return None
+
+
 def _fresh_scratch(run_set_id: str, caps: Capabilities) -> tuple[Path, _DirLock]:
     """This run set's private scratch, emptied of what a killed runner left, and locked; stale ones swept."""
     scratch = scratch_root() / run_set_id
-    sweep_mounts(scratch, include_root=True)
-    sweep_cgroups(caps.cgroups, f"gatestats-{short_id(run_set_id)}-")
-    shutil.rmtree(scratch, ignore_errors=True)
-    make_private_scratch(scratch)
-    scratch_lock = _DirLock(scratch)
+    previous = _wait_for_lock(scratch / LOCK)  # a sweeper removing it finishes first; none starts now
+    try:
+        sweep_mounts(scratch, include_root=True)
+        sweep_cgroups(caps.cgroups, f"gatestats-{short_id(run_set_id)}-")
+        shutil.rmtree(scratch, ignore_errors=True)
+        make_private_scratch(scratch)
+        scratch_lock = _DirLock(scratch)
+    finally:
+        if previous is not None:
+            os.close(previous)
     for stale in _sweep_stale_scratch(scratch.parent, keep=scratch.name):
         sweep_cgroups(caps.cgroups, f"gatestats-{short_id(stale.name)}-")
     return scratch, scratch_lock
