@@ -11,18 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatestats.estimators import CaseSetError, case_summary
+from gatestats.estimators import ANALYSIS_COLUMNS, CaseSetError, case_summary
+from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import final_attempts, is_valid_outcome
 
-SCHEMA = {
-    "system": pl.String,
-    "case_id": pl.String,
-    "case_version": pl.String,
-    "case_group": pl.String,
-    "trial": pl.Int64,
-    "attempt": pl.Int64,
-    "outcome": pl.String,
-}
+#: The columns the analysis reads, with the contract's types.
+SCHEMA = {name: POLARS_SCHEMA[name] for name in ANALYSIS_COLUMNS}
 OUTCOMES = ("passed", "failed", "resource_killed", "infra_error")
 
 
@@ -78,29 +72,23 @@ def test_summary_equals_resolving_every_trial_first(frame: pl.DataFrame) -> None
     assert case_summary(frame.lazy()).equals(_by_definition(frame))
 
 
+def _one_case(*rows: tuple[str, int, int, str]) -> pl.DataFrame:
+    """Records of case ``a`` of system ``s``: (case_group, trial, attempt, outcome) each."""
+    keys = ("case_group", "trial", "attempt", "outcome")
+    return pl.DataFrame([dict(zip(keys, row, strict=True)) for row in rows], schema=SCHEMA).with_columns(
+        system=pl.lit("s"), case_id=pl.lit("a")
+    )
+
+
 def test_a_second_group_only_on_a_superseded_attempt_is_not_an_error() -> None:
     # The retried trial's first attempt named another group; only its latest attempt counts.
-    frame = pl.DataFrame(
-        [
-            {"case_group": "g2", "trial": 0, "attempt": 0, "outcome": "infra_error"},
-            {"case_group": "g1", "trial": 0, "attempt": 1, "outcome": "passed"},
-            {"case_group": "g1", "trial": 1, "attempt": 0, "outcome": "failed"},
-        ],
-        schema=SCHEMA,
-    ).with_columns(system=pl.lit("s"), case_id=pl.lit("a"))
+    frame = _one_case(("g2", 0, 0, "infra_error"), ("g1", 0, 1, "passed"), ("g1", 1, 0, "failed"))
     summary = case_summary(frame)
     assert summary.select("case_group", "n_trials", "n", "c", "n_infra_errors").row(0) == ("g1", 2, 2, 1, 0)
 
 
 def test_a_second_group_on_a_counting_attempt_is_still_an_error() -> None:
-    frame = pl.DataFrame(
-        [
-            {"case_group": "g1", "trial": 0, "attempt": 0, "outcome": "infra_error"},
-            {"case_group": "g2", "trial": 0, "attempt": 1, "outcome": "passed"},
-            {"case_group": "g1", "trial": 1, "attempt": 0, "outcome": "failed"},
-        ],
-        schema=SCHEMA,
-    ).with_columns(system=pl.lit("s"), case_id=pl.lit("a"))
+    frame = _one_case(("g1", 0, 0, "infra_error"), ("g2", 0, 1, "passed"), ("g1", 1, 0, "failed"))
     expected = "case 'a' of system 's' carries more than one case_group; a case belongs to exactly one group"
     with pytest.raises(CaseSetError, match=f"^{re.escape(expected)}$"):
         case_summary(frame)

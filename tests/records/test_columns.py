@@ -42,6 +42,16 @@ def _messages(exc: pytest.ExceptionInfo[RecordFileError]) -> list[str]:
     return [str(p) for p in exc.value.problems]
 
 
+def _same_errors_narrow_and_whole(path: Path) -> list[str]:
+    """The messages of reading ``path`` for one column, asserted equal to those of reading every column."""
+    with pytest.raises(RecordFileError) as narrow:
+        load_records(path, columns=["outcome"])
+    with pytest.raises(RecordFileError) as whole:
+        load_records(path)
+    assert _messages(narrow) == _messages(whole)
+    return _messages(narrow)
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
 def test_columns_returns_the_named_columns_of_the_same_records(tmp_path: Path, suffix: str) -> None:
     path = _write(_rows(), tmp_path / f"records{suffix}")
@@ -65,13 +75,9 @@ def test_a_broken_rule_in_a_column_not_asked_for_is_still_reported(tmp_path: Pat
     rows = _rows()
     rows[2]["bound"] = "memory"  # bound set on a trial that was not resource_killed
     path = _write(rows, tmp_path / f"records{suffix}")
-    with pytest.raises(RecordFileError) as narrow:
-        load_records(path, columns=["outcome"])
-    with pytest.raises(RecordFileError) as whole:
-        load_records(path)
-    assert _messages(narrow) == _messages(whole)
+    messages = _same_errors_narrow_and_whole(path)
     where = f"{path}:3" if suffix == ".jsonl" else f"{path}:4" if suffix == ".csv" else f"{path} row 2"
-    assert _messages(narrow)[0].startswith(f"{where}: field 'bound': ")
+    assert messages[0].startswith(f"{where}: field 'bound': ")
 
 
 def test_a_negative_number_in_a_parquet_column_not_asked_for_is_named_with_its_row(tmp_path: Path) -> None:
@@ -87,15 +93,8 @@ def test_a_negative_number_in_a_parquet_column_not_asked_for_is_named_with_its_r
 def test_a_duplicate_key_is_named_with_both_places_when_columns_are_named(tmp_path: Path, suffix: str) -> None:
     rows = [*_rows(), make_record(record_id="again", case_id="c1", trial=1)]
     path = _write(rows, tmp_path / f"records{suffix}")
-    with pytest.raises(RecordFileError) as narrow:
-        load_records(path, columns=["outcome"])
-    with pytest.raises(RecordFileError) as whole:
-        load_records(path)
-    assert _messages(narrow) == _messages(whole)
-    assert (
-        "duplicate record (system='baseline', case_id='c1', case_version=None, trial=1, attempt=0)"
-        in (_messages(narrow)[0])
-    )
+    messages = _same_errors_narrow_and_whole(path)
+    assert "duplicate record (system='baseline', case_id='c1', case_version=None, trial=1, attempt=0)" in messages[0]
 
 
 def test_a_torn_last_line_is_named_when_columns_are_named(tmp_path: Path) -> None:
