@@ -352,10 +352,14 @@ class TrialCgroup:
     def settle(self, timeout: float = 5.0) -> bool:
         """Kill until every process left in the groups is gone or exiting; False if some run on after ``timeout``.
 
-        An exiting process (``PF_EXITING``: the sandbox's first process still dropping its
-        namespaces, a zombie) can run no more code and changes no counter the record reads, so
-        the trial's outcome is known without waiting for it; :meth:`wait_empty` waits until it is
-        gone, before the groups are removed.
+        Every process left is sent SIGKILL first, unconditionally: a process whose main thread
+        exited while its other threads run on also shows ``PF_EXITING``, and only a pending
+        SIGKILL makes "exiting" mean that no thread runs user code again. An exiting process (the
+        sandbox's first process still dropping its namespaces, a zombie) then cannot touch the
+        workspace, so the trial's outcome is known without waiting for it; its last exit work
+        (freeing its memory) may still be charged to the group's CPU counter after this returns,
+        a few milliseconds that ``cpu_seconds`` does not include. :meth:`wait_empty` waits until it
+        is gone, before the groups are removed.
 
         Returns
         -------
@@ -367,6 +371,7 @@ class TrialCgroup:
         timeout
             As in :meth:`wait_empty`.
         """
+        self.kill()
         return self._kill_until(lambda pids: all(_exiting(pid) for pid in pids), timeout)
 
     def _kill_until(self, done: Callable[[set[int]], bool], timeout: float) -> bool:

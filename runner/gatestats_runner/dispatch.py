@@ -58,7 +58,8 @@ class AttemptFeed:
     specs
         The attempts to run, in order (consumed lazily, as the window frees).
     window
-        The most attempts submitted and not yet yielded (None: submit all at once); >= 1.
+        The most attempts submitted and not yet yielded, counting retries waiting for their delay
+        (None: submit all at once); >= 1.
     """
 
     def __init__(self, executor: Executor, specs: Iterable[TrialSpec], *, window: int | None) -> None:
@@ -107,8 +108,8 @@ class AttemptFeed:
         future.add_done_callback(self._done.put)
 
     def _fill(self) -> None:
-        """Submit attempts from the source while the window has room."""
-        while not self._exhausted and (self._window is None or len(self._inflight) < self._window):
+        """Submit attempts from the source while the window has room (a waiting retry keeps its slot)."""
+        while not self._exhausted and (self._window is None or len(self._inflight) + len(self._delayed) < self._window):
             spec = next(self._source, None)
             if spec is None:
                 self._exhausted = True
@@ -116,7 +117,7 @@ class AttemptFeed:
             self._submit(spec)
 
     def _submit_due(self) -> None:
-        """Submit the retries whose delay has passed (a retry replaces a finished attempt: no window check)."""
+        """Submit the retries whose delay has passed (each into the slot :meth:`_fill` kept for it)."""
         now = time.monotonic()
         while self._delayed and self._delayed[0][0] <= now:
             self._submit(heapq.heappop(self._delayed)[2])

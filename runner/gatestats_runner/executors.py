@@ -151,12 +151,18 @@ class LocalExecutor:
         cancel
             As in :meth:`Executor.shutdown`.
         """
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=cancel)
-            self._pool = None
-        if self._teardown is not None:
-            teardown, self._teardown = self._teardown, None
-            teardown.close()
+        try:
+            if self._pool is not None:
+                pool, self._pool = self._pool, None
+                pool.shutdown(wait=True, cancel_futures=cancel)
+        finally:  # even when interrupted: the scratch is released only after the teardown thread is done
+            if self._teardown is not None:
+                teardown, self._teardown = self._teardown, None
+                try:
+                    teardown.close()
+                except OSError:
+                    if not cancel:  # an abort keeps its own exception; a clean-up error does not replace it
+                        raise
 
 
 _WORKER_CAPS: dict[tuple[str, str], Capabilities] = {}

@@ -336,16 +336,15 @@ def _selected(case_set: CaseSet, case_ids: tuple[str, ...] | None) -> CaseSet:
     return CaseSet(root=case_set.root, cases=cases, version=digest_json([[c.case_id, c.version] for c in cases]))
 
 
-def _check_batch(case_set: CaseSet, batch_cases: tuple[str, ...] | None) -> CaseSet:
-    """``case_set``, once a batch is checked to name distinct cases of it, at least one (else :class:`OptionError`)."""
+def _check_batch(case_set: CaseSet, batch_cases: tuple[str, ...] | None) -> None:
+    """Refuse a batch that is empty or names a case twice or one not in ``case_set`` (:class:`OptionError`)."""
     if batch_cases is None:
-        return case_set
+        return
     known = {c.case_id for c in case_set.cases}
     unknown = sorted(set(batch_cases) - known)
     if not batch_cases or unknown or len(set(batch_cases)) != len(batch_cases):
         msg = f"batch_cases: expected distinct ids of cases in {case_set.root} (got {list(batch_cases)!r})"
         raise OptionError(msg)
-    return case_set
 
 
 def _baseline_sample(options: RunSetOptions) -> dict[str, Any] | None:
@@ -484,7 +483,8 @@ def run_run_set(
     _check_options(options)
     case_set = load_case_set(options.cases)
     _candidate_layout(options.candidate, case_set)
-    case_set = _check_batch(_selected(case_set, options.case_ids), options.batch_cases)
+    case_set = _selected(case_set, options.case_ids)
+    _check_batch(case_set, options.batch_cases)
     out = options.out.resolve()
     caps = detect_capabilities(options.isolation, workspace=options.workspace)
     enforcement = caps.enforcement()
@@ -870,7 +870,8 @@ def _run_locked(
     existing = _resume_records(out, case_set, manifest)
     pending = _plan(case_set, options.trials, existing.records, options.infra_retries)
     if options.batch_cases is not None:
-        pending = [unit for unit in pending if unit[0] in set(options.batch_cases)]
+        batch = set(options.batch_cases)
+        pending = [unit for unit in pending if unit[0] in batch]
     scratch, scratch_lock = _fresh_scratch(manifest["run_set_id"], caps)
     counts: Counter[str] = Counter(r["outcome"] for r in existing.records if _final(r, options.infra_retries))
     trials = _Trials(

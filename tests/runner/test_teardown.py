@@ -120,3 +120,50 @@ def test_a_trial_returns_before_its_cgroups_and_workspace_are_removed(tmp_path: 
         step()
     assert cgroups_left(caps, run_set_id) == []
     assert mounts_under(tmp_path / "scratch") == []
+
+
+_MAIN_THREAD_EXITS = """
+import ctypes, sys, threading, time
+path = sys.argv[1]
+def write_on() -> None:
+    while True:
+        with open(path, "a") as f:
+            f.write("x")
+        time.sleep(0.01)
+threading.Thread(target=write_on, daemon=False).start()
+time.sleep(0.1)
+ctypes.CDLL(None).pthread_exit(None)  # the main thread ends; the writer thread runs on
+"""
+
+
+@needs_sandbox
+def test_settle_kills_a_process_whose_main_thread_exited_while_its_threads_run(
+    tmp_path: Path, caps: Capabilities
+) -> None:
+    """Such a process shows PF_EXITING like a dying one: settle() once took it for gone and left it running."""
+    import subprocess
+    import sys
+
+    from gatestats_runner.cgroups import TrialCgroup
+
+    if caps.cgroups is None:
+        pytest.skip("no cgroups")
+    cgroup = TrialCgroup(caps.cgroups, f"gatestats-test-{uuid.uuid4().hex[:8]}", memory_bytes=1 << 28, processes=64)
+    out = tmp_path / "written"
+    child = subprocess.Popen([sys.executable, "-c", _MAIN_THREAD_EXITS, str(out)])
+    try:
+        for procs in cgroup.procs_files:
+            Path(procs).write_text(str(child.pid))
+        deadline = time.monotonic() + 10
+        while not (_exiting(child.pid) and out.exists()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _exiting(child.pid), "the child's main thread did not exit"
+        assert cgroup.settle() is True
+        time.sleep(0.1)
+        size = out.stat().st_size
+        time.sleep(0.3)
+        assert out.stat().st_size == size, "a thread of the trial still wrote after settle()"
+    finally:
+        child.kill()
+        child.wait()
+        cgroup.remove_when_empty()
