@@ -25,7 +25,16 @@ ORDER = {
         "--policy",
     ],
     "promptfoo": ["--output", "--system", "--run-set-id", "--run-set", "--policy"],
-    "swe-bench": ["--output", "--logs", "--costs", "--system", "--run-set-id", "--run-set", "--policy"],
+    "swe-bench": [
+        "--output",
+        "--logs",
+        "--costs",
+        "--system",
+        "--run-set-id",
+        "--trust-infra-failures",
+        "--run-set",
+        "--policy",
+    ],
 }
 
 

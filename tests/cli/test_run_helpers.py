@@ -39,7 +39,7 @@ def test_checked_isolation_refuses_another_mode_as_a_usage_error(capsys: pytest.
     assert capsys.readouterr().err == "error: --isolation: expected auto, bwrap or none (got 'docker')\n"
 
 
-def test_run_with_bar_returns_the_result_and_prints_warnings_after_the_bar() -> None:
+def test_run_with_bar_returns_the_result_and_prints_the_warnings() -> None:
     bar, out = _bar()
 
     def work(executor: Executor) -> int:
@@ -48,6 +48,18 @@ def test_run_with_bar_returns_the_result_and_prints_warnings_after_the_bar() -> 
 
     assert run_with_bar(work, bar, executor="local", workers=1, address=None) == 7
     assert out.getvalue() == "warning: bound 'disk' not checked\n"
+
+
+def test_a_warning_naming_a_hostile_path_is_printed_as_text() -> None:
+    """``runs/[/]x`` crashed rich's markup parser (the run summary was lost); ESC reached the terminal."""
+    bar, out = _bar()
+
+    def work(executor: Executor) -> int:
+        warnings.warn("runs/[/]x\x1b[31m: a half-built run set", UserWarning, stacklevel=1)
+        return 0
+
+    assert run_with_bar(work, bar, executor="local", workers=1, address=None) == 0
+    assert out.getvalue() == "warning: runs/[/]x\\x1b[31m: a half-built run set\n"
 
 
 def test_run_with_bar_makes_an_unknown_executor_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,7 +110,7 @@ def test_a_hostile_rule_name_is_printed_as_text_not_markup_or_control_characters
     """A policy author's rule name like ``[/]`` or one with ESC crashed rich's markup parser or reached the terminal."""
     from rich.console import Console
 
-    from gatestats.cli._sequential_run import _batch_line
+    from gatestats.cli._sequential_run import _batch_line, _print_batch
 
     hostile = "[/]bad\x1b[31mred\nline"
     entry = {
@@ -134,5 +134,6 @@ def test_a_hostile_rule_name_is_printed_as_text_not_markup_or_control_characters
     assert "\x1b" not in line
     assert "\n" not in line
     console = Console(record=True, width=400, soft_wrap=True)
-    console.print(line, highlight=False, markup=False)  # raised rich.errors.MarkupError before the fix
-    assert "[/]bad" in console.export_text()
+    _print_batch(console, entry)  # raised rich.errors.MarkupError before the fix
+    assert console.export_text() == line + "\n"
+    assert "[/]bad" in line

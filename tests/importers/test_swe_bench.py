@@ -99,31 +99,26 @@ def test_fixture_is_the_harness_own_output() -> None:
     ("summary", "logs", "expected"),
     [
         (RUN_1, LOGS_1, {"passed": 3, "failed": 3, "infra_error": 2}),
-        (RUN_2, LOGS_2, {"passed": 5, "failed": 1, "infra_error": 2}),
+        (RUN_2, LOGS_2, {"passed": 5, "failed": 2, "infra_error": 1}),
     ],
 )
 def test_counts_match_the_harness_summary(summary: Path, logs: Path, expected: dict[str, int]) -> None:
     records = import_swe_bench(summary, logs=[logs])
     document = json.loads(summary.read_text())
     counts = dict(records.group_by("outcome").len().iter_rows())
-    # resolved -> passed; unresolved + empty patch -> failed; error + incomplete -> infra_error; the
-    # harness's infra_failure_ids (all in unresolved_ids here) move from failed to infra_error.
-    infra = document["infra_failure_instances"]
-    assert set(document["infra_failure_ids"]) <= set(document["unresolved_ids"])
+    # resolved -> passed; unresolved + empty patch -> failed; error + incomplete -> infra_error (the
+    # harness's infra_failure_ids stay failed unless trusted: see the test of that option).
     assert counts == {
         "passed": document["resolved_instances"],
-        "failed": document["unresolved_instances"] + document["empty_patch_instances"] - infra,
-        "infra_error": document["error_instances"] + len(document["incomplete_ids"]) + infra,
+        "failed": document["unresolved_instances"] + document["empty_patch_instances"],
+        "infra_error": document["error_instances"] + len(document["incomplete_ids"]),
     }
     assert counts == expected
     assert records.height == document["total_instances"] == 8
     # Instance by instance: each of the harness's five lists is exactly the records with its outcome.
     for name, (outcome, _check) in LISTS.items():
-        listed = records.filter(
-            pl.col("case_id").is_in(document[name]) & ~pl.col("case_id").is_in(document["infra_failure_ids"])
-        )
-        assert listed["outcome"].to_list() == [outcome] * listed.height, name
-        assert listed.height == len(set(document[name]) - set(document["infra_failure_ids"])), name
+        listed = records.filter(pl.col("case_id").is_in(document[name]))
+        assert listed["outcome"].to_list() == [outcome] * len(document[name]), name
 
 
 def test_errors_and_missing_instances_are_infra_errors_never_unresolved() -> None:
@@ -134,8 +129,6 @@ def test_errors_and_missing_instances_are_infra_errors_never_unresolved() -> Non
         ("pytest-dev__pytest-5227", 0, harness_error),  # the patch did not apply: no report.json
         # the tests timed out: no report.json; the harness's reason (an ambiguous failure) is kept
         ("sphinx-doc__sphinx-8595", 0, f"{harness_error}; the harness's failure reason: tests_timed_out"),
-        # the harness's log classifier put it on the environment: never the candidate's failure
-        ("psf__requests-2317", 1, "infrastructure failure: network_unreachable (the harness's infra_failure_ids)"),
         ("sphinx-doc__sphinx-8595", 1, "incomplete: no prediction was submitted for this instance"),
     ]
     assert _row(records, "sympy__sympy-24152", 0) == ("failed", "empty patch: the model produced no patch")
@@ -182,12 +175,22 @@ def test_unparseable_test_output_is_not_called_a_patch_that_did_not_apply() -> N
     assert "missing_module" in check
 
 
-def test_harness_infrastructure_failure_is_infra_error() -> None:
+def test_a_suspected_infrastructure_failure_stays_failed_unless_the_classifier_is_trusted() -> None:
+    # The harness's classifier reads logs: a candidate that breaks the network looks the same, so
+    # by default the failure stays the candidate's (never a pass by removal), the reason kept.
     records = import_swe_bench([RUN_1, RUN_2], logs=[LOGS_1, LOGS_2])
-    outcome, check = _row(records, "psf__requests-2317", 1)
-    assert outcome == "infra_error"
-    assert check is not None
-    assert "network_unreachable" in check
+    assert _row(records, "psf__requests-2317", 1) == (
+        "failed",
+        "unresolved: FAIL_TO_PASS 1 failing (test_requests.py::RequestsTestCase::test_binary_method_name_is_native_string); "
+        "PASS_TO_PASS 2 failing (test_requests.py::RequestsTestCase::test_basic_building, ...); "
+        "the harness suspects infrastructure: network_unreachable (infra_failure_ids)",
+    )
+    trusted = import_swe_bench([RUN_1, RUN_2], logs=[LOGS_1, LOGS_2], trust_infra_failures=True)
+    assert _row(trusted, "psf__requests-2317", 1) == (
+        "infra_error",
+        "infrastructure failure: network_unreachable (the harness's infra_failure_ids)",
+    )
+    assert _row(trusted, "pytest-dev__pytest-5227", 1) == _row(records, "pytest-dev__pytest-5227", 1)
 
 
 def test_several_runs_are_trials_with_costs_and_repository_groups() -> None:
@@ -199,19 +202,14 @@ def test_several_runs_are_trials_with_costs_and_repository_groups() -> None:
     assert records.filter(pl.col("case_id") == "sympy__sympy-24152")["cost_usd"].null_count() == 2
     result = analyze(records, ks=[1, 2]).system("demo-model")
     # The harness says 3/8 resolved (run-1) and 5/8 (run-2); gatestats leaves sphinx-8595 (no valid
-    # trial) undefined, and pass@2 also pytest-5227 (one valid trial: a harness error in run-1) and
-    # requests-2317 (one valid trial: the harness put run-2's failure on the network).
+    # trial) undefined, and pass@2 also pytest-5227 (one valid trial: a harness error in run-1).
     assert result.get("pass_at_k", 1).undefined_cases == ("sphinx-doc__sphinx-8595",)
-    assert result.get("pass_at_k", 2).undefined_cases == (
-        "psf__requests-2317",
-        "pytest-dev__pytest-5227",
-        "sphinx-doc__sphinx-8595",
-    )
+    assert result.get("pass_at_k", 2).undefined_cases == ("pytest-dev__pytest-5227", "sphinx-doc__sphinx-8595")
     rerun_needed = records.filter(pl.col("case_id") != "sphinx-doc__sphinx-8595")
     estimate = analyze(rerun_needed, ks=[1]).system("demo-model").get("pass_at_k", 1)
     # Case rates over valid trials: astropy-12907 2/2, django-11099 2/2, django-11133 1/2,
-    # requests-2317 1/1, pytest-5227 0/1, sympy-20590 1/2, sympy-24152 1/2: sum 9/2 over 7 cases.
-    assert (estimate.numerator, estimate.denominator) == ("9/2", 7)
+    # requests-2317 1/2, pytest-5227 0/1, sympy-20590 1/2, sympy-24152 1/2: sum 4 over 7 cases.
+    assert (estimate.numerator, estimate.denominator) == ("4", 7)
 
 
 @pytest.mark.parametrize(
@@ -223,6 +221,14 @@ def test_several_runs_are_trials_with_costs_and_repository_groups() -> None:
         ),
         ({"infra_failure_ids": "psf__requests-2317"}, "field 'infra_failure_ids': expected a list of instance ids"),
         ({"failure_reasons": ["x"]}, "field 'failure_reasons': expected an object"),
+        (
+            {"failure_reasons": {"sympy__sympy-20590": 5}},
+            "field 'failure_reasons.sympy__sympy-20590': expected the reason as a non-empty string",
+        ),
+        (
+            {"infra_failure_ids": ["django__django-11133", "django__django-11133"]},
+            "field 'infra_failure_ids[1]': instance 'django__django-11133' is listed twice",
+        ),
     ],
 )
 def test_a_harness_classification_that_contradicts_the_lists_is_refused(
@@ -285,7 +291,7 @@ def test_cli_writes_records_and_nothing_on_bad_input(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert "wrote 16 records (1 system(s), 8 case(s))" in result.stderr
     outcomes = [json.loads(line)["outcome"] for line in out.read_text().splitlines()]
-    assert {name: outcomes.count(name) for name in set(outcomes)} == {"passed": 8, "failed": 4, "infra_error": 4}
+    assert {name: outcomes.count(name) for name in set(outcomes)} == {"passed": 8, "failed": 5, "infra_error": 3}
     document = _summary()
     document["error_ids"] = ["astropy__astropy-12907"]
     bad_out = tmp_path / "bad.jsonl"

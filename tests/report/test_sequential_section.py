@@ -68,10 +68,16 @@ def test_the_section_follows_the_flips_in_the_one_section_table() -> None:
 
 def test_the_section_shows_the_stop_the_trials_saved_and_every_batch_of_every_rule() -> None:
     html = _html(BINDING)
-    text = _text(html)
-    assert "It stopped after 16 cases; the decision was not determined (insufficient evidence)." in text
-    assert "64 of the fixed-size design's 192 trials were used, 128 saved." in text
-    assert "solves: pass rate ≥ 0.6: pass at e ≥ 80, fail at e ≥ 80" in text
+    text = unescape(_text(html))
+    # The run was read mid-way (32 of the design's 48 cases not run): not yet an answer, and not
+    # called insufficient evidence; the sentences are the ones ``gatestats gate`` prints.
+    assert "stopped after 16 of at most 48 cases" in text
+    assert "not decided yet, 32 cases of the design not run" in text
+    assert "insufficient evidence" not in text
+    assert "64 of the fixed-size design's 192 trials used (48 cases × 2 trials × 2 systems), 128 saved (67%)" in text
+    assert (
+        "solves: pass rate ≥ 0.6: pass at 16 cases, e-value for pass 99.8 (level 80), for fail 0.01 (level 80)" in text
+    )
     rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>", 1)[1])
     cells = [[unescape(_text(c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in rows]
     assert cells == [
@@ -83,6 +89,14 @@ def test_the_section_shows_the_stop_the_trials_saved_and_every_batch_of_every_ru
     ]
     assert "not worse &lt;b&gt;" in html
     assert "<b>" not in html
+
+
+def test_a_zero_alpha_in_a_verdict_file_shows_no_level_and_no_division_error() -> None:
+    rule = BINDING.rules[0]
+    zero = SequentialBinding(**{**{f: getattr(BINDING, f) for f in BINDING.__dataclass_fields__}, "rules": (
+        SequentialRulePath(**{**{f: getattr(rule, f) for f in rule.__dataclass_fields__}, "alpha_pass": 0.0}),
+    )})  # fmt: skip
+    assert "e-value for pass 99.8 (level —)" in _text(_html(zero))  # raised ZeroDivisionError before
 
 
 def test_a_fixed_size_verdict_says_so() -> None:

@@ -57,6 +57,11 @@ def _batch_line(entry: Mapping[str, Any]) -> str:
     return f"batch {entry['batch']}: {entry['n_cases']} cases ({entry['first']} first); " + "; ".join(parts)
 
 
+def _print_batch(out: Console, entry: Mapping[str, Any]) -> None:
+    """Print :func:`_batch_line` as text: a rule name like ``[/]`` is not markup."""
+    out.print(_batch_line(entry), highlight=False, markup=False)
+
+
 def _stop_line(document: Mapping[str, Any], out: Path, policy: Path) -> str:
     stop = document["stop"]
     why = "decided" if stop["state"] == "decided" else "max_cases reached, undecided"
@@ -134,7 +139,7 @@ def run_sequential(given: Mapping[str, Any]) -> None:
         for entry in document["batches"]:
             if entry["batch"] not in seen:
                 seen.add(entry["batch"])
-                out.print(_batch_line(entry), highlight=False, markup=False)
+                _print_batch(out, entry)
 
     bar = TrialBar(console)
     name, workers, address = given["executor"], given["workers"], given["address"]

@@ -22,6 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from gatestats._text import TEXT_LIMIT, visible
 from gatestats.cli._common import fail, usage_error
 from gatestats_runner.launch import (
     CaseError,
@@ -122,7 +123,10 @@ def run_with_bar(
             finally:
                 bar.stop()
         for warning in caught:
-            bar.console.print(f"warning: {warning.message}", highlight=False)
+            # a warning names paths and ids: text, never markup or control characters
+            bar.console.print(
+                f"warning: {visible(warning.message, keep=chr(10), limit=TEXT_LIMIT)}", highlight=False, markup=False
+            )
     except usage as exc:
         raise usage_error(str(exc)) from None
     except invalid as exc:

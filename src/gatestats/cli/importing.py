@@ -274,6 +274,13 @@ def swe_bench_command(
         str | None, typer.Option(help="System label (default: the file name up to its first '.').")
     ] = None,
     run_set_id: RunSetId = None,
+    trust_infra_failures: Annotated[
+        bool,
+        typer.Option(
+            "--trust-infra-failures",
+            help="Record the harness's infra_failure_ids as infra_error (default: failed, with the reason).",
+        ),
+    ] = False,
 ) -> _Imported:
     """Import SWE-bench harness results: run = trial, error_ids/incomplete_ids = infra_error, empty patch = failed.
 
@@ -285,5 +292,12 @@ def swe_bench_command(
         raise usage_error(f"--logs: give one directory per run summary ({len(summaries)}), got {len(logs)}")
     from gatestats.importers import import_swe_bench
 
-    records = import_swe_bench(summaries, logs=logs, costs=costs, system=system, run_set_id=run_set_id)
+    records = import_swe_bench(
+        summaries,
+        logs=logs,
+        costs=costs,
+        system=system,
+        run_set_id=run_set_id,
+        trust_infra_failures=trust_infra_failures,
+    )
     return _Imported(records, summaries[0])

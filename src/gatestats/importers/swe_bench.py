@@ -16,8 +16,9 @@ patch_exists, patch_successfully_applied, resolved, tests_status?}}``). Mapping 
   patch) -> ``infra_error``; ``incomplete_ids`` (no prediction submitted) and an instance another
   run has but this one lists nowhere -> ``infra_error`` naming why: never silently unresolved;
 - ``infra_failure_ids`` (swebench 5: failures its log classifier puts on the environment, e.g.
-  ``network_unreachable``; they stay in ``unresolved_ids``/``error_ids`` there) -> ``infra_error``
-  with the reason; another ``failure_reasons`` entry is added to the failed check;
+  ``network_unreachable``; they stay in ``unresolved_ids``/``error_ids`` there) keep their list's
+  outcome with the reason in the failed check, or become ``infra_error`` with
+  ``trust_infra_failures``; another ``failure_reasons`` entry is added to the failed check;
 - the five lists must be disjoint, the counts must match the lists, and every one of
   ``total_instances`` must be in a list; a ``report.json`` must agree with the summary;
 - ``--costs``: a table (CSV, JSONL, Parquet) with ``instance_id``, ``trial``, ``cost_usd`` -> ``cost_usd``.
@@ -106,6 +107,11 @@ def _classified(file: Path, document: dict[str, Any], where: dict[str, str], pro
     """The run with ``infra_failure_ids`` and ``failure_reasons`` checked against its outcome lists."""
     raw_reasons = document.get("failure_reasons", {})
     reasons: dict[str, str] = {}
+    if isinstance(raw_reasons, dict):
+        for key, value in raw_reasons.items():
+            if not isinstance(value, str) or not value:
+                msg = f"expected the reason as a non-empty string (got {describe(value)})"
+                problems.add(RecordProblem(file=str(file), field=f"failure_reasons.{key}", message=msg))
     if not isinstance(raw_reasons, dict):
         problems.add(
             RecordProblem(
@@ -126,7 +132,10 @@ def _classified(file: Path, document: dict[str, Any], where: dict[str, str], pro
         )
         return _Run(where, infra, reasons)
     for index, item in enumerate(infra_ids):
-        if not isinstance(item, str) or where.get(item) not in ("unresolved_ids", "error_ids"):
+        if isinstance(item, str) and item in infra:
+            msg = f"instance {item!r} is listed twice"
+            problems.add(RecordProblem(file=str(file), field=f"infra_failure_ids[{index}]", message=msg))
+        elif not isinstance(item, str) or where.get(item) not in ("unresolved_ids", "error_ids"):
             what = f"instance {item!r}" if isinstance(item, str) else describe(item)
             msg = f"{what} is in neither unresolved_ids nor error_ids (the only ones the harness classifies)"
             problems.add(RecordProblem(file=str(file), field=f"infra_failure_ids[{index}]", message=msg))
@@ -222,6 +231,7 @@ def import_swe_bench(
     costs: str | Path | None = None,
     system: str | None = None,
     run_set_id: str | None = None,
+    trust_infra_failures: bool = False,
 ) -> pl.DataFrame:
     """Read SWE-bench harness run summaries (one per run) into validated run records.
 
@@ -241,6 +251,10 @@ def import_swe_bench(
         System label; default: the first summary's file name up to its first ``.`` (the model).
     run_set_id
         Default ``import-<first 12 hex of the first summary's sha256>``.
+    trust_infra_failures
+        Record the instances of ``infra_failure_ids`` (swebench 5: failures its log classifier puts on
+        the environment) as ``infra_error``; by default they stay the candidate's failures, the
+        classifier's reason in ``failed_check`` (a wrong guess could otherwise hide a regression).
 
     Returns
     -------
@@ -266,7 +280,9 @@ def import_swe_bench(
     rows: list[dict[str, Any]] = []
     for trial, (file, run) in enumerate(zip(files, runs, strict=True)):
         directory = directories[trial] if directories else None
-        rows.extend(_row(file, run, instance, trial, directory) for instance in instances)
+        rows.extend(
+            _row(file, run, instance, trial, directory, trust_infra=trust_infra_failures) for instance in instances
+        )
     frame = pl.DataFrame(
         rows,
         schema={"case_id": pl.String, "trial": pl.Int64, "outcome": pl.String, "failed_check": pl.String},
@@ -282,15 +298,24 @@ def import_swe_bench(
     return imported_records(frame, files=files, command="swe-bench", run_set_id=run_set_id, tool=tool)
 
 
-def _row(file: Path, run: _Run, instance: str, trial: int, directory: Path | None) -> dict[str, Any]:
-    """One instance of one run: its outcome and why (an environment failure is never the candidate's)."""
+def _row(
+    file: Path, run: _Run, instance: str, trial: int, directory: Path | None, *, trust_infra: bool
+) -> dict[str, Any]:
+    """One instance of one run: its outcome and why.
+
+    An instance of ``infra_failure_ids`` keeps its list's outcome unless ``trust_infra``: the
+    harness's classifier reads logs, and a candidate that breaks the network looks like a network
+    failure; taking it out of the pass rate could turn a regression into a pass.
+    """
     listed = run.where.get(instance)
     outcome, check = LISTS[listed] if listed else ("infra_error", f"not in run summary {file.name}: not run")
     if listed and directory is not None:
         check = _report_check(directory, instance, listed) or check
-    if instance in run.infra:
+    if instance in run.infra and trust_infra:
         outcome = "infra_error"
         check = f"infrastructure failure: {run.infra[instance]} (the harness's infra_failure_ids)"
+    elif instance in run.infra:
+        check = f"{check}; the harness suspects infrastructure: {run.infra[instance]} (infra_failure_ids)"
     elif listed in ("unresolved_ids", "error_ids") and instance in run.reasons and check is not None:
         reason = run.reasons[instance]
         check = check if reason in check else f"{check}; the harness's failure reason: {reason}"

@@ -3,13 +3,14 @@
 Everything shown is read from the verdict's ``sequential`` part (:class:`gatestats.gate.bindings.SequentialBinding`):
 the design, where the run stopped, the trials used and saved against the fixed-size design, and for
 every rule row its running estimate, confidence-sequence bounds and e-values after each batch. The
-report computes no bound; the levels an e-value must reach are the reciprocals of the alphas the
-verdict binds.
+report computes no bound; the summary sentences are :mod:`gatestats.gate.sequential_summary`'s, the
+same ``gatestats gate`` prints.
 """
 
 from __future__ import annotations
 
 from gatestats.gate.bindings import SequentialRulePath
+from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import e as _e
 from gatestats.report._release_format import number, words
@@ -64,24 +65,15 @@ def sequential_html(data: ReleaseData) -> str:
     binding = data.verdict.sequential
     if binding is None:
         return "<p>A fixed-size gate: every case ran before the gate was read once (no [sequential] design).</p>"
-    stop = (
-        "the decision was determined there"
-        if binding.decided
-        else "the decision was not determined (insufficient evidence)"
-    )
+    # The same sentences as ``gatestats gate`` prints (gate.sequential_summary): one wording, one set of cases.
     levels = "; ".join(
-        f"{_e(r.row)}: pass at e ≥ {number(1 / r.alpha_pass, 3)}, fail at e ≥ {number(1 / r.alpha_fail, 3)}"
-        for r in binding.rules
+        f"{_e(stop.row)}: {_e(stop.status)}, e-value for pass {_e(stop.e_pass)}, for fail {_e(stop.e_fail)}"
+        for stop in map(rule_stop, binding.rules)
     )
     summary = (
-        f"<p>Sequential run ({_e(binding.method)} confidence sequences): batches of {binding.batch_cases} cases, "
-        f"at most {binding.max_cases}, {binding.trials} trials per case on both systems, in an order drawn from "
-        f"the policy's seed. It stopped after <strong>{binding.stopped_at}</strong> cases; {stop}. "
-        f"<strong>{binding.trials_used}</strong> of the fixed-size design's {binding.trials_fixed} trials were "
-        f"used, <strong>{binding.trials_saved}</strong> saved.</p>"
-        "<p>Each rule was read after every batch with an anytime-valid test, so the chance of a false pass stays "
-        "within the rule's alpha under exactly this monitoring and this stop. Stopping levels: "
-        f"{levels or 'no rule was read'}.</p>"
+        f"<p>Sequential run: {stop_text(binding, escape=_e)}. The cases ran in an order drawn from the "
+        f"policy's seed; {_e(trials_text(binding))}.</p>"
+        f"<p>{_e(guarantee_text(binding))} At the stop: {levels or 'no rule was read'}.</p>"
     )
     rows = [row for rule in binding.rules for row in _rule_rows(rule)]
     headers = ["rule", "cases", "estimate", "confidence sequence", "e-value pass / fail", "status"]
