@@ -206,3 +206,60 @@ def test_analyze_of_a_scan_equals_analyze_of_the_loaded_records(tmp_path: Path) 
     loaded = analyze(load_records(path), ks=[1, 2, 3])
     assert scanned.to_dict() == loaded.to_dict()
     assert scanned.system("baseline").n_trials == 30
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_file_edited_after_scan_records_checked_it_is_refused_not_analysed(tmp_path: Path, suffix: str) -> None:
+    """The scan reads the file again when collected: an edit since the check once gave a clean pass^1 = 1."""
+    rows = [make_record(record_id=f"r{i}", case_id=f"c{i}", outcome="failed") for i in range(30)]
+    path = _write(rows, tmp_path / f"records{suffix}")
+    lazy = scan_records(path)
+    _write([{**row, "outcome": "passed"} for row in rows], path)  # every failure edited into a pass
+    with pytest.raises(RecordFileError, match="the file changed after it was checked") as caught:
+        analyze(lazy, ks=[1])
+    assert str(path) in str(caught.value)
+
+
+# One broken record per family of the contract's value rules, in a Parquet file (no line pass: the
+# columnar rules of records/schema.py are the only gate, and pandera runs only when they fail). A
+# rule missing from value_checks would let its record through; each case names the field it breaks.
+BROKEN = {
+    "not null": ({"system": None}, "system"),
+    "enum": ({"outcome": "maybe"}, "outcome"),
+    "const": ({"schema_version": 2}, "schema_version"),
+    "finite": ({"cost_usd": float("nan")}, "cost_usd"),
+    "infinite": ({"cost_usd": float("inf")}, "cost_usd"),
+    "minimum": ({"machine_seconds": -1.0}, "machine_seconds"),
+    "min length": ({"case_id": ""}, "case_id"),
+    "RFC 3339": ({"started_at": "yesterday"}, "started_at"),
+    "bound only when killed": ({"bound": "memory"}, "bound"),
+    "a pass has no failed check": ({"failed_check": "tests"}, "failed_check"),
+    "cost counted twice": ({"cost_usd": 1.0, "cost_model_usd": 0.5}, "cost_usd"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_every_value_rule_family_refuses_its_record_in_a_parquet_file(tmp_path: Path, name: str) -> None:
+    change, field = BROKEN[name]
+    rows = [*_rows(), make_record(**{"record_id": "bad", "case_id": "c9", **change})]
+    path = _write(rows, tmp_path / "records.parquet")
+    for columns in (None, ("outcome",)):
+        with pytest.raises(RecordFileError) as caught:
+            load_records(path, columns=columns)
+        messages = _messages(caught)
+        assert any(m.startswith(f"{path} row 4: field '") and field in m.split(": ")[1] for m in messages), messages
+    with pytest.raises(RecordFileError):
+        scan_records(path)
+
+
+def test_a_broken_value_rule_the_schema_cannot_name_still_refuses_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fail closed: value_checks and the pandera schema drifting apart must not let a file through."""
+    from gatestats.records import schema
+
+    real = schema.value_checks
+    monkeypatch.setattr(schema, "value_checks", lambda: [*real(), pl.lit(value=False).alias("rule_drifted")])
+    path = _write(_rows(), tmp_path / "records.parquet")
+    with pytest.raises(RecordFileError, match=r"breaks the contract's value rule\(s\) rule_drifted"):
+        load_records(path)

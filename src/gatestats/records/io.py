@@ -28,6 +28,7 @@ error names the same file, line and field on every path.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -265,10 +266,10 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
     checked in one streaming pass and the frame returned is a scan of the file, so memory stays
     bounded by what the query keeps (``analyze(scan_records(path))`` holds the per-case
     summary, not the records): the way to analyse a file larger than memory. The scan reads
-    the file again when collected; record files are immutable, and the digest is checked after
-    the checking pass, but a file replaced after that is not detected by the scan (use
-    :func:`load_records` where that matters). CSV files and a run set's ``records.jsonl`` are
-    read whole.
+    the file again when collected, and every batch it reads is checked to come from the file as
+    it was checked (same inode, size, modification and change times): a file edited or replaced
+    since raises :class:`RecordFileError` from the collect instead of being analysed. CSV files
+    and a run set's ``records.jsonl`` are read whole.
 
     Parameters
     ----------
@@ -423,6 +424,23 @@ def _wanted_columns(columns: Sequence[str] | None) -> tuple[str, ...] | None:
     return names
 
 
+def _identity(file: Path) -> tuple[int, ...]:
+    """What changes when a file's bytes change: device, inode, size, modification and change times (ns)."""
+    st = file.stat()
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _still_checked(file: Path, identity: tuple[int, ...], batch: pl.DataFrame) -> pl.DataFrame:
+    """``batch`` of a checked file's scan, once the file is known unchanged since its check."""
+    try:
+        same = _identity(file) == identity
+    except OSError:
+        same = False
+    if not same:
+        raise RecordFileError.single(file, "<file>", "the file changed after it was checked; check it again")
+    return batch
+
+
 def _read_streaming(
     file: Path, kind: str, wanted: tuple[str, ...]
 ) -> tuple[pl.DataFrame, RecordFileInfo, pl.LazyFrame] | None:
@@ -433,6 +451,7 @@ def _read_streaming(
     nested value that needs the contract's own checker, a value polars cannot cast): the
     whole-frame path then names every problem exactly as it always has.
     """
+    identity = _identity(file)  # before the check reads a byte: the scan is tied to what was checked
     if kind == "jsonl":
         check = check_jsonl(file)  # every value at every depth, checksums, torn lines: it streams
         digest, checksums, run_set_ids = check.digest, check.checksums, tuple(sorted(check.run_set_ids))
@@ -466,6 +485,17 @@ def _read_streaming(
         return None  # a repeated key (or a hash collision): the whole-frame path names it exactly
     frame = frame.drop("__key_hash")
     _unchanged(file, digest)
+    if _identity(file) != identity:
+        raise RecordFileError.single(file, "<file>", "the file changed while it was being read; read it again")
+    # The scan reads the file again when collected: each batch it reads is checked to come from the
+    # file as it was checked (an edit since, even in place, changes its inode change time or size).
+    lazy = lazy.map_batches(
+        functools.partial(_still_checked, file, identity),
+        streamable=True,
+        projection_pushdown=True,
+        predicate_pushdown=True,
+        slice_pushdown=True,
+    )
     info = RecordFileInfo(
         path=str(file),
         format=kind,

@@ -228,10 +228,16 @@ def validate_records(frame: FrameLike, *, source: str = "<frame>") -> pl.DataFra
         raise RecordFileError(structural)
     data = lazy.select(pl.col(name).cast(dtype) for name, dtype in POLARS_SCHEMA.items()).collect()
     problems: list[RecordProblem] = []
-    if not all(data.select(value_checks()).row(0)):
+    checked = data.select(value_checks()).row(0, named=True)
+    if not all(checked.values()):
         from gatestats.records._pandera_schema import pandera_problems  # noqa: PLC0415 - only to explain a failure
 
-        problems.extend(pandera_problems(data, source))
+        explained = pandera_problems(data, source)
+        if not explained:  # fail closed: a rule broken that the schema cannot name is still a problem
+            broken = ", ".join(name for name, ok in checked.items() if not ok)
+            msg = f"breaks the contract's value rule(s) {broken} (value_checks), which the schema did not explain"
+            explained = [RecordProblem(file=source, field="<records>", message=msg)]
+        problems.extend(explained)
     problems.extend(_nested_problems(data, source))
     problems.extend(duplicate_problems(data, source))
     if problems:
