@@ -169,7 +169,7 @@ def _run_baseline_sample(given: dict[str, Any]) -> None:
     options = BaselineSampleOptions(
         cases=given["cases"], stored=given["against"], out=given["out"], n=given["baseline_sample"],
         seed=given["seed"], candidate=given["candidate"], resume=given["resume"],
-        infra_retries=given["infra_retries"], isolation=given["isolation"],
+        infra_retries=given["infra_retries"], isolation=given["mode"],
         require_enforced=comma_separated(given["require_enforced"]),
     )  # fmt: skip
     console = Console(stderr=True, soft_wrap=True)
