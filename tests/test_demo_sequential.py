@@ -75,8 +75,10 @@ def test_demo_gates_the_sequential_run_renders_its_report_and_prints_where_they_
     assert verdict.sequential.trials_saved == 64
     assert "### Sequential stop" in (out / "verdict.md").read_text(encoding="utf-8")
     html = (report / "report.html").read_text(encoding="utf-8")
-    assert "It stopped after <strong>32</strong> cases; the decision was determined there." in html
-    assert "<strong>128</strong> of the fixed-size design's 192 trials were used, <strong>64</strong> saved" in html
+    # The report's summary is the gate's own sentences (gate.sequential_summary).
+    assert "stopped after 32 of at most 48 cases (batch 4 of at most 6" in html
+    assert "the decision was determined there." in html
+    assert "128 of the fixed-size design's 192 trials used (48 cases × 2 trials × 2 systems), 64 saved (33%)" in html
     # The README shows these lines as the demo prints them.
     shown = [line for line in _readme_block() if line.startswith(("sequential: ", "  "))]
     assert shown == lines[sequential : sequential + len(shown)]

@@ -336,6 +336,15 @@ def _selected(case_set: CaseSet, case_ids: tuple[str, ...] | None) -> CaseSet:
     return CaseSet(root=case_set.root, cases=cases, version=digest_json([[c.case_id, c.version] for c in cases]))
 
 
+def _case_set(options: RunSetOptions) -> CaseSet:
+    """The cases to run: loaded, the candidate's layout checked against them, selected, the batch checked."""
+    case_set = load_case_set(options.cases)
+    _candidate_layout(options.candidate, case_set)
+    case_set = _selected(case_set, options.case_ids)
+    _check_batch(case_set, options.batch_cases)
+    return case_set
+
+
 def _check_batch(case_set: CaseSet, batch_cases: tuple[str, ...] | None) -> None:
     """Refuse a batch that is empty or names a case twice or one not in ``case_set`` (:class:`OptionError`)."""
     if batch_cases is None:
@@ -481,10 +490,7 @@ def run_run_set(
         Required isolation is not available.
     """
     _check_options(options)
-    case_set = load_case_set(options.cases)
-    _candidate_layout(options.candidate, case_set)
-    case_set = _selected(case_set, options.case_ids)
-    _check_batch(case_set, options.batch_cases)
+    case_set = _case_set(options)
     out = options.out.resolve()
     caps = detect_capabilities(options.isolation, workspace=options.workspace)
     enforcement = caps.enforcement()
