@@ -109,6 +109,8 @@ def correct_command(
         infra_retries=infra_retries, resume=resume, isolation=mode,
     )  # fmt: skip
     err = Console(stderr=True, soft_wrap=True, highlight=False)
+    if resume:
+        _check_rounds(out)
     try:
         summary = run_correction(options, progress=lambda event: _step(err, event))
     except OptionError as exc:
@@ -118,6 +120,17 @@ def correct_command(
     from gatestats.recovery import load_rounds, recovery_summary
 
     _print(summary, recovery_summary(load_rounds(summary.out)))
+
+
+def _check_rounds(out: Path) -> None:
+    """The rounds a resumed loop reads, through the gate's door (exit 1 naming file, line, field; nothing run)."""
+    from gatestats.errors import GatestatsError
+    from gatestats.recovery import check_round_run_sets
+
+    try:
+        check_round_run_sets(out)
+    except (GatestatsError, OSError) as exc:
+        raise fail(str(exc)) from None
 
 
 def _step(console: Console, event: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import pwd
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +17,6 @@ from typing import Any
 
 from gatestats.golden.store import APPROVED, PROPOSED, case_states, events
 from gatestats_runner.digests import digest_file, tree_digest
-from gatestats_runner.runsets import read_manifest
 
 __all__ = ["Finding", "check_graders", "check_split_use", "judges_without_calibration"]
 
@@ -69,6 +68,19 @@ def _changed_files(verifier: Path, approved: dict[str, str]) -> list[str]:
     return out
 
 
+def _verified_manifest(run_set: Path) -> Mapping[str, Any]:
+    """The manifest of ``run_set``, read through the gate's door (checksums, seal, membership, evidence).
+
+    Raises
+    ------
+    RecordFileError
+        The run set fails a check (file, line and field named).
+    """
+    from gatestats.records import read_run_set  # noqa: PLC0415 - polars, on first use
+
+    return read_run_set(run_set)[1].manifest or {}
+
+
 def check_graders(golden_set: str | Path, run_set: str | Path) -> tuple[Finding, ...]:
     """Findings that block ``run_set``: a case whose verifier digest is not the approved one.
 
@@ -85,9 +97,14 @@ def check_graders(golden_set: str | Path, run_set: str | Path) -> tuple[Finding,
     -------
     tuple of Finding
         Empty when every grader is the approved one.
+
+    Raises
+    ------
+    RecordFileError
+        The run set fails a check of the gate's reader (:func:`gatestats.records.read_run_set`).
     """
     root, run_set = Path(golden_set), Path(run_set)
-    manifest = read_manifest(run_set)
+    manifest = _verified_manifest(run_set)
     states = case_states(root)
     cases_dir = Path(str(manifest.get("cases_dir") or ""))
     findings: list[Finding] = []
@@ -154,7 +171,7 @@ def check_split_use(golden_set: str | Path, run_sets: Iterable[str | Path]) -> t
     states = case_states(golden_set)
     findings = []
     for run_set in run_sets:
-        manifest = read_manifest(Path(run_set))
+        manifest = _verified_manifest(Path(run_set))
         if manifest.get("policy_digest"):
             continue
         for entry in manifest.get("cases") or []:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gatestats.errors import GatestatsError
+from gatestats.errors import GatestatsError, RecordFileError
+from gatestats.records.runset import MANIFEST
 from gatestats_runner.cases import CaseError, load_case
-from gatestats_runner.contract import decode_json, decode_line
+from gatestats_runner.contract import decode_json
 from gatestats_runner.digests import canonical_json, digest_bytes
-from gatestats_runner.runsets import RunSetError, read_manifest
 
 __all__ = ["TRACE_FORMAT", "ToolCall", "Trace", "TraceError", "read_run_record_trace", "read_trace"]
 
@@ -342,6 +342,11 @@ def read_trace(path: str | Path) -> Trace:
 def read_run_record_trace(run_set: str | Path, record_id: str) -> Trace:
     """The trace of one run record: its case's request and snapshot, the trial's stdout as the reply.
 
+    The run set is read through the gate's door (:func:`gatestats.records.read_run_set`: line
+    checksums, the seal, membership, evidence digests and containment) and the stdout through
+    :func:`gatestats.records.read_record_evidence`: a record edited after the run, or one whose
+    evidence path leaves the run set, is refused before anything is read from it.
+
     Parameters
     ----------
     run_set
@@ -357,28 +362,25 @@ def read_run_record_trace(run_set: str | Path, record_id: str) -> Trace:
     Raises
     ------
     TraceError
-        No such record, the case directory is gone or its request no longer matches the manifest.
+        The run set fails a check of the gate's reader (file, line and field named), no such
+        record, the case directory is gone or its request no longer matches the manifest.
     """
+    from gatestats.records import read_record_evidence, read_run_set  # noqa: PLC0415 - polars, on first use
+
     run_set = Path(run_set)
-    manifest_path, records_path = run_set / "manifest.json", run_set / "records.jsonl"
     try:
-        manifest = read_manifest(run_set)
-        lines = records_path.read_bytes().splitlines()
-    except RunSetError as exc:
+        records, info = read_run_set(run_set)
+    except RecordFileError as exc:
         raise TraceError(str(exc)) from None
-    except OSError as exc:
-        msg = f"{records_path}: cannot read ({exc.strerror or exc})"
-        raise TraceError(msg) from None
-    record: dict[str, Any] | None = None
-    for number, line in enumerate(lines, start=1):
-        item, why = decode_line(line) if line.strip() else (None, None)
-        if why is not None:
-            msg = f"{records_path}:{number}: not valid JSON ({why.message})"
-            raise TraceError(msg)
-        if item is not None and item.get("record_id") == record_id:
-            record = item
-    if record is None:
+    manifest, records_path, manifest_path = info.manifest or {}, Path(info.path), run_set / MANIFEST
+    rows = [i for i, rid in enumerate(records.get_column("record_id").to_list()) if rid == record_id]
+    if not rows:
         raise _fail(records_path, "record_id", f"no record {record_id!r}")
+    record: dict[str, Any] = records.row(rows[-1], named=True)
+    try:
+        stdout = read_record_evidence(run_set, record, "stdout_path", row=rows[-1])
+    except RecordFileError as exc:
+        raise TraceError(str(exc)) from None
     case_id = str(record.get("case_id"))
     entry = next((c for c in manifest.get("cases") or [] if c.get("case_id") == case_id), None)
     cases_dir = manifest.get("cases_dir")
@@ -394,8 +396,7 @@ def read_run_record_trace(run_set: str | Path, record_id: str) -> Trace:
     snapshot = {
         p.relative_to(case.snapshot).as_posix(): p.read_bytes() for p in sorted(case.snapshot.rglob("*")) if p.is_file()
     }
-    stdout = run_set / str(record.get("stdout_path"))
-    output = stdout.read_text(encoding="utf-8", errors="replace") if stdout.is_file() else ""
+    output = "" if stdout is None else stdout.decode("utf-8", errors="replace")
     checksum = record.get("checksum")
     return Trace(
         source_format="gatestats-run-record/1",
@@ -407,7 +408,5 @@ def read_run_record_trace(run_set: str | Path, record_id: str) -> Trace:
         tool_calls=(),
         output=output,
         outcome=str(record.get("outcome")),
-        model=(record.get("system_parts") or {}).get("model_id")
-        if isinstance(record.get("system_parts"), dict)
-        else None,
+        model=record.get("model_id"),
     )

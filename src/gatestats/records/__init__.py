@@ -15,6 +15,7 @@ from gatestats.records.contract import (
     RECORD_KEY,
     REQUIRED_FIELDS,
 )
+from gatestats.records.evidence import evidence_file, read_record_evidence
 from gatestats.records.imported_run_set import write_imported_run_set
 from gatestats.records.io import (
     RecordFileInfo,
@@ -41,8 +42,10 @@ __all__ = [
     "RECORD_SCHEMA",
     "REQUIRED_FIELDS",
     "RecordFileInfo",
+    "evidence_file",
     "load_record_files",
     "load_records",
+    "read_record_evidence",
     "read_record_file",
     "read_run_set",
     "record_format",

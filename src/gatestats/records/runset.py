@@ -10,7 +10,10 @@ record line (:mod:`gatestats.records.lines`), the records must be the ones the m
 - every record belongs to this run set: its ``run_set_id``, system, system digest, case version and
   candidate digest are the manifest's;
 - a runner run set carries a checksum on every line, and every evidence file a record names is
-  inside the run set and has the digest the record gives.
+  inside the run set and has the digest the record gives;
+- in a run set of any origin, every evidence path a record names (``stdout_path``, ``stderr_path``,
+  ``artifacts[i].path``) is relative, has no ``..`` and resolves inside the run set (a symlink out
+  is refused). :mod:`gatestats.records.evidence` reads an evidence file under the same rule.
 
 See docs/integrity.md for what this does and does not protect against.
 """
@@ -34,6 +37,8 @@ __all__ = [
     "MANIFEST_FORMAT",
     "MAX_MANIFEST_BYTES",
     "RECORDS",
+    "contained",
+    "named_evidence",
     "read_run_set_manifest",
     "run_set_problems",
 ]
@@ -82,8 +87,7 @@ def run_set_problems(
             )
         )
     problems += _membership_problems(path, manifest, records)
-    if origin == "runner":
-        problems += _evidence_problems(root, path, records)
+    problems += _evidence_problems(root, path, records, digests=origin == "runner")
     return problems
 
 
@@ -329,30 +333,98 @@ def _listed(value: Any) -> list[str] | None:
     return value.split(",")
 
 
-def _evidence_problems(root: Path, path: Path, records: pl.DataFrame) -> list[RecordProblem]:
-    """Every evidence file a runner record names is inside the run set and has the record's digest."""
+#: The evidence a record names: (path field, digest field) pairs; artifacts are ``artifacts[i].path``/``.digest``.
+_EVIDENCE_FIELDS = (("stdout_path", "stdout_digest"), ("stderr_path", "stderr_digest"))
+_ARTIFACT = re.compile(r"artifacts\[(0|[1-9][0-9]*)\]\.path")
+
+
+def named_evidence(record: Mapping[str, Any]) -> list[tuple[str, str, Any, Any]]:
+    """(path field, digest field, path, digest) of every evidence file ``record`` names (a path may be None).
+
+    Parameters
+    ----------
+    record
+        A run record (``stdout_path``/``stdout_digest``, ``stderr_path``/``stderr_digest``, ``artifacts``).
+
+    Returns
+    -------
+    list of tuple
+        ``stdout_path`` and ``stderr_path`` first, then ``artifacts[i].path`` for each artifact.
+    """
+    named = [(p, d, record.get(p), record.get(d)) for p, d in _EVIDENCE_FIELDS]
+    artifacts = record.get("artifacts") or []
+    named += [
+        (f"artifacts[{i}].path", f"artifacts[{i}].digest", a.get("path"), a.get("digest"))
+        for i, a in enumerate(artifacts)
+        if isinstance(a, Mapping)
+    ]
+    return named
+
+
+def _evidence_problems(root: Path, path: Path, records: pl.DataFrame, *, digests: bool) -> list[RecordProblem]:
+    """Every evidence path a record names is inside the run set; with ``digests``, each file has the record's digest."""
     problems: list[RecordProblem] = []
     base = root.resolve()
     columns = ["stdout_path", "stdout_digest", "stderr_path", "stderr_digest", "artifacts"]
-    for row, (out_path, out_digest, err_path, err_digest, artifacts) in enumerate(records.select(columns).iter_rows()):
-        named: list[tuple[str, str | None, str | None]] = [
-            ("stdout_digest", out_path, out_digest),
-            ("stderr_digest", err_path, err_digest),
-        ]
-        named += [(f"artifacts[{i}].digest", a.get("path"), a.get("digest")) for i, a in enumerate(artifacts or [])]
-        for field_name, rel, digest in named:
-            if rel is None or digest is None:
+    for row, record in enumerate(records.select(columns).iter_rows(named=True)):
+        for path_field, digest_field, rel, digest in named_evidence(record):
+            if rel is None:
                 continue
-            why = _evidence_mismatch(base, rel, digest)
+            target, why = contained(base, rel)
+            field = path_field
+            if why is None and target is not None and digests and digest is not None:
+                why, field = _file_mismatch(target, rel, digest), digest_field
             if why is not None:
-                problems.append(RecordProblem(file=str(path), row=row, field=field_name, message=why))
+                problems.append(RecordProblem(file=str(path), row=row, field=field, message=why))
     return problems
 
 
-def _evidence_mismatch(base: Path, rel: str, digest: str) -> str | None:
-    target = (base / rel).resolve()
+def contained(base: Path, rel: Any) -> tuple[Path | None, str | None]:
+    """The file ``rel`` names inside the resolved run set ``base``, or why it is refused (the gate's rule).
+
+    Refused: a path that is not a non-empty string, an absolute path, a ``..`` component, a NUL byte,
+    and a path that resolves outside ``base`` (through a symlink). A path inside that names no file
+    is not refused here (the caller says it is missing).
+
+    Parameters
+    ----------
+    base
+        The run set directory, resolved.
+    rel
+        An evidence path as a record gives it.
+
+    Returns
+    -------
+    tuple of (Path or None, str or None)
+        The resolved file and None, or None and why the path is refused.
+    """
+    why = _refused_path(rel)
+    if why is not None:
+        return None, why
+    try:
+        target = (base / rel).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        return None, f"evidence path {rel!r} cannot be resolved ({exc})"
     if not target.is_relative_to(base):
-        return f"evidence path {rel!r} points outside the run set"
+        return None, f"evidence path {rel!r} points outside the run set (through a symlink)"
+    return target, None
+
+
+def _refused_path(rel: Any) -> str | None:
+    """Why ``rel`` is refused as written (not a non-empty string, NUL, absolute, ``..``), or None."""
+    if not isinstance(rel, str) or not rel:
+        return f"evidence path {rel!r}: expected a non-empty path relative to the run set"
+    if "\x00" in rel:
+        return f"evidence path {rel!r} holds a NUL byte"
+    if Path(rel).is_absolute() or rel.startswith(("/", "\\")):
+        return f"evidence path {rel!r} is absolute: evidence must be inside the run set"
+    if ".." in rel.replace("\\", "/").split("/"):
+        return f"evidence path {rel!r} climbs out with '..': evidence must be inside the run set"
+    return None
+
+
+def _file_mismatch(target: Path, rel: str, digest: str) -> str | None:
+    """Why the contained evidence file ``target`` is not the one the record names (missing, other digest), or None."""
     if not target.is_file():
         return f"evidence file {rel} is missing"
     found = digest_file(target)

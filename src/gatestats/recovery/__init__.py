@@ -5,6 +5,12 @@ outcome, and cost per accepted outcome including every round and every reviser c
 without correction. The rounds come from the runner's journal (:func:`load_rounds`).
 """
 
-from gatestats.recovery.summary import ROUND_COLUMNS, RecoverySummary, load_rounds, recovery_summary
+from gatestats.recovery.summary import (
+    ROUND_COLUMNS,
+    RecoverySummary,
+    check_round_run_sets,
+    load_rounds,
+    recovery_summary,
+)
 
-__all__ = ["ROUND_COLUMNS", "RecoverySummary", "load_rounds", "recovery_summary"]
+__all__ = ["ROUND_COLUMNS", "RecoverySummary", "check_round_run_sets", "load_rounds", "recovery_summary"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
 
@@ -11,7 +12,7 @@ from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
 from gatestats_runner.correction import ROUND_FIELDS, read_rounds
 
-__all__ = ["ROUND_COLUMNS", "RecoverySummary", "load_rounds", "recovery_summary"]
+__all__ = ["ROUND_COLUMNS", "RecoverySummary", "check_round_run_sets", "load_rounds", "recovery_summary"]
 
 #: The columns :func:`recovery_summary` needs, with their types (one row per case and round).
 ROUND_COLUMNS: dict[str, pl.DataType] = {
@@ -30,8 +31,58 @@ ROUND_COLUMNS: dict[str, pl.DataType] = {
 _BLOCKED = ("infrastructure", "evaluator_crash", "evaluator_nondeterministic")
 
 
+def check_round_run_sets(out: str | os.PathLike[str]) -> int:
+    """Read every round's run set of a correction output through the gate's door; return how many were read.
+
+    Each ``OUT/rounds/CASE/rNN/`` holding a manifest is read by :func:`gatestats.records.read_run_set`
+    (line checksums, the seal, membership, evidence digests and containment), so a round edited
+    after the loop wrote it is refused before its numbers are shown or the loop resumes. A round a
+    kill interrupted mid-line (an incomplete run set whose ``records.jsonl`` does not end with a
+    newline) is left to the runner's resume, which sets the torn line aside.
+
+    Parameters
+    ----------
+    out
+        The correction output directory.
+
+    Returns
+    -------
+    int
+        The number of run sets read.
+
+    Raises
+    ------
+    RecordFileError
+        A round's run set fails a check (file, line and field named).
+    """
+    from gatestats.records import read_run_set  # noqa: PLC0415 - the records layer, once per output
+    from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest  # noqa: PLC0415
+
+    read = 0
+    for manifest in sorted(Path(out).glob(f"rounds/*/*/{MANIFEST}")):
+        run_set = manifest.parent
+        if read_run_set_manifest(manifest).get("complete") is not True and _ends_mid_line(run_set / RECORDS):
+            continue
+        read_run_set(run_set)
+        read += 1
+    return read
+
+
+def _ends_mid_line(path: Path) -> bool:
+    """Whether ``path`` is a regular file whose last byte is not a newline (a writer was killed mid-line)."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        if handle.seek(0, os.SEEK_END) == 0:
+            return False
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) != b"\n"
+
+
 def load_rounds(out: str | os.PathLike[str]) -> pl.DataFrame:
     """The rounds of a correction output directory (its journal), one row per case and round.
+
+    Every round's run set is read through the gate's door first (:func:`check_round_run_sets`).
 
     Parameters
     ----------
@@ -47,8 +98,11 @@ def load_rounds(out: str | os.PathLike[str]) -> pl.DataFrame:
     ------
     gatestats_runner.launch.RunSetError
         ``out`` holds no correction journal, or the journal is damaged.
+    RecordFileError
+        A round's run set fails a check of the gate's reader.
     """
     rows = read_rounds(os.fspath(out))
+    check_round_run_sets(out)
     return pl.DataFrame(
         [{name: row[name] for name in ROUND_FIELDS} for row in rows], schema=ROUND_COLUMNS, orient="row"
     )
