@@ -32,7 +32,7 @@ from gatestats.attest.statement import (
 from gatestats.attest.verdict_file import VerdictFile, read_verdict_file
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import EXIT_CODES, load_record_set, verdict_digest
-from gatestats.records.runset import read_run_set_manifest
+from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest
 
 __all__ = [
     "CheckStatus",
@@ -319,7 +319,7 @@ def check_registration_envelope(
     envelope_path = root / REGISTRATION_ENVELOPE
     if manifest is None:
         try:
-            manifest = _read_manifest(root / "manifest.json")
+            manifest = _read_manifest(root / MANIFEST)
         except AttestationError as exc:
             return [_failed("registration signature", str(root), str(exc))]
     found = _signed_statement(envelope_path, key, REGISTRATION_PREDICATE_TYPE, "registration signature", out)
@@ -327,7 +327,7 @@ def check_registration_envelope(
         return out
     source, statement = found
     predicate = statement.predicate
-    file = str(root / "manifest.json")
+    file = str(root / MANIFEST)
     bad = False
     for field, manifest_key in (
         ("policy_digest", "policy_digest"),
@@ -369,7 +369,7 @@ def _registration(verdict: VerdictFile, key: Ed25519PublicKey | None, side: str,
     if info["kind"] != "run_set":
         return
     root = Path(info["path"])
-    path = root / "manifest.json"
+    path = root / MANIFEST
     try:
         manifest = _read_manifest(path)
     except AttestationError as exc:
@@ -421,7 +421,7 @@ def _records(verdict: VerdictFile, side: str, out: list[VerifyCheck]) -> None:
     all_present = True
     if info["kind"] == "run_set":
         # A run set is its directory's manifest.json and records.jsonl: the verdict must name exactly those.
-        expected = [str(Path(info["path"]) / "records.jsonl")]
+        expected = [str(Path(info["path"]) / RECORDS)]
         if _differs(
             "verdict consistency",
             str(verdict.path),
@@ -432,7 +432,7 @@ def _records(verdict: VerdictFile, side: str, out: list[VerifyCheck]) -> None:
             out,
         ):
             return
-        manifest = Path(info["path"]) / "manifest.json"
+        manifest = Path(info["path"]) / MANIFEST
         if not manifest.is_file():
             all_present = False  # reported by the registration check; never hand a FIFO or device to the loader
     all_present &= _record_files(files, side, out)

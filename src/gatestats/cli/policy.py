@@ -14,7 +14,6 @@ from typing import Annotated
 import typer
 
 from gatestats.cli._common import usage_error
-from gatestats_runner.runsets import RunSetError, read_manifest
 
 __all__ = ["app"]
 
@@ -107,8 +106,12 @@ def register_command(
             raise usage_error("\n".join([f"{envelope}: exists and is never replaced, but:", *map(str, problems)]))
         print(f"already signed: {envelope}")
         return
+    from gatestats.errors import GatestatsError
+    from gatestats.records.runset import MANIFEST, read_run_set_manifest
+
     try:
-        written = write_registration_envelope(loaded, reg, run_set_id=read_manifest(run_set).get("run_set_id"), key=key)
-    except (OSError, RunSetError) as exc:
+        run_set_id = read_run_set_manifest(run_set / MANIFEST).get("run_set_id")
+        written = write_registration_envelope(loaded, reg, run_set_id=run_set_id, key=key)
+    except (OSError, GatestatsError) as exc:
         raise usage_error(f"{exc} (the registration itself is written; rerun with --sign to sign it)") from None
     print(f"signed: {written}")

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import polars as pl
 
 from gatestats.errors import RecordFileError
-from gatestats.gate.recordset import RecordSet, load_record_set
+from gatestats.gate.recordset import MANIFEST, RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
 from gatestats.paired.mcnemar import mcnemar_test, min_discordant_for
 from gatestats.vocabulary import check_open_unit
@@ -169,7 +169,7 @@ def _shown(ids: Sequence[str]) -> str:
 
 def _sample_of(stored: RecordSet, rerun: RecordSet) -> dict[str, Any]:
     """The re-run's ``baseline_sample``, checked to name this stored run set (else a RecordFileError)."""
-    where = str(rerun.path / "manifest.json")
+    where = str(rerun.path / MANIFEST)
     if stored.manifest is None:
         raise RecordFileError.single(str(stored.path), "<file>", "the stored baseline must be a run set directory")
     sample = (rerun.manifest or {}).get("baseline_sample")

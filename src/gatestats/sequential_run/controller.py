@@ -36,7 +36,7 @@ from gatestats.gate import (
     load_record_set,
 )
 from gatestats.gate.sequential_rules import batch_first_side, case_order
-from gatestats.records.runset import MANIFEST, read_run_set_manifest
+from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest
 from gatestats.sequential import SequentialDesign
 from gatestats.sequential_run.path import path_document, write_path
 from gatestats_runner.cases import load_case_set
@@ -118,7 +118,7 @@ def _existing(policy: Policy, design: SequentialDesign, run_set: Path, source: P
     manifest = read_run_set_manifest(run_set / MANIFEST)
     registered = manifest.get("policy_digest")
     if registered != policy.digest or manifest.get("trials") != design.trials:
-        records = run_set / "records.jsonl"
+        records = run_set / RECORDS
         held = "holds records" if records.is_file() and records.stat().st_size > 0 else "was created"
         msg = (
             f"{run_set}: {held} under another design (registered policy {registered or 'none'}, "
