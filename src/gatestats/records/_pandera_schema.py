@@ -16,8 +16,8 @@ from pandera.config import ValidationDepth, config_context
 from pandera.errors import SchemaError, SchemaErrors
 
 from gatestats.errors import RecordProblem
-from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_FIELDS
-from gatestats_runner.contract import RFC3339_PATTERN, load_schema
+from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_FIELDS, rfc3339_timestamp
+from gatestats_runner.contract import load_schema
 
 __all__ = ["RECORD_SCHEMA", "pandera_problems"]
 
@@ -43,9 +43,7 @@ def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
     if name in DATETIME_FIELDS:
         checks.append(
             pa.Check(
-                lambda data: data.lazyframe.select(
-                    pl.col(data.key).is_null() | pl.col(data.key).str.contains(RFC3339_PATTERN)
-                ),
+                lambda data: data.lazyframe.select(pl.col(data.key).is_null() | rfc3339_timestamp(pl.col(data.key))),
                 name="rfc3339_timestamp_with_offset",
                 error="expected an RFC 3339 timestamp with offset",
             )

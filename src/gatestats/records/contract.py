@@ -17,6 +17,7 @@ from gatestats_runner.contract import (
     OUTCOMES,
     RECORD_KEY,
     REQUIRED_FIELDS,
+    RFC3339_PATTERN,
     load_schema,
 )
 
@@ -32,6 +33,7 @@ __all__ = [
     "REQUIRED_FIELDS",
     "SYSTEM_PARTS",
     "polars_dtype",
+    "rfc3339_timestamp",
 ]
 
 
@@ -98,3 +100,43 @@ DATETIME_FIELDS: tuple[str, ...] = tuple(
 NESTED_FIELDS: tuple[str, ...] = tuple(
     name for name, dtype in POLARS_SCHEMA.items() if isinstance(dtype, pl.List | pl.Struct)
 )
+
+
+def rfc3339_timestamp(column: pl.Expr) -> pl.Expr:
+    """Whether each string of ``column`` is an RFC 3339 timestamp with offset on a real calendar day.
+
+    The same test as the JSONL line pass (:func:`gatestats_runner.contract.validate_record`, which
+    parses with :meth:`datetime.fromisoformat`), as one polars expression for Parquet and frames:
+    the pattern :data:`~gatestats_runner.contract.RFC3339_PATTERN` (hours 00-23, minutes 00-59,
+    seconds 00-60: RFC 3339 section 5.7 allows a leap second), then a year from 0001 and a day that
+    its month has (February 29 only in a Gregorian leap year). A null gives null.
+
+    Parameters
+    ----------
+    column
+        A string column.
+
+    Returns
+    -------
+    polars.Expr
+        Boolean.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> stamps = ["2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2024-02-30T23:59:60+01:00", "0000-01-01T00:00:00Z"]
+    >>> pl.DataFrame({"t": stamps}).select(rfc3339_timestamp(pl.col("t")))["t"].to_list()
+    [True, False, False, False]
+    """
+    year = column.str.slice(0, 4).cast(pl.Int32, strict=False)
+    month = column.str.slice(5, 2).cast(pl.Int32, strict=False)
+    day = column.str.slice(8, 2).cast(pl.Int32, strict=False)
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    days = (
+        pl.when(month == 2)
+        .then(pl.when(leap).then(29).otherwise(28))
+        .when(month.is_in([4, 6, 9, 11]))
+        .then(30)
+        .otherwise(31)
+    )
+    return column.str.contains(RFC3339_PATTERN) & (year >= 1) & (day <= days)

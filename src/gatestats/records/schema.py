@@ -19,9 +19,16 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.records.contract import DATETIME_FIELDS, NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
+from gatestats.records.contract import (
+    DATETIME_FIELDS,
+    NESTED_FIELDS,
+    POLARS_SCHEMA,
+    RECORD_KEY,
+    REQUIRED_FIELDS,
+    rfc3339_timestamp,
+)
 from gatestats.vocabulary import FrameLike
-from gatestats_runner.contract import RFC3339_PATTERN, load_schema, validate_field
+from gatestats_runner.contract import load_schema, validate_field
 
 if TYPE_CHECKING:
     import pandera.polars as pa
@@ -58,7 +65,7 @@ def _column_rules(name: str, spec: dict[str, Any]) -> list[pl.Expr]:
     if spec.get("minLength"):
         rules.append(column.str.len_chars() >= spec["minLength"])
     if name in DATETIME_FIELDS:
-        rules.append(column.str.contains(RFC3339_PATTERN))
+        rules.append(rfc3339_timestamp(column))
     return (
         [rules[0], *(column.is_null() | rule for rule in rules[1:])]
         if name in REQUIRED_FIELDS
