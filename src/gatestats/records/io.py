@@ -124,7 +124,15 @@ def _read_jsonl(path: Path) -> tuple[pl.DataFrame, JsonlCheck]:
     except pl.exceptions.PolarsError as exc:  # pragma: no cover - the line pass accepts only what polars reads
         raise RecordFileError.single(path, "<file>", f"polars could not read the checked lines: {exc}") from None
     _unchanged(path, check.digest)
+    _same_count(path, frame.height, check.n_records)
     return frame, check
+
+
+def _same_count(path: Path, read: int, checked: int) -> None:
+    """Refuse a columnar read that did not give one row per record of the checking pass."""
+    if read != checked:
+        why = f"the columnar read gave {read} records where the check counted {checked}; nothing was read"
+        raise RecordFileError.single(path, "<file>", why)
 
 
 def _unchanged(path: Path, digest: str) -> None:
@@ -289,11 +297,12 @@ def scan_records(path: str | os.PathLike[str]) -> pl.LazyFrame:
     """
     file = Path(path)
     kind = record_format(file)
-    if kind != "csv" and file.is_file() and _run_set_manifest(file) is None:
+    manifest = _run_set_manifest(file) if file.is_file() else None
+    if kind != "csv" and file.is_file() and manifest is None:
         streamed = _read_streaming(file, kind, ())
         if streamed is not None:
             return streamed[2]
-    return read_record_file(path)[0].lazy()
+    return _read_file(file, kind, None, manifest)[0].lazy()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -343,7 +352,7 @@ def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFile
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise RecordFileError.single(path, "<file>", "records.jsonl must be a regular file inside the run set")
     if path.exists():
-        return read_record_file(path)
+        return _read_file(path, "jsonl", None, manifest)  # the manifest read once, passed on
     empty = pl.DataFrame(schema=POLARS_SCHEMA)
     problems = run_set_problems(directory, manifest, empty, size=0, digest=_EMPTY_DIGEST, checksums="empty")
     if problems:
@@ -395,14 +404,21 @@ def read_record_file(
     file = Path(path)
     kind = record_format(file)
     wanted = _wanted_columns(columns)
+    return _read_file(file, kind, wanted, _run_set_manifest(file) if file.is_file() else None)
+
+
+def _read_file(
+    file: Path, kind: str, wanted: tuple[str, ...] | None, manifest: dict[str, Any] | None
+) -> tuple[pl.DataFrame, RecordFileInfo]:
+    """Read a record file given its run set's manifest (read once by the caller; None: not a run set's)."""
     if not file.is_file():
         why = "not a regular file" if file.exists() else "no such record file"
         raise RecordFileError.single(file, "<file>", why)
-    if wanted is not None and kind != "csv" and _run_set_manifest(file) is None:
+    if wanted is not None and kind != "csv" and manifest is None:
         streamed = _read_streaming(file, kind, wanted)
         if streamed is not None:
             return streamed[0], streamed[1]
-    checked, info = _read_whole(file, kind)
+    checked, info = _read_whole(file, kind, manifest)
     return (checked if wanted is None else checked.select(wanted)), info
 
 
@@ -481,6 +497,7 @@ def _read_streaming(
         frame = lazy.select(*wanted, key_hash).collect(engine="streaming")
     except (pl.exceptions.PolarsError, OSError):
         return None
+    _same_count(file, frame.height, n_records)
     if _repeats(frame.get_column("__key_hash")):
         return None  # a repeated key (or a hash collision): the whole-frame path names it exactly
     frame = frame.drop("__key_hash")
@@ -516,10 +533,9 @@ def _repeats(hashes: pl.Series) -> bool:
     return bool((ordered.slice(1) == ordered.slice(0, ordered.len() - 1)).any())
 
 
-def _read_whole(file: Path, kind: str) -> tuple[pl.DataFrame, RecordFileInfo]:
-    """Read every column of ``file`` and check every row (the path that names every problem)."""
+def _read_whole(file: Path, kind: str, manifest: dict[str, Any] | None) -> tuple[pl.DataFrame, RecordFileInfo]:
+    """Read every column of ``file`` and check every row, and against ``manifest`` when it is a run set's."""
     read = _read_any(file, kind)
-    manifest = _run_set_manifest(file)
     try:
         checked = _validated(file, kind, read.frame)
         if manifest is not None:
