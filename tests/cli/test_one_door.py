@@ -217,6 +217,21 @@ def test_drift_refuses_each_attack_on_either_side(world: tuple[Path, Path, Path]
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
+def test_a_baseline_re_run_refuses_each_attack_on_the_stored_run_set(
+    world: tuple[Path, Path, Path], name: str, tmp_path: Path
+) -> None:
+    golden, run, secret = world
+    line, _ = _failed_id(run)
+    expected = ATTACKS[name](run, secret, line)
+    out = tmp_path / "rerun"
+    code, stdout, err = _cli("run", str(golden / "cases"), "--baseline-sample", "1", "--against", str(run),
+                             "--seed", "1", "--out", str(out))  # fmt: skip
+    assert code == 1, stdout
+    assert expected in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
 def test_report_refuses_each_attack(name: str, tmp_path: Path) -> None:
     from tests.report.scenarios import make_one_trial_verdict
 

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from gatestats.cli._baseline import check_baseline_options
-from gatestats.cli._common import IsolationOption, checked_isolation, comma_separated, usage_error
+from gatestats.cli._common import IsolationOption, checked_isolation, comma_separated, fail, usage_error
 from gatestats.cli._trial_bar import TrialBar, run_with_bar
 from gatestats_runner.baseline import BaselineSampleOptions, run_baseline_sample
 from gatestats_runner.launch import RunSetOptions, RunSetSummary, run_run_set
@@ -166,6 +166,7 @@ def _run_baseline_sample(given: dict[str, Any]) -> None:
     decided = {f"--{name.replace('_', '-')}": given[name] for name in (*names, "policy_digest", "prepare")}
     decided["--system"] = None if given["system"] == "candidate" else given["system"]
     check_baseline_options(baseline_sample=given["baseline_sample"], against=given["against"], decided=decided)
+    _read_stored(given["against"])
     options = BaselineSampleOptions(
         cases=given["cases"], stored=given["against"], out=given["out"], n=given["baseline_sample"],
         seed=given["seed"], candidate=given["candidate"], resume=given["resume"],
@@ -182,6 +183,17 @@ def _run_baseline_sample(given: dict[str, Any]) -> None:
         address=given["address"],
     )
     _print_summary(summary, console, prepare=False)
+
+
+def _read_stored(stored: Path) -> None:
+    """The stored baseline through the gate's reader before it is re-run (exit 1 naming file, line, field)."""
+    from gatestats.errors import GatestatsError
+    from gatestats.records import read_run_set
+
+    try:
+        read_run_set(stored)
+    except (GatestatsError, OSError) as exc:
+        raise fail(str(exc)) from None
 
 
 def _policy_digest(policy: Path | None, policy_digest: str | None) -> str | None:
