@@ -315,3 +315,24 @@ def test_recovery_and_correct_resume_refuse_each_attack(correction: Path, tmp_pa
     assert expected in err
     assert (out / "journal.jsonl").read_bytes() == journal  # refused before the loop wrote a line
     assert SECRET not in stdout + err
+
+
+def test_a_round_killed_mid_line_is_left_to_the_runner_and_a_complete_one_is_not(
+    correction: Path, tmp_path: Path
+) -> None:
+    from gatestats.errors import RecordFileError
+    from gatestats.recovery import check_round_run_sets
+
+    out = tmp_path / "out"
+    shutil.copytree(correction, out, symlinks=True)
+    rounds = check_round_run_sets(out)
+    assert rounds == len(list(out.glob("rounds/*/*/manifest.json"))) > 1
+    run, _ = _round_run_set(out)
+    with (run / "records.jsonl").open("ab") as handle:
+        handle.write(b'{"record_id": "torn')  # a kill in the middle of a line
+    with pytest.raises(RecordFileError, match="torn last line"):
+        check_round_run_sets(out)  # a complete round has nothing left to write: a torn tail is damage
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    manifest["complete"] = False
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert check_round_run_sets(out) == rounds - 1  # interrupted mid-line: the runner's resume sets it aside

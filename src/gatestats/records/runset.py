@@ -21,6 +21,7 @@ See docs/integrity.md for what this does and does not protect against.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,6 +41,7 @@ __all__ = [
     "contained",
     "named_evidence",
     "read_run_set_manifest",
+    "records_end_mid_line",
     "run_set_problems",
 ]
 
@@ -89,6 +91,31 @@ def run_set_problems(
     problems += _membership_problems(path, manifest, records)
     problems += _evidence_problems(root, path, records, digests=origin == "runner")
     return problems
+
+
+def records_end_mid_line(root: Path) -> bool:
+    """Whether the run set's ``records.jsonl`` is a regular file whose last byte is not a newline.
+
+    A writer killed mid-line leaves such a file; the runner's resume sets the torn line aside.
+
+    Parameters
+    ----------
+    root
+        The run set directory.
+
+    Returns
+    -------
+    bool
+        True for a torn end; False for a file that ends with a newline, is empty, missing or not regular.
+    """
+    path = root / RECORDS
+    if path.is_symlink() or not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        if handle.seek(0, os.SEEK_END) == 0:
+            return False
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) != b"\n"
 
 
 def read_run_set_manifest(path: Path) -> dict[str, Any]:

@@ -56,27 +56,16 @@ def check_round_run_sets(out: str | os.PathLike[str]) -> int:
         A round's run set fails a check (file, line and field named).
     """
     from gatestats.records import read_run_set  # noqa: PLC0415 - the records layer, once per output
-    from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest  # noqa: PLC0415
+    from gatestats.records.runset import MANIFEST, read_run_set_manifest, records_end_mid_line  # noqa: PLC0415
 
     read = 0
     for manifest in sorted(Path(out).glob(f"rounds/*/*/{MANIFEST}")):
         run_set = manifest.parent
-        if read_run_set_manifest(manifest).get("complete") is not True and _ends_mid_line(run_set / RECORDS):
+        if read_run_set_manifest(manifest).get("complete") is not True and records_end_mid_line(run_set):
             continue
         read_run_set(run_set)
         read += 1
     return read
-
-
-def _ends_mid_line(path: Path) -> bool:
-    """Whether ``path`` is a regular file whose last byte is not a newline (a writer was killed mid-line)."""
-    if path.is_symlink() or not path.is_file():
-        return False
-    with path.open("rb") as handle:
-        if handle.seek(0, os.SEEK_END) == 0:
-            return False
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) != b"\n"
 
 
 def load_rounds(out: str | os.PathLike[str]) -> pl.DataFrame:
