@@ -13,8 +13,9 @@ fails on any of:
   ``decode_line``): they check less than the gate's door;
 - a record's evidence path taken out of a record (``record["stdout_path"]``,
   ``record.get("stderr_path")``) instead of handing the field to ``read_record_evidence``;
-- a file read (``open``, ``read_text``, ``read_bytes``, ``json.loads`` of one) of a path built
-  from ``RECORDS`` or ``MANIFEST``.
+- a file read (``open``, ``read_text``, ``read_bytes``) of a path built from ``RECORDS`` or
+  ``MANIFEST``, or of a name its function assigned such a path (the data flow followed is that
+  one step: a path handed to another function is not followed).
 
 :data:`WRITERS` lists the modules allowed to do one of these, each with the reason (none today:
 the runner writes run sets, and ``gate.registration`` writes the manifest through the runner).
@@ -23,6 +24,7 @@ the runner writes run sets, and ``gate.registration`` writes the manifest throug
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,14 +64,54 @@ def _is_evidence_read(node: ast.AST) -> bool:
     return False
 
 
-def _is_file_read(node: ast.AST) -> bool:
-    """A call that opens or reads a file whose path mentions ``RECORDS`` or ``MANIFEST``."""
+def _is_file_read(node: ast.AST, paths: frozenset[str]) -> bool:
+    """A call that opens or reads a file whose path mentions one of ``paths`` (names)."""
     if not isinstance(node, ast.Call) or _call_name(node) not in _FILE_READS:
         return False
     mentioned = set().union(*(_names_in(a) for a in node.args))
     if isinstance(node.func, ast.Attribute):
         mentioned |= _names_in(node.func.value)
-    return bool(mentioned & _NAMES)
+    return bool(mentioned & paths)
+
+
+def _run_set_names(tree: ast.AST) -> frozenset[str]:
+    """The names the module binds to the run-set file names (``RECORDS``/``MANIFEST`` of the records package or the runner)."""
+    return frozenset(
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith(("gatestats.records", "gatestats.gate.recordset", "gatestats_runner"))
+        for alias in node.names
+        if alias.name in _NAMES
+    )
+
+
+def _file_reads(tree: ast.AST) -> set[int]:
+    """Lines that read a run-set file: a path built from ``RECORDS``/``MANIFEST``, or a name assigned one in its function."""
+    lines: set[int] = set()
+    names = _run_set_names(tree)
+    scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]
+    for scope in scopes:
+        own = list(_own_nodes(scope))
+        tainted = {
+            target.id
+            for node in own
+            if isinstance(node, ast.Assign) and _names_in(node.value) & names
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        paths = names | frozenset(tainted)
+        lines |= {node.lineno for node in own if isinstance(node, ast.Call) and _is_file_read(node, paths)}
+    return lines
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``scope`` outside the functions defined in it (each function is its own scope)."""
+    for child in ast.iter_child_nodes(scope):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        yield child
+        yield from _own_nodes(child)
 
 
 def door_violations(source: str, where: str) -> list[str]:
@@ -88,7 +130,8 @@ def door_violations(source: str, where: str) -> list[str]:
         One message per violation.
     """
     out: list[str] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Constant) and node.value in _FILE_NAMES:
             out.append(f"{where}:{line}: the literal {node.value!r} (read run sets through gatestats.records)")
@@ -102,8 +145,9 @@ def door_violations(source: str, where: str) -> list[str]:
             out.append(f"{where}:{line}: calls the runner's lenient reader {node.attr} (use gatestats.records)")
         elif _is_evidence_read(node):
             out.append(f"{where}:{line}: takes an evidence path out of a record (use read_record_evidence)")
-        elif _is_file_read(node):
-            out.append(f"{where}:{line}: reads a run-set file itself (use gatestats.records)")
+    out += [
+        f"{where}:{line}: reads a run-set file itself (use gatestats.records)" for line in sorted(_file_reads(tree))
+    ]
     return out
 
 
@@ -136,9 +180,12 @@ def test_every_listed_writer_exists_and_still_needs_its_exception() -> None:
         "from gatestats_runner.contract import decode_json, decode_line",
         'stdout = run_set / str(record.get("stdout_path"))',
         'stdout = run_set / record["stderr_path"]',
-        "manifest = json.loads((root / MANIFEST).read_text())",
-        "with open(run_set / RECORDS) as handle: pass",
+        "from gatestats.records.runset import MANIFEST\nmanifest = json.loads((root / MANIFEST).read_text())",
+        "from gatestats.gate.recordset import RECORDS\nwith open(run_set / RECORDS) as handle: pass",
         "rows = store.read_records(path)",
+        "from gatestats.records.runset import RECORDS\n"
+        "def f(root):\n    path = root / RECORDS\n    with path.open('rb') as handle:\n        return handle.read(1)",
+        "from gatestats_runner.store import MANIFEST as M\ndef f(root):\n    m = root / M\n    return m.read_text()",
     ],
 )
 def test_the_scan_finds_each_way_around_the_door(source: str) -> None:
@@ -153,6 +200,10 @@ def test_the_scan_finds_each_way_around_the_door(source: str) -> None:
         "manifest = read_run_set_manifest(run_set / MANIFEST)",
         'where = f"{root}/records.jsonl: the seal"',
         "exists = (run_set / RECORDS).is_file()",
+        "def f(root):\n    path = root / RECORDS\n    return path.stat().st_size",
+        "from gatestats.records.runset import RECORDS\n"
+        "def f(root):\n    path = root / RECORDS\n\ndef g(path):\n    return path.read_text()",
+        'MANIFEST = "golden.json"\nraw = (root / MANIFEST).read_text()',  # another file's own name
     ],
 )
 def test_the_scan_lets_the_door_itself_through(source: str) -> None:
