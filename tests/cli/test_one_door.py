@@ -336,3 +336,32 @@ def test_a_round_killed_mid_line_is_left_to_the_runner_and_a_complete_one_is_not
     manifest["complete"] = False
     (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert check_round_run_sets(out) == rounds - 1  # interrupted mid-line: the runner's resume sets it aside
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("no-such-record", "field 'record_id': no record 'no-such-record'"),
+        ("\x1b[2J<script>", "field 'record_id': no record"),
+    ],
+)
+def test_promote_of_an_unknown_record_writes_nothing(world: tuple[Path, Path, Path], record: str, message: str) -> None:
+    golden, run, _ = world
+    before = _tree(golden)
+    code, _, err = _promote(golden, run, record)
+    assert code == 1
+    assert message in err
+    assert "\x1b" not in err  # a hostile id is shown escaped
+    assert _tree(golden) == before
+
+
+def test_promote_refuses_a_record_whose_stdout_is_gone(world: tuple[Path, Path, Path]) -> None:
+    """Before issue 24 a missing stdout became an empty reply; now the run set is refused (its evidence digest)."""
+    golden, run, _ = world
+    line, record = _failed_id(run)
+    (run / str(_lines(run)[line - 1]["stdout_path"])).unlink()
+    code, _, err = _promote(golden, run, record)
+    assert code == 1
+    assert f"{run / 'records.jsonl'}:{line}: field 'stdout_digest': evidence file" in err
+    assert "is missing" in err
+    assert not (golden / "proposed" / "leak").exists()
