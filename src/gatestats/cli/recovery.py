@@ -1,13 +1,14 @@
 """``gatestats recovery OUT_DIR``: the recovery statistics of a finished (or stopped) correction loop.
 
 Reads the loop's journal (``OUT_DIR/journal.jsonl``, written by ``gatestats correct``) through
-:func:`gatestats.recovery.load_rounds` and prints, with :func:`gatestats.recovery.recovery_summary`:
+:func:`gatestats.recovery.load_rounds`, checks every round's run set with the gate's reader
+(:func:`gatestats.recovery.check_round_run_sets`), and prints, with :func:`gatestats.recovery.recovery_summary`:
 recovery (fail → pass within r rounds) for r = 1 .. the most rounds any case ran, each with a
 Wilson interval over cases (the case is the unit); rounds per accepted outcome; and cost per
 accepted outcome (USD and seconds) with correction (every round and every reviser call) and
 without it (round 0 only). An undefined number (no case failed round 0, no accepted outcome) is
 shown as undefined with its reason, never as 0. Exit codes: 0; 1 invalid input (no journal, a
-damaged journal); 2 usage error (a confidence level outside (0, 1)).
+damaged journal, a round's run set the gate's reader refuses); 2 usage error (a confidence level outside (0, 1)).
 """
 
 from __future__ import annotations
@@ -152,9 +153,11 @@ def recovery_command(
         Print JSON instead of text.
     """
     checked_option(check_confidence_level, confidence_level, "--confidence-level")
-    from gatestats.recovery import load_rounds
+    from gatestats.recovery import check_round_run_sets, load_rounds
 
-    report = recovery_report(load_rounds(out), confidence_level=confidence_level)
+    rounds = load_rounds(out)
+    check_round_run_sets(out)  # the rounds' run sets through the gate's door: an edited round is refused
+    report = recovery_report(rounds, confidence_level=confidence_level)
     if as_json:
         echo_json({"out": str(out), **report})
         return
