@@ -204,6 +204,17 @@ def test_verify_graders_refuses_each_attack(world: tuple[Path, Path, Path], name
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
+def test_cases_check_refuses_each_attack(world: tuple[Path, Path, Path], name: str) -> None:
+    golden, run, secret = world
+    assert _cli("cases", "check", str(golden), str(run))[0] == 0
+    line, _ = _failed_id(run)
+    expected = ATTACKS[name](run, secret, line)
+    code, out, err = _cli("cases", "check", str(golden), str(run))
+    assert code == 1, out
+    assert expected in err
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
 def test_drift_refuses_each_attack_on_either_side(world: tuple[Path, Path, Path], name: str, tmp_path: Path) -> None:
     _, run, secret = world
     clean = tmp_path / "clean"
