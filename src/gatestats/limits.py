@@ -12,7 +12,8 @@ sees the data:
   :data:`TOML_MAX_DEPTH`, before :mod:`tomllib` (which recurses once per level and raised
   ``RecursionError`` at ~500 levels).
 - **CSV** (record, importer, judgment and label tables): :func:`gatestats.tabular.read_csv_strict`
-  (a field limit of its own; CSV does not nest).
+  (:data:`CSV_MAX_BYTES`, regular files only, and a field limit of its own,
+  :data:`gatestats.tabular.MAX_CSV_FIELD_BYTES`; CSV does not nest).
 - **Names** (policy, rule and slice names, system labels, golden-set case ids): :func:`name_problem`
   refuses control characters (C0, DEL, C1) and names longer than :data:`NAME_MAX_CHARS`.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "CSV_MAX_BYTES",
     "JSON_DOCUMENT_MAX_BYTES",
     "NAME_MAX_CHARS",
     "POLICY_MAX_BYTES",
@@ -38,6 +40,8 @@ TOML_MAX_DEPTH = 32
 SMALL_JSON_MAX_BYTES = 16 << 20
 #: Largest JSON document of any kind (a verdict of a 100,000-case gate is far below this).
 JSON_DOCUMENT_MAX_BYTES = 256 << 20
+#: Largest CSV file read (bytes): larger record sets belong in Parquet or JSONL, which stream.
+CSV_MAX_BYTES = 512 << 20
 #: Longest name (policy, rule, slice, system label, case id).
 NAME_MAX_CHARS = 1024
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from gatestats.errors import GatestatsError
 from gatestats_runner.cases import CaseError, load_case
-from gatestats_runner.contract import decode_json, decode_line
+from gatestats_runner.contract import MAX_LINE_BYTES, decode_json, decode_line
 from gatestats_runner.digests import canonical_json, digest_bytes
 from gatestats_runner.runsets import RunSetError, read_manifest
 
@@ -141,10 +141,8 @@ def _tool_calls(path: Path, raw: Any, name: str = "tool_calls") -> tuple[ToolCal
             raise _fail(path, f"{where}.name", f"expected a non-empty string (got {tool!r:.80})")
         arguments = item.get("arguments", {})
         if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
-                arguments = {"_": arguments}
+            decoded, bad = decode_json(arguments.encode("utf-8", errors="replace"), max_bytes=MAX_LINE_BYTES)
+            arguments = {"_": arguments} if bad is not None else decoded
         if not isinstance(arguments, dict):
             raise _fail(path, f"{where}.arguments", f"expected a JSON object (got {arguments!r:.80})")
         calls.append(ToolCall(name=tool, arguments=arguments))
@@ -231,10 +229,11 @@ def _attributes(span: dict[str, Any]) -> dict[str, Any]:
 
 def _message_text(raw: Any, role: str) -> str | None:
     """The text of the last message with ``role`` in a GenAI messages attribute (JSON string)."""
-    try:
-        messages = json.loads(raw) if isinstance(raw, str) else raw
-    except json.JSONDecodeError:
-        return None
+    messages = raw
+    if isinstance(raw, str):
+        messages, bad = decode_json(raw.encode("utf-8", errors="replace"), max_bytes=MAX_LINE_BYTES)
+        if bad is not None:
+            return None
     if not isinstance(messages, list):
         return None
     texts = []
