@@ -13,6 +13,7 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_option,
     comma_separated,
+    load_cli_records,
     print_result,
     reports_errors,
 )
@@ -247,9 +248,8 @@ def compare_command(
     from rich.console import Console  # after the options are checked: a usage error stays fast
 
     from gatestats.paired import compare, compare_many
-    from gatestats.records import load_records
 
-    frame = load_records(records)
+    frame = load_cli_records(records)[0]
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         draw = functools.partial(render_comparison, show=show)

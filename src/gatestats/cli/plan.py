@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.cli._common import checked_option, echo_json, reports_errors
+from gatestats.cli._common import checked_option, echo_json, load_cli_records, reports_errors
 from gatestats.vocabulary import Alternative, PlanTest, check_choice
 
 if TYPE_CHECKING:
@@ -112,10 +112,9 @@ def _cases_trials(
         raise typer.BadParameter(msg, param_hint="--cases")
     ks = _parse_trials(trials)
     from gatestats.paired import plan_cases_trials_from_pilot
-    from gatestats.records import load_records
 
     plan = plan_cases_trials_from_pilot(
-        load_records(paths), system=name, mde=effect, trials=ks, available_cases=cases, **chosen
+        load_cli_records(paths)[0], system=name, mde=effect, trials=ks, available_cases=cases, **chosen
     )
     if as_json:
         echo_json({"plan": what, **plan.to_dict()}, paths)
