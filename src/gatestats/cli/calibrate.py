@@ -227,15 +227,17 @@ def calibrate_command(
     if case is not None and correct is None:
         raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
+    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     if multiclass is not None:
+        _refuse_binary_only(negative=negative, swapped_coding=swapped_coding)
         given = MulticlassInput(
             judgments=judgments, fields=fields, filters=filters, classes=multiclass, ordinal=ordinal,
             positive=positive, tie=tie, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
-            method=method, confidence_level=confidence_level,
+            method=method, confidence_level=confidence_level, labels=labels, judge_model=judge_model,
+            rubric_digest=_rubric_digest(rubric, rubric_version), rubric_version=rubric_version,
         )  # fmt: skip
         run_multiclass(given, as_json=as_json, correct=correct, case=case)
         return
-    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     judged = read_judgments(
         judgments, fields, positive=positive, negative=negative, tie=tie, kind=chosen_kind, labels=labels,
         where=filters, unparseable=unparseable or [],
@@ -260,6 +262,21 @@ def _multiclass_classes(classes: str | None, *, ordinal: bool, label: str, outpu
     if classes is None or output is not None:
         raise typer.BadParameter("several label columns or --ordinal need --classes; -o is not written in this mode")
     return [c.strip() for c in classes.split(",")]
+
+
+def _refuse_binary_only(*, negative: str | None, swapped_coding: str) -> None:
+    """Options that mean nothing with --classes are usage errors, never silently dropped."""
+    if negative is not None:
+        raise typer.BadParameter(
+            "--negative names the failing value of a pass/fail label; with --classes every class not passing "
+            "(--positive, and above it with --ordinal) fails",
+            param_hint="--negative",
+        )
+    if swapped_coding != "original":
+        raise typer.BadParameter(
+            "--swapped-coding reads verdict_swapped (order swaps), which --classes does not read",
+            param_hint="--swapped-coding",
+        )
 
 
 def _calibrated(

@@ -36,6 +36,10 @@ class RatedJudgments:
     classes: tuple[str, ...]
     judge_model: str | None
     source: str
+    #: The separate labels file (``--labels``), when the ratings came from one.
+    label_source: str | None = None
+    #: Labelled items (of ``label_source``) that no judgment row judged.
+    n_labels_without_verdict: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,6 +174,26 @@ def _check_read(
         raise RecordFileError.single(file, "judge", msg)
 
 
+def _separate_labels(
+    labels: Path, *, item: str, raters: Sequence[str], vocabulary: Mapping[str, str], expected: str
+) -> dict[str, tuple[str | None, ...]]:
+    """The ratings of each item of a separate labels file (``--labels``); every defect raised at once."""
+    table = read_input_table(labels, [*item.split("+"), *raters])
+    problems: list[RecordProblem] = []
+    first_seen: dict[str, int] = {}
+    rated: dict[str, tuple[str | None, ...]] = {}
+    for index, raw in enumerate(table.rows):
+        row = _row(table, index, raw, problems)
+        key = _item_key(table, index, row, item, first_seen, problems)
+        if key is not None:
+            rated[key] = _ratings(table, index, row, raters, vocabulary, expected, problems)
+    if problems:
+        raise RecordFileError(problems[:50], total=len(problems))
+    if not rated:
+        raise RecordFileError.single(labels, "<file>", "no labelled items")
+    return rated
+
+
 def read_rated_judgments(
     path: str | Path,
     *,
@@ -182,6 +206,7 @@ def read_rated_judgments(
     unparseable: Sequence[str] = (),
     where: Mapping[str, str] | None = None,
     hint: str = "",
+    labels: str | Path | None = None,
 ) -> RatedJudgments:
     """Read items, ratings (one column per rater) and the judge's verdicts (module docstring).
 
@@ -207,6 +232,9 @@ def read_rated_judgments(
         ``column -> value`` row filters.
     hint
         Appended to the message of a rating that is not a class (e.g. how to declare a tie class).
+    labels
+        A separate labels file holding ``item`` and the ``raters`` columns (``--labels``); every
+        judged item must have a label there, labelled items without a judgment row are counted.
 
     Returns
     -------
@@ -223,9 +251,16 @@ def read_rated_judgments(
     file, filters = Path(path), dict(where or {})
     vocabulary = _vocabulary(classes, aliases or {})
     tokens = {t.strip().lower() for t in unparseable if t.strip()}
-    table = read_input_table(file, [*item.split("+"), *raters, verdict, *([judge] if judge else []), *filters])
-    problems: list[RecordProblem] = []
     expected = ", ".join(repr(c) for c in classes)
+    wanted = f"expected one of {expected}{hint}"
+    labelled = (
+        None
+        if labels is None
+        else _separate_labels(Path(labels), item=item, raters=raters, vocabulary=vocabulary, expected=wanted)
+    )
+    rating_columns = list(raters) if labelled is None else []
+    table = read_input_table(file, [*item.split("+"), *rating_columns, verdict, *([judge] if judge else []), *filters])
+    problems: list[RecordProblem] = []
     items: list[str] = []
     ratings: list[tuple[str | None, ...]] = []
     verdicts: list[str | None] = []
@@ -235,7 +270,13 @@ def read_rated_judgments(
         key = _item_key(table, index, row, item, first_seen, problems)
         if key is None:
             continue
-        ratings.append(_ratings(table, index, row, raters, vocabulary, f"expected one of {expected}{hint}", problems))
+        if labelled is None:
+            ratings.append(_ratings(table, index, row, raters, vocabulary, wanted, problems))
+        elif key in labelled:
+            ratings.append(labelled[key])
+        else:
+            problems.append(table.problem(index, item, f"item {key!r} has no label in {labels}"))
+            continue
         verdicts.append(_verdict(table, index, row[verdict], verdict, vocabulary, tokens, expected, problems))
         items.append(key)
         if judge and row[judge] is not None:
@@ -249,6 +290,8 @@ def read_rated_judgments(
         classes=tuple(classes),
         judge_model=next(iter(judges)) if judges else None,
         source=str(file),
+        label_source=None if labels is None else str(labels),
+        n_labels_without_verdict=0 if labelled is None else len(set(labelled) - set(items)),
     )
 
 
