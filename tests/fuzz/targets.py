@@ -147,6 +147,20 @@ def _calibrate_labels(work: Path, file: Path, c: base.Corpus) -> tuple[list[str]
     return [*args, "--positive", "pass", "-o", str(out)], [out]
 
 
+_CLASSES_MAP = "item=id,label=human,verdict=judge"
+
+
+def _calibrate_classes(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    return ["calibrate", str(file), "--map", _CLASSES_MAP, "--positive", "pass", "--classes", "pass,fail", "--json"], []
+
+
+def _calibrate_classes_labels(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    judgments = work / "judgments.csv"
+    judgments.write_bytes(c.files["judgments.csv"])
+    args = ["calibrate", str(judgments), "--labels", str(file), "--map", _CLASSES_MAP, "--positive", "pass"]
+    return [*args, "--classes", "pass,fail", "--judge-model", "j"], []
+
+
 def _report(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
     out = work / "reports"
     return ["report", str(file), "--out", str(out), "--renderer", "jupyter"], [out]
@@ -336,6 +350,12 @@ def _labels_csv(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
     return mutate_csv(c.files["labels.csv"], kind, rng, **spec)  # type: ignore[arg-type]
 
 
+def _classes_csv(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
+    """Judgments for the multi-class mode: the label and verdict columns are the classes (score is not read)."""
+    spec = {"numeric": ["human", "judge"], "constrained": ["human", "judge"], "required": ["id", "human", "judge"]}
+    return mutate_csv(c.files["judgments.csv"], kind, rng, **spec)  # type: ignore[arg-type]
+
+
 def _judgments_jsonl(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
     spec: dict[str, Any] = {
         "fields": [("id",), ("human",), ("judge",), ("score",)],
@@ -498,6 +518,20 @@ TARGETS: tuple[Target, ...] = (
         kinds=PARQUET_KINDS,
         mutate=_judgments_parquet,
         commands={"calibrate": _calibrate},
+    ),
+    Target(
+        name="calibrate-classes-csv",
+        file="judgments.csv",
+        kinds=CSV_KINDS,
+        mutate=_classes_csv,
+        commands={"calibrate --classes": _calibrate_classes},
+    ),
+    Target(
+        name="calibrate-classes-labels-csv",
+        file="labels.csv",
+        kinds=CSV_KINDS,
+        mutate=_labels_csv,
+        commands={"calibrate --classes --labels": _calibrate_classes_labels},
     ),
     Target(
         name="calibrate-labels-csv",

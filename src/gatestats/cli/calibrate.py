@@ -229,7 +229,7 @@ def calibrate_command(
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     if multiclass is not None:
-        _refuse_binary_only(negative=negative, swapped_coding=swapped_coding)
+        _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         given = MulticlassInput(
             judgments=judgments, fields=fields, filters=filters, classes=multiclass, ordinal=ordinal,
             positive=positive, tie=tie, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
@@ -238,6 +238,7 @@ def calibrate_command(
         )  # fmt: skip
         run_multiclass(given, as_json=as_json, correct=correct, case=case)
         return
+    _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = read_judgments(
         judgments, fields, positive=positive, negative=negative, tie=tie, kind=chosen_kind, labels=labels,
         where=filters, unparseable=unparseable or [],
@@ -264,8 +265,13 @@ def _multiclass_classes(classes: str | None, *, ordinal: bool, label: str, outpu
     return [c.strip() for c in classes.split(",")]
 
 
-def _refuse_binary_only(*, negative: str | None, swapped_coding: str) -> None:
+def _refuse_binary_only(*, negative: str | None, swapped_coding: str, kind: str, tie: str | None) -> None:
     """Options that mean nothing with --classes are usage errors, never silently dropped."""
+    if kind == "pairwise" and tie is None:
+        raise typer.BadParameter(
+            "with --classes, --kind pairwise only declares a tie class: give --tie TIE (or leave --kind out)",
+            param_hint="--kind",
+        )
     if negative is not None:
         raise typer.BadParameter(
             "--negative names the failing value of a pass/fail label; with --classes every class not passing "
@@ -276,6 +282,20 @@ def _refuse_binary_only(*, negative: str | None, swapped_coding: str) -> None:
         raise typer.BadParameter(
             "--swapped-coding reads verdict_swapped (order swaps), which --classes does not read",
             param_hint="--swapped-coding",
+        )
+
+
+def _refuse_unused_in_binary(
+    fields: dict[str, str], *, swapped_coding: str, alias: list[str], correct: Path | None
+) -> None:
+    """Binary-mode options that would change nothing without the input they act on are usage errors."""
+    if swapped_coding != "original" and "verdict_swapped" not in fields:
+        raise typer.BadParameter(
+            "--swapped-coding says how verdict_swapped is coded: map verdict_swapped=COL", param_hint="--swapped-coding"
+        )
+    if alias and correct is None:
+        raise typer.BadParameter(
+            "--alias reads production verdicts of --correct (or class values with --classes)", param_hint="--alias"
         )
 
 

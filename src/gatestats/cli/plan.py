@@ -23,6 +23,32 @@ T = TypeVar("T")
 
 _WHAT = ("cases", "mde", "false-block", "cases-trials")
 
+#: The options each plan reads; any other option given is a usage error (never silently ignored).
+_READS: dict[str, frozenset[str]] = {
+    "cases": frozenset({"--delta", "--discordance", "--power", "--alpha", "--alternative", "--test"}),
+    "mde": frozenset({"--cases", "--discordance", "--power", "--alpha", "--alternative", "--test"}),
+    "false-block": frozenset({"--cases", "--k", "--error-rate", "--alpha"}),
+    "cases-trials": frozenset(
+        {"--pilot", "--system", "--mde", "--trials", "--cases", "--alternative", "--alpha", "--power"}
+    ),
+}
+_DEFAULTS: dict[str, Any] = {
+    "--power": 0.8,
+    "--alpha": 0.05,
+    "--alternative": "two-sided",
+    "--test": "auto",
+    "--trials": "1,2,4,8",
+}
+
+
+def _refuse_unread(what: str, given: dict[str, Any]) -> None:
+    """A usage error for an option ``plan WHAT`` does not read (``given``: option -> value, None when absent)."""
+    for option, value in given.items():
+        if value is not None and value != _DEFAULTS.get(option) and option not in _READS[what]:
+            readers = ", ".join(w for w in _WHAT if option in _READS[w])
+            msg = f"'plan {what}' does not read it (it is an option of: {readers})"
+            raise typer.BadParameter(msg, param_hint=option)
+
 
 def _need(value: T | None, hint: str, what: str) -> T:
     if value is None:
@@ -177,6 +203,9 @@ def plan_command(
         A usage error (exit 2): an option missing for the plan, or outside its domain.
     """
     checked_option(check_choice, what, "WHAT", _WHAT)
+    given = {"--delta": delta, "--discordance": discordance, "--cases": cases, "--power": power, "--alpha": alpha}
+    given |= {"--alternative": alternative, "--test": test, "--k": k, "--error-rate": error_rate, "--pilot": pilot}
+    _refuse_unread(what, given | {"--system": system, "--mde": mde, "--trials": trials})
     checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
     checked_option(check_choice, test, "--test", get_args(PlanTest))
     _unit(power, "--power")
