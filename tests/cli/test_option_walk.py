@@ -312,7 +312,7 @@ def test_every_option_of_a_walked_command_has_a_value(name: str) -> None:
 
 
 def _fill(corpus: Corpus, out: Path) -> Callable[[str], str]:
-    names = {name: str(corpus.root / "files" / name) for name in corpus.files}
+    names = {str(p.relative_to(corpus.root / "files")): str(p) for p in (corpus.root / "files").rglob("*")}
     names |= {"policy": str(corpus.policy), "baseline": str(corpus.baseline), "candidate": str(corpus.candidate)}
     names["out"] = str(out)
     return lambda arg: re.sub(r"\{([^}]+)\}", lambda m: names[m.group(1)], arg)

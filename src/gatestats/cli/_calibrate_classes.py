@@ -264,8 +264,17 @@ def _cell(d: dict[str, Any]) -> str:
     return f"{d['estimate']:.4f} [{d['ci_low']:.4f}, {d['ci_high']:.4f}]"
 
 
-def _check_multiclass_options(fields: dict[str, str], classes: Sequence[str], tie: str | None) -> None:
-    """Only the fields this mode reads are mapped; the tie value is a class."""
+def _check_multiclass_options(
+    fields: dict[str, str], classes: Sequence[str], tie: str | None, unparseable: Sequence[str] = ()
+) -> None:
+    """Only the fields this mode reads are mapped; the tie value is a class; an unparseable value is not."""
+    lowered = {c.strip().lower() for c in classes}
+    clash = [u for u in unparseable if u.strip().lower() in lowered]
+    if clash:
+        raise typer.BadParameter(
+            f"{clash[0]!r} is one of --classes {list(classes)!r}: a class cannot also mean 'could not parse'",
+            param_hint="--unparseable",
+        )
     unknown = set(fields) - {"item", "label", "verdict", "judge"}
     if unknown:
         raise typer.BadParameter(
@@ -363,7 +372,7 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
         A defect in an input file (file, line, field).
     """
     classes, ordinal, tie, level = given.classes, given.ordinal, given.tie, given.confidence_level
-    _check_multiclass_options(given.fields, classes, tie)
+    _check_multiclass_options(given.fields, classes, tie, given.unparseable)
     passing = pass_classes(classes, given.positive, ordinal=ordinal)
     read, labels = _read_labelled(given)
     agreement = _judge_agreement(

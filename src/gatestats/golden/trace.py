@@ -172,7 +172,8 @@ def _load_json(path: Path) -> tuple[Any, bytes]:
         raise TraceError(msg) from None
     value, why = decode_json(data, max_bytes=MAX_TRACE_BYTES)
     if why is not None:
-        msg = f"{path}: not valid JSON ({why.message})"
+        where = f"{path}:{why.line}" if why.line is not None else str(path)
+        msg = f"{where}: field {why.field!r}: not valid JSON ({why.message})"
         raise TraceError(msg)
     return value, data
 
