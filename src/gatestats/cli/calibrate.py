@@ -206,10 +206,8 @@ def calibrate_command(
         ``--map`` (field = column), ``--where`` filters, unparseable values: :func:`gatestats.judges.read_judgments`.
     positive, negative, tie, kind, swapped_coding, interval, confidence_level
         The options of :func:`gatestats.judges.calibrate` (``interval``: its ``method``).
-    judge_model, rubric, rubric_version
-        The judge's identity; the rubric file's digest is the rubric digest.
-    as_json, output
-        Print JSON instead of tables; the calibration file to write (never overwritten).
+    judge_model, rubric, rubric_version, as_json, output
+        The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write.
     classes, ordinal, alias
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
     correct, case
@@ -223,9 +221,7 @@ def calibrate_command(
     from gatestats.judges import read_judgments
 
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
-    fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie)
-    if case is not None and correct is None:
-        raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
+    fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     if multiclass is not None:
@@ -344,10 +340,13 @@ def _rubric_digest(rubric: Path | None, version_label: str | None) -> str | None
 
 
 def _parse_selection(
-    mapping: str, where: list[str], *, kind: str, tie: str | None
+    mapping: str, where: list[str], *, kind: str, tie: str | None, case_without_file: object = False
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """The ``--map`` fields and ``--where`` filters, checked against ``--kind``."""
+    """The ``--map`` fields and ``--where`` filters, checked against ``--kind`` (and ``--case`` needs ``--correct``)."""
     from gatestats.judges import parse_judgment_mapping, parse_where
+
+    if case_without_file:
+        raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
 
     try:
         fields = parse_judgment_mapping(mapping)

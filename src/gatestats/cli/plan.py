@@ -44,6 +44,8 @@ _DEFAULTS: dict[str, Any] = {
 def _refuse_unread(what: str, given: dict[str, Any]) -> None:
     """A usage error for an option ``plan WHAT`` does not read (``given``: option -> value, None when absent)."""
     for option, value in given.items():
+        if option in ("--what", "--as-json"):
+            continue
         if value is not None and value != _DEFAULTS.get(option) and option not in _READS[what]:
             readers = ", ".join(w for w in _WHAT if option in _READS[w])
             msg = f"'plan {what}' does not read it (it is an option of: {readers})"
@@ -191,11 +193,9 @@ def plan_command(
     delta, discordance, cases, power, alpha, alternative, test, k, error_rate
         The plan's inputs (see :func:`gatestats.paired.cases_needed`,
         :func:`~gatestats.paired.minimum_detectable_effect` and :func:`~gatestats.paired.false_block`).
-    pilot, system, mde, trials
-        ``cases-trials``: the pilot record files, the system whose variance is split, the effect
-        to detect and the trials per case to plan for.
-    as_json
-        Print one JSON object instead of a table.
+    pilot, system, mde, trials, as_json
+        ``cases-trials``: pilot record files, the system whose variance is split, the effect, the
+        trials per case; print JSON.
 
     Raises
     ------
@@ -203,9 +203,7 @@ def plan_command(
         A usage error (exit 2): an option missing for the plan, or outside its domain.
     """
     checked_option(check_choice, what, "WHAT", _WHAT)
-    given = {"--delta": delta, "--discordance": discordance, "--cases": cases, "--power": power, "--alpha": alpha}
-    given |= {"--alternative": alternative, "--test": test, "--k": k, "--error-rate": error_rate, "--pilot": pilot}
-    _refuse_unread(what, given | {"--system": system, "--mde": mde, "--trials": trials})
+    _refuse_unread(what, {"--" + name.replace("_", "-"): value for name, value in locals().items()})
     checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
     checked_option(check_choice, test, "--test", get_args(PlanTest))
     _unit(power, "--power")

@@ -476,9 +476,8 @@ def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
         text = data.decode("utf-8")
         deep = too_deep(text, TOML_MAX_DEPTH)
         if deep is not None:
-            line, key = deep
             message = f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
-            raise PolicyError([PolicyProblem(file=file, key=_key_text(key), line=line, message=message)])
+            raise PolicyError([PolicyProblem(file=file, key=_key_text(deep[1]), line=deep[0], message=message)])
         return text, tomllib.loads(text)
     except RecursionError:  # a nesting the scan did not see: still an error naming the file, never a traceback
         message = f"nested too deep for the TOML reader (the limit is {TOML_MAX_DEPTH} levels)"

@@ -194,6 +194,52 @@ def _separate_labels(
     return rated
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Rows:
+    """The rows of a judgments table, each item's ratings from its rater columns or a separate labels file."""
+
+    table: InputTable
+    item: str
+    raters: Sequence[str]
+    vocabulary: Mapping[str, str]
+    labelled: Mapping[str, tuple[str | None, ...]] | None
+    labels: str | Path | None
+
+    def read(
+        self,
+        filters: Mapping[str, str],
+        verdict: str,
+        judge: str | None,
+        tokens: set[str],
+        expected: str,
+        wanted: str,
+        problems: list[RecordProblem],
+    ) -> tuple[list[str], list[tuple[str | None, ...]], list[str | None], set[str]]:
+        """Items, ratings, verdicts and the judges named, in file order; defects go to ``problems``."""
+        table = self.table
+        items: list[str] = []
+        ratings: list[tuple[str | None, ...]] = []
+        verdicts: list[str | None] = []
+        judges: set[str] = set()
+        first_seen: dict[str, int] = {}
+        for index, row in _selected_rows(table, filters, problems):
+            key = _item_key(table, index, row, self.item, first_seen, problems)
+            if key is None:
+                continue
+            if self.labelled is None:
+                ratings.append(_ratings(table, index, row, self.raters, self.vocabulary, wanted, problems))
+            elif key in self.labelled:
+                ratings.append(self.labelled[key])
+            else:
+                problems.append(table.problem(index, self.item, f"item {key!r} has no label in {self.labels}"))
+                continue
+            verdicts.append(_verdict(table, index, row[verdict], verdict, self.vocabulary, tokens, expected, problems))
+            items.append(key)
+            if judge and row[judge] is not None:
+                judges.add(str(row[judge]))
+        return items, ratings, verdicts, judges
+
+
 def read_rated_judgments(
     path: str | Path,
     *,
@@ -233,8 +279,7 @@ def read_rated_judgments(
     hint
         Appended to the message of a rating that is not a class (e.g. how to declare a tie class).
     labels
-        A separate labels file holding ``item`` and the ``raters`` columns (``--labels``); every
-        judged item must have a label there, labelled items without a judgment row are counted.
+        A separate labels file (``item`` and ``raters`` columns): every judged item needs a label.
 
     Returns
     -------
@@ -261,26 +306,8 @@ def read_rated_judgments(
     rating_columns = list(raters) if labelled is None else []
     table = read_input_table(file, [*item.split("+"), *rating_columns, verdict, *([judge] if judge else []), *filters])
     problems: list[RecordProblem] = []
-    items: list[str] = []
-    ratings: list[tuple[str | None, ...]] = []
-    verdicts: list[str | None] = []
-    judges: set[str] = set()
-    first_seen: dict[str, int] = {}
-    for index, row in _selected_rows(table, filters, problems):
-        key = _item_key(table, index, row, item, first_seen, problems)
-        if key is None:
-            continue
-        if labelled is None:
-            ratings.append(_ratings(table, index, row, raters, vocabulary, wanted, problems))
-        elif key in labelled:
-            ratings.append(labelled[key])
-        else:
-            problems.append(table.problem(index, item, f"item {key!r} has no label in {labels}"))
-            continue
-        verdicts.append(_verdict(table, index, row[verdict], verdict, vocabulary, tokens, expected, problems))
-        items.append(key)
-        if judge and row[judge] is not None:
-            judges.add(str(row[judge]))
+    rows = _Rows(table=table, item=item, raters=raters, vocabulary=vocabulary, labelled=labelled, labels=labels)
+    items, ratings, verdicts, judges = rows.read(filters, verdict, judge, tokens, expected, wanted, problems)
     _check_read(file, problems, n_items=len(items), filters=filters, judge=judge, judges=judges)
     return RatedJudgments(
         items=tuple(items),
