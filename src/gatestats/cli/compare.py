@@ -239,6 +239,7 @@ def compare_command(
         A usage error (exit 2): the modes mixed, an option outside its domain.
     """
     single = _check_mode(baseline, candidate, all_pairs=all_pairs, vs_baseline=vs_baseline)
+    _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
     options = _options(
         margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
         metric=metric, k=k, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
@@ -298,6 +299,21 @@ def _options(
         "interval": checked_option(check_choice, interval, "--interval", get_args(PairedIntervalMethod)),
         "metric": checked_option(check_choice, metric, "--metric", get_args(Metric)),
     }
+
+
+def _refuse_unread(
+    single: bool, *, systems: str | None, correction: str, show: int, test: str, n_permutations: int
+) -> None:
+    """Options that mean nothing in the chosen mode are usage errors, never silently ignored."""
+    unread = [
+        ("--systems", single and systems is not None, "one comparison names its two systems"),
+        ("--correction", single and correction != "holm", "one comparison is no family to correct"),
+        ("--show", not single and show != 20, "the table of many comparisons lists no case ids"),
+        ("--n-permutations", test != "permutation" and n_permutations != 9999, "only --test permutation draws them"),
+    ]
+    for hint, refused, why in unread:
+        if refused:
+            raise typer.BadParameter(f"means nothing here: {why}", param_hint=hint)
 
 
 def _check_mode(baseline: str | None, candidate: str | None, *, all_pairs: bool, vs_baseline: str | None) -> bool:
