@@ -10,24 +10,11 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from gatestats.cli import app
-from gatestats.gate import PolicyError, parse_policy
+from gatestats.gate import parse_policy
 from gatestats.gate._toml_lines import too_deep
 from gatestats.limits import NAME_MAX_CHARS, POLICY_MAX_BYTES, TOML_MAX_DEPTH
 from tests.gate.factory import policy_text, write_run_set
-
-RULE = """
-[[rules]]
-name = "not worse"
-metric = "pass_rate"
-test = "paired"
-margin = 0.05
-"""
-
-
-def _problems(text: str) -> list[str]:
-    with pytest.raises(PolicyError) as info:
-        parse_policy(text.encode(), path="p.toml")
-    return [str(p) for p in info.value.problems]
+from tests.gate.test_policy import RULE, _problems
 
 
 def _line_of(text: str, start: str) -> int:
