@@ -239,13 +239,13 @@ def compare_command(
         A usage error (exit 2): the modes mixed, an option outside its domain.
     """
     single = _check_mode(baseline, candidate, all_pairs=all_pairs, vs_baseline=vs_baseline)
-    _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
     options = _options(
         margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
         metric=metric, k=k, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
     )  # fmt: skip
     options.update(shared_versions_only=shared_versions_only, system_column=by)
     chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
+    _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
     from rich.console import Console  # after the options are checked: a usage error stays fast
 
     from gatestats.paired import compare, compare_many
