@@ -183,6 +183,7 @@ def read_json_file(path: Path, error: Callable[[str], Exception], *, missing: st
     value, bad = decode_json(raw, max_bytes=JSON_FILE_MAX_BYTES)
     if bad is not None:
         where = f"{path}:{bad.line}" if bad.line is not None else str(path)
-        msg = f"{where}: not valid JSON ({bad.message})"
+        why = bad.message if bad.message.startswith("not valid JSON") else f"not valid JSON ({bad.message})"
+        msg = f"{where}: {why}"
         raise error(msg)
     return value
