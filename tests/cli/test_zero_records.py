@@ -156,3 +156,13 @@ def test_recovery_refuses_an_output_folder_without_a_journal(tmp_path: Path) -> 
     result = _run(["recovery", str(tmp_path)])
     assert result.exit_code != 0
     assert "journal" in result.output
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}\n"])
+def test_recovery_refuses_a_journal_without_a_round_naming_it(tmp_path: Path, content: bytes) -> None:
+    journal = tmp_path / "journal.jsonl"
+    journal.write_bytes(content)
+    for extra in ([], ["--json"]):
+        result = _run(["recovery", str(tmp_path), *extra])
+        _assert_refused(result, journal)
+        assert "no correction round recorded" in result.output or "damaged" in result.output

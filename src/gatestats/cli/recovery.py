@@ -154,7 +154,13 @@ def recovery_command(
     checked_option(check_confidence_level, confidence_level, "--confidence-level")
     from gatestats.recovery import load_rounds
 
-    report = recovery_report(load_rounds(out), confidence_level=confidence_level)
+    rounds = load_rounds(out)
+    if rounds.height == 0:  # zero rounds is never a summary of nothing (issue 24)
+        from gatestats.errors import RecordFileError
+
+        msg = "no correction round recorded: zero rounds are not evidence (did `gatestats correct` run a round?)"
+        raise RecordFileError.single(out / "journal.jsonl", "<file>", msg)
+    report = recovery_report(rounds, confidence_level=confidence_level)
     if as_json:
         echo_json({"out": str(out), **report})
         return
