@@ -139,6 +139,13 @@ def test_calibrate_refuses_judgments_without_rows_in_both_modes(tmp_path: Path) 
         ("t.jsonl", b"\n\n", ["import", "table", "--map", "case_id=task,trial=run,outcome=ok"]),
         ("tau.json", b"[]\n", ["import", "tau-bench"]),
         ("tau2.json", b'{"tasks": [], "simulations": []}\n', ["import", "tau-bench"]),
+        ("promptfoo.json", b'{"results": {"version": 3, "results": []}}\n', ["import", "promptfoo"]),
+        (
+            "swe.json",
+            b'{"total_instances": 0, "submitted_ids": [], "completed_ids": [], "resolved_ids": [], '
+            b'"unresolved_ids": [], "empty_patch_ids": [], "error_ids": [], "incomplete_ids": []}\n',
+            ["import", "swe-bench"],
+        ),
     ],
 )
 def test_importers_refuse_an_empty_source_and_write_nothing(
