@@ -65,24 +65,10 @@ class ExpectError(GoldenSetError):
 def read_set_json(path: str | Path, *, what: str, limit: int = SMALL_JSON_MAX_BYTES) -> Any:
     """The JSON document of a golden-set file, read by the one strict JSON door (size and depth limits).
 
-    Parameters
-    ----------
-    path
-        The file (``golden.json``, ``case.json``, ``provenance/trace.json``, ``verifier/judges.json``).
-    what
-        The file's role, for messages.
-    limit
-        The largest file accepted (bytes).
-
-    Returns
-    -------
-    Any
-        The decoded document.
-
-    Raises
-    ------
-    GoldenSetError
-        Missing, not a regular file, too large, or not strict JSON (the message names file and line).
+    ``path`` is ``golden.json``, ``case.json``, ``provenance/trace.json`` or ``verifier/judges.json``;
+    ``what`` and ``limit`` are as in :func:`gatestats.jsonfile.read_json_file`, whose
+    :class:`~gatestats.errors.RecordFileError` (missing, not a regular file, too large, not strict
+    JSON: file and line named) is raised here as a :class:`GoldenSetError`.
     """
     try:
         return read_json_file(path, limit=limit, what=what)
