@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 # The digests moved to the public :mod:`gatestats_runner.digests`; re-exported for older callers.
+from gatestats_runner.contract import decode_json
 from gatestats_runner.digests import (
     EMPTY_TREE_DIGEST,
     canonical_json,
@@ -147,6 +148,10 @@ def set_aside_tail(path: Path, keep: int, tail: bytes) -> Path:
     return aside
 
 
+#: Largest manifest or case file read (bytes).
+JSON_FILE_MAX_BYTES = 256 << 20
+
+
 def read_json_file(path: Path, error: Callable[[str], Exception], *, missing: str) -> Any:
     """The JSON value in ``path``.
 
@@ -167,13 +172,18 @@ def read_json_file(path: Path, error: Callable[[str], Exception], *, missing: st
     Raises
     ------
     Exception
-        ``error``: no file, or it is not UTF-8 JSON.
+        ``error``: no file, or it is not strict JSON (:func:`gatestats_runner.contract.decode_json`:
+        size and nesting limits, no duplicate keys or ``NaN``), with the line where it is known.
     """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except FileNotFoundError:
         msg = f"{path}: {missing}"
         raise error(msg) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{path}: not valid JSON ({exc})"
-        raise error(msg) from None
+    value, bad = decode_json(raw, max_bytes=JSON_FILE_MAX_BYTES)
+    if bad is not None:
+        where = f"{path}:{bad.line}" if bad.line is not None else str(path)
+        why = bad.message if bad.message.startswith("not valid JSON") else f"not valid JSON ({bad.message})"
+        msg = f"{where}: {why}"
+        raise error(msg)
+    return value

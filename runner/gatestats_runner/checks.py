@@ -81,7 +81,7 @@ def check_artifact(path: Path, rule: ArtifactRule) -> CheckResult:
     if rule.check == "json":
         try:
             json.loads(path.read_bytes())
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, RecursionError) as exc:  # a candidate's artifact: nested too deep fails the check
             return CheckResult(ok=False, message=f"{rule.path}: does not parse as JSON ({exc})")
         return CheckResult(ok=True, message=f"{rule.path}: valid JSON")
     if rule.check == "junit":

@@ -210,15 +210,17 @@ def test_hostile_rule_names_and_method_stay_inert_in_markdown_and_terminal(
 
 
 def test_gate_on_a_policy_with_a_hostile_rule_name_end_to_end(tmp_path: Path) -> None:
-    name = "evil <script>x</script> `y` | z\n# pass"
+    name = (
+        "evil <script>x</script> `y` | z\u2028# pass"  # a newline itself is refused (tests/gate/test_policy_limits.py)
+    )
     policy = tmp_path / "policy.toml"
     text = (EXAMPLE / "policy.toml").read_text(encoding="utf-8")
     policy.write_text(text.replace('name = "solves"', f"name = {json.dumps(name)}"), encoding="utf-8")
     run_example(tmp_path / "out", policy=policy)
     lines, markdown, _ = _gate(tmp_path / "out", tmp_path, policy)
-    shown = r"evil <script>x</script> `y` | z\n# pass: pass rate ≥ 0.6"
+    shown = r"evil <script>x</script> `y` | z\u2028# pass: pass rate ≥ 0.6"
     assert f"  {shown}: pass at 16 cases; e_pass 99.8 (level 80), e_fail 1.53e-05 (level 80)" in lines
-    cell = r"| evil &lt;script&gt;x&lt;/script&gt; \`y\` \| z\\n\# pass: pass rate ≥ 0.6 |"
+    cell = r"| evil &lt;script&gt;x&lt;/script&gt; \`y\` \| z\\u2028\# pass: pass rate ≥ 0.6 |"
     assert f"{cell} pass at 16 cases | 99.8 (level 80) | 1.53e-05 (level 80) |" in markdown.splitlines()
     assert f"{cell} 1 | — | 0.6 | sequential (betting) | 0.0401 / 1 | pass |" in markdown.splitlines()  # as the rules
     assert "<script>" not in markdown

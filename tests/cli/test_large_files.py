@@ -118,7 +118,7 @@ def test_analyze_keeps_only_the_analysis_columns_with_the_same_result(
     path: Path = request.getfixturevalue(fixture)
     result = _invoke("analyze", path, "--k", "1,2,4", "--json")
     assert result.exit_code == 0, result.stderr
-    assert spy["load_records"] == [ANALYSIS_COLUMNS]
+    assert spy["load_record_files"] == [ANALYSIS_COLUMNS]
     assert spy["analyze"] == [ANALYSIS_COLUMNS]  # 7 of the contract's 54 columns reach the statistics
     reference = analyze(load_records(path), ks=[1, 2, 4]).to_dict()
     assert json.loads(result.stdout) == json.loads(json.dumps({**reference, "records": [str(path)]}))
@@ -197,7 +197,7 @@ def test_validate_finds_a_key_repeated_across_files(big_parquet: Path, tmp_path:
 def test_cost_keeps_only_the_columns_it_reads(big_jsonl: Path, spy: dict[str, list[Any]]) -> None:
     result = _invoke("cost", big_jsonl, "--by", "system,slice", "--n-resamples", "200", "--json")
     assert result.exit_code == 0, result.stderr
-    assert spy["load_records"] == [(*COST_COLUMNS, "slices")]
+    assert spy["load_record_files"] == [(*COST_COLUMNS, "slices")]
     assert cost_columns(["team"]) is None  # an unknown column: every column, the message as before
 
 

@@ -162,6 +162,23 @@ class Corpus:
     verdict: Path
 
 
+GOLDEN_EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "golden_refund"
+PROMOTE_ARGS = ["--failure-class", "policy_misread", "--severity", "high", "--split", "development", "--by", "Fuzz"]
+
+
+def _golden_set(root: Path, files: dict[str, bytes]) -> None:
+    """A golden set (``root/golden``) with one proposed case promoted from the refund trace, and its inputs."""
+    files["trace.json"] = (GOLDEN_EXAMPLE / "refund-41-days.json").read_bytes()
+    files["expect.json"] = (GOLDEN_EXAMPLE / "refund-expect.json").read_bytes()
+    args = ["promote", str(GOLDEN_EXAMPLE / "refund-41-days.json"), "--case-id", "refund", *PROMOTE_ARGS]
+    args += ["--expect", str(GOLDEN_EXAMPLE / "refund-expect.json"), "--set", str(root / "golden")]
+    result = CliRunner().invoke(app, args)
+    if result.exit_code != 0:
+        msg = f"the fuzz corpus needs a golden set; promote said (exit {result.exit_code}): {result.output}"
+        raise RuntimeError(msg)
+    files["golden.json"] = (root / "golden" / "golden.json").read_bytes()
+
+
 def build_corpus(root: Path) -> Corpus:
     """Write the valid inputs under ``root`` and run the gate once (its verdict is a base file too)."""
     rows = base_records()
@@ -207,4 +224,5 @@ def build_corpus(root: Path) -> Corpus:
         msg = f"the fuzz corpus needs a verdict; gate said (exit {result.exit_code}): {result.output}"
         raise RuntimeError(msg)
     files["verdict.json"] = verdict.read_bytes()
+    _golden_set(root, files)
     return Corpus(root=root, files=files, policy=policy_path, baseline=baseline, candidate=candidate, verdict=verdict)

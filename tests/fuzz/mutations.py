@@ -462,7 +462,55 @@ TOML_KINDS = (
     "bom",
     "invalid_utf8",
     "hostile_value",
+    "deep_nesting",
+    "huge_file",
+    "control_name",
 )
+
+#: The names a policy may not hold control characters in (issue 24), with the table that holds them.
+_POLICY_NAMES = (("", "name"), ("", "version"), ("rules", "name"), ("rules", "slice"), ("baseline", "system"))
+
+
+def _deep_toml(lines: list[str], rng: random.Random) -> Mutant:
+    """A key nested 40 to 3,000 levels deep: arrays, inline tables, arrays of inline tables, dotted keys, headers."""
+    depth = rng.choice((40, 600, 3000))
+    shape = rng.choice(("array", "inline", "mixed", "dotted", "header"))
+    value = {
+        "array": "[" * depth + "]" * depth,
+        "inline": "{a = " * depth + "1" + "}" * depth,
+        "mixed": "[{a = " * (depth // 2) + "1" + "}]" * (depth // 2),
+        "dotted": "",
+        "header": "",
+    }[shape]
+    first_table = next(i for i, line in enumerate(lines) if line.startswith("["))
+    if shape == "dotted":
+        out = [*lines[:first_table], ".".join(["d"] * depth) + " = 1", *lines[first_table:]]
+    elif shape == "header":
+        out = [*lines, "[" + ".".join(["h"] * depth) + "]", "x = 1"]
+        return Mutant(data=("\n".join(out) + "\n").encode(), note=f"header {depth} deep", line=len(lines) + 1)
+    else:
+        out = [*lines[:first_table], f"deep = {value}", *lines[first_table:]]
+    return Mutant(data=("\n".join(out) + "\n").encode(), note=f"{shape} {depth} deep", line=first_table + 1)
+
+
+def _control_name(lines: list[str], rng: random.Random) -> Mutant:
+    """A control character (NUL, ESC, BEL, DEL, C1, a newline) in one of the policy's names."""
+    table, key = rng.choice(_POLICY_NAMES)
+    char = rng.choice(("\\u0000", "\\u001b[31m", "\\u0007", "\\u007f", "\\u0085", "\\n", "\\t"))
+    head = {"": None, "rules": "[[rules]]", "baseline": "[baseline]"}[table]
+    start = 0 if head is None else lines.index(head) + 1
+    for i in range(start, len(lines)):
+        if lines[i].startswith("[") and head is None:
+            break
+        if lines[i].startswith(f"{key} = "):
+            old = lines[i].split(" = ", 1)[1].strip().strip('"')
+            out = [*lines[:i], f'{key} = "{old[:2]}{char}{old[2:]}"', *lines[i + 1 :]]
+            return Mutant(data=("\n".join(out) + "\n").encode(), note=f"{table}.{key} holds {char}", line=i + 1)
+        if head is not None and lines[i].startswith("[") and i > start:
+            break
+    first_table = next(i for i, line in enumerate(lines) if line.startswith("[")) if head is None else start
+    out = [*lines[:first_table], f'{key} = "x{char}y"', *lines[first_table:]]
+    return Mutant(data=("\n".join(out) + "\n").encode(), note=f"{table}.{key} = x{char}y", line=first_table + 1)
 
 
 def _assignments(lines: Sequence[str]) -> list[int]:
@@ -538,6 +586,13 @@ def mutate_toml(
         name = rng.choice(list(required))
         out = [line for line in lines if not line.startswith(name + " ")]
         return Mutant(data=("\n".join(out) + "\n").encode(), note=f"removed {name}")
+    if kind == "deep_nesting":
+        return _deep_toml(lines, rng)
+    if kind == "control_name":
+        return _control_name(lines, rng)
+    if kind == "huge_file":
+        pad = "# " + "x" * (1 << 20) + "\n"
+        return Mutant(data=data + pad.encode(), note="over 1 MiB")
     if kind == "hostile_value":
         name = rng.choice(list(choices))
         value = json.dumps(rng.choice(HOSTILE)).replace("\\u0000", "\\u0001")

@@ -147,6 +147,58 @@ def _calibrate_labels(work: Path, file: Path, c: base.Corpus) -> tuple[list[str]
     return [*args, "--positive", "pass", "-o", str(out)], [out]
 
 
+_CLASSES_MAP = "item=id,label=human,verdict=judge"
+
+
+def _calibrate_classes(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    return ["calibrate", str(file), "--map", _CLASSES_MAP, "--positive", "pass", "--classes", "pass,fail", "--json"], []
+
+
+def _calibrate_classes_labels(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    judgments = work / "judgments.csv"
+    judgments.write_bytes(c.files["judgments.csv"])
+    args = ["calibrate", str(judgments), "--labels", str(file), "--map", _CLASSES_MAP, "--positive", "pass"]
+    return [*args, "--classes", "pass,fail", "--judge-model", "j"], []
+
+
+def _promote_args(trace: Path, expect: Path, golden: Path) -> list[str]:
+    args = ["promote", str(trace), "--case-id", "fuzzed", *base.PROMOTE_ARGS, "--expect", str(expect)]
+    return [*args, "--set", str(golden)]
+
+
+def _promote_trace(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    golden = work / "set"
+    return _promote_args(file, base.GOLDEN_EXAMPLE / "refund-expect.json", golden), [golden / "proposed" / "fuzzed"]
+
+
+def _promote_expect(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    golden = work / "set"
+    return _promote_args(base.GOLDEN_EXAMPLE / "refund-41-days.json", file, golden), [golden / "proposed" / "fuzzed"]
+
+
+def _golden_copy(work: Path, file: Path, c: base.Corpus) -> Path:
+    golden = work / "set"
+    if not golden.exists():
+        shutil.copytree(c.root / "golden", golden)
+        shutil.copyfile(file, golden / "golden.json")
+    return golden
+
+
+def _cases_list(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    return ["cases", "list", "--set", str(_golden_copy(work, file, c)), "--json"], []
+
+
+def _cases_stale(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    return ["cases", "stale", "--set", str(_golden_copy(work, file, c))], []
+
+
+def _cases_approve(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
+    golden = _golden_copy(work, file, c)
+    return ["cases", "approve", "refund", "--by", "Other Person", "--set", str(golden)], [
+        golden / "approved" / "refund"
+    ]
+
+
 def _report(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
     out = work / "reports"
     return ["report", str(file), "--out", str(out), "--renderer", "jupyter"], [out]
@@ -336,6 +388,12 @@ def _labels_csv(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
     return mutate_csv(c.files["labels.csv"], kind, rng, **spec)  # type: ignore[arg-type]
 
 
+def _classes_csv(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
+    """Judgments for the multi-class mode: the label and verdict columns are the classes (score is not read)."""
+    spec = {"numeric": ["human", "judge"], "constrained": ["human", "judge"], "required": ["id", "human", "judge"]}
+    return mutate_csv(c.files["judgments.csv"], kind, rng, **spec)  # type: ignore[arg-type]
+
+
 def _judgments_jsonl(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
     spec: dict[str, Any] = {
         "fields": [("id",), ("human",), ("judge",), ("score",)],
@@ -381,6 +439,20 @@ def _verdict(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
         numeric=numbers or top,
         constrained=[("verdict",), ("format",), ("digest",)],
     )
+
+
+#: Mutations that make any JSON document invalid whatever its schema (the golden-set files' own checks
+#: are tested in tests/golden; here: the one JSON door's size, depth and strictness).
+_FORMAT_KINDS = ("truncate", "byte_flip", "duplicate_key", "nan_inf_overflow", "deep_nesting", "bom", "invalid_utf8")
+
+
+def _json_doc(name: str) -> Callable[[base.Corpus, str, random.Random], Mutant]:
+    def mutate(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
+        doc = json.loads(c.files[name])
+        top = [(k,) for k in doc]
+        return mutate_json(doc, kind, rng, fields=top, required=top, numeric=top, constrained=top)
+
+    return mutate
 
 
 _RECORD_COMMANDS: dict[str, Command] = {
@@ -500,11 +572,46 @@ TARGETS: tuple[Target, ...] = (
         commands={"calibrate": _calibrate},
     ),
     Target(
+        name="calibrate-classes-csv",
+        file="judgments.csv",
+        kinds=CSV_KINDS,
+        mutate=_classes_csv,
+        commands={"calibrate --classes": _calibrate_classes},
+    ),
+    Target(
+        name="calibrate-classes-labels-csv",
+        file="labels.csv",
+        kinds=CSV_KINDS,
+        mutate=_labels_csv,
+        commands={"calibrate --classes --labels": _calibrate_classes_labels},
+    ),
+    Target(
         name="calibrate-labels-csv",
         file="labels.csv",
         kinds=CSV_KINDS,
         mutate=_labels_csv,
         commands={"calibrate --labels": _calibrate_labels},
+    ),
+    Target(
+        name="promote-trace",
+        file="trace.json",
+        kinds=_FORMAT_KINDS,
+        mutate=_json_doc("trace.json"),
+        commands={"promote": _promote_trace},
+    ),
+    Target(
+        name="promote-expect",
+        file="expect.json",
+        kinds=_FORMAT_KINDS,
+        mutate=_json_doc("expect.json"),
+        commands={"promote": _promote_expect},
+    ),
+    Target(
+        name="golden-manifest",
+        file="golden.json",
+        kinds=_FORMAT_KINDS,
+        mutate=_json_doc("golden.json"),
+        commands={"cases list": _cases_list, "cases stale": _cases_stale, "cases approve": _cases_approve},
     ),
     Target(
         name="verdict",

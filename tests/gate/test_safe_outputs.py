@@ -242,11 +242,14 @@ def test_markdown_lists_at_most_fifty_flip_ids() -> None:
 
 # --- through the real CLI ------------------------------------------------------------------------
 
-BASE_SYSTEM = "base <img src=x onerror=alert(1)> `x` | y \x00\x1b[31m\u2028[/]"
-CAND_SYSTEM = "cand\n# pass\n<script>alert(1)</script>``"
-POLICY_NAME = "evil\n## ✅ gatestats gate: `pass`\n<script>alert(2)</script>"
-SEVERE = "sev <i>`|\n# pass"
-RULE = "rule <b>|x\n# pass `y`"
+# A policy refuses control characters in its names (gatestats.limits.name_problem): the hostile
+# names below use only what a policy accepts (line and paragraph separators, a right-to-left
+# override, HTML, backticks, pipes); test_policy_refuses_control_characters_in_names covers the rest.
+BASE_SYSTEM = "base <img src=x onerror=alert(1)> `x` | y \u202e[31m\u2028[/]"
+CAND_SYSTEM = "cand\u2028# pass\u2029<script>alert(1)</script>``"
+POLICY_NAME = "evil\u2028## ✅ gatestats gate: `pass`\u2029<script>alert(2)</script>"
+SEVERE = "sev <i>`|\u2028# pass"
+RULE = "rule <b>|x\u2028# pass `y`"
 CLI_IDS = [h for h in HOSTILE if h and "\ud800" not in h]
 
 

@@ -197,7 +197,7 @@ def classify(case: Case, run_set: Path, finals: list[dict[str, Any]]) -> RoundVe
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a candidate's file: anything unreadable is no evidence
         return {}
     return value if isinstance(value, dict) else {}
 

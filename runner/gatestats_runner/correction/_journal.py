@@ -118,7 +118,7 @@ def read_journal(
 def _parse(raw: bytes) -> dict[str, Any] | None:
     try:
         event = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(event, dict) or event.get("checksum") != _checksum(event):
         return None

@@ -118,8 +118,8 @@ def _spend(path: Path) -> tuple[float | None, str | None]:
         return None, None
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return None, f"{path}: not valid JSON ({exc})"
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"{path}: not valid JSON ({exc or type(exc).__name__})"
     usd = value.get("usd") if isinstance(value, dict) else None
     ok = isinstance(usd, int | float) and not isinstance(usd, bool) and math.isfinite(usd) and usd >= 0
     if not ok:

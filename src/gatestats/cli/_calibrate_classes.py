@@ -63,6 +63,13 @@ class MulticlassInput:
         Values read as a class, and verdict values meaning "could not parse".
     method, confidence_level
         The interval of the proportions and its level.
+    labels
+        A separate labels file (``--labels``): item and rater columns; the judgments file then
+        holds item and verdict.
+    judge_model
+        ``--judge-model``: the judge's name when the file has no judge column.
+    rubric_digest, rubric_version
+        ``--rubric`` (its file's digest) and ``--rubric-version``.
     """
 
     judgments: Path
@@ -76,6 +83,10 @@ class MulticlassInput:
     unparseable: Sequence[str]
     method: Any
     confidence_level: float
+    labels: Path | None = None
+    judge_model: str | None = None
+    rubric_digest: str | None = None
+    rubric_version: str | None = None
 
 
 def parse_aliases(items: Sequence[str]) -> dict[str, str]:
@@ -253,8 +264,17 @@ def _cell(d: dict[str, Any]) -> str:
     return f"{d['estimate']:.4f} [{d['ci_low']:.4f}, {d['ci_high']:.4f}]"
 
 
-def _check_multiclass_options(fields: dict[str, str], classes: Sequence[str], tie: str | None) -> None:
-    """Only the fields this mode reads are mapped; the tie value is a class."""
+def _check_multiclass_options(
+    fields: dict[str, str], classes: Sequence[str], tie: str | None, unparseable: Sequence[str] = ()
+) -> None:
+    """Only the fields this mode reads are mapped; the tie value is a class; an unparseable value is not."""
+    lowered = {c.strip().lower() for c in classes}
+    clash = [u for u in unparseable if u.strip().lower() in lowered]
+    if clash:
+        raise typer.BadParameter(
+            f"{clash[0]!r} is one of --classes {list(classes)!r}: a class cannot also mean 'could not parse'",
+            param_hint="--unparseable",
+        )
     unknown = set(fields) - {"item", "label", "verdict", "judge"}
     if unknown:
         raise typer.BadParameter(
@@ -300,7 +320,7 @@ def _read_labelled(given: MulticlassInput) -> tuple[RatedJudgments, list[str | N
     read = read_rated_judgments(
         given.judgments, item=fields["item"], raters=raters, verdict=fields["verdict"], classes=classes,
         judge=fields.get("judge"), aliases=given.aliases, unparseable=given.unparseable, where=given.filters,
-        hint=hint,
+        hint=hint, labels=given.labels,
     )  # fmt: skip
     if len(raters) > 1:
         return read, list(
@@ -352,7 +372,7 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
         A defect in an input file (file, line, field).
     """
     classes, ordinal, tie, level = given.classes, given.ordinal, given.tie, given.confidence_level
-    _check_multiclass_options(given.fields, classes, tie)
+    _check_multiclass_options(given.fields, classes, tie, given.unparseable)
     passing = pass_classes(classes, given.positive, ordinal=ordinal)
     read, labels = _read_labelled(given)
     agreement = _judge_agreement(
@@ -365,7 +385,7 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
     )  # fmt: skip
     doc: dict[str, Any] = {
         "schema": "gatestats.judge_multiclass.v1",
-        "judge_model": read.judge_model,
+        "judge_model": given.judge_model if given.judge_model is not None else read.judge_model,
         "classes": list(classes),
         "ordinal": ordinal,
         "positive": given.positive,
@@ -378,7 +398,10 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
         "multiclass": agreement.to_dict(),
         **_rater_docs(read, classes=classes, ordinal=ordinal, confidence_level=level),
         "correction": None if correction is None else correction.to_dict(),
-        "sources": [read.source],
+        "sources": [read.source, *([read.label_source] if read.label_source is not None else [])],
+        "rubric_digest": given.rubric_digest,
+        "rubric_version": given.rubric_version,
+        "n_labels_without_verdict": read.n_labels_without_verdict,
     }
     if as_json:
         echo_json(doc)
@@ -391,8 +414,9 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
 
 def _render(doc: dict[str, Any], console: Console) -> None:
     m = doc["multiclass"]
+    rubric = "" if doc["rubric_digest"] is None else f", rubric {doc['rubric_version'] or doc['rubric_digest']}"
     console.print(
-        f"judge {doc['judge_model'] or '(unnamed)'}: {doc['n_items']} items, classes {doc['classes']}, "
+        f"judge {doc['judge_model'] or '(unnamed)'}{rubric}: {doc['n_items']} items, classes {doc['classes']}, "
         f"{doc['n_without_majority']} without a majority label (rater ties, left out), "
         f"{m['n_unparseable']} unparseable verdicts",
         highlight=False,
@@ -425,6 +449,11 @@ def _render(doc: dict[str, Any], console: Console) -> None:
         console.print(
             f"  note: {b['n_label_tie_excluded']} items labelled {doc['tie']!r} are left out of the "
             "false-pass and false-fail rates",
+            highlight=False,
+        )
+    if doc["n_labels_without_verdict"]:
+        console.print(
+            f"  note: {doc['n_labels_without_verdict']} labelled item(s) have no verdict row (not judged)",
             highlight=False,
         )
 

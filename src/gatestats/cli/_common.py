@@ -32,6 +32,7 @@ __all__ = [
     "comma_separated",
     "echo_json",
     "fail",
+    "load_cli_records",
     "print_result",
     "reports_errors",
     "usage_error",
@@ -220,6 +221,42 @@ def print_result(
 
 
 T = TypeVar("T")
+
+
+def load_cli_records(
+    paths: Sequence[str | os.PathLike[str]], *, columns: Sequence[str] | None = None
+) -> tuple[Any, tuple[Any, ...]]:
+    """The records of ``paths`` and what was read of each (:func:`gatestats.records.load_record_files`).
+
+    Zero records is never "ok": a file or run set with no record is an error naming it (exit 1),
+    in every command that reads records, so an empty or blank-lines file cannot read as an
+    analysis of nothing or a contract check that passed.
+
+    Parameters
+    ----------
+    paths
+        The record files or run set directories given on the command line.
+    columns
+        As :func:`gatestats.records.load_record_files`.
+
+    Returns
+    -------
+    tuple
+        The records (a polars DataFrame) and one :class:`~gatestats.records.io.RecordFileInfo` per path.
+
+    Raises
+    ------
+    RecordFileError
+        A defect in a file, or a file without any record (file named).
+    """
+    from gatestats.errors import RecordFileError
+    from gatestats.records import load_record_files
+
+    frame, infos = load_record_files(list(paths), columns=columns)
+    for path, info in zip(paths, infos, strict=True):
+        if info.n_records == 0:
+            raise RecordFileError.single(path, "<file>", "no records: an empty input is not evidence of anything")
+    return frame, infos
 
 
 def checked_option(check: Callable[..., T], value: object, hint: str, *args: Any, **kwargs: Any) -> T:

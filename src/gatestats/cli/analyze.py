@@ -13,6 +13,7 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_bootstrap_options,
     checked_option,
+    load_cli_records,
     print_result,
     reports_errors,
 )
@@ -216,10 +217,9 @@ def analyze_command(
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
     from gatestats.estimators import analyze  # after the options are checked: a usage error stays fast
-    from gatestats.records import load_records
 
     result = analyze(
-        load_records(records, columns=analysis_columns(by)),
+        load_cli_records(records, columns=analysis_columns(by))[0],
         ks=ks,
         by=by,
         confidence_level=confidence_level,

@@ -206,10 +206,8 @@ def calibrate_command(
         ``--map`` (field = column), ``--where`` filters, unparseable values: :func:`gatestats.judges.read_judgments`.
     positive, negative, tie, kind, swapped_coding, interval, confidence_level
         The options of :func:`gatestats.judges.calibrate` (``interval``: its ``method``).
-    judge_model, rubric, rubric_version
-        The judge's identity; the rubric file's digest is the rubric digest.
-    as_json, output
-        Print JSON instead of tables; the calibration file to write (never overwritten).
+    judge_model, rubric, rubric_version, as_json, output
+        The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write.
     classes, ordinal, alias
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
     correct, case
@@ -223,19 +221,20 @@ def calibrate_command(
     from gatestats.judges import read_judgments
 
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
-    fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie)
-    if case is not None and correct is None:
-        raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
+    fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
+    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     if multiclass is not None:
+        _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         given = MulticlassInput(
             judgments=judgments, fields=fields, filters=filters, classes=multiclass, ordinal=ordinal,
             positive=positive, tie=tie, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
-            method=method, confidence_level=confidence_level,
+            method=method, confidence_level=confidence_level, labels=labels, judge_model=judge_model,
+            rubric_digest=_rubric_digest(rubric, rubric_version), rubric_version=rubric_version,
         )  # fmt: skip
         run_multiclass(given, as_json=as_json, correct=correct, case=case)
         return
-    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
+    _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = read_judgments(
         judgments, fields, positive=positive, negative=negative, tie=tie, kind=chosen_kind, labels=labels,
         where=filters, unparseable=unparseable or [],
@@ -260,6 +259,40 @@ def _multiclass_classes(classes: str | None, *, ordinal: bool, label: str, outpu
     if classes is None or output is not None:
         raise typer.BadParameter("several label columns or --ordinal need --classes; -o is not written in this mode")
     return [c.strip() for c in classes.split(",")]
+
+
+def _refuse_binary_only(*, negative: str | None, swapped_coding: str, kind: str, tie: str | None) -> None:
+    """Options that mean nothing with --classes are usage errors, never silently dropped."""
+    if kind == "pairwise" and tie is None:
+        raise typer.BadParameter(
+            "with --classes, --kind pairwise only declares a tie class: give --tie TIE (or leave --kind out)",
+            param_hint="--kind",
+        )
+    if negative is not None:
+        raise typer.BadParameter(
+            "--negative names the failing value of a pass/fail label; with --classes every class not passing "
+            "(--positive, and above it with --ordinal) fails",
+            param_hint="--negative",
+        )
+    if swapped_coding != "original":
+        raise typer.BadParameter(
+            "--swapped-coding reads verdict_swapped (order swaps), which --classes does not read",
+            param_hint="--swapped-coding",
+        )
+
+
+def _refuse_unused_in_binary(
+    fields: dict[str, str], *, swapped_coding: str, alias: list[str], correct: Path | None
+) -> None:
+    """Binary-mode options that would change nothing without the input they act on are usage errors."""
+    if swapped_coding != "original" and "verdict_swapped" not in fields:
+        raise typer.BadParameter(
+            "--swapped-coding says how verdict_swapped is coded: map verdict_swapped=COL", param_hint="--swapped-coding"
+        )
+    if alias and correct is None:
+        raise typer.BadParameter(
+            "--alias reads production verdicts of --correct (or class values with --classes)", param_hint="--alias"
+        )
 
 
 def _calibrated(
@@ -307,10 +340,13 @@ def _rubric_digest(rubric: Path | None, version_label: str | None) -> str | None
 
 
 def _parse_selection(
-    mapping: str, where: list[str], *, kind: str, tie: str | None
+    mapping: str, where: list[str], *, kind: str, tie: str | None, case_without_file: object = False
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """The ``--map`` fields and ``--where`` filters, checked against ``--kind``."""
+    """The ``--map`` fields and ``--where`` filters, checked against ``--kind`` (and ``--case`` needs ``--correct``)."""
     from gatestats.judges import parse_judgment_mapping, parse_where
+
+    if case_without_file:
+        raise typer.BadParameter("--case names a column of the --correct file", param_hint="--case")
 
     try:
         fields = parse_judgment_mapping(mapping)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gatestats._text import visible
-from gatestats.cli._common import EXIT_INPUT_ERROR, reports_errors
+from gatestats.cli._common import EXIT_INPUT_ERROR, load_cli_records, reports_errors
 
 if TYPE_CHECKING:
     from gatestats.golden import Finding
@@ -263,9 +263,8 @@ def trends_command(
         Record files or run sets whose failed cases are counted.
     """
     from gatestats.golden import events, failure_class_of, failure_class_trends
-    from gatestats.records import load_records
 
-    frame = load_records(records) if records else None
+    frame = load_cli_records(records)[0] if records else None
     trends = failure_class_trends(events(golden_set), last=last, records=frame, classes=failure_class_of(golden_set))
     print(f"last {trends.promotions} promotion(s); {trends.failed_cases} failed case(s)")
     for r in trends.rows:

@@ -13,6 +13,7 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_option,
     comma_separated,
+    load_cli_records,
     print_result,
     reports_errors,
 )
@@ -244,12 +245,12 @@ def compare_command(
     )  # fmt: skip
     options.update(shared_versions_only=shared_versions_only, system_column=by)
     chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
+    _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
     from rich.console import Console  # after the options are checked: a usage error stays fast
 
     from gatestats.paired import compare, compare_many
-    from gatestats.records import load_records
 
-    frame = load_records(records)
+    frame = load_cli_records(records)[0]
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         draw = functools.partial(render_comparison, show=show)
@@ -298,6 +299,21 @@ def _options(
         "interval": checked_option(check_choice, interval, "--interval", get_args(PairedIntervalMethod)),
         "metric": checked_option(check_choice, metric, "--metric", get_args(Metric)),
     }
+
+
+def _refuse_unread(
+    single: bool, *, systems: str | None, correction: str, show: int, test: str, n_permutations: int
+) -> None:
+    """Options that mean nothing in the chosen mode are usage errors, never silently ignored."""
+    unread = [
+        ("--systems", single and systems is not None, "one comparison names its two systems"),
+        ("--correction", single and correction != "holm", "one comparison is no family to correct"),
+        ("--show", not single and show != 20, "the table of many comparisons lists no case ids"),
+        ("--n-permutations", test != "permutation" and n_permutations != 9999, "only --test permutation draws them"),
+    ]
+    for hint, refused, why in unread:
+        if refused:
+            raise typer.BadParameter(f"means nothing here: {why}", param_hint=hint)
 
 
 def _check_mode(baseline: str | None, candidate: str | None, *, all_pairs: bool, vs_baseline: str | None) -> bool:

@@ -18,6 +18,7 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_bootstrap_options,
     comma_separated,
+    load_cli_records,
     print_result,
     reports_errors,
 )
@@ -229,10 +230,9 @@ def cost_command(
     _rate(review_rate, "--review-rate")
     _rate(machine_rate, "--machine-rate")
     from gatestats.cost import cost_per_accepted
-    from gatestats.records import load_records
 
     result = cost_per_accepted(
-        load_records(records, columns=cost_columns(columns)),
+        load_cli_records(records, columns=cost_columns(columns))[0],
         by=columns,
         review_rate_usd_per_hour=review_rate,
         machine_rate_usd_per_hour=machine_rate,

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.cli._common import checked_option, echo_json, reports_errors
+from gatestats.cli._common import checked_option, echo_json, load_cli_records, reports_errors
 from gatestats.vocabulary import Alternative, PlanTest, check_choice
 
 if TYPE_CHECKING:
@@ -22,6 +22,34 @@ __all__ = ["plan_command"]
 T = TypeVar("T")
 
 _WHAT = ("cases", "mde", "false-block", "cases-trials")
+
+#: The options each plan reads; any other option given is a usage error (never silently ignored).
+_READS: dict[str, frozenset[str]] = {
+    "cases": frozenset({"--delta", "--discordance", "--power", "--alpha", "--alternative", "--test"}),
+    "mde": frozenset({"--cases", "--discordance", "--power", "--alpha", "--alternative", "--test"}),
+    "false-block": frozenset({"--cases", "--k", "--error-rate", "--alpha"}),
+    "cases-trials": frozenset(
+        {"--pilot", "--system", "--mde", "--trials", "--cases", "--alternative", "--alpha", "--power"}
+    ),
+}
+_DEFAULTS: dict[str, Any] = {
+    "--power": 0.8,
+    "--alpha": 0.05,
+    "--alternative": "two-sided",
+    "--test": "auto",
+    "--trials": "1,2,4,8",
+}
+
+
+def _refuse_unread(what: str, given: dict[str, Any]) -> None:
+    """A usage error for an option ``plan WHAT`` does not read (``given``: option -> value, None when absent)."""
+    for option, value in given.items():
+        if option in ("--what", "--as-json"):
+            continue
+        if value is not None and value != _DEFAULTS.get(option) and option not in _READS[what]:
+            readers = ", ".join(w for w in _WHAT if option in _READS[w])
+            msg = f"'plan {what}' does not read it (it is an option of: {readers})"
+            raise typer.BadParameter(msg, param_hint=option)
 
 
 def _need(value: T | None, hint: str, what: str) -> T:
@@ -112,10 +140,9 @@ def _cases_trials(
         raise typer.BadParameter(msg, param_hint="--cases")
     ks = _parse_trials(trials)
     from gatestats.paired import plan_cases_trials_from_pilot
-    from gatestats.records import load_records
 
     plan = plan_cases_trials_from_pilot(
-        load_records(paths), system=name, mde=effect, trials=ks, available_cases=cases, **chosen
+        load_cli_records(paths)[0], system=name, mde=effect, trials=ks, available_cases=cases, **chosen
     )
     if as_json:
         echo_json({"plan": what, **plan.to_dict()}, paths)
@@ -166,11 +193,9 @@ def plan_command(
     delta, discordance, cases, power, alpha, alternative, test, k, error_rate
         The plan's inputs (see :func:`gatestats.paired.cases_needed`,
         :func:`~gatestats.paired.minimum_detectable_effect` and :func:`~gatestats.paired.false_block`).
-    pilot, system, mde, trials
-        ``cases-trials``: the pilot record files, the system whose variance is split, the effect
-        to detect and the trials per case to plan for.
-    as_json
-        Print one JSON object instead of a table.
+    pilot, system, mde, trials, as_json
+        ``cases-trials``: pilot record files, the system whose variance is split, the effect, the
+        trials per case; print JSON.
 
     Raises
     ------
@@ -178,6 +203,7 @@ def plan_command(
         A usage error (exit 2): an option missing for the plan, or outside its domain.
     """
     checked_option(check_choice, what, "WHAT", _WHAT)
+    _refuse_unread(what, {"--" + name.replace("_", "-"): value for name, value in locals().items()})
     checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
     checked_option(check_choice, test, "--test", get_args(PlanTest))
     _unit(power, "--power")

@@ -156,6 +156,11 @@ def recovery_command(
     from gatestats.recovery import check_round_run_sets, load_rounds
 
     rounds = load_rounds(out)
+    if rounds.height == 0:  # zero rounds is never a summary of nothing (issue 24)
+        from gatestats.errors import RecordFileError
+
+        msg = "no correction round recorded: zero rounds are not evidence (did `gatestats correct` run a round?)"
+        raise RecordFileError.single(out / "journal.jsonl", "<file>", msg)
     check_round_run_sets(out)  # the rounds' run sets through the gate's door: an edited round is refused
     report = recovery_report(rounds, confidence_level=confidence_level)
     if as_json:

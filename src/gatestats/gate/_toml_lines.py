@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["KeyPath", "line_of", "locate"]
+__all__ = ["KeyPath", "line_of", "locate", "too_deep"]
 
 #: A key path: table names, array indices and the key, e.g. ``("rules", 2, "metric")``.
 KeyPath = tuple[str | int, ...]
@@ -107,3 +107,94 @@ def line_of(lines: dict[KeyPath, int], path: KeyPath) -> int | None:
         if path[:end] in lines:
             return lines[path[:end]]
     return None
+
+
+def too_deep(text: str, limit: int) -> tuple[int, KeyPath] | None:
+    """Where ``text`` nests deeper than ``limit`` levels: ``(line, key path)``, or ``None``.
+
+    A counting scan, without recursion: brackets and braces outside strings and comments, and the
+    parts of dotted keys and table headers. :mod:`tomllib` recurses once per level of arrays and
+    inline tables and raises ``RecursionError`` near 500 levels; this check runs first. The key
+    named is the one whose value holds the deepest bracket (a string or comment the scan misreads
+    can only end at its line's end, so the count is never lost for more than one line).
+
+    Parameters
+    ----------
+    text
+        The TOML text.
+    limit
+        The deepest nesting accepted.
+
+    Returns
+    -------
+    tuple of (int, KeyPath) or None
+        The 1-based line where nesting first exceeds ``limit`` and the key whose value it is in.
+
+    Examples
+    --------
+    >>> too_deep('a = [[1]]\\nb = "[[[["\\n', 2) is None
+    True
+    >>> too_deep('k = 1\\n[t]\\ndeep = [[[1]]]\\n', 2)
+    (3, ('t', 'deep'))
+    >>> too_deep('a.b.c.d = 1\\n', 3)
+    (1, ('a', 'b', 'c', 'd'))
+    """
+    lines = locate(text)
+    for path, line in lines.items():
+        if len(path) > limit:
+            return line, path
+    index, start = _deepest_bracket(text, limit)
+    if index is None:
+        return None
+    line, start_line = text.count("\n", 0, index) + 1, text.count("\n", 0, start) + 1
+    on_line = [path for path, at in lines.items() if at == start_line]
+    return line, max(on_line, key=len) if on_line else ("(syntax)",)
+
+
+def _deepest_bracket(text: str, limit: int) -> tuple[int | None, int]:
+    """The index where brackets first nest deeper than ``limit`` (or None), and where that value began."""
+    depth = start = 0
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        if char in "\"'":
+            index = _string_end(text, index)
+            continue
+        if char == "#":
+            end = text.find("\n", index)
+            index = size if end < 0 else end
+            continue
+        if char in "[{":
+            start = index if depth == 0 else start
+            depth += 1
+            if depth > limit:
+                return index, start
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        index += 1
+    return None, start
+
+
+def _string_end(text: str, index: int) -> int:
+    """The index just past the TOML string starting at ``index`` (a one-line string ends at its line's end)."""
+    quote = text[index]
+    escapes = quote == '"'
+    if text.startswith(quote * 3, index):
+        end = index + 3
+        while end < len(text):
+            if escapes and text[end] == "\\":
+                end += 2
+            elif text.startswith(quote * 3, end):
+                return end + 3
+            else:
+                end += 1
+        return end
+    end = index + 1
+    while end < len(text) and text[end] != "\n":
+        if escapes and text[end] == "\\":
+            end += 2
+        elif text[end] == quote:
+            return end + 1
+        else:
+            end += 1
+    return end

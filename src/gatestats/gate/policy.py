@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
 from gatestats._digest import digest_bytes
+from gatestats._text import visible
 from gatestats.errors import GatestatsError
-from gatestats.gate._toml_lines import KeyPath, line_of, locate
+from gatestats.gate._toml_lines import KeyPath, line_of, locate, too_deep
+from gatestats.jsonfile import read_regular_file
+from gatestats.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import GATE_CORRECTIONS, GATE_METRICS, GateCorrection, GateMetric
@@ -249,7 +252,7 @@ class _Reader:
         self.problems: list[PolicyProblem] = []
 
     def problem(self, path: KeyPath, message: str) -> None:
-        key = ".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "[")
+        key = _key_text(path)
         self.problems.append(PolicyProblem(file=self.file, key=key, line=line_of(self.lines, path), message=message))
 
     def known(self, table: Mapping[str, Any], path: KeyPath, allowed: tuple[str, ...]) -> None:
@@ -316,7 +319,26 @@ class _Reader:
         if not all(isinstance(v, str) and v for v in value):
             self.problem((*path, key), f"expected a list of non-empty strings (got {value!r})")
             return ()
+        for i, item in enumerate(value):
+            if (why := name_problem(item)) is not None:
+                self.problem((*path, key, i), why)
+                return ()
         return tuple(value)
+
+    def name(
+        self, table: Mapping[str, Any], path: KeyPath, key: str, *, required: bool = False, default: Any = None
+    ) -> Any:
+        """A string that names something (policy, rule, slice, system): no control characters, bounded length."""
+        value = self.get(table, path, key, str, required=required, default=default)
+        if isinstance(value, str) and (why := name_problem(value)) is not None:
+            self.problem((*path, key), why)
+            return default
+        return value
+
+
+def _key_text(path: KeyPath) -> str:
+    """A key path as the messages write it: ``rules[2].metric`` (control characters made visible)."""
+    return visible(".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "["))
 
 
 def _type_name(kind: type) -> str:
@@ -385,9 +407,10 @@ def load_policy(path: str | os.PathLike[str]) -> Policy:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise PolicyError([PolicyProblem(file=str(path), key="(file)", line=None, message=str(exc))]) from None
+        data = read_regular_file(path, limit=POLICY_MAX_BYTES, what="policy")
+    except GatestatsError as exc:
+        message = str(exc).removeprefix(f"{path}: field '<file>': ")
+        raise PolicyError([PolicyProblem(file=str(path), key="(file)", line=None, message=message)]) from None
     return parse_policy(data, path=path)
 
 
@@ -442,10 +465,23 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
 
 
 def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
-    """The text of a policy file and its parsed TOML (a :class:`PolicyError` if it is neither)."""
+    """The text of a policy file and its parsed TOML (a :class:`PolicyError` if it is neither).
+
+    The size and nesting limits (:mod:`gatestats.limits`) are checked before :mod:`tomllib` runs.
+    """
+    if len(data) > POLICY_MAX_BYTES:
+        message = f"{len(data)} bytes is larger than the limit of {POLICY_MAX_BYTES} bytes for a policy"
+        raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=message)])
     try:
         text = data.decode("utf-8")
+        deep = too_deep(text, TOML_MAX_DEPTH)
+        if deep is not None:
+            message = f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
+            raise PolicyError([PolicyProblem(file=file, key=_key_text(deep[1]), line=deep[0], message=message)])
         return text, tomllib.loads(text)
+    except RecursionError:  # a nesting the scan did not see: still an error naming the file, never a traceback
+        message = f"nested too deep for the TOML reader (the limit is {TOML_MAX_DEPTH} levels)"
+        raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=None, message=message)]) from None
     except UnicodeDecodeError as exc:
         raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=f"not UTF-8: {exc}")]) from None
     except tomllib.TOMLDecodeError as exc:
@@ -459,7 +495,7 @@ def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> dict[str, Any
     fmt = r.get(raw, (), "format", str, required=True)
     if fmt is not None and fmt != POLICY_FORMAT:
         r.problem(("format",), f"expected {POLICY_FORMAT!r} (got {fmt!r})")
-    top: dict[str, Any] = {key: r.get(raw, (), key, str, required=True) for key in ("name", "version")}
+    top: dict[str, Any] = {key: r.name(raw, (), key, required=True) for key in ("name", "version")}
     top["description"] = r.get(raw, (), "description", str)
     for key in ("k", "min_cases", "min_trials"):
         top[key] = r.integer(raw, (), key, *_range(key), required=True)
@@ -557,7 +593,7 @@ def _golden_set(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> Path |
 def _system(r: _Reader, raw: Mapping[str, Any], key: str, *, required: bool) -> SystemRequirement:
     table = r.get(raw, (), key, dict, required=required, default={})
     r.known(table, (key,), _SYSTEM)
-    system = r.get(table, (key,), "system", str, required=required and key in raw)
+    system = r.name(table, (key,), "system", required=required and key in raw)
     digest = r.get(table, (key,), "system_digest", str)
     pins_raw = r.get(table, (key,), "pins", dict, default={})
     pins: dict[str, str] = {}
@@ -592,6 +628,9 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
     judges: dict[str, JudgeRequirement] = {}
     for name, entry in table.items():
         path: KeyPath = ("judges", name)
+        if (why := name_problem(name)) is not None:
+            r.problem(path, f"the judge's name: {why}")
+            continue
         if not isinstance(entry, dict):
             r.problem(path, f"expected a table (got {entry!r})")
             continue
@@ -599,7 +638,7 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
         calibrations = r.strings(entry, path, "calibrations")
         if not calibrations:
             r.problem((*path, "calibrations"), "list at least one calibration artifact (judge-cal-*.json)")
-        model = r.get(entry, path, "judge_model", str, required=True)
+        model = r.name(entry, path, "judge_model", required=True)
         rubric = r.get(entry, path, "rubric_digest", str, required=True)
         fp = r.number(entry, path, "max_false_pass_rate", *_range("judges.max_false_pass_rate"))
         if fp is None:
@@ -631,12 +670,12 @@ def _rules(
             continue
         before = len(r.problems)
         r.known(entry, path, _RULE)
-        name = r.get(entry, path, "name", str, required=True)
+        name = r.name(entry, path, "name", required=True)
         if name is not None and name in names:
             r.problem((*path, "name"), f"duplicate rule name {name!r}")
         names.add(name or "")
         metric, direction = _rule_metric(r, entry, path)
-        slice_name = r.get(entry, path, "slice", str, default="all")
+        slice_name = r.name(entry, path, "slice", default="all")
         if slice_name in severe:
             r.problem((*path, "slice"), f"{slice_name!r} is a severe slice: it is scored on its own (threshold 1.00)")
         test, threshold, margin = _rule_test(r, entry, path, metric)

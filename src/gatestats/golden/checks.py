@@ -7,7 +7,6 @@ who approved the version in force.
 
 from __future__ import annotations
 
-import json
 import pwd
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gatestats.golden.proposal import read_set_json
 from gatestats.golden.store import APPROVED, PROPOSED, case_states, events
 from gatestats_runner.digests import digest_file, tree_digest
 
@@ -212,7 +212,7 @@ def judges_without_calibration(golden_set: str | Path) -> tuple[Finding, ...]:
         for sub in (APPROVED, PROPOSED):
             judges = root / sub / cid / "verifier" / "judges.json"
             if judges.is_file():
-                for judge in json.loads(judges.read_text(encoding="utf-8")).get("judges", []):
+                for judge in read_set_json(judges, what="judge list").get("judges", []):
                     if judge.get("calibration") is None:
                         findings.append(
                             Finding(

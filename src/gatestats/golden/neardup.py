@@ -21,7 +21,6 @@ filter. ESA 2006, LNCS 4168, 456-467.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from gatestats.errors import RecordFileError
+from gatestats.jsonfile import parse_json_document
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -145,8 +147,8 @@ def features(
     for file_name, content in sorted(snapshot.items()):
         text = content.decode("utf-8", errors="replace") if isinstance(content, bytes) else content
         try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
+            parsed = parse_json_document(text.encode("utf-8", errors="replace"), source=file_name)
+        except RecordFileError:  # not strict JSON, or nested too deep: read as text
             out |= shingles(normalise(text), prefix=f"s:{file_name}:")
             continue
         for path, value in _flatten(parsed):

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from gatestats.errors import GatestatsError
+from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.golden.trace import Trace
+from gatestats.jsonfile import read_json_file
+from gatestats.limits import SMALL_JSON_MAX_BYTES
 from gatestats.vocabulary import SEVERITIES, SPLITS, Severity, Split
 from gatestats_runner.cases import CASE_FORMAT
 
@@ -58,6 +60,20 @@ class GoldenSetError(GatestatsError, ValueError):
 
 class ExpectError(GoldenSetError):
     """An expectation file, a case id, a name or a label is invalid (the message names file and field)."""
+
+
+def read_set_json(path: str | Path, *, what: str, limit: int = SMALL_JSON_MAX_BYTES) -> Any:
+    """The JSON document of a golden-set file, read by the one strict JSON door (size and depth limits).
+
+    ``path`` is ``golden.json``, ``case.json``, ``provenance/trace.json`` or ``verifier/judges.json``;
+    ``what`` and ``limit`` are as in :func:`gatestats.jsonfile.read_json_file`, whose
+    :class:`~gatestats.errors.RecordFileError` (missing, not a regular file, too large, not strict
+    JSON: file and line named) is raised here as a :class:`GoldenSetError`.
+    """
+    try:
+        return read_json_file(path, limit=limit, what=what)
+    except RecordFileError as exc:
+        raise GoldenSetError(str(exc)) from None
 
 
 def check_case_id(case_id: str, *, where: str = "--case-id") -> str:
@@ -343,13 +359,9 @@ def read_expect(path: str | Path) -> Expectation:
     """
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        msg = f"{path}: cannot read the expectation ({exc.strerror or exc})"
-        raise ExpectError(msg) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{path}: not valid JSON ({exc})"
-        raise ExpectError(msg) from None
+        raw = read_json_file(path, limit=SMALL_JSON_MAX_BYTES, what="expectation")
+    except RecordFileError as exc:
+        raise ExpectError(str(exc)) from None
     if not isinstance(raw, dict):
         raise _field(path, "<top>", f"expected a JSON object (got {type(raw).__name__})")
     for key in raw:

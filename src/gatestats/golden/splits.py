@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from gatestats.errors import RecordFileError
 from gatestats.golden.neardup import Twin
 from gatestats.golden.proposal import GOLDEN_FILE, GoldenSetError, check_label, check_name, check_text
 from gatestats.golden.store import (
@@ -22,6 +23,7 @@ from gatestats.golden.store import (
     case_states,
     twins_of,
 )
+from gatestats.jsonfile import parse_json_document
 from gatestats.vocabulary import SPLITS
 from gatestats_runner.cases import Case, write_case
 from gatestats_runner.digests import tree_digest
@@ -39,11 +41,19 @@ def _live_twins(root: Path, case_id: str, states: Mapping[str, CaseState]) -> li
     ]
 
 
+def _case_json(files: dict[str, bytes], name: str) -> Any:
+    """The case file ``name`` decoded by the strict JSON door (depth and number limits)."""
+    try:
+        return parse_json_document(files[name], source=name)
+    except RecordFileError as exc:
+        raise GoldenSetError(str(exc)) from None
+
+
 def _with_split(files: dict[str, bytes], split: str) -> dict[str, bytes]:
     """The case's files with ``split`` in ``golden.json`` and in the runner's labels (where it knows it)."""
-    case_json = json.loads(files["case.json"])
+    case_json = _case_json(files, "case.json")
     case_json["labels"]["split"] = split if split in {"development", "holdout"} else None
-    golden = json.loads(files[GOLDEN_FILE])
+    golden = _case_json(files, GOLDEN_FILE)
     golden["split"] = split
     files["case.json"] = (json.dumps(case_json, indent=2, sort_keys=True) + "\n").encode()
     files[GOLDEN_FILE] = (json.dumps(golden, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

@@ -29,8 +29,10 @@ from gatestats.golden.proposal import (
     check_label,
     check_name,
     check_text,
+    read_set_json,
 )
 from gatestats.golden.trace import Trace
+from gatestats.limits import JSON_DOCUMENT_MAX_BYTES
 from gatestats.vocabulary import SEVERITIES, SPLITS
 from gatestats_runner.cases import Case, CaseError, load_case, load_case_set, write_case
 from gatestats_runner.digests import digest_file, digest_json, tree_digest
@@ -136,13 +138,9 @@ def events(root: str | Path) -> list[dict[str, Any]]:
         ``golden.json`` is not a gatestats golden-set manifest.
     """
     path = Path(root) / MANIFEST
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return []
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{path}: not a readable golden-set manifest ({exc})"
-        raise GoldenSetError(msg) from None
+    raw = read_set_json(path, what="golden-set manifest", limit=JSON_DOCUMENT_MAX_BYTES)
     if not isinstance(raw, dict) or raw.get("format") != SET_FORMAT or not isinstance(raw.get("events"), list):
         msg = f"{path}: field 'format': expected {SET_FORMAT!r} with a list of events"
         raise GoldenSetError(msg)
@@ -341,7 +339,7 @@ def _disk_set_version(root: Path) -> str:
 def _case_features(case_dir: Path) -> frozenset[str]:
     trace_file = case_dir / "provenance" / "trace.json"
     if trace_file.is_file():
-        data = json.loads(trace_file.read_text(encoding="utf-8"))
+        data = read_set_json(trace_file, what="trace", limit=JSON_DOCUMENT_MAX_BYTES)
         return features(request=data["request"], tool_calls=data["tool_calls"], snapshot=data["snapshot"])
     request = (case_dir / "request.md").read_text(encoding="utf-8") if (case_dir / "request.md").is_file() else ""
     snapshot_dir = case_dir / "snapshot"
@@ -395,7 +393,9 @@ def _twins_of_trace(root: Path, trace: Trace, known: Mapping[str, CaseState], th
     others = {}
     for cid, (d, status) in _live_dirs(root).items():
         split_of = (
-            known[cid].split if cid in known else str(json.loads((d / "case.json").read_text())["labels"].get("split"))
+            known[cid].split
+            if cid in known
+            else str(read_set_json(d / "case.json", what="case")["labels"].get("split"))
         )
         others[cid] = (_case_features(d), split_of, status)
     return find_twins(new, others, threshold=threshold)

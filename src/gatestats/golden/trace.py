@@ -20,7 +20,7 @@ from typing import Any
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.records.runset import MANIFEST
 from gatestats_runner.cases import CaseError, load_case
-from gatestats_runner.contract import decode_json
+from gatestats_runner.contract import MAX_LINE_BYTES, decode_json
 from gatestats_runner.digests import canonical_json, digest_bytes
 
 __all__ = ["TRACE_FORMAT", "ToolCall", "Trace", "TraceError", "read_run_record_trace", "read_trace"]
@@ -141,10 +141,8 @@ def _tool_calls(path: Path, raw: Any, name: str = "tool_calls") -> tuple[ToolCal
             raise _fail(path, f"{where}.name", f"expected a non-empty string (got {tool!r:.80})")
         arguments = item.get("arguments", {})
         if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
-                arguments = {"_": arguments}
+            decoded, bad = decode_json(arguments.encode("utf-8", errors="replace"), max_bytes=MAX_LINE_BYTES)
+            arguments = {"_": arguments} if bad is not None else decoded
         if not isinstance(arguments, dict):
             raise _fail(path, f"{where}.arguments", f"expected a JSON object (got {arguments!r:.80})")
         calls.append(ToolCall(name=tool, arguments=arguments))
@@ -174,7 +172,8 @@ def _load_json(path: Path) -> tuple[Any, bytes]:
         raise TraceError(msg) from None
     value, why = decode_json(data, max_bytes=MAX_TRACE_BYTES)
     if why is not None:
-        msg = f"{path}: not valid JSON ({why.message})"
+        where = f"{path}:{why.line}" if why.line is not None else str(path)
+        msg = f"{where}: field {why.field!r}: not valid JSON ({why.message})"
         raise TraceError(msg)
     return value, data
 
@@ -231,10 +230,11 @@ def _attributes(span: dict[str, Any]) -> dict[str, Any]:
 
 def _message_text(raw: Any, role: str) -> str | None:
     """The text of the last message with ``role`` in a GenAI messages attribute (JSON string)."""
-    try:
-        messages = json.loads(raw) if isinstance(raw, str) else raw
-    except json.JSONDecodeError:
-        return None
+    messages = raw
+    if isinstance(raw, str):
+        messages, bad = decode_json(raw.encode("utf-8", errors="replace"), max_bytes=MAX_LINE_BYTES)
+        if bad is not None:
+            return None
     if not isinstance(messages, list):
         return None
     texts = []

@@ -23,11 +23,13 @@ import polars as pl
 
 from gatestats._digest import canonical_json, digest_text
 from gatestats.errors import RecordFileError
+from gatestats.jsonfile import read_json_file
 from gatestats.judges._frames import collect_checked, verdict_vocabulary
 from gatestats.judges._stats import Kappa, Proportion
 from gatestats.judges._types import JUDGE_KINDS, JudgeKind, ProportionMethod, SwappedCoding
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+from gatestats.limits import SMALL_JSON_MAX_BYTES
 from gatestats.vocabulary import FrameLike, check_choice, check_confidence_level
 
 __all__ = [
@@ -397,12 +399,7 @@ def load_calibration(path: str | os.PathLike[str]) -> JudgeCalibration:
         the content's digest (the file was edited after it was written).
     """
     file = Path(path)
-    if not file.is_file():
-        raise RecordFileError.single(file, "<file>", "no such calibration file")
-    try:
-        document = json.loads(file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RecordFileError.single(file, "<file>", f"not valid JSON: {exc}") from None
+    document = read_json_file(file, limit=SMALL_JSON_MAX_BYTES, what="calibration")
     if not isinstance(document, dict) or document.get("schema") != CALIBRATION_SCHEMA:
         got = document.get("schema") if isinstance(document, dict) else type(document).__name__
         raise RecordFileError.single(file, "schema", f"expected {CALIBRATION_SCHEMA!r} (got {got!r})")

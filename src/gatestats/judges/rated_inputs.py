@@ -36,6 +36,10 @@ class RatedJudgments:
     classes: tuple[str, ...]
     judge_model: str | None
     source: str
+    #: The separate labels file (``--labels``), when the ratings came from one.
+    label_source: str | None = None
+    #: Labelled items (of ``label_source``) that no judgment row judged.
+    n_labels_without_verdict: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,6 +174,72 @@ def _check_read(
         raise RecordFileError.single(file, "judge", msg)
 
 
+def _separate_labels(
+    labels: Path, *, item: str, raters: Sequence[str], vocabulary: Mapping[str, str], expected: str
+) -> dict[str, tuple[str | None, ...]]:
+    """The ratings of each item of a separate labels file (``--labels``); every defect raised at once."""
+    table = read_input_table(labels, [*item.split("+"), *raters])
+    problems: list[RecordProblem] = []
+    first_seen: dict[str, int] = {}
+    rated: dict[str, tuple[str | None, ...]] = {}
+    for index, raw in enumerate(table.rows):
+        row = _row(table, index, raw, problems)
+        key = _item_key(table, index, row, item, first_seen, problems)
+        if key is not None:
+            rated[key] = _ratings(table, index, row, raters, vocabulary, expected, problems)
+    if problems:
+        raise RecordFileError(problems[:50], total=len(problems))
+    if not rated:
+        raise RecordFileError.single(labels, "<file>", "no labelled items")
+    return rated
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Rows:
+    """The rows of a judgments table, each item's ratings from its rater columns or a separate labels file."""
+
+    table: InputTable
+    item: str
+    raters: Sequence[str]
+    vocabulary: Mapping[str, str]
+    labelled: Mapping[str, tuple[str | None, ...]] | None
+    labels: str | Path | None
+
+    def read(
+        self,
+        filters: Mapping[str, str],
+        verdict: str,
+        judge: str | None,
+        tokens: set[str],
+        expected: str,
+        wanted: str,
+        problems: list[RecordProblem],
+    ) -> tuple[list[str], list[tuple[str | None, ...]], list[str | None], set[str]]:
+        """Items, ratings, verdicts and the judges named, in file order; defects go to ``problems``."""
+        table = self.table
+        items: list[str] = []
+        ratings: list[tuple[str | None, ...]] = []
+        verdicts: list[str | None] = []
+        judges: set[str] = set()
+        first_seen: dict[str, int] = {}
+        for index, row in _selected_rows(table, filters, problems):
+            key = _item_key(table, index, row, self.item, first_seen, problems)
+            if key is None:
+                continue
+            if self.labelled is None:
+                ratings.append(_ratings(table, index, row, self.raters, self.vocabulary, wanted, problems))
+            elif key in self.labelled:
+                ratings.append(self.labelled[key])
+            else:
+                problems.append(table.problem(index, self.item, f"item {key!r} has no label in {self.labels}"))
+                continue
+            verdicts.append(_verdict(table, index, row[verdict], verdict, self.vocabulary, tokens, expected, problems))
+            items.append(key)
+            if judge and row[judge] is not None:
+                judges.add(str(row[judge]))
+        return items, ratings, verdicts, judges
+
+
 def read_rated_judgments(
     path: str | Path,
     *,
@@ -182,6 +252,7 @@ def read_rated_judgments(
     unparseable: Sequence[str] = (),
     where: Mapping[str, str] | None = None,
     hint: str = "",
+    labels: str | Path | None = None,
 ) -> RatedJudgments:
     """Read items, ratings (one column per rater) and the judge's verdicts (module docstring).
 
@@ -207,6 +278,8 @@ def read_rated_judgments(
         ``column -> value`` row filters.
     hint
         Appended to the message of a rating that is not a class (e.g. how to declare a tie class).
+    labels
+        A separate labels file (``item`` and ``raters`` columns): every judged item needs a label.
 
     Returns
     -------
@@ -223,23 +296,18 @@ def read_rated_judgments(
     file, filters = Path(path), dict(where or {})
     vocabulary = _vocabulary(classes, aliases or {})
     tokens = {t.strip().lower() for t in unparseable if t.strip()}
-    table = read_input_table(file, [*item.split("+"), *raters, verdict, *([judge] if judge else []), *filters])
-    problems: list[RecordProblem] = []
     expected = ", ".join(repr(c) for c in classes)
-    items: list[str] = []
-    ratings: list[tuple[str | None, ...]] = []
-    verdicts: list[str | None] = []
-    judges: set[str] = set()
-    first_seen: dict[str, int] = {}
-    for index, row in _selected_rows(table, filters, problems):
-        key = _item_key(table, index, row, item, first_seen, problems)
-        if key is None:
-            continue
-        ratings.append(_ratings(table, index, row, raters, vocabulary, f"expected one of {expected}{hint}", problems))
-        verdicts.append(_verdict(table, index, row[verdict], verdict, vocabulary, tokens, expected, problems))
-        items.append(key)
-        if judge and row[judge] is not None:
-            judges.add(str(row[judge]))
+    wanted = f"expected one of {expected}{hint}"
+    labelled = (
+        None
+        if labels is None
+        else _separate_labels(Path(labels), item=item, raters=raters, vocabulary=vocabulary, expected=wanted)
+    )
+    rating_columns = list(raters) if labelled is None else []
+    table = read_input_table(file, [*item.split("+"), *rating_columns, verdict, *([judge] if judge else []), *filters])
+    problems: list[RecordProblem] = []
+    rows = _Rows(table=table, item=item, raters=raters, vocabulary=vocabulary, labelled=labelled, labels=labels)
+    items, ratings, verdicts, judges = rows.read(filters, verdict, judge, tokens, expected, wanted, problems)
     _check_read(file, problems, n_items=len(items), filters=filters, judge=judge, judges=judges)
     return RatedJudgments(
         items=tuple(items),
@@ -249,6 +317,8 @@ def read_rated_judgments(
         classes=tuple(classes),
         judge_model=next(iter(judges)) if judges else None,
         source=str(file),
+        label_source=None if labels is None else str(labels),
+        n_labels_without_verdict=0 if labelled is None else len(set(labelled) - set(items)),
     )
 
 

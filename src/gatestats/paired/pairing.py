@@ -172,6 +172,7 @@ def build_case_table(
     lazy = system_records(records.lazy(), system_column, _REQUIRED)
     if systems is not None:
         lazy = lazy.filter(pl.col("system").is_in(list(systems)))
+        _some_system_present(records, systems, system_column)
     per_case = case_summary(lazy, allow_several_versions=True)
     if per_case["system"].null_count():
         msg = f"column {system_column!r} is null for some records; every record needs a system"
@@ -185,6 +186,17 @@ def build_case_table(
     if not allow_several_versions:
         _check_one_version(per_case)
     return replace(_layout(per_case, found, metric=metric, k=k), known_systems=known)
+
+
+def _some_system_present(records: FrameLike, systems: Sequence[str], system_column: str) -> None:
+    """Raise :class:`UnknownSystemError` when none of ``systems`` has a record (an empty table cannot be paired)."""
+    column = records.lazy().select(pl.col(system_column).cast(pl.String)).unique().collect().to_series()
+    present = sorted(column.drop_nulls().to_list())
+    if not set(systems) & set(present):
+        shown = ", ".join(repr(s) for s in present[:_SHOWN]) + (" ..." if len(present) > _SHOWN else "")
+        named = ", ".join(repr(s) for s in systems)
+        msg = f"no records for system(s) {named} in column {system_column!r} (got {shown})"
+        raise UnknownSystemError(msg)
 
 
 def _check_groups(per_case: pl.DataFrame) -> None:

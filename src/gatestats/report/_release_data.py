@@ -22,10 +22,12 @@ from typing import Any, Final
 import polars as pl
 
 from gatestats._digest import digest_bytes, digest_file
-from gatestats.errors import GatestatsError
+from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import RecordSet, Verdict, VerdictFile, VerdictFileError, load_record_set
 from gatestats.gate import read_verdict as read_gate_verdict
 from gatestats.gate.bindings import SideBinding
+from gatestats.jsonfile import parse_json_document, read_json_file
+from gatestats.limits import SMALL_JSON_MAX_BYTES
 
 __all__ = [
     "DATA_FORMAT",
@@ -373,9 +375,9 @@ def load_release_data(
     directory = Path(data_dir)
     listing = directory / "digests.json"
     try:
-        index = json.loads(listing.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = f"{listing}: cannot read the report's data index ({exc})"
+        index = read_json_file(listing, limit=SMALL_JSON_MAX_BYTES, what="report data index")
+    except RecordFileError as exc:
+        msg = f"cannot read the report's data index: {exc}"
         raise ReportInputError(msg) from None
     if not isinstance(index, dict) or index.get("format") != DATA_FORMAT or not isinstance(index.get("files"), dict):
         msg = f"{listing}: field 'format': expected a {DATA_FORMAT!r} index with 'files' (got {index!r:.200})"
@@ -409,7 +411,15 @@ def load_release_data(
         directory=directory,
         verdict=verdict.verdict,
         verdict_digest=verdict.digest,
-        provenance=json.loads(contents["provenance.json"]),
+        provenance=_provenance(contents["provenance.json"], directory / "provenance.json"),
         digests=digests,
         **tables,
     )
+
+
+def _provenance(data: bytes, source: Path) -> Any:
+    """The report's ``provenance.json``, decoded by the strict JSON door (depth and number limits)."""
+    try:
+        return parse_json_document(data, source=source)
+    except RecordFileError as exc:
+        raise ReportInputError(str(exc)) from None
