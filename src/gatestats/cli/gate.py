@@ -57,6 +57,9 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
     """
     style = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red", "insufficient_evidence": "bold magenta"}
     console.print(f"verdict: [{style[verdict.verdict]}]{verdict.verdict}[/] (exit {verdict.exit_code})")
+    notice = verdict.registration.notice_text
+    if notice is not None:  # a policy registered at import: said in words, never only as "origin import"
+        console.print(f"  registration: {_term(notice, TEXT_LIMIT)}", highlight=False)
     for reason in verdict.reasons:
         console.print(f"  - {_term(reason, TEXT_LIMIT)}", highlight=False)
     table = Table(title="rules", show_lines=False)

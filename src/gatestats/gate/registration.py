@@ -6,7 +6,10 @@ the runner's lock, atomically), which refuses once any record exists. ``gatestat
 registers at creation. At gate time, :func:`check_registration` refuses a candidate run set whose
 registered digest differs from the policy given (the policy was edited after the run) or whose
 registration is later than its first record's start (the policy was written after results could
-be seen).
+be seen). A policy registered at import (``gatestats import … --run-set … --policy``) comes after
+outcomes that already existed: the registration says so in words (:data:`NOT_PREREGISTERED`, in the
+verdict's ``registration.notice`` and on every surface that shows the verdict), and a policy with
+``require_preregistration = true`` refuses it like any other registration that cannot gate.
 
 The manifest is the runner's file: this module reads what the gate needs from it and writes it
 only through the runner's public run-set API. Imported records are written as a run set by the
@@ -28,12 +31,18 @@ from gatestats.records import write_imported_run_set
 from gatestats_runner import runsets
 
 __all__ = [
+    "NOT_PREREGISTERED",
     "Registration",
     "RegistrationError",
     "check_registration",
+    "import_notice",
     "register_policy",
     "write_imported_run_set",
 ]
+
+
+#: The words every surface uses for a policy registered at import, after the outcomes existed.
+NOT_PREREGISTERED = "registered when the records were imported; not a pre-registration"
 
 
 class RegistrationError(GatestatsError, ValueError):
@@ -49,6 +58,23 @@ class Registration:
     registered_at: str
     first_record_at: str | None
     origin: str
+    #: False when the policy was registered at import, after the outcomes existed (None: a verdict
+    #: written before this field, see :attr:`is_preregistration`).
+    preregistered: bool | None = None
+    #: For a registration that is not a pre-registration, the sentence that says so.
+    notice: str | None = None
+
+    @property
+    def is_preregistration(self) -> bool:
+        """Whether the policy was registered before the outcomes existed (read from ``origin`` when unrecorded)."""
+        return self.preregistered if self.preregistered is not None else self.origin != "import"
+
+    @property
+    def notice_text(self) -> str | None:
+        """The sentence every surface shows for a registration that is not a pre-registration (else None)."""
+        if self.is_preregistration:
+            return None
+        return self.notice or import_notice(self.registered_at, self.first_record_at)
 
     def to_dict(self) -> dict[str, Any]:
         """The registration as the verdict binds it.
@@ -56,10 +82,35 @@ class Registration:
         Returns
         -------
         dict[str, Any]
-            Run set, policy digest, registration and first-record times and origin, in field order.
+            Run set, policy digest, registration and first-record times, origin, whether it is a
+            pre-registration and its notice, in field order (the last two absent when unrecorded).
         """
         data: dict[str, Any] = to_json(self)
+        if self.preregistered is None and self.notice is None:  # a verdict written before the fields
+            del data["preregistered"], data["notice"]
         return data
+
+
+def import_notice(registered_at: str, first_record_at: str | None) -> str:
+    """The notice of a policy registered at import (it contains :data:`NOT_PREREGISTERED`).
+
+    Parameters
+    ----------
+    registered_at
+        When the policy was registered (the import).
+    first_record_at
+        The first imported record's start, when the records carry one.
+
+    Returns
+    -------
+    str
+        One sentence for the verdict, the terminal, the Markdown summary and the report.
+    """
+    first = f"; the first record started {first_record_at}" if first_record_at else ""
+    return (
+        f"policy {NOT_PREREGISTERED} (registered {registered_at}{first}): the outcomes existed before "
+        "the policy, which may have been written after they were seen"
+    )
 
 
 def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registration:
@@ -95,6 +146,7 @@ def register_policy(policy: Policy, run_set: str | os.PathLike[str]) -> Registra
         registered_at=written.registered_at,
         first_record_at=None,
         origin=written.origin,
+        preregistered=written.origin != "import",
     )
 
 
@@ -122,7 +174,8 @@ def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
     ------
     RegistrationError
         The candidate is not a run set (nothing proves when the policy was written), has no policy
-        registered, has another policy's digest registered, or was registered after its first record.
+        registered, has another policy's digest registered, was registered after its first record,
+        or was registered at import while the policy has ``require_preregistration = true``.
     """
     if candidate.kind != "run_set" or candidate.manifest is None:
         msg = (
@@ -157,6 +210,19 @@ def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
                 f"record started ({first}): a policy registered after execution began cannot gate it"
             )
             raise RegistrationError(msg)
+    notice = import_notice(at, first) if origin == "import" else None
+    if notice is not None and policy.require_preregistration:
+        msg = (
+            f"{where}: field 'origin': the policy requires a pre-registration (require_preregistration = true), "
+            f"but this {notice}; a release policy that requires a pre-registration cannot gate imported results"
+        )
+        raise RegistrationError(msg)
     return Registration(
-        run_set=str(candidate.path), policy_digest=registered, registered_at=at, first_record_at=first, origin=origin
+        run_set=str(candidate.path),
+        policy_digest=registered,
+        registered_at=at,
+        first_record_at=first,
+        origin=origin,
+        preregistered=notice is None,
+        notice=notice,
     )
