@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gatestats._files import write_new_files
+from gatestats._files import sweep_temporaries, write_new_files
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, visible
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
@@ -140,6 +140,8 @@ def write_outputs(outputs: Sequence[tuple[Path, bytes]], *, append: Sequence[tup
 def _refuse_existing(output: Path | None, markdown: Path | None, junit: Path | None) -> None:
     """Fail fast (exit 2) when an output path is taken, before any work; :func:`write_outputs` checks again."""
     for option, path in (("--output", output), ("--markdown", markdown), ("--junit", junit)):
+        if path is not None:
+            sweep_temporaries(path)  # a killed gate's temporary file goes even when the path is taken
         if path is None or not os.path.lexists(path):
             continue
         if path.is_dir():
