@@ -85,9 +85,10 @@ def test_a_folder_with_anything_else_is_refused_fresh_and_resumed_from_its_journ
     assert code == 0, output
     _started(out)
     assert (out / "notes.txt").read_text() == "mine"
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    code, output = _correct(tmp_path, empty, "--resume")  # no loop's folder: --resume refuses, a fresh run takes it
+    code, output = _correct(tmp_path, tmp_path / "missing", "--resume")  # nothing to resume: said so
     assert code == 1
     assert "no correction journal" in output
-    assert _correct(tmp_path, empty)[0] == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()  # killed between creating --out and its lock: both ways start the loop
+    assert _correct(tmp_path, empty, "--resume")[0] == 0
+    _started(empty)

@@ -215,14 +215,13 @@ def run_correction(
 def _not_started(out: Path) -> bool:
     """Whether ``out`` is a directory a loop left before its first durable step (reused, never a dead end).
 
-    That is: the lock file, an empty journal or both, and nothing else (a loop killed between
-    creating ``--out`` and journaling its start). A fresh run reuses it; ``--resume`` starts the loop
-    in it. (An empty directory is no loop's: a fresh run takes it, ``--resume`` refuses it.)
+    That is: nothing, the lock file, an empty journal or both (a loop killed between creating
+    ``--out`` and journaling its start). A fresh run reuses it; ``--resume`` starts the loop in it.
     """
     try:
         names = {e.name for e in os.scandir(out)}
         empty = JOURNAL not in names or (out / JOURNAL).stat().st_size == 0
-        return bool(names) and names <= {LOCK, JOURNAL} and empty
+        return names <= {LOCK, JOURNAL} and empty
     except OSError:
         return False
 
