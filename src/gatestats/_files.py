@@ -47,13 +47,13 @@ _RANDOM = r"(?:[0-9a-f]{16}|[a-z0-9_]{8})"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Temporary:
-    """An fsync'd temporary file beside its target, its lock held through ``fd`` until :meth:`close`."""
+    """A file locked from birth (a temporary file, a build's lock file), its lock held through ``fd``."""
 
     path: Path
     fd: int
 
     def close(self) -> None:
-        """Remove the temporary name (if still there), then drop the lock."""
+        """Remove the file's name (if still there), then drop the lock."""
         self.path.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             os.close(self.fd)
@@ -114,14 +114,11 @@ class BuildDirectory:
     """A hidden directory to build in, with the lock file beside it that shows its builder is alive."""
 
     path: Path
-    lock: Path
-    fd: int
+    lock: _Temporary
 
     def release(self) -> None:
         """Drop the lock file (after the directory was renamed into place or removed)."""
-        self.lock.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
+        self.lock.close()
 
     def discard(self) -> None:
         """Remove the directory, then drop the lock file."""
@@ -186,12 +183,12 @@ def new_build_directory(parent: str | os.PathLike[str], prefix: str) -> BuildDir
     Returns
     -------
     BuildDirectory
-        The directory, its lock file and the descriptor holding the lock.
+        The directory and its lock file (with the descriptor holding the lock).
     """
     root = Path(parent)
     sweep_builds(root, prefix)
     fd, lock = new_locked_file(root, prefix, ".lock")
-    build = BuildDirectory(path=root / lock.name.removesuffix(".lock"), lock=lock, fd=fd)
+    build = BuildDirectory(path=root / lock.name.removesuffix(".lock"), lock=_Temporary(path=lock, fd=fd))
     try:
         build.path.mkdir(mode=0o700)
     except BaseException:
