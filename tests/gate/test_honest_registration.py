@@ -9,6 +9,7 @@ release report; ``require_preregistration = true`` refuses such a run set (exit 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,38 @@ def test_an_edited_verdict_cannot_claim_a_preregistration_without_breaking_its_d
     (tmp_path / "edited.json").write_text(json.dumps(edited))
     with pytest.raises(VerdictFileError, match="does not match its digest"):
         read_verdict(tmp_path / "edited.json")
+
+
+def _edited_copy(cand: Path, tmp_path: Path, drop: tuple[str, ...] = ()) -> Path:
+    """The imported candidate with its manifest's origin edited to "runner" (and ``drop`` fields removed)."""
+    copy = tmp_path / "edited"
+    shutil.copytree(cand, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["origin"] = "runner"
+    for key in drop:
+        del manifest[key]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return copy
+
+
+def test_an_origin_edited_to_runner_does_not_make_an_import_a_preregistration(
+    imported: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    policy, base, cand = imported
+    edited = _edited_copy(cand, tmp_path)
+    reg = evaluate_gate(load_policy(policy), load_record_set(base), load_record_set(edited), now=NOW).registration
+    assert reg.origin == "runner"
+    assert reg.preregistered is False
+    assert NOT_PREREGISTERED in (reg.notice or "")
+    assert "the manifest says origin 'runner' but carries the import's imported_at" in (reg.notice or "")
+
+
+def test_records_without_start_times_cannot_show_a_preregistration(
+    imported: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    policy, base, cand = imported
+    edited = _edited_copy(cand, tmp_path, drop=("imported_at", "imported_by", "source_digest"))
+    reg = evaluate_gate(load_policy(policy), load_record_set(base), load_record_set(edited), now=NOW).registration
+    assert reg.preregistered is False  # τ-bench records carry no start time: nothing to compare the registration with
+    assert "no record carries a start time" in (reg.notice or "")
+    assert "not a pre-registration" in (reg.notice or "")

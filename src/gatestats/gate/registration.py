@@ -19,6 +19,7 @@ records layer (:func:`gatestats.records.write_imported_run_set`, re-exported her
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -155,6 +156,25 @@ def _parse_time(value: str) -> datetime:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
+#: Manifest fields only an imported run set has (an ``origin`` edited to "runner" does not hide them).
+_IMPORT_FIELDS = ("imported_at", "imported_by", "source_digest")
+
+
+def _notice(manifest: Mapping[str, Any], *, imported: bool, at: str, first: str | None, n_records: int) -> str | None:
+    """Why a registration is not a pre-registration, in words (None: it is one)."""
+    if imported:
+        origin = manifest.get("origin", "runner")
+        fields = ", ".join(key for key in _IMPORT_FIELDS if key in manifest)
+        said = "" if origin == "import" else f"; the manifest says origin {origin!r} but carries the import's {fields}"
+        return import_notice(at, first) + said
+    if n_records and first is None:
+        return (
+            f"no record carries a start time, so nothing shows that the policy (registered {at}) came before "
+            "execution; not a pre-registration"
+        )
+    return None
+
+
 def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
     """The registration the gate relies on; refuse anything else.
 
@@ -200,21 +220,23 @@ def check_registration(policy: Policy, candidate: RecordSet) -> Registration:
         )
         raise RegistrationError(msg)
     origin = str(manifest.get("origin", "runner"))
+    imported = origin == "import" or any(key in manifest for key in _IMPORT_FIELDS)
     first: str | None = None
     starts = candidate.records.get_column("started_at").drop_nulls() if candidate.n_records else None
     if starts is not None and starts.len() > 0:
         first = min(starts.to_list(), key=_parse_time)
-        if origin != "import" and _parse_time(at) > _parse_time(first):
+        if not imported and _parse_time(at) > _parse_time(first):
             msg = (
                 f"{where}: field 'policy_registered_at': the policy was registered at {at}, after the first "
                 f"record started ({first}): a policy registered after execution began cannot gate it"
             )
             raise RegistrationError(msg)
-    notice = import_notice(at, first) if origin == "import" else None
+    notice = _notice(manifest, imported=imported, at=at, first=first, n_records=candidate.n_records)
     if notice is not None and policy.require_preregistration:
         msg = (
             f"{where}: field 'origin': the policy requires a pre-registration (require_preregistration = true), "
-            f"but this {notice}; a release policy that requires a pre-registration cannot gate imported results"
+            f"but this registration is not one: {notice}; a release policy that requires a pre-registration "
+            "cannot gate these results"
         )
         raise RegistrationError(msg)
     return Registration(
