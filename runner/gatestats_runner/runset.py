@@ -50,6 +50,7 @@ from gatestats_runner.cgroups import sweep_cgroups
 from gatestats_runner.digests import digest_bytes, digest_json, tree_digest
 from gatestats_runner.dispatch import AttemptFeed, feed_window
 from gatestats_runner.executors import Executor, LocalExecutor
+from gatestats_runner.fsops import abandoned
 from gatestats_runner.sandbox import ABORT, Capabilities, Isolation, detect_capabilities
 from gatestats_runner.store import (
     LOCK,
@@ -597,9 +598,7 @@ def sweep_stale_builds(out: Path) -> list[Path]:
         path = Path(entry.path)
         if not entry.is_dir(follow_symlinks=False):
             continue
-        try:
-            fd = os.open(path / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
+        if not os.path.lexists(path / LOCK):
             warnings.warn(
                 f"{path}: a half-built run set without its lock file; it is left alone "
                 "(remove it by hand if no runner is creating it)",
@@ -607,12 +606,8 @@ def sweep_stale_builds(out: Path) -> list[Path]:
                 stacklevel=2,
             )
             continue
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)  # its creator is alive (or the lock cannot be taken here): leave it
+        fd = abandoned(path / LOCK)  # None: its creator is alive (or the lock cannot be taken here)
+        if fd is None:
             continue
         try:
             shutil.rmtree(path)

@@ -4,37 +4,197 @@
 - :func:`write_once`: one new file, created exclusively.
 - :func:`rename_directory_once`: move a finished directory into place without replacing anything.
 - :func:`write_atomic`: replace a file whole (for files that are meant to be rewritten).
+- :func:`new_build_directory`: a hidden directory to build in, swept by the next build if its
+  process is killed.
+
+No litter after ``kill -9``: every temporary file (``.NAME.<hex>.tmp`` beside its target) and every
+build directory (``PREFIX<hex>/``, with its lock file ``PREFIX<hex>.lock`` beside it) is locked by its
+creator from the moment it can be seen (:func:`gatestats_runner.fsops.new_locked_file`); the next
+writer of the same target, or the next build in the same place, removes those whose lock is free
+(their creator is gone), never by PID (the runner's rule for its ``.creating`` directories).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import re
+import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from gatestats_runner.fsops import rename_once
+from gatestats_runner.fsops import abandoned, new_locked_file, rename_once
 
-__all__ = ["rename_directory_once", "write_atomic", "write_new_files", "write_once"]
+__all__ = [
+    "BuildDirectory",
+    "new_build_directory",
+    "rename_directory_once",
+    "sweep_builds",
+    "sweep_temporaries",
+    "write_atomic",
+    "write_new_files",
+    "write_once",
+]
 
 #: Move a finished directory into place without replacing anything (the runner's implementation).
 rename_directory_once = rename_once
 
+#: The random part of a temporary file's name: this module's (16 hex) or ``tempfile.mkstemp``'s (8
+#: characters), which earlier versions used without a lock.
+_RANDOM = r"(?:[0-9a-f]{16}|[a-z0-9_]{8})"
 
-def _temporary(path: Path, data: bytes) -> Path:
-    """``data`` in an fsync'd temporary file beside ``path``."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Temporary:
+    """A file locked from birth (a temporary file, a build's lock file), its lock held through ``fd``."""
+
+    path: Path
+    fd: int
+
+    def close(self) -> None:
+        """Remove the file's name (if still there), then drop the lock."""
+        self.path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def _remove_abandoned(path: Path) -> bool:
+    """Remove the file ``path`` if the process that locked it is gone (under its lock)."""
+    fd = abandoned(path)
+    if fd is None:
+        return False
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temp, 0o644)
+        path.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+    return True
+
+
+def sweep_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files of ``path`` (``.NAME.<random>.tmp`` beside it) whose writer is gone.
+
+    Parameters
+    ----------
+    path
+        A target file of this module's writers.
+
+    Returns
+    -------
+    list of Path
+        The temporary files removed (a live writer's are never touched: their lock is held).
+    """
+    target = Path(path)
+    pattern = re.compile(re.escape(f".{target.name}.") + _RANDOM + r"\.tmp")
+    try:
+        names = [e.name for e in os.scandir(target.parent) if pattern.fullmatch(e.name)]
+    except OSError:
+        return []
+    return [target.parent / n for n in sorted(names) if _remove_abandoned(target.parent / n)]
+
+
+def _temporary(path: Path, data: bytes) -> _Temporary:
+    """``data`` in an fsync'd, locked temporary file beside ``path`` (abandoned ones swept first)."""
+    sweep_temporaries(path)
+    fd, temp = new_locked_file(path.parent, f".{path.name}.", ".tmp")
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        os.fchmod(fd, 0o644)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        _Temporary(path=temp, fd=fd).close()
         raise
-    return Path(temp)
+    return _Temporary(path=temp, fd=fd)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BuildDirectory:
+    """A hidden directory to build in, with the lock file beside it that shows its builder is alive."""
+
+    path: Path
+    lock: _Temporary
+
+    def release(self) -> None:
+        """Drop the lock file (after the directory was renamed into place or removed)."""
+        self.lock.close()
+
+    def discard(self) -> None:
+        """Remove the directory, then drop the lock file."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.release()
+
+
+def sweep_builds(parent: str | os.PathLike[str], prefix: str) -> list[Path]:
+    """Remove build directories ``PREFIX<hex>/`` in ``parent`` whose builder is gone (its lock file is free).
+
+    A directory without its lock file is left alone: it cannot be judged (an earlier version's).
+
+    Parameters
+    ----------
+    parent
+        Where the builds are made.
+    prefix
+        Their names' prefix (``.building-``).
+
+    Returns
+    -------
+    list of Path
+        The directories (or lone lock files) removed.
+    """
+    root = Path(parent)
+    pattern = re.compile(re.escape(prefix) + r"[0-9a-f]{16}\.lock")
+    try:
+        locks = sorted(e.name for e in os.scandir(root) if pattern.fullmatch(e.name))
+    except OSError:
+        return []
+    removed: list[Path] = []
+    for name in locks:
+        fd = abandoned(root / name)
+        if fd is None:
+            continue
+        try:
+            build = root / name.removesuffix(".lock")
+            if os.path.lexists(build):
+                shutil.rmtree(build, ignore_errors=True)
+            if not os.path.lexists(build):  # the lock goes only with its directory
+                (root / name).unlink(missing_ok=True)
+                removed.append(build)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def new_build_directory(parent: str | os.PathLike[str], prefix: str) -> BuildDirectory:
+    """A new hidden directory ``PARENT/PREFIX<hex>/`` to build in; abandoned ones are swept first.
+
+    Its lock file ``PREFIX<hex>.lock`` (beside it, so it never enters what is built) is locked before
+    the directory exists and until :meth:`BuildDirectory.release`, so :func:`sweep_builds` removes
+    the directory only once its builder is gone.
+
+    Parameters
+    ----------
+    parent
+        Where to build (it must exist).
+    prefix
+        The directory's name prefix (``.building-``).
+
+    Returns
+    -------
+    BuildDirectory
+        The directory and its lock file (with the descriptor holding the lock).
+    """
+    root = Path(parent)
+    sweep_builds(root, prefix)
+    fd, lock = new_locked_file(root, prefix, ".lock")
+    build = BuildDirectory(path=root / lock.name.removesuffix(".lock"), lock=_Temporary(path=lock, fd=fd))
+    try:
+        build.path.mkdir(mode=0o700)
+    except BaseException:
+        build.release()
+        raise
+    return build
 
 
 def write_once(path: Path, data: bytes) -> None:
@@ -54,9 +214,9 @@ def write_once(path: Path, data: bytes) -> None:
     """
     temp = _temporary(path, data)
     try:
-        os.link(temp, path)
+        os.link(temp.path, path)
     finally:
-        temp.unlink(missing_ok=True)
+        temp.close()
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -76,10 +236,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     """
     temp = _temporary(path, data)
     try:
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        os.replace(temp.path, path)
+    finally:
+        temp.close()  # after the rename its name is gone; the lock is dropped
 
 
 def _missing_parents(path: Path) -> list[Path]:
@@ -144,6 +303,7 @@ def _check_targets(targets: list[Path], appended: list[Path]) -> list[Path]:
         seen.add(key)
     to_create: list[Path] = []
     for target in targets:
+        sweep_temporaries(target)  # a killed writer's temporary file goes even when the path is taken
         if os.path.lexists(target):
             raise FileExistsError(_exists_message(target))
         to_create += [p for p in _missing_parents(target) if p not in to_create]
@@ -169,7 +329,9 @@ def _make_directories(to_create: list[Path], made_dirs: list[Path]) -> None:
         made_dirs.append(directory)
 
 
-def _link_in_order(targets: list[Path], temporaries: list[Path], linked: list[tuple[Path, os.stat_result]]) -> None:
+def _link_in_order(
+    targets: list[Path], temporaries: list[_Temporary], linked: list[tuple[Path, os.stat_result]]
+) -> None:
     """Hard-link each temporary file to its target, recording in ``linked`` each link made.
 
     Links are made in one global order (sorted absolute paths): of writers racing for the same
@@ -179,10 +341,10 @@ def _link_in_order(targets: list[Path], temporaries: list[Path], linked: list[tu
     pairs = sorted(zip(targets, temporaries, strict=True), key=lambda pair: os.path.abspath(pair[0]))
     for target, temp in pairs:
         try:
-            os.link(temp, target)
+            os.link(temp.path, target)
         except FileExistsError:
             raise FileExistsError(_exists_message(target)) from None
-        linked.append((target, temp.stat()))
+        linked.append((target, os.fstat(temp.fd)))
 
 
 def _undo(linked: list[tuple[Path, os.stat_result]], made_dirs: list[Path]) -> None:
@@ -260,7 +422,7 @@ def write_new_files(
     appended = [Path(path) for path, _ in append]
     to_create = _check_targets(targets, appended)
     made_dirs: list[Path] = []
-    temporaries: list[Path] = []
+    temporaries: list[_Temporary] = []
     linked: list[tuple[Path, os.stat_result]] = []
     try:
         _make_directories(to_create, made_dirs)
@@ -275,5 +437,5 @@ def write_new_files(
         raise
     finally:
         for temp in temporaries:
-            temp.unlink(missing_ok=True)
+            temp.close()
     return targets

@@ -303,9 +303,9 @@ def test_option_errors_are_refused_before_anything_is_written(tmp_path: Path) ->
 
 def test_resume_without_a_journal_and_a_second_start_are_refused(tmp_path: Path) -> None:
     cases, candidate = _demo(tmp_path, "median")
-    (tmp_path / "out").mkdir()
-    with pytest.raises(RunSetError, match="no correction journal"):
+    with pytest.raises(RunSetError, match="no correction journal"):  # no --out at all (an empty one starts)
         _correct(tmp_path, cases, candidate, DEMO_REVISER, resume=True)
+    (tmp_path / "out").mkdir()
     (tmp_path / "out" / "x").write_text("")
     with pytest.raises(RunSetError, match="exists and is not empty"):
         _correct(tmp_path, cases, candidate, DEMO_REVISER)

@@ -24,7 +24,7 @@ from gatestats_runner.correction._reviser import call_reviser, prepare_workdir
 from gatestats_runner.digests import tree_digest
 from gatestats_runner.runset import OptionError, RunSetOptions, _candidate_layout, run_run_set
 from gatestats_runner.sandbox import Isolation
-from gatestats_runner.store import MANIFEST, RECORDS, RunSetError, RunSetLock, read_records
+from gatestats_runner.store import LOCK, MANIFEST, RECORDS, RunSetError, RunSetLock, read_records
 
 __all__ = ["STOP_REASONS", "CaseResult", "CorrectionOptions", "CorrectionSummary", "run_correction"]
 
@@ -183,22 +183,19 @@ def run_correction(
     start = _start_event(options, case_set.version)
     torn: Path | None = None
     if options.resume:
-        if not (out / JOURNAL).is_file():
+        if not (out / JOURNAL).is_file() and not _not_started(out):
             msg = f"{out / JOURNAL}: no correction journal (not a correction output directory; drop --resume)"
             raise RunSetError(msg)
         lock = RunSetLock(out)
         try:
-            events, torn = read_journal(out / JOURNAL, repair=True)
-            _verify_resume(out, events, start)
+            events, torn = read_journal(out / JOURNAL, repair=True) if (out / JOURNAL).exists() else ([], None)
+            if events:  # no complete line yet: the loop never started, and starts now
+                _verify_resume(out, events, start)
         except BaseException:
             lock.release()
             raise
     else:
-        if out.exists() and (not out.is_dir() or any(out.iterdir())):
-            msg = f"{out}: exists and is not empty (use --resume to continue a correction loop)"
-            raise RunSetError(msg)
-        out.mkdir(parents=True, exist_ok=True)
-        lock = RunSetLock(out)
+        lock = _fresh_out(out)
         events = []
     journal = Journal(out / JOURNAL)
     try:
@@ -213,6 +210,34 @@ def run_correction(
         journal.close()
         lock.release()
     return CorrectionSummary(out=out, cases=results, torn_line_set_aside=torn)
+
+
+def _not_started(out: Path) -> bool:
+    """Whether ``out`` is a directory a loop left before its first durable step (reused, never a dead end).
+
+    That is: nothing, the lock file, an empty journal or both (a loop killed between creating
+    ``--out`` and journaling its start). A fresh run reuses it; ``--resume`` starts the loop in it.
+    """
+    try:
+        names = {e.name for e in os.scandir(out)}
+        empty = JOURNAL not in names or (out / JOURNAL).stat().st_size == 0
+        return names <= {LOCK, JOURNAL} and empty
+    except OSError:
+        return False
+
+
+def _fresh_out(out: Path) -> RunSetLock:
+    """Create (or reuse, :func:`_not_started`) the output directory of a new loop and lock it."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not _not_started(out):
+        msg = f"{out}: exists and is not empty (use --resume to continue a correction loop)"
+        raise RunSetError(msg)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = RunSetLock(out)
+    if not _not_started(out):  # another loop journaled its start between the check and the lock
+        lock.release()
+        msg = f"{out}: exists and is not empty (use --resume to continue a correction loop)"
+        raise RunSetError(msg)
+    return lock
 
 
 def _verify_resume(out: Path, events: list[dict[str, Any]], start: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gatestats._files import write_new_files
+from gatestats._files import sweep_temporaries, write_new_files
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, visible
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
@@ -57,6 +57,9 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
     """
     style = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red", "insufficient_evidence": "bold magenta"}
     console.print(f"verdict: [{style[verdict.verdict]}]{verdict.verdict}[/] (exit {verdict.exit_code})")
+    notice = verdict.registration.notice_text
+    if notice is not None:  # a policy registered at import: said in words, never only as "origin import"
+        console.print(f"  registration: {_term(notice, TEXT_LIMIT)}", highlight=False)
     for reason in verdict.reasons:
         console.print(f"  - {_term(reason, TEXT_LIMIT)}", highlight=False)
     table = Table(title="rules", show_lines=False)
@@ -137,6 +140,8 @@ def write_outputs(outputs: Sequence[tuple[Path, bytes]], *, append: Sequence[tup
 def _refuse_existing(output: Path | None, markdown: Path | None, junit: Path | None) -> None:
     """Fail fast (exit 2) when an output path is taken, before any work; :func:`write_outputs` checks again."""
     for option, path in (("--output", output), ("--markdown", markdown), ("--junit", junit)):
+        if path is not None:
+            sweep_temporaries(path)  # a killed gate's temporary file goes even when the path is taken
         if path is None or not os.path.lexists(path):
             continue
         if path.is_dir():

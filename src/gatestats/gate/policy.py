@@ -172,6 +172,9 @@ class Policy:
     #: The ``[sequential]`` design (issue 18): rules decided by confidence sequences after every
     #: batch (see docs/sequential.md); ``None``: a fixed-size gate.
     sequential: SequentialDesign | None = None
+    #: Refuse a candidate whose policy was registered at import, after its outcomes existed
+    #: (``require_preregistration``; see :mod:`gatestats.gate.registration`).
+    require_preregistration: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (as bound into the verdict).
@@ -371,6 +374,7 @@ _TOP = (
     "rules",
     "judges",
     "sequential",
+    "require_preregistration",
 )
 _RULE = ("name", "metric", "slice", "direction", "threshold", "test", "margin", "alpha", "action", "k", "grader")
 _SYSTEM = ("system", "system_digest", "pins")
@@ -517,6 +521,7 @@ def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> dict[str, Any
     top["case_set_version"] = r.get(raw, (), "case_set_version", str)
     top["require_checksums"] = r.get(raw, (), "require_checksums", bool, default=True)
     top["golden_set"] = _golden_set(r, raw, path)
+    top["require_preregistration"] = r.get(raw, (), "require_preregistration", bool, default=False)
     return top
 
 

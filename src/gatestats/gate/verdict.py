@@ -292,6 +292,9 @@ class Verdict:
             f"vs candidate {_code(self.candidate.system)}.",
             "",
         ]
+        notice = self.registration.notice_text
+        if notice is not None:  # registered at import: not a pre-registration, said where it is read
+            lines += [f"<strong>Registration:</strong> {_md(notice, limit=TEXT_LIMIT)}", ""]
         if self.reasons:
             lines += ["### Reasons", "", *[f"- {_md(r, limit=TEXT_LIMIT)}" for r in self.reasons], ""]
         lines += [

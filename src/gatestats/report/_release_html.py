@@ -143,6 +143,12 @@ def _verdict(data: ReleaseData) -> str:
         f'<div class="gs-verdict gs-{_e(v.verdict)}" data-verdict="{_e(v.verdict)}">'
         f'<div class="gs-verdict-word">{_e(word)}</div><div class="gs-verdict-line">{line}</div></div>',
     ]
+    notice = v.registration.notice_text
+    if notice is not None:  # registered at import: said beside the verdict, not only as "origin import"
+        parts.append(
+            '<p class="gs-registration" style="border-left: 4px solid #9a6700; background: #fff8c5; '
+            f'padding: 6px 12px;"><strong>Registration:</strong> {_e(notice)}</p>'
+        )
     reasons = verdict_reasons(
         list(v.reasons),
         checks=_rows(data.checks),
@@ -583,6 +589,9 @@ def provenance_html(data: ReleaseData, *, renderer: str | None = None, renderer_
         ["first record at", _e(registration.get("first_record_at") or _NONE)],
         ["registered in", _code(registration.get("run_set"))],
     ]
+    notice = data.verdict.registration.notice_text
+    if notice is not None:
+        rows.append(["pre-registration", f"<strong>no</strong>: {_e(notice)}"])
     for side in ("baseline", "candidate"):
         s = p["sides"][side]
         parts = s.get("system_parts") or {}

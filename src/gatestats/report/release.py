@@ -3,8 +3,10 @@
 :func:`build_release_report` reads a verdict written by ``gatestats gate -o`` (format and own digest
 checked), re-digests every record file it names (a missing or changed file is a
 :class:`ReportInputError` naming the file, the expected and the actual digest, and nothing is
-written), loads both record sets, computes the report's data and builds, in a temporary directory
-beside the target, then renames into place as the next free version (1, 2, …; never overwritten):
+written), loads both record sets, computes the report's data and builds, in a hidden directory
+beside the target (``.building-<hex>/``, locked while it is built: one left by a killed build is
+removed by the next, :func:`gatestats._files.new_build_directory`), then renames into place as the
+next free version (1, 2, …; never overwritten):
 
 - ``report.qmd`` — the Quarto source (Jupyter engine): ``params`` in the front matter and a cell
   tagged ``parameters`` holding its inputs (``data_dir``, ``verdict_path``, ``verdict_digest``, and
@@ -33,7 +35,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ import polars as pl
 
 import gatestats
 from gatestats._digest import digest_bytes
-from gatestats._files import rename_directory_once
+from gatestats._files import new_build_directory, rename_directory_once
 from gatestats.gate import VerdictFile
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
@@ -333,13 +334,16 @@ def build_release_report(
     renderer_version = _renderer_version(resolved)
     release_dir = root / name
     created = _make_parents(release_dir)
-    build = Path(tempfile.mkdtemp(prefix=".building-", dir=release_dir))
+    building = new_build_directory(release_dir, ".building-")  # a killed build's directory is swept by the next
+    build = building.path
     try:
         built = _write_report(build, verdict, tables, provenance, name, resolved, renderer_version, timeout_s=timeout_s)
         version, directory = _move_into_place(build, release_dir)
     except BaseException:
+        building.discard()
         _remove_partial(build, created)
         raise
+    building.release()
     return ReleaseReport(
         directory=directory,
         release=name,

@@ -33,6 +33,7 @@ import contextlib
 import math
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -49,6 +50,7 @@ import nbconvert
 import nbformat
 import yaml  # type: ignore[import-untyped]
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from traitlets.config import Config
 
 import gatestats
 from gatestats._files import write_atomic
@@ -246,18 +248,8 @@ def _render_jupyter(
     deadline = started + timeout_s
     nb = to_notebook(doc, params)
     kernel_name = str(nb.metadata["kernelspec"]["name"])
-    client = nbclient.NotebookClient(
-        nb,
-        kernel_name=kernel_name,
-        timeout=max(1, math.ceil(timeout_s)),
-        startup_timeout=max(1, min(_KERNEL_STARTUP_S, math.ceil(timeout_s))),
-        allow_errors=True,
-        record_timing=False,
-        resources={"metadata": {"path": str(qmd.parent.resolve())}},
-        # the kernel is local and private to this render; keep its "TCP without encryption" notice off stderr
-        extra_arguments=["--IPKernelApp.log_level=ERROR"],
-    )
-    with _start_kernel(client, doc.file):
+    client, connection = _client(nb, kernel_name, qmd, timeout_s)
+    with _start_kernel(client, doc.file, connection):
         kernel_started = time.perf_counter()
         reply = client.wait_for_reply(client.kc.kernel_info())  # type: ignore[union-attr]
         if reply is not None and "language_info" in reply["content"]:
@@ -316,8 +308,33 @@ def _render_jupyter(
     )
 
 
-def _start_kernel(client: nbclient.NotebookClient, file: str) -> contextlib.ExitStack:
+def _client(
+    nb: nbformat.NotebookNode, kernel_name: str, qmd: Path, timeout_s: float
+) -> tuple[nbclient.NotebookClient, Path]:
+    """The notebook client of a render, and where its kernel's connection file will be.
+
+    The connection file is beside the .qmd (in a report's build directory), not in the system's
+    temporary directory: left by a killed render, it goes with the build (gatestats._files.sweep_builds).
+    """
+    connection = qmd.parent / f".kernel-{secrets.token_hex(8)}.json"
+    client = nbclient.NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=max(1, math.ceil(timeout_s)),
+        startup_timeout=max(1, min(_KERNEL_STARTUP_S, math.ceil(timeout_s))),
+        allow_errors=True,
+        record_timing=False,
+        resources={"metadata": {"path": str(qmd.parent.resolve())}},
+        # the kernel is local and private to this render; keep its "TCP without encryption" notice off stderr
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        config=Config({"KernelManager": {"connection_file": str(connection)}}),
+    )
+    return client, connection
+
+
+def _start_kernel(client: nbclient.NotebookClient, file: str, connection: Path) -> contextlib.ExitStack:
     stack = contextlib.ExitStack()
+    stack.callback(connection.unlink, missing_ok=True)  # after the kernel's shutdown, which removes it too
     try:
         stack.enter_context(client.setup_kernel())
     except Exception as exc:  # no such kernel, or it did not answer within startup_timeout

@@ -1,0 +1,203 @@
+"""``kill -9`` loops over ``report``, ``gate -o`` and ``correct`` (issue 24, "Must show").
+
+Each command runs as its own process (the installed ``gatestats`` script, its own process group) and is
+killed with SIGKILL: once at the moment its output appears (the build's lock file for ``report``, the
+``--out`` folder for ``correct``), then at delays drawn from ``random.Random(SEED)``. Then it runs to
+the end. Each loop must end with no litter (no ``.building-*``, ``*.tmp``, ``.creating-*``, kernel
+connection file, and no process of the killed command left), with every version of the report that
+existed before untouched and the next version correct, and, for ``correct``, with a loop that resumes
+to the same stops as a loop never killed. Slow, each wait bounded: measured on the shared 2-core
+machine (seed 20261203), ``report`` 88-98 s (4 kills, then the next version), ``gate -o`` 24-32 s
+(6 kills), ``correct`` 14-28 s (a clean loop, 6 kills, the resume).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gatestats.gate import read_verdict
+from gatestats.report.release import load_release_data
+from tests.report.scenarios import make_one_trial_verdict
+
+pytestmark = pytest.mark.slow
+
+SEED = 20261203
+GATESTATS = Path(sys.executable).with_name("gatestats")
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "correction"
+LITTER = re.compile(r"^\.building-|\.tmp$|\.creating-|^\.kernel-.*\.json$|\.lock\.new$")
+#: Most seconds any one command may run (a bound, not an expectation).
+BOUND_S = 600
+
+
+def _litter(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if LITTER.search(p.name))
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    tmp = tmp_path / "systmp"
+    tmp.mkdir(exist_ok=True)
+    return os.environ | {"TMPDIR": str(tmp)}  # what the command leaves in its temporary directory is seen
+
+
+def _start(args: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        args,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+
+
+def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``args`` to the end (bounded)."""
+    return subprocess.run(
+        args, check=False, cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=BOUND_S
+    )
+
+
+def _kill_when(
+    args: list[str], tmp_path: Path, *, appeared: Path | None = None, prefix: str = "", delay: float = 0.0
+) -> bool:
+    """Run ``args``; SIGKILL its group when ``appeared`` (or an entry of it named ``prefix…``) exists, or after ``delay`` s.
+
+    Returns whether it was killed (False: it finished first).
+    """
+    proc = _start(args, tmp_path)
+    deadline = time.monotonic() + BOUND_S
+    try:
+        if appeared is None:
+            time.sleep(delay)
+        else:
+            while time.monotonic() < deadline and proc.poll() is None:
+                if (not prefix and appeared.exists()) or (
+                    prefix and appeared.is_dir() and any(n.startswith(prefix) for n in os.listdir(appeared))
+                ):
+                    break
+                time.sleep(0.0005)
+        return proc.poll() is None
+    finally:
+        _kill(proc)
+
+
+def _no_process_mentions(text: str) -> list[str]:
+    """Command lines of live processes that mention ``text`` (waits up to 15 s for orphans to notice)."""
+    deadline = time.monotonic() + 15
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue
+                if text in cmdline and entry.name != str(os.getpid()):
+                    found.append(cmdline)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def test_kill_9_loop_over_report_ends_clean_with_the_next_version(tmp_path: Path) -> None:
+    verdict = make_one_trial_verdict(tmp_path / "s")
+    out = tmp_path / "reports"
+    release = out / "test-policy-candidate"
+    (release / "1").mkdir(parents=True)
+    (release / "1" / "made-before.txt").write_text("version 1, never touched")
+    args = [str(GATESTATS), "report", str(verdict), "--out", str(out)]
+    rng = random.Random(SEED)
+    delays = [rng.uniform(1.0, 12.0) for _ in range(3)]
+    killed = [_kill_when(args, tmp_path, appeared=release, prefix=".building-")]  # the build's first file
+    killed += [_kill_when(args, tmp_path, delay=d) for d in delays]
+    assert all(killed), f"a report finished before its kill (delays {delays}, seed {SEED})"
+    assert [n for n in os.listdir(release) if n.isdigit()] == ["1"]  # no version was taken by a killed build
+    done = _run(args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(os.listdir(release)) == ["1", "2"]  # the next version; abandoned builds and locks swept
+    assert (release / "1" / "made-before.txt").read_text() == "version 1, never touched"
+    made = json.loads((release / "2" / "report.json").read_text())
+    assert made["verdict_digest"] == read_verdict(verdict).digest
+    assert load_release_data(release / "2" / "data").verdict.verdict == "insufficient_evidence"  # digests checked
+    assert (release / "2" / "report.html").stat().st_size > 0
+    assert _litter(tmp_path) == []
+    assert list((tmp_path / "systmp").iterdir()) == []
+    assert _no_process_mentions(str(tmp_path)) == []  # no kernel of a killed render left running
+
+
+def test_kill_9_loop_over_gate_output_ends_clean(tmp_path: Path) -> None:
+    make_one_trial_verdict(tmp_path / "s")  # its policy and run sets (the verdict itself is not used)
+    s = tmp_path / "s"
+    outs = tmp_path / "out"
+    outs.mkdir()
+
+    def args(n: int) -> list[str]:
+        files = ["-o", f"verdict-{n}.json", "--markdown", f"verdict-{n}.md", "--junit", f"verdict-{n}.xml"]
+        return [str(GATESTATS), "gate", "--policy", str(s / "policy.toml"), "--baseline", str(s / "base"),
+                "--candidate", str(s / "cand"), *[str(outs / f) if f.startswith("verdict") else f for f in files]]  # fmt: skip
+
+    rng = random.Random(SEED)
+    n = 0
+    for delay in [rng.uniform(0.5, 6.0) for _ in range(6)]:
+        _kill_when(args(n), tmp_path, delay=delay)
+        written = outs / f"verdict-{n}.json"
+        if written.exists():  # killed after the verdict was linked: it is whole, and its path is now taken
+            assert read_verdict(written).verdict.verdict == "insufficient_evidence"
+            taken = _run(args(n), tmp_path)
+            assert taken.returncode == 2
+            assert "already exists" in taken.stderr
+            n += 1
+    done = _run(args(n), tmp_path)
+    assert done.returncode == 12, done.stderr  # the scenario's verdict: insufficient evidence
+    assert read_verdict(outs / f"verdict-{n}.json").verdict.verdict == "insufficient_evidence"
+    for i in range(n):  # a path taken by a killed run is swept of its temporary files by the next one
+        _run(args(i), tmp_path)
+    assert _litter(outs) == []
+
+
+def _stops(out: Path) -> dict[str, tuple[str, int]]:
+    events = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    stops = [e for e in events if e["event"] == "stopped"]
+    assert len(stops) == len({e["case_id"] for e in stops}), "a case stopped twice"
+    finished = [(e["case_id"], e["round"]) for e in events if e["event"] == "round_finished"]
+    assert len(finished) == len(set(finished)), "a round was journaled as finished twice"
+    return {e["case_id"]: (e["reason"], e["round"]) for e in stops}
+
+
+def test_kill_9_loop_over_correct_resumes_to_the_same_stops(tmp_path: Path) -> None:
+    cases, candidate = tmp_path / "cases", tmp_path / "candidate"
+    shutil.copytree(EXAMPLE / "cases", cases)
+    shutil.copytree(EXAMPLE / "candidate", candidate)
+    base = [str(GATESTATS), "correct", str(cases), "--candidate", str(candidate), "--reviser",
+            f"{sys.executable} {EXAMPLE / 'reviser.py'}", "--isolation", "none"]  # fmt: skip
+    never_killed = _run([*base, "--out", str(tmp_path / "clean")], tmp_path)
+    assert never_killed.returncode == 0, never_killed.stderr
+    out = tmp_path / "out"
+    first = _kill_when([*base, "--out", str(out)], tmp_path, appeared=out)  # just after --out appears
+    assert first
+    rng = random.Random(SEED)
+    for delay in [rng.uniform(0.3, 4.0) for _ in range(5)]:
+        _kill_when([*base, "--out", str(out), "--resume"], tmp_path, delay=delay)
+    done = _run([*base, "--out", str(out), "--resume"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _stops(out) == _stops(tmp_path / "clean")
+    assert _litter(out) == []
+    assert _no_process_mentions(str(out)) == []
