@@ -52,6 +52,7 @@ from gatestats.gate.checks import record_layers, silence_checks
 from gatestats.gate.cost_rules import cost_rows
 from gatestats.gate.families import adjusted_family, decide_hint, no_cost_fields, pre_data_removals, row_family
 from gatestats.gate.graders import GoldenFindings, grader_checks
+from gatestats.gate.grouping import apply_grouping
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
@@ -516,6 +517,7 @@ def evaluate_gate(
     reg = registration if registration is not None else check_registration(policy, candidate)
     stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
     both = pl.concat([_side_frame(base_used, BASELINE), _side_frame(cand_used, CANDIDATE)], how="vertical_relaxed")
+    both = apply_grouping(both, policy.case_grouping)  # the unit the policy states (gatestats.gate.grouping)
     checks = _silence_checks(policy, base_used, cand_used, both, stop)
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
