@@ -42,9 +42,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from gatestats.gate import RecordSet, Registration, Verdict, evaluate_gate, parse_policy
+from gatestats.gate import Registration, Verdict, evaluate_gate, parse_policy
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
-from gatestats.records.contract import POLARS_SCHEMA
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from grouping_simulation import record_set, records_frame
 
 SEED = 20261204
 ALPHA = 0.05
@@ -126,31 +128,7 @@ class FamilyResult:
 
 
 def _frame(system: str, p: np.ndarray, rng: np.random.Generator) -> pl.DataFrame:
-    passed = rng.random((p.size, TRIALS)) < p[:, None]
-    n = p.size * TRIALS
-    frame = pl.DataFrame(
-        {
-            "schema_version": [1] * n,
-            "record_id": [f"{system}-{i}" for i in range(n)],
-            "run_set_id": [f"rs-{system}"] * n,
-            "system": [system] * n,
-            "case_id": np.repeat([f"task-{i:02d}" for i in range(p.size)], TRIALS),
-            "case_version": ["v1"] * n,
-            "trial": np.tile(np.arange(TRIALS), p.size),
-            "attempt": [0] * n,
-            "outcome": np.where(passed.ravel(), "passed", "failed"),
-            "system_digest": [f"sd-{system}"] * n,
-        }
-    )
-    return frame.with_columns(
-        [pl.lit(None, dtype=dtype).alias(name) for name, dtype in POLARS_SCHEMA.items() if name not in frame.columns]
-    ).select(list(POLARS_SCHEMA))
-
-
-def _set(system: str, frame: pl.DataFrame) -> RecordSet:
-    cases = [{"case_id": c, "case_version": "v1"} for c in frame["case_id"].unique().sort()]
-    return RecordSet(path=Path(system), kind="run_set", manifest={"complete": True, "cases": cases},
-                     records=frame, files=(), digest=system)  # fmt: skip
+    return records_frame(system, p, [f"task-{i:02d}" for i in range(p.size)], TRIALS, rng)
 
 
 def _old_and_raw(v: Verdict) -> tuple[bool, bool, bool]:
@@ -177,8 +155,9 @@ def simulate(reps: int, *, null: bool, seed: int = SEED) -> FamilyResult:
         p_b = p_c + MARGIN
         if not null:
             p_c = np.minimum(1.0, p_c + IMPROVEMENT)
-        v = evaluate_gate(policy, _set("baseline", _frame("baseline", p_b, rng)),
-                          _set("candidate", _frame("candidate", p_c, rng)), registration=reg, now="t")  # fmt: skip
+        base = record_set("baseline", _frame("baseline", p_b, rng))
+        cand = record_set("candidate", _frame("candidate", p_c, rng))
+        v = evaluate_gate(policy, base, cand, registration=reg, now="t")
         blocking = [r for r in v.rules if r.action == "block" and r.family == "blocking"]
         counts["any"] += any(r.decision == "pass" for r in blocking)
         counts["all"] += all(r.decision == "pass" for r in blocking)

@@ -113,10 +113,10 @@ def policy_for(kind: str, trials: int, grouping: str):  # type: ignore[no-untype
     return parse_policy((_HEAD.format(trials=trials, grouping=line) + "\n" + _RULES[kind]).encode())
 
 
-def _frame(system: str, theta: np.ndarray, groups: int, size: int, trials: int, rng: np.random.Generator
-           ) -> pl.DataFrame:  # fmt: skip
+def records_frame(system: str, theta: np.ndarray, ids: Sequence[str], trials: int, rng: np.random.Generator
+                  ) -> pl.DataFrame:  # fmt: skip
+    """Run records of ``system``: case ``ids[i]`` passes each of ``trials`` trials with probability ``theta[i]``."""
     passed = rng.random((theta.size, trials)) < theta[:, None]
-    ids = [f"repo{g:02d}__repo{g:02d}-{1000 + i}" for g in range(groups) for i in range(size)]
     n = theta.size * trials
     frame = pl.DataFrame(
         {
@@ -124,7 +124,7 @@ def _frame(system: str, theta: np.ndarray, groups: int, size: int, trials: int, 
             "record_id": [f"{system}-{i}" for i in range(n)],
             "run_set_id": [f"rs-{system}"] * n,
             "system": [system] * n,
-            "case_id": np.repeat(ids, trials),
+            "case_id": np.repeat(list(ids), trials),
             "case_version": ["v1"] * n,
             "trial": np.tile(np.arange(trials), theta.size),
             "attempt": [0] * n,
@@ -137,10 +137,20 @@ def _frame(system: str, theta: np.ndarray, groups: int, size: int, trials: int, 
     ).select(list(POLARS_SCHEMA))
 
 
-def _set(system: str, frame: pl.DataFrame) -> RecordSet:
+def record_set(system: str, frame: pl.DataFrame) -> RecordSet:
+    """An in-memory, complete run set of ``frame`` (no checksums: the policies accept unverified records)."""
     cases = [{"case_id": c, "case_version": "v1"} for c in frame["case_id"].unique().sort()]
     return RecordSet(path=Path(system), kind="run_set", manifest={"complete": True, "cases": cases},
                      records=frame, files=(), digest=system)  # fmt: skip
+
+
+def _frame(system: str, theta: np.ndarray, groups: int, size: int, trials: int, rng: np.random.Generator
+           ) -> pl.DataFrame:  # fmt: skip
+    ids = [f"repo{g:02d}__repo{g:02d}-{1000 + i}" for g in range(groups) for i in range(size)]
+    return records_frame(system, theta, ids, trials, rng)
+
+
+_set = record_set
 
 
 def draw(kind: str, groups: int, size: int, *, null: bool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

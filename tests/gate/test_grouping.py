@@ -160,4 +160,3 @@ def test_undeclared_groups_never_pass_silently() -> None:
         assert declared.false_pass <= declared.limit, declared
         liberal.append(study.run_cell(kind, groups, size, trials, "independent", reps, 7, power=False).false_pass)
     assert max(liberal) > study.ALPHA + 2 * (study.ALPHA * (1 - study.ALPHA) / reps) ** 0.5, liberal
-
