@@ -82,6 +82,12 @@ def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
     return rs.records.with_columns(pl.lit(label).alias("system"))
 
 
+def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl.DataFrame:
+    """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping)."""
+    both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
+    return apply_grouping(both, policy.case_grouping)
+
+
 def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
     """case_id → list of slices (union over the case's records; empty for a case without slices)."""
     ids = records.select("case_id").unique()
@@ -516,8 +522,7 @@ def evaluate_gate(
     """
     reg = registration if registration is not None else check_registration(policy, candidate)
     stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
-    both = pl.concat([_side_frame(base_used, BASELINE), _side_frame(cand_used, CANDIDATE)], how="vertical_relaxed")
-    both = apply_grouping(both, policy.case_grouping)  # the unit the policy states (gatestats.gate.grouping)
+    both = _both_sides(policy, base_used, cand_used)
     checks = _silence_checks(policy, base_used, cand_used, both, stop)
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
