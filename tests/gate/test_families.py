@@ -191,3 +191,27 @@ def test_blocking_family_false_pass_at_the_boundary_of_every_blocking_rule() -> 
     assert result.shipped <= result.any_blocking_pass  # shipping needs every blocking row to pass
     # The simulation sees multiplicity: without correction at least as many replications pass a row.
     assert result.uncorrected_any_pass >= result.any_blocking_pass
+
+
+def test_cost_fields_decide_removal_only_when_a_side_has_none_at_all() -> None:
+    from gatestats.gate.families import no_cost_fields
+
+    policy = parse_policy(policy_text(FLOOR.format(floor=0.3), extra="max_cost_increase = 0.1").encode())
+    frame = pl.DataFrame(
+        {"system": ["baseline", "baseline", "candidate", "candidate"], "cost_usd": [None, 0.2, None, None]},
+        schema={"system": pl.String, "cost_usd": pl.Float64},
+    )
+    assert no_cost_fields(policy, frame, ("baseline", "candidate")) == (
+        "no candidate record carries a cost field (cost_usd, cost_model_usd, cost_tool_usd, cost_execution_usd)"
+    )
+    partly = frame.with_columns(pl.Series("cost_usd", [None, 0.2, 0.1, None]))
+    assert no_cost_fields(policy, partly, ("baseline", "candidate")) is None  # a missing cost is seen in the data
+
+
+def test_a_rule_on_an_empty_slice_is_removed_before_the_data() -> None:
+    text = policy_text('[[rules]]\nname = "ghost"\nmetric = "pass_rate"\nslice = "nowhere"\nthreshold = 0.5\n'
+                       + FLOOR.format(floor=0.3))  # fmt: skip
+    policy = parse_policy(text.encode())
+    found = pre_data_removals(policy, {"all": 100, "nowhere": 0}, None)
+    assert found == {("ghost", "threshold"): "no case in slice 'nowhere' (outside the severe slices)",
+                     ("ghost", "paired"): "no case in slice 'nowhere' (outside the severe slices)"}  # fmt: skip
