@@ -269,6 +269,7 @@ min_trials = 1
 max_infra_error_rate = 0.1
 on_insufficient_evidence = "block"
 severe_slices = [{q(SEVERE)}]
+case_grouping = "independent"
 
 [baseline]
 system = {q(BASE_SYSTEM)}

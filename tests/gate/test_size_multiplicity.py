@@ -1,4 +1,5 @@
-"""One multiplicity answer (issue 12): undecidable rows count with p = 1; unequal alphas use weighted Holm."""
+"""One multiplicity answer (issues 12 and 30): rows undecidable for a reason seen in the data count with p = 1,
+rows undecidable before the data are in no family; unequal alphas use weighted Holm."""
 
 from __future__ import annotations
 
@@ -44,14 +45,21 @@ def _verdict(*, margin: float, alpha_a: float, alpha_b: float):  # type: ignore[
     )
 
 
-def test_an_undecidable_row_counts_in_the_holm_family_with_p_one() -> None:
-    # margin 0.001 < 1/200: the paired row cannot be resolved, yet it stays in the family (as in compare_many).
+def test_a_row_undecidable_before_the_data_is_in_no_family() -> None:
+    # margin 0.001 < 1/200: known from N alone (issue 30): the row is removed before the data and
+    # the floor is adjusted alone (before issue 30 it counted with p = 1: 2 x the raw p).
     v = _verdict(margin=0.001, alpha_a=0.05, alpha_b=0.05)
     floor, fine = v.rules
     assert fine.decision == "insufficient_evidence"
     assert fine.pvalue_pass_adjusted is None
+    assert fine.family == "removed_before_data"
+    assert fine.family_size == 0
+    assert fine.reason is not None
+    assert "left out of the multiplicity family before the data" in fine.reason
     assert floor.pvalue_pass is not None
-    assert floor.pvalue_pass_adjusted == pytest.approx(min(1.0, 2 * floor.pvalue_pass))
+    assert floor.family == "blocking"
+    assert floor.family_size == 1
+    assert floor.pvalue_pass_adjusted == pytest.approx(floor.pvalue_pass)
 
 
 def test_unequal_alphas_use_weighted_holm() -> None:

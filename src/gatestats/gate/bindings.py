@@ -94,6 +94,8 @@ class PolicyBinding(_Json):
     golden_set: str | None = None
     baseline: SystemBinding
     candidate: SystemBinding
+    #: How the policy groups its cases (issue 30; absent in verdicts before it existed, and null when not stated).
+    case_grouping: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,8 @@ unpinned model), records without verified checksums when the policy requires the
 several systems in one set, records of several layers in one set or two sides of different layers
 (``replay``, ``live``, ``shadow``: never compared), cases missing against the case set or
 mismatched case versions, fewer cases than ``min_cases``, fewer valid trials than needed, an
-infrastructure-error rate above the limit.
+infrastructure-error rate above the limit, cases whose records suggest groups while the policy does
+not say how its cases are grouped (:mod:`gatestats.gate.grouping`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 
 import polars as pl
 
+from gatestats.gate.grouping import grouping_check
 from gatestats.gate.lineage import ancestor_check
 from gatestats.gate.policy import Policy, SystemRequirement
 from gatestats.gate.recordset import RecordSet
@@ -304,4 +306,5 @@ def silence_checks(
     checks += _layers({"baseline": baseline, "candidate": candidate})
     checks.append(_min_cases(policy, len(cand_cases)))
     checks += [_min_valid_trials(summary, side, needed_trials) for side in ("baseline", "candidate")]
+    checks.append(grouping_check(policy, pl.concat([baseline.records, candidate.records], how="vertical_relaxed")))
     return checks

@@ -9,11 +9,12 @@ Order of decision (documented in the README, "Gate"):
 3. Severe slices are scored on their own: every valid candidate trial of their cases must pass
    (threshold 1.00); one failure is ``fail``. Their cases are left out of every other rule.
 4. Rule rows (thresholds, paired tests, the cost limit) get two one-sided p-values
-   (:mod:`gatestats.gate.rules`), adjusted across rows by the policy's multiplicity correction,
-   each family on its own. A row passes when its adjusted ``pvalue_pass`` is at most its alpha,
-   fails when its adjusted ``pvalue_fail`` is, else it is inconclusive (``insufficient_evidence``);
-   a row that cannot be resolved or computed is ``insufficient_evidence``. ``action = "warn"``
-   turns a row's fail or inconclusive into ``warn``.
+   (:mod:`gatestats.gate.rules`), adjusted by the policy's multiplicity correction within the
+   family the policy declares (:mod:`gatestats.gate.families`): the blocking rows, the warn-only
+   rows, and no family for a row undecidable before any outcome is seen. A row passes when its
+   adjusted ``pvalue_pass`` is at most its alpha, fails when its adjusted ``pvalue_fail`` is, else
+   it is inconclusive (``insufficient_evidence``); a row that cannot be resolved or computed is
+   ``insufficient_evidence``. ``action = "warn"`` turns a row's fail or inconclusive into ``warn``.
 5. Verdict: ``insufficient_evidence`` if a precondition failed; else ``fail`` if a severe slice or
    a blocking row failed; else ``insufficient_evidence`` if a blocking row is inconclusive; else
    ``warn`` if any row warns; else ``pass``.
@@ -49,7 +50,9 @@ from gatestats.gate.bindings import (
 from gatestats.gate.calibrations import JudgeCalibrations
 from gatestats.gate.checks import record_layers, silence_checks
 from gatestats.gate.cost_rules import cost_rows
+from gatestats.gate.families import adjusted_family, decide_hint, no_cost_fields, pre_data_removals, row_family
 from gatestats.gate.graders import GoldenFindings, grader_checks
+from gatestats.gate.grouping import apply_grouping
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
@@ -64,8 +67,7 @@ from gatestats.gate.sequential_rules import (
 from gatestats.gate.summaries import case_set_summary, curve_points, failure_class_counts, slice_rates
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
-from gatestats.paired import adjust_pvalues, compare
-from gatestats.paired.multiplicity import adjust_pvalues_weighted
+from gatestats.paired import compare
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import Decision, GateCorrection, final_attempts, is_valid_outcome, metric_spec
@@ -78,6 +80,12 @@ BASELINE, CANDIDATE = "baseline", "candidate"
 
 def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
     return rs.records.with_columns(pl.lit(label).alias("system"))
+
+
+def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl.DataFrame:
+    """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping)."""
+    both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
+    return apply_grouping(both, policy.case_grouping)
 
 
 def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
@@ -223,44 +231,56 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) 
     return rows
 
 
-def _decide(rows: list[RuleResult], multiplicity: GateCorrection) -> list[RuleResult]:
-    """Adjust each p-value family across the rows and decide every row.
+def _pre_data(policy: Policy, both: pl.DataFrame) -> dict[tuple[str, str], str]:
+    """The rows undecidable before any outcome is seen (:func:`~gatestats.gate.families.pre_data_removals`).
 
-    Every statistical row is in the family; an undecidable one (no p-value, or ``cannot_resolve``)
-    counts with p = 1, as in :func:`gatestats.paired.compare_many` (docs/gate.md). ``holm`` and
-    ``bonferroni`` are weighted by the rules' alphas (:func:`adjust_pvalues_weighted`: with equal
-    alphas, plain Holm / Bonferroni); ``hochberg`` is unweighted, compared with each rule's alpha.
+    Read from the design only: the cases of each rule's slice outside the severe slices, and whether
+    the records carry cost fields.
     """
-    idx = [i for i, r in enumerate(rows) if r.decision != "insufficient_evidence" and r.pvalue_pass is not None]
-    adj_pass: dict[int, float] = {}
-    adj_fail: dict[int, float] = {}
-    if idx:
-        decidable = set(idx)
-        p_pass = np.array([r.pvalue_pass if i in decidable else 1.0 for i, r in enumerate(rows)], dtype=float)
-        p_fail = np.array([r.pvalue_fail if i in decidable else 1.0 for i, r in enumerate(rows)], dtype=float)
-        alphas = np.array([r.alpha for r in rows], dtype=float)
-        if multiplicity in ("holm", "bonferroni"):
-            p_pass = adjust_pvalues_weighted(p_pass, alphas, method=multiplicity)
-            p_fail = adjust_pvalues_weighted(p_fail, alphas, method=multiplicity)
-        elif multiplicity != "none":
-            p_pass = adjust_pvalues(p_pass, method=multiplicity)
-            p_fail = adjust_pvalues(p_fail, method=multiplicity)
-        adj_pass = {i: float(p_pass[i]) for i in idx}
-        adj_fail = {i: float(p_fail[i]) for i in idx}
+    if both.height == 0:
+        return {}
+    slices = _case_slices(both)
+    severe = _severe_cases(slices, policy.severe_slices)
+    n_cases = {r.slice: len(_cases_of(slices, r.slice, severe)) for r in policy.rules}
+    return pre_data_removals(policy, n_cases, no_cost_fields(policy, both, (BASELINE, CANDIDATE)))
+
+
+def _decide(
+    rows: list[RuleResult], multiplicity: GateCorrection, removed: Mapping[tuple[str, str], str] | None = None
+) -> list[RuleResult]:
+    """Adjust each family's p-values and decide every row.
+
+    The policy declares the families (:mod:`gatestats.gate.families`, docs/gate.md): the blocking
+    rows are the family whose false-pass the gate controls; the warn-only rows are adjusted in their
+    own family and never take alpha from a blocking row; a row in ``removed`` (undecidable before any
+    outcome is seen) is in no family and says so. An inconclusive row says about how many cases would
+    decide it (``cases_needed``).
+    """
+    removed = removed or {}
+    families = [row_family(r, removed) for r in rows]
+    adjusted: dict[int, tuple[float, float]] = {}
+    for name in ("blocking", "warn_only"):
+        adjusted |= adjusted_family(rows, [i for i, f in enumerate(families) if f == name], multiplicity)
     out: list[RuleResult] = []
     for i, r in enumerate(rows):
-        reason = r.reason
-        if i in adj_pass:
-            if adj_pass[i] <= r.alpha:
+        reason, needed = r.reason, r.cases_needed
+        size = 0 if families[i] == "removed_before_data" else families.count(families[i])
+        if families[i] == "removed_before_data":
+            note = f"left out of the multiplicity family before the data: {removed[r.rule, r.kind]}"
+            reason = note if not reason or reason in note else f"{reason}; {note}"
+        if i in adjusted:
+            p_pass, p_fail = adjusted[i]
+            if p_pass <= r.alpha:
                 decision: Decision = "pass"
-            elif adj_fail[i] <= r.alpha:
+            elif p_fail <= r.alpha:
                 decision = "fail"
-                reason = f"shown violated: adjusted p = {adj_fail[i]:.3g} ≤ alpha {r.alpha:g}"
+                reason = f"shown violated: adjusted p = {p_fail:.3g} ≤ alpha {r.alpha:g}"
             else:
                 decision = "insufficient_evidence"
+                needed, hint = decide_hint(r, size)
                 reason = (
-                    f"inconclusive: neither holding (adjusted p = {adj_pass[i]:.3g}) nor violated "
-                    f"(adjusted p = {adj_fail[i]:.3g}) is shown at alpha {r.alpha:g}"
+                    f"inconclusive: neither holding (adjusted p = {p_pass:.3g}) nor violated "
+                    f"(adjusted p = {p_fail:.3g}) is shown at alpha {r.alpha:g}{hint}"
                 )
         else:
             decision = "insufficient_evidence"
@@ -272,8 +292,11 @@ def _decide(rows: list[RuleResult], multiplicity: GateCorrection) -> list[RuleRe
                 r,
                 decision=decision,
                 reason=reason,
-                pvalue_pass_adjusted=adj_pass.get(i),
-                pvalue_fail_adjusted=adj_fail.get(i),
+                cases_needed=needed,
+                pvalue_pass_adjusted=adjusted[i][0] if i in adjusted else None,
+                pvalue_fail_adjusted=adjusted[i][1] if i in adjusted else None,
+                family=families[i],
+                family_size=size,
             )
         )
     return out
@@ -499,13 +522,13 @@ def evaluate_gate(
     """
     reg = registration if registration is not None else check_registration(policy, candidate)
     stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
-    both = pl.concat([_side_frame(base_used, BASELINE), _side_frame(cand_used, CANDIDATE)], how="vertical_relaxed")
+    both = _both_sides(policy, base_used, cand_used)
     checks = _silence_checks(policy, base_used, cand_used, both, stop)
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
     found = _evidence(policy, both, stop) if both_ran else _Evidence()
-    rows = _decide(list(found.rows), policy.multiplicity) if stop is None else list(found.rows)
+    rows = _decide(list(found.rows), policy.multiplicity, _pre_data(policy, both)) if stop is None else list(found.rows)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
     provenance = {side: _provenance(rs) for side, rs in sides.items()}

@@ -175,6 +175,10 @@ class Policy:
     #: Refuse a candidate whose policy was registered at import, after its outcomes existed
     #: (``require_preregistration``; see :mod:`gatestats.gate.registration`).
     require_preregistration: bool = False
+    #: How the cases are grouped (issue 30): ``independent``, ``case_group``, ``slice`` or
+    #: ``id_prefix:<sep>`` (gatestats.gate.grouping); ``None``: not stated (the gate blocks where the
+    #: records suggest groups).
+    case_grouping: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (as bound into the verdict).
@@ -212,6 +216,8 @@ class Policy:
                 "system_digest": self.candidate.system_digest,
                 "pins": dict(self.candidate.pins),
             },
+            "case_grouping": self.case_grouping,
+            "require_preregistration": self.require_preregistration,
         }
 
 
@@ -375,6 +381,7 @@ _TOP = (
     "judges",
     "sequential",
     "require_preregistration",
+    "case_grouping",
 )
 _RULE = ("name", "metric", "slice", "direction", "threshold", "test", "margin", "alpha", "action", "k", "grader")
 _SYSTEM = ("system", "system_digest", "pins")
@@ -522,7 +529,24 @@ def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> dict[str, Any
     top["require_checksums"] = r.get(raw, (), "require_checksums", bool, default=True)
     top["golden_set"] = _golden_set(r, raw, path)
     top["require_preregistration"] = r.get(raw, (), "require_preregistration", bool, default=False)
+    top["case_grouping"] = _case_grouping(r, raw)
     return top
+
+
+#: The values of ``case_grouping`` (``id_prefix:`` followed by a separator of 1-8 visible characters).
+CASE_GROUPINGS = ("independent", "case_group", "slice", "id_prefix:<sep>")
+
+
+def _case_grouping(r: _Reader, raw: Mapping[str, Any]) -> str | None:
+    """``case_grouping``: how the cases are grouped, or that they are independent (gatestats.gate.grouping)."""
+    value: str | None = r.get(raw, (), "case_grouping", str)
+    if value is None or value in CASE_GROUPINGS[:3]:
+        return value
+    sep = value.removeprefix("id_prefix:")
+    if value.startswith("id_prefix:") and 0 < len(sep) <= 8 and all(c.isprintable() and not c.isspace() for c in sep):
+        return value
+    r.problem(("case_grouping",), f"expected one of {', '.join(repr(v) for v in CASE_GROUPINGS)} (got {value!r})")
+    return None
 
 
 def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) -> Policy:

@@ -119,6 +119,12 @@ class RuleResult:
     reason: str | None
     cases_needed: int | None = None
     grader: str | None = None
+    #: The multiplicity family the row was adjusted in (``blocking``, ``warn_only``) or
+    #: ``removed_before_data`` (undecidable before any outcome was seen; gatestats.gate.families).
+    #: ``None`` in verdicts written before families were declared, and for sequential rows.
+    family: Literal["blocking", "warn_only", "removed_before_data"] | None = None
+    #: The rows adjusted together with this one (0 when removed before the data).
+    family_size: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping.

@@ -22,8 +22,9 @@ dependence, which is why Holm is the default.
 
 A comparison whose p-value is undefined (``insufficient_evidence``, ``cannot_resolve``) still
 counts in :math:`m` (with :math:`p = 1`): dropping it would silently weaken the correction of the
-others. Its ``pvalue_adjusted`` is ``None``. The gate does the same with its undecidable rows
-(``gatestats.gate``): one answer to one question. Counting them is always valid -- Holm on
+others. Its ``pvalue_adjusted`` is ``None``. The gate does the same with its rows that turn out
+undecidable in the data (``gatestats.gate.families``; rows known undecidable from the policy and N
+alone are in no family): one answer to one question. Counting them is always valid -- Holm on
 :math:`m` hypotheses of which some have :math:`p = 1` is still Holm -- whereas dropping them makes
 the family size depend on the data (whether a row is decidable depends on the observed discordance
 or spread), and a data-chosen family is not covered by Holm's proof. The price is a little power for
