@@ -38,6 +38,7 @@ from gatestats.gate.bindings import (
     SevereFailure,
     SideBinding,
     SliceRate,
+    UnresolvedBound,
 )
 from gatestats.gate.registration import Registration
 from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
@@ -119,6 +120,8 @@ class RuleResult:
     reason: str | None
     cases_needed: int | None = None
     grader: str | None = None
+    #: The bound the row was decided on when some of its attempts are unresolved (absent: none were).
+    unresolved: UnresolvedBound | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping.
@@ -126,9 +129,12 @@ class RuleResult:
         Returns
         -------
         dict[str, Any]
-            The row's fields in declaration order.
+            The row's fields in declaration order (``unresolved`` only when the row has unresolved attempts).
         """
-        return {name: getattr(self, name) for name in self.__slots__}
+        out = {name: getattr(self, name) for name in self.__slots__ if name != "unresolved"}
+        if self.unresolved is not None:
+            out["unresolved"] = self.unresolved.to_dict()
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,6 +150,8 @@ class SevereSliceResult:
     decision: Decision
     reason: str | None
     threshold: float = 1.0
+    #: The candidate's unresolved attempts (final attempt ``infra_error``) in the slice's cases (absent: none).
+    unresolved: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping.
@@ -163,7 +171,7 @@ class SevereSliceResult:
             "baseline_failures": self.baseline_failures,
             "decision": self.decision,
             "reason": self.reason,
-        }
+        } | ({"unresolved": self.unresolved} if self.unresolved else {})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
