@@ -100,7 +100,7 @@ def test_the_gate_reads_the_re_run_run_set_and_counts_the_new_attempts(tmp_path:
 
 def test_rerun_unresolved_without_resume_is_a_usage_error(tmp_path: Path) -> None:
     _, options = _setup(tmp_path)
-    with pytest.raises(OptionError, match="rerun_unresolved: .* use it with resume"):
+    with pytest.raises(OptionError, match=r"rerun_unresolved: .* use it with resume"):
         run_run_set(RunSetOptions(**{**_fields(options), "rerun_unresolved": True}))
     assert not (tmp_path / "rs").exists()
 
