@@ -313,6 +313,11 @@ class Verdict:
                 f"| {_md(r.row)} | {_num(r.observed)} | {_num(r.baseline)} | {_num(r.threshold)} | {_md(r.test)} "
                 f"| {_p(r.pvalue_pass_adjusted)} / {_p(r.pvalue_fail_adjusted)} | {_md(r.decision)} |"
             )
+        bounded = [r for r in self.rules if r.unresolved is not None]
+        if bounded:
+            lines += ["", "### Unresolved attempts (decided on the bound)", ""]
+            lines += [f"- <strong>{_md(r.row)}</strong>: {_md(r.unresolved.summary, limit=TEXT_LIMIT)}"
+                      for r in bounded if r.unresolved is not None]  # fmt: skip
         if self.sequential is not None:
             lines += _sequential_md(self.sequential)
         if self.severe_slices:
