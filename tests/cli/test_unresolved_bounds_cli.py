@@ -49,7 +49,10 @@ MAP = "case_id=case,trial=trial,attempt=attempt,outcome=outcome"
 
 
 def _table(path: Path, mode: str, seed: int = 30) -> Path:
-    """The candidate's table: ``complete``, ``infra`` (200 failures recorded as infra_error), or resolved ``fail``/``pass``."""
+    """The candidate's table: ``complete``, ``infra`` (200 failures recorded as infra_error), or resolved.
+
+    Resolved: ``fail`` / ``pass`` (every one), ``first-N`` (the first N in case order pass, the rest fail).
+    """
     rng = random.Random(seed)
     counts = [4] * 250 + [3] * 250 + [2] * 250 + [1] * 150 + [0] * 100  # 2,400 of 4,000 passed: exactly 0.60
     rng.shuffle(counts)
@@ -64,8 +67,9 @@ def _table(path: Path, mode: str, seed: int = 30) -> Path:
             if mark and outcome == "failed":
                 mark = False
                 rows.append((f"case-{i:04d}", t, 0, "infra_error"))
-                if mode in {"fail", "pass"}:  # the re-run: a new attempt, the infra error kept
-                    rows.append((f"case-{i:04d}", t, 1, "failed" if mode == "fail" else "passed"))
+                if mode != "infra":  # the re-run: a new attempt, the infra error kept
+                    passes = mode == "pass" or (mode.startswith("first-") and hit <= int(mode[6:]))
+                    rows.append((f"case-{i:04d}", t, 1, "passed" if passes else "failed"))
                 continue
             rows.append((f"case-{i:04d}", t, 0, outcome))
     with path.open("w", newline="") as f:
@@ -97,7 +101,7 @@ def _gate(tmp_path: Path, mode: str) -> tuple[int, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any]]]:
     tmp = tmp_path_factory.mktemp("issue30")
-    return {mode: _gate(tmp, mode) for mode in ("complete", "infra", "fail", "pass")}
+    return {mode: _gate(tmp, mode) for mode in ("complete", "infra", "fail", "pass", "first-105", "first-104")}
 
 
 def test_the_complete_outcomes_at_the_threshold_are_insufficient_evidence(verdicts: dict[str, Any]) -> None:
@@ -118,6 +122,9 @@ def test_200_unresolved_attempts_no_longer_pass_and_the_row_shows_both_ends(verd
     assert bound["observed_if_failed"] == pytest.approx(0.60)
     assert bound["observed_if_passed"] == pytest.approx(0.65)
     assert "0.6 if all 200 unresolved attempts of the candidate had failed" in row["reason"]
+    # the search over the number counted as failures: 95 failures of 200 (105 passes) would still pass
+    assert bound["to_decide"] == 95
+    assert "it would pass if at most 95 of the candidate's 200 had failed (the rest passed)" in row["reason"]
     assert verdict["infra"]["candidate"]["infra_errors"] == 200  # the data-quality limit still sees them
 
 
@@ -135,3 +142,9 @@ def test_resolved_as_passes_the_verdict_follows_the_new_outcomes(verdicts: dict[
     row = verdict["rules"][0]
     assert row["observed"] == pytest.approx(0.65)
     assert "unresolved" not in row
+
+
+def test_the_number_that_would_decide_it_is_the_one_that_does(verdicts: dict[str, Any]) -> None:
+    # "it would pass if at most 95 of the 200 had failed": resolved with 105 passes it passes, with 104 not
+    assert verdicts["first-105"][1]["verdict"] == "pass"
+    assert verdicts["first-104"][1]["verdict"] == "insufficient_evidence"

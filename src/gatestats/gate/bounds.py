@@ -51,7 +51,9 @@ __all__ = [
     "bounded_decided_row",
     "bounded_row",
     "bounded_severe",
+    "imputed_passes",
     "unresolved_counts",
+    "unresolved_keys",
 ]
 
 #: Which extreme imputation of the unresolved attempts a frame carries (``observed``: none).
@@ -90,6 +92,31 @@ def bound_frame(frame: pl.DataFrame, end: End, *, candidate: str) -> pl.DataFram
     return frame.with_columns(
         pl.when(_unresolved())
         .then(pl.when(pl.col("system") == candidate).then(pl.lit(cand_as)).otherwise(pl.lit(_OTHER[cand_as])))
+        .otherwise(pl.col("outcome"))
+        .alias("outcome")
+    )
+
+
+def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, int]]:
+    """The candidate's unresolved (case_id, trial)s, in case-id and trial order."""
+    hit = (
+        frame.filter(_unresolved() & (pl.col("system") == candidate))
+        .select("case_id", "trial")
+        .sort("case_id", "trial")
+    )
+    return [(str(c), int(t)) for c, t in hit.iter_rows()]
+
+
+def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidate: str) -> pl.DataFrame:
+    """``frame`` with the candidate's unresolved attempts of ``keys`` counted as passes (the others untouched)."""
+    if not keys:
+        return frame
+    chosen = pl.DataFrame({"case_id": [k[0] for k in keys], "trial": [k[1] for k in keys]},
+                          schema={"case_id": pl.String, "trial": frame.schema["trial"]})  # fmt: skip
+    hit = pl.struct("case_id", "trial").is_in(chosen.select(pl.struct("case_id", "trial")).to_series().implode())
+    return frame.with_columns(
+        pl.when(_unresolved() & (pl.col("system") == candidate) & hit)
+        .then(pl.lit("passed"))
         .otherwise(pl.col("outcome"))
         .alias("outcome")
     )

@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from gatestats import __version__
+from gatestats._search import fewest
 from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
@@ -53,7 +54,9 @@ from gatestats.gate.bounds import (
     bounded_decided_row,
     bounded_row,
     bounded_severe,
+    imputed_passes,
     unresolved_counts,
+    unresolved_keys,
 )
 from gatestats.gate.calibrations import JudgeCalibrations
 from gatestats.gate.checks import record_layers, silence_checks
@@ -511,6 +514,39 @@ def _bounded_evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop |
     return replace(found, rows=rows, severe=severe)
 
 
+def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResult:
+    """``row`` with ``unresolved.to_decide``: the most of its candidate's unresolved attempts that may fail for a pass.
+
+    Searched over the number counted as passes (the first ones in case-id and trial order; the rest
+    fail, the baseline's pass), for a threshold or paired row between the bounds without a judge;
+    the row passes there when its raw ``pvalue_pass`` times the row's present multiplicity factor
+    is at most its alpha. Left ``None`` when no number does, or for other rows.
+    """
+    rule = next((r for r in policy.rules if r.name == row.rule), None)
+    bound = row.unresolved
+    if (rule is None or rule.grader is not None or bound is None or bound.candidate == 0
+            or row.kind not in {"threshold", "paired"} or row.decision != "insufficient_evidence"
+            or row.pvalue_pass is None or row.pvalue_pass_adjusted is None):  # fmt: skip
+        return row
+    factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
+    slices = _case_slices(both)
+    cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
+    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    keys = unresolved_keys(frame, candidate=CANDIDATE)
+
+    def passes(j: int) -> bool:
+        found = _rule_rows(rule, imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE), cases,
+                           policy, "pessimistic")  # fmt: skip
+        same = [r for r in found if r.kind == row.kind]
+        p = same[0].pvalue_pass if same and same[0].decision != "insufficient_evidence" else None
+        return p is not None and p * factor <= row.alpha
+
+    if not passes(len(keys)):  # not even with every one passed (the optimistic end)
+        return row
+    fewest_passes = min(fewest(passes, 0, limit=2 * len(keys)) or len(keys), len(keys))
+    return replace(row, unresolved=replace(bound, to_decide=len(keys) - fewest_passes))
+
+
 def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
     cases = slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list()
     return unresolved_counts(both.filter(pl.col("case_id").is_in(cases)), candidate=CANDIDATE)[0]
@@ -569,7 +605,8 @@ def evaluate_gate(
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
     found = _bounded_evidence(policy, both, stop) if both_ran else _Evidence()
-    rows = bound_words(_decide(list(found.rows), policy.multiplicity) if stop is None else list(found.rows))
+    rows = _decide(list(found.rows), policy.multiplicity) if stop is None else list(found.rows)
+    rows = bound_words([_to_decide(policy, both, r) for r in rows] if stop is None else rows)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
     provenance = {side: _provenance(rs) for side, rs in sides.items()}
