@@ -98,7 +98,20 @@ def bound_frame(frame: pl.DataFrame, end: End, *, candidate: str) -> pl.DataFram
 
 
 def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, int]]:
-    """The candidate's unresolved (case_id, trial)s, in case-id and trial order."""
+    """The candidate's unresolved (case_id, trial)s, in case-id and trial order.
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    list[tuple[str, int]]
+        Each unresolved trial of the candidate once.
+    """
     hit = (
         frame.filter(_unresolved() & (pl.col("system") == candidate))
         .select("case_id", "trial")
@@ -108,7 +121,22 @@ def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, i
 
 
 def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidate: str) -> pl.DataFrame:
-    """``frame`` with the candidate's unresolved attempts of ``keys`` counted as passes (the others untouched)."""
+    """``frame`` with the candidate's unresolved attempts of ``keys`` counted as passes (the others untouched).
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    keys
+        The (case_id, trial)s whose unresolved attempt counts as a pass.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame, those outcomes replaced.
+    """
     if not keys:
         return frame
     chosen = pl.DataFrame({"case_id": [k[0] for k in keys], "trial": [k[1] for k in keys]},
@@ -123,7 +151,20 @@ def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidat
 
 
 def unresolved_counts(frame: pl.DataFrame, *, candidate: str) -> tuple[int, int]:
-    """The unresolved attempts of ``frame``: (the candidate's, the other side's)."""
+    """The unresolved attempts of ``frame``: (the candidate's, the other side's).
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    tuple[int, int]
+        The candidate's unresolved attempts and the other side's.
+    """
     if frame.height == 0:
         return 0, 0
     hit = frame.filter(_unresolved()).get_column("system")

@@ -547,6 +547,16 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResul
     return replace(row, unresolved=replace(bound, to_decide=len(keys) - fewest_passes))
 
 
+def _decided_rows(
+    policy: Policy, both: pl.DataFrame, found: _Evidence, stop: SequentialStop | None
+) -> list[RuleResult]:
+    """The rows decided (multiplicity for a fixed-size gate), each bounded row with its ends in words."""
+    if stop is not None:  # decided by their sequences
+        return bound_words(list(found.rows))
+    rows = _decide(list(found.rows), policy.multiplicity)
+    return bound_words([_to_decide(policy, both, r) for r in rows])
+
+
 def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
     cases = slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list()
     return unresolved_counts(both.filter(pl.col("case_id").is_in(cases)), candidate=CANDIDATE)[0]
@@ -605,8 +615,7 @@ def evaluate_gate(
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
     found = _bounded_evidence(policy, both, stop) if both_ran else _Evidence()
-    rows = _decide(list(found.rows), policy.multiplicity) if stop is None else list(found.rows)
-    rows = bound_words([_to_decide(policy, both, r) for r in rows] if stop is None else rows)
+    rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
     provenance = {side: _provenance(rs) for side, rs in sides.items()}
