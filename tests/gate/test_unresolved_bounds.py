@@ -187,3 +187,41 @@ def test_the_bound_round_trips_and_is_shown_in_markdown_and_the_terminal(tmp_pat
     console = Console(record=True, width=300)
     render_verdict(verdict, console)
     assert "unresolved attempts: floor: pass rate ≥ 0.6: passes even if all 5 unresolved" in console.export_text()
+
+
+@pytest.fixture(scope="module")
+def sequential_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.sequential_run.conftest import run_example
+
+    out = tmp_path_factory.mktemp("bounds-sequential") / "out"
+    run_example(out)
+    return out
+
+
+def test_a_sequential_row_passes_only_at_the_pessimistic_end(sequential_example: Path) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    from gatestats.gate import load_policy
+    from tests.sequential_run.conftest import EXAMPLE
+
+    policy = load_policy(EXAMPLE / "policy.toml")
+    base = load_record_set(sequential_example / "baseline")
+    cand = load_record_set(sequential_example / "candidate")
+    assert evaluate_gate(policy, base, cand, now=NOW).verdict == "pass"  # the example as it ran
+    # every second trial of the candidate unresolved: its valid outcomes still all pass
+    hidden = (pl.col("trial") % 2 == 1) & (pl.col("outcome") == "passed")
+    unresolved = dataclasses.replace(
+        cand,
+        records=cand.records.with_columns(  # retries spent (attempt 2 of the runner's 2): final
+            pl.when(hidden).then(pl.lit(X)).otherwise(pl.col("outcome")).alias("outcome"),
+            pl.when(hidden).then(pl.lit(2)).otherwise(pl.col("attempt")).alias("attempt"),
+        ),
+    )
+    with _today():
+        assert [r.decision for r in evaluate_gate(policy, base, unresolved, now=NOW).rules] == ["pass", "pass"]
+    verdict = evaluate_gate(policy, base, unresolved, now=NOW)
+    assert [r.decision for r in verdict.rules] == ["insufficient_evidence", "insufficient_evidence"]
+    assert all(r.unresolved is not None and r.unresolved.candidate > 0 for r in verdict.rules)
+    assert verdict.verdict != "pass"
