@@ -67,11 +67,8 @@ def test_a_clear_pass_holds_even_if_every_unresolved_attempt_had_failed(tmp_path
     (row,) = verdict.rules
     assert row.decision == "pass"
     assert row.unresolved is not None
-    assert (row.unresolved.candidate, row.unresolved.baseline) == (5, 5)  # baseline: the same records
-    assert row.unresolved.summary == (
-        "passes even if all 5 unresolved attempts of the candidate had failed "
-        "and all 5 unresolved attempts of the baseline had passed"
-    )
+    assert (row.unresolved.candidate, row.unresolved.baseline) == (5, 0)  # a threshold row: the baseline's do not count
+    assert row.unresolved.summary == "passes even if all 5 unresolved attempts of the candidate had failed"
     assert row.unresolved.observed_if_failed == pytest.approx((180 + 5 * 0.5) / 200)
     assert row.unresolved.observed_if_passed == pytest.approx(185 / 200)
     assert row.observed == pytest.approx(185 / 200)  # valid outcomes only, as before
@@ -225,3 +222,14 @@ def test_a_sequential_row_passes_only_at_the_pessimistic_end(sequential_example:
     assert [r.decision for r in verdict.rules] == ["insufficient_evidence", "insufficient_evidence"]
     assert all(r.unresolved is not None and r.unresolved.candidate > 0 for r in verdict.rules)
     assert verdict.verdict != "pass"
+
+
+def test_the_baseline_s_unresolved_attempts_leave_a_threshold_row_alone_and_bound_a_paired_one(tmp_path: Path) -> None:
+    cand = _cases({(P, P): 150, (F, F): 50})
+    base = _cases({(P, P): 150, (F, F): 40, (F, X): 10})
+    verdict = _verdict(tmp_path, FLOOR + NI, base, cand)
+    today = _verdict(tmp_path, FLOOR + NI, base, cand, today=True)
+    floor, ni = verdict.rules
+    assert floor.to_dict() == today.rules[0].to_dict()  # the candidate's own rate: nothing unresolved
+    assert ni.unresolved is not None
+    assert (ni.unresolved.candidate, ni.unresolved.baseline) == (0, 10)

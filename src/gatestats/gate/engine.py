@@ -488,7 +488,8 @@ def _row_counts(policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...]
             cases = _cases_of(slices, row.slice, severe_cases)
         frame = both.filter(pl.col("case_id").is_in(list(cases)))
         frame = _judge_outcomes(frame, row.grader) if row.grader is not None else frame
-        out.append(unresolved_counts(frame, candidate=CANDIDATE))
+        n_cand, n_base = unresolved_counts(frame, candidate=CANDIDATE)
+        out.append((n_cand, n_base if row.kind in {"paired", "cost_increase"} else 0))  # thresholds: no baseline
     return out
 
 
