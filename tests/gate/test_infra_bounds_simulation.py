@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -18,7 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _simulation() -> ModuleType:
+@cache
+def simulation() -> ModuleType:
+    """``benchmarks/infra_bounds_simulation.py`` as a module (loaded once)."""
     spec = importlib.util.spec_from_file_location(
         "infra_bounds_simulation", ROOT / "benchmarks" / "infra_bounds_simulation.py"
     )
@@ -33,7 +36,7 @@ def _simulation() -> ModuleType:
 @pytest.mark.slow
 @pytest.mark.parametrize(("cell", "reps"), [("threshold-1000x4", 60), ("ni-200x4-18%", 100)])
 def test_informative_infra_errors_do_not_pass_a_boundary_candidate(cell: str, reps: int) -> None:
-    sim = _simulation()
+    sim = simulation()
     (shape,) = [c for c in sim.CELLS if c.name == cell]
     found = sim.rates(shape, reps=reps, power_reps=0, seed=3030)
     print(f"{cell}: today {found.today:.3f}, bounded {found.bounded:.3f}, limit {found.limit:.3f} ({reps} reps)")

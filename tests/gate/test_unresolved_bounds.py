@@ -8,31 +8,25 @@ random) where that shows the test can fail.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from gatestats.cli.gate import render_verdict
-from gatestats.gate import Verdict, engine, evaluate_gate, load_record_set, parse_policy
+from gatestats.gate import Verdict, evaluate_gate, load_record_set, parse_policy
 from tests.gate.factory import policy_text, write_run_set
+from tests.gate.test_infra_bounds_simulation import simulation
 
 NOW = "2026-12-01T00:00:00Z"
 FLOOR = '[[rules]]\nname = "floor"\nmetric = "pass_rate"\nthreshold = 0.6\n'
 NI = '[[rules]]\nname = "ni"\nmetric = "pass_rate"\ntest = "paired"\nmargin = 0.05\n'
 
 
-@contextmanager
-def _today() -> Iterator[None]:
-    """The engine before issue 30: unresolved attempts dropped (the observed evidence only)."""
-    bounded = engine._bounded_evidence
-    engine._bounded_evidence = engine._evidence  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        engine._bounded_evidence = bounded  # type: ignore[assignment]
+def _today() -> AbstractContextManager[None]:
+    """The engine before issue 30: unresolved attempts dropped (the simulation's own switch)."""
+    return simulation()._today()  # type: ignore[no-any-return]
 
 
 def _cases(pattern: dict[tuple[str, ...], int]) -> dict[str, list[str]]:
