@@ -227,3 +227,17 @@ def test_the_baseline_s_unresolved_attempts_leave_a_threshold_row_alone_and_boun
     assert floor.to_dict() == today.rules[0].to_dict()  # the candidate's own rate: nothing unresolved
     assert ni.unresolved is not None
     assert (ni.unresolved.candidate, ni.unresolved.baseline) == (0, 10)
+
+
+def test_the_release_report_lists_the_bounded_rows_in_words(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from gatestats.report._release_html import _bounded
+
+    cand = _cases({(P, P): 180, (F, F): 15, (P, X): 5})
+    verdict = _verdict(tmp_path, FLOOR, _cases({(P, P): 200}), cand)
+    html = _bounded(SimpleNamespace(verdict=verdict))  # type: ignore[arg-type]
+    assert "<strong>Unresolved attempts (decided on the bound)</strong>" in html
+    assert "<li><strong>floor: pass rate ≥ 0.6</strong>: passes even if all 5 unresolved attempts" in html
+    plain = _verdict(tmp_path / "plain", FLOOR, _cases({(P, P): 200}), _cases({(P, P): 200}))
+    assert _bounded(SimpleNamespace(verdict=plain)) == ""  # type: ignore[arg-type]
