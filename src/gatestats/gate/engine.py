@@ -482,10 +482,9 @@ def _row_counts(policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...]
     severe_cases = _severe_cases(slices, policy.severe_slices)
     out = []
     for row in rows:
-        if row.kind.startswith("cost"):  # cost rows count every case of their slice, severe ones included
-            cases = _cases_of(slices, row.slice, set())
-        else:
-            cases = _cases_of(slices, row.slice, severe_cases)
+        # as gate/cost_rules.py: a cost row over "all" counts the severe cases too (their spend is real spend)
+        everything = row.kind.startswith("cost") and row.slice == "all"
+        cases = _cases_of(slices, row.slice, set() if everything else severe_cases)
         frame = both.filter(pl.col("case_id").is_in(list(cases)))
         frame = _judge_outcomes(frame, row.grader) if row.grader is not None else frame
         n_cand, n_base = unresolved_counts(frame, candidate=CANDIDATE)
