@@ -177,7 +177,23 @@ def _infra(
     return np.where(again, 2, np.where(hit, 1, 0)).astype(np.int64), fresh
 
 
-def _draw(cell: Cell, rng: np.random.Generator, *, power: bool) -> tuple[RecordSet, RecordSet]:
+def _strict(records: pl.DataFrame) -> pl.DataFrame:
+    """What-if (``--strict-retries``): a trial whose first attempt is an infra error stays unresolved.
+
+    Its retry's outcome is replaced by ``infra_error``: the gate then bounds the trial as if the
+    retry had not run (a retry is a new draw only failing trials may get, see the module docstring).
+    """
+    first = records.filter((pl.col("attempt") == 0) & (pl.col("outcome") == "infra_error")).select("case_id", "trial")
+    hit = records.join(first.with_columns(pl.lit(True).alias("__hit")), on=["case_id", "trial"], how="left")
+    return hit.with_columns(
+        pl.when(pl.col("__hit").fill_null(False))
+        .then(pl.lit("infra_error"))
+        .otherwise(pl.col("outcome"))
+        .alias("outcome")
+    ).drop("__hit")
+
+
+def _draw(cell: Cell, rng: np.random.Generator, *, power: bool, strict: bool = False) -> tuple[RecordSet, RecordSet]:
     n, t = cell.n_cases, cell.trials
     if cell.rule == "threshold":
         mean = THRESHOLD + (0.08 if power else 0.0)
@@ -191,6 +207,7 @@ def _draw(cell: Cell, rng: np.random.Generator, *, power: bool) -> tuple[RecordS
     passed_b = rng.random((n, t)) < p_b[:, None]
     codes, retried = _infra(passed_c, p_c, cell, rng)
     cand = _frame("candidate", passed_c, codes, retried)
+    cand = _strict(cand) if strict else cand
     base = _frame("baseline", passed_b, np.zeros((n, t), dtype=np.int64))
     return _set("baseline", base), _set("candidate", cand)
 
@@ -225,7 +242,7 @@ class Rates:
         return ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / self.reps)
 
 
-def rates(cell: Cell, *, reps: int, power_reps: int, seed: int) -> Rates:
+def rates(cell: Cell, *, reps: int, power_reps: int, seed: int, strict: bool = False) -> Rates:
     """The cell's ``pass`` rates today and bounded, at the boundary and at a clear improvement (same draws)."""
     start = time.perf_counter()
     policy = parse_policy((POLICY.format(limit=cell.limit) + RULES[cell.rule]).encode())
@@ -236,7 +253,7 @@ def rates(cell: Cell, *, reps: int, power_reps: int, seed: int) -> Rates:
         rng = np.random.default_rng([seed, CELLS.index(cell), int(power)])
         passes = {"today": 0, "bounded": 0}
         for _ in range(n):
-            base, cand = _draw(cell, rng, power=power)
+            base, cand = _draw(cell, rng, power=power, strict=strict)
             passes["bounded"] += (
                 evaluate_gate(policy, base, cand, registration=reg, now="t").rules[0].decision == "pass"
             )
@@ -272,14 +289,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--power-reps", type=int, default=100)
     parser.add_argument("--seed", type=int, default=30)
     parser.add_argument("--cells", nargs="*", default=[c.name for c in CELLS])
+    parser.add_argument("--strict-retries", action="store_true", help="what-if: a retried trial stays unresolved")
     args = parser.parse_args(argv)
     results = []
     for cell in CELLS:
         if cell.name in args.cells:
-            r = rates(cell, reps=args.reps, power_reps=args.power_reps, seed=args.seed)
+            r = rates(cell, reps=args.reps, power_reps=args.power_reps, seed=args.seed, strict=args.strict_retries)
             print(f"{cell.name}: today {r.today:.3f} bounded {r.bounded:.3f} ({r.seconds:.0f}s)", flush=True)
             results.append(r)
-    print(f"\nseed {args.seed}, {args.reps} replications per cell at the boundary, {args.power_reps} for power\n")
+    what = "; --strict-retries (what-if)" if args.strict_retries else ""
+    print(f"\nseed {args.seed}, {args.reps} replications per cell at the boundary, {args.power_reps} for power{what}\n")
     print(table(results))
     return 0
 
