@@ -137,3 +137,37 @@ def test_an_imported_run_set_cannot_be_re_run(tmp_path: Path) -> None:
 
 def _fields(options: RunSetOptions) -> dict[str, Any]:
     return {name: getattr(options, name) for name in options.__dataclass_fields__}
+
+
+def test_an_interrupted_re_run_resumes_with_the_rest_and_runs_nothing_twice(tmp_path: Path) -> None:
+    out, options = _setup(tmp_path)
+    run_run_set(options, executor=_Losing({("a", 0), ("a", 1), ("b", 0)}))  # type: ignore[arg-type]
+    seen: list[Any] = []
+
+    def interrupt(p: Any) -> None:
+        if p.record is not None:
+            seen.append(p.record)
+            raise KeyboardInterrupt  # the runner killed after the first re-run attempt's record
+
+    again = RunSetOptions(**{**_fields(options), "resume": True, "rerun_unresolved": True})
+    with pytest.raises(KeyboardInterrupt):
+        run_run_set(again, executor=LocalExecutor(1), progress=interrupt)
+    assert len(seen) == 1
+    rest = run_run_set(again)
+    assert rest.attempts_run == 2  # the two still unresolved, not the one already re-run
+    rows = _rows(out)
+    assert [r for r in rows if r[2] == 1] == [("a", 0, 1, "passed"), ("a", 1, 1, "passed"), ("b", 0, 1, "passed")]
+    assert rest.complete
+    assert read_manifest(out)["records_seal"] == seal_records(out)
+
+
+def test_edited_records_are_refused_before_anything_is_re_run(tmp_path: Path) -> None:
+    out, options = _setup(tmp_path)
+    run_run_set(options, executor=_Losing({("a", 0)}))  # type: ignore[arg-type]
+    path = out / RECORDS
+    edited = path.read_bytes().replace(b'"outcome":"infra_error"', b'"outcome":"passed"', 1)
+    assert edited != path.read_bytes()
+    path.write_bytes(edited)
+    with pytest.raises(RunSetError):
+        run_run_set(RunSetOptions(**{**_fields(options), "resume": True, "rerun_unresolved": True}))
+    assert path.read_bytes() == edited  # nothing appended
