@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, required=True, help="run set directory (new, or existing with --resume)")
     run.add_argument("--workers", type=int, default=None, help="parallel trials (default: the number of cores)")
     run.add_argument("--resume", action="store_true", help="continue a crashed run set: run only missing trials")
+    run.add_argument(
+        "--rerun-unresolved",
+        action="store_true",
+        help="with --resume: run one new attempt of every trial whose final attempt is an infra_error",
+    )
     run.add_argument("--system", default="candidate", help="label of the evaluated system")
     for part in SYSTEM_PARTS:
         run.add_argument(f"--{part.replace('_', '-')}", default=None, help=f"system part: {part}")
@@ -88,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workspace=args.workspace,
         require_enforced=tuple(x.strip() for x in args.require_enforced.split(",") if x.strip()),
         policy_digest=args.policy_digest,
+        rerun_unresolved=args.rerun_unresolved,
     )
 
     def report(p: Progress) -> None:

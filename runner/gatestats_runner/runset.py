@@ -142,6 +142,9 @@ class RunSetOptions:
     #: every case of the run set, which the first batch creates and later batches resume (``resume``).
     #: None: every case.
     batch_cases: tuple[str, ...] | None = None
+    #: With ``resume``: also run one new attempt (attempt + 1) of every trial whose final attempt is an
+    #: ``infra_error`` whose retries are spent (an *unresolved* attempt); records are never rewritten.
+    rerun_unresolved: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -193,6 +196,9 @@ def _check_options(options: RunSetOptions) -> None:
     bad = [name for name in options.require_enforced if name not in ENFORCEABLE]
     if bad:
         msg = f"require_enforced: unknown bound(s) {', '.join(bad)} (expected some of {', '.join(ENFORCEABLE)})"
+        raise OptionError(msg)
+    if options.rerun_unresolved and not options.resume:
+        msg = "rerun_unresolved: re-runs the unresolved attempts of an existing run set: use it with resume (--resume)"
         raise OptionError(msg)
     _lineage(options)
 
@@ -249,22 +255,38 @@ def _system(options: RunSetOptions, case_set: CaseSet, caps: Capabilities) -> tu
     return digest_json(parts), parts
 
 
-def _plan(case_set: CaseSet, trials: int, records: list[dict[str, Any]], retries: int) -> list[tuple[str, int, int]]:
-    """(case_id, trial, attempt) for every trial without a final record."""
+def _last_attempts(records: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """Each trial's record of its highest attempt (the one that counts)."""
     last: dict[tuple[str, int], dict[str, Any]] = {}
     for record in records:
         key = (record["case_id"], record["trial"])
         if key not in last or record["attempt"] > last[key]["attempt"]:
             last[key] = record
+    return last
+
+
+def _plan(
+    case_set: CaseSet, trials: int, records: list[dict[str, Any]], retries: int, *, rerun_unresolved: bool = False
+) -> list[tuple[str, int, int]]:
+    """(case_id, trial, attempt) for every trial without a final record (and, to re-run, every unresolved one)."""
+    last = _last_attempts(records)
     pending: list[tuple[str, int, int]] = []
     for case in case_set.cases:
         for trial in range(trials):
             previous = last.get((case.case_id, trial))
             if previous is None:
                 pending.append((case.case_id, trial, 0))
-            elif not _final(previous, retries):
+            elif not _final(previous, retries) or (rerun_unresolved and previous["outcome"] == "infra_error"):
                 pending.append((case.case_id, trial, previous["attempt"] + 1))
     return pending
+
+
+def _final_counts(records: list[dict[str, Any]], retries: int, pending: list[tuple[str, int, int]]) -> Counter[str]:
+    """Outcomes of the trials whose final record is written and that are not about to run again."""
+    again = {(case_id, trial) for case_id, trial, _ in pending}
+    return Counter(
+        r["outcome"] for key, r in _last_attempts(records).items() if key not in again and _final(r, retries)
+    )
 
 
 def _final(record: dict[str, Any], retries: int) -> bool:
@@ -514,7 +536,7 @@ def run_run_set(
     sweep_stale_builds(out)
     lock: RunSetLock | _DirLock
     if options.resume:
-        read_manifest(out)  # a run set, before a lock file is made in it
+        _refuse_imported(read_manifest(out), out, options)  # a run set, before a lock file is made in it
         lock = RunSetLock(out)
         try:
             # Read again under the lock: a policy registration or a runner that just finished is kept.
@@ -535,6 +557,17 @@ def run_run_set(
         return _run_locked(options, out, case_set, manifest, caps, session, executor, progress)
     finally:
         lock.release()
+
+
+def _refuse_imported(manifest: dict[str, Any], out: Path, options: RunSetOptions) -> None:
+    """An imported run set has no cases or candidate to run again: its unresolved attempts stay bounded."""
+    if manifest.get("origin") == "import":
+        what = "re-run its unresolved attempts" if options.rerun_unresolved else "resume it"
+        msg = (
+            f"{out / MANIFEST}: field 'origin': the run set was imported from {manifest.get('source')!r}, not run "
+            f"by the runner: cannot {what}; the gate keeps its unresolved attempts as bounds (docs/gate.md)"
+        )
+        raise RunSetError(msg)
 
 
 class _DirLock:
@@ -869,12 +902,14 @@ def _run_locked(
 ) -> RunSetSummary:
     """Run the trials that have no final record yet, then seal the records and close the manifest."""
     existing = _resume_records(out, case_set, manifest)
-    pending = _plan(case_set, options.trials, existing.records, options.infra_retries)
+    pending = _plan(
+        case_set, options.trials, existing.records, options.infra_retries, rerun_unresolved=options.rerun_unresolved
+    )
     if options.batch_cases is not None:
         batch = set(options.batch_cases)
         pending = [unit for unit in pending if unit[0] in batch]
     scratch, scratch_lock = _fresh_scratch(manifest["run_set_id"], caps)
-    counts: Counter[str] = Counter(r["outcome"] for r in existing.records if _final(r, options.infra_retries))
+    counts = _final_counts(existing.records, options.infra_retries, pending)
     trials = _Trials(
         out=out,
         manifest=manifest,

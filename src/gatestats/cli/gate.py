@@ -79,6 +79,11 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
             r.decision,
         )
     console.print(table)
+    for r in verdict.rules:
+        if r.unresolved is not None:  # decided on the bound of its unresolved attempts (docs/gate.md)
+            console.print(
+                f"unresolved attempts: {_term(r.row)}: {_term(r.unresolved.summary, TEXT_LIMIT)}", highlight=False
+            )
     if verdict.sequential is not None:
         _render_sequential(verdict.sequential, console)
     for s in verdict.severe_slices:

@@ -49,6 +49,13 @@ _PrepareOption = Annotated[
     bool,
     typer.Option("--prepare", help="Create the run set without running trials (then `policy register`, --resume)."),
 ]
+_RerunOption = Annotated[
+    bool,
+    typer.Option(
+        "--rerun-unresolved",
+        help="With --resume: run one new attempt of every trial whose final attempt is an infra_error.",
+    ),
+]
 _BaselineSampleOption = Annotated[
     int | None,
     typer.Option("--baseline-sample", help="Re-run a seeded random sample of N cases of --against (drift check)."),
@@ -96,14 +103,16 @@ def run_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the --baseline-sample draw (recorded).")] = 0,
     until_decided: _UntilDecidedOption = False,
     baseline: _BaselineOption = None,
+    rerun_unresolved: _RerunOption = False,
 ) -> None:
     """Run every case TRIALS times against the candidate in fresh, isolated, bounded sandboxes.
 
     \f
     Parameters
     ----------
-    cases, candidate, trials, out, workers, resume
-        What to run, where to write it, how many trials at once.
+    cases, candidate, trials, out, workers, resume, rerun_unresolved
+        What to run, where to write it, how many trials at once; ``rerun_unresolved`` (with
+        ``resume``) also re-runs every unresolved attempt as a new one (docs/runner.md).
     system, model_id, prompt_version, tools_digest, orchestration_version
         The evaluated system's label and parts.
     infra_retries, isolation, require_enforced, executor, address
@@ -120,6 +129,8 @@ def run_command(
         1 on invalid input, 2 on a usage error, 3 when the run set is incomplete.
     """
     mode = checked_isolation(isolation)
+    if rerun_unresolved and (not resume or until_decided or baseline is not None or baseline_sample is not None):
+        raise usage_error("--rerun-unresolved: re-runs the unresolved attempts of one run set: use it with --resume")
     if until_decided or baseline is not None:
         _run_until_decided(locals())
         return
@@ -133,7 +144,7 @@ def run_command(
         system_parts=_system_parts(model_id, prompt_version, tools_digest, orchestration_version),
         infra_retries=infra_retries, isolation=mode,
         require_enforced=comma_separated(require_enforced),
-        policy_digest=_policy_digest(policy, policy_digest), prepare_only=prepare,
+        policy_digest=_policy_digest(policy, policy_digest), prepare_only=prepare, rerun_unresolved=rerun_unresolved,
     )  # fmt: skip
     console = Console(stderr=True, soft_wrap=True)
     bar = TrialBar(console)

@@ -36,6 +36,7 @@ __all__ = [
     "SideBinding",
     "SliceRate",
     "SystemBinding",
+    "UnresolvedBound",
 ]
 
 
@@ -343,3 +344,24 @@ class SequentialBinding(_Json):
     trials_fixed: int
     trials_saved: int
     rules: tuple[SequentialRulePath, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnresolvedBound(_Json):
+    """A row decided on a bound because some attempts are unresolved (final attempt ``infra_error``).
+
+    ``observed_if_failed`` is the row's estimate when every unresolved attempt of the candidate is
+    counted as a failure and every one of the baseline as a pass (the end the ``pass`` decision
+    must hold at); ``observed_if_passed`` the opposite end (the one the ``fail`` decision must hold
+    at). ``summary`` says in words which end decided the row (docs/gate.md, "Unresolved attempts").
+    ``to_decide`` is, for a row between the ends, the most of the candidate's unresolved attempts
+    that may fail for the row to pass (the rest counted as passes, before the multiplicity
+    correction; ``None`` when none can, or the row is decided).
+    """
+
+    candidate: int
+    baseline: int
+    observed_if_failed: float | None
+    observed_if_passed: float | None
+    summary: str = ""
+    to_decide: int | None = None

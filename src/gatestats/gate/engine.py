@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from gatestats import __version__
+from gatestats._search import fewest
 from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
@@ -46,6 +47,17 @@ from gatestats.gate.bindings import (
     SevereFailure,
     SideBinding,
     SliceRate,
+)
+from gatestats.gate.bounds import (
+    End,
+    bound_frame,
+    bound_words,
+    bounded_decided_row,
+    bounded_row,
+    bounded_severe,
+    imputed_passes,
+    unresolved_counts,
+    unresolved_keys,
 )
 from gatestats.gate.calibrations import JudgeCalibrations
 from gatestats.gate.checks import record_layers, silence_checks
@@ -174,10 +186,16 @@ def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
     return rule_result(rule, row, ev, margin=rule.margin)
 
 
-def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy) -> list[RuleResult]:
+def _rule_frame(rule: Rule, both: pl.DataFrame, cases: set[str], end: End) -> pl.DataFrame:
+    """The records of ``rule``'s cases (its judge's outcomes for a judge rule), unresolved ones imputed at ``end``."""
     frame = both.filter(pl.col("case_id").is_in(list(cases)))
     if rule.grader is not None:
         frame = _judge_outcomes(frame, rule.grader)
+    return bound_frame(frame, end, candidate=CANDIDATE)
+
+
+def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy, end: End) -> list[RuleResult]:
+    frame = _rule_frame(rule, both, cases, end)
     rows: list[RuleResult] = []
     spec = metric_spec(rule.metric)
     metric = spec.estimand
@@ -441,11 +459,18 @@ class _Evidence:
     sequential: tuple[tuple[str, SequentialDecision], ...] = ()
 
 
-def _evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop | None = None) -> _Evidence:
-    """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides."""
+def _evidence(
+    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None = None, end: End = "observed"
+) -> _Evidence:
+    """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
+
+    ``end``: the imputation of the unresolved attempts the severe slices, rules and cost are computed
+    at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records.
+    """
     slices = _case_slices(both)
     severe_cases = _severe_cases(slices, policy.severe_slices)
-    severe = tuple(_severe_result(s, both, slices) for s in policy.severe_slices)
+    framed = bound_frame(both, end, candidate=CANDIDATE)
+    severe = tuple(_severe_result(s, framed, slices) for s in policy.severe_slices)
     if stop is not None:
         severe = severe_after_stop(severe, stop)
     rows: list[RuleResult] = []
@@ -456,13 +481,12 @@ def _evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop | None = 
             continue
         cases = _cases_of(slices, rule.slice, severe_cases)
         if stop is not None:  # decided by its sequence (gate/sequential_rules.py), never by a fixed-size test
-            judged = _judge_outcomes(both, rule.grader) if rule.grader is not None else both
-            sequential.append((rule, judged.filter(pl.col("case_id").is_in(list(cases))), sorted(cases)))
+            sequential.append((rule, _rule_frame(rule, both, cases, end), sorted(cases)))
             continue
-        rows += _rule_rows(rule, both, cases, policy)
+        rows += _rule_rows(rule, both, cases, policy, end)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
-    cost_results, cost = cost_rows(policy, both, slices, severe_cases, BASELINE, CANDIDATE)
+    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
     return _Evidence(
         severe=severe,
         rows=(*rows, *cost_results),
@@ -473,6 +497,92 @@ def _evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop | None = 
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
         sequential=tuple(decisions),
     )
+
+
+def _row_counts(policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...]) -> list[tuple[int, int]]:
+    """Each row's unresolved attempts (the candidate's, the baseline's) among the records it is computed on."""
+    slices = _case_slices(both)
+    severe_cases = _severe_cases(slices, policy.severe_slices)
+    out = []
+    for row in rows:
+        # as gate/cost_rules.py: a cost row over "all" counts the severe cases too (their spend is real spend)
+        everything = row.kind.startswith("cost") and row.slice == "all"
+        cases = _cases_of(slices, row.slice, set() if everything else severe_cases)
+        frame = both.filter(pl.col("case_id").is_in(list(cases)))
+        frame = _judge_outcomes(frame, row.grader) if row.grader is not None else frame
+        n_cand, n_base = unresolved_counts(frame, candidate=CANDIDATE)
+        out.append((n_cand, n_base if row.kind in {"paired", "cost_increase"} else 0))  # thresholds: no baseline
+    return out
+
+
+def _bounded_evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop | None) -> _Evidence:
+    """The evidence with unresolved attempts as bounds: each row and severe slice decided on both ends.
+
+    With no unresolved attempt (and no judge rule, whose missing verdicts are unresolved too) this
+    is :func:`_evidence` on the observed records, unchanged.
+    """
+    found = _evidence(policy, both, stop)
+    if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
+        return found
+    pess = _evidence(policy, both, stop, "pessimistic")
+    opt = _evidence(policy, both, stop, "optimistic")
+    combine = bounded_row if stop is None else bounded_decided_row
+    counts = _row_counts(policy, both, found.rows)
+    rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
+    slices = _case_slices(both)
+    severe = tuple(
+        bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice))
+        for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
+    )
+    return replace(found, rows=rows, severe=severe)
+
+
+def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResult:
+    """``row`` with ``unresolved.to_decide``: the most of its candidate's unresolved attempts that may fail for a pass.
+
+    Searched over the number counted as passes (the first ones in case-id and trial order; the rest
+    fail, the baseline's pass), for a threshold or paired row between the bounds without a judge;
+    the row passes there when its raw ``pvalue_pass`` times the row's present multiplicity factor
+    is at most its alpha. Left ``None`` when no number does, or for other rows.
+    """
+    rule = next((r for r in policy.rules if r.name == row.rule), None)
+    bound = row.unresolved
+    if (rule is None or rule.grader is not None or bound is None or bound.candidate == 0
+            or row.kind not in {"threshold", "paired"} or row.decision != "insufficient_evidence"
+            or row.pvalue_pass is None or row.pvalue_pass_adjusted is None):  # fmt: skip
+        return row
+    factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
+    slices = _case_slices(both)
+    cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
+    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    keys = unresolved_keys(frame, candidate=CANDIDATE)
+
+    def passes(j: int) -> bool:
+        found = _rule_rows(rule, imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE), cases,
+                           policy, "pessimistic")  # fmt: skip
+        same = [r for r in found if r.kind == row.kind]
+        p = same[0].pvalue_pass if same and same[0].decision != "insufficient_evidence" else None
+        return p is not None and p * factor <= row.alpha
+
+    if not passes(len(keys)):  # not even with every one passed (the optimistic end)
+        return row
+    fewest_passes = min(fewest(passes, 0, limit=2 * len(keys)) or len(keys), len(keys))
+    return replace(row, unresolved=replace(bound, to_decide=len(keys) - fewest_passes))
+
+
+def _decided_rows(
+    policy: Policy, both: pl.DataFrame, found: _Evidence, stop: SequentialStop | None
+) -> list[RuleResult]:
+    """The rows decided (multiplicity for a fixed-size gate), each bounded row with its ends in words."""
+    if stop is not None:  # decided by their sequences
+        return bound_words(list(found.rows))
+    rows = _decide(list(found.rows), policy.multiplicity, _pre_data(policy, both))
+    return bound_words([_to_decide(policy, both, r) for r in rows])
+
+
+def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
+    cases = slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list()
+    return unresolved_counts(both.filter(pl.col("case_id").is_in(cases)), candidate=CANDIDATE)[0]
 
 
 def evaluate_gate(
@@ -527,8 +637,8 @@ def evaluate_gate(
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
-    found = _evidence(policy, both, stop) if both_ran else _Evidence()
-    rows = _decide(list(found.rows), policy.multiplicity, _pre_data(policy, both)) if stop is None else list(found.rows)
+    found = _bounded_evidence(policy, both, stop) if both_ran else _Evidence()
+    rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
     provenance = {side: _provenance(rs) for side, rs in sides.items()}

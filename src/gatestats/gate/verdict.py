@@ -38,6 +38,7 @@ from gatestats.gate.bindings import (
     SevereFailure,
     SideBinding,
     SliceRate,
+    UnresolvedBound,
 )
 from gatestats.gate.registration import Registration
 from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
@@ -125,6 +126,8 @@ class RuleResult:
     family: Literal["blocking", "warn_only", "removed_before_data"] | None = None
     #: The rows adjusted together with this one (0 when removed before the data).
     family_size: int | None = None
+    #: The bound the row was decided on when some of its attempts are unresolved (absent: none were).
+    unresolved: UnresolvedBound | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping.
@@ -132,9 +135,12 @@ class RuleResult:
         Returns
         -------
         dict[str, Any]
-            The row's fields in declaration order.
+            The row's fields in declaration order (``unresolved`` only when the row has unresolved attempts).
         """
-        return {name: getattr(self, name) for name in self.__slots__}
+        out = {name: getattr(self, name) for name in self.__slots__ if name != "unresolved"}
+        if self.unresolved is not None:
+            out["unresolved"] = self.unresolved.to_dict()
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +156,8 @@ class SevereSliceResult:
     decision: Decision
     reason: str | None
     threshold: float = 1.0
+    #: The candidate's unresolved attempts (final attempt ``infra_error``) in the slice's cases (absent: none).
+    unresolved: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping.
@@ -169,7 +177,7 @@ class SevereSliceResult:
             "baseline_failures": self.baseline_failures,
             "decision": self.decision,
             "reason": self.reason,
-        }
+        } | ({"unresolved": self.unresolved} if self.unresolved else {})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -314,6 +322,11 @@ class Verdict:
                 f"| {_md(r.row)} | {_num(r.observed)} | {_num(r.baseline)} | {_num(r.threshold)} | {_md(r.test)} "
                 f"| {_p(r.pvalue_pass_adjusted)} / {_p(r.pvalue_fail_adjusted)} | {_md(r.decision)} |"
             )
+        bounded = [r for r in self.rules if r.unresolved is not None]
+        if bounded:
+            lines += ["", "### Unresolved attempts (decided on the bound)", ""]
+            lines += [f"- <strong>{_md(r.row)}</strong>: {_md(r.unresolved.summary, limit=TEXT_LIMIT)}"
+                      for r in bounded if r.unresolved is not None]  # fmt: skip
         if self.sequential is not None:
             lines += _sequential_md(self.sequential)
         if self.severe_slices:

@@ -229,7 +229,23 @@ def _rules(data: ReleaseData) -> str:
         if r["reason"]
     ]
     extra = f"<p><strong>Why rows did not pass</strong></p>{_reason_list(reasons)}" if reasons else ""
-    return _table(headers, rows, numeric=(1, 2, 4, 6, 7, 8)) + note + extra
+    return _table(headers, rows, numeric=(1, 2, 4, 6, 7, 8)) + note + extra + _bounded(data)
+
+
+def _bounded(data: ReleaseData) -> str:
+    """Rows decided on the bound of their unresolved attempts, each end in words (empty when none)."""
+    items = [
+        f"<li><strong>{_e(r.row)}</strong>: {_e(words(r.unresolved.summary))}</li>"
+        for r in data.verdict.rules
+        if r.unresolved is not None
+    ]
+    if not items:
+        return ""
+    return (
+        "<p><strong>Unresolved attempts (decided on the bound)</strong>: an attempt whose final outcome is an "
+        "infrastructure error counts as a failure of the candidate when a row is to pass and as a pass when it is "
+        f"to fail; re-running them resolves the bound.</p><ul>{''.join(items)}</ul>"
+    )
 
 
 def _paired_ci(row: Mapping[str, Any]) -> bool:

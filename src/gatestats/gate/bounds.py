@@ -1,0 +1,340 @@
+r"""Unresolved attempts enter every rule as a bound, never as missing at random.
+
+An attempt is *unresolved* when it is its trial's final attempt
+(:func:`gatestats.vocabulary.final_attempts`) and its outcome is ``infra_error``: the trial
+says nothing about the system. Dropping it treats it as missing at random, and a candidate that
+crashes its sandbox on the hard cases (or a harness that calls a failure "infrastructure") then
+passes a rule its complete outcomes would not: 200 unresolved attempts out of 4,000 turned an
+``insufficient_evidence`` at pass rate 0.600 into a ``pass`` at 0.633 (issue 30).
+
+The gate follows the worst-case (partial-identification) bounds of Manski (1989, 1990) and
+Horowitz & Manski (2000): the data identify the rule's quantity only up to an interval whose
+ends are the two extreme imputations of the unresolved attempts, so
+
+* the **pessimistic** end counts every unresolved attempt of the candidate as a failure and
+  every one of the baseline as a pass; a row's ``pvalue_pass`` is computed there, so a ``pass``
+  holds whatever the unresolved attempts would have been;
+* the **optimistic** end counts the candidate's as passes and the baseline's as failures; a row's
+  ``pvalue_fail`` is computed there, so a candidate is never failed for infrastructure;
+* between the ends the row is ``insufficient_evidence`` and says so in words.
+
+A one-sided test at each end of the identified interval is a valid test of the rule for every
+value of the missing outcomes (Imbens & Manski 2004 discuss the confidence set of the whole
+interval; the gate needs only the one end that decides each direction). With no unresolved
+attempt both ends equal the observed data and every row is unchanged.
+
+References
+----------
+Manski, C. F. (1989). Anatomy of the selection problem. *Journal of Human Resources* 24(3), 343-360.
+Manski, C. F. (1990). Nonparametric bounds on treatment effects. *American Economic Review* 80(2), 319-323.
+Horowitz, J. L. & Manski, C. F. (2000). Nonparametric analysis of randomized experiments with
+missing covariate and outcome data. *Journal of the American Statistical Association* 95(449), 77-84.
+Imbens, G. W. & Manski, C. F. (2004). Confidence intervals for partially identified parameters.
+*Econometrica* 72(6), 1845-1857.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Literal, TypeAlias
+
+import polars as pl
+
+from gatestats.gate.bindings import UnresolvedBound
+from gatestats.gate.verdict import RuleResult, SevereSliceResult
+from gatestats.vocabulary import is_final_attempt
+
+__all__ = [
+    "End",
+    "bound_frame",
+    "bound_words",
+    "bounded_decided_row",
+    "bounded_row",
+    "bounded_severe",
+    "imputed_passes",
+    "unresolved_counts",
+    "unresolved_keys",
+]
+
+#: Which extreme imputation of the unresolved attempts a frame carries (``observed``: none).
+End: TypeAlias = Literal["observed", "pessimistic", "optimistic"]
+
+#: What the candidate's unresolved attempts count as at each end (the baseline's: the other one).
+_CANDIDATE_AS: dict[str, str] = {"pessimistic": "failed", "optimistic": "passed"}
+_OTHER = {"failed": "passed", "passed": "failed"}
+
+
+def _unresolved() -> pl.Expr:
+    return (pl.col("outcome") == "infra_error") & is_final_attempt()
+
+
+def bound_frame(frame: pl.DataFrame, end: End, *, candidate: str) -> pl.DataFrame:
+    """``frame`` with its unresolved attempts imputed at ``end`` (``observed``: unchanged).
+
+    Parameters
+    ----------
+    frame
+        Records of both sides (column ``system`` is the side's label).
+    end
+        ``pessimistic``: the candidate's unresolved attempts fail and every other side's pass;
+        ``optimistic``: the opposite; ``observed``: nothing imputed.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame, the outcome of each unresolved final attempt replaced.
+    """
+    if end == "observed" or frame.height == 0:
+        return frame
+    cand_as = _CANDIDATE_AS[end]
+    return frame.with_columns(
+        pl.when(_unresolved())
+        .then(pl.when(pl.col("system") == candidate).then(pl.lit(cand_as)).otherwise(pl.lit(_OTHER[cand_as])))
+        .otherwise(pl.col("outcome"))
+        .alias("outcome")
+    )
+
+
+def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, int]]:
+    """The candidate's unresolved (case_id, trial)s, in case-id and trial order.
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    list[tuple[str, int]]
+        Each unresolved trial of the candidate once.
+    """
+    hit = (
+        frame.filter(_unresolved() & (pl.col("system") == candidate))
+        .select("case_id", "trial")
+        .sort("case_id", "trial")
+    )
+    return [(str(c), int(t)) for c, t in hit.iter_rows()]
+
+
+def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidate: str) -> pl.DataFrame:
+    """``frame`` with the candidate's unresolved attempts of ``keys`` counted as passes (the others untouched).
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    keys
+        The (case_id, trial)s whose unresolved attempt counts as a pass.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame, those outcomes replaced.
+    """
+    if not keys:
+        return frame
+    chosen = pl.DataFrame({"case_id": [k[0] for k in keys], "trial": [k[1] for k in keys]},
+                          schema={"case_id": pl.String, "trial": frame.schema["trial"]})  # fmt: skip
+    hit = pl.struct("case_id", "trial").is_in(chosen.select(pl.struct("case_id", "trial")).to_series().implode())
+    return frame.with_columns(
+        pl.when(_unresolved() & (pl.col("system") == candidate) & hit)
+        .then(pl.lit("passed"))
+        .otherwise(pl.col("outcome"))
+        .alias("outcome")
+    )
+
+
+def unresolved_counts(frame: pl.DataFrame, *, candidate: str) -> tuple[int, int]:
+    """The unresolved attempts of ``frame``: (the candidate's, the other side's).
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    tuple[int, int]
+        The candidate's unresolved attempts and the other side's.
+    """
+    if frame.height == 0:
+        return 0, 0
+    hit = frame.filter(_unresolved()).get_column("system")
+    n_cand = int((hit == candidate).sum())
+    return n_cand, hit.len() - n_cand
+
+
+def _value(row: RuleResult) -> float | None:
+    """The row's estimate: the difference for a paired row, else the observed value."""
+    if row.kind == "paired":
+        return None if row.observed is None or row.baseline is None else row.observed - row.baseline
+    return row.observed
+
+
+def _bound(pess: RuleResult, opt: RuleResult, counts: tuple[int, int]) -> UnresolvedBound:
+    return UnresolvedBound(
+        candidate=counts[0], baseline=counts[1], observed_if_failed=_value(pess), observed_if_passed=_value(opt)
+    )
+
+
+def _ends(a: float | None, b: float | None, *, low: bool) -> float | None:
+    if a is None or b is None:
+        return None
+    return min(a, b) if low else max(a, b)
+
+
+def bounded_row(obs: RuleResult, pess: RuleResult, opt: RuleResult, counts: tuple[int, int]) -> RuleResult:
+    """A row before multiplicity on the bound: ``pvalue_pass`` from the pessimistic end, ``pvalue_fail`` the optimistic.
+
+    Parameters
+    ----------
+    obs, pess, opt
+        The same row computed on the observed records and at each end.
+    counts
+        The row's unresolved attempts (the candidate's, the baseline's).
+
+    Returns
+    -------
+    RuleResult
+        ``obs`` itself when nothing is unresolved; else the pessimistic row with the optimistic
+        end's ``pvalue_fail``, the interval spanning both ends' intervals, the observed (valid
+        outcomes only) estimate and the bound. Undecidable at either end: undecidable.
+    """
+    if counts == (0, 0):
+        return obs
+    undecidable = "insufficient_evidence" in (pess.decision, opt.decision)
+    return replace(
+        pess,
+        observed=obs.observed,
+        baseline=obs.baseline,
+        ci_low=_ends(pess.ci_low, opt.ci_low, low=True),
+        ci_high=_ends(pess.ci_high, opt.ci_high, low=False),
+        pvalue_fail=opt.pvalue_fail,
+        decision="insufficient_evidence" if undecidable else pess.decision,
+        reason=(pess.reason or opt.reason) if undecidable else pess.reason,
+        unresolved=_bound(pess, opt, counts),
+    )
+
+
+def bounded_decided_row(obs: RuleResult, pess: RuleResult, opt: RuleResult, counts: tuple[int, int]) -> RuleResult:
+    """A row already decided (sequential) on the bound: ``pass`` from the pessimistic end, ``fail`` from the optimistic.
+
+    Parameters
+    ----------
+    obs, pess, opt
+        The same decided row on the observed records and at each end.
+    counts
+        The row's unresolved attempts (the candidate's, the baseline's).
+
+    Returns
+    -------
+    RuleResult
+        ``obs`` when nothing is unresolved; the pessimistic row when it passes (or, warn-only,
+        warns); the optimistic row when it fails; else ``insufficient_evidence``.
+    """
+    if counts == (0, 0):
+        return obs
+    bound = _bound(pess, opt, counts)
+    if pess.decision in {"pass", "warn"}:
+        return replace(pess, observed=obs.observed, baseline=obs.baseline, unresolved=bound)
+    if opt.decision == "fail":
+        return replace(opt, observed=obs.observed, baseline=obs.baseline, unresolved=bound)
+    return replace(
+        pess,
+        observed=obs.observed,
+        baseline=obs.baseline,
+        decision="insufficient_evidence",
+        reason=pess.reason if pess.decision == "insufficient_evidence" else opt.reason,
+        unresolved=bound,
+    )
+
+
+def bounded_severe(
+    obs: SevereSliceResult, pess: SevereSliceResult, opt: SevereSliceResult, unresolved: int
+) -> SevereSliceResult:
+    """A severe slice on the bound: it passes only if no unresolved candidate attempt could hide a failure.
+
+    Parameters
+    ----------
+    obs, pess, opt
+        The slice scored on the observed records and at each end.
+    unresolved
+        The candidate's unresolved attempts in the slice's cases.
+
+    Returns
+    -------
+    SevereSliceResult
+        ``obs`` when nothing is unresolved; a ``fail`` when a valid trial failed (the optimistic end
+        fails); else ``insufficient_evidence`` naming the unresolved attempts.
+    """
+    if unresolved == 0:
+        return obs
+    if opt.decision == "fail" or pess.decision != "fail":
+        return replace(opt if opt.decision == "fail" else pess, unresolved=unresolved)
+    reason = (
+        f"severe slice {obs.slice!r}: no valid trial failed, but {unresolved} unresolved attempt(s) of the "
+        "candidate (final attempt infra_error) could hide a failure; it passes only when they are re-run and pass"
+    )
+    return replace(obs, decision="insufficient_evidence", reason=reason, unresolved=unresolved)
+
+
+def _attempts(n: int, side: str) -> str:
+    return f"{'the' if n == 1 else f'all {n}'} unresolved attempt{'s' if n != 1 else ''} of the {side}"
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def _summary(row: RuleResult, bound: UnresolvedBound) -> str:
+    n, m = bound.candidate, bound.baseline
+    worst = [f"{_attempts(n, 'candidate')} had failed"] if n else []
+    worst += [f"{_attempts(m, 'baseline')} had passed"] if m else []
+    best = [f"{_attempts(n, 'candidate')} had passed"] if n else []
+    best += [f"{_attempts(m, 'baseline')} had failed"] if m else []
+    if row.decision == "pass":
+        return f"passes even if {' and '.join(worst)}"
+    if row.decision == "fail":
+        return f"fails even if {' and '.join(best)}"
+    decides = (
+        f"; it would pass if at most {bound.to_decide} of the candidate's {n} had failed (the rest passed)"
+        if bound.to_decide is not None and n
+        else ""
+    )
+    return (
+        f"between the bounds: {_num(bound.observed_if_failed)} if {' and '.join(worst)}, "
+        f"{_num(bound.observed_if_passed)} if {' and '.join(best)}{decides}; "
+        "re-running the unresolved attempts decides it (docs/runner.md, --rerun-unresolved)"
+    )
+
+
+def bound_words(rows: list[RuleResult]) -> list[RuleResult]:
+    """The decided rows, each bounded row with its ends in words (``unresolved.summary``; not passing: in ``reason``).
+
+    Parameters
+    ----------
+    rows
+        The decided verdict rows.
+
+    Returns
+    -------
+    list[RuleResult]
+        The rows, bounded ones with their summary.
+    """
+    out: list[RuleResult] = []
+    for r in rows:
+        if r.unresolved is None:
+            out.append(r)
+            continue
+        summary = _summary(r, r.unresolved)
+        reason = r.reason if r.decision == "pass" else f"{r.reason}; {summary}" if r.reason else summary
+        out.append(replace(r, reason=reason, unresolved=replace(r.unresolved, summary=summary)))
+    return out
