@@ -97,6 +97,8 @@ class PolicyBinding(_Json):
     candidate: SystemBinding
     #: How the policy groups its cases (issue 30; absent in verdicts before it existed, and null when not stated).
     case_grouping: str | None = None
+    #: Whether the policy refuses a registration made at import (absent in verdicts before it existed).
+    require_preregistration: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
