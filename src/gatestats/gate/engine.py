@@ -36,16 +36,13 @@ from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
 from gatestats.gate._typed import build
 from gatestats.gate.bindings import (
-    CaseSets,
     CostSummary,
     CurvePoint,
     FailureClassCount,
-    InfraSide,
     JudgeStatus,
     PolicyBinding,
     SequentialBinding,
     SevereFailure,
-    SideBinding,
     SliceRate,
 )
 from gatestats.gate.bounds import (
@@ -60,9 +57,9 @@ from gatestats.gate.bounds import (
     unresolved_keys,
 )
 from gatestats.gate.calibrations import JudgeCalibrations
-from gatestats.gate.checks import record_layers, silence_checks
+from gatestats.gate.checks import silence_checks
 from gatestats.gate.cost_rules import cost_rows
-from gatestats.gate.families import adjusted_family, decide_hint, no_cost_fields, pre_data_removals, row_family
+from gatestats.gate.families import decide_families, no_cost_fields, pre_data_removals
 from gatestats.gate.graders import GoldenFindings, grader_checks
 from gatestats.gate.grouping import apply_grouping
 from gatestats.gate.policy import Policy, Rule
@@ -76,18 +73,14 @@ from gatestats.gate.sequential_rules import (
     sequential_stop,
     severe_after_stop,
 )
-from gatestats.gate.summaries import case_set_summary, curve_points, failure_class_counts, slice_rates
+from gatestats.gate.sides import BASELINE, CANDIDATE, case_sets, flips, infra_sides, side_provenance
+from gatestats.gate.summaries import curve_points, failure_class_counts, slice_rates
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
-from gatestats.paired import compare
-from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential import SequentialDecision
-from gatestats.vocabulary import Decision, GateCorrection, final_attempts, is_valid_outcome, metric_spec
+from gatestats.vocabulary import Decision, final_attempts, is_valid_outcome, metric_spec
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
-
-#: Internal system labels of the two sides (the records' own labels are kept in the verdict).
-BASELINE, CANDIDATE = "baseline", "candidate"
 
 
 def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
@@ -263,88 +256,6 @@ def _pre_data(policy: Policy, both: pl.DataFrame) -> dict[tuple[str, str], str]:
     return pre_data_removals(policy, n_cases, no_cost_fields(policy, both, (BASELINE, CANDIDATE)))
 
 
-def _decide(
-    rows: list[RuleResult], multiplicity: GateCorrection, removed: Mapping[tuple[str, str], str] | None = None
-) -> list[RuleResult]:
-    """Adjust each family's p-values and decide every row.
-
-    The policy declares the families (:mod:`gatestats.gate.families`, docs/gate.md): the blocking
-    rows are the family whose false-pass the gate controls; the warn-only rows are adjusted in their
-    own family and never take alpha from a blocking row; a row in ``removed`` (undecidable before any
-    outcome is seen) is in no family and says so. An inconclusive row says about how many cases would
-    decide it (``cases_needed``).
-    """
-    removed = removed or {}
-    families = [row_family(r, removed) for r in rows]
-    adjusted: dict[int, tuple[float, float]] = {}
-    for name in ("blocking", "warn_only"):
-        adjusted |= adjusted_family(rows, [i for i, f in enumerate(families) if f == name], multiplicity)
-    out: list[RuleResult] = []
-    for i, r in enumerate(rows):
-        reason, needed = r.reason, r.cases_needed
-        size = 0 if families[i] == "removed_before_data" else families.count(families[i])
-        if families[i] == "removed_before_data":
-            note = f"left out of the multiplicity family before the data: {removed[r.rule, r.kind]}"
-            reason = note if not reason or reason in note else f"{reason}; {note}"
-        if i in adjusted:
-            p_pass, p_fail = adjusted[i]
-            if p_pass <= r.alpha:
-                decision: Decision = "pass"
-            elif p_fail <= r.alpha:
-                decision = "fail"
-                reason = f"shown violated: adjusted p = {p_fail:.3g} ≤ alpha {r.alpha:g}"
-            else:
-                decision = "insufficient_evidence"
-                needed, hint = decide_hint(r, size)
-                reason = (
-                    f"inconclusive: neither holding (adjusted p = {p_pass:.3g}) nor violated "
-                    f"(adjusted p = {p_fail:.3g}) is shown at alpha {r.alpha:g}{hint}"
-                )
-        else:
-            decision = "insufficient_evidence"
-        if r.action == "warn" and decision in {"fail", "insufficient_evidence"}:
-            reason = f"warn-only rule ({decision}): {reason}"
-            decision = "warn"
-        out.append(
-            replace(
-                r,
-                decision=decision,
-                reason=reason,
-                cases_needed=needed,
-                pvalue_pass_adjusted=adjusted[i][0] if i in adjusted else None,
-                pvalue_fail_adjusted=adjusted[i][1] if i in adjusted else None,
-                family=families[i],
-                family_size=size,
-            )
-        )
-    return out
-
-
-def _flips(both: pl.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    try:
-        cmp = compare(both, baseline=BASELINE, candidate=CANDIDATE, metric="pass_hat_k", k=1)
-    except (GatestatsError, ValueError):
-        return (), ()
-    return cmp.flips_pass_to_fail, cmp.flips_fail_to_pass
-
-
-def _infra(both: pl.DataFrame) -> dict[str, InfraSide]:
-    out: dict[str, InfraSide] = {}
-    for side in (BASELINE, CANDIDATE):
-        rows = both.filter(pl.col("system") == side)
-        bounds = rows.filter(pl.col("outcome") == "resource_killed").group_by("bound").len().sort("bound")
-        out[side] = InfraSide(
-            attempts=rows.height,
-            infra_errors=rows.filter(pl.col("outcome") == "infra_error").height,
-            resource_killed=rows.filter(pl.col("outcome") == "resource_killed").height,
-            bounds={str(b): int(n) for b, n in bounds.iter_rows()},
-            infra_error_cases=tuple(
-                sorted(set(rows.filter(pl.col("outcome") == "infra_error").get_column("case_id").to_list()))
-            ),
-        )
-    return out
-
-
 def _judge_checks(
     policy: Policy, candidate: pl.DataFrame, given: JudgeCalibrations
 ) -> tuple[list[CheckResult], dict[str, JudgeStatus] | None]:
@@ -490,7 +401,7 @@ def _evidence(
     return _Evidence(
         severe=severe,
         rows=(*rows, *cost_results),
-        flips=_flips(both),
+        flips=flips(both),
         cost=cost,
         curves=curve_points(both, policy),
         rates=slice_rates(both, policy),
@@ -576,7 +487,7 @@ def _decided_rows(
     """The rows decided (multiplicity for a fixed-size gate), each bounded row with its ends in words."""
     if stop is not None:  # decided by their sequences
         return bound_words(list(found.rows))
-    rows = _decide(list(found.rows), policy.multiplicity, _pre_data(policy, both))
+    rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both))
     return bound_words([_to_decide(policy, both, r) for r in rows])
 
 
@@ -641,7 +552,7 @@ def evaluate_gate(
     rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
-    provenance = {side: _provenance(rs) for side, rs in sides.items()}
+    provenance = {side: side_provenance(rs) for side, rs in sides.items()}
     return Verdict(
         verdict=verdict,
         reasons=tuple(reasons),
@@ -656,10 +567,10 @@ def evaluate_gate(
         registration=reg,
         baseline=provenance["baseline"],
         candidate=provenance["candidate"],
-        infra=_infra(both) if both.height else {},
+        infra=infra_sides(both) if both.height else {},
         curves=found.curves,
         slice_rates=found.rates,
-        case_sets=_case_sets(both, provenance, policy) if both_ran else None,
+        case_sets=case_sets(both, provenance, policy) if both_ran else None,
         failure_classes=found.failure_classes,
         sequential=_sequential_binding(policy, stop, found, rows),
         tool_version=f"gatestats {__version__}",
@@ -674,38 +585,3 @@ def _sequential_binding(
     if stop is None:
         return None
     return stop.binding(found.sequential, gate_decided(policy, rows, found.severe, stop.n_cases))
-
-
-def _case_set_version(side: SideBinding) -> str | None:
-    """A side's case-set version: its run set's manifest's, else the one its records name (several: joined)."""
-    if side.case_set_version is not None:
-        return side.case_set_version
-    return ", ".join(side.task_set_version) or None
-
-
-def _case_sets(both: pl.DataFrame, provenance: Mapping[str, SideBinding], policy: Policy) -> CaseSets | None:
-    """The overlap summary when the two sides ran different case-set versions (else ``None``)."""
-    return case_set_summary(
-        both, _case_set_version(provenance[BASELINE]), _case_set_version(provenance[CANDIDATE]), policy
-    )
-
-
-def _provenance(rs: RecordSet) -> SideBinding:
-    out = rs.to_dict()
-    records = rs.records
-    systems = sorted({str(s) for s in records.get_column("system").unique().to_list()}) if records.height else []
-    out["system"] = systems[0] if len(systems) == 1 else (", ".join(systems) or None)
-    out["system_digest"] = (
-        records.get_column("system_digest").drop_nulls().unique().sort().to_list() if records.height else []
-    )
-    out["system_parts"] = {
-        p: sorted({str(v) for v in records.get_column(p).drop_nulls().unique().to_list()}) if records.height else []
-        for p in SYSTEM_PARTS
-    }
-    out["task_set_version"] = (
-        sorted({str(v) for v in records.get_column("task_set_version").drop_nulls().unique().to_list()})
-        if records.height
-        else []
-    )
-    out["layers"] = list(record_layers(records))
-    return build(SideBinding, out, "provenance")

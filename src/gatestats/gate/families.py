@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Literal, TypeAlias
 
 import numpy as np
@@ -47,16 +48,17 @@ import polars as pl
 from scipy import stats
 
 from gatestats.gate.policy import Policy
-from gatestats.gate.rules import _threshold_resolution
+from gatestats.gate.rules import threshold_resolution
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import adjust_pvalues
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
-from gatestats.vocabulary import GateCorrection
+from gatestats.vocabulary import Decision, GateCorrection
 
 __all__ = [
     "COST_FIELDS",
     "FamilyName",
     "adjusted_family",
+    "decide_families",
     "decide_hint",
     "no_cost_fields",
     "pre_data_removals",
@@ -133,7 +135,7 @@ def pre_data_removals(policy: Policy, n_cases: Mapping[str, int], no_cost: str |
             out |= {(rule.name, "threshold"): why, (rule.name, "paired"): why}
             continue
         if rule.threshold is not None:
-            status, words, _ = _threshold_resolution(n, rule.threshold, rule.alpha, policy.seed)
+            status, words, _ = threshold_resolution(n, rule.threshold, rule.alpha, policy.seed)
             if status == "cannot_resolve" and words is not None:
                 out[rule.name, "threshold"] = words
         if rule.test == "paired" and rule.margin and rule.margin < 1 / n:
@@ -228,3 +230,75 @@ def decide_hint(row: RuleResult, family_size: int) -> tuple[int | None, str]:
         f"; about {needed} cases (now {row.n_cases}) would show it to {side} if the observed effect held "
         f"(normal approximation at alpha {level:.3g})"
     )
+
+
+def decide_families(
+    rows: list[RuleResult], multiplicity: GateCorrection, removed: Mapping[tuple[str, str], str] | None = None
+) -> list[RuleResult]:
+    """Adjust each family's p-values and decide every row.
+
+    The policy declares the families (:mod:`gatestats.gate.families`, docs/gate.md): the blocking
+    rows are the family whose false-pass the gate controls; the warn-only rows are adjusted in their
+    own family and never take alpha from a blocking row; a row in ``removed`` (undecidable before any
+    outcome is seen) is in no family and says so. An inconclusive row says about how many cases would
+    decide it (``cases_needed``).
+
+    Parameters
+    ----------
+    rows
+        Every verdict row with its raw p-values, before the decision.
+    multiplicity
+        The policy's correction.
+    removed
+        (rule, kind) → why the row was undecidable before any outcome was seen
+        (:func:`pre_data_removals`).
+
+    Returns
+    -------
+    list[RuleResult]
+        The rows decided, each with its adjusted p-values, family and family size.
+    """
+    removed = removed or {}
+    families = [row_family(r, removed) for r in rows]
+    adjusted: dict[int, tuple[float, float]] = {}
+    for name in ("blocking", "warn_only"):
+        adjusted |= adjusted_family(rows, [i for i, f in enumerate(families) if f == name], multiplicity)
+    out: list[RuleResult] = []
+    for i, r in enumerate(rows):
+        reason, needed = r.reason, r.cases_needed
+        size = 0 if families[i] == "removed_before_data" else families.count(families[i])
+        if families[i] == "removed_before_data":
+            note = f"left out of the multiplicity family before the data: {removed[r.rule, r.kind]}"
+            reason = note if not reason or reason in note else f"{reason}; {note}"
+        if i in adjusted:
+            p_pass, p_fail = adjusted[i]
+            if p_pass <= r.alpha:
+                decision: Decision = "pass"
+            elif p_fail <= r.alpha:
+                decision = "fail"
+                reason = f"shown violated: adjusted p = {p_fail:.3g} ≤ alpha {r.alpha:g}"
+            else:
+                decision = "insufficient_evidence"
+                needed, hint = decide_hint(r, size)
+                reason = (
+                    f"inconclusive: neither holding (adjusted p = {p_pass:.3g}) nor violated "
+                    f"(adjusted p = {p_fail:.3g}) is shown at alpha {r.alpha:g}{hint}"
+                )
+        else:
+            decision = "insufficient_evidence"
+        if r.action == "warn" and decision in {"fail", "insufficient_evidence"}:
+            reason = f"warn-only rule ({decision}): {reason}"
+            decision = "warn"
+        out.append(
+            replace(
+                r,
+                decision=decision,
+                reason=reason,
+                cases_needed=needed,
+                pvalue_pass_adjusted=adjusted[i][0] if i in adjusted else None,
+                pvalue_fail_adjusted=adjusted[i][1] if i in adjusted else None,
+                family=families[i],
+                family_size=size,
+            )
+        )
+    return out

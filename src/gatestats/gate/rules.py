@@ -61,6 +61,7 @@ __all__ = [
     "rule_result",
     "rule_row",
     "threshold_evidence",
+    "threshold_resolution",
 ]
 
 Kind = Literal["threshold", "paired", "cost_threshold", "cost_increase"]
@@ -226,10 +227,17 @@ def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: in
     return fewest(ok, n, limit=10_000_000)
 
 
-def _threshold_resolution(
+def threshold_resolution(
     n: int, threshold: float, alpha: float, seed: int
 ) -> tuple[Literal["ok", "cannot_resolve"], str | None, int | None]:
-    """Whether ``n`` cases could show a value above ``threshold`` at ``alpha``; if not, why and how many could."""
+    """Whether ``n`` cases could show a value above ``threshold`` at ``alpha``; if not, why and how many could.
+
+    Returns
+    -------
+    tuple[Literal["ok", "cannot_resolve"], str | None, int | None]
+        ``ok`` (no reason, no count), or ``cannot_resolve`` with the reason in words and the
+        cases that could resolve it (``None``: none could).
+    """
     best = _threshold_pvalues(np.ones(n), None, threshold, seed)[0]
     if best <= alpha:
         return "ok", None, None
@@ -287,7 +295,7 @@ def threshold_evidence(
         values, groups=groups, method=THRESHOLD_METHOD, confidence_level=confidence_level, seed=seed
     )
     p_pass, p_fail = _threshold_pvalues(values, groups, threshold, seed)
-    status, reason, needed = _threshold_resolution(n, threshold, alpha, seed)
+    status, reason, needed = threshold_resolution(n, threshold, alpha, seed)
     return RuleEvidence(
         **common,
         observed=float(values.mean()),
