@@ -22,8 +22,9 @@ The cells (case difficulty ``p ~ Beta(s·m, s·(1-m))``, ``s = 3``, mean ``m``):
   trial stays unresolved when both attempts hit. ``latent``: the retry shows the trial's own
   (failing) outcome and the crash repeats with probability 1/2 (informative retries); ``fresh``:
   the retry is a new draw of the case, hit again like any failing attempt. The fresh retry is a
-  second chance only failing trials get: a selection among *resolved* trials that no bound on
-  unresolved attempts removes (docs/gate.md, "Limits").
+  second chance only failing trials get: counted as the trial's outcome (``infra_retries =
+  "counted"``, ``--infra-retries counted``) it is liberal; the policy's default (``bounded``) keeps
+  a retried trial unresolved whatever its retry gave (docs/gate.md, "Retries").
 
 The power cost is the ``pass`` rate at a clear improvement (threshold cells: candidate mean 0.68;
 non-inferiority: candidate equal to the baseline) under the same informative infra errors.
@@ -62,6 +63,7 @@ min_trials = 1
 max_infra_error_rate = {limit}
 on_insufficient_evidence = "block"
 seed = 0
+infra_retries = "{retries}"
 
 [baseline]
 system = "baseline"
@@ -177,23 +179,7 @@ def _infra(
     return np.where(again, 2, np.where(hit, 1, 0)).astype(np.int64), fresh
 
 
-def _strict(records: pl.DataFrame) -> pl.DataFrame:
-    """What-if (``--strict-retries``): a trial whose first attempt is an infra error stays unresolved.
-
-    Its retry's outcome is replaced by ``infra_error``: the gate then bounds the trial as if the
-    retry had not run (a retry is a new draw only failing trials may get, see the module docstring).
-    """
-    first = records.filter((pl.col("attempt") == 0) & (pl.col("outcome") == "infra_error")).select("case_id", "trial")
-    hit = records.join(first.with_columns(pl.lit(True).alias("__hit")), on=["case_id", "trial"], how="left")
-    return hit.with_columns(
-        pl.when(pl.col("__hit").fill_null(False))
-        .then(pl.lit("infra_error"))
-        .otherwise(pl.col("outcome"))
-        .alias("outcome")
-    ).drop("__hit")
-
-
-def _draw(cell: Cell, rng: np.random.Generator, *, power: bool, strict: bool = False) -> tuple[RecordSet, RecordSet]:
+def _draw(cell: Cell, rng: np.random.Generator, *, power: bool) -> tuple[RecordSet, RecordSet]:
     n, t = cell.n_cases, cell.trials
     if cell.rule == "threshold":
         mean = THRESHOLD + (0.08 if power else 0.0)
@@ -207,7 +193,6 @@ def _draw(cell: Cell, rng: np.random.Generator, *, power: bool, strict: bool = F
     passed_b = rng.random((n, t)) < p_b[:, None]
     codes, retried = _infra(passed_c, p_c, cell, rng)
     cand = _frame("candidate", passed_c, codes, retried)
-    cand = _strict(cand) if strict else cand
     base = _frame("baseline", passed_b, np.zeros((n, t), dtype=np.int64))
     return _set("baseline", base), _set("candidate", cand)
 
@@ -242,10 +227,13 @@ class Rates:
         return ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / self.reps)
 
 
-def rates(cell: Cell, *, reps: int, power_reps: int, seed: int, strict: bool = False) -> Rates:
-    """The cell's ``pass`` rates today and bounded, at the boundary and at a clear improvement (same draws)."""
+def rates(cell: Cell, *, reps: int, power_reps: int, seed: int, infra_retries: str = "bounded") -> Rates:
+    """The cell's ``pass`` rates today and bounded, at the boundary and at a clear improvement (same draws).
+
+    ``infra_retries`` is the policy's key (``bounded``: the default; ``counted``: retries count).
+    """
     start = time.perf_counter()
-    policy = parse_policy((POLICY.format(limit=cell.limit) + RULES[cell.rule]).encode())
+    policy = parse_policy((POLICY.format(limit=cell.limit, retries=infra_retries) + RULES[cell.rule]).encode())
     reg = Registration(run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None,
                        origin="runner")  # fmt: skip
     out: dict[str, float] = {}
@@ -253,7 +241,7 @@ def rates(cell: Cell, *, reps: int, power_reps: int, seed: int, strict: bool = F
         rng = np.random.default_rng([seed, CELLS.index(cell), int(power)])
         passes = {"today": 0, "bounded": 0}
         for _ in range(n):
-            base, cand = _draw(cell, rng, power=power, strict=strict)
+            base, cand = _draw(cell, rng, power=power)
             passes["bounded"] += (
                 evaluate_gate(policy, base, cand, registration=reg, now="t").rules[0].decision == "pass"
             )
@@ -289,15 +277,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--power-reps", type=int, default=100)
     parser.add_argument("--seed", type=int, default=30)
     parser.add_argument("--cells", nargs="*", default=[c.name for c in CELLS])
-    parser.add_argument("--strict-retries", action="store_true", help="what-if: a retried trial stays unresolved")
+    parser.add_argument("--infra-retries", choices=("bounded", "counted"), default="bounded",
+                        help="the policy's infra_retries (default: bounded, the gate's default)")  # fmt: skip
     args = parser.parse_args(argv)
     results = []
     for cell in CELLS:
         if cell.name in args.cells:
-            r = rates(cell, reps=args.reps, power_reps=args.power_reps, seed=args.seed, strict=args.strict_retries)
+            r = rates(
+                cell, reps=args.reps, power_reps=args.power_reps, seed=args.seed, infra_retries=args.infra_retries
+            )
             print(f"{cell.name}: today {r.today:.3f} bounded {r.bounded:.3f} ({r.seconds:.0f}s)", flush=True)
             results.append(r)
-    what = "; --strict-retries (what-if)" if args.strict_retries else ""
+    what = f"; infra_retries = {args.infra_retries!r}"
     print(f"\nseed {args.seed}, {args.reps} replications per cell at the boundary, {args.power_reps} for power{what}\n")
     print(table(results))
     return 0

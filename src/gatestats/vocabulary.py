@@ -27,6 +27,7 @@ __all__ = [
     "CORRECTIONS",
     "DECISIONS",
     "GATE_CORRECTIONS",
+    "INFRA_RETRIES",
     "GATE_METRICS",
     "METRICS",
     "OUTCOMES",
@@ -42,6 +43,7 @@ __all__ = [
     "Decision",
     "FrameLike",
     "GateCorrection",
+    "InfraRetries",
     "GateMetric",
     "IntervalMethod",
     "Metric",
@@ -333,6 +335,13 @@ CORRECTIONS: Final[tuple[Correction, ...]] = get_args(Correction)
 #: ``none`` for a family of one or a policy that takes the risk knowingly.
 GateCorrection: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
 GATE_CORRECTIONS: Final[tuple[GateCorrection, ...]] = get_args(GateCorrection)
+
+#: What a gate makes of a trial retried after an infrastructure error (policy key ``infra_retries``):
+#: ``bounded`` (the default) keeps it unresolved whatever the retry gave, since a retry can be a
+#: second chance only the trials hit by the error got; ``counted`` takes the final attempt's outcome,
+#: the policy's statement that infrastructure errors are unrelated to the outcome (docs/gate.md).
+InfraRetries: TypeAlias = Literal["bounded", "counted"]
+INFRA_RETRIES: Final[tuple[InfraRetries, ...]] = get_args(InfraRetries)
 
 #: ``one_trial``: one valid trial per case (the 2x2 table); ``several_trials``: per-case rates.
 PairedDesign: TypeAlias = Literal["one_trial", "several_trials"]

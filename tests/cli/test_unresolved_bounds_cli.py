@@ -5,7 +5,10 @@ alpha 0.05 with ``max_infra_error_rate = 0.05``. Recording one failed trial in 2
 as ``infra_error`` (5.0% of attempts, every case keeps 3 valid trials) used to give ``pass`` (observed
 0.6333, p 0.017: the gate dropped them as missing at random). On the bound the row sits between
 0.60 (all 200 failed) and 0.65 (all passed) and is ``insufficient_evidence``; resolved by new
-attempts (attempt 1 appended, attempt 0 kept) the verdict follows the new outcomes.
+attempts (attempt 1 appended, attempt 0 kept) under a policy that states ``infra_retries =
+"counted"`` the verdict follows the new outcomes. Under the default (``bounded``) a retried trial
+stays unresolved whatever its retry gave: the retry could be a second chance only the failing
+trials got (docs/gate.md, "Retries").
 """
 
 from __future__ import annotations
@@ -79,17 +82,22 @@ def _table(path: Path, mode: str, seed: int = 30) -> Path:
     return path
 
 
-def _gate(tmp_path: Path, mode: str) -> tuple[int, dict[str, Any]]:
+def _gate(tmp_path: Path, mode: str, retries: str = "bounded") -> tuple[int, dict[str, Any]]:
     runner = CliRunner()
-    policy = tmp_path / "policy.toml"
+    policy = tmp_path / f"policy-{retries}.toml"
     if not policy.exists():
-        policy.write_text(POLICY)
+        policy.write_text(
+            POLICY
+            if retries == "bounded"
+            else POLICY.replace("seed = 0\n", f"seed = 0\ninfra_retries = {retries!r}\n".replace("'", '"'))
+        )
+    if not (tmp_path / "base").exists():
         base = _table(tmp_path / "base.csv", "complete")
         result = runner.invoke(app, ["import", "table", str(base), "--map", MAP, "--system", "baseline",
                                      "--run-set", str(tmp_path / "base")])  # fmt: skip
         assert result.exit_code == 0, result.stderr
     table = _table(tmp_path / f"{mode}.csv", mode)
-    run_set = tmp_path / f"cand-{mode}"
+    run_set = tmp_path / f"cand-{mode}-{retries}"
     result = runner.invoke(app, ["import", "table", str(table), "--map", MAP, "--system", "candidate",
                                  "--run-set", str(run_set), "--policy", str(policy)])  # fmt: skip
     assert result.exit_code == 0, result.stderr
@@ -101,7 +109,9 @@ def _gate(tmp_path: Path, mode: str) -> tuple[int, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any]]]:
     tmp = tmp_path_factory.mktemp("issue30")
-    return {mode: _gate(tmp, mode) for mode in ("complete", "infra", "fail", "pass", "first-105", "first-104")}
+    found = {mode: _gate(tmp, mode) for mode in ("complete", "infra", "pass")}
+    found["pass-bounded"] = found.pop("pass")
+    return found | {mode: _gate(tmp, mode, "counted") for mode in ("fail", "pass", "first-105", "first-104")}
 
 
 def test_the_complete_outcomes_at_the_threshold_are_insufficient_evidence(verdicts: dict[str, Any]) -> None:
@@ -148,3 +158,16 @@ def test_the_number_that_would_decide_it_is_the_one_that_does(verdicts: dict[str
     # "it would pass if at most 95 of the 200 had failed": resolved with 105 passes it passes, with 104 not
     assert verdicts["first-105"][1]["verdict"] == "pass"
     assert verdicts["first-104"][1]["verdict"] == "insufficient_evidence"
+
+
+def test_by_default_a_retried_trial_stays_unresolved_whatever_its_retry_gave(verdicts: dict[str, Any]) -> None:
+    # the same 200 retries that pass under "counted" are a second chance the policy did not accept
+    code, verdict = verdicts["pass-bounded"]
+    assert (code, verdict["verdict"]) == (12, "insufficient_evidence")
+    row = verdict["rules"][0]
+    assert row["observed"] == pytest.approx(0.65)  # the estimate still reads the retries
+    bound = row["unresolved"]
+    assert (bound["candidate"], bound["baseline"]) == (200, 0)
+    assert bound["observed_if_failed"] == pytest.approx(0.60)
+    assert verdict["policy"]["infra_retries"] == "bounded"
+    assert verdicts["pass"][1]["policy"]["infra_retries"] == "counted"

@@ -67,7 +67,11 @@ def test_a_grouping_of_the_wrong_type_is_an_error() -> None:
 
 def test_the_grouping_is_bound_into_the_verdict_policy() -> None:
     assert _policy("id_prefix:-").to_dict()["case_grouping"] == "id_prefix:-"
-    assert list(_policy(None).to_dict())[-2:] == ["case_grouping", "require_preregistration"]  # new keys, at the end
+    assert list(_policy(None).to_dict())[-3:] == [
+        "case_grouping",
+        "require_preregistration",
+        "infra_retries",
+    ]  # new keys, at the end
 
 
 def test_id_prefix_groups_by_the_id_before_its_last_separator() -> None:

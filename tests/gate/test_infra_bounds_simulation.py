@@ -42,3 +42,16 @@ def test_informative_infra_errors_do_not_pass_a_boundary_candidate(cell: str, re
     print(f"{cell}: today {found.today:.3f}, bounded {found.bounded:.3f}, limit {found.limit:.3f} ({reps} reps)")
     assert found.bounded <= found.limit
     assert found.today > found.limit  # the old gate fails this cell: the test has teeth
+
+
+@pytest.mark.slow
+def test_a_retry_is_not_counted_unless_the_policy_says_infra_errors_are_unrelated_to_the_outcome() -> None:
+    # retry-fresh: a failing trial hit by an infra error gets a fresh draw (a second chance). The default
+    # infra_retries = "bounded" keeps it within the limit; "counted" is liberal here (0.147 at 400 reps).
+    sim = simulation()
+    (shape,) = [c for c in sim.CELLS if c.name == "retry-fresh-200x1"]
+    bounded = sim.rates(shape, reps=150, power_reps=0, seed=3030)
+    counted = sim.rates(shape, reps=150, power_reps=0, seed=3030, infra_retries="counted")
+    print(f"retry-fresh: bounded {bounded.bounded:.3f}, counted {counted.bounded:.3f}, limit {bounded.limit:.3f}")
+    assert bounded.bounded <= bounded.limit
+    assert counted.bounded > counted.limit  # counting the retries is what the default refuses: the test has teeth

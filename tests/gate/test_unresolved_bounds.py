@@ -137,7 +137,10 @@ def test_a_severe_slice_with_an_unresolved_attempt_does_not_pass(tmp_path: Path)
     assert severe.decision == "insufficient_evidence"
     assert severe.unresolved == 1
     assert severe.reason is not None
-    assert "1 unresolved attempt(s) of the candidate (final attempt infra_error) could hide a failure" in severe.reason
+    assert (
+        "1 unresolved attempt(s) of the candidate (final attempt infra_error, or retried after one) could hide a "
+        'failure; under the policy\'s infra_retries = "bounded" a re-run stays a bound' in severe.reason
+    )
     assert severe.to_dict()["unresolved"] == 1
     cand["c0001"] = [F, P]  # a real failure: fail, whatever the unresolved attempt
     (severe,) = _verdict(tmp_path / "f", FLOOR, base, cand, extra=extra, slices=slices).severe_slices
@@ -241,3 +244,51 @@ def test_the_release_report_lists_the_bounded_rows_in_words(tmp_path: Path) -> N
     assert "<li><strong>floor: pass rate ≥ 0.6</strong>: passes even if all 5 unresolved attempts" in html
     plain = _verdict(tmp_path / "plain", FLOOR, _cases({(P, P): 200}), _cases({(P, P): 200}))
     assert _bounded(SimpleNamespace(verdict=plain)) == ""  # type: ignore[arg-type]
+
+
+def _retried_verdict(tmp_path: Path, cand: dict[str, list[str]], retried: list[str], *, retries: str | None) -> Verdict:
+    """A threshold row at 0.6 whose candidate's trial 0 of ``retried`` cases had an infra error, then its final outcome."""
+    extra = "" if retries is None else f'infra_retries = "{retries}"\n'
+    text = policy_text(FLOOR, k=1, min_trials=1, min_cases=10, extra=extra)
+    policy = parse_policy(text.replace("max_infra_error_rate = 0.1", "max_infra_error_rate = 0.5").encode())
+    tag = retries or "default"
+    b = write_run_set(tmp_path / f"base-{tag}", system="baseline", outcomes=cand)
+    c = write_run_set(tmp_path / f"cand-{tag}", system="candidate", outcomes=cand, policy=policy,
+                      retries={(case, 0): 1 for case in retried})  # fmt: skip
+    return evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW)
+
+
+def test_a_retry_that_passed_is_a_second_chance_the_default_policy_does_not_count(tmp_path: Path) -> None:
+    # 200 cases at 0.50 once the 40 retried trials are counted as failures; their retries passed (0.70)
+    cand = _cases({(P,): 100, (F,): 60, ("retried-pass",): 40})
+    retried = [case for case, outs in cand.items() if outs == ["retried-pass"]]
+    cand = {case: [P if outs == ["retried-pass"] else outs[0]] for case, outs in cand.items()}
+    counted = _retried_verdict(tmp_path, cand, retried, retries="counted")
+    assert counted.rules[0].decision == "pass"  # 140 of 200 observed: the retries count
+    assert counted.rules[0].unresolved is None
+    for retries in (None, "bounded"):  # the default is bounded
+        (row,) = _retried_verdict(tmp_path, cand, retried, retries=retries).rules
+        assert row.decision == "insufficient_evidence"
+        assert row.observed == pytest.approx(0.7)  # the estimate still reads the retries
+        assert row.unresolved is not None
+        assert (row.unresolved.candidate, row.unresolved.observed_if_failed) == (40, pytest.approx(0.5))
+
+
+def test_a_retry_that_failed_does_not_fail_a_candidate_for_infrastructure(tmp_path: Path) -> None:
+    # the optimistic end counts a retried trial as a pass: 80 of 200 observed, at most 120 (0.60) with the retries
+    cand = _cases({(P,): 80, (F,): 80, ("retried-fail",): 40})
+    retried = [case for case, outs in cand.items() if outs == ["retried-fail"]]
+    cand = {case: [F if outs == ["retried-fail"] else outs[0]] for case, outs in cand.items()}
+    assert _retried_verdict(tmp_path, cand, retried, retries="counted").rules[0].decision == "fail"
+    (row,) = _retried_verdict(tmp_path, cand, retried, retries="bounded").rules
+    assert row.decision == "insufficient_evidence"
+    assert row.unresolved is not None
+    assert row.unresolved.observed_if_passed == pytest.approx(0.6)
+
+
+def test_an_unknown_infra_retries_value_is_refused_naming_the_key() -> None:
+    from gatestats.gate import PolicyError
+
+    text = policy_text(FLOOR, k=1, min_trials=1, min_cases=10, extra='infra_retries = "ignored"\n')
+    with pytest.raises(PolicyError, match=r"infra_retries.*expected one of 'bounded', 'counted'"):
+        parse_policy(text.encode())

@@ -171,3 +171,21 @@ def test_edited_records_are_refused_before_anything_is_re_run(tmp_path: Path) ->
     with pytest.raises(RunSetError):
         run_run_set(RunSetOptions(**{**_fields(options), "resume": True, "rerun_unresolved": True}))
     assert path.read_bytes() == edited  # nothing appended
+
+
+def test_the_cli_says_what_the_gate_makes_of_a_re_run(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gatestats.cli import app
+    from gatestats.cli.run import RERUN_NOTE
+
+    out, _ = _setup(tmp_path)
+    args = ["run", str(tmp_path / "cases"), "--candidate", str(tmp_path / "candidate"), "--trials", "2",
+            "--out", str(out), "--isolation", "none", "--infra-retries", "0"]  # fmt: skip
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.stderr
+    assert "re-run attempt" not in first.stderr  # said only after a re-run
+    result = CliRunner().invoke(app, [*args, "--resume", "--rerun-unresolved"])
+    assert result.exit_code == 0, result.stderr
+    assert " ".join(RERUN_NOTE.split()) in " ".join(result.stderr.split())
+    assert 'infra_retries = "counted"' in RERUN_NOTE

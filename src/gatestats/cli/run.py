@@ -155,6 +155,8 @@ def run_command(
         workers=workers,
         address=address,
     )
+    if rerun_unresolved:
+        console.print(RERUN_NOTE, highlight=False)
     _print_summary(summary, console, prepare=prepare)
 
 
@@ -219,6 +221,14 @@ def _policy_digest(policy: Path | None, policy_digest: str | None) -> str | None
         return load_policy(policy).digest
     except PolicyError as exc:
         raise usage_error(str(exc)) from None
+
+
+#: Said after ``--rerun-unresolved``: what the gate makes of the new attempts depends on the policy.
+RERUN_NOTE = (
+    "note: the gate counts a re-run attempt's outcome only under a policy that states "
+    'infra_retries = "counted" (infrastructure errors unrelated to the outcome); under the default '
+    '("bounded") a trial retried after an infrastructure error stays a bound (docs/gate.md, "Retries")'
+)
 
 
 def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool) -> None:

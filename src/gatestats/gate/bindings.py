@@ -99,6 +99,8 @@ class PolicyBinding(_Json):
     case_grouping: str | None = None
     #: Whether the policy refuses a registration made at import (absent in verdicts before it existed).
     require_preregistration: bool = False
+    #: What the gate made of trials retried after an infrastructure error (absent in verdicts before it existed).
+    infra_retries: str = "counted"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

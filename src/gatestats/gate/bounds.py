@@ -18,6 +18,13 @@ ends are the two extreme imputations of the unresolved attempts, so
   ``pvalue_fail`` is computed there, so a candidate is never failed for infrastructure;
 * between the ends the row is ``insufficient_evidence`` and says so in words.
 
+A trial *retried* after an infrastructure error (an ``infra_error`` attempt before its final one)
+is unresolved too under the policy's default ``infra_retries = "bounded"``, whatever the retry
+gave: when the error strikes failing trajectories and the retry is a fresh draw, the retry is a
+second chance only those trials got, and counting it was liberal (0.147 false passes at a 0.05
+rule; docs/gate.md). ``infra_retries = "counted"`` states, before the run, that the errors are
+unrelated to the outcome, and the final attempt's outcome then counts (:func:`mark_retried`).
+
 A one-sided test at each end of the identified interval is a valid test of the rule for every
 value of the missing outcomes (Imbens & Manski 2004 discuss the confidence set of the whole
 interval; the gate needs only the one end that decides each direction). With no unresolved
@@ -42,7 +49,7 @@ import polars as pl
 
 from gatestats.gate.bindings import UnresolvedBound
 from gatestats.gate.verdict import RuleResult, SevereSliceResult
-from gatestats.vocabulary import is_final_attempt
+from gatestats.vocabulary import TRIAL_KEY, InfraRetries, is_final_attempt
 
 __all__ = [
     "End",
@@ -52,6 +59,7 @@ __all__ = [
     "bounded_row",
     "bounded_severe",
     "imputed_passes",
+    "mark_retried",
     "unresolved_counts",
     "unresolved_keys",
 ]
@@ -64,8 +72,44 @@ _CANDIDATE_AS: dict[str, str] = {"pessimistic": "failed", "optimistic": "passed"
 _OTHER = {"failed": "passed", "passed": "failed"}
 
 
-def _unresolved() -> pl.Expr:
-    return (pl.col("outcome") == "infra_error") & is_final_attempt()
+#: The column :func:`mark_retried` adds: the final attempt of a trial retried after an infra error.
+RETRIED = "__retried_after_infra_error"
+
+
+def _unresolved(frame: pl.DataFrame) -> pl.Expr:
+    """Unresolved attempts: a final ``infra_error``, or the final attempt of a trial :func:`mark_retried` marked."""
+    final_error = (pl.col("outcome") == "infra_error") & is_final_attempt()
+    return final_error | pl.col(RETRIED) if RETRIED in frame.columns else final_error
+
+
+def mark_retried(frame: pl.DataFrame, infra_retries: InfraRetries) -> pl.DataFrame:
+    """``frame`` with the final attempt of every trial retried after an infra error marked unresolved.
+
+    Under ``bounded`` a trial with an ``infra_error`` attempt before its final attempt stays
+    unresolved whatever its retry gave (its observed outcome is kept for the estimate; both ends
+    impute it). Under ``counted`` nothing is marked: the final attempt's outcome is the trial's.
+
+    Parameters
+    ----------
+    frame
+        Records of both sides (``system``, ``case_id``, ``trial``, ``attempt``, ``outcome``).
+    infra_retries
+        The policy's ``infra_retries``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame with a boolean column the bound functions read (``bounded`` only).
+    """
+    if infra_retries == "counted" or frame.height == 0:
+        return frame
+    trial = list(TRIAL_KEY)
+    earlier_error = (
+        ((pl.col("outcome") == "infra_error") & (pl.col("attempt") < pl.col("attempt").max().over(trial)))
+        .any()
+        .over(trial)
+    )
+    return frame.with_columns((earlier_error & is_final_attempt()).alias(RETRIED))
 
 
 def bound_frame(frame: pl.DataFrame, end: End, *, candidate: str) -> pl.DataFrame:
@@ -90,7 +134,7 @@ def bound_frame(frame: pl.DataFrame, end: End, *, candidate: str) -> pl.DataFram
         return frame
     cand_as = _CANDIDATE_AS[end]
     return frame.with_columns(
-        pl.when(_unresolved())
+        pl.when(_unresolved(frame))
         .then(pl.when(pl.col("system") == candidate).then(pl.lit(cand_as)).otherwise(pl.lit(_OTHER[cand_as])))
         .otherwise(pl.col("outcome"))
         .alias("outcome")
@@ -113,7 +157,7 @@ def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, i
         Each unresolved trial of the candidate once.
     """
     hit = (
-        frame.filter(_unresolved() & (pl.col("system") == candidate))
+        frame.filter(_unresolved(frame) & (pl.col("system") == candidate))
         .select("case_id", "trial")
         .sort("case_id", "trial")
     )
@@ -143,7 +187,7 @@ def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidat
                           schema={"case_id": pl.String, "trial": frame.schema["trial"]})  # fmt: skip
     hit = pl.struct("case_id", "trial").is_in(chosen.select(pl.struct("case_id", "trial")).to_series().implode())
     return frame.with_columns(
-        pl.when(_unresolved() & (pl.col("system") == candidate) & hit)
+        pl.when(_unresolved(frame) & (pl.col("system") == candidate) & hit)
         .then(pl.lit("passed"))
         .otherwise(pl.col("outcome"))
         .alias("outcome")
@@ -167,7 +211,7 @@ def unresolved_counts(frame: pl.DataFrame, *, candidate: str) -> tuple[int, int]
     """
     if frame.height == 0:
         return 0, 0
-    hit = frame.filter(_unresolved()).get_column("system")
+    hit = frame.filter(_unresolved(frame)).get_column("system")
     n_cand = int((hit == candidate).sum())
     return n_cand, hit.len() - n_cand
 
@@ -258,7 +302,11 @@ def bounded_decided_row(obs: RuleResult, pess: RuleResult, opt: RuleResult, coun
 
 
 def bounded_severe(
-    obs: SevereSliceResult, pess: SevereSliceResult, opt: SevereSliceResult, unresolved: int
+    obs: SevereSliceResult,
+    pess: SevereSliceResult,
+    opt: SevereSliceResult,
+    unresolved: int,
+    infra_retries: InfraRetries = "bounded",
 ) -> SevereSliceResult:
     """A severe slice on the bound: it passes only if no unresolved candidate attempt could hide a failure.
 
@@ -268,6 +316,8 @@ def bounded_severe(
         The slice scored on the observed records and at each end.
     unresolved
         The candidate's unresolved attempts in the slice's cases.
+    infra_retries
+        The policy's ``infra_retries`` (whether a re-run can resolve them).
 
     Returns
     -------
@@ -281,7 +331,12 @@ def bounded_severe(
         return replace(opt if opt.decision == "fail" else pess, unresolved=unresolved)
     reason = (
         f"severe slice {obs.slice!r}: no valid trial failed, but {unresolved} unresolved attempt(s) of the "
-        "candidate (final attempt infra_error) could hide a failure; it passes only when they are re-run and pass"
+        "candidate (final attempt infra_error, or retried after one) could hide a failure; "
+        + (
+            "it passes only when they are re-run and pass"
+            if infra_retries == "counted"
+            else 'under the policy\'s infra_retries = "bounded" a re-run stays a bound (docs/gate.md, "Retries")'
+        )
     )
     return replace(obs, decision="insufficient_evidence", reason=reason, unresolved=unresolved)
 
@@ -294,7 +349,17 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.4g}"
 
 
-def _summary(row: RuleResult, bound: UnresolvedBound) -> str:
+def _remedy(infra_retries: InfraRetries) -> str:
+    """What decides a row left between its bounds, under the policy's ``infra_retries``."""
+    if infra_retries == "counted":
+        return "re-running the unresolved attempts decides it (docs/runner.md, --rerun-unresolved)"
+    return (
+        'more cases or trials decide it; a re-run stays a bound under the policy\'s infra_retries = "bounded" '
+        '(docs/gate.md, "Retries")'
+    )
+
+
+def _summary(row: RuleResult, bound: UnresolvedBound, infra_retries: InfraRetries) -> str:
     n, m = bound.candidate, bound.baseline
     worst = [f"{_attempts(n, 'candidate')} had failed"] if n else []
     worst += [f"{_attempts(m, 'baseline')} had passed"] if m else []
@@ -311,18 +376,19 @@ def _summary(row: RuleResult, bound: UnresolvedBound) -> str:
     )
     return (
         f"between the bounds: {_num(bound.observed_if_failed)} if {' and '.join(worst)}, "
-        f"{_num(bound.observed_if_passed)} if {' and '.join(best)}{decides}; "
-        "re-running the unresolved attempts decides it (docs/runner.md, --rerun-unresolved)"
+        f"{_num(bound.observed_if_passed)} if {' and '.join(best)}{decides}; {_remedy(infra_retries)}"
     )
 
 
-def bound_words(rows: list[RuleResult]) -> list[RuleResult]:
+def bound_words(rows: list[RuleResult], infra_retries: InfraRetries = "bounded") -> list[RuleResult]:
     """The decided rows, each bounded row with its ends in words (``unresolved.summary``; not passing: in ``reason``).
 
     Parameters
     ----------
     rows
         The decided verdict rows.
+    infra_retries
+        The policy's ``infra_retries`` (what decides a row left between its bounds).
 
     Returns
     -------
@@ -334,7 +400,7 @@ def bound_words(rows: list[RuleResult]) -> list[RuleResult]:
         if r.unresolved is None:
             out.append(r)
             continue
-        summary = _summary(r, r.unresolved)
+        summary = _summary(r, r.unresolved, infra_retries)
         reason = r.reason if r.decision == "pass" else f"{r.reason}; {summary}" if r.reason else summary
         out.append(replace(r, reason=reason, unresolved=replace(r.unresolved, summary=summary)))
     return out

@@ -53,6 +53,7 @@ from gatestats.gate.bounds import (
     bounded_row,
     bounded_severe,
     imputed_passes,
+    mark_retried,
     unresolved_counts,
     unresolved_keys,
 )
@@ -90,7 +91,7 @@ def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
 def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl.DataFrame:
     """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping)."""
     both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
-    return apply_grouping(both, policy.case_grouping)
+    return mark_retried(apply_grouping(both, policy.case_grouping), policy.infra_retries)
 
 
 def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
@@ -442,7 +443,7 @@ def _bounded_evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop |
     rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
     slices = _case_slices(both)
     severe = tuple(
-        bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice))
+        bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
     )
     return replace(found, rows=rows, severe=severe)
@@ -486,9 +487,9 @@ def _decided_rows(
 ) -> list[RuleResult]:
     """The rows decided (multiplicity for a fixed-size gate), each bounded row with its ends in words."""
     if stop is not None:  # decided by their sequences
-        return bound_words(list(found.rows))
+        return bound_words(list(found.rows), policy.infra_retries)
     rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both))
-    return bound_words([_to_decide(policy, both, r) for r in rows])
+    return bound_words([_to_decide(policy, both, r) for r in rows], policy.infra_retries)
 
 
 def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:

@@ -27,7 +27,7 @@ from gatestats.jsonfile import read_regular_file
 from gatestats.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
-from gatestats.vocabulary import GATE_CORRECTIONS, GATE_METRICS, GateCorrection, GateMetric
+from gatestats.vocabulary import GATE_CORRECTIONS, GATE_METRICS, INFRA_RETRIES, GateCorrection, GateMetric, InfraRetries
 
 __all__ = [
     "NUMERIC_RANGES",
@@ -179,6 +179,9 @@ class Policy:
     #: ``id_prefix:<sep>`` (gatestats.gate.grouping); ``None``: not stated (the gate blocks where the
     #: records suggest groups).
     case_grouping: str | None = None
+    #: A trial retried after an infrastructure error: ``bounded`` (unresolved whatever the retry gave)
+    #: or ``counted`` (the final attempt's outcome; gatestats.gate.bounds, docs/gate.md).
+    infra_retries: InfraRetries = "bounded"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (as bound into the verdict).
@@ -218,6 +221,7 @@ class Policy:
             },
             "case_grouping": self.case_grouping,
             "require_preregistration": self.require_preregistration,
+            "infra_retries": self.infra_retries,
         }
 
 
@@ -382,6 +386,7 @@ _TOP = (
     "sequential",
     "require_preregistration",
     "case_grouping",
+    "infra_retries",
 )
 _RULE = ("name", "metric", "slice", "direction", "threshold", "test", "margin", "alpha", "action", "k", "grader")
 _SYSTEM = ("system", "system_digest", "pins")
@@ -530,6 +535,7 @@ def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> dict[str, Any
     top["golden_set"] = _golden_set(r, raw, path)
     top["require_preregistration"] = r.get(raw, (), "require_preregistration", bool, default=False)
     top["case_grouping"] = _case_grouping(r, raw)
+    top["infra_retries"] = r.choice(raw, (), "infra_retries", INFRA_RETRIES, default="bounded")
     return top
 
 

@@ -232,6 +232,17 @@ def threshold_resolution(
 ) -> tuple[Literal["ok", "cannot_resolve"], str | None, int | None]:
     """Whether ``n`` cases could show a value above ``threshold`` at ``alpha``; if not, why and how many could.
 
+    Parameters
+    ----------
+    n
+        The cases (or groups) the row has.
+    threshold
+        The rule's threshold.
+    alpha
+        The rule's alpha.
+    seed
+        The policy's seed (for the betting test's resampling).
+
     Returns
     -------
     tuple[Literal["ok", "cannot_resolve"], str | None, int | None]
