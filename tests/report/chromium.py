@@ -78,6 +78,17 @@ _PROBE = """
                 lines: c.getClientRects().length});
   });
   out.push({id: '#case-ids', cases: cases});
+  var main = document.querySelector('main') || document.body;
+  var box = main.getBoundingClientRect();
+  var limit = box.right - parseFloat(getComputedStyle(main).paddingRight || '0');
+  var tables = [];
+  document.querySelectorAll('table.gs-table').forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    var heads = [];
+    t.querySelectorAll('thead th').forEach(function (h) { heads.push(h.textContent); });
+    tables.push({headers: heads, left: r.left, right: r.right, width: r.width, limit: limit});
+  });
+  out.push({id: '#tables', tables: tables});
   var pre = document.createElement('pre');
   pre.id = 'PROBE_ID';
   pre.textContent = JSON.stringify(out);
@@ -130,6 +141,14 @@ class BrowserPage:
     def charts(self) -> list[ChartCheck]:
         """:func:`check_charts` on the DOM, joined with the probe's measurements by chart id."""
         return check_charts(self.dom, probe=self.probe)
+
+    def tables(self) -> list[dict[str, Any]]:
+        """Every ``table.gs-table`` as laid out: its headers, its right edge and the page's content edge (``limit``)."""
+        for item in self.probe or []:
+            if item.get("id") == "#tables":
+                tables: list[dict[str, Any]] = item["tables"]
+                return tables
+        return []
 
     def case_ids(self) -> list[dict[str, Any]]:
         """Every ``code.gs-case`` as laid out: its text, ``title``, height and number of line boxes."""

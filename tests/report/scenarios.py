@@ -53,3 +53,54 @@ def make_one_trial_verdict(root: Path) -> Path:
     c = write_run_set(root / "cand", system="candidate", outcomes=cand, policy=policy, **common)  # type: ignore[arg-type]
     verdict = evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW)
     return write_verdict(verdict.to_dict(), root / "verdict.json")
+
+
+#: Issue 29's scenario: the demo's shape (4 trials, a failing severe slice, system labels that are the
+#: side names, unclassified failures, a cost rule) with case ids whose text order is not their natural order.
+DEMO_CASES = ["case-1", "case-5", "case-11", "case-29", "case-30", "case-31", "case-40", "case-41", "case-50"]
+SEVERE_CASES = ["sec-1", "sec-2", "sec-3"]
+DEMO_RULES = """
+[[rules]]
+name = "pass rate non-inferior"
+metric = "pass_rate"
+test = "paired"
+margin = 0.05
+
+[[rules]]
+name = "reliability floor"
+metric = "pass_hat_k"
+threshold = 0.5
+
+[[rules]]
+name = "capability"
+metric = "pass_at_k"
+threshold = 0.7
+action = "warn"
+"""
+DEMO_EXTRA = 'case_grouping = "independent"\nsevere_slices = ["security"]\nmax_cost_increase = 0.15\n\n[cost]\nreview_rate_usd_per_hour = 60.0\n'
+
+
+def make_demo_like_verdict(root: Path) -> Path:
+    """Run the real gate on issue 29's demo-shaped scenario and write ``root/verdict.json``.
+
+    Baseline: case-1, case-5, case-11, case-29 fail every trial, the rest pass. Candidate: those four
+    pass, case-40 fails every trial, and the severe case sec-3 fails its first trial (the slice fails).
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    policy_path = root / "policy.toml"
+    text = policy_text(DEMO_RULES, k=4, min_cases=9, min_trials=4, extra=DEMO_EXTRA)
+    policy_path.write_text(text, encoding="utf-8")
+    policy = load_policy(policy_path)
+    cases = DEMO_CASES + SEVERE_CASES
+    flipped = {"case-1", "case-5", "case-11", "case-29"}
+    base = {c: ["failed" if c in flipped else "passed"] * 4 for c in cases}
+    cand = {c: ["failed" if c == "case-40" else "passed"] * 4 for c in cases}
+    cand["sec-3"] = ["failed", "passed", "passed", "passed"]
+    slices = {
+        c: ["security"] if c in SEVERE_CASES else ["parsing" if i % 2 else "numeric"] for i, c in enumerate(cases)
+    }
+    common = {"slices": slices, "cost": COST_PER_ATTEMPT, "case_versions": {c: version(c) for c in cases}}
+    b = write_run_set(root / "base", system="baseline", outcomes=base, **common)  # type: ignore[arg-type]
+    c = write_run_set(root / "cand", system="candidate", outcomes=cand, policy=policy, **common)  # type: ignore[arg-type]
+    verdict = evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW)
+    return write_verdict(verdict.to_dict(), root / "verdict.json")

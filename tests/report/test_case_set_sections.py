@@ -28,11 +28,8 @@ def test_both_sections_are_rows_of_the_one_section_table_after_the_slices() -> N
 
 def test_an_overlap_shows_the_shared_comparison_the_new_sets_cases_and_the_retired(tmp_path: Path) -> None:
     text = _text(_html(overlap_verdict(tmp_path), "case_sets"))
-    assert "the baseline ran case set cs-1 , the candidate case set cs-2 . 24 shared case(s)" in text
-    assert (
-        "10 case(s) are only in the candidate's set (the new set's baseline-to-be); 5 are only in the baseline's"
-        in text
-    )
+    assert "the baseline ran case set cs-1 , the candidate case set cs-2 . 24 shared cases at the same" in text
+    assert "10 cases only in the candidate's set (the new set's baseline-to-be); 5 only in the baseline's" in text
     assert "shared (compared) baseline 24 24/24 1.000 [" in text
     assert "shared (compared) candidate 24 66/72 0.917 [" in text
     assert "new set only (its baseline-to-be) candidate 10 15/30 0.500 [" in text
@@ -48,7 +45,7 @@ def test_one_case_set_says_so(tmp_path: Path) -> None:
 def test_failure_classes_are_counted_per_case_with_their_interval(tmp_path: Path) -> None:
     verdict = overlap_verdict(tmp_path)
     text = _text(_html(verdict, "failure_classes"))
-    assert "The candidate's 7 failed case(s) by failure class" in text
+    assert "The candidate's 7 failed cases by failure class" in text
     assert "policy_misread 5 of 7 0.714 [0.359, 0.918] c005 , n000 , n001 , n002 , n003" in text
     assert "tool_misuse 1 of 7" in text
     none = replace(verdict, failure_classes=())

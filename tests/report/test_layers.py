@@ -56,9 +56,9 @@ def test_the_header_and_every_side_table_name_the_layer(tmp_path: Path) -> None:
         **tables,
     )
     header = _text(section_html(data, "verdict"))
-    assert "candidate (live) candidate against baseline (live) baseline under policy" in header
+    assert "candidate (live) against baseline (live) under policy" in header  # labels that are the side names: once
     for section, shown in (
-        ("rules", "rule candidate (live) baseline (live) 95% CI"),
+        ("rules", "rule (test) candidate (live) baseline (live) 95% CI"),
         ("flips", "case baseline (live) passed/valid candidate (live) passed/valid"),
         ("curves", "k baseline (live) pass^k candidate (live) pass^k"),
         ("slices", "slice baseline (live) cases baseline (live) passed"),

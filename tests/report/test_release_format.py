@@ -172,3 +172,21 @@ def test_an_unknown_section_is_refused_naming_the_sections() -> None:
     with pytest.raises(ValueError, match=r"section must be one of verdict, rules, .*, provenance \(got 'cost2'\)"):
         section_html(None, "cost2")  # type: ignore[arg-type]
     assert section_names()[0] == "verdict"
+
+
+def test_a_severe_reason_names_its_slice_once() -> None:
+    # Issue 29: the gate writes "severe slice <name>: " before the slice's own reason, which names it again.
+    severe = {"slice": "security", "decision": "fail"}
+    (reason,) = verdict_reasons(
+        ["severe slice security: severe slice 'security': 4 of 12 trials did not pass (x trial 0 failed)"],
+        checks=[],
+        severe=[severe],
+        rules=[],
+    )
+    assert reason.detail == "severe slice 'security': 4 of 12 trials did not pass (x trial 0 failed)"
+
+
+def test_words_name_a_side_once_and_write_no_exponent() -> None:
+    text = "cost ratio 'candidate'/'baseline': baseline 'baseline': candidate 'candidate' spent 1.53e-05 (got 2e-3)"
+    assert words(text) == "cost ratio candidate/baseline: baseline: candidate spent 0.0000153 (got 0.002)"
+    assert words("system 'baseline-v2' and baseline 'released'") == "system 'baseline-v2' and baseline 'released'"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from html import unescape
 from types import SimpleNamespace
 
@@ -80,12 +81,14 @@ def test_the_section_shows_the_stop_the_trials_saved_and_every_batch_of_every_ru
     )
     rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>", 1)[1])
     cells = [[unescape(_text(c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in rows]
+    # Issue 29: each rule is named once (on its first batch), estimates and bounds with three decimals
+    # as on the rest of the page (they were "1", "0.25", "[0.407, 1]" beside "0.7778" elsewhere).
     assert cells == [
-        ["solves: pass rate ≥ 0.6", "8", "1", "[0.407, 1]", "9.99 / 0.01", "undecided"],
-        ["solves: pass rate ≥ 0.6", "16", "1", "[0.613, 1]", "99.8 / 0.01", "pass"],
-        ["not worse <b>", "8", "0.25", "[−0.51, 0.81]", "3.59 / 0.01", "undecided"],
-        ["not worse <b>", "16", "0.25", "[−0.258, 0.624]", "12.9 / 0.01", "undecided"],
-        ["not worse <b>", "—", "—", "—", "—", "about 14 more cases needed"],
+        ["solves: pass rate ≥ 0.6", "8", "1.000", "[0.407, 1.000]", "9.99 / 0.01", "undecided"],
+        ["", "16", "1.000", "[0.613, 1.000]", "99.8 / 0.01", "pass"],
+        ["not worse <b>", "8", "0.250", "[−0.510, 0.810]", "3.59 / 0.01", "undecided"],
+        ["", "16", "0.250", "[−0.258, 0.624]", "12.9 / 0.01", "undecided"],
+        ["", "—", "—", "—", "—", "about 14 more cases needed"],
     ]
     assert "not worse &lt;b&gt;" in html
     assert "<b>" not in html
@@ -101,3 +104,14 @@ def test_a_zero_alpha_in_a_verdict_file_shows_no_level_and_no_division_error() -
 
 def test_a_fixed_size_verdict_says_so() -> None:
     assert _text(_html(None)).startswith("A fixed-size gate: every case ran before the gate was read once")
+
+
+def test_e_values_are_plain_decimals_in_the_summary_as_in_the_table() -> None:
+    # Issue 29: the summary said "for fail 1.53e-05" (the gate's terminal format) above a table saying 0.0000153.
+    rule = BINDING.rules[0]
+    last = replace(rule.path[-1], e_fail=1.53e-05)
+    binding = replace(BINDING, rules=(replace(rule, path=(*rule.path[:-1], last)),))
+    text = _text(_html(binding))
+    assert "for fail 0.0000153 (level 80)" in text
+    assert "99.8 / 0.0000153" in text
+    assert not re.search(r"\de-\d", text)

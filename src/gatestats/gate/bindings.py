@@ -24,6 +24,7 @@ __all__ = [
     "CurvePoint",
     "FailureClassCount",
     "FileBinding",
+    "FlipCount",
     "InfraSide",
     "JudgeStatus",
     "Layer",
@@ -369,3 +370,19 @@ class UnresolvedBound(_Json):
     observed_if_passed: float | None
     summary: str = ""
     to_decide: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlipCount(_Json):
+    """One flipped case's trials on both sides: ``passed`` of ``valid`` trials (``None``: the side has none).
+
+    ``case`` is the ``case_id@case_version`` label of the flips; the counts are
+    :func:`gatestats.estimators.case_summary`'s ``c`` and ``n`` of the records the gate decided on.
+    """
+
+    case: str
+    direction: Literal["pass_to_fail", "fail_to_pass"]
+    baseline_passed: int | None
+    baseline_valid: int | None
+    candidate_passed: int | None
+    candidate_valid: int | None

@@ -39,6 +39,7 @@ from gatestats.gate.bindings import (
     CostSummary,
     CurvePoint,
     FailureClassCount,
+    FlipCount,
     JudgeStatus,
     PolicyBinding,
     SequentialBinding,
@@ -75,7 +76,7 @@ from gatestats.gate.sequential_rules import (
     severe_after_stop,
 )
 from gatestats.gate.sides import BASELINE, CANDIDATE, case_sets, flips, infra_sides, side_provenance
-from gatestats.gate.summaries import curve_points, failure_class_counts, slice_rates
+from gatestats.gate.summaries import curve_points, failure_class_counts, flip_counts, slice_rates
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.sequential import SequentialDecision
@@ -369,6 +370,7 @@ class _Evidence:
     failure_classes: tuple[FailureClassCount, ...] = ()
     #: A sequential gate's rows (already decided), each with its label and its sequence's decision.
     sequential: tuple[tuple[str, SequentialDecision], ...] = ()
+    flip_counts: tuple[FlipCount, ...] = ()
 
 
 def _evidence(
@@ -399,15 +401,17 @@ def _evidence(
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
     cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
+    flipped = flips(both)
     return _Evidence(
         severe=severe,
         rows=(*rows, *cost_results),
-        flips=flips(both),
+        flips=flipped,
         cost=cost,
         curves=curve_points(both, policy),
         rates=slice_rates(both, policy),
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
         sequential=tuple(decisions),
+        flip_counts=flip_counts(both, flipped),
     )
 
 
@@ -574,6 +578,7 @@ def evaluate_gate(
         case_sets=case_sets(both, provenance, policy) if both_ran else None,
         failure_classes=found.failure_classes,
         sequential=_sequential_binding(policy, stop, found, rows),
+        flip_counts=found.flip_counts,
         tool_version=f"gatestats {__version__}",
         created_at=now or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     )

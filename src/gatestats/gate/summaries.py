@@ -12,8 +12,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from gatestats.estimators import analyze
-from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, SliceRate
+from gatestats.estimators import analyze, case_summary
+from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
 from gatestats.vocabulary import final_attempts
@@ -25,6 +25,7 @@ __all__ = [
     "curve_max_k",
     "curve_points",
     "failure_class_counts",
+    "flip_counts",
     "slice_rates",
 ]
 
@@ -279,3 +280,45 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
         for row in trends.rows
         if row.source == "failures"
     )
+
+
+def flip_counts(both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[FlipCount, ...]:
+    """Each flipped case's passed and valid trials on both sides, in the order of the flips.
+
+    Counted by :func:`gatestats.estimators.case_summary` (``c`` passed of ``n`` valid trials) on the
+    records the gate decided on, so that a report shows the counts behind each flip and reads no
+    record file.
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    flips
+        The case labels (``case_id@case_version``) that went pass → fail, and fail → pass.
+
+    Returns
+    -------
+    tuple of FlipCount
+        One per flipped case (pass → fail first); empty when nothing flipped.
+    """
+    if not flips[0] and not flips[1]:
+        return ()
+    summary = case_summary(both, allow_several_versions=True)
+    counts: dict[tuple[str, str], tuple[int, int]] = {}
+    for system, cid, version, n, c in summary.select("system", "case_id", "case_version", "n", "c").iter_rows():
+        counts[(str(system), str(cid) if version is None else f"{cid}@{version}")] = (int(c), int(n))
+    out = []
+    for direction, cases in zip(("pass_to_fail", "fail_to_pass"), flips, strict=True):
+        for case in cases:
+            base, cand = counts.get(("baseline", case)), counts.get(("candidate", case))
+            out.append(
+                FlipCount(
+                    case=case,
+                    direction=direction,  # type: ignore[arg-type]
+                    baseline_passed=None if base is None else base[0],
+                    baseline_valid=None if base is None else base[1],
+                    candidate_passed=None if cand is None else cand[0],
+                    candidate_valid=None if cand is None else cand[1],
+                )
+            )
+    return tuple(out)

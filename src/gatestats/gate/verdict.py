@@ -31,6 +31,7 @@ from gatestats.gate.bindings import (
     CostSummary,
     CurvePoint,
     FailureClassCount,
+    FlipCount,
     InfraSide,
     JudgeStatus,
     PolicyBinding,
@@ -206,6 +207,8 @@ class Verdict:
     failure_classes: tuple[FailureClassCount, ...] = ()
     #: The run of a sequential gate (a policy with ``[sequential]``); None for a fixed-size gate.
     sequential: SequentialBinding | None = None
+    #: Each flipped case's passed/valid trials on both sides (empty: nothing flipped, or an older verdict).
+    flip_counts: tuple[FlipCount, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -246,6 +249,8 @@ class Verdict:
         }
         if self.sequential is not None:  # only a sequential gate's verdict has the key
             body["sequential"] = self.sequential.to_dict()
+        if self.flip_counts:  # only when a case flipped: a verdict written before the field reads back unchanged
+            body["flip_counts"] = [c.to_dict() for c in self.flip_counts]
         body["digest"] = verdict_digest(body)
         return body
 
@@ -446,9 +451,15 @@ def _sequential_md(binding: SequentialBinding) -> list[str]:
 
 
 def _ids(ids: tuple[str, ...]) -> str:
+    """Case ids without their ``@version`` (kept, shortened, when one id has two versions in the list)."""
     if not ids:
         return "none"
-    shown = ", ".join(_code(i) for i in ids[:_IDS_LIMIT])
+    short = [i.split("@", 1)[0] for i in ids]
+    twice = {s for s in short if short.count(s) > 1}
+    shown = ", ".join(
+        _code(s if s not in twice else i[: len(s) + 20])
+        for s, i in zip(short[:_IDS_LIMIT], ids[:_IDS_LIMIT], strict=True)
+    )
     more = len(ids) - _IDS_LIMIT
     return shown if more <= 0 else f"{shown}, … and {more} more (the verdict file lists them all)"
 
@@ -541,9 +552,10 @@ _TOP_FIELDS = (
     "case_sets",
     "failure_classes",
     "sequential",
+    "flip_counts",
     "digest",
 )
-_OPTIONAL_TOP = frozenset({"curves", "slice_rates", "case_sets", "failure_classes", "sequential"})
+_OPTIONAL_TOP = frozenset({"curves", "slice_rates", "case_sets", "failure_classes", "sequential", "flip_counts"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -582,6 +594,7 @@ class _Body:
     case_sets: CaseSets | None = None
     failure_classes: tuple[FailureClassCount, ...] = ()
     sequential: SequentialBinding | None = None
+    flip_counts: tuple[FlipCount, ...] = ()
 
 
 def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdict:

@@ -96,6 +96,14 @@ def curve_chart(curves: pl.DataFrame, metric: str, *, confidence_level: float) -
     return cast(alt.LayerChart, chart)
 
 
+def _headroom(rows: pl.DataFrame) -> float:
+    """The end of an axis from 0 that leaves a margin right of the largest estimate or interval end
+    (a dot on the plot's border reads as cut off)."""
+    ends = [v for c in ("estimate", "ci_high") for v in rows.get_column(c).drop_nulls().to_list()]
+    largest = max((float(v) for v in ends), default=0.0)
+    return largest * 1.15 if largest > 0 else 1.0
+
+
 def _interval_dots(
     rows: pl.DataFrame, *, y_title: str, x_title: str, zero_one: bool, title: str, height: int
 ) -> alt.LayerChart | None:
@@ -107,7 +115,7 @@ def _interval_dots(
     if rows.height == 0 or rows.get_column("estimate").is_null().all():
         return None
     labels = list(dict.fromkeys(rows.get_column("label").to_list()))
-    scale = alt.Scale(domain=[0, 1]) if zero_one else alt.Scale(zero=True)
+    scale = alt.Scale(domain=[0, 1]) if zero_one else alt.Scale(domain=[0, _headroom(rows)])
     y = alt.Y("label:N", title=y_title, sort=labels, scale=alt.Scale(domain=labels))
     tooltip = ["label:N", "side:N", "estimate:Q", "ci_low:Q", "ci_high:Q"]
     full = rows.filter(_with_interval())

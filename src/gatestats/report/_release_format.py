@@ -2,13 +2,18 @@
 
 The rules (also in docs/architecture.md, "Report"):
 
+- **Numbers**, one format on the whole page: estimates, rates, differences and interval ends with
+  three decimals (``0.778 [0.218, 0.994]``, ``−0.063``); p-values and e-values with three
+  significant digits in plain decimals (``0.407``, ``0.0000153``, ``166``), never an exponent;
+  thresholds and margins as the policy wrote them (``0.5``, ``−0.05``).
 - **Money** in plain decimals, never scientific notation: at least cents (``$2.50``,
   ``$1,234.56``), and below one dollar three significant digits (``$0.0283``, ``$0.0000145``).
 - **Durations** in the unit that keeps them readable: seconds below a minute (``42.0 s``), minutes
   below an hour (``4.5 min``), hours above (``2.35 h``); zero is ``0 s``.
 - **Case ids** without their ``@version`` (the full id goes in the ``title``, shown on hover).
 - **Words**: ``insufficient_evidence`` and other tokens of the verdict file become words
-  ("insufficient evidence").
+  ("insufficient evidence"); a side named by its own label (``baseline 'baseline'``, the gate's
+  internal labels) is named once.
 - **Thresholds** say what they compare: a paired row's threshold is a difference from the
   baseline (``−0.05 vs baseline``), a cost-increase row's a ratio (``≤ 1.15 × baseline``).
 
@@ -28,8 +33,12 @@ __all__ = [
     "case_html",
     "duration",
     "e",
+    "natural_key",
     "number",
+    "plural",
+    "rate",
     "short_case_id",
+    "side_system",
     "threshold_text",
     "usd",
     "words",
@@ -43,6 +52,11 @@ _TOKENS: Final[Mapping[str, str]] = {
     "fail_to_pass": "fail → pass",
 }
 _TOKEN_RE: Final = re.compile(r"\b(" + "|".join(_TOKENS) + r")\b")
+_DIGITS: Final = re.compile(r"(\d+)")
+#: A side followed by its internal label (the gate relabels both sides ``baseline`` / ``candidate``).
+_SIDE_LABEL: Final = re.compile(r"\b(baseline|candidate) '\1'")
+_RATIO_LABELS: Final = "'candidate'/'baseline'"
+_EXPONENT: Final = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?e[-+]?\d+\b")
 
 
 def e(value: Any) -> str:
@@ -78,8 +92,12 @@ def words(text: Any) -> str:
     --------
     >>> words("warn-only rule (insufficient_evidence): 9 cases")
     'warn-only rule (insufficient evidence): 9 cases'
+    >>> words("cost ratio 'candidate'/'baseline': baseline 'baseline': e 1.53e-05")
+    'cost ratio candidate/baseline: baseline: e 0.0000153'
     """
-    return _TOKEN_RE.sub(lambda m: _TOKENS[m[1]], "" if text is None else str(text))
+    out = _TOKEN_RE.sub(lambda m: _TOKENS[m[1]], "" if text is None else str(text))
+    out = _SIDE_LABEL.sub(r"\1", out.replace(_RATIO_LABELS, "candidate/baseline"))
+    return _EXPONENT.sub(lambda m: number(float(m[0]), 3), out)
 
 
 def number(value: float | None, digits: int = 4) -> str:
@@ -108,6 +126,52 @@ def number(value: float | None, digits: int = 4) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text.replace("-", _MINUS)
+
+
+def rate(value: float | None) -> str:
+    """An estimate, rate, difference or interval end with three decimals (``—`` when missing).
+
+    Parameters
+    ----------
+    value
+        The number, or ``None``.
+
+    Returns
+    -------
+    str
+        The number as text (a true minus sign for negatives).
+
+    Examples
+    --------
+    >>> rate(0.7777), rate(-0.06268), rate(1.0), rate(None)
+    ('0.778', '−0.063', '1.000', '—')
+    """
+    if value is None or not math.isfinite(value):
+        return NONE
+    return f"{value:.3f}".replace("-", _MINUS)
+
+
+def side_system(side: str, system: object) -> str:
+    """A side and its system label, the label left out when it is the side's own name (plain text).
+
+    Parameters
+    ----------
+    side
+        ``baseline`` or ``candidate``.
+    system
+        The side's system label in its records.
+
+    Returns
+    -------
+    str
+        ``candidate gpt-4o-2024-11`` or, for a system labelled ``candidate``, ``candidate``.
+
+    Examples
+    --------
+    >>> side_system("candidate", "candidate"), side_system("baseline", "released")
+    ('candidate', 'baseline released')
+    """
+    return side if system in (None, "", side) else f"{side} {system}"
 
 
 def _plain(value: float, digits: int) -> str:
@@ -178,6 +242,52 @@ def duration(hours: float | None) -> str:
     if seconds < 3597:
         return f"{seconds / 60:.1f} min"
     return f"{hours:,.2f} h"
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders the digits in ``text`` as numbers (``case-2`` before ``case-11``).
+
+    Parameters
+    ----------
+    text
+        A case id or label.
+
+    Returns
+    -------
+    tuple
+        Runs of digits as ``(0, number)``, other runs as ``(1, text)``.
+
+    Examples
+    --------
+    >>> sorted(["case-29", "case-11", "case-5", "case-1"], key=natural_key)
+    ['case-1', 'case-5', 'case-11', 'case-29']
+    """
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in _DIGITS.split(text) if part)
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``count`` and the noun in the number it takes (``1 case``, ``2 cases``, ``0 rule rows``).
+
+    Parameters
+    ----------
+    count
+        How many.
+    noun
+        The singular.
+    many
+        The plural when it is not ``noun + "s"``.
+
+    Returns
+    -------
+    str
+        The count and the noun.
+
+    Examples
+    --------
+    >>> plural(1, "case"), plural(4, "case"), plural(0, "severe slice"), plural(2, "class", "classes")
+    ('1 case', '4 cases', '0 severe slices', '2 classes')
+    """
+    return f"{count} {noun if count == 1 else (many or noun + 's')}"
 
 
 def short_case_id(case: str) -> str:

@@ -16,12 +16,24 @@ from typing import Any, Final
 
 import polars as pl
 
+from gatestats.golden.trends import UNCLASSIFIED
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import NONE as _NONE
-from gatestats.report._release_format import case_html, duration, number, short_case_id, threshold_text, usd, words
+from gatestats.report._release_format import (
+    case_html,
+    duration,
+    number,
+    plural,
+    rate,
+    short_case_id,
+    side_system,
+    threshold_text,
+    usd,
+    words,
+)
 from gatestats.report._release_format import e as _e
 from gatestats.report._release_sequential import sequential_html
-from gatestats.report._release_words import Reason, plain_rule, verdict_reasons
+from gatestats.report._release_words import Reason, severe_detail, verdict_reasons
 
 __all__ = ["BUILDERS", "VERDICT_WORDS", "provenance_html"]
 
@@ -37,7 +49,8 @@ _STYLE: Final = """<style>
 .gs-verdict-line { font-size: 1.1em; margin-top: 6px; }
 .gs-verdict.gs-pass { background: #1a7f37; } .gs-verdict.gs-warn { background: #9a6700; }
 .gs-verdict.gs-fail { background: #cf222e; } .gs-verdict.gs-insufficient_evidence { background: #8250df; }
-table.gs-table { border-collapse: collapse; font-size: 0.92em; margin: 8px 0 12px; }
+table.gs-table { border-collapse: collapse; font-size: 0.92em; margin: 8px 0 12px; max-width: 100%; }
+div.gs-table-box { max-width: 100%; overflow-x: auto; }
 table.gs-table th, table.gs-table td { padding: 3px 8px; border-bottom: 1px solid #ddd; text-align: left !important;
   vertical-align: top; }
 table.gs-table td.gs-num { text-align: right !important; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -49,6 +62,7 @@ span.gs-decision.gs-insufficient_evidence { color: #8250df; background: #fbefff;
 .gs-note { color: #555; font-size: 0.9em; }
 .gs-plain { font-weight: 600; }
 .gs-detail { color: #555; font-size: 0.92em; }
+.gs-test { color: #555; font-size: 0.88em; }
 code.gs-digest { word-break: break-all; }
 code.gs-case { white-space: nowrap; }
 </style>"""
@@ -57,19 +71,16 @@ code.gs-case { white-space: nowrap; }
 # --- formatting -----------------------------------------------------------------------------------
 
 
-def _num(value: float | None, digits: int = 4) -> str:
-    return number(value, digits)
+def _p(value: float | None) -> str:
+    """A p-value: three significant digits in plain decimals (``0.407``, ``0.0000153``)."""
+    return number(value, 3)
 
 
-def _rate(value: float | None) -> str:
-    return _NONE if value is None else f"{value:.3f}"
-
-
-def _ci(low: float | None, high: float | None, fmt: Callable[[float | None], str] = _num) -> str:
+def _ci(low: float | None, high: float | None, fmt: Callable[[float | None], str] = rate) -> str:
     return _NONE if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
 
 
-def _estimate(row: Mapping[str, Any], fmt: Callable[[float | None], str] = _rate) -> str:
+def _estimate(row: Mapping[str, Any], fmt: Callable[[float | None], str] = rate) -> str:
     """``estimate [low, high]``; an estimate without an interval says so; no estimate: insufficient evidence."""
     if row.get("estimate") is None:
         return "insufficient evidence"
@@ -98,7 +109,8 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Se
     body = "".join(
         "<tr>" + "".join(_cell(c, numeric=i in numeric) for i, c in enumerate(row)) + "</tr>" for row in rows
     )
-    return f'<table class="gs-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = f'<table class="gs-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<div class="gs-table-box">{table}</div>'
 
 
 def _list(items: Iterable[str]) -> str:
@@ -119,6 +131,14 @@ def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return frame.to_dicts()
 
 
+def _named(data: ReleaseData, side: str) -> str:
+    """A side with its system label in code font, the label left out when it is the side's name (HTML)."""
+    system = getattr(data.verdict, side).system
+    if side_system(side, system) == side:
+        return _e(_side(data, side))
+    return f"{_e(_side(data, side))} <code>{_e(system)}</code>"
+
+
 def _side(data: ReleaseData, side: str) -> str:
     """A side's name with the layer its records name beside it (``baseline (replay)``); plain text."""
     layers = getattr(data.verdict, side).layers
@@ -133,8 +153,7 @@ def _verdict(data: ReleaseData) -> str:
     word, meaning = VERDICT_WORDS.get(v.verdict, (str(v.verdict).upper(), ""))
     policy = v.policy
     line = (
-        f"{_e(meaning)} · {_e(_side(data, 'candidate'))} <code>{_e(v.candidate.system)}</code> against "
-        f"{_e(_side(data, 'baseline'))} <code>{_e(v.baseline.system)}</code> under policy "
+        f"{_e(meaning)} · {_named(data, 'candidate')} against {_named(data, 'baseline')} under policy "
         f"<strong>{_e(policy.name)}</strong> "
         f"v{_e(policy.version)} · exit code {_e(v.exit_code)} · decided {_e(v.created_at)}"
     )
@@ -160,13 +179,12 @@ def _verdict(data: ReleaseData) -> str:
     else:
         parts.append("<p><strong>Reasons:</strong> none: every precondition, severe slice and rule passed.</p>")
     rules = data.rules
-    counts = ", ".join(
-        f"{n} {_e(d.replace('_', ' '))}" for d, n in rules.group_by("decision").len().sort("decision").iter_rows()
-    )
+    counts = ", ".join(f"{n} {_e(words(d))}" for d, n in rules.group_by("decision").len().sort("decision").iter_rows())
     flips = data.flips.group_by("direction").len()
     n_flips = dict(flips.iter_rows())
     parts.append(
-        f"<p>{rules.height} rule row(s): {counts or 'none'}; {data.severe_slices.height} severe slice(s); "
+        f"<p>{plural(rules.height, 'rule row')}: {counts or 'none'}; "
+        f"{plural(data.severe_slices.height, 'severe slice')}; "
         f"flips: {n_flips.get('pass_to_fail', 0)} pass → fail, {n_flips.get('fail_to_pass', 0)} fail → pass.</p>"
     )
     checks = data.checks
@@ -185,51 +203,61 @@ def _verdict(data: ReleaseData) -> str:
 def _rules(data: ReleaseData) -> str:
     level = f"{data.verdict.policy.confidence_level:.0%}"
     headers = [
-        "rule",
+        "rule (test)",
         _side(data, "candidate"),
         _side(data, "baseline"),
         f"{level} CI",
         "threshold",
-        "test",
+        "α",
         "cases",
-        "adj. p (pass)",
-        "adj. p (fail)",
+        "adj. p pass / fail",
         "decision",
     ]
-    rows = []
-    for r in _rows(data.rules):
-        rows.append(
-            [
-                _e(r["row"]) + (" <em>(warn only)</em>" if r["action"] == "warn" else ""),
-                _observed(r),
-                _num(r["baseline"]),
-                _ci(r["ci_low"], r["ci_high"])
-                + (" (difference)" if r["kind"] == "paired" and r["ci_low"] is not None else ""),
-                _e(threshold_text(r)),
-                _e(r["test"]),
-                str(r["n_cases"]),
-                _num(r["pvalue_pass_adjusted"], 3),
-                _num(r["pvalue_fail_adjusted"], 3),
-                _badge(r["decision"]),
-            ]
-        )
+    rows = [
+        [
+            _e(r["row"])
+            + (" <em>(warn only)</em>" if r["action"] == "warn" else "")
+            + f'<br><span class="gs-test">{_e(r["test"])}</span>',
+            _observed(r),
+            rate(r["baseline"]),
+            _ci(r["ci_low"], r["ci_high"]) + (" (difference)" if _paired_ci(r) else ""),
+            _e(threshold_text(r)),
+            _p(r["alpha"]),
+            str(r["n_cases"]),
+            f"{_p(r['pvalue_pass_adjusted'])} / {_p(r['pvalue_fail_adjusted'])}",
+            _badge(r["decision"]),
+        ]
+        for r in _rows(data.rules)
+    ]
     if not rows:
         return "<p>The policy has no rule rows.</p>"
     multiplicity = data.verdict.policy.multiplicity
     note = (
         '<p class="gs-note">p (pass) tests "the rule does not hold": small means shown to hold; p (fail) tests '
         f'"the rule holds": small means shown violated. Both are adjusted across the rows ({_e(multiplicity)}); '
-        "a row passes when its adjusted p (pass) is at most its alpha. Paired rows show the candidate's and the "
-        "baseline's value, the interval of the difference and a threshold that is a difference from the baseline; "
-        "cost rows the ratio of the candidate's cost per accepted outcome to the baseline's.</p>"
+        "a row passes when its adjusted p (pass) is at most its α (the policy's alpha of the row, beside it). "
+        "Paired rows show the candidate's and the baseline's value, the interval of the difference and a "
+        "threshold that is a difference from the baseline; cost rows the ratio of the candidate's cost per "
+        f"accepted outcome to the baseline's. {_populations(data)} Each row that did not pass has its reason "
+        "under Verdict, above.</p>"
     )
-    reasons = [
-        Reason(plain=plain_rule(r), detail=words(f"{r['row']}: {r['reason']}"))
-        for r in _rows(data.rules)
-        if r["reason"]
-    ]
-    extra = f"<p><strong>Why rows did not pass</strong></p>{_reason_list(reasons)}" if reasons else ""
-    return _table(headers, rows, numeric=(1, 2, 4, 6, 7, 8)) + note + extra + _bounded(data)
+    return _table(headers, rows, numeric=(1, 2, 5, 6, 7)) + note + _bounded(data)
+
+
+def _populations(data: ReleaseData) -> str:
+    """Which cases the rows count, and why their values differ from the curves' (which count every case)."""
+    severe = data.severe_slices
+    if severe.height == 0:
+        return "Every row counts every case of its slice."
+    n_severe = int(severe.get_column("n_cases").sum())
+    most = data.curves.get_column("n_cases").max() if data.curves.height else None
+    every = f"all {int(most)} cases" if isinstance(most, int | float) else "every case"
+    return (
+        f"Rows on pass rates, pass^k and pass@k leave out the severe slices' {plural(n_severe, 'case')} "
+        "(scored on their own, every trial must pass: see Severe slices), so their values can differ from the "
+        f"pass^k and pass@k curves below, which count {every}. Cost rows count every case of their slice, "
+        "severe ones included: their spend is real spend."
+    )
 
 
 def _bounded(data: ReleaseData) -> str:
@@ -254,8 +282,10 @@ def _paired_ci(row: Mapping[str, Any]) -> bool:
 
 def _observed(row: Mapping[str, Any]) -> str:
     if row["kind"] == "cost_increase" and row["observed"] is not None:
-        return f"{_num(row['observed'])} × baseline"
-    return _num(row["observed"])
+        return f"{rate(row['observed'])} × baseline"
+    if row["kind"] == "cost_threshold":
+        return usd(row["observed"])
+    return rate(row["observed"])
 
 
 def _severe(data: ReleaseData) -> str:
@@ -268,13 +298,14 @@ def _severe(data: ReleaseData) -> str:
             f"{s['n_passed']}/{s['n_trials']}",
             _NONE if s["baseline_failures"] is None else str(s["baseline_failures"]),
             _badge(s["decision"]),
-            _e(words(s["reason"])),
+            _e(severe_detail(s)),
         ]
         for s in _rows(data.severe_slices)
     ]
     intro = (
         "<p>Every valid candidate trial of a severe slice's cases must pass (threshold 1.00); these cases are "
-        "scored on their own and left out of every other rule.</p>"
+        "scored on their own and left out of every rule on pass rates, pass^k and pass@k. Cost rows count them: "
+        "their spend is real spend.</p>"
     )
     out = intro + _table(
         ["slice", "cases", "candidate trials passed", "baseline failures", "decision", "reason"],
@@ -303,7 +334,7 @@ def _flips(data: ReleaseData) -> str:
     ambiguous = {s for s, n in shorts.items() if n > 1}
     for direction, label in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
         items = by_direction[direction]
-        out += f"<p><strong>{label}: {len(items)} case(s)</strong></p>"
+        out += f"<p><strong>{label}: {plural(len(items), 'case')}</strong></p>"
         if not items:
             out += "<p>none</p>"
             continue
@@ -336,9 +367,12 @@ def _curves(data: ReleaseData) -> str:
     rows = [[str(k), *(_estimate(cells[(m, s, k)]) if (m, s, k) in cells else _NONE for m, s in columns)] for k in ks]
     methods = sorted({str(m) for m in curves.get_column("method").drop_nulls().to_list()})
     level = float(curves.get_column("confidence_level").max() or 0.95)  # type: ignore[arg-type]
+    n_cases = curves.get_column("n_cases").max()
+    every = f"all {int(n_cases)} cases" if isinstance(n_cases, int | float) else "every case"
+    rules = " (the rows of the Rules table leave the severe slices' cases out)" if data.severe_slices.height else ""
     note = (
-        f'<p class="gs-note">Estimates with {level:.0%} intervals over every case (severe slices included), the '
-        f"case as the unit; interval method: {_e(', '.join(methods) or _NONE)}.</p>"
+        f'<p class="gs-note">Estimates with {level:.0%} intervals over {every}, severe slices included{rules}, '
+        f"the case as the unit; interval method: {_e(', '.join(methods) or _NONE)}.</p>"
     )
     reasons = sorted({str(r) for r in curves.get_column("reason").drop_nulls().to_list()})
     extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
@@ -408,9 +442,9 @@ def _case_sets(data: ReleaseData) -> str:
     extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
     return (
         f"<p><strong>Overlap period:</strong> the baseline ran case set <code>{_e(sets.baseline_version)}</code>, "
-        f"the candidate case set <code>{_e(sets.candidate_version)}</code>. {sets.n_shared} shared case(s) at the "
-        f"same version are compared; {len(sets.added)} case(s) are only in the candidate's set (the new set's "
-        f"baseline-to-be); {len(sets.retired)} are only in the baseline's (retired); {len(sets.changed)} changed "
+        f"the candidate case set <code>{_e(sets.candidate_version)}</code>. {plural(sets.n_shared, 'shared case')} at "
+        f"the same version compared; {plural(len(sets.added), 'case')} only in the candidate's set (the new set's "
+        f"baseline-to-be); {len(sets.retired)} only in the baseline's (retired); {len(sets.changed)} changed "
         "version (compared by neither).</p>"
         + _table(["cases", "side", "cases", "passed/valid", f"pass rate [{level}]"], rows, numeric=(2, 3, 4))
         + "<p class=\"gs-note\">Pass rate = mean over the group's cases of each case's share of passed valid "
@@ -433,59 +467,65 @@ def _failure_classes(data: ReleaseData) -> str:
     if not counts:
         return "<p>No candidate case failed: there is no failure class to count.</p>"
     level = f"{counts[0].confidence_level:.0%}"
+    # A share of the unclassified failures is no estimate of anything: it gets its count, not an interval.
     rows = [
         [
             _e(c.failure_class),
             f"{c.count} of {c.n}",
-            f"{_rate(c.share)} {_ci(c.ci_low, c.ci_high, _rate)}",
+            _NONE if c.failure_class == UNCLASSIFIED else f"{rate(c.share)} {_ci(c.ci_low, c.ci_high)}",
             _case_list(c.cases),
         ]
         for c in counts
     ]
+    n = counts[0].n
+    unclassified = [c for c in counts if c.failure_class == UNCLASSIFIED]
+    note = ""
+    if unclassified:
+        count = unclassified[0].count
+        if count == n:
+            phrase = "none of them carries a failure class"
+        else:
+            phrase = f"{plural(count, 'case')} {'carries' if count == 1 else 'carry'} no failure class"
+        note = (
+            f'<p class="gs-note">{UNCLASSIFIED}: {phrase} (the records\' <code>failure_class</code> field), so no '
+            "share or interval is shown for them.</p>"
+        )
     return (
-        f"<p>The candidate's {counts[0].n} failed case(s) by failure class: a case whose final trial failed or was "
+        f"<p>The candidate's {plural(n, 'failed case')} by failure class: a case whose final trial failed or was "
         "resource-killed counts once, however many of its trials failed. Many failures in one class are likely "
         "one cause, not many.</p>"
         + _table(["failure class", "failed cases", f"share [{level} Wilson]", "cases"], rows, numeric=(1, 2))
+        + note
     )
 
 
-def _cost(data: ReleaseData) -> str:
-    cost = _rows(data.cost)
-    headers = [
-        "side",
-        "system",
-        "cost per accepted [CI]",
-        "cases",
-        "accepted/trials",
+_COST_ROWS: Final[tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...]] = (
+    ("cost per accepted outcome [CI]", lambda c: _estimate(c, usd)),
+    ("cases", lambda c: _NONE if c["n_cases"] is None else str(c["n_cases"])),
+    ("accepted / trials", lambda c: _counts(c["accepted"], c["trials"])),
+    (
         "attempts (infra errors)",
-        "total spend",
-        "review",
-        "human time",
-        "machine time",
-        "calendar time",
-    ]
-    rows = [
-        [
-            _e(c["side"]),
-            f"<code>{_e(c['system'])}</code>",
-            _estimate(c, usd),
-            _NONE if c["n_cases"] is None else str(c["n_cases"]),
-            _counts(c["accepted"], c["trials"]),
-            _NONE if c["attempts"] is None else f"{c['attempts']} ({c['attempts_infra_error']})",
-            usd(c["total_spend_usd"]),
-            usd(c["review_usd"]),
-            duration(c["human_hours"]),
-            duration(c["machine_hours"]),
-            duration(c["calendar_hours"]),
-        ]
-        for c in cost
-    ]
-    source = {c["source"] for c in cost}
+        lambda c: _NONE if c["attempts"] is None else f"{c['attempts']} ({c['attempts_infra_error']})",
+    ),
+    ("total spend", lambda c: usd(c["total_spend_usd"])),
+    ("review", lambda c: usd(c["review_usd"])),
+    ("human time", lambda c: duration(c["human_hours"])),
+    ("machine time", lambda c: duration(c["machine_hours"])),
+    ("calendar time", lambda c: duration(c["calendar_hours"])),
+)
+
+
+def _cost(data: ReleaseData) -> str:
+    cost = {c["side"]: c for c in _rows(data.cost)}
+    sides = [s for s in ("baseline", "candidate") if s in cost]
+    # One column per side (two sides fit the page; eleven columns did not).
+    headers = ["", *(_side(data, s) + side_system(s, cost[s]["system"])[len(s) :] for s in sides)]
+    rows = [[_e(label), *(cell(cost[s]) for s in sides)] for label, cell in _COST_ROWS]
+    source = {c["source"] for c in cost.values()}
     note = (
         '<p class="gs-note">Spend of every attempt (failed, retried and infra-errored ones included) plus priced '
         "human review and correction time, divided by the accepted outcomes; case-level bootstrap interval. Human, "
-        "machine and calendar time are separate columns. Money in US dollars, in plain decimals. "
+        "machine and calendar time are separate rows. Money in US dollars, in plain decimals. "
         + (
             "Numbers from the verdict."
             if source == {"verdict"}
@@ -494,17 +534,19 @@ def _cost(data: ReleaseData) -> str:
         + "</p>"
     )
     reasons = [
-        f"{c['side']}: {c['reason'] or c['interval_reason']}" for c in cost if c["reason"] or c["interval_reason"]
+        f"{c['side']}: {c['reason'] or c['interval_reason']}"
+        for c in cost.values()
+        if c["reason"] or c["interval_reason"]
     ]
     gate_rows = [r for r in _rows(data.rules) if r["metric"] == "cost_per_accepted"]
-    out = _table(headers, rows, numeric=(2, 3, 4, 5, 6, 7, 8, 9, 10)) + note
+    out = _table(headers, rows, numeric=tuple(range(1, len(sides) + 1))) + note
     if reasons:
         out += f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}"
     if gate_rows:
         items = [
             f"{r['row']}: observed {_observed(r)}"
             + (f" {_ci(r['ci_low'], r['ci_high'])}" if r["ci_low"] is not None else "")
-            + f" → {r['decision']}"
+            + f" on {plural(r['n_cases'], 'case')} → {r['decision']}"
             for r in gate_rows
         ]
         out += f"<p><strong>The gate's cost rows</strong></p>{_list(items)}"
@@ -530,8 +572,7 @@ def _judges(data: ReleaseData) -> str:
 def _infra(data: ReleaseData) -> str:
     rows = [
         [
-            _e(i["side"]),
-            f"<code>{_e(i['system'])}</code>",
+            _e(side_system(i["side"], i["system"])),
             _NONE if i["attempts"] is None else str(i["attempts"]),
             _NONE if i["infra_errors"] is None else f"{i['infra_errors']} ({_pct(i['infra_error_rate'])})",
             _pct(i["max_infra_error_rate"]),
@@ -540,12 +581,12 @@ def _infra(data: ReleaseData) -> str:
         ]
         for i in _rows(data.infra)
     ]
-    headers = ["side", "system", "attempts", "infra errors", "limit", "resource killed", "cases with infra errors"]
+    headers = ["side", "attempts", "infra errors", "limit", "resource killed", "cases with infra errors"]
     out = (
         "<p>An infra error is neither a pass nor a failure: it is retried as a new attempt and counted here. "
         "A resource kill is the candidate's outcome, with the bound that fired.</p>"
     )
-    out += _table(headers, rows, numeric=(2, 3, 4, 5))
+    out += _table(headers, rows, numeric=(1, 2, 3, 4))
     if data.bounds.height:
         bound_rows = ([_e(b["side"]), _e(b["bound"]), str(b["count"])] for b in _rows(data.bounds))
         out += "<p><strong>Bounds that fired</strong></p>"

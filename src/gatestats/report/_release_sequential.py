@@ -13,7 +13,7 @@ from gatestats.gate.bindings import SequentialRulePath
 from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import e as _e
-from gatestats.report._release_format import number, words
+from gatestats.report._release_format import number, rate, words
 
 __all__ = ["sequential_html"]
 
@@ -29,23 +29,28 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def _rule_rows(rule: SequentialRulePath) -> list[list[str]]:
-    """One row per batch the rule was read at; its path ends where it was decided (stopping is final)."""
+    """One row per batch the rule was read at; its path ends where it was decided (stopping is final).
+
+    The rule is named on its first row only (the rows below it are its later batches); numbers are
+    written as on the rest of the page (estimates with three decimals, e-values with three significant
+    digits in plain decimals).
+    """
     rows: list[list[str]] = []
     for point in rule.path:
         decided_here = rule.decided_at == point.n_cases
         status = rule.status if decided_here else "undecided"
         rows.append(
             [
-                _e(rule.row),
+                _e(rule.row) if not rows else "",
                 str(point.n_cases),
-                number(point.estimate),
-                f"[{number(point.lower)}, {number(point.upper)}]",
+                rate(point.estimate),
+                f"[{rate(point.lower)}, {rate(point.upper)}]",
                 f"{number(point.e_pass, 3)} / {number(point.e_fail, 3)}",
                 f'<span class="gs-decision gs-{_e(status)}">{_e(words(status))}</span>',
             ]
         )
     if rule.status == "undecided" and rule.cases_needed is not None:
-        rows.append([_e(rule.row), "—", "—", "—", "—", f"about {rule.cases_needed} more cases needed"])
+        rows.append(["" if rows else _e(rule.row), "—", "—", "—", "—", f"about {rule.cases_needed} more cases needed"])
     return rows
 
 
@@ -67,7 +72,8 @@ def sequential_html(data: ReleaseData) -> str:
         return "<p>A fixed-size gate: every case ran before the gate was read once (no [sequential] design).</p>"
     # The same sentences as ``gatestats gate`` prints (gate.sequential_summary): one wording, one set of cases.
     levels = "; ".join(
-        f"{_e(stop.row)}: {_e(stop.status)}, e-value for pass {_e(stop.e_pass)}, for fail {_e(stop.e_fail)}"
+        f"{_e(stop.row)}: {_e(stop.status)}, e-value for pass {_e(words(stop.e_pass))}, "
+        f"for fail {_e(words(stop.e_fail))}"
         for stop in map(rule_stop, binding.rules)
     )
     summary = (

@@ -1,9 +1,8 @@
 """The tables of a release report's ``data/``: the typed verdict, restated as tables.
 
 Every number is the verdict's own (rules, checks, severe slices, flips, curves, per-slice pass
-rates, cost, judges, infrastructure): the report computes no statistic. The only thing read from
-the records is each flipped case's trial counts beside its id (what the verdict's flips are made
-of). Every table has a fixed schema (also when empty) and is sorted by its key.
+rates, cost, judges, infrastructure, each flipped case's trial counts): the report computes no
+statistic and reads no record. Every table has a fixed schema (also when empty) and is sorted by its key.
 """
 
 from __future__ import annotations
@@ -14,10 +13,10 @@ from typing import Any, Final
 import polars as pl
 
 import gatestats
-from gatestats.estimators import case_summary
 from gatestats.gate import RecordSet, Verdict, VerdictFile
 from gatestats.gate.summaries import NO_SLICE
 from gatestats.report._release_data import DATA_FORMAT, SIDES
+from gatestats.report._release_format import natural_key
 
 __all__ = ["NO_SLICE", "compute_tables"]
 
@@ -83,12 +82,6 @@ def _frame(rows: Sequence[Mapping[str, Any]], schema: Mapping[str, pl.DataType],
     return frame.sort(list(sort), nulls_last=True, maintain_order=True) if frame.height else frame
 
 
-def _both(sides: Mapping[str, RecordSet]) -> pl.DataFrame:
-    """Both sides' records with ``system`` relabelled ``baseline`` / ``candidate`` (as the gate does)."""
-    frames = [sides[s].records.with_columns(pl.lit(s).alias("system")) for s in SIDES]
-    return pl.concat(frames, how="vertical_relaxed")
-
-
 def _rules(v: Verdict) -> pl.DataFrame:
     rows = [{**r.to_dict(), "position": i} for i, r in enumerate(v.rules)]
     return _frame(rows, _RULE_SCHEMA, ["position"])
@@ -125,30 +118,24 @@ def _severe(v: Verdict) -> tuple[pl.DataFrame, pl.DataFrame]:
     )
 
 
-def _case_labels(records: pl.DataFrame) -> pl.DataFrame:
-    """Per case of one side: the flip label (``case_id@version``), valid trials and passes."""
-    schema = {"case": pl.String(), "passed": pl.Int64(), "valid": pl.Int64()}
-    if records.height == 0:
-        return pl.DataFrame(schema=schema)
-    summary = case_summary(records, allow_several_versions=True)
-    label = (
-        pl.when(pl.col("case_version").is_null())
-        .then(pl.col("case_id"))
-        .otherwise(pl.concat_str([pl.col("case_id"), pl.lit("@"), pl.col("case_version")]))
-    )
-    return summary.select(
-        label.alias("case"), pl.col("c").cast(pl.Int64).alias("passed"), pl.col("n").cast(pl.Int64).alias("valid")
-    )
+def _flips(v: Verdict) -> pl.DataFrame:
+    """The flipped cases with each side's passed/valid trials, as the verdict binds them (``flip_counts``).
 
-
-def _flips(v: Verdict, sides: Mapping[str, RecordSet]) -> pl.DataFrame:
-    rows = [{"direction": "pass_to_fail", "case": case} for case in v.flips_pass_to_fail]
-    rows += [{"direction": "fail_to_pass", "case": case} for case in v.flips_fail_to_pass]
-    flips = pl.DataFrame(rows, schema={"direction": pl.String(), "case": pl.String()}, orient="row")
-    for side in SIDES:
-        counts = _case_labels(sides[side].records).rename({"passed": f"{side}_passed", "valid": f"{side}_valid"})
-        flips = flips.join(counts, on="case", how="left")
-    return flips.sort("direction", "case")
+    A verdict written before it bound the counts shows its flips without them (null, shown as ``—``).
+    Sorted by direction, then case id in natural order (``case-2`` before ``case-11``).
+    """
+    schema = {
+        "direction": pl.String(),
+        "case": pl.String(),
+        **{f"{side}_{n}": pl.Int64() for side in SIDES for n in ("passed", "valid")},
+    }
+    counts: dict[tuple[str, str], dict[str, Any]] = {(c.direction, c.case): c.to_dict() for c in v.flip_counts}
+    rows = [
+        counts.get((direction, case), {"direction": direction, "case": case})
+        for direction, cases in (("pass_to_fail", v.flips_pass_to_fail), ("fail_to_pass", v.flips_fail_to_pass))
+        for case in sorted(cases, key=natural_key)
+    ]
+    return pl.DataFrame([{name: row.get(name) for name in schema} for row in rows], schema=schema, orient="row")
 
 
 def _curves(v: Verdict) -> pl.DataFrame:
@@ -315,7 +302,8 @@ def compute_tables(verdict: VerdictFile, sides: Mapping[str, RecordSet]) -> tupl
     verdict
         The verdict as read by :func:`gatestats.gate.read_verdict` (typed, digest checked).
     sides
-        Both record sets, already checked against the digests the verdict binds.
+        Both record sets, already checked against the digests the verdict binds; no table is read
+        from them (every number is the verdict's).
 
     Returns
     -------
@@ -330,7 +318,7 @@ def compute_tables(verdict: VerdictFile, sides: Mapping[str, RecordSet]) -> tupl
         "checks": _checks(v),
         "severe_slices": severe,
         "severe_failures": failures,
-        "flips": _flips(v, sides),
+        "flips": _flips(v),
         "curves": _curves(v),
         "slices": _slices(v),
         "cost": _cost(v),

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from gatestats.report._release_format import number, usd, words
 
-__all__ = ["Reason", "plain_check", "plain_rule", "plain_severe", "verdict_reasons"]
+__all__ = ["Reason", "plain_check", "plain_rule", "plain_severe", "severe_detail", "verdict_reasons"]
 
 _NOT_BLOCKING: Final = "This rule only warns: it does not block the release."
 
@@ -143,6 +143,29 @@ def plain_severe(item: Mapping[str, Any]) -> str:
     return f"The severe slice '{name}' has too little evidence to show that every candidate trial passes."
 
 
+def severe_detail(item: Mapping[str, Any]) -> str:
+    """A severe slice's own reason, named once: the gate's reason starts with the slice it is about.
+
+    Parameters
+    ----------
+    item
+        A severe-slice entry of the verdict (``slice``, ``reason``).
+
+    Returns
+    -------
+    str
+        ``severe slice 'security': 4 of 12 trials did not pass (…)``, as words.
+
+    Examples
+    --------
+    >>> severe_detail({"slice": "security", "reason": "severe slice 'security': 1 of 4 trials did not pass"})
+    "severe slice 'security': 1 of 4 trials did not pass"
+    """
+    reason = words(item.get("reason"))
+    named = f"severe slice {item.get('slice')!r}"
+    return reason if reason.startswith(named) or not reason else f"{named}: {reason}"
+
+
 def plain_check(check: Mapping[str, Any]) -> str:
     """The sentence for a precondition that blocked (the gate blocks when evidence is missing or off).
 
@@ -205,8 +228,11 @@ def _one(
         if reason.startswith(prefix):
             return Reason(plain=plain_rule(row), detail=words(f"{row.get('row')}: {reason[len(prefix) :]}"))
     for item in severe:
-        if reason.startswith(f"severe slice {item.get('slice')}: "):
-            return Reason(plain=plain_severe(item), detail=words(reason))
+        prefix = f"severe slice {item.get('slice')}: "
+        if reason.startswith(prefix):  # the gate's prefix, then the slice's own reason (which may name it again)
+            rest = reason[len(prefix) :]
+            named = rest.startswith(f"severe slice {item.get('slice')!r}")
+            return Reason(plain=plain_severe(item), detail=words(rest if named else reason))
     for check in checks:
         if reason.startswith(f"{check.get('name')} ({check.get('side')}): "):
             return Reason(plain=plain_check(check), detail=words(reason))

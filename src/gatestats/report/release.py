@@ -62,6 +62,7 @@ from gatestats.report._release_data import (
     read_verdict,
     write_data,
 )
+from gatestats.report._release_format import side_system
 from gatestats.report._release_sections import SECTIONS, Section, qmd_body, section_html
 from gatestats.report._release_tables import compute_tables
 from gatestats.report.quarto import (
@@ -397,10 +398,8 @@ def _write_report(
         "renderer": renderer,
         "renderer_version": renderer_version,
     }
-    subtitle = (
-        f"Policy {policy.get('name')} v{policy.get('version')}: candidate {body['candidate'].get('system')} "
-        f"vs baseline {body['baseline'].get('system')}"
-    )
+    sides = [side_system(side, body[side].get("system")) for side in ("candidate", "baseline")]
+    subtitle = f"Policy {policy.get('name')} v{policy.get('version')}: {sides[0]} vs {sides[1]}"
     texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
     qmd = build / "report.qmd"
     qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
