@@ -511,9 +511,7 @@ def evaluate_gate(
     golden: GoldenFindings | None = None,
     now: str | None = None,
 ) -> Verdict:
-    """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``.
-
-    The engine decides from data and reads no file.
+    """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``, from data (reading no file).
 
     Parameters
     ----------
