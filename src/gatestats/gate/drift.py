@@ -38,7 +38,7 @@ from gatestats.gate.recordset import MANIFEST, RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
 from gatestats.paired.mcnemar import mcnemar_test, min_discordant_for
 from gatestats.vocabulary import check_open_unit
-from gatestats_runner.baseline import BASELINE_SAMPLE_FORMAT
+from gatestats_runner.runsets import BASELINE_SAMPLE_FORMAT
 
 __all__ = ["BASELINE_SAMPLE_FORMAT", "DriftResult", "baseline_drift", "drift_counts", "drift_decision", "drift_test"]
 
