@@ -37,12 +37,11 @@ from gatestats.errors import RecordFileError
 from gatestats.gate.recordset import MANIFEST, RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
 from gatestats.paired.mcnemar import mcnemar_test, min_discordant_for
-from gatestats.vocabulary import check_open_unit
-from gatestats_runner.baseline import BASELINE_SAMPLE_FORMAT
+from gatestats.vocabulary import INFRA_ERROR, PASSED, VALID_OUTCOMES, check_open_unit
+from gatestats_runner.runsets import BASELINE_SAMPLE_FORMAT
 
 __all__ = ["BASELINE_SAMPLE_FORMAT", "DriftResult", "baseline_drift", "drift_counts", "drift_decision", "drift_test"]
 
-_VALID = ("passed", "failed", "resource_killed")
 _SHOWN = 8
 
 
@@ -155,9 +154,9 @@ def _finals(records: pl.DataFrame, case_ids: Sequence[str]) -> tuple[dict[str, l
     out: dict[str, list[bool]] = {}
     infra = 0
     for case_id, outcome in finals.select("case_id", "outcome").iter_rows():
-        if outcome in _VALID:
-            out.setdefault(str(case_id), []).append(outcome == "passed")
-        elif outcome == "infra_error":
+        if outcome in VALID_OUTCOMES:
+            out.setdefault(str(case_id), []).append(outcome == PASSED)
+        elif outcome == INFRA_ERROR:
             infra += 1
     return out, infra
 
