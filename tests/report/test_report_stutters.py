@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import html
+import json
 import re
 from pathlib import Path
 
@@ -221,3 +222,27 @@ def test_the_verdict_binds_each_flips_counts(verdict_path: Path) -> None:
     )
     assert counts["case-1"].direction == "fail_to_pass"
     assert (counts["case-1"].baseline_passed, counts["case-1"].baseline_valid) == (0, 4)
+
+
+def test_a_verdict_written_before_flip_counts_reads_back_unchanged_and_shows_flips_without_counts(
+    verdict_path: Path,
+) -> None:
+    from gatestats.gate.verdict import Verdict, verdict_digest
+    from gatestats.report._release_tables import _flips
+
+    body = json.loads(verdict_path.read_text(encoding="utf-8"))
+    del body["flip_counts"], body["digest"]
+    body["digest"] = verdict_digest(body)
+    old = Verdict.from_dict(body)
+    assert old.flip_counts == ()
+    assert old.to_dict() == body  # no key added: its digest still holds
+    flips = _flips(old)
+    assert [c.split("@")[0] for c in flips.get_column("case")] == [
+        "case-40",
+        "sec-3",
+        "case-1",
+        "case-5",
+        "case-11",
+        "case-29",
+    ]
+    assert flips.get_column("baseline_passed").null_count() == flips.height  # shown as "—", never 0
