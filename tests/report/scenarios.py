@@ -18,18 +18,22 @@ from tests.gate.factory import policy_text, write_run_set
 NOW = "2026-11-02T12:00:00Z"
 COST_PER_ATTEMPT = 1.453e-05
 CASES = [f"case-{i:02d}" for i in range(12)]
-RULES = """
+PAIRED_RULE = """
 [[rules]]
 name = "pass rate non-inferior"
 metric = "pass_rate"
 test = "paired"
 margin = 0.05
-
+"""
+RULES = (
+    PAIRED_RULE
+    + """
 [[rules]]
 name = "pass rate floor"
 metric = "pass_rate"
 threshold = 0.5
 """
+)
 EXTRA = "max_cost_increase = 0.15\n\n[cost]\nreview_rate_usd_per_hour = 60.0\n"
 
 
@@ -59,13 +63,9 @@ def make_one_trial_verdict(root: Path) -> Path:
 #: side names, unclassified failures, a cost rule) with case ids whose text order is not their natural order.
 DEMO_CASES = ["case-1", "case-5", "case-11", "case-29", "case-30", "case-31", "case-40", "case-41", "case-50"]
 SEVERE_CASES = ["sec-1", "sec-2", "sec-3"]
-DEMO_RULES = """
-[[rules]]
-name = "pass rate non-inferior"
-metric = "pass_rate"
-test = "paired"
-margin = 0.05
-
+DEMO_RULES = (
+    PAIRED_RULE
+    + """
 [[rules]]
 name = "reliability floor"
 metric = "pass_hat_k"
@@ -77,6 +77,7 @@ metric = "pass_at_k"
 threshold = 0.7
 action = "warn"
 """
+)
 DEMO_EXTRA = 'case_grouping = "independent"\nsevere_slices = ["security"]\nmax_cost_increase = 0.15\n\n[cost]\nreview_rate_usd_per_hour = 60.0\n'
 
 
