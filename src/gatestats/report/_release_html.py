@@ -11,18 +11,18 @@ here: it is the table in :mod:`gatestats.report._release_sections`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
 
 from gatestats.golden.trends import UNCLASSIFIED
+from gatestats.report import _release_cells as gs
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import NONE as _NONE
 from gatestats.report._release_format import (
     case_html,
     duration,
-    number,
     plural,
     rate,
     short_case_id,
@@ -33,7 +33,7 @@ from gatestats.report._release_format import (
 )
 from gatestats.report._release_format import e as _e
 from gatestats.report._release_sequential import sequential_html
-from gatestats.report._release_words import Reason, severe_detail, verdict_reasons
+from gatestats.report._release_words import severe_detail, verdict_reasons
 from gatestats.vocabulary import ESTIMANDS, PASSED
 
 __all__ = ["BUILDERS", "VERDICT_WORDS", "provenance_html"]
@@ -44,92 +44,6 @@ VERDICT_WORDS: Final[Mapping[str, tuple[str, str]]] = {
     "fail": ("FAIL", "the candidate must not ship"),
     "insufficient_evidence": ("INSUFFICIENT EVIDENCE", "blocked: the evidence cannot decide"),
 }
-_STYLE: Final = """<style>
-.gs-verdict { border-radius: 8px; padding: 16px 24px; margin: 8px 0 16px; color: #fff; }
-.gs-verdict-word { font-size: 3em; font-weight: 800; letter-spacing: 0.04em; line-height: 1.1; }
-.gs-verdict-line { font-size: 1.1em; margin-top: 6px; }
-.gs-verdict.gs-pass { background: #1a7f37; } .gs-verdict.gs-warn { background: #9a6700; }
-.gs-verdict.gs-fail { background: #cf222e; } .gs-verdict.gs-insufficient_evidence { background: #8250df; }
-table.gs-table { border-collapse: collapse; font-size: 0.92em; margin: 8px 0 12px; max-width: 100%; }
-div.gs-table-box { max-width: 100%; overflow-x: auto; }
-table.gs-table th, table.gs-table td { padding: 3px 8px; border-bottom: 1px solid #ddd; text-align: left !important;
-  vertical-align: top; }
-table.gs-table td.gs-num { text-align: right !important; font-variant-numeric: tabular-nums; white-space: nowrap; }
-span.gs-decision { font-weight: 700; padding: 0 6px; border-radius: 4px; white-space: nowrap; }
-span.gs-decision.gs-pass, span.gs-decision.gs-ok { color: #1a7f37; background: #dafbe1; }
-span.gs-decision.gs-warn { color: #9a6700; background: #fff8c5; }
-span.gs-decision.gs-fail { color: #cf222e; background: #ffebe9; }
-span.gs-decision.gs-insufficient_evidence { color: #8250df; background: #fbefff; }
-.gs-note { color: #555; font-size: 0.9em; }
-.gs-plain { font-weight: 600; }
-.gs-detail { color: #555; font-size: 0.92em; }
-.gs-test { color: #555; font-size: 0.88em; }
-code.gs-digest { word-break: break-all; }
-code.gs-case { white-space: nowrap; }
-</style>"""
-
-
-# --- formatting -----------------------------------------------------------------------------------
-
-
-def _p(value: float | None) -> str:
-    """A p-value: three significant digits in plain decimals (``0.407``, ``0.0000153``)."""
-    return number(value, 3)
-
-
-def _ci(low: float | None, high: float | None, fmt: Callable[[float | None], str] = rate) -> str:
-    return _NONE if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
-
-
-def _estimate(row: Mapping[str, Any], fmt: Callable[[float | None], str] = rate) -> str:
-    """``estimate [low, high]``; an estimate without an interval says so; no estimate: insufficient evidence."""
-    if row.get("estimate") is None:
-        return "insufficient evidence"
-    if row.get("ci_low") is None or row.get("ci_high") is None:
-        return f"{fmt(row['estimate'])} (no interval)"
-    if row.get("status") != "ok":
-        return "insufficient evidence"
-    return f"{fmt(row['estimate'])} {_ci(row.get('ci_low'), row.get('ci_high'), fmt)}"
-
-
-def _badge(decision: str | None) -> str:
-    return f'<span class="gs-decision gs-{_e(decision)}">{_e(words(decision))}</span>'
-
-
-def _code(value: Any) -> str:
-    return _NONE if value in (None, "", []) else f'<code class="gs-digest">{_e(value)}</code>'
-
-
-def _cell(value: str, *, numeric: bool = False) -> str:
-    return f'<td class="gs-num">{value}</td>' if numeric else f"<td>{value}</td>"
-
-
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Sequence[int] = ()) -> str:
-    """An HTML table; ``rows`` hold already-escaped cell HTML; ``numeric`` column indexes align right."""
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    body = "".join(
-        "<tr>" + "".join(_cell(c, numeric=i in numeric) for i, c in enumerate(row)) + "</tr>" for row in rows
-    )
-    table = f'<table class="gs-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-    return f'<div class="gs-table-box">{table}</div>'
-
-
-def _list(items: Iterable[str]) -> str:
-    return "<ul>" + "".join(f"<li>{_e(words(i))}</li>" for i in items) + "</ul>"
-
-
-def _reason_list(items: Iterable[Reason], *, ordered: bool = False) -> str:
-    """Reasons as a list: the plain sentence first (bold), then the gate's statistics."""
-    tag = "ol" if ordered else "ul"
-    body = "".join(
-        f'<li><span class="gs-plain">{_e(r.plain)}</span><br><span class="gs-detail">{_e(r.detail)}</span></li>'
-        for r in items
-    )
-    return f'<{tag} class="gs-reasons">{body}</{tag}>'
-
-
-def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
-    return frame.to_dicts()
 
 
 def _named(data: ReleaseData, side: str) -> str:
@@ -159,7 +73,7 @@ def _verdict(data: ReleaseData) -> str:
         f"v{_e(policy.version)} · exit code {_e(v.exit_code)} · decided {_e(v.created_at)}"
     )
     parts = [
-        _STYLE,
+        gs.STYLE,
         f'<div class="gs-verdict gs-{_e(v.verdict)}" data-verdict="{_e(v.verdict)}">'
         f'<div class="gs-verdict-word">{_e(word)}</div><div class="gs-verdict-line">{line}</div></div>',
     ]
@@ -171,12 +85,12 @@ def _verdict(data: ReleaseData) -> str:
         )
     reasons = verdict_reasons(
         list(v.reasons),
-        checks=_rows(data.checks),
-        severe=_rows(data.severe_slices),
-        rules=_rows(data.rules),
+        checks=gs.rows(data.checks),
+        severe=gs.rows(data.severe_slices),
+        rules=gs.rows(data.rules),
     )
     if reasons:
-        parts.append(f"<p><strong>Reasons ({len(reasons)})</strong></p>{_reason_list(reasons, ordered=True)}")
+        parts.append(f"<p><strong>Reasons ({len(reasons)})</strong></p>{gs.reason_list(reasons, ordered=True)}")
     else:
         parts.append("<p><strong>Reasons:</strong> none: every precondition, severe slice and rule passed.</p>")
     rules = data.rules
@@ -190,9 +104,9 @@ def _verdict(data: ReleaseData) -> str:
     )
     checks = data.checks
     failed = checks.filter(pl.col("status") != "ok").height
-    table = _table(
+    table = gs.table(
         ["check", "side", "status", "detail"],
-        ([_e(c["name"]), _e(c["side"]), _badge(c["status"]), _e(words(c["detail"]))] for c in _rows(checks)),
+        ([_e(c["name"]), _e(c["side"]), gs.badge(c["status"]), _e(words(c["detail"]))] for c in gs.rows(checks)),
     )
     parts.append(
         f"<details{' open' if failed else ''}><summary>Preconditions (blocking on silence): {checks.height} "
@@ -221,14 +135,14 @@ def _rules(data: ReleaseData) -> str:
             + f'<br><span class="gs-test">{_e(r["test"])}</span>',
             _observed(r),
             rate(r["baseline"]),
-            _ci(r["ci_low"], r["ci_high"]) + (" (difference)" if _paired_ci(r) else ""),
+            gs.ci(r["ci_low"], r["ci_high"]) + (" (difference)" if _paired_ci(r) else ""),
             _e(threshold_text(r)),
-            _p(r["alpha"]),
+            gs.p_value(r["alpha"]),
             str(r["n_cases"]),
-            f"{_p(r['pvalue_pass_adjusted'])} / {_p(r['pvalue_fail_adjusted'])}",
-            _badge(r["decision"]),
+            f"{gs.p_value(r['pvalue_pass_adjusted'])} / {gs.p_value(r['pvalue_fail_adjusted'])}",
+            gs.badge(r["decision"]),
         ]
-        for r in _rows(data.rules)
+        for r in gs.rows(data.rules)
     ]
     if not rows:
         return "<p>The policy has no rule rows.</p>"
@@ -242,7 +156,7 @@ def _rules(data: ReleaseData) -> str:
         f"accepted outcome to the baseline's. {_populations(data)} Each row that did not pass has its reason "
         "under Verdict, above.</p>"
     )
-    return _table(headers, rows, numeric=(1, 2, 5, 6, 7)) + note + _bounded(data)
+    return gs.table(headers, rows, numeric=(1, 2, 5, 6, 7)) + note + _bounded(data)
 
 
 def _populations(data: ReleaseData) -> str:
@@ -298,17 +212,17 @@ def _severe(data: ReleaseData) -> str:
             str(s["n_cases"]),
             f"{s['n_passed']}/{s['n_trials']}",
             _NONE if s["baseline_failures"] is None else str(s["baseline_failures"]),
-            _badge(s["decision"]),
+            gs.badge(s["decision"]),
             _e(severe_detail(s)),
         ]
-        for s in _rows(data.severe_slices)
+        for s in gs.rows(data.severe_slices)
     ]
     intro = (
         "<p>Every valid candidate trial of a severe slice's cases must pass (threshold 1.00); these cases are "
         "scored on their own and left out of every rule on pass rates, pass^k and pass@k. Cost rows count them: "
         "their spend is real spend.</p>"
     )
-    out = intro + _table(
+    out = intro + gs.table(
         ["slice", "cases", "candidate trials passed", "baseline failures", "decision", "reason"],
         rows,
         numeric=(1, 2, 3),
@@ -316,15 +230,15 @@ def _severe(data: ReleaseData) -> str:
     if data.severe_failures.height:
         fails = (
             [_e(f["slice"]), _e(f["case_id"]), str(f["trial"]), _e(f["outcome"]), _e(f["bound"] or _NONE)]
-            for f in _rows(data.severe_failures)
+            for f in gs.rows(data.severe_failures)
         )
         out += "<p><strong>Candidate trials that did not pass</strong></p>"
-        out += _table(["slice", "case", "trial", "outcome", "bound"], fails, numeric=(2,))
+        out += gs.table(["slice", "case", "trial", "outcome", "bound"], fails, numeric=(2,))
     return out
 
 
 def _flips(data: ReleaseData) -> str:
-    flips = _rows(data.flips)
+    flips = gs.rows(data.flips)
     by_direction = {d: [f for f in flips if f["direction"] == d] for d in ("pass_to_fail", "fail_to_pass")}
     out = (
         "<p>A flip is a case (at its version) whose candidate pass rate over its valid trials is below "
@@ -342,30 +256,26 @@ def _flips(data: ReleaseData) -> str:
         rows = (
             [
                 case_html(str(f["case"]), ambiguous=short_case_id(str(f["case"])) in ambiguous),
-                _counts(f["baseline_passed"], f["baseline_valid"]),
-                _counts(f["candidate_passed"], f["candidate_valid"]),
+                gs.counts(f["baseline_passed"], f["baseline_valid"]),
+                gs.counts(f["candidate_passed"], f["candidate_valid"]),
             ]
             for f in items
         )
         headers = ["case", f"{_side(data, 'baseline')} passed/valid", f"{_side(data, 'candidate')} passed/valid"]
-        out += _table(headers, rows, numeric=(1, 2))
+        out += gs.table(headers, rows, numeric=(1, 2))
     return out
-
-
-def _counts(passed: int | None, valid: int | None) -> str:
-    return _NONE if passed is None or valid is None else f"{passed}/{valid}"
 
 
 def _curves(data: ReleaseData) -> str:
     curves = data.curves
     if curves.height == 0:
         return "<p>No records: no curve.</p>"
-    cells = {(r["metric"], r["side"], r["k"]): r for r in _rows(curves)}
+    cells = {(r["metric"], r["side"], r["k"]): r for r in gs.rows(curves)}
     ks = sorted({int(k) for k in curves.get_column("k").to_list()})
     columns = [(m, s) for m in ESTIMANDS for s in ("baseline", "candidate")]
     labels = {"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}
     headers = ["k", *(f"{_side(data, s)} {labels[m]}" for m, s in columns)]
-    rows = [[str(k), *(_estimate(cells[(m, s, k)]) if (m, s, k) in cells else _NONE for m, s in columns)] for k in ks]
+    rows = [[str(k), *(gs.estimate(cells[(m, s, k)]) if (m, s, k) in cells else _NONE for m, s in columns)] for k in ks]
     methods = sorted({str(m) for m in curves.get_column("method").drop_nulls().to_list()})
     level = float(curves.get_column("confidence_level").max() or 0.95)  # type: ignore[arg-type]
     n_cases = curves.get_column("n_cases").max()
@@ -376,32 +286,32 @@ def _curves(data: ReleaseData) -> str:
         f"the case as the unit; interval method: {_e(', '.join(methods) or _NONE)}.</p>"
     )
     reasons = sorted({str(r) for r in curves.get_column("reason").drop_nulls().to_list()})
-    extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
-    return _table(headers, rows, numeric=(0, 1, 2, 3, 4)) + note + extra
+    extra = f"<p><strong>Insufficient evidence</strong></p>{gs.bullet_list(reasons)}" if reasons else ""
+    return gs.table(headers, rows, numeric=(0, 1, 2, 3, 4)) + note + extra
 
 
 def _slices(data: ReleaseData) -> str:
     slices = data.slices
     if slices.height == 0:
         return "<p>No records: no slice.</p>"
-    cells = {(r["slice"], r["side"]): r for r in _rows(slices)}
+    cells = {(r["slice"], r["side"]): r for r in gs.rows(slices)}
     names = sorted({str(s) for s in slices.get_column("slice").to_list()})
     rows = []
     for name in names:
         row = [_e(name) + (" <em>(severe)</em>" if cells[(name, "baseline")]["severe"] else "")]
         for side in ("baseline", "candidate"):
             r = cells[(name, side)]
-            row += [str(r["n_cases"]), _counts(r["n_passed"], r["n_valid_trials"]), _estimate(r)]
+            row += [str(r["n_cases"]), gs.counts(r["n_passed"], r["n_valid_trials"]), gs.estimate(r)]
         rows.append(row)
     headers = ["slice"] + [
         f"{_side(data, side)} {h}" for side in ("baseline", "candidate") for h in ("cases", PASSED, "rate")
     ]
-    reasons = sorted({f"{r['slice']} ({r['side']}): {r['reason']}" for r in _rows(slices) if r["reason"]})
-    extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
+    reasons = sorted({f"{r['slice']} ({r['side']}): {r['reason']}" for r in gs.rows(slices) if r["reason"]})
+    extra = f"<p><strong>Insufficient evidence</strong></p>{gs.bullet_list(reasons)}" if reasons else ""
     note = (
         "<p class=\"gs-note\">Pass rate = mean over the slice's cases of each case's share of passed valid trials.</p>"
     )
-    return _table(headers, rows, numeric=(1, 2, 3, 4, 5, 6)) + note + extra
+    return gs.table(headers, rows, numeric=(1, 2, 3, 4, 5, 6)) + note + extra
 
 
 _CASE_GROUPS: Final[Mapping[str, str]] = {
@@ -433,25 +343,25 @@ def _case_sets(data: ReleaseData) -> str:
             _e(_CASE_GROUPS[r.cases]),
             _e(_side(data, r.side)),
             str(r.n_cases),
-            _counts(r.n_passed, r.n_valid_trials),
-            _estimate(r.to_dict()),
+            gs.counts(r.n_passed, r.n_valid_trials),
+            gs.estimate(r.to_dict()),
         ]
         for r in sets.rates
     ]
     level = f"{sets.rates[0].confidence_level:.0%}" if sets.rates else "95%"
     reasons = sorted({f"{_CASE_GROUPS[r.cases]} ({r.side}): {r.reason}" for r in sets.rates if r.reason})
-    extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""
+    extra = f"<p><strong>Insufficient evidence</strong></p>{gs.bullet_list(reasons)}" if reasons else ""
     return (
         f"<p><strong>Overlap period:</strong> the baseline ran case set <code>{_e(sets.baseline_version)}</code>, "
         f"the candidate case set <code>{_e(sets.candidate_version)}</code>. {plural(sets.n_shared, 'shared case')} at "
         f"the same version compared; {plural(len(sets.added), 'case')} only in the candidate's set (the new set's "
         f"baseline-to-be); {len(sets.retired)} only in the baseline's (retired); {len(sets.changed)} changed "
         "version (compared by neither).</p>"
-        + _table(["cases", "side", "cases", "passed/valid", f"pass rate [{level}]"], rows, numeric=(2, 3, 4))
+        + gs.table(["cases", "side", "cases", "passed/valid", f"pass rate [{level}]"], rows, numeric=(2, 3, 4))
         + "<p class=\"gs-note\">Pass rate = mean over the group's cases of each case's share of passed valid "
         "trials, the case as the unit. These numbers are shown, not decided: the gate decides on the cases both "
         "sides ran (its <code>same_cases</code> check).</p>"
-        + _table(
+        + gs.table(
             ["", "cases"],
             [
                 ["new set only", _case_list(sets.added)],
@@ -473,7 +383,7 @@ def _failure_classes(data: ReleaseData) -> str:
         [
             _e(c.failure_class),
             f"{c.count} of {c.n}",
-            _NONE if c.failure_class == UNCLASSIFIED else f"{rate(c.share)} {_ci(c.ci_low, c.ci_high)}",
+            _NONE if c.failure_class == UNCLASSIFIED else f"{rate(c.share)} {gs.ci(c.ci_low, c.ci_high)}",
             _case_list(c.cases),
         ]
         for c in counts
@@ -495,15 +405,15 @@ def _failure_classes(data: ReleaseData) -> str:
         f"<p>The candidate's {plural(n, 'failed case')} by failure class: a case whose final trial failed or was "
         "resource-killed counts once, however many of its trials failed. Many failures in one class are likely "
         "one cause, not many.</p>"
-        + _table(["failure class", "failed cases", f"share [{level} Wilson]", "cases"], rows, numeric=(1, 2))
+        + gs.table(["failure class", "failed cases", f"share [{level} Wilson]", "cases"], rows, numeric=(1, 2))
         + note
     )
 
 
 _COST_ROWS: Final[tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...]] = (
-    ("cost per accepted outcome [CI]", lambda c: _estimate(c, usd)),
+    ("cost per accepted outcome [CI]", lambda c: gs.estimate(c, usd)),
     ("cases", lambda c: _NONE if c["n_cases"] is None else str(c["n_cases"])),
-    ("accepted / trials", lambda c: _counts(c["accepted"], c["trials"])),
+    ("accepted / trials", lambda c: gs.counts(c["accepted"], c["trials"])),
     (
         "attempts (infra errors)",
         lambda c: _NONE if c["attempts"] is None else f"{c['attempts']} ({c['attempts_infra_error']})",
@@ -517,7 +427,7 @@ _COST_ROWS: Final[tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...]] = 
 
 
 def _cost(data: ReleaseData) -> str:
-    cost = {c["side"]: c for c in _rows(data.cost)}
+    cost = {c["side"]: c for c in gs.rows(data.cost)}
     sides = [s for s in ("baseline", "candidate") if s in cost]
     # One column per side (two sides fit the page; eleven columns did not).
     headers = ["", *(_side(data, s) + side_system(s, cost[s]["system"])[len(s) :] for s in sides)]
@@ -539,18 +449,18 @@ def _cost(data: ReleaseData) -> str:
         for c in cost.values()
         if c["reason"] or c["interval_reason"]
     ]
-    gate_rows = [r for r in _rows(data.rules) if r["metric"] == "cost_per_accepted"]
-    out = _table(headers, rows, numeric=tuple(range(1, len(sides) + 1))) + note
+    gate_rows = [r for r in gs.rows(data.rules) if r["metric"] == "cost_per_accepted"]
+    out = gs.table(headers, rows, numeric=tuple(range(1, len(sides) + 1))) + note
     if reasons:
-        out += f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}"
+        out += f"<p><strong>Insufficient evidence</strong></p>{gs.bullet_list(reasons)}"
     if gate_rows:
         items = [
             f"{r['row']}: observed {_observed(r)}"
-            + (f" {_ci(r['ci_low'], r['ci_high'])}" if r["ci_low"] is not None else "")
+            + (f" {gs.ci(r['ci_low'], r['ci_high'])}" if r["ci_low"] is not None else "")
             + f" on {plural(r['n_cases'], 'case')} → {r['decision']}"
             for r in gate_rows
         ]
-        out += f"<p><strong>The gate's cost rows</strong></p>{_list(items)}"
+        out += f"<p><strong>The gate's cost rows</strong></p>{gs.bullet_list(items)}"
     return out
 
 
@@ -561,13 +471,13 @@ def _judges(data: ReleaseData) -> str:
     rows = (
         [
             _e(j["grader"]),
-            _badge("ok" if j["can_vote"] else "insufficient_evidence"),
+            gs.badge("ok" if j["can_vote"] else "insufficient_evidence"),
             _e(j["calibration_versions"] or _NONE),
             _e(j["reasons"] or ""),
         ]
-        for j in _rows(data.judges)
+        for j in gs.rows(data.judges)
     )
-    return _table(["judge grader", "may vote", "calibration versions", "reasons"], rows)
+    return gs.table(["judge grader", "may vote", "calibration versions", "reasons"], rows)
 
 
 def _infra(data: ReleaseData) -> str:
@@ -580,18 +490,18 @@ def _infra(data: ReleaseData) -> str:
             _NONE if i["resource_killed"] is None else str(i["resource_killed"]),
             _e(i["infra_error_cases"] or _NONE),
         ]
-        for i in _rows(data.infra)
+        for i in gs.rows(data.infra)
     ]
     headers = ["side", "attempts", "infra errors", "limit", "resource killed", "cases with infra errors"]
     out = (
         "<p>An infra error is neither a pass nor a failure: it is retried as a new attempt and counted here. "
         "A resource kill is the candidate's outcome, with the bound that fired.</p>"
     )
-    out += _table(headers, rows, numeric=(1, 2, 3, 4))
+    out += gs.table(headers, rows, numeric=(1, 2, 3, 4))
     if data.bounds.height:
-        bound_rows = ([_e(b["side"]), _e(b["bound"]), str(b["count"])] for b in _rows(data.bounds))
+        bound_rows = ([_e(b["side"]), _e(b["bound"]), str(b["count"])] for b in gs.rows(data.bounds))
         out += "<p><strong>Bounds that fired</strong></p>"
-        out += _table(["side", "bound", "trials killed"], bound_rows, numeric=(2,))
+        out += gs.table(["side", "bound", "trials killed"], bound_rows, numeric=(2,))
     else:
         out += "<p><strong>Bounds that fired:</strong> none.</p>"
     return out
@@ -614,7 +524,7 @@ def _integrity(side: dict[str, Any]) -> str:
     text = f"{_e(status)}; origin {_e(side.get('origin') or 'record files')}"
     if side.get("imported_from"):
         text += (
-            f"<br>imported from {_code(side.get('imported_from'))} ({_code(side.get('imported_source_digest'))})"
+            f"<br>imported from {gs.code(side.get('imported_from'))} ({gs.code(side.get('imported_source_digest'))})"
             f" by {_e(side.get('imported_by'))} at {_e(side.get('imported_at'))}"
         )
     return text
@@ -638,14 +548,14 @@ def provenance_html(data: ReleaseData, *, renderer: str | None = None, renderer_
     p = data.provenance
     verdict, policy, registration = p["verdict"], p["policy"], p["registration"]
     rows: list[list[str]] = [
-        ["verdict file", _code(verdict["path"])],
-        ["verdict digest", _code(verdict["digest"])],
+        ["verdict file", gs.code(verdict["path"])],
+        ["verdict digest", gs.code(verdict["digest"])],
         ["verdict made", f"{_e(verdict['created_at'])} by {_e(verdict['tool_version'])}"],
-        ["policy", f"{_e(policy['name'])} v{_e(policy['version'])} ({_code(policy['path'])})"],
-        ["policy digest", _code(policy["digest"])],
+        ["policy", f"{_e(policy['name'])} v{_e(policy['version'])} ({gs.code(policy['path'])})"],
+        ["policy digest", gs.code(policy["digest"])],
         ["policy registered at", _e(registration.get("registered_at") or _NONE)],
         ["first record at", _e(registration.get("first_record_at") or _NONE)],
-        ["registered in", _code(registration.get("run_set"))],
+        ["registered in", gs.code(registration.get("run_set"))],
     ]
     notice = data.verdict.registration.notice_text
     if notice is not None:
@@ -656,27 +566,27 @@ def provenance_html(data: ReleaseData, *, renderer: str | None = None, renderer_
         shown = [f"{_e(k)} = {_e(', '.join(v))}" for k, v in sorted(parts.items()) if v]
         rows += [
             [f"{side} system", f"<code>{_e(s.get('system'))}</code>"],
-            [f"{side} system digest", _code(", ".join(s.get("system_digest") or []))],
+            [f"{side} system digest", gs.code(", ".join(s.get("system_digest") or []))],
             [f"{side} system parts", "<br>".join(shown) or _NONE],
-            [f"{side} case-set version", _code(s.get("case_set_version"))],
-            [f"{side} task-set version", _code(", ".join(s.get("task_set_version") or []))],
+            [f"{side} case-set version", gs.code(s.get("case_set_version"))],
+            [f"{side} task-set version", gs.code(", ".join(s.get("task_set_version") or []))],
             [f"{side} layer", _e(", ".join(getattr(data.verdict, side).layers) or "none named by its records")],
             [
                 f"{side} run set",
-                f"{_code(s.get('run_set_id'))} ({_e(s.get('kind'))}, {_e(s.get('n_records'))} records)",
+                f"{gs.code(s.get('run_set_id'))} ({_e(s.get('kind'))}, {_e(s.get('n_records'))} records)",
             ],
-            [f"{side} record set digest", _code(s.get("digest"))],
+            [f"{side} record set digest", gs.code(s.get("digest"))],
             [f"{side} integrity", _integrity(s)],
         ]
         rows += [
-            [f"{side} record file", f"{_code(f['path'])}<br>{_code(f['digest'])} ({_e(f.get('size'))} bytes)"]
+            [f"{side} record file", f"{gs.code(f['path'])}<br>{gs.code(f['digest'])} ({_e(f.get('size'))} bytes)"]
             for f in s.get("files") or []
         ]
     rows.append(["report made by", f"gatestats {_e(p['report']['gatestats_version'])}"])
     rows.append(["renderer", f"{_e(renderer or _NONE)} ({_e(renderer_version or _NONE)})"])
-    digests = _table(["data file", "sha256"], ([_code(n), _code(d)] for n, d in sorted(data.digests.items())))
+    digests = gs.table(["data file", "sha256"], ([gs.code(n), gs.code(d)] for n, d in sorted(data.digests.items())))
     return (
-        _table(["item", "value"], rows)
+        gs.table(["item", "value"], rows)
         + f"<details><summary>Data files of this report ({len(data.digests)}, checked before rendering)</summary>"
         + f"{digests}</details>"
     )

@@ -11,21 +11,12 @@ from __future__ import annotations
 
 from gatestats.gate.bindings import SequentialRulePath
 from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
+from gatestats.report import _release_cells as gs
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import e as _e
 from gatestats.report._release_format import number, rate, words
 
 __all__ = ["sequential_html"]
-
-
-def _cell(value: str, *, numeric: bool = False) -> str:
-    return f'<td class="gs-num">{value}</td>' if numeric else f"<td>{value}</td>"
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(_cell(c, numeric=0 < i < 5) for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f'<table class="gs-table gs-sequential"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def _rule_rows(rule: SequentialRulePath) -> list[list[str]]:
@@ -83,4 +74,6 @@ def sequential_html(data: ReleaseData) -> str:
     )
     rows = [row for rule in binding.rules for row in _rule_rows(rule)]
     headers = ["rule", "cases", "estimate", "confidence sequence", "e-value pass / fail", "status"]
-    return summary + (_table(headers, rows) if rows else "<p>No batch was complete on both sides.</p>")
+    return summary + (
+        gs.table(headers, rows, numeric=(1, 2, 3, 4)) if rows else "<p>No batch was complete on both sides.</p>"
+    )
