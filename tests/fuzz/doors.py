@@ -57,7 +57,8 @@ def _promote_record(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], 
     if not golden.exists():
         shutil.copytree(c.golden_run, golden)
     record = failed_record_id(c.files["stored/records.jsonl"])
-    args = ["promote", str(file.parent), "--record", record, "--case-id", "leak", *base.PROMOTE_ARGS]
+    args = ["promote", str(file.parent), "--record", record, "--case-id", "leak", "--split", "validation"]
+    args += ["--failure-class", "policy_misread", "--severity", "high", "--by", "Fuzz"]  # its twin is in development
     args += ["--expect", str(base.GOLDEN_EXAMPLE / "refund-expect.json"), "--set", str(golden)]
     return args, [golden / "proposed" / "leak"]
 

@@ -56,6 +56,7 @@ __all__ = [
     "run_set_valid",
     "run_target",
     "run_target_subprocess",
+    "tree_bytes",
 ]
 
 #: A command: (work directory, mutated file, corpus) -> (arguments, output paths that must not appear).
@@ -749,13 +750,14 @@ def run_target(
         return Outcome(malformed=False, failures=(), commands=())
     failures: list[str] = []
     runner = CliRunner()
-    before = _tree(folder) if folder is not None else {}
+    before = tree_bytes(folder) if folder is not None else {}
     for command, build in target.commands.items():
         args, outputs = build(work, path, corpus)
         result = runner.invoke(app, args) if invoke is None else invoke(args)
         problems = _check(result, name=path.name, mutant=mutant, outputs=outputs)
-        if folder is not None and _tree(folder) != before:
-            changed = sorted(k for k in before.keys() | _tree(folder).keys() if before.get(k) != _tree(folder).get(k))
+        after = tree_bytes(folder) if folder is not None else {}
+        if folder is not None and after != before:
+            changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
             problems.append(f"changed in {folder.name}/: {changed[:5]}")
             shutil.rmtree(folder)
             shutil.copytree(getattr(corpus, str(target.folder)), folder, symlinks=True)
@@ -766,6 +768,6 @@ def run_target(
     return Outcome(malformed=True, failures=tuple(failures), commands=tuple(target.commands))
 
 
-def _tree(root: Path) -> dict[str, bytes]:
+def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` (relative path) and its bytes: a command that refuses writes nothing."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -74,6 +74,8 @@ SUBPROCESS_CASES = [
     pytest.param("import-table-parquet", "list_column", marks=_SLOW),
     pytest.param("policy", "out_of_range", marks=_SLOW),
     pytest.param("verdict", "wrong_type", marks=_SLOW),
+    pytest.param("stored-records", "hostile_value", marks=_SLOW),
+    pytest.param("correction-journal", "wrong_type", marks=_SLOW),
 ]
 
 
