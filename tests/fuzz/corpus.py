@@ -21,7 +21,7 @@ from gatestats.cli import app
 from gatestats.gate import load_policy
 from tests.gate.factory import policy_text, write_run_set
 
-__all__ = ["Corpus", "base_records", "build_corpus", "table_rows", "tau_items"]
+__all__ = ["CORRECT_ARGS", "Corpus", "base_records", "build_corpus", "runner_outputs", "table_rows", "tau_items"]
 
 RULES = """
 [[rules]]
@@ -202,7 +202,7 @@ CORRECT_ARGS = [
 ]  # fmt: skip
 
 
-def _runner_outputs(root: Path, files: dict[str, bytes]) -> dict[str, Path]:
+def runner_outputs(root: Path, files: dict[str, bytes]) -> dict[str, Path]:
     """What the runner and the correction loop write, written by them (never by hand)."""
     golden, candidate = root / "golden-run", root / "runner-candidate"
     for trace, case_id, split, transcript in [
@@ -275,7 +275,7 @@ def build_corpus(root: Path) -> Corpus:
         raise RuntimeError(msg)
     files["verdict.json"] = verdict.read_bytes()
     _golden_set(root, files)
-    doors = _runner_outputs(root, files)
+    doors = runner_outputs(root, files)
     return Corpus(
         root=root, files=files, policy=policy_path, baseline=baseline, candidate=candidate, verdict=verdict, **doors
     )
