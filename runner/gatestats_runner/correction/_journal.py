@@ -13,10 +13,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from gatestats_runner._util import fsync_dir, set_aside_tail, write_all
+from gatestats_runner.case import _ID
 from gatestats_runner.contract import decode_line
+from gatestats_runner.correction._feedback import VerdictKind
 from gatestats_runner.digests import canonical_json, digest_json
 from gatestats_runner.store import RunSetError
 
@@ -153,8 +155,7 @@ def _parse(path: Path, number: int, raw: bytes) -> dict[str, Any]:
 
 
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_VERDICTS = ("passed", "candidate_failure", "infrastructure", "evaluator_crash", "evaluator_nondeterministic")
+_VERDICTS: tuple[str, ...] = get_args(VerdictKind)
 _MAX_ROUND = 10_000
 
 
