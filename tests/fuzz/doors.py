@@ -176,43 +176,28 @@ def _journal_valid(path: Path, c: base.Corpus) -> bool:
 
 ROUND = "rounds/median/r00"
 
+
+def _run_set_target(name: str, folder: str, file: str, commands: dict[str, Command]) -> Target:
+    """``file`` of the run set at ``folder/`` (a :class:`~tests.fuzz.corpus.Corpus` directory), refused by ``commands``."""
+    records = file.endswith("records.jsonl")
+    return Target(
+        name=name,
+        file=file,
+        kinds=JSONL_KINDS if records else JSON_KINDS,
+        mutate=(run_set_records if records else run_set_manifest)(f"{folder}/{file}"),
+        commands=commands,
+        oracle=run_set_valid,
+        folder=folder,
+    )
+
+
+_RERUN_COMMANDS: dict[str, Command] = {"drift (re-run)": _drift_rerun}
+
 DOOR_TARGETS: tuple[Target, ...] = (
-    Target(
-        name="stored-records",
-        file="records.jsonl",
-        kinds=JSONL_KINDS,
-        mutate=run_set_records("stored/records.jsonl"),
-        commands=_STORED_COMMANDS,
-        oracle=run_set_valid,
-        folder="stored",
-    ),
-    Target(
-        name="stored-manifest",
-        file="manifest.json",
-        kinds=JSON_KINDS,
-        mutate=run_set_manifest("stored/manifest.json"),
-        commands=_STORED_COMMANDS,
-        oracle=run_set_valid,
-        folder="stored",
-    ),
-    Target(
-        name="rerun-records",
-        file="records.jsonl",
-        kinds=JSONL_KINDS,
-        mutate=run_set_records("rerun/records.jsonl"),
-        commands={"drift (re-run)": _drift_rerun},
-        oracle=run_set_valid,
-        folder="rerun",
-    ),
-    Target(
-        name="rerun-manifest",
-        file="manifest.json",
-        kinds=JSON_KINDS,
-        mutate=run_set_manifest("rerun/manifest.json"),
-        commands={"drift (re-run)": _drift_rerun},
-        oracle=run_set_valid,
-        folder="rerun",
-    ),
+    _run_set_target("stored-records", "stored", "records.jsonl", _STORED_COMMANDS),
+    _run_set_target("stored-manifest", "stored", "manifest.json", _STORED_COMMANDS),
+    _run_set_target("rerun-records", "rerun", "records.jsonl", _RERUN_COMMANDS),
+    _run_set_target("rerun-manifest", "rerun", "manifest.json", _RERUN_COMMANDS),
     Target(
         name="correction-journal",
         file="journal.jsonl",
@@ -222,15 +207,7 @@ DOOR_TARGETS: tuple[Target, ...] = (
         oracle=_journal_valid,
         folder="correction",
     ),
-    Target(
-        name="correction-round-records",
-        file=f"{ROUND}/records.jsonl",
-        kinds=JSONL_KINDS,
-        mutate=run_set_records(f"correction/{ROUND}/records.jsonl"),
-        commands=_CORRECTION_COMMANDS,
-        oracle=run_set_valid,
-        folder="correction",
-    ),
+    _run_set_target("correction-round-records", "correction", f"{ROUND}/records.jsonl", _CORRECTION_COMMANDS),
 )
 
 #: Every target of the fuzz suite.
