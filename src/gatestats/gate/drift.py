@@ -192,6 +192,12 @@ def _sample_of(stored: RecordSet, rerun: RecordSet) -> dict[str, Any]:
     ids = sample.get("case_ids")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise RecordFileError.single(where, "baseline_sample.case_ids", f"expected a list of case ids (got {ids!r})")
+    cases = stored.manifest.get("cases")
+    known = {c.get("case_id") for c in cases if isinstance(c, dict)} if isinstance(cases, list) else set()
+    unknown = sorted(set(ids) - known - set(stored.records["case_id"].unique().to_list()))
+    if unknown or len(set(ids)) != len(ids):
+        why = f"not cases of {stored.path}: {unknown[:3]!r}" if unknown else "a case sampled twice"
+        raise RecordFileError.single(where, "baseline_sample.case_ids", why)
     return sample
 
 
