@@ -485,13 +485,13 @@ def verdict_file_bytes(body: dict[str, Any]) -> bytes:
     return (json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
-def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
-    """Write a verdict file once; refuse to replace an existing file.
+def write_verdict(verdict: Verdict, path: str | os.PathLike[str]) -> Path:
+    """Write a verdict file once (``verdict.to_dict()`` as :func:`verdict_file_bytes`); refuse to replace a file.
 
     Parameters
     ----------
-    body
-        The verdict body (:meth:`Verdict.to_dict`).
+    verdict
+        The verdict to write.
     path
         The new file's path.
 
@@ -508,7 +508,7 @@ def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        write_once(target, verdict_file_bytes(body))
+        write_once(target, verdict_file_bytes(verdict.to_dict()))
     except FileExistsError:
         msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
         raise FileExistsError(msg) from None
