@@ -63,7 +63,7 @@ class RecordFileDigest:
     path: str
     digest: str
     size: int
-    checksums: str = "none"
+    checksums: Checksums = "none"
     n_records: int = 0
 
     def to_dict(self) -> dict[str, Any]:
