@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gatestats._typing import JSONObject
 from gatestats.gate._typed import to_json
 from gatestats.sequential.decide import SequencePoint
 from gatestats.vocabulary import GateCorrection, Outcome
@@ -50,7 +51,7 @@ class _Json:
 
     __slots__ = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (keys in field order, tuples as lists).
 
         Returns

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias, TypedDict, cast
 
 from gatestats._digest import digest_bytes
 from gatestats._text import visible
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate, too_deep
 from gatestats.gate._typed import TypedFieldError
@@ -207,12 +208,12 @@ class Policy:
     #: or ``counted`` (the final attempt's outcome; gatestats.gate.bounds, docs/gate.md).
     infra_retries: InfraRetries = "bounded"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready summary (as bound into the verdict).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The policy's identity, limits and both systems' requirements, as the verdict binds them.
         """
         return {

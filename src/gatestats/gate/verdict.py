@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from xml.etree import ElementTree as ET
@@ -24,6 +24,7 @@ from xml.etree import ElementTree as ET
 from gatestats._digest import digest_bytes, digest_json
 from gatestats._files import write_once
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, shorten, visible
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate._typed import TypedFieldError, build, to_json
 from gatestats.gate.bindings import (
@@ -81,12 +82,12 @@ class CheckResult:
     status: Literal["ok", "insufficient_evidence"]
     detail: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             ``name``, ``side``, ``status`` and ``detail``.
         """
         return {"name": self.name, "side": self.side, "status": self.status, "detail": self.detail}
@@ -129,12 +130,12 @@ class RuleResult:
     #: The bound the row was decided on when some of its attempts are unresolved (absent: none were).
     unresolved: UnresolvedBound | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The row's fields in declaration order (``unresolved`` only when the row has unresolved attempts).
         """
         out = {name: getattr(self, name) for name in self.__slots__ if name != "unresolved"}
@@ -159,15 +160,15 @@ class SevereSliceResult:
     #: The candidate's unresolved attempts (final attempt ``infra_error``) in the slice's cases (absent: none).
     unresolved: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The slice's counts, threshold, failures (each a mapping), decision and reason.
         """
-        return {
+        out: JSONObject = {
             "slice": self.slice,
             "n_cases": self.n_cases,
             "n_trials": self.n_trials,
@@ -177,7 +178,10 @@ class SevereSliceResult:
             "baseline_failures": self.baseline_failures,
             "decision": self.decision,
             "reason": self.reason,
-        } | ({"unresolved": self.unresolved} if self.unresolved else {})
+        }
+        if self.unresolved:
+            out["unresolved"] = self.unresolved
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,15 +216,15 @@ class Verdict:
         """The documented process exit code of this verdict."""
         return EXIT_CODES[self.verdict]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The verdict file's content (``format`` ``gatestats-verdict/1``), with its ``digest``.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The verdict body, keys in the file's order, ending with ``digest``.
         """
-        body: dict[str, Any] = {
+        body: JSONObject = {
             "format": VERDICT_FORMAT,
             "verdict": self.verdict,
             "exit_code": self.exit_code,
@@ -453,7 +457,7 @@ def _ids(ids: tuple[str, ...]) -> str:
     return shown if more <= 0 else f"{shown}, … and {more} more (the verdict file lists them all)"
 
 
-def verdict_digest(body: dict[str, Any]) -> str:
+def verdict_digest(body: Mapping[str, JSONValue]) -> str:
     """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field.
 
     Parameters
@@ -469,7 +473,7 @@ def verdict_digest(body: dict[str, Any]) -> str:
     return digest_json({k: v for k, v in body.items() if k != "digest"})
 
 
-def verdict_file_bytes(body: dict[str, Any]) -> bytes:
+def verdict_file_bytes(body: Mapping[str, JSONValue]) -> bytes:
     """The bytes of a verdict file: indented JSON of ``body`` (no NaN), UTF-8, one final newline.
 
     Parameters
@@ -616,12 +620,29 @@ def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdic
         if not getattr(typed, side).files:
             msg = f"field '{side}.files': expected a non-empty array of record files (got [])"
             raise VerdictFileError(msg)
-    flips: dict[str, Any] = {
-        "flips_pass_to_fail": typed.flips.pass_to_fail,
-        "flips_fail_to_pass": typed.flips.fail_to_pass,
-    }
-    # Every other field of the verdict is the body's field of the same name.
-    return Verdict(**flips, **{f.name: getattr(typed, f.name) for f in fields(Verdict) if f.name not in flips})
+    return Verdict(
+        verdict=typed.verdict,
+        reasons=typed.reasons,
+        checks=typed.checks,
+        rules=typed.rules,
+        severe_slices=typed.severe_slices,
+        flips_pass_to_fail=typed.flips.pass_to_fail,
+        flips_fail_to_pass=typed.flips.fail_to_pass,
+        cost=typed.cost,
+        judges=typed.judges,
+        policy=typed.policy,
+        registration=typed.registration,
+        baseline=typed.baseline,
+        candidate=typed.candidate,
+        infra=typed.infra,
+        tool_version=typed.tool_version,
+        created_at=typed.created_at,
+        curves=typed.curves,
+        slice_rates=typed.slice_rates,
+        case_sets=typed.case_sets,
+        failure_classes=typed.failure_classes,
+        sequential=typed.sequential,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

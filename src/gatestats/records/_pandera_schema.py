@@ -17,12 +17,12 @@ from pandera.errors import SchemaError, SchemaErrors
 
 from gatestats.errors import RecordProblem
 from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_FIELDS, rfc3339_timestamp
-from gatestats_runner.contract import load_schema
+from gatestats_runner.contract import SchemaNode, load_schema
 
 __all__ = ["RECORD_SCHEMA", "pandera_problems"]
 
 
-def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
+def _column_checks(name: str, spec: SchemaNode) -> list[pa.Check]:
     checks: list[pa.Check] = []
     if "enum" in spec:
         checks.append(pa.Check.isin([v for v in spec["enum"] if v is not None]))
@@ -73,7 +73,7 @@ def _passed_has_no_failure(data: Any) -> pl.LazyFrame:
 
 
 def _build_schema() -> pa.DataFrameSchema:
-    properties: dict[str, Any] = load_schema()["properties"]
+    properties = load_schema()["properties"]
     columns = {
         name: pa.Column(
             POLARS_SCHEMA[name],
