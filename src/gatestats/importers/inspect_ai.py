@@ -311,7 +311,7 @@ class _SampleReader:
         self.scoring = scoring
         self.primary = primary
         self.problems = ProblemList()
-        self.rows: list[JSONObject] = []
+        self.rows: list[Mapping[str, object]] = []
         self.sources: list[str] = []
 
     def problem(self, sample: _Sample, field: str, message: str) -> None:
@@ -413,26 +413,21 @@ def _primary_scorer(log: _Log, scorer: str | None) -> str:
     return names[0]
 
 
-def _missing(log: _Log, seen: set[tuple[str, int]]) -> list[JSONObject]:
+def _missing(log: _Log, seen: set[tuple[str, int]]) -> list[dict[str, object]]:
     """Rows for the (sample, epoch) pairs the header promises and the log lacks (a cancelled or failed eval)."""
     ids = _get(_get(log.header.get("eval"), "dataset"), "sample_ids")
     epochs = _get(_get(log.header.get("eval"), "config"), "epochs")
     if not isinstance(ids, list) or not isinstance(epochs, int) or isinstance(epochs, bool):
         return []
     status = log.header.get("status")
-    rows: list[JSONObject] = []
+    rows = []
     for sample_id in ids:
         for epoch in range(1, epochs + 1):
             if (str(sample_id), epoch) not in seen:
                 check = f"no sample in the log (eval status {status}): not run or not recorded"
                 rows.append(
-                    {
-                        "case_id": str(sample_id),
-                        "trial": epoch - 1,
-                        "attempt": 0,
-                        "outcome": "infra_error",
-                        "failed_check": check,
-                    }
+                    {"case_id": str(sample_id), "trial": epoch - 1, "attempt": 0, "outcome": "infra_error"}
+                    | {"failed_check": check}
                 )
     return rows
 

@@ -8,7 +8,7 @@ costs about half a second), or when :data:`gatestats.records.RECORD_SCHEMA` is a
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandera.polars as pa
 import polars as pl
@@ -17,7 +17,10 @@ from pandera.errors import SchemaError, SchemaErrors
 
 from gatestats.errors import RecordProblem
 from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_FIELDS, rfc3339_timestamp
-from gatestats_runner.contract import SchemaNode, load_schema
+from gatestats_runner.contract import load_schema
+
+if TYPE_CHECKING:
+    from gatestats_runner.contract import SchemaNode
 
 __all__ = ["RECORD_SCHEMA", "pandera_problems"]
 

@@ -29,10 +29,12 @@ from gatestats.records.contract import (
     rfc3339_timestamp,
 )
 from gatestats.vocabulary import FrameLike
-from gatestats_runner.contract import SchemaNode, load_schema, validate_field
+from gatestats_runner.contract import load_schema, validate_field
 
 if TYPE_CHECKING:
     import pandera.polars as pa
+
+    from gatestats_runner.contract import SchemaNode
 
     #: The pandera schema of a frame of run records (contract v1); imported on first use.
     RECORD_SCHEMA: pa.DataFrameSchema
