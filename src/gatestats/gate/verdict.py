@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from xml.etree import ElementTree as ET
@@ -620,28 +620,12 @@ def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdic
         if not getattr(typed, side).files:
             msg = f"field '{side}.files': expected a non-empty array of record files (got [])"
             raise VerdictFileError(msg)
+    # Every other field of the verdict is the body's field of the same name (a field added to both
+    # is read without a change here; one missing from the body fails loudly on getattr).
     return Verdict(
-        verdict=typed.verdict,
-        reasons=typed.reasons,
-        checks=typed.checks,
-        rules=typed.rules,
-        severe_slices=typed.severe_slices,
         flips_pass_to_fail=typed.flips.pass_to_fail,
         flips_fail_to_pass=typed.flips.fail_to_pass,
-        cost=typed.cost,
-        judges=typed.judges,
-        policy=typed.policy,
-        registration=typed.registration,
-        baseline=typed.baseline,
-        candidate=typed.candidate,
-        infra=typed.infra,
-        tool_version=typed.tool_version,
-        created_at=typed.created_at,
-        curves=typed.curves,
-        slice_rates=typed.slice_rates,
-        case_sets=typed.case_sets,
-        failure_classes=typed.failure_classes,
-        sequential=typed.sequential,
+        **{f.name: getattr(typed, f.name) for f in fields(Verdict) if not f.name.startswith("flips_")},
     )
 
 
