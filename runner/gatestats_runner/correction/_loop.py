@@ -350,9 +350,9 @@ class _Loop:
         finals = final_records(read_records(run_set / RECORDS).records)
         verdict = classify(case, run_set, finals)
         usd = sum(
-            float(r.get(k) or 0.0)
+            float(v or 0.0)
             for r in finals
-            for k in ("cost_usd", "cost_model_usd", "cost_tool_usd", "cost_execution_usd")
+            for v in (r.get("cost_usd"), r.get("cost_model_usd"), r.get("cost_tool_usd"), r.get("cost_execution_usd"))
         )
         machine = sum(float(r.get("machine_seconds") or 0.0) for r in finals)
         self.emit(

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.gate.recordset import MANIFEST, RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
@@ -79,12 +80,12 @@ class DriftResult:
         status: Literal["ok", "insufficient_evidence"] = "ok" if self.status == "stable" else "insufficient_evidence"
         return CheckResult(name="baseline_drift", side="baseline", status=status, detail=self.reason)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping of every field.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             Tuples as lists, ``b``/``c`` as counts beside the case lists.
         """
         return {
