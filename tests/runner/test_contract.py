@@ -187,7 +187,7 @@ def test_stdlib_checker_agrees_with_jsonschema(overrides: dict[str, Any], drop_o
     validator = jsonschema.Draft202012Validator(contract.load_schema(), format_checker=jsonschema.FormatChecker())
     reference_ok = validator.is_valid(record)
     violations = contract.validate_record(record)
-    cross_field = {"bound", "cost_usd"}
+    cross_field = {"bound", "cost_usd", "failed_check", "missing_artifacts"}  # rules across fields, beyond the schema
     # jsonschema checks "format" only with optional packages; the RFC 3339 rule is tested above.
     # Deliberately stricter than JSON Schema: an integer written as 1.0 is refused (no reader may coerce).
     stricter = [v for v in violations if v.message.startswith("expected integer") and "(got float" in v.message]
