@@ -365,9 +365,11 @@ def _noninferiority(records: pl.DataFrame, options: dict[str, Any], *, margin: f
 
 
 def _not_worse(records: pl.DataFrame, options: dict[str, Any]) -> _PairedTest:
-    """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test."""
-    # Its resolution check still runs at 1 - confidence_level here (changed in the next commit).
-    options = {name: value for name, value in options.items() if name != "alpha"}
+    """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test.
+
+    Both run at the rule's alpha (``options["alpha"]``): the McNemar row's resolution check asks
+    whether its discordant units could reach that alpha, not ``1 - confidence_level``.
+    """
     better = compare(records, alternative="greater", test="exact", **options)
     if better.design == "one_trial" and not better.clustered:
         worse = compare(records, alternative="less", test="exact", **options)
