@@ -11,12 +11,18 @@ Sources of the expected values
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
+from gatestats.cli import app
 from gatestats.gate.policy import Rule
 from gatestats.gate.rules import RuleEvidence, paired_evidence
-from gatestats.paired import compare
+from gatestats.paired import compare, noninferiority_test, resolution
+from gatestats.paired.cases_trials import plan_cases_trials
+from gatestats.paired.planning import cases_needed, false_block
 
 _SCHEMA = ["system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome"]
 
@@ -103,3 +109,35 @@ def test_compare_checks_alpha_with_the_vocabulary(alpha: object, error: type[Exc
     records = _records([1, 0], [1, 1])
     with pytest.raises(error, match=message):
         compare(records, baseline="baseline", candidate="candidate", alpha=alpha)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda alpha: cases_needed(0.1, 0.2, alpha=alpha),
+        lambda alpha: false_block(10, 2, 0.01, alpha=alpha),
+        lambda alpha: plan_cases_trials(mde=0.05, between_case_variance=0.02, within_case_variance=0.1, alpha=alpha),
+        lambda alpha: noninferiority_test(16, 6, 161, margin=0.15, alpha=alpha),
+        lambda alpha: resolution(21, 4, alpha=alpha),
+    ],
+)
+def test_every_paired_function_checks_alpha_with_the_one_validator(call: Callable[[object], object]) -> None:
+    with pytest.raises(ValueError, match=r"^alpha must lie in \(0, 0.5\] \(got 0.7\)$"):
+        call(0.7)
+    with pytest.raises(TypeError, match=r"^alpha must be a number in \(0, 0.5\] \(got None\)$"):
+        call(None)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "cases", "--delta", "0.1", "--discordance", "0.2", "--alpha", "0.7"],
+        ["drift", "stored", "rerun", "--alpha", "0.7"],
+    ],
+)
+def test_commands_refuse_an_alpha_outside_the_vocabularys_range_as_a_usage_error(args: list[str]) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "--alpha" in result.output
+    assert "must lie in (0, 0.5] (got 0.7)" in result.output
