@@ -157,14 +157,23 @@ def test_deprecated_midp_switch_warns_and_gives_the_same_numbers(midp: bool, met
         assert old.midp is midp
 
 
+def test_deprecated_midp_accepts_what_worked_before_numpy_booleans_and_0_1() -> None:
+    with pytest.warns(DeprecationWarning, match=r"mcnemar_test\(midp=False\) is deprecated"):
+        assert mcnemar_test(2, 12, midp=np.False_).method == "exact"  # type: ignore[arg-type]
+    with pytest.warns(DeprecationWarning, match=r"mcnemar_test\(midp=True\) is deprecated"):
+        assert mcnemar_test(2, 12, midp=1).method == "midp"  # type: ignore[arg-type]
+
+
 def test_contradicting_midp_and_method_and_unknown_methods_are_refused() -> None:
     with (
         pytest.warns(DeprecationWarning, match="deprecated"),
         pytest.raises(ValueError, match=r"midp=True contradicts method='exact'"),
     ):
         mcnemar_test(2, 12, method="exact", midp=True)
-    with pytest.raises(TypeError, match=r"midp must be True or False \(got 1\)"):
-        mcnemar_test(2, 12, midp=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"midp must be True or False \(got 'no'\)"):
+        mcnemar_test(2, 12, midp="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"midp must be True or False \(got \[\]\)"):
+        mcnemar_test(2, 12, midp=[])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"method must be one of midp, exact \(got 'mid-p'\)"):
         mcnemar_test(2, 12, method="mid-p")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"method must be one of midp, exact \(got True\)"):

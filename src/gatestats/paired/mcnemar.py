@@ -260,17 +260,17 @@ def _method_from_midp(method: McNemarMethod, midp: bool | None) -> McNemarMethod
     check_choice(method, MCNEMAR_METHODS, "method")
     if midp is None:
         return method
-    if not isinstance(midp, bool):
+    if isinstance(midp, str) or midp not in (True, False):  # numpy booleans and 0/1 worked before: they still do
         msg = f"midp must be True or False (got {midp!r}); use method='midp' or method='exact'"
         raise TypeError(msg)
     meant: McNemarMethod = "midp" if midp else "exact"
     warnings.warn(
-        f"mcnemar_test(midp={midp}) is deprecated and will be removed in the next release; use method={meant!r}",
+        f"mcnemar_test(midp={bool(midp)}) is deprecated and will be removed in the next release; use method={meant!r}",
         DeprecationWarning,
         stacklevel=3,
     )
     if method not in (meant, "midp"):
-        msg = f"midp={midp} contradicts method={method!r}; give method only"
+        msg = f"midp={bool(midp)} contradicts method={method!r}; give method only"
         raise ValueError(msg)
     return meant
 
