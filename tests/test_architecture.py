@@ -7,7 +7,9 @@ not checked: a white-box test may reach a private helper it tests.
 1. The runner never imports ``gatestats`` (it is standard-library only and owns no statistics).
 2. Nothing outside ``gatestats.cli`` imports the CLI; nothing outside ``gatestats.report`` and
    ``gatestats.cli`` imports the report (statistics, records, gate, importers never do).
-3. ``gatestats`` reaches the runner only through its public modules (:data:`RUNNER_PUBLIC`).
+3. ``gatestats`` reaches the runner only through its public modules (:data:`RUNNER_PUBLIC`, the
+   runner's ``__all__``), and only the commands that start runs (:data:`RUN_STARTERS`) import a public
+   module that starts runs (:data:`RUN_STARTING`, the runner's ``RUN_STARTING``).
 4. A private module (``a.b._c``) is imported only from inside its own package (``a.b``): not
    ``gatestats_runner._util`` from ``gatestats``, not ``gatestats.report._x`` from ``gatestats.gate``,
    not a third-party package's ``_private`` module. The exceptions are listed in :data:`ALLOWED`,
@@ -23,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import gatestats_runner
 from tests.conftest import ROOT
 
 #: Where the checked packages live: package name -> its directory.
@@ -31,20 +34,25 @@ PACKAGES = {
     "gatestats_runner": ROOT / "runner" / "gatestats_runner",
 }
 
-#: The runner's public API for the release controller (docs/architecture.md, "Owners").
+#: The runner's public API for the release controller, derived from the one list: the runner's
+#: ``__all__`` (its lowercase names are its public modules; docs/architecture.md, "Owners").
 RUNNER_PUBLIC = frozenset(
-    {
-        "gatestats_runner",  # the package itself: __version__
-        "gatestats_runner.contract",  # the run-record contract v1, its schema and strict JSON decoding
-        "gatestats_runner.digests",  # sha256 digests and canonical JSON, one implementation
-        "gatestats_runner.fsops",  # moving a finished directory into place without replacing anything
-        "gatestats_runner.runsets",  # run-set files: manifest, policy registration, imported run sets, checksums
-        "gatestats_runner.launch",  # starting run sets: options, executors by name, progress, errors
-        "gatestats_runner.correction",  # the correction loop (gatestats correct) and the rounds it journaled
-        "gatestats_runner.cases",  # reading cases and writing a new case directory whole (golden-set life)
-        "gatestats_runner.baseline",  # re-running a seeded sample of a stored baseline run set (drift)
-    }
+    {"gatestats_runner"}  # the package itself: __version__, RUN_STARTING
+    | {f"gatestats_runner.{name}" for name in gatestats_runner.__all__ if name.islower() and not name.startswith("_")}
 )
+
+#: The public modules that start runs (the runner's ``RUN_STARTING``).
+RUN_STARTING = frozenset(f"gatestats_runner.{name}" for name in gatestats_runner.RUN_STARTING)
+
+#: The commands that start runs: the only modules of ``gatestats`` that import a module of
+#: :data:`RUN_STARTING`, each with what it starts.
+RUN_STARTERS: Mapping[str, str] = {
+    "gatestats.cli.run": "gatestats run: a run set, or a baseline re-run (--baseline-sample)",
+    "gatestats.cli.correct": "gatestats correct: the correction loop",
+    "gatestats.cli._trial_bar": "the trials bar of gatestats run: makes the executor and runs with it",
+    "gatestats.cli._sequential_run": "gatestats run --until-decided: the stages' runs",
+    "gatestats.sequential_run.controller": "the sequential run behind gatestats run --until-decided: each stage's run set",
+}
 
 #: How a message lists the public modules (sorted), for the expected messages below.
 _PUBLIC_LIST = ", ".join(sorted(RUNNER_PUBLIC))
@@ -54,6 +62,11 @@ ALLOWED: Mapping[tuple[str, str], str] = {
     ("gatestats.records.io", "polars._typing"): (
         "PolarsDataType, a type annotation only: polars documents the alias but exports it from its private "
         "_typing module alone; a polars upgrade that moves it fails mypy, not a run"
+    ),
+    ("gatestats.recovery.summary", "gatestats_runner.correction"): (
+        "read_rounds and ROUND_FIELDS (reading a finished correction journal) live in the correction loop's "
+        "package, which starts runs; they move to a module that does not when the layout is reworked (issue 29, "
+        "item 7: no module moves now)"
     ),
 }
 
@@ -169,6 +182,10 @@ def _rule(imp: Import) -> str | None:
         return "only the report and the CLI import gatestats.report (statistics, records and gate never do)"
     if _within(importer, "gatestats") and _within(module, "gatestats_runner") and module not in RUNNER_PUBLIC:
         return f"gatestats reaches the runner only through its public modules ({', '.join(sorted(RUNNER_PUBLIC))})"
+    if _within(importer, "gatestats") and module in RUN_STARTING and importer not in RUN_STARTERS:
+        return (
+            f"only the commands that start runs ({', '.join(sorted(RUN_STARTERS))}) import {module}, which starts runs"
+        )
     owner = _private_owner(module)
     if owner is not None and not _within(importer, owner):
         return f"a private module of {owner} is imported only from inside {owner}"
@@ -201,7 +218,53 @@ def test_every_allowed_exception_is_still_needed() -> None:
 
 
 def test_every_public_runner_module_exists() -> None:
-    assert [m for m in sorted(RUNNER_PUBLIC) if not is_module(m, PACKAGES)] == []
+    assert [m for m in sorted(RUNNER_PUBLIC | RUN_STARTING) if not is_module(m, PACKAGES)] == []
+    assert RUN_STARTING <= RUNNER_PUBLIC
+    assert len(RUNNER_PUBLIC) == 9  # the package and its 8 public modules: the derivation saw the list
+
+
+def _documented_runner_modules(text: str) -> list[str]:
+    """The module names in the first column of docs/architecture.md's table of the runner's public API."""
+    section = text.split("### The runner's public API", 1)[1].split("\n## ", 1)[0]
+    return sorted(
+        cell.strip().strip("`")
+        for line in section.splitlines()
+        if line.startswith("| `gatestats_runner")
+        for cell in [line.split("|")[1]]
+    )
+
+
+def test_the_architecture_doc_lists_the_runners_public_modules() -> None:
+    documented = _documented_runner_modules((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert documented == sorted(RUNNER_PUBLIC - {"gatestats_runner"})
+
+
+def test_a_doc_table_that_differs_from_the_runners_list_is_seen() -> None:
+    table = "### The runner's public API\n\n| module | offers |\n|---|---|\n| `gatestats_runner.contract` | x |\n\n## Next\n"
+    assert _documented_runner_modules(table) == ["gatestats_runner.contract"]
+    assert _documented_runner_modules(table) != sorted(RUNNER_PUBLIC - {"gatestats_runner"})
+
+
+def test_only_the_commands_that_start_runs_import_a_module_that_starts_runs() -> None:
+    planted = [
+        _imp("gatestats.gate.drift", "gatestats_runner.baseline"),
+        _imp("gatestats.records.io", "gatestats_runner.launch"),
+        _imp("gatestats.cli.recovery", "gatestats_runner.correction"),
+    ]
+    starts = ", ".join(sorted(RUN_STARTERS))
+    assert violations(planted, allowed={}) == [
+        f"x.py:1: gatestats.cli.recovery imports gatestats_runner.correction: only the commands that start runs "
+        f"({starts}) import gatestats_runner.correction, which starts runs",
+        f"x.py:1: gatestats.gate.drift imports gatestats_runner.baseline: only the commands that start runs "
+        f"({starts}) import gatestats_runner.baseline, which starts runs",
+        f"x.py:1: gatestats.records.io imports gatestats_runner.launch: only the commands that start runs "
+        f"({starts}) import gatestats_runner.launch, which starts runs",
+    ]
+    fine = [
+        _imp("gatestats.cli.run", "gatestats_runner.baseline"),
+        _imp("gatestats.gate.drift", "gatestats_runner.runsets"),
+    ]
+    assert violations(fine, allowed={}) == []
 
 
 def test_each_forbidden_edge_is_named_with_its_rule() -> None:

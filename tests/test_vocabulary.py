@@ -36,9 +36,25 @@ from gatestats_runner import contract
 
 
 def test_runner_contract_outcomes_equal_the_vocabulary_outcomes() -> None:
-    # The runner (standard library only) keeps its own copy, read from the contract's JSON Schema.
-    assert contract.OUTCOMES == vocabulary.OUTCOMES
+    # One source: the vocabulary's tuple is the runner's, read from the contract's JSON Schema;
+    # the Literal types and the named words are its static mirror for mypy.
+    assert vocabulary.OUTCOMES is contract.OUTCOMES
     assert OUTCOMES == ("passed", "failed", "resource_killed", "infra_error")
+    assert get_args(vocabulary.Outcome) == OUTCOMES
+    named = (vocabulary.PASSED, vocabulary.FAILED, vocabulary.RESOURCE_KILLED, vocabulary.INFRA_ERROR)
+    assert named == OUTCOMES
+    assert vocabulary.GRADER_VERDICTS is contract.GRADER_VERDICTS
+    assert get_args(vocabulary.GraderVerdict) == vocabulary.GRADER_VERDICTS == ("passed", "failed", "unparseable")
+    assert vocabulary.UNPARSEABLE == "unparseable"
+    assert vocabulary.FAILING_OUTCOMES == ("failed", "resource_killed")
+
+
+def test_the_metric_lists_derive_from_the_metric_table() -> None:
+    assert vocabulary.METRICS_WITHOUT_K == ("pass_rate", "cost_per_accepted")
+    assert all(not METRICS[m].takes_k for m in vocabulary.METRICS_WITHOUT_K)
+    assert sorted(vocabulary.ESTIMANDS) == sorted(get_args(vocabulary.Metric))
+    assert vocabulary.WEIGHTED_CORRECTIONS == ("holm", "bonferroni")
+    assert set(vocabulary.WEIGHTED_CORRECTIONS) <= set(GATE_CORRECTIONS)
 
 
 def test_valid_outcomes_are_every_outcome_but_infra_error() -> None:

@@ -1,21 +1,33 @@
 """gatestats_runner: the sandbox controller (standard library only; never imports gatestats).
 
-It owns the execution environment and the run record:
+It owns the execution environment and the run record: cases and their sandbox contracts,
+fresh workspaces, isolation and bounds, one trial and one record, immutable and resumable run
+sets, and the executors trials run on (threads here, or Ray).
 
-- :mod:`gatestats_runner.contract` — the run-record contract v1 (the single source of truth);
-- :mod:`gatestats_runner.case` — cases (golden-set entries) and their sandbox contracts;
-- :mod:`gatestats_runner.workspace`, :mod:`gatestats_runner.sandbox`,
-  :mod:`gatestats_runner.cgroups` — fresh workspaces, isolation and bounds;
-- :mod:`gatestats_runner.trial` — one trial, one record;
-- :mod:`gatestats_runner.store`, :mod:`gatestats_runner.runset` — immutable, resumable run sets;
-- :mod:`gatestats_runner.executors` — where trials run (threads here, or Ray).
-
-Other programs (``gatestats`` first) use only its public modules: :mod:`~gatestats_runner.contract`,
-:mod:`~gatestats_runner.digests` (every ``sha256:`` digest), :mod:`~gatestats_runner.runsets`
-(run-set files: manifest, policy registration, imported run sets) and
-:mod:`~gatestats_runner.launch` (starting runs). The rest is internal (docs/architecture.md).
+Other programs (``gatestats`` first) import only the modules named in :data:`__all__` below,
+the runner's public API written once: ``tests/test_architecture.py`` reads it and fails on an
+import of any other runner module from ``gatestats``, and on a docs/architecture.md whose table
+of public modules names others. Of these, the modules in :data:`RUN_STARTING` start runs: only
+the commands that start runs (``gatestats run``, ``gatestats correct``) import them. The rest is
+internal and may change without notice.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "contract"]
+#: The public API: ``__version__``, :data:`RUN_STARTING`, and the public modules (the lowercase
+#: names; docs/architecture.md says what each offers).
+__all__ = [
+    "RUN_STARTING",
+    "__version__",
+    "baseline",  # re-running a seeded sample of a stored baseline run set (drift); starts runs
+    "cases",  # reading cases and writing a new case directory whole (golden-set life)
+    "contract",  # the run-record contract v1, its schema and strict JSON decoding
+    "correction",  # the correction loop (gatestats correct) and the rounds it journaled; starts runs
+    "digests",  # sha256 digests and canonical JSON, one implementation
+    "fsops",  # moving a finished directory into place without replacing anything
+    "launch",  # starting run sets: options, executors by name, progress, errors; starts runs
+    "runsets",  # run-set files: manifest, policy registration, imported run sets, checksums
+]
+
+#: The public modules that start runs (importing one brings in the executors and the sandbox).
+RUN_STARTING = ("baseline", "correction", "launch")

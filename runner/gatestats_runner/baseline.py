@@ -29,6 +29,7 @@ from gatestats_runner.digests import tree_digest
 from gatestats_runner.executors import Executor
 from gatestats_runner.launch import SYSTEM_PARTS, OptionError, Progress, RunSetOptions, RunSetSummary, run_run_set
 from gatestats_runner.runset import CANDIDATE
+from gatestats_runner.runsets import BASELINE_SAMPLE_FORMAT
 from gatestats_runner.sandbox import Isolation
 from gatestats_runner.store import RunSetError, read_manifest, seal_records
 
@@ -39,9 +40,6 @@ __all__ = [
     "sample_case_ids",
     "stored_run_set_ref",
 ]
-
-#: ``baseline_sample.format`` in the re-run's manifest.
-BASELINE_SAMPLE_FORMAT = "gatestats-baseline-sample/1"
 
 
 def sample_case_ids(case_ids: Sequence[str], n: int, seed: int) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Cases for other owners: read a case or a case set, and write a new case directory whole.
 
-Standard library only; public (``RUNNER_PUBLIC`` in ``tests/test_architecture.py``), so the release
+Standard library only; public (in the runner's ``__all__``), so the release
 controller writes cases in the one format the runner reads, checked by the runner's own reader.
 """
 

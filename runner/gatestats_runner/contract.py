@@ -35,6 +35,7 @@ __all__ = [
     "BOUNDS",
     "CONTRACT_VERSION",
     "FIELDS",
+    "GRADER_VERDICTS",
     "INT64_MAX",
     "INT64_MIN",
     "MAX_DEPTH",
@@ -91,6 +92,10 @@ def load_schema() -> dict[str, Any]:
 FIELDS: tuple[str, ...] = tuple(load_schema()["properties"])
 REQUIRED_FIELDS: tuple[str, ...] = tuple(load_schema()["required"])
 OUTCOMES: tuple[str, ...] = tuple(load_schema()["properties"]["outcome"]["enum"])
+#: A grader's verdict on a trial (``graders[].verdict``).
+GRADER_VERDICTS: tuple[str, ...] = tuple(
+    load_schema()["properties"]["graders"]["items"]["properties"]["verdict"]["enum"]
+)
 BOUNDS: tuple[str, ...] = tuple(b for b in load_schema()["properties"]["bound"]["enum"] if b is not None)
 
 

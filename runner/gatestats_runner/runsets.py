@@ -49,6 +49,7 @@ from gatestats_runner.store import (
 )
 
 __all__ = [
+    "BASELINE_SAMPLE_FORMAT",
     "CHECKSUM_FIELD",
     "MANIFEST",
     "MANIFEST_FORMAT",
@@ -63,6 +64,11 @@ __all__ = [
     "seal_records",
     "write_imported_run_set",
 ]
+
+#: ``baseline_sample.format`` in the manifest of a baseline re-run (:mod:`gatestats_runner.baseline`
+#: writes it; a drift test checks it). Here, not in ``baseline``, so that a reader needs no module that
+#: starts runs.
+BASELINE_SAMPLE_FORMAT = "gatestats-baseline-sample/1"
 
 
 class PolicyRef(Protocol):

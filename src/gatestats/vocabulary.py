@@ -11,41 +11,67 @@ Three kinds of vocabulary live in this module and nowhere else:
   outcomes are valid trials, and the validation of numeric options (``confidence_level``,
   ``alpha``, ``n_resamples``, ``seed``) with one message each.
 
-The runner (standard library only) keeps its own copy of the outcome words in its contract;
-``tests/test_vocabulary.py`` fails if the two ever differ.
+The outcome words come from one source, the run-record contract (``run_record.v1.schema.json``,
+read by the runner's public :mod:`gatestats_runner.contract`): :data:`OUTCOMES` is the contract's
+tuple, and the ``Outcome`` type and the names :data:`PASSED`, :data:`FAILED`,
+:data:`RESOURCE_KILLED` and :data:`INFRA_ERROR` are its static mirror for mypy
+(``tests/test_vocabulary.py`` fails if they differ). Code outside this module writes an outcome
+or a policy option through these names, never as a literal: ``tests/test_vocabulary_words.py``
+fails on a word spelt by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, cast, get_args
 
 import polars as pl
 
+from gatestats_runner.contract import GRADER_VERDICTS as _CONTRACT_GRADER_VERDICTS
+from gatestats_runner.contract import OUTCOMES as _CONTRACT_OUTCOMES
+
 __all__ = [
+    "ACTIONS",
     "CORRECTIONS",
     "DECISIONS",
+    "DIRECTIONS",
+    "ESTIMANDS",
+    "FAILED",
+    "FAILING_OUTCOMES",
     "GATE_CORRECTIONS",
     "GATE_METRICS",
+    "GRADER_VERDICTS",
+    "INFRA_ERROR",
     "INFRA_RETRIES",
+    "JUDGE_CRITERIA",
     "METRICS",
+    "METRICS_WITHOUT_K",
     "OUTCOMES",
+    "PASSED",
+    "RESOURCE_KILLED",
+    "RULE_TESTS",
     "SEVERITIES",
     "SPLITS",
     "TRIAL_KEY",
+    "UNPARSEABLE",
     "VALID_OUTCOMES",
+    "WEIGHTED_CORRECTIONS",
+    "Action",
     "Alternative",
     "AsymptoticMcNemarMethod",
     "ComparisonFamily",
     "ComparisonStatus",
     "Correction",
     "Decision",
+    "Direction",
     "FrameLike",
     "GateCorrection",
     "GateMetric",
+    "GraderVerdict",
     "InfraRetries",
     "IntervalMethod",
+    "JudgeCriterion",
     "McNemarMethod",
     "Metric",
     "MetricSpec",
@@ -57,9 +83,11 @@ __all__ = [
     "PlanTest",
     "ResolvedIntervalMethod",
     "ResolvedPairedIntervalMethod",
+    "RuleTest",
     "Severity",
     "Split",
     "Status",
+    "WeightedCorrection",
     "WorkingCorrelation",
     "check_alpha",
     "check_choice",
@@ -80,13 +108,28 @@ FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
 # Outcomes and "which attempt counts"
 # ---------------------------------------------------------------------------------------------
 
-#: Trial outcomes of the run-record contract v1.
+#: Trial outcomes of the run-record contract v1 (the type; the values are the contract's).
 Outcome: TypeAlias = Literal["passed", "failed", "resource_killed", "infra_error"]
-OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)
+#: The outcome words, in the contract's order, read from the runner's contract (one source).
+OUTCOMES: Final[tuple[Outcome, ...]] = cast("tuple[Outcome, ...]", _CONTRACT_OUTCOMES)
+#: Each outcome by name, for expressions (``pl.col("outcome") == PASSED``): a typo is a NameError,
+#: not a filter that silently matches nothing.
+PASSED: Final = "passed"
+FAILED: Final = "failed"
+RESOURCE_KILLED: Final = "resource_killed"
+INFRA_ERROR: Final = "infra_error"
 
 #: Outcomes that are evidence about the candidate: a pass, a failure, or a kill at a declared
 #: bound. ``infra_error`` is neither a pass nor a failure and is counted apart.
-VALID_OUTCOMES: Final[tuple[Outcome, ...]] = ("passed", "failed", "resource_killed")
+VALID_OUTCOMES: Final[tuple[Outcome, ...]] = (PASSED, FAILED, RESOURCE_KILLED)
+#: Outcomes that are failures of the candidate: a failure, or a kill at a declared bound.
+FAILING_OUTCOMES: Final[tuple[Outcome, ...]] = (FAILED, RESOURCE_KILLED)
+
+#: A grader's verdict on one trial (``graders[].verdict`` in the contract): the outcome words
+#: ``passed`` and ``failed``, or ``unparseable``.
+GraderVerdict: TypeAlias = Literal["passed", "failed", "unparseable"]
+GRADER_VERDICTS: Final[tuple[GraderVerdict, ...]] = cast("tuple[GraderVerdict, ...]", _CONTRACT_GRADER_VERDICTS)
+UNPARSEABLE: Final = "unparseable"
 
 #: A trial: one system, one case at one version, one trial index (its attempts are its lineage).
 TRIAL_KEY: Final = ("system", "case_id", "case_version", "trial")
@@ -184,6 +227,10 @@ ComparisonStatus: TypeAlias = Literal["ok", "insufficient_evidence", "cannot_res
 #: al. 2021). ``pass_hat_k``: all k trials succeed (reliability, pass^k, Yao et al. 2024).
 Metric: TypeAlias = Literal["pass_at_k", "pass_hat_k"]
 
+#: Which direction of a metric is an improvement (a policy rule's ``direction``).
+Direction: TypeAlias = Literal["higher", "lower"]
+DIRECTIONS: Final[tuple[Direction, ...]] = get_args(Direction)
+
 #: What a gate rule may be about: the estimands, the pass rate (pass^1) and the cost per
 #: accepted outcome.
 GateMetric: TypeAlias = Literal["pass_rate", "pass_hat_k", "pass_at_k", "cost_per_accepted"]
@@ -214,7 +261,7 @@ class MetricSpec:
     name: GateMetric
     estimand: Metric | None
     takes_k: bool
-    better: Literal["higher", "lower"]
+    better: Direction
     short: str
     plain: str
 
@@ -267,6 +314,12 @@ METRICS: Final[Mapping[GateMetric, MetricSpec]] = {
         "cost_per_accepted", None, False, "lower", "cost per accepted", "cost per accepted outcome"
     ),
 }
+
+
+#: The case-level estimands in the order tables and charts show them: reliability, then capability.
+ESTIMANDS: Final[tuple[Metric, ...]] = ("pass_hat_k", "pass_at_k")
+#: The gate metrics that take no ``k`` (a rule on one must not name one).
+METRICS_WITHOUT_K: Final[tuple[GateMetric, ...]] = tuple(name for name, spec in METRICS.items() if not spec.takes_k)
 
 
 def metric_spec(name: str) -> MetricSpec:
@@ -340,6 +393,26 @@ CORRECTIONS: Final[tuple[Correction, ...]] = get_args(Correction)
 #: ``none`` for a family of one or a policy that takes the risk knowingly.
 GateCorrection: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
 GATE_CORRECTIONS: Final[tuple[GateCorrection, ...]] = get_args(GateCorrection)
+
+#: Corrections that split α over a family by each hypothesis's own level (weighted Holm or
+#: Bonferroni, :func:`gatestats.paired.adjust_pvalues_weighted`).
+WeightedCorrection: TypeAlias = Literal["holm", "bonferroni"]
+WEIGHTED_CORRECTIONS: Final[tuple[WeightedCorrection, ...]] = get_args(WeightedCorrection)
+
+#: What a failing or undecided gate rule does (policy key ``action``): ``block`` the release, or
+#: only ``warn``.
+Action: TypeAlias = Literal["block", "warn"]
+ACTIONS: Final[tuple[Action, ...]] = get_args(Action)
+
+#: A gate rule's test (policy key ``test``): ``none`` (the candidate against a threshold) or
+#: ``paired`` (the candidate against the baseline, case by case).
+RuleTest: TypeAlias = Literal["none", "paired"]
+RULE_TESTS: Final[tuple[RuleTest, ...]] = get_args(RuleTest)
+
+#: How a judge's error rate meets its limit (policy key ``judges.*.criterion``): its interval's
+#: ``upper_bound`` (the default) or its point ``estimate``.
+JudgeCriterion: TypeAlias = Literal["upper_bound", "estimate"]
+JUDGE_CRITERIA: Final[tuple[JudgeCriterion, ...]] = get_args(JudgeCriterion)
 
 #: What a gate makes of a trial retried after an infrastructure error (policy key ``infra_retries``):
 #: ``bounded`` (the default) keeps it unresolved whatever the retry gave, since a retry can be a

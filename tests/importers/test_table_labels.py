@@ -413,6 +413,8 @@ min_trials = 1
 max_infra_error_rate = 0.1
 on_insufficient_evidence = "block"
 severe_slices = ["FairEval"]
+# the ids share their subset's stem (MT-Bench#12): the subsets are strata the rules name, the items independent
+case_grouping = "independent"
 
 [baseline]
 system = "chatgpt"
@@ -488,12 +490,13 @@ def test_imported_slices_and_judge_columns_drive_severe_slices_slice_rules_and_j
     assert (rules["MT-Bench non-inferior"]["slice"], rules["MT-Bench non-inferior"]["n_cases"]) == ("MT-Bench", 200)
     assert body["judges"]["swapped"]["can_vote"] is True
     unparseable = judgments.filter((pl.col("evaluator") == "GPT-4") & pl.col("winner_swapped_order").is_null())
-    assert rules["swapped-order judge"]["decision"] == "insufficient_evidence"  # unparseable verdicts are not votes
-    unparseable_ids = sorted(
-        f"{subset.removeprefix('Processed/')}#{item}"
-        for subset, item in unparseable.select("subset", "item_idx").rows()
-    )
-    assert rules["swapped-order judge"]["reason"].endswith(": " + ", ".join(unparseable_ids))
+    # unparseable verdicts are not votes: they are unresolved (issue 30), and the row passes only because it
+    # holds with every one of them counted as a failure
+    judge_row = rules["swapped-order judge"]
+    assert judge_row["decision"] == "pass"
+    assert judge_row["unresolved"]["candidate"] == unparseable.height == 5
+    assert judge_row["unresolved"]["summary"] == "passes even if all 5 unresolved attempts of the candidate had failed"
+    assert judge_row["unresolved"]["observed_if_failed"] == pytest.approx(315 / 400)
 
 
 def test_cli_summary_names_trial_ranges_case_versions_and_numbered_labels(tmp_path: Path) -> None:

@@ -155,9 +155,7 @@ def run_command(
         workers=workers,
         address=address,
     )
-    if rerun_unresolved:
-        console.print(RERUN_NOTE, highlight=False)
-    _print_summary(summary, console, prepare=prepare)
+    _print_summary(summary, console, prepare=prepare, rerun=rerun_unresolved)
 
 
 def _system_parts(*values: str | None) -> dict[str, str]:
@@ -231,8 +229,10 @@ RERUN_NOTE = (
 )
 
 
-def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool) -> None:
+def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool, rerun: bool = False) -> None:
     """Warn of bounds not enforced, print what was done, and exit 3 when the run set is incomplete."""
+    if rerun:
+        console.print(RERUN_NOTE, highlight=False)
     for name, why in (summary.isolation.get("not_enforced") or {}).items():
         console.print(f"warning: bound '{name}' not enforced: {why}", highlight=False)
     if prepare:

@@ -32,7 +32,14 @@ import polars as pl
 from gatestats._columns import require_columns
 from gatestats.cost.human_time import attribute_overlaps
 from gatestats.errors import GatestatsError
-from gatestats.vocabulary import FrameLike, check_confidence_level, check_n_resamples, check_seed, is_final_attempt
+from gatestats.vocabulary import (
+    PASSED,
+    FrameLike,
+    check_confidence_level,
+    check_n_resamples,
+    check_seed,
+    is_final_attempt,
+)
 
 __all__ = [
     "COST_PARTS",
@@ -425,7 +432,7 @@ def _derive(frame: pl.DataFrame, *, machine_rate: float | None) -> pl.DataFrame:
             pl.max_horizontal("__ended_at", "__review_ended_at", "__correction_ended_at").alias("__end_us"),
             (pl.col("__started_at").is_null() | pl.col("__ended_at").is_null()).alias("__no_timestamps"),
         )
-        .with_columns((pl.col("__final") & (pl.col("outcome") == "passed")).alias("__accepted"))
+        .with_columns((pl.col("__final") & (pl.col("outcome") == PASSED)).alias("__accepted"))
     )
 
 

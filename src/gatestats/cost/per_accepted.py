@@ -44,7 +44,7 @@ from gatestats.cost._bootstrap import (
     cpa_statistic,
 )
 from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare, record_ids_text
-from gatestats.vocabulary import FrameLike
+from gatestats.vocabulary import INFRA_ERROR, FrameLike
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
 
@@ -264,7 +264,7 @@ def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
             pl.len().cast(pl.Int64).alias("attempts"),
             pl.col("__final").sum().cast(pl.Int64).alias("trials"),
             pl.col("__accepted").sum().cast(pl.Int64).alias("accepted"),
-            (pl.col("outcome") == "infra_error").sum().cast(pl.Int64).alias("attempts_infra_error"),
+            (pl.col("outcome") == INFRA_ERROR).sum().cast(pl.Int64).alias("attempts_infra_error"),
             pl.struct("case_id", "case_version").n_unique().cast(pl.Int64).alias("n_cases"),
             pl.col("__unit").n_unique().cast(pl.Int64).alias("n_units"),
             pl.col("case_group").is_not_null().any().alias("clustered"),

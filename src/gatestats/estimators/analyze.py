@@ -17,13 +17,21 @@ from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
-from gatestats.vocabulary import FrameLike, IntervalMethod, Metric, ResolvedIntervalMethod, Status, metric_spec
+from gatestats.vocabulary import (
+    ESTIMANDS,
+    FrameLike,
+    IntervalMethod,
+    Metric,
+    ResolvedIntervalMethod,
+    Status,
+    metric_spec,
+)
 
 __all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
 
 #: The estimands :func:`analyze` reports at every k, in this order (names and labels:
 #: :data:`gatestats.vocabulary.METRICS`).
-METRICS: tuple[Metric, ...] = ("pass_hat_k", "pass_at_k")
+METRICS: tuple[Metric, ...] = ESTIMANDS
 _SHOWN_CASES = 20
 #: The fields of a :class:`MetricEstimate` that are its :class:`CaseMeanInterval`'s, as they are
 #: (``None`` when there is no interval).

@@ -14,7 +14,15 @@ from typing import Any
 import polars as pl
 
 from gatestats.errors import GatestatsError
-from gatestats.vocabulary import TRIAL_KEY, FrameLike, final_attempts, is_valid_outcome
+from gatestats.vocabulary import (
+    INFRA_ERROR,
+    PASSED,
+    RESOURCE_KILLED,
+    TRIAL_KEY,
+    FrameLike,
+    final_attempts,
+    is_valid_outcome,
+)
 
 __all__ = ["ANALYSIS_COLUMNS", "CASE_KEY", "CaseSetError", "case_summary"]
 
@@ -101,9 +109,9 @@ def _aggregations(*, grouped: bool = True, group_type: pl.DataType | None = None
         group.first() if grouped else pl.lit(None, group_type).alias("case_group"),
         pl.len().cast(pl.Int64).alias("n_trials"),
         is_valid_outcome().sum().cast(pl.Int64).alias("n"),
-        (outcome == "passed").sum().cast(pl.Int64).alias("c"),
-        (outcome == "resource_killed").sum().cast(pl.Int64).alias("n_resource_killed"),
-        (outcome == "infra_error").sum().cast(pl.Int64).alias("n_infra_errors"),
+        (outcome == PASSED).sum().cast(pl.Int64).alias("c"),
+        (outcome == RESOURCE_KILLED).sum().cast(pl.Int64).alias("n_resource_killed"),
+        (outcome == INFRA_ERROR).sum().cast(pl.Int64).alias("n_infra_errors"),
     ]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from gatestats.gate._typed import to_json
 from gatestats.sequential.decide import SequencePoint
-from gatestats.vocabulary import GateCorrection, Outcome
+from gatestats.vocabulary import Action, GateCorrection, Metric, Outcome
 
 __all__ = [
     "LAYERS",
@@ -84,7 +84,7 @@ class PolicyBinding(_Json):
     min_trials: int
     max_infra_error_rate: float
     multiplicity: GateCorrection
-    on_insufficient_evidence: Literal["block", "warn"]
+    on_insufficient_evidence: Action
     confidence_level: float
     seed: int
     severe_slices: tuple[str, ...]
@@ -201,7 +201,7 @@ class CurvePoint(_Json):
     """pass^k or pass@k of one side at one k, with its case-level interval (every case counted)."""
 
     side: Literal["baseline", "candidate"]
-    metric: Literal["pass_hat_k", "pass_at_k"]
+    metric: Metric
     k: int
     status: Literal["ok", "insufficient_evidence"]
     estimate: float | None

@@ -49,7 +49,7 @@ import polars as pl
 
 from gatestats.gate.bindings import UnresolvedBound
 from gatestats.gate.verdict import RuleResult, SevereSliceResult
-from gatestats.vocabulary import TRIAL_KEY, InfraRetries, is_final_attempt
+from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, TRIAL_KEY, InfraRetries, is_final_attempt
 
 __all__ = [
     "End",
@@ -68,8 +68,8 @@ __all__ = [
 End: TypeAlias = Literal["observed", "pessimistic", "optimistic"]
 
 #: What the candidate's unresolved attempts count as at each end (the baseline's: the other one).
-_CANDIDATE_AS: dict[str, str] = {"pessimistic": "failed", "optimistic": "passed"}
-_OTHER = {"failed": "passed", "passed": "failed"}
+_CANDIDATE_AS: dict[str, str] = {"pessimistic": FAILED, "optimistic": PASSED}
+_OTHER = {FAILED: PASSED, PASSED: FAILED}
 
 
 #: The column :func:`mark_retried` adds: the final attempt of a trial retried after an infra error.
@@ -78,7 +78,7 @@ RETRIED = "__retried_after_infra_error"
 
 def _unresolved(frame: pl.DataFrame) -> pl.Expr:
     """Unresolved attempts: a final ``infra_error``, or the final attempt of a trial :func:`mark_retried` marked."""
-    final_error = (pl.col("outcome") == "infra_error") & is_final_attempt()
+    final_error = (pl.col("outcome") == INFRA_ERROR) & is_final_attempt()
     return final_error | pl.col(RETRIED) if RETRIED in frame.columns else final_error
 
 
@@ -105,7 +105,7 @@ def mark_retried(frame: pl.DataFrame, infra_retries: InfraRetries) -> pl.DataFra
         return frame
     trial = list(TRIAL_KEY)
     earlier_error = (
-        ((pl.col("outcome") == "infra_error") & (pl.col("attempt") < pl.col("attempt").max().over(trial)))
+        ((pl.col("outcome") == INFRA_ERROR) & (pl.col("attempt") < pl.col("attempt").max().over(trial)))
         .any()
         .over(trial)
     )
@@ -188,7 +188,7 @@ def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidat
     hit = pl.struct("case_id", "trial").is_in(chosen.select(pl.struct("case_id", "trial")).to_series().implode())
     return frame.with_columns(
         pl.when(_unresolved(frame) & (pl.col("system") == candidate) & hit)
-        .then(pl.lit("passed"))
+        .then(pl.lit(PASSED))
         .otherwise(pl.col("outcome"))
         .alias("outcome")
     )

@@ -23,6 +23,7 @@ from gatestats.gate.lineage import ancestor_check
 from gatestats.gate.policy import Policy, SystemRequirement
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.verdict import CheckResult
+from gatestats.vocabulary import INFRA_ERROR
 
 __all__ = ["Side", "case_keys", "record_layers", "silence_checks"]
 
@@ -142,7 +143,7 @@ def _cases_present(rs: RecordSet, side: Side) -> list[CheckResult]:
 def _infra_error_rate(policy: Policy, records: pl.DataFrame, side: Side) -> CheckResult:
     """Whether the share of infrastructure errors stays within the policy's limit."""
     attempts = records.height
-    infra = records.filter(pl.col("outcome") == "infra_error").height
+    infra = records.filter(pl.col("outcome") == INFRA_ERROR).height
     rate = infra / attempts
     detail = f"{infra}/{attempts} attempts were infra errors ({rate:.1%}; limit {policy.max_infra_error_rate:.1%})"
     if rate > policy.max_infra_error_rate:

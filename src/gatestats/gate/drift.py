@@ -37,12 +37,11 @@ from gatestats.errors import RecordFileError
 from gatestats.gate.recordset import MANIFEST, RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
 from gatestats.paired.mcnemar import mcnemar_test, min_discordant_for
-from gatestats.vocabulary import check_open_unit
-from gatestats_runner.baseline import BASELINE_SAMPLE_FORMAT
+from gatestats.vocabulary import INFRA_ERROR, PASSED, VALID_OUTCOMES, check_open_unit
+from gatestats_runner.runsets import BASELINE_SAMPLE_FORMAT
 
 __all__ = ["BASELINE_SAMPLE_FORMAT", "DriftResult", "baseline_drift", "drift_counts", "drift_decision", "drift_test"]
 
-_VALID = ("passed", "failed", "resource_killed")
 _SHOWN = 8
 
 
@@ -155,9 +154,9 @@ def _finals(records: pl.DataFrame, case_ids: Sequence[str]) -> tuple[dict[str, l
     out: dict[str, list[bool]] = {}
     infra = 0
     for case_id, outcome in finals.select("case_id", "outcome").iter_rows():
-        if outcome in _VALID:
-            out.setdefault(str(case_id), []).append(outcome == "passed")
-        elif outcome == "infra_error":
+        if outcome in VALID_OUTCOMES:
+            out.setdefault(str(case_id), []).append(outcome == PASSED)
+        elif outcome == INFRA_ERROR:
             infra += 1
     return out, infra
 
@@ -193,6 +192,12 @@ def _sample_of(stored: RecordSet, rerun: RecordSet) -> dict[str, Any]:
     ids = sample.get("case_ids")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise RecordFileError.single(where, "baseline_sample.case_ids", f"expected a list of case ids (got {ids!r})")
+    cases = stored.manifest.get("cases")
+    known = {c.get("case_id") for c in cases if isinstance(c, dict)} if isinstance(cases, list) else set()
+    unknown = sorted(set(ids) - known - set(stored.records["case_id"].unique().to_list()))
+    if unknown or len(set(ids)) != len(ids):
+        why = f"not cases of {stored.path}: {unknown[:3]!r}" if unknown else "a case sampled twice"
+        raise RecordFileError.single(where, "baseline_sample.case_ids", why)
     return sample
 
 

@@ -79,7 +79,7 @@ from gatestats.gate.summaries import curve_points, failure_class_counts, slice_r
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.sequential import SequentialDecision
-from gatestats.vocabulary import Decision, final_attempts, is_valid_outcome, metric_spec
+from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, Decision, final_attempts, is_valid_outcome, metric_spec
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
 
@@ -132,7 +132,7 @@ def _judge_outcomes(records: pl.DataFrame, grader: str) -> pl.DataFrame:
         .list.first()
     )
     return records.with_columns(
-        pl.when(verdict.is_in(["passed", "failed"])).then(verdict).otherwise(pl.lit("infra_error")).alias("outcome")
+        pl.when(verdict.is_in([PASSED, FAILED])).then(verdict).otherwise(pl.lit(INFRA_ERROR)).alias("outcome")
     )
 
 
@@ -141,12 +141,12 @@ def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) ->
     final = final_attempts(both.filter(pl.col("case_id").is_in(list(cases)))).collect()
     cand = final.filter((pl.col("system") == CANDIDATE) & is_valid_outcome())
     base = final.filter((pl.col("system") == BASELINE) & is_valid_outcome())
-    bad = cand.filter(pl.col("outcome") != "passed").sort("case_id", "trial")
+    bad = cand.filter(pl.col("outcome") != PASSED).sort("case_id", "trial")
     failures = tuple(
         SevereFailure(case_id=r["case_id"], trial=r["trial"], outcome=r["outcome"], bound=r["bound"])
         for r in bad.iter_rows(named=True)
     )
-    base_failures = base.filter(pl.col("outcome") != "passed").height if base.height else None
+    base_failures = base.filter(pl.col("outcome") != PASSED).height if base.height else None
     decision: Decision
     if not cases:
         decision, reason = (

@@ -52,7 +52,7 @@ from gatestats.gate.rules import threshold_resolution
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import adjust_pvalues
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
-from gatestats.vocabulary import Decision, GateCorrection
+from gatestats.vocabulary import WEIGHTED_CORRECTIONS, Decision, GateCorrection
 
 __all__ = [
     "COST_FIELDS",
@@ -193,7 +193,7 @@ def adjusted_family(
     p_pass = np.array([rows[i].pvalue_pass if i in decidable else 1.0 for i in members], dtype=float)
     p_fail = np.array([rows[i].pvalue_fail if i in decidable else 1.0 for i in members], dtype=float)
     alphas = np.array([rows[i].alpha for i in members], dtype=float)
-    if multiplicity in ("holm", "bonferroni"):
+    if multiplicity in WEIGHTED_CORRECTIONS:
         p_pass = adjust_pvalues_weighted(p_pass, alphas, method=multiplicity)
         p_fail = adjust_pvalues_weighted(p_fail, alphas, method=multiplicity)
     elif multiplicity != "none":

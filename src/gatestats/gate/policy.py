@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, Literal, cast
 
 from gatestats._digest import digest_bytes
 from gatestats._text import visible
@@ -27,7 +27,23 @@ from gatestats.jsonfile import read_regular_file
 from gatestats.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
-from gatestats.vocabulary import GATE_CORRECTIONS, GATE_METRICS, INFRA_RETRIES, GateCorrection, GateMetric, InfraRetries
+from gatestats.vocabulary import (
+    ACTIONS,
+    DIRECTIONS,
+    GATE_CORRECTIONS,
+    GATE_METRICS,
+    INFRA_RETRIES,
+    JUDGE_CRITERIA,
+    METRICS_WITHOUT_K,
+    RULE_TESTS,
+    Action,
+    Direction,
+    GateCorrection,
+    GateMetric,
+    InfraRetries,
+    JudgeCriterion,
+    RuleTest,
+)
 
 __all__ = [
     "NUMERIC_RANGES",
@@ -49,9 +65,6 @@ POLICY_FORMAT = "gatestats-policy/1"
 #: ``pass_rate``: per-case share of valid trials that passed (pass^1); ``pass_hat_k`` (all k
 #: trials pass) and ``pass_at_k`` (at least one of k passes), unbiased per case;
 #: ``cost_per_accepted``: spend (+ human time) per accepted outcome.
-Direction: TypeAlias = Literal["higher", "lower"]
-RuleTest: TypeAlias = Literal["none", "paired"]
-Action: TypeAlias = Literal["block", "warn"]
 
 _METRICS: tuple[GateMetric, ...] = GATE_METRICS
 _MULTIPLICITY: tuple[GateCorrection, ...] = GATE_CORRECTIONS
@@ -136,7 +149,7 @@ class JudgeRequirement:
     max_false_pass_rate: float
     max_false_fail_rate: float | None
     max_flip_rate: float | None
-    criterion: Literal["upper_bound", "estimate"]
+    criterion: JudgeCriterion
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -654,7 +667,7 @@ def _cost(r: _Reader, raw: Mapping[str, Any]) -> CostPolicy:
         ),
         alpha=r.number(table, ("cost",), "alpha", *_range("cost.alpha"), default=0.05),
         n_resamples=r.integer(table, ("cost",), "n_resamples", *_range("cost.n_resamples")) or 2000,
-        action=r.choice(table, ("cost",), "action", ("block", "warn"), default="block"),
+        action=r.choice(table, ("cost",), "action", ACTIONS, default="block"),
     )
 
 
@@ -686,7 +699,7 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
             max_false_pass_rate=fp if fp is not None else 0.0,
             max_false_fail_rate=r.number(entry, path, "max_false_fail_rate", *_range("judges.max_false_fail_rate")),
             max_flip_rate=r.number(entry, path, "max_flip_rate", *_range("judges.max_flip_rate")),
-            criterion=r.choice(entry, path, "criterion", ("upper_bound", "estimate"), default="upper_bound"),
+            criterion=r.choice(entry, path, "criterion", JUDGE_CRITERIA, default="upper_bound"),
         )
     return judges
 
@@ -715,7 +728,7 @@ def _rules(
             r.problem((*path, "slice"), f"{slice_name!r} is a severe slice: it is scored on its own (threshold 1.00)")
         test, threshold, margin = _rule_test(r, entry, path, metric)
         alpha = r.number(entry, path, "alpha", *_range("rules.alpha"), default=0.05)
-        action = r.choice(entry, path, "action", ("block", "warn"), default="block")
+        action = r.choice(entry, path, "action", ACTIONS, default="block")
         rule_k = _rule_k(r, entry, path, metric, k)
         grader = r.get(entry, path, "grader", str)
         if grader is not None and grader not in judges:
@@ -741,13 +754,13 @@ def _rules(
     return rules
 
 
-def _rule_metric(r: _Reader, entry: Mapping[str, Any], path: KeyPath) -> tuple[str | None, Literal["higher", "lower"]]:
+def _rule_metric(r: _Reader, entry: Mapping[str, Any], path: KeyPath) -> tuple[str | None, Direction]:
     """A rule's metric and direction (which must be the metric's own: cost lower, rates higher)."""
     metric = r.choice(entry, path, "metric", _METRICS)
     if "metric" not in entry:
         r.problem((*path, "metric"), "required key is missing")
     default_direction = "lower" if metric == "cost_per_accepted" else "higher"
-    direction = r.choice(entry, path, "direction", ("higher", "lower"), default=default_direction)
+    direction = r.choice(entry, path, "direction", DIRECTIONS, default=default_direction)
     if metric is not None and direction != default_direction:
         r.problem((*path, "direction"), f"{metric} is better when {default_direction} (got {direction!r})")
     return metric, direction
@@ -755,9 +768,9 @@ def _rule_metric(r: _Reader, entry: Mapping[str, Any], path: KeyPath) -> tuple[s
 
 def _rule_test(
     r: _Reader, entry: Mapping[str, Any], path: KeyPath, metric: str | None
-) -> tuple[Literal["none", "paired"], float | None, float | None]:
+) -> tuple[RuleTest, float | None, float | None]:
     """A rule's test, threshold and margin (a paired test without a margin has margin 0)."""
-    test = r.choice(entry, path, "test", ("none", "paired"), default="none")
+    test = r.choice(entry, path, "test", RULE_TESTS, default="none")
     cost_rule = " (cost_per_accepted)" if metric == "cost_per_accepted" else ""
     threshold = r.number(entry, path, "threshold", *_range("rules.threshold" + cost_rule))
     margin = r.number(entry, path, "margin", *_range("rules.margin" + cost_rule))
@@ -773,6 +786,6 @@ def _rule_test(
 def _rule_k(r: _Reader, entry: Mapping[str, Any], path: KeyPath, metric: str | None, k: int | None) -> int:
     """A rule's k: its own, else the policy's; 1 for metrics without a k (which must not name one)."""
     rule_k = r.integer(entry, path, "k", *_range("rules.k")) if "k" in entry else k
-    if metric in {"pass_rate", "cost_per_accepted"} and "k" in entry:
+    if metric in METRICS_WITHOUT_K and "k" in entry:
         r.problem((*path, "k"), f"{metric} has no k; k applies to pass_hat_k and pass_at_k")
-    return 1 if metric in {"pass_rate", "cost_per_accepted"} else int(rule_k or 1)
+    return 1 if metric in METRICS_WITHOUT_K else int(rule_k or 1)

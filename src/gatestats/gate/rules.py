@@ -47,7 +47,7 @@ from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import Comparison, compare
-from gatestats.vocabulary import Metric
+from gatestats.vocabulary import Metric, metric_spec
 
 __all__ = [
     "Bounds",
@@ -441,7 +441,7 @@ def paired_evidence(
         the flips; ``insufficient_evidence`` or ``cannot_resolve`` with a reason where it cannot decide.
     """
     margin = float(rule.margin or 0.0)
-    metric: Metric = "pass_hat_k" if rule.metric in {"pass_rate", "pass_hat_k"} else "pass_at_k"
+    metric: Metric = metric_spec(rule.metric).estimand or "pass_at_k"
     options: dict[str, Any] = {
         "baseline": baseline,
         "candidate": candidate,

@@ -30,7 +30,7 @@ from gatestats.gate.recordset import RecordSet
 from gatestats.gate.rules import rule_row
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult
 from gatestats.sequential import SequentialDecision, SequentialDesign, decide_rule, split_alpha
-from gatestats.vocabulary import Decision, final_attempts, metric_spec
+from gatestats.vocabulary import INFRA_ERROR, Decision, final_attempts, metric_spec
 
 __all__ = [
     "ORDER_FORMAT",
@@ -119,7 +119,7 @@ def _complete_cases(rs: RecordSet, trials: int) -> set[str]:
     retries = rs.manifest.get("infra_retries", 0) if rs.manifest is not None else 0
     final = final_attempts(records.lazy()).collect()
     done = final.filter(
-        (pl.col("trial") < trials) & ((pl.col("outcome") != "infra_error") | (pl.col("attempt") >= retries))
+        (pl.col("trial") < trials) & ((pl.col("outcome") != INFRA_ERROR) | (pl.col("attempt") >= retries))
     )
     counts = done.group_by("case_id").agg(pl.col("trial").n_unique().alias("n"))
     return {str(c) for c, n in counts.iter_rows() if n == trials}

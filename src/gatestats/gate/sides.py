@@ -20,6 +20,7 @@ from gatestats.gate.recordset import RecordSet
 from gatestats.gate.summaries import case_set_summary
 from gatestats.paired import compare
 from gatestats.records.contract import SYSTEM_PARTS
+from gatestats.vocabulary import INFRA_ERROR, RESOURCE_KILLED
 
 __all__ = ["BASELINE", "CANDIDATE", "case_sets", "flips", "infra_sides", "side_provenance"]
 
@@ -63,14 +64,14 @@ def infra_sides(both: pl.DataFrame) -> dict[str, InfraSide]:
     out: dict[str, InfraSide] = {}
     for side in (BASELINE, CANDIDATE):
         rows = both.filter(pl.col("system") == side)
-        bounds = rows.filter(pl.col("outcome") == "resource_killed").group_by("bound").len().sort("bound")
+        bounds = rows.filter(pl.col("outcome") == RESOURCE_KILLED).group_by("bound").len().sort("bound")
         out[side] = InfraSide(
             attempts=rows.height,
-            infra_errors=rows.filter(pl.col("outcome") == "infra_error").height,
-            resource_killed=rows.filter(pl.col("outcome") == "resource_killed").height,
+            infra_errors=rows.filter(pl.col("outcome") == INFRA_ERROR).height,
+            resource_killed=rows.filter(pl.col("outcome") == RESOURCE_KILLED).height,
             bounds={str(b): int(n) for b, n in bounds.iter_rows()},
             infra_error_cases=tuple(
-                sorted(set(rows.filter(pl.col("outcome") == "infra_error").get_column("case_id").to_list()))
+                sorted(set(rows.filter(pl.col("outcome") == INFRA_ERROR).get_column("case_id").to_list()))
             ),
         )
     return out

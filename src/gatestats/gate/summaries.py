@@ -16,7 +16,7 @@ from gatestats.estimators import analyze
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, SliceRate
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
-from gatestats.vocabulary import final_attempts
+from gatestats.vocabulary import FAILING_OUTCOMES, final_attempts
 
 __all__ = [
     "NO_SLICE",
@@ -258,7 +258,7 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
         return ()
     final = final_attempts(candidate).collect()
     trends = failure_class_trends((), records=final, confidence_level=policy.confidence_level)
-    failed = final.filter(pl.col("outcome").is_in(["failed", "resource_killed"]))
+    failed = final.filter(pl.col("outcome").is_in(FAILING_OUTCOMES))
     by_class = failed.group_by("case_id").agg(
         pl.col("failure_class").drop_nulls().first(), pl.col("case_version").drop_nulls().min()
     )

@@ -43,7 +43,7 @@ from gatestats.gate.bindings import (
 from gatestats.gate.registration import Registration
 from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
 from gatestats.jsonfile import parse_json_document, read_regular_file
-from gatestats.vocabulary import Decision
+from gatestats.vocabulary import Action, Decision
 
 __all__ = [
     "EXIT_CODES",
@@ -102,7 +102,7 @@ class RuleResult:
     slice: str
     k: int
     kind: str
-    action: Literal["block", "warn"]
+    action: Action
     observed: float | None
     baseline: float | None
     ci_low: float | None

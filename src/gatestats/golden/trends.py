@@ -15,6 +15,7 @@ from typing import Any, Literal
 import polars as pl
 
 from gatestats.estimators import wilson_interval
+from gatestats.vocabulary import FAILING_OUTCOMES
 
 __all__ = ["TrendRow", "Trends", "failure_class_trends"]
 
@@ -136,7 +137,7 @@ def failure_class_trends(
         columns = frame.collect_schema().names()
         has_class = "failure_class" in columns
         per_case = (
-            frame.filter(pl.col("outcome").is_in(["failed", "resource_killed"]))
+            frame.filter(pl.col("outcome").is_in(FAILING_OUTCOMES))
             .group_by("case_id")
             .agg(
                 pl.col("failure_class").drop_nulls().first()

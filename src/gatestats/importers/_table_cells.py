@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gatestats.input_tables import describe
+from gatestats.vocabulary import FAILED, GRADER_VERDICTS, PASSED, UNPARSEABLE
 from gatestats_runner.contract import MAX_LINE_BYTES, decode_json
 
 __all__ = [
@@ -40,19 +41,19 @@ __all__ = [
 GRADER_KINDS: dict[str, str] = {"grader": "code", "judge": "judge"}
 #: Accepted spellings of a grader's verdict (case-insensitive, surrounding blanks ignored).
 VERDICT_VALUES: dict[str, str] = {
-    "1": "passed",
-    "true": "passed",
-    "pass": "passed",
-    "passed": "passed",
-    "0": "failed",
-    "false": "failed",
-    "fail": "failed",
-    "failed": "failed",
-    "unparseable": "unparseable",
+    "1": PASSED,
+    "true": PASSED,
+    "pass": PASSED,
+    PASSED: PASSED,
+    "0": FAILED,
+    "false": FAILED,
+    "fail": FAILED,
+    FAILED: FAILED,
+    UNPARSEABLE: UNPARSEABLE,
 }
 _VERDICT_EXPECTED = "one of passed/failed/unparseable, 1/0, true/false, pass/fail"
 _GRADER_KEYS = ("name", "kind", "verdict", "calibration_version")
-_VERDICTS = ("passed", "failed", "unparseable")
+_VERDICTS = GRADER_VERDICTS
 _DIGITS = re.compile(r"([0-9]+)")
 #: What pandas, R and spreadsheets write for a missing value: refused as a label, never a slice called "nan".
 _MISSING = frozenset({"nan", "none", "null", "<na>"})
@@ -187,9 +188,9 @@ def verdict(cell: Any, *, text: bool) -> tuple[str | None, str | None]:
         if found is not None:
             return found, None
     elif isinstance(cell, bool):
-        return ("passed" if cell else "failed"), None
+        return (PASSED if cell else FAILED), None
     elif isinstance(cell, int) and cell in (0, 1):
-        return ("passed" if cell == 1 else "failed"), None
+        return (PASSED if cell == 1 else FAILED), None
     got = _short(cell) if text else describe(cell)
     return None, f"expected {_VERDICT_EXPECTED} (got {got})"
 

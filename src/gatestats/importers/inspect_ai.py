@@ -44,11 +44,12 @@ from gatestats.importers._common import file_digest, imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json, open_zip, read_member
 from gatestats.input_tables import describe, typed_cell
 from gatestats.jsonfile import read_regular_file
+from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, RESOURCE_KILLED
 
 __all__ = ["DEFAULT_VALUES", "LIMIT_BOUNDS", "LOG_VERSIONS", "import_inspect", "parse_values"]
 
 #: Inspect's score letters (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER) -> outcome.
-DEFAULT_VALUES: Mapping[str, str] = {"C": "passed", "I": "failed", "P": "failed", "N": "failed"}
+DEFAULT_VALUES: Mapping[str, str] = {"C": PASSED, "I": FAILED, "P": FAILED, "N": FAILED}
 #: Inspect limit type -> contract bound. Message, turn, token, context and cost limits bound how
 #: much the agent produced (``output``); time and working limits are wall-clock bounds.
 LIMIT_BOUNDS: Mapping[str, str] = {
@@ -111,7 +112,7 @@ def parse_values(text: str) -> dict[str, str]:
     result: dict[str, str] = {}
     for entry in text.split(","):
         value, sep, outcome = entry.strip().partition("=")
-        if not sep or not value or outcome not in ("passed", "failed"):
+        if not sep or not value or outcome not in (PASSED, FAILED):
             msg = f"--value: expected VALUE=passed or VALUE=failed (got {entry.strip()!r})"
             raise ValueError(msg)
         if value in result:
@@ -258,11 +259,11 @@ def _system_parts(log: _Log) -> dict[str, str | None]:
 def _verdict(value: Any, scoring: _Scoring) -> str | None:
     """A score value as ``passed``/``failed``, or None when the mapping cannot read it."""
     if isinstance(value, bool):
-        return "passed" if value else "failed"
+        return PASSED if value else FAILED
     if isinstance(value, str):
         return scoring.values.get(value)
     if isinstance(value, int | float) and math.isfinite(value):
-        return "passed" if value >= scoring.threshold else "failed"
+        return PASSED if value >= scoring.threshold else FAILED
     return None
 
 
@@ -342,7 +343,7 @@ class _SampleReader:
             return None
         common = {"case_id": case_id, "trial": epoch - 1}
         for attempt, retry in enumerate(retries):
-            row = {**common, "attempt": attempt, "outcome": "infra_error"}
+            row = {**common, "attempt": attempt, "outcome": INFRA_ERROR}
             self.add(sample, {**row, "failed_check": f"inspect error (retried): {_message(retry)}"})
         self.add(sample, {**common, "attempt": len(retries), **final})
         return str(case_id), epoch
@@ -366,7 +367,7 @@ class _SampleReader:
             return row
         graders = _graders(scores, self.scoring) or None
         if data.get("error") is not None:
-            return {**row, "outcome": "infra_error", "failed_check": f"inspect error: {_message(data['error'])}"}
+            return {**row, "outcome": INFRA_ERROR, "failed_check": f"inspect error: {_message(data['error'])}"}
         limit = data.get("limit")
         if limit is not None:
             return {**row, "graders": graders, **self._limit(sample, limit)}
@@ -382,7 +383,7 @@ class _SampleReader:
             msg = f"expected a mapped value ({known}), true/false or a finite number (got {describe(value)})"
             self.problem(sample, f"scores.{self.primary}.value", msg)
             return row
-        check = None if outcome == "passed" else f"scorer {self.primary}: {shorten(value)}"
+        check = None if outcome == PASSED else f"scorer {self.primary}: {shorten(value)}"
         return {**row, "graders": graders, "outcome": outcome, "failed_check": check}
 
     def _limit(self, sample: _Sample, limit: Any) -> dict[str, Any]:
@@ -390,12 +391,12 @@ class _SampleReader:
         reason = _get(limit, "reason")
         text = f"inspect {kind} limit {bound}" + (f": {shorten(reason)}" if isinstance(reason, str) else "")
         if kind == "operator":
-            return {"outcome": "infra_error", "failed_check": text}
+            return {"outcome": INFRA_ERROR, "failed_check": text}
         if kind not in LIMIT_BOUNDS:
             known = ", ".join([*LIMIT_BOUNDS, "operator"])
             self.problem(sample, "limit.type", f"expected one of {known} (got {describe(kind)})")
             return {}
-        return {"outcome": "resource_killed", "bound": LIMIT_BOUNDS[kind], "failed_check": text}
+        return {"outcome": RESOURCE_KILLED, "bound": LIMIT_BOUNDS[kind], "failed_check": text}
 
 
 def _primary_scorer(log: _Log, scorer: str | None) -> str:
@@ -425,7 +426,7 @@ def _missing(log: _Log, seen: set[tuple[str, int]]) -> list[dict[str, Any]]:
             if (str(sample_id), epoch) not in seen:
                 check = f"no sample in the log (eval status {status}): not run or not recorded"
                 rows.append(
-                    {"case_id": str(sample_id), "trial": epoch - 1, "attempt": 0, "outcome": "infra_error"}
+                    {"case_id": str(sample_id), "trial": epoch - 1, "attempt": 0, "outcome": INFRA_ERROR}
                     | {"failed_check": check}
                 )
     return rows
@@ -540,7 +541,7 @@ def import_inspect(
         msg = f"threshold: expected a finite number (got {threshold!r})"
         raise ValueError(msg)
     merged = {**DEFAULT_VALUES, **(values or {})}
-    if bad := sorted(v for v, outcome in merged.items() if outcome not in ("passed", "failed")):
+    if bad := sorted(v for v, outcome in merged.items() if outcome not in (PASSED, FAILED)):
         msg = f"values: each score value maps to passed or failed (got {bad[0]!r} -> {merged[bad[0]]!r})"
         raise ValueError(msg)
     scoring = _Scoring(scorer=scorer, values=merged, threshold=float(threshold), judges=frozenset(judges))

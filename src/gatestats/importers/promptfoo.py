@@ -41,6 +41,7 @@ from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
 from gatestats.input_tables import describe
 from gatestats.jsonfile import read_regular_file
+from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, UNPARSEABLE
 
 __all__ = ["FORMAT_VERSIONS", "JUDGE_ASSERTIONS", "import_promptfoo"]
 
@@ -112,7 +113,7 @@ def _graders(grading: Any) -> list[dict[str, str | None]] | None:
         seen[base] += 1
         name = base if seen[base] == 1 else f"{base}#{seen[base]}"
         passed = _get(component, "pass")
-        verdict = ("passed" if passed else "failed") if isinstance(passed, bool) else "unparseable"
+        verdict = (PASSED if passed else FAILED) if isinstance(passed, bool) else UNPARSEABLE
         judge = isinstance(kind, str) and kind.removeprefix("not-") in JUDGE_ASSERTIONS
         graders.append({"name": name, "kind": "judge" if judge else "code", "verdict": verdict})
         graders[-1]["calibration_version"] = None
@@ -198,7 +199,7 @@ def _row(row: Any, case_id: str | None, problem: Callable[[str, str], None]) -> 
         "prompt_version": _prompt(row),
         "case_id": case_id,
         "test_index": index,
-        "outcome": "infra_error" if error else "passed" if success else "failed",
+        "outcome": INFRA_ERROR if error else PASSED if success else FAILED,
         "failed_check": None if success else shorten(f"promptfoo {_FAILURE_REASONS[reason]}: {message}", TEXT_LIMIT),
         "graders": None if error else _graders(row.get("gradingResult")),
         "cost_model_usd": None if error else _number(row.get("cost")),

@@ -39,16 +39,17 @@ from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
 from gatestats.input_tables import describe, read_input_table, typed_cell
 from gatestats.jsonfile import read_regular_file
+from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED
 
 __all__ = ["LISTS", "SCHEMA_VERSIONS", "import_swe_bench"]
 
 #: The summary's outcome lists -> (outcome, failed_check). An instance is in at most one of them.
 LISTS: Mapping[str, tuple[str, str | None]] = {
-    "resolved_ids": ("passed", None),
-    "unresolved_ids": ("failed", "unresolved: the FAIL_TO_PASS or PASS_TO_PASS tests did not all pass"),
-    "empty_patch_ids": ("failed", "empty patch: the model produced no patch"),
-    "error_ids": ("infra_error", "harness error: the evaluation produced no valid report.json"),
-    "incomplete_ids": ("infra_error", "incomplete: no prediction was submitted for this instance"),
+    "resolved_ids": (PASSED, None),
+    "unresolved_ids": (FAILED, "unresolved: the FAIL_TO_PASS or PASS_TO_PASS tests did not all pass"),
+    "empty_patch_ids": (FAILED, "empty patch: the model produced no patch"),
+    "error_ids": (INFRA_ERROR, "harness error: the evaluation produced no valid report.json"),
+    "incomplete_ids": (INFRA_ERROR, "incomplete: no prediction was submitted for this instance"),
 }
 #: Run-summary schema versions read (None: summaries written before the field existed).
 SCHEMA_VERSIONS: tuple[int | None, ...] = (None, 2)
@@ -308,11 +309,11 @@ def _row(
     failure; taking it out of the pass rate could turn a regression into a pass.
     """
     listed = run.where.get(instance)
-    outcome, check = LISTS[listed] if listed else ("infra_error", f"not in run summary {file.name}: not run")
+    outcome, check = LISTS[listed] if listed else (INFRA_ERROR, f"not in run summary {file.name}: not run")
     if listed and directory is not None:
         check = _report_check(directory, instance, listed) or check
     if instance in run.infra and trust_infra:
-        outcome = "infra_error"
+        outcome = INFRA_ERROR
         check = f"infrastructure failure: {run.infra[instance]} (the harness's infra_failure_ids)"
     elif instance in run.infra:
         check = f"{check}; the harness suspects infrastructure: {run.infra[instance]} (infra_failure_ids)"

@@ -51,20 +51,20 @@ from gatestats.importers._table_cells import (
 )
 from gatestats.input_tables import CellKind, InputTable, ProblemList, describe, read_input_table, typed_cell
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA
-from gatestats.vocabulary import OUTCOMES, Outcome
+from gatestats.vocabulary import FAILED, OUTCOMES, PASSED, Outcome
 
 __all__ = ["ID_FIELDS", "OUTCOME_VALUES", "import_table", "parse_mapping"]
 
 #: Accepted spellings of an outcome (case-insensitive, surrounding blanks ignored).
 OUTCOME_VALUES: Mapping[str, Outcome] = {
-    "1": "passed",
-    "1.0": "passed",
-    "true": "passed",
-    "pass": "passed",
-    "0": "failed",
-    "0.0": "failed",
-    "false": "failed",
-    "fail": "failed",
+    "1": PASSED,
+    "1.0": PASSED,
+    "true": PASSED,
+    "pass": PASSED,
+    "0": FAILED,
+    "0.0": FAILED,
+    "false": FAILED,
+    "fail": FAILED,
     **{outcome: outcome for outcome in OUTCOMES},  # the contract's own words
 }
 #: Fields whose column may hold integers (written as their decimal text) as well as strings.
@@ -155,9 +155,9 @@ def _outcome(value: Any, *, text: bool) -> tuple[str | None, str | None]:
         if found is not None:
             return found, None
     elif not text and isinstance(value, bool):
-        return ("passed" if value else "failed"), None
+        return (PASSED if value else FAILED), None
     elif not text and isinstance(value, int) and value in (0, 1):
-        return ("passed" if value == 1 else "failed"), None
+        return (PASSED if value == 1 else FAILED), None
     got = "an empty value" if value is None or value == "" else repr(value[:80]) if text else describe(value)
     return None, f"expected {_OUTCOME_EXPECTED} (got {got})"
 

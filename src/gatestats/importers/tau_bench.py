@@ -31,6 +31,7 @@ from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.input_tables import ProblemList, describe, typed_cell
 from gatestats.jsonfile import read_json_file
+from gatestats.vocabulary import FAILED, PASSED
 
 __all__ = ["MAX_RESULT_BYTES", "SUCCESS_TOLERANCE", "import_tau_bench"]
 
@@ -100,7 +101,7 @@ def _trial_row(item: dict[str, Any], *, tau2: bool, problem: Callable[[str, str]
     return {
         "case_id": case_id,
         "trial": trial,
-        "outcome": "passed" if number is not None and abs(number - 1.0) <= SUCCESS_TOLERANCE else "failed",
+        "outcome": PASSED if number is not None and abs(number - 1.0) <= SUCCESS_TOLERANCE else FAILED,
         "cost_model_usd": _cost(agent_cost, where="agent cost", field="cost_model_usd", problem=problem),
         "cost_execution_usd": _cost(user_cost, where="user_cost", field="cost_execution_usd", problem=problem),
     }

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias, get_args
 
+from gatestats.vocabulary import JUDGE_CRITERIA, JudgeCriterion
+
 __all__ = [
     "CORRECTION_METHODS",
     "JUDGE_KINDS",
@@ -40,8 +42,8 @@ CORRECTION_METHODS: Final[tuple[CorrectionMethod, ...]] = get_args(CorrectionMet
 
 #: How a release gate compares an error rate with its limit: the upper confidence bound (the limit
 #: must be demonstrated) or the point estimate.
-LimitCriterion: TypeAlias = Literal["upper_bound", "estimate"]
-LIMIT_CRITERIA: Final[tuple[LimitCriterion, ...]] = get_args(LimitCriterion)
+LimitCriterion: TypeAlias = JudgeCriterion
+LIMIT_CRITERIA: Final[tuple[LimitCriterion, ...]] = JUDGE_CRITERIA
 
 #: How the swapped-order verdict of a pairwise judge is coded: ``original`` (already mapped back to
 #: the original A/B labels, so a position-consistent judge repeats its verdict) or ``presented``

@@ -28,7 +28,7 @@ import polars as pl
 from gatestats.judges._stats import Proportion
 from gatestats.judges._types import LIMIT_CRITERIA, LimitCriterion
 from gatestats.judges.calibration import JudgeCalibration, load_calibration
-from gatestats.vocabulary import FrameLike, check_choice
+from gatestats.vocabulary import FAILED, PASSED, FrameLike, check_choice
 
 _GRADERS = pl.List(
     pl.Struct({"name": pl.String, "kind": pl.String, "verdict": pl.String, "calibration_version": pl.String})
@@ -278,8 +278,8 @@ def _judge_graders(records: pl.LazyFrame) -> pl.DataFrame:
         .group_by("name", "calibration_version")
         .agg(
             n_verdicts=pl.len(),
-            n_passed=(pl.col("verdict") == "passed").sum(),
-            n_failed=(pl.col("verdict") == "failed").sum(),
+            n_passed=(pl.col("verdict") == PASSED).sum(),
+            n_failed=(pl.col("verdict") == FAILED).sum(),
             n_unparseable=(pl.col("verdict") == "unparseable").sum(),
         )
         .sort("name", "calibration_version", nulls_last=True)

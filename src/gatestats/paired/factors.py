@@ -48,6 +48,7 @@ from gatestats._columns import system_records
 from gatestats._lookup import find_by_key
 from gatestats.paired._common import field_values
 from gatestats.vocabulary import (
+    PASSED,
     TRIAL_KEY,
     FrameLike,
     Status,
@@ -209,7 +210,7 @@ def _trials(records: FrameLike, system_column: str) -> pl.DataFrame:
         .select(*TRIAL_KEY, "outcome", "case_group")
         .filter(is_valid_outcome())
         .with_columns(
-            (pl.col("outcome") == "passed").cast(pl.Float64).alias("__passed"),
+            (pl.col("outcome") == PASSED).cast(pl.Float64).alias("__passed"),
             pl.when(pl.col("case_group").is_not_null())
             .then(pl.lit("group:") + pl.col("case_group"))
             .otherwise(pl.lit("case:") + pl.col("case_id") + pl.lit("@") + pl.col("case_version").fill_null(""))
@@ -305,7 +306,7 @@ def factor_model(
         schema={"system": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
     )
     base: dict[str, Any] = {
-        "formula": formula.replace("__passed", "passed"),
+        "formula": formula.replace("__passed", PASSED),
         "confidence_level": confidence_level,
         "working_correlation": working_correlation,
         "n_trials": data.height,
@@ -377,7 +378,7 @@ def _fit(
     try:
         model = smf.gee(formula, groups="__cluster", data=frame, family=sm.families.Binomial(), cov_struct=cov_struct)
     except Exception as exc:  # formula errors come from patsy/formulaic with their own types
-        msg = f"factors: cannot build the model {formula.replace('__passed', 'passed')!r}: {exc}"
+        msg = f"factors: cannot build the model {formula.replace('__passed', PASSED)!r}: {exc}"
         raise ValueError(msg) from None
     if np.linalg.matrix_rank(model.exog) < model.exog.shape[1]:
         msg = (

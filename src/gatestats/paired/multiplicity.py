@@ -62,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -73,6 +73,7 @@ from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
 from gatestats.vocabulary import (
     CORRECTIONS,
+    WEIGHTED_CORRECTIONS,
     Alternative,
     ComparisonFamily,
     Correction,
@@ -80,6 +81,7 @@ from gatestats.vocabulary import (
     Metric,
     PairedIntervalMethod,
     PairedTest,
+    WeightedCorrection,
     check_choice,
 )
 
@@ -140,7 +142,7 @@ def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> np
 
 
 def adjust_pvalues_weighted(
-    pvalues: npt.ArrayLike, alphas: npt.ArrayLike, *, method: Literal["holm", "bonferroni"] = "holm"
+    pvalues: npt.ArrayLike, alphas: npt.ArrayLike, *, method: WeightedCorrection = "holm"
 ) -> npt.NDArray[np.float64]:
     r"""Weighted Holm (or Bonferroni) adjusted p-values on each hypothesis's own scale.
 
@@ -176,7 +178,7 @@ def adjust_pvalues_weighted(
     >>> adjust_pvalues_weighted([0.03, 0.004], [0.05, 0.01]).round(4).tolist()
     [0.03, 0.0048]
     """
-    if method not in ("holm", "bonferroni"):
+    if method not in WEIGHTED_CORRECTIONS:
         msg = f"weighted correction must be 'holm' or 'bonferroni' (got {method!r})"
         raise ValueError(msg)
     p = np.asarray(pvalues, dtype=np.float64).ravel()

@@ -17,6 +17,7 @@ from pandera.errors import SchemaError, SchemaErrors
 
 from gatestats.errors import RecordProblem
 from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_FIELDS, rfc3339_timestamp
+from gatestats.vocabulary import PASSED, RESOURCE_KILLED
 from gatestats_runner.contract import load_schema
 
 __all__ = ["RECORD_SCHEMA", "pandera_problems"]
@@ -52,7 +53,7 @@ def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
 
 
 def _bound_iff_resource_killed(data: Any) -> pl.LazyFrame:
-    killed = pl.col("outcome") == "resource_killed"
+    killed = pl.col("outcome") == RESOURCE_KILLED
     lazy: pl.LazyFrame = data.lazyframe
     return lazy.select((killed & pl.col("bound").is_not_null()) | (~killed & pl.col("bound").is_null()))
 
@@ -66,7 +67,7 @@ def _cost_not_double_counted(data: Any) -> pl.LazyFrame:
 
 
 def _passed_has_no_failure(data: Any) -> pl.LazyFrame:
-    passed = pl.col("outcome") == "passed"
+    passed = pl.col("outcome") == PASSED
     lazy: pl.LazyFrame = data.lazyframe
     missing = pl.col("missing_artifacts").list.len().fill_null(0) > 0
     return lazy.select(~passed | (pl.col("failed_check").is_null() & ~missing))

@@ -27,7 +27,7 @@ from gatestats.records.contract import (
     REQUIRED_FIELDS,
     rfc3339_timestamp,
 )
-from gatestats.vocabulary import FrameLike
+from gatestats.vocabulary import PASSED, RESOURCE_KILLED, FrameLike
 from gatestats_runner.contract import load_schema, validate_field
 
 if TYPE_CHECKING:
@@ -75,8 +75,8 @@ def _column_rules(name: str, spec: dict[str, Any]) -> list[pl.Expr]:
 
 def _record_rules() -> list[pl.Expr]:
     """The rules across fields of one record (pandera's frame-wide checks)."""
-    killed = pl.col("outcome") == "resource_killed"
-    passed = pl.col("outcome") == "passed"
+    killed = pl.col("outcome") == RESOURCE_KILLED
+    passed = pl.col("outcome") == PASSED
     missing = pl.col("missing_artifacts").list.len().fill_null(0) > 0
     parts = pl.any_horizontal(
         pl.col(p).is_not_null() for p in ("cost_model_usd", "cost_tool_usd", "cost_execution_usd")

@@ -22,6 +22,7 @@ from gatestats.report._release_format import case_html, duration, number, short_
 from gatestats.report._release_format import e as _e
 from gatestats.report._release_sequential import sequential_html
 from gatestats.report._release_words import Reason, plain_rule, verdict_reasons
+from gatestats.vocabulary import ESTIMANDS, PASSED
 
 __all__ = ["BUILDERS", "VERDICT_WORDS", "provenance_html"]
 
@@ -330,7 +331,7 @@ def _curves(data: ReleaseData) -> str:
         return "<p>No records: no curve.</p>"
     cells = {(r["metric"], r["side"], r["k"]): r for r in _rows(curves)}
     ks = sorted({int(k) for k in curves.get_column("k").to_list()})
-    columns = [(m, s) for m in ("pass_hat_k", "pass_at_k") for s in ("baseline", "candidate")]
+    columns = [(m, s) for m in ESTIMANDS for s in ("baseline", "candidate")]
     labels = {"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}
     headers = ["k", *(f"{_side(data, s)} {labels[m]}" for m, s in columns)]
     rows = [[str(k), *(_estimate(cells[(m, s, k)]) if (m, s, k) in cells else _NONE for m, s in columns)] for k in ks]
@@ -359,7 +360,7 @@ def _slices(data: ReleaseData) -> str:
             row += [str(r["n_cases"]), _counts(r["n_passed"], r["n_valid_trials"]), _estimate(r)]
         rows.append(row)
     headers = ["slice"] + [
-        f"{_side(data, side)} {h}" for side in ("baseline", "candidate") for h in ("cases", "passed", "rate")
+        f"{_side(data, side)} {h}" for side in ("baseline", "candidate") for h in ("cases", PASSED, "rate")
     ]
     reasons = sorted({f"{r['slice']} ({r['side']}): {r['reason']}" for r in _rows(slices) if r["reason"]})
     extra = f"<p><strong>Insufficient evidence</strong></p>{_list(reasons)}" if reasons else ""

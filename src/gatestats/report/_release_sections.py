@@ -16,6 +16,7 @@ from typing import Final
 from gatestats.report._release_charts import CHART_NAMES
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_html import BUILDERS, provenance_html
+from gatestats.vocabulary import ESTIMANDS
 
 __all__ = ["SECTIONS", "Section", "qmd_body", "section_html", "section_names"]
 
@@ -46,7 +47,7 @@ SECTIONS: Final[tuple[Section, ...]] = (
     Section(name="severe_slices", title="Severe slices"),
     Section(name="flips", title="Flips per case"),
     Section(name="sequential", title="Sequential run"),
-    Section(name="curves", title="pass^k and pass@k over k", charts=("pass_hat_k", "pass_at_k")),
+    Section(name="curves", title="pass^k and pass@k over k", charts=ESTIMANDS),
     Section(name="slices", title="Per-slice pass rates", charts=("slices",)),
     Section(name="case_sets", title="Case set"),
     Section(name="failure_classes", title="Failure classes"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gatestats.report._release_format import number, usd, words
+from gatestats.vocabulary import GATE_METRICS, metric_spec
 
 __all__ = ["Reason", "plain_check", "plain_rule", "plain_severe", "verdict_reasons"]
 
@@ -32,13 +33,8 @@ def _where(row: Mapping[str, Any]) -> str:
 
 
 def _metric(row: Mapping[str, Any]) -> str:
-    k = row.get("k") or 1
-    return {
-        "pass_rate": "pass rate",
-        "pass_hat_k": f"reliability (pass^{k}: all {k} trials of a case pass)",
-        "pass_at_k": f"capability (pass@{k}: at least one of {k} trials passes)",
-        "cost_per_accepted": "cost per accepted outcome",
-    }.get(str(row.get("metric")), words(row.get("metric")))
+    metric = str(row.get("metric"))
+    return metric_spec(metric).words(row.get("k") or 1) if metric in GATE_METRICS else words(row.get("metric"))
 
 
 def _too_few(row: Mapping[str, Any], question: str, where: str = "") -> str:
