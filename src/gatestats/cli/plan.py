@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gatestats.cli._common import checked_option, echo_json, load_cli_records, reports_errors
-from gatestats.vocabulary import Alternative, PlanTest, check_choice
+from gatestats.vocabulary import Alternative, PlanTest, check_alpha, check_choice
 
 if TYPE_CHECKING:
     from gatestats.paired import CasesTrialsPlan
@@ -208,7 +208,7 @@ def plan_command(
     checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
     checked_option(check_choice, test, "--test", get_args(PlanTest))
     _unit(power, "--power")
-    _unit(alpha, "--alpha")
+    checked_option(check_alpha, alpha, "--alpha")
     _unit(discordance, "--discordance", closed_high=True)
     if what == "cases-trials":
         _cases_trials(

@@ -306,7 +306,7 @@ def drift_decision(
     needed = min_discordant_for(alpha, alternative="two-sided")
     if n_compared < needed:
         return "insufficient_evidence", None, needed
-    p = mcnemar_test(fell, rose, alternative="two-sided", midp=False).pvalue_exact
+    p = mcnemar_test(fell, rose, alternative="two-sided", method="exact").pvalue_exact
     return ("moved" if p <= alpha else "stable"), p, needed
 
 
