@@ -202,7 +202,7 @@ def _child(root: Path, out: Path, report_path: Path) -> None:
     t1 = time.perf_counter()
     policy = load_policy(root / "policy.toml")
     verdict = evaluate_gate(policy, load_record_set(root / "baseline"), load_record_set(root / "candidate"))
-    verdict_path = write_verdict(verdict.to_dict(), out / "verdict.json")
+    verdict_path = write_verdict(verdict, out / "verdict.json")
     t2 = time.perf_counter()
     report = build_release_report(verdict_path, out=out / "reports", renderer="jupyter")
     t3 = time.perf_counter()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 # The digests moved to the public :mod:`gatestats_runner.digests`; re-exported for older callers.
 from gatestats_runner.contract import decode_json
@@ -23,6 +23,8 @@ from gatestats_runner.digests import (
 
 __all__ = [
     "EMPTY_TREE_DIGEST",
+    "JSONObject",
+    "JSONValue",
     "atomic_write_json",
     "canonical_json",
     "digest_bytes",
@@ -146,6 +148,12 @@ def set_aside_tail(path: Path, keep: int, tail: bytes) -> Path:
         os.fsync(handle.fileno())
     fsync_dir(path.parent)
     return aside
+
+
+#: A value ``json.dumps`` writes without a ``default`` hook (as ``gatestats._typing.JSONValue``).
+JSONValue: TypeAlias = "str | int | float | bool | Sequence[JSONValue] | Mapping[str, JSONValue] | None"
+#: A JSON object the runner writes or has checked (a record, a manifest, an event): values typed as JSON.
+JSONObject: TypeAlias = "dict[str, JSONValue]"
 
 
 #: Largest manifest or case file read (bytes).

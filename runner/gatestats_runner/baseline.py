@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from gatestats_runner.case import CaseError, load_case_set
 from gatestats_runner.digests import tree_digest
@@ -80,7 +80,23 @@ def sample_case_ids(case_ids: Sequence[str], n: int, seed: int) -> tuple[str, ..
     return tuple(sorted(random.Random(seed).sample(population, n)))
 
 
-def stored_run_set_ref(stored: str | os.PathLike[str]) -> dict[str, Any]:
+class StoredRunSetRef(TypedDict):
+    """What identifies a stored run set (:func:`stored_run_set_ref`), as a baseline sample records it.
+
+    The manifest's fields; each is null in a run set that does not name it.
+    """
+
+    run_set_id: str
+    records_digest: str | None
+    records_lines: int
+    candidate_digest: str | None
+    case_set_version: str | None
+    trials: int | None
+    system: str | None
+    system_digest: str | None
+
+
+def stored_run_set_ref(stored: str | os.PathLike[str]) -> StoredRunSetRef:
     """What identifies a stored run set: id, records digest (its seal, checked against the file), candidate, cases.
 
     Parameters
@@ -157,7 +173,7 @@ def _same_cases(cases: Path, sample: Sequence[str], stored_cases: dict[str, str]
             raise CaseError(msg)
 
 
-def _candidate_to_rerun(options: BaselineSampleOptions, manifest: dict[str, Any], ref: dict[str, Any]) -> Path:
+def _candidate_to_rerun(options: BaselineSampleOptions, manifest: Mapping[str, object], ref: StoredRunSetRef) -> Path:
     """The stored run set's own candidate copy, or ``options.candidate`` when it holds the same bytes."""
     stored_copy = options.stored / CANDIDATE
     if manifest.get("origin", "runner") != "runner" or not stored_copy.is_dir():
@@ -219,6 +235,10 @@ def run_baseline_sample(
     sample = sample_case_ids(list(stored_cases), options.n, options.seed)
     candidate = _candidate_to_rerun(options, manifest, ref)
     _same_cases(options.cases, sample, stored_cases)
+    trials = ref["trials"]
+    if trials is None:
+        msg = f"{options.stored / 'manifest.json'}: field 'trials': the stored run set names no number of trials"
+        raise RunSetError(msg)
     record = {
         "format": BASELINE_SAMPLE_FORMAT,
         "seed": options.seed,
@@ -232,7 +252,7 @@ def run_baseline_sample(
             cases=options.cases,
             candidate=candidate,
             out=options.out,
-            trials=int(ref["trials"]),
+            trials=int(trials),
             resume=options.resume,
             system=str(ref["system"]),
             system_parts={k: v for k, v in (manifest.get("system_parts") or {}).items() if k in SYSTEM_PARTS},

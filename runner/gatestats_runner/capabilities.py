@@ -15,8 +15,9 @@ import shutil
 import stat
 import subprocess
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from gatestats_runner._util import JSONObject
 from gatestats_runner.cgroups import CgroupSupport, detect_cgroups
 from gatestats_runner.workspace import WorkspaceMode, mount_supported, overlay_supported
 
@@ -109,7 +110,7 @@ class Capabilities:
             missing[name] = "no bubblewrap: the command runs on the host"
         enforced["environment"] = "cleared environment (only the contract's variables)"
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         """The capabilities as the manifest records them.
 
         Returns

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NoReturn, get_args
 
-from gatestats_runner._util import read_json_file
+from gatestats_runner._util import JSONObject, read_json_file
 from gatestats_runner.digests import digest_json, tree_digest
 
 __all__ = [
@@ -181,7 +181,7 @@ class _Reader:
         self.prefix = prefix
         if not isinstance(data, dict):
             self.fail("", f"expected a JSON object (got {type(data).__name__})")
-        self.data: dict[str, Any] = data
+        self.data: JSONObject = data
 
     def fail(self, name: str, message: str) -> NoReturn:
         where = f"{self.prefix}{name}" if name else (self.prefix.rstrip(".") or "<top>")
@@ -210,8 +210,13 @@ class _Reader:
     def number(self, name: str, default: float, *, integer: bool = False, minimum: float = 0.0) -> float:
         value = self.data.get(name, default)
         kind = "an integer" if integer else "a number"
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        if not ok or (integer and not float(value).is_integer()) or value <= minimum:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or (integer and not float(value).is_integer())
+            or value <= minimum
+        ):
             self.fail(name, f"expected {kind} > {minimum:g} (got {value!r})")
         return float(value)
 

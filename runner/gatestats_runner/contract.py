@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 __all__ = [
     "BOUNDS",
@@ -46,6 +46,8 @@ __all__ = [
     "RFC3339_PATTERN",
     "SCHEMA_PATH",
     "ContractViolation",
+    "RunRecord",
+    "SchemaNode",
     "decode_json",
     "decode_line",
     "load_schema",
@@ -64,6 +66,93 @@ MAX_LINE_BYTES = 1 << 20
 #: The deepest nesting a decoded line may have (the contract itself nests three levels).
 MAX_DEPTH = 32
 
+
+class SchemaNode(TypedDict, total=False):
+    """A node of ``run_record.v1.schema.json`` as this checker reads it: only the keywords it implements.
+
+    The file is the package's own, and a test checks that it uses no other keyword (``$schema`` and
+    ``$id`` are annotations, never read); :func:`load_schema` gives it this type without a copy.
+    """
+
+    type: str | list[str]
+    enum: list[str | None]
+    const: int | str
+    required: list[str]
+    additionalProperties: bool
+    properties: dict[str, SchemaNode]
+    items: SchemaNode
+    minLength: int
+    minimum: float
+    format: str
+    title: str
+    description: str
+
+
+class RunRecord(TypedDict, total=False):
+    """A run record as the runner builds, writes and reads it back (after :func:`validate_record`).
+
+    One key per property of ``run_record.v1.schema.json``, in its order (a test keeps the two equal);
+    the enums (``outcome``, ``bound``, ``layer``, a grader's ``kind`` and ``verdict``) are checked by
+    the contract, not by this type. Every key is optional here: a record in the making lacks its
+    ``checksum``, and the contract, not mypy, decides which keys a complete record needs.
+    """
+
+    schema_version: int
+    record_id: str
+    run_set_id: str
+    system: str
+    case_id: str
+    case_version: str | None
+    case_group: str | None
+    trial: int
+    attempt: int
+    candidate_digest: str | None
+    system_digest: str | None
+    model_id: str | None
+    prompt_version: str | None
+    tools_digest: str | None
+    orchestration_version: str | None
+    sandbox_image: str | None
+    verifier_version: str | None
+    retry_policy: str | None
+    task_set_version: str | None
+    outcome: str
+    bound: str | None
+    exit_code: int | None
+    failed_check: str | None
+    missing_artifacts: list[str] | None
+    graders: list[dict[str, str | None]] | None
+    slices: list[str] | None
+    severity: str | None
+    failure_class: str | None
+    split: str | None
+    cost_usd: float | None
+    cost_model_usd: float | None
+    cost_tool_usd: float | None
+    cost_execution_usd: float | None
+    tokens_input: int | None
+    tokens_output: int | None
+    machine_seconds: float | None
+    started_at: str | None
+    ended_at: str | None
+    reviewer: str | None
+    review_started_at: str | None
+    review_ended_at: str | None
+    correction_started_at: str | None
+    correction_ended_at: str | None
+    stdout_path: str | None
+    stdout_digest: str | None
+    stderr_path: str | None
+    stderr_digest: str | None
+    artifacts: list[dict[str, str | int | None]] | None
+    source: str | None
+    checksum: str | None
+    parent_candidate_digest: str | None
+    correction_round: int | None
+    feedback_digest: str | None
+    layer: str | None
+
+
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -76,7 +165,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 
 
 @cache
-def load_schema() -> dict[str, Any]:
+def load_schema() -> SchemaNode:
     """Return the contract as a JSON Schema dictionary (read once, never mutated).
 
     Returns
@@ -85,16 +174,16 @@ def load_schema() -> dict[str, Any]:
         ``run_record.v1.schema.json``, shared: do not modify it.
     """
     with SCHEMA_PATH.open(encoding="utf-8") as handle:
-        schema: dict[str, Any] = json.load(handle)
+        schema = cast(SchemaNode, json.load(handle))  # the package's own file (see SchemaNode)
     return schema
 
 
 FIELDS: tuple[str, ...] = tuple(load_schema()["properties"])
 REQUIRED_FIELDS: tuple[str, ...] = tuple(load_schema()["required"])
-OUTCOMES: tuple[str, ...] = tuple(load_schema()["properties"]["outcome"]["enum"])
+OUTCOMES: tuple[str, ...] = tuple(o for o in load_schema()["properties"]["outcome"]["enum"] if o is not None)
 #: A grader's verdict on a trial (``graders[].verdict``).
 GRADER_VERDICTS: tuple[str, ...] = tuple(
-    load_schema()["properties"]["graders"]["items"]["properties"]["verdict"]["enum"]
+    v for v in load_schema()["properties"]["graders"]["items"]["properties"]["verdict"]["enum"] if v is not None
 )
 BOUNDS: tuple[str, ...] = tuple(b for b in load_schema()["properties"]["bound"]["enum"] if b is not None)
 
@@ -153,7 +242,7 @@ def _is_datetime(value: str) -> bool:
     return parsed.tzinfo is not None
 
 
-def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
+def _check(value: Any, schema: SchemaNode, path: str, out: list[ContractViolation]) -> None:
     """Append to ``out`` every way ``value`` breaks ``schema`` (recursing into lists and objects)."""
     number = _number_problem(value)
     if number is not None:
@@ -176,7 +265,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, out: list[ContractViol
         _check_object(value, schema, path, out)
 
 
-def _check_type(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> bool:
+def _check_type(value: Any, schema: SchemaNode, path: str, out: list[ContractViolation]) -> bool:
     """False (and a violation appended) when ``value`` is not of the schema's type."""
     types = schema.get("type")
     if types is None:
@@ -189,7 +278,7 @@ def _check_type(value: Any, schema: dict[str, Any], path: str, out: list[Contrac
     return False
 
 
-def _check_scalar(value: Any, schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
+def _check_scalar(value: Any, schema: SchemaNode, path: str, out: list[ContractViolation]) -> None:
     """The string rules (``minLength``, ``date-time``) and the number rule (``minimum``)."""
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0):
@@ -207,9 +296,9 @@ def _check_scalar(value: Any, schema: dict[str, Any], path: str, out: list[Contr
         out.append(ContractViolation(field=path, message=f"must be >= {schema['minimum']} (got {value!r})"))
 
 
-def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, out: list[ContractViolation]) -> None:
+def _check_object(value: dict[str, Any], schema: SchemaNode, path: str, out: list[ContractViolation]) -> None:
     prefix = f"{path}." if path else ""
-    props: dict[str, Any] = schema.get("properties", {})
+    props: dict[str, SchemaNode] = schema.get("properties", {})
     for name in schema.get("required", []):
         if name not in value:
             out.append(ContractViolation(field=prefix + name, message="required field is missing"))
@@ -241,7 +330,7 @@ def validate_field(name: str, value: Any) -> list[ContractViolation]:
     list of ContractViolation
         Every violation, each naming the field's path (empty when the value fits).
     """
-    props: dict[str, Any] = load_schema()["properties"]
+    props: dict[str, SchemaNode] = load_schema()["properties"]
     if name not in props:
         return [ContractViolation(field=name, message="unknown field")]
     out: list[ContractViolation] = []
@@ -342,7 +431,7 @@ def _type_pred(types: list[str]) -> _Pred:
     return ok
 
 
-def _value_preds(schema: dict[str, Any]) -> list[_Pred]:
+def _value_preds(schema: SchemaNode) -> list[_Pred]:
     """The predicates of the schema's value rules: type, const, enum, minLength, date-time, minimum."""
     preds: list[_Pred] = []
     if "type" in schema:
@@ -375,7 +464,7 @@ def _items_pred(item: _Pred) -> _Pred:
     return items_ok
 
 
-def _compile(schema: dict[str, Any]) -> _Pred:
+def _compile(schema: SchemaNode) -> _Pred:
     """One predicate for a schema: the conjunction of its rules' predicates."""
     preds = _value_preds(schema)
     if "items" in schema:
@@ -397,7 +486,7 @@ def _compile(schema: dict[str, Any]) -> _Pred:
     return ok
 
 
-def _compile_object(schema: dict[str, Any]) -> _Pred:
+def _compile_object(schema: SchemaNode) -> _Pred:
     props = {name: _compile(spec) for name, spec in schema["properties"].items()}
     required = frozenset(schema.get("required", ()))
     closed = schema.get("additionalProperties") is False

@@ -27,6 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from gatestats_runner._util import JSONObject
 from gatestats_runner.sandbox import Capabilities, Isolation, detect_capabilities
 from gatestats_runner.teardown import Teardown
 from gatestats_runner.trial import TrialResult, TrialSpec, run_trial
@@ -258,7 +259,7 @@ class RayExecutor:
         """
         self._caps = caps
         if not self.ray.is_initialized():
-            kwargs: dict[str, Any] = {
+            kwargs: JSONObject = {
                 "include_dashboard": False,
                 "log_to_driver": False,
                 "configure_logging": False,

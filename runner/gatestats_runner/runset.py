@@ -41,12 +41,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from gatestats_runner import __version__
-from gatestats_runner._util import fsync_dir, now_rfc3339, short_id
+from gatestats_runner._util import JSONObject, fsync_dir, now_rfc3339, short_id
 from gatestats_runner.case import Case, CaseError, CaseSet, load_case_set
 from gatestats_runner.cgroups import sweep_cgroups
+from gatestats_runner.contract import RunRecord
 from gatestats_runner.digests import digest_bytes, digest_json, tree_digest
 from gatestats_runner.dispatch import AttemptFeed, feed_window
 from gatestats_runner.executors import Executor, LocalExecutor
@@ -153,7 +154,7 @@ class Progress:
 
     done: int
     total: int
-    record: dict[str, Any] | None
+    record: RunRecord | None
     counts: Mapping[str, int]
 
 
@@ -255,9 +256,21 @@ def _system(options: RunSetOptions, case_set: CaseSet, caps: Capabilities) -> tu
     return digest_json(parts), parts
 
 
-def _last_attempts(records: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+class _Session(TypedDict):
+    """One runner session as the manifest's ``sessions`` lists it (``finished_at`` set when it ends)."""
+
+    started_at: str
+    finished_at: str | None
+    pid: int
+    host: str
+    executor: str
+    workers: int
+    isolation: JSONObject
+
+
+def _last_attempts(records: list[RunRecord]) -> dict[tuple[str, int], RunRecord]:
     """Each trial's record of its highest attempt (the one that counts)."""
-    last: dict[tuple[str, int], dict[str, Any]] = {}
+    last: dict[tuple[str, int], RunRecord] = {}
     for record in records:
         key = (record["case_id"], record["trial"])
         if key not in last or record["attempt"] > last[key]["attempt"]:
@@ -266,7 +279,7 @@ def _last_attempts(records: list[dict[str, Any]]) -> dict[tuple[str, int], dict[
 
 
 def _plan(
-    case_set: CaseSet, trials: int, records: list[dict[str, Any]], retries: int, *, rerun_unresolved: bool = False
+    case_set: CaseSet, trials: int, records: list[RunRecord], retries: int, *, rerun_unresolved: bool = False
 ) -> list[tuple[str, int, int]]:
     """(case_id, trial, attempt) for every trial without a final record (and, to re-run, every unresolved one)."""
     last = _last_attempts(records)
@@ -281,7 +294,7 @@ def _plan(
     return pending
 
 
-def _final_counts(records: list[dict[str, Any]], retries: int, pending: list[tuple[str, int, int]]) -> Counter[str]:
+def _final_counts(records: list[RunRecord], retries: int, pending: list[tuple[str, int, int]]) -> Counter[str]:
     """Outcomes of the trials whose final record is written and that are not about to run again."""
     again = {(case_id, trial) for case_id, trial, _ in pending}
     return Counter(
@@ -289,7 +302,7 @@ def _final_counts(records: list[dict[str, Any]], retries: int, pending: list[tup
     )
 
 
-def _final(record: dict[str, Any], retries: int) -> bool:
+def _final(record: RunRecord, retries: int) -> bool:
     return bool(record["outcome"] != "infra_error" or record["attempt"] >= retries)
 
 
@@ -297,7 +310,7 @@ def _evidence_rel(case_id: str, trial: int, attempt: int) -> str:
     return f"{TRIALS}/{case_id}/t{trial:04d}-a{attempt}"
 
 
-def _remove_uncommitted(out: Path, records: list[dict[str, Any]]) -> None:
+def _remove_uncommitted(out: Path, records: list[RunRecord]) -> None:
     """Evidence directories without a record (a crash before the append) are garbage."""
     kept = {_evidence_rel(r["case_id"], r["trial"], r["attempt"]) for r in records}
     trials = out / TRIALS
@@ -309,7 +322,9 @@ def _remove_uncommitted(out: Path, records: list[dict[str, Any]]) -> None:
                 shutil.rmtree(attempt_dir, ignore_errors=True)
 
 
-def _verify_resume(manifest: dict[str, Any], options: RunSetOptions, case_set: CaseSet, system_digest: str) -> None:
+def _verify_resume(
+    manifest: Mapping[str, object], options: RunSetOptions, case_set: CaseSet, system_digest: str
+) -> None:
     out = options.out
     checks = [
         ("case_set_version", case_set.version, f"the cases in {options.cases} changed"),
@@ -524,7 +539,7 @@ def run_run_set(
         raise RunSetError(msg)
     system_digest, parts = _system(options, case_set, caps)
     executor = executor or LocalExecutor()
-    session: dict[str, Any] = {
+    session: _Session = {
         "started_at": now_rfc3339(),
         "finished_at": None,
         "pid": os.getpid(),
@@ -559,7 +574,7 @@ def run_run_set(
         lock.release()
 
 
-def _refuse_imported(manifest: dict[str, Any], out: Path, options: RunSetOptions) -> None:
+def _refuse_imported(manifest: Mapping[str, object], out: Path, options: RunSetOptions) -> None:
     """An imported run set has no cases or candidate to run again: its unresolved attempts stay bounded."""
     if manifest.get("origin") == "import":
         what = "re-run its unresolved attempts" if options.rerun_unresolved else "resume it"
@@ -658,7 +673,7 @@ def _create(
     case_set: CaseSet,
     system_digest: str,
     parts: dict[str, str | None],
-    session: dict[str, Any],
+    session: _Session,
 ) -> tuple[dict[str, Any], _DirLock]:
     """Make the run set in a hidden, locked directory and rename it into place: it exists whole or not at all.
 
@@ -736,7 +751,7 @@ def _prepared(manifest: dict[str, Any], out: Path, total: int, caps: Capabilitie
     )
 
 
-def _resume_records(out: Path, case_set: CaseSet, manifest: dict[str, Any]) -> RecordFile:
+def _resume_records(out: Path, case_set: CaseSet, manifest: Mapping[str, object]) -> RecordFile:
     """Clear a killed manifest write, rewrite the manifest, and read back the records this run set already holds."""
     for entry in os.scandir(out):  # a manifest write killed before its rename (we hold the lock: nobody writes)
         if _MANIFEST_TMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
@@ -808,7 +823,7 @@ class _Trials:
     out: Path
     manifest: dict[str, Any]
     cases: dict[str, Case]
-    record_base: dict[str, Any]
+    record_base: RunRecord
     scratch: Path
     retries: int
     total: int
@@ -833,14 +848,15 @@ class _Trials:
             scratch=self.scratch,
         )
 
-    def progress(self, record: dict[str, Any] | None) -> Progress:
+    def progress(self, record: RunRecord | None) -> Progress:
         """Where the run set stands after ``record`` (``None``: before the first attempt)."""
         return Progress(done=self.done, total=self.total, record=record, counts=dict(self.counts))
 
 
-def _record_base(options: RunSetOptions, case_set: CaseSet, manifest: dict[str, Any]) -> dict[str, Any]:
+def _record_base(options: RunSetOptions, case_set: CaseSet, manifest: dict[str, Any]) -> RunRecord:
     """The fields every record of this run set shares: system, its digest and parts, case-set version, lineage."""
-    base = {"system": options.system, "system_digest": manifest["system_digest"], **manifest["system_parts"]}
+    base = RunRecord(system=options.system, system_digest=manifest["system_digest"])
+    base.update(manifest["system_parts"])
     base["task_set_version"] = case_set.version
     if manifest.get("lineage") is not None:
         base.update(manifest["lineage"])
@@ -896,7 +912,7 @@ def _run_locked(
     case_set: CaseSet,
     manifest: dict[str, Any],
     caps: Capabilities,
-    session: dict[str, Any],
+    session: _Session,
     executor: Executor,
     progress: Callable[[Progress], None] | None,
 ) -> RunSetSummary:
@@ -954,7 +970,7 @@ def _close_manifest(
     options: RunSetOptions,
     case_set: CaseSet,
     manifest: dict[str, Any],
-    session: dict[str, Any],
+    session: _Session,
     out: Path,
     trials: _Trials,
 ) -> None:

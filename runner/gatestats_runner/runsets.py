@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from gatestats_runner._util import fsync_dir, now_rfc3339, write_all
+from gatestats_runner._util import JSONObject, fsync_dir, now_rfc3339, write_all
 from gatestats_runner.digests import digest_file
 from gatestats_runner.fsops import rename_once
 from gatestats_runner.store import (
@@ -171,7 +171,7 @@ def _joined(values: set[Any]) -> str:
     return ",".join(sorted(str(v) for v in values))
 
 
-def _write_lines(path: Path, records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def _write_lines(path: Path, records: Iterable[Mapping[str, Any]]) -> JSONObject:
     """Encode and write every record (contract-checked, checksummed); return what the manifest says of them."""
     run_set_ids: set[Any] = set()
     systems: set[Any] = set()
@@ -260,7 +260,7 @@ def write_imported_run_set(
     try:
         described = _write_lines(building / RECORDS, records)
         now = now_rfc3339()
-        manifest: dict[str, Any] = {
+        manifest: dict[str, object] = {
             "run_set_id": described["run_set_id"],
             "origin": "import",
             "source": source,

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gatestats_runner._util import JSONObject
 from gatestats_runner.capabilities import Capabilities, Isolation, SandboxError, bwrap_base, detect_capabilities
 from gatestats_runner.case import Limits
 from gatestats_runner.cgroups import TrialCgroup
@@ -85,7 +86,7 @@ class Execution:
     start_error: str | None = None
     wall_seconds: float = 0.0
     cpu_seconds: float | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: JSONObject = field(default_factory=dict)
     leftover_processes: bool = False
 
 
@@ -333,7 +334,8 @@ def _read_start(result: Execution, status_path: Path, caps: Capabilities) -> Non
     """Whether the command started and its exit status (bwrap's status file, else the wrapper's wait status)."""
     result.started, code = _read_status(status_path)
     if result.started:
-        result.exit_code = code if caps.isolation == "bwrap" else result.evidence.get("wait_status_code")
+        wait = result.evidence.get("wait_status_code")  # an int the wrapper's wait status gave, or absent
+        result.exit_code = code if caps.isolation == "bwrap" else (wait if isinstance(wait, int) else None)
     if (
         not result.started
         and result.killed_by is None
@@ -366,7 +368,7 @@ def output_shares(stdout_bytes: int, stderr_bytes: int, limit: int) -> tuple[int
     return keep_out, keep_err
 
 
-def cap_output(stdout_path: Path, stderr_path: Path, limit: int) -> dict[str, Any]:
+def cap_output(stdout_path: Path, stderr_path: Path, limit: int) -> JSONObject:
     """Cut the trial's stdout and stderr files to their first bytes so that together they hold at most ``limit``.
 
     Called once the command and every process of the trial have ended. Returns the evidence:
@@ -449,13 +451,13 @@ class _Watch:
     err_fd: int
     min_disk_free: int | None = None
 
-    def bounds(self, deadline: float | None, *, cpu_slack: float = 0.0) -> tuple[str | None, dict[str, Any]]:
+    def bounds(self, deadline: float | None, *, cpu_slack: float = 0.0) -> tuple[str | None, JSONObject]:
         """The bound that fired (or ``None``) and its evidence, as :func:`_check_bounds`; notes the free disk."""
         fired, evidence = _check_bounds(
             self.cgroup, self.workspace, self.limits, self.out_fd, self.err_fd, deadline, cpu_slack=cpu_slack
         )
         free = evidence.get("disk_free_bytes")
-        if free is not None:
+        if isinstance(free, int):
             self.min_disk_free = free if self.min_disk_free is None else min(self.min_disk_free, free)
         return fired, evidence
 
@@ -536,7 +538,7 @@ def _monitor(
             result.evidence["disk_free_bytes_min"] = watch.min_disk_free
 
 
-def _counter_bound(cgroup: TrialCgroup, limits: Limits, cpu_slack: float) -> tuple[str | None, dict[str, Any]]:
+def _counter_bound(cgroup: TrialCgroup, limits: Limits, cpu_slack: float) -> tuple[str | None, JSONObject]:
     """A bound the cgroup's counters show: an OOM kill, a refused fork, the CPU limit reached."""
     oom = cgroup.oom_kills()
     if oom:
@@ -559,7 +561,7 @@ def _check_bounds(
     deadline: float | None,
     *,
     cpu_slack: float = 0.0,
-) -> tuple[str | None, dict[str, Any]]:
+) -> tuple[str | None, JSONObject]:
     """The first bound that fired (memory, processes, cpu, output, disk, wall clock) and its evidence."""
     fired, evidence = _counter_bound(cgroup, limits, cpu_slack)
     if fired is not None:

@@ -29,12 +29,20 @@ import json
 import os
 import threading
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from gatestats_runner import contract
-from gatestats_runner._util import atomic_write_json, fsync_dir, read_json_file, set_aside_tail, write_all
+from gatestats_runner._util import (
+    atomic_write_json,
+    fsync_dir,
+    read_json_file,
+    set_aside_tail,
+    write_all,
+)
+from gatestats_runner.contract import RunRecord
 from gatestats_runner.digests import canonical_json, digest_file, digest_json
 
 __all__ = [
@@ -71,7 +79,7 @@ class TornLineWarning(UserWarning):
     """The last line of records.jsonl was torn by a crash; it was set aside, not parsed."""
 
 
-def record_checksum(record: dict[str, Any]) -> str:
+def record_checksum(record: Mapping[str, object]) -> str:
     """``sha256:`` of the canonical JSON of ``record`` without its checksum field.
 
     Parameters
@@ -87,12 +95,12 @@ def record_checksum(record: dict[str, Any]) -> str:
     return digest_json({k: v for k, v in record.items() if k != CHECKSUM_FIELD})
 
 
-def _violations(record: dict[str, Any]) -> list[str]:
+def _violations(record: Mapping[str, object]) -> list[str]:
     body = record if CHECKSUM_FIELD in contract.FIELDS else {k: v for k, v in record.items() if k != CHECKSUM_FIELD}
     return [str(v) for v in contract.validate_record(body)]
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
+def encode_record(record: Mapping[str, object]) -> bytes:
     """Validate ``record`` against the contract and return its line (with checksum and newline).
 
     Parameters
@@ -123,7 +131,7 @@ def encode_record(record: dict[str, Any]) -> bytes:
 class RecordFile:
     """The records of a run set as read back, and a torn last line if one was set aside."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[RunRecord] = field(default_factory=list)
     torn_path: Path | None = None
     torn_bytes: int = 0
 
@@ -189,7 +197,7 @@ def read_records(path: Path, *, set_aside_torn: bool = True) -> RecordFile:
             msg = f"{where}: duplicate of line {seen[key]} (case_id, trial, attempt) = {key}"
             raise RunSetError(msg)
         seen[key] = lineno
-        result.records.append(record)
+        result.records.append(cast(RunRecord, record))  # checked against the contract above
     return result
 
 
@@ -204,7 +212,7 @@ class RecordWriter:
             fsync_dir(path.parent)
         self._lock = threading.Lock()
 
-    def append(self, record: dict[str, Any]) -> dict[str, Any]:
+    def append(self, record: RunRecord) -> RunRecord:
         """Validate, checksum, write and fsync one record; return it as written.
 
         Parameters
@@ -222,7 +230,7 @@ class RecordWriter:
         with self._lock:
             write_all(self._fd, line)
             os.fsync(self._fd)
-        written: dict[str, Any] = json.loads(line)
+        written: RunRecord = json.loads(line)
         return written
 
     def close(self) -> None:
@@ -274,7 +282,15 @@ def read_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def seal_records(root: Path) -> dict[str, Any]:
+class RecordsSeal(TypedDict):
+    """The seal of ``records.jsonl`` (:func:`seal_records`): its bytes' digest (``None``: no file), size, lines."""
+
+    digest: str | None
+    bytes: int
+    lines: int
+
+
+def seal_records(root: Path) -> RecordsSeal:
     """The seal of ``records.jsonl`` as it is now: its bytes' digest, its size and its number of lines.
 
     The runner writes it into the manifest (``records_seal``) whenever a session ends, so a reader can
@@ -300,7 +316,7 @@ def seal_records(root: Path) -> dict[str, Any]:
     return {"digest": digest_file(path), "bytes": path.stat().st_size, "lines": lines}
 
 
-def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(root: Path, manifest: Mapping[str, object]) -> None:
     """Replace the manifest atomically (temporary file, fsync, rename).
 
     Parameters

@@ -27,12 +27,12 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gatestats_runner import __version__
-from gatestats_runner._util import now_rfc3339, short_id
+from gatestats_runner._util import JSONObject, now_rfc3339, short_id
 from gatestats_runner.case import SANDBOX_PATH, Case
 from gatestats_runner.checks import check_artifact, excerpt
+from gatestats_runner.contract import RunRecord
 from gatestats_runner.digests import digest_file
 from gatestats_runner.sandbox import Capabilities, Execution, execute
 from gatestats_runner.teardown import Defer, now
@@ -63,7 +63,7 @@ class TrialSpec:
     trial: int
     attempt: int
     run_set_id: str
-    record_base: dict[str, Any]
+    record_base: RunRecord
     evidence_dir: Path
     evidence_rel: str
     scratch: Path
@@ -77,9 +77,9 @@ class TrialSpec:
 class TrialResult:
     """The record (not yet checksummed) and, for remote executors, the evidence files' bytes."""
 
-    record: dict[str, Any]
+    record: RunRecord
     files: dict[str, bytes] | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: JSONObject = field(default_factory=dict)
 
 
 def _program_problem(case: Case) -> str | None:
@@ -121,10 +121,10 @@ def _cpu_seconds(execution: Execution) -> float | None:
     if execution.cpu_seconds is not None:
         return execution.cpu_seconds
     cpu = execution.evidence.get("rusage_cpu_seconds")
-    return None if cpu is None else float(cpu)
+    return float(cpu) if isinstance(cpu, int | float) else None
 
 
-def _signal_bound(execution: Execution, spec: TrialSpec, *, disk_capped: bool) -> tuple[str | None, dict[str, Any]]:
+def _signal_bound(execution: Execution, spec: TrialSpec, *, disk_capped: bool) -> tuple[str | None, JSONObject]:
     """A bound the kernel enforced by a signal to the main process, confirmed by the accounting.
 
     A candidate can kill itself with SIGXCPU or SIGXFSZ (or exit 152/153) to pass a failure off as
@@ -150,12 +150,12 @@ def _signal_bound(execution: Execution, spec: TrialSpec, *, disk_capped: bool) -
 
 def _collect_artifacts(
     spec: TrialSpec, root: Path
-) -> tuple[list[dict[str, Any]], list[str], str | None, list[str], list[Path]]:
+) -> tuple[list[dict[str, str | int | None]], list[str], str | None, list[str], list[Path]]:
     """Copy declared artifacts out of the workspace.
 
     Returns (record entries, missing or empty paths, first failed check, messages, JUnit copies).
     """
-    entries: list[dict[str, Any]] = []
+    entries: list[dict[str, str | int | None]] = []
     missing: list[str] = []
     failed: str | None = None
     messages: list[str] = []  # "ok   ..." or "FAIL ..."
@@ -198,7 +198,7 @@ class _Decision:
     failed_check: str | None = None
     exit_code: int | None = None
     missing: list[str] | None = None
-    artifacts: list[dict[str, Any]] | None = None
+    artifacts: list[dict[str, str | int | None]] | None = None
     machine_seconds: float | None = None
     junit: list[Path] = field(default_factory=list)
     headline: str = ""
@@ -257,11 +257,11 @@ def _check_ran(execution: Execution, workspace: Workspace, bound: str | None) ->
 
 
 def _judge(
-    spec: TrialSpec, execution: Execution, workspace: Workspace, decision: _Decision, evidence: dict[str, Any]
+    spec: TrialSpec, execution: Execution, workspace: Workspace, decision: _Decision, evidence: JSONObject
 ) -> None:
     """Decide ``resource_killed``, ``failed`` or ``passed`` from an execution; :class:`InfraError` otherwise."""
     contract = spec.case.contract
-    evidence["execution"] = execution.evidence | {
+    evidence["execution"] = ran = execution.evidence | {
         "wall_seconds": round(execution.wall_seconds, 6),
         "started": execution.started,
         "leftover_processes": execution.leftover_processes,
@@ -271,7 +271,7 @@ def _judge(
     decision.bound = execution.killed_by
     if decision.bound is None:
         decision.bound, extra = _signal_bound(execution, spec, disk_capped=workspace.disk_capped)
-        evidence["execution"].update(extra)
+        ran.update(extra)
     _check_ran(execution, workspace, decision.bound)
     if decision.bound is not None:
         decision.outcome = "resource_killed"
@@ -312,7 +312,7 @@ def run_trial(spec: TrialSpec, caps: Capabilities, *, defer: Defer = now) -> Tri
     _fresh_evidence_dir(spec)
     status = spec.evidence_dir / ".status"
     case = spec.case
-    evidence: dict[str, Any] = {"command": list(case.contract.command), "checks": []}
+    evidence: JSONObject = {"command": list(case.contract.command), "checks": []}
     decision = _Decision()
     problem = case.problems[0] if case.problems else _program_problem(case)
     workspace = None
@@ -403,9 +403,9 @@ def _finish(
     exit_code: int | None,
     failed_check: str | None,
     missing: list[str] | None,
-    artifacts: list[dict[str, Any]] | None,
+    artifacts: list[dict[str, str | int | None]] | None,
     machine_seconds: float | None,
-    evidence: dict[str, Any],
+    evidence: JSONObject,
     headline: str,
     junit: list[Path],
 ) -> TrialResult:
@@ -417,7 +417,7 @@ def _finish(
             path.touch()
     if outcome != "passed":
         evidence["excerpt"] = excerpt(headline=headline, stderr=stderr, stdout=stdout, junit=junit)
-    record: dict[str, Any] = {
+    record: RunRecord = {
         "schema_version": 1,
         "record_id": f"{spec.run_set_id}/{case.case_id}/{spec.trial}/{spec.attempt}",
         "run_set_id": spec.run_set_id,

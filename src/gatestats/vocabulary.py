@@ -72,6 +72,7 @@ __all__ = [
     "InfraRetries",
     "IntervalMethod",
     "JudgeCriterion",
+    "McNemarMethod",
     "Metric",
     "MetricSpec",
     "OddsRatioMethod",
@@ -371,6 +372,10 @@ PairedIntervalMethod: TypeAlias = Literal["auto", "tango", "scas", "newcombe", "
 
 #: The method that actually produced a paired-difference interval (``auto`` resolved).
 ResolvedPairedIntervalMethod: TypeAlias = Literal["tango", "scas", "newcombe", "bootstrap", "clt"]
+
+#: The conditional McNemar (sign) test whose p-value decides: ``midp`` (Lancaster 1961; Fagerland,
+#: Lydersen & Laake 2013) or ``exact`` (the exact conditional test, never above its level).
+McNemarMethod: TypeAlias = Literal["midp", "exact"]
 
 #: McNemar's asymptotic test: ``asymptotic`` (McNemar 1947) or ``continuity_corrected`` (Edwards 1948).
 AsymptoticMcNemarMethod: TypeAlias = Literal["asymptotic", "continuity_corrected"]

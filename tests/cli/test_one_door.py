@@ -276,7 +276,7 @@ def _regate(root: Path) -> Path:
     (root / "verdict.json").unlink()
     policy = load_policy(root / "policy.toml")
     verdict = evaluate_gate(policy, load_record_set(root / "base"), load_record_set(root / "cand"), now=NOW)
-    return write_verdict(verdict.to_dict(), root / "verdict.json")
+    return write_verdict(verdict, root / "verdict.json")
 
 
 CORRECTION = ROOT / "examples" / "correction"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from gatestats.cli import app
 from gatestats.gate import load_policy
 from tests.gate.factory import policy_text, write_run_set
 
-__all__ = ["Corpus", "base_records", "build_corpus", "table_rows", "tau_items"]
+__all__ = ["CORRECT_ARGS", "Corpus", "base_records", "build_corpus", "runner_outputs", "table_rows", "tau_items"]
 
 RULES = """
 [[rules]]
@@ -160,6 +162,12 @@ class Corpus:
     baseline: Path
     candidate: Path
     verdict: Path
+    #: A golden set of two approved cases, the run set ``gatestats run`` made of them (one failed record),
+    #: its baseline re-run (``run --baseline-sample``) and a finished correction loop (``gatestats correct``).
+    golden_run: Path
+    stored: Path
+    rerun: Path
+    correction: Path
 
 
 GOLDEN_EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "golden_refund"
@@ -177,6 +185,48 @@ def _golden_set(root: Path, files: dict[str, bytes]) -> None:
         msg = f"the fuzz corpus needs a golden set; promote said (exit {result.exit_code}): {result.output}"
         raise RuntimeError(msg)
     files["golden.json"] = (root / "golden" / "golden.json").read_bytes()
+
+
+def _invoke(args: list[str], what: str) -> None:
+    result = CliRunner().invoke(app, args)
+    if result.exit_code != 0:
+        msg = f"the fuzz corpus needs {what}; {args[0]} said (exit {result.exit_code}): {result.output}"
+        raise RuntimeError(msg)
+
+
+CORRECTION_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "correction"
+#: ``gatestats correct`` on the bundled example, without a sandbox (``--out`` appended).
+CORRECT_ARGS = [
+    "correct", str(CORRECTION_EXAMPLE / "cases"), "--candidate", str(CORRECTION_EXAMPLE / "candidate"),
+    "--reviser", f"{sys.executable} {CORRECTION_EXAMPLE / 'reviser.py'}", "--isolation", "none",
+]  # fmt: skip
+
+
+def runner_outputs(root: Path, files: dict[str, bytes]) -> dict[str, Path]:
+    """What the runner and the correction loop write, written by them (never by hand)."""
+    golden, candidate = root / "golden-run", root / "runner-candidate"
+    for trace, case_id, split, transcript in [
+        ("refund-41-days.json", "refund-41", "development", "bad.json"),
+        ("refund-35-days.json", "refund-35", "holdout", "good.json"),  # twins: never in one split
+    ]:
+        args = ["promote", str(GOLDEN_EXAMPLE / trace), "--case-id", case_id, "--set", str(golden), "--split", split]
+        args += ["--failure-class", "policy_misread", "--severity", "high", "--by", "Dana"]
+        _invoke([*args, "--expect", str(GOLDEN_EXAMPLE / "refund-expect.json")], "a golden set")
+        _invoke(["cases", "approve", case_id, "--set", str(golden), "--by", "Dana"], "approved cases")
+        (candidate / case_id).mkdir(parents=True)
+        shutil.copyfile(GOLDEN_EXAMPLE / "transcripts" / transcript, candidate / case_id / "transcript.json")
+    stored, rerun = root / "stored", root / "rerun"
+    run = ["run", str(golden / "cases"), "--workers", "1", "--isolation", "none"]
+    _invoke([*run, "--candidate", str(candidate), "--trials", "1", "--out", str(stored)], "a run set")
+    _invoke([*run, "--baseline-sample", "2", "--against", str(stored), "--seed", "1", "--out", str(rerun)], "a re-run")
+    correction = root / "correction"
+    _invoke([*CORRECT_ARGS, "--out", str(correction)], "a correction loop")
+    for name, folder in (("stored", stored), ("rerun", rerun)):
+        for file in ("records.jsonl", "manifest.json"):
+            files[f"{name}/{file}"] = (folder / file).read_bytes()
+    for file in ("journal.jsonl", "rounds/median/r00/records.jsonl"):
+        files[f"correction/{file}"] = (correction / file).read_bytes()
+    return {"golden_run": golden, "stored": stored, "rerun": rerun, "correction": correction}
 
 
 def build_corpus(root: Path) -> Corpus:
@@ -225,4 +275,7 @@ def build_corpus(root: Path) -> Corpus:
         raise RuntimeError(msg)
     files["verdict.json"] = verdict.read_bytes()
     _golden_set(root, files)
-    return Corpus(root=root, files=files, policy=policy_path, baseline=baseline, candidate=candidate, verdict=verdict)
+    doors = runner_outputs(root, files)
+    return Corpus(
+        root=root, files=files, policy=policy_path, baseline=baseline, candidate=candidate, verdict=verdict, **doors
+    )

@@ -12,7 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 from tests.fuzz.corpus import build_corpus
-from tests.fuzz.targets import TARGETS, run_target
+from tests.fuzz.doors import ALL_TARGETS as TARGETS
+from tests.fuzz.targets import run_target
 from tests.fuzz.test_fuzz import FAST_SEEDS, SLOW_SEEDS
 
 

@@ -45,7 +45,19 @@ from tests.fuzz.mutations import (
     mutate_toml,
 )
 
-__all__ = ["TARGETS", "Command", "Outcome", "Target", "run_target", "run_target_subprocess"]
+__all__ = [
+    "TARGETS",
+    "Command",
+    "Outcome",
+    "Target",
+    "present_paths",
+    "run_set_manifest",
+    "run_set_records",
+    "run_set_valid",
+    "run_target",
+    "run_target_subprocess",
+    "tree_bytes",
+]
 
 #: A command: (work directory, mutated file, corpus) -> (arguments, output paths that must not appear).
 Command = Callable[[Path, Path, base.Corpus], tuple[list[str], list[Path]]]
@@ -63,8 +75,10 @@ class Target:
     mutate: Callable[[base.Corpus, str, random.Random], Mutant]
     commands: dict[str, Command]
     oracle: Oracle | None = None
-    #: Place the mutant inside a copy of a run set directory (``runset/NAME``).
-    in_run_set: bool = False
+    #: Place the mutant (at ``file``, a path inside it) in a copy of this corpus directory (a
+    #: :class:`~tests.fuzz.corpus.Corpus` field: ``candidate``, ``stored``, ``rerun``, ``correction``);
+    #: no command may change a byte of the copy.
+    folder: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -219,7 +233,7 @@ def _record_file_valid(path: Path, c: base.Corpus) -> bool:
     return True
 
 
-def _run_set_valid(path: Path, c: base.Corpus) -> bool:
+def run_set_valid(path: Path, c: base.Corpus) -> bool:
     try:
         load_record_set(path.parent)
     except GatestatsError:
@@ -288,33 +302,63 @@ def _records_parquet(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
     )
 
 
-def _run_set_records(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
-    rows = [json.loads(line) for line in c.files["runset/records.jsonl"].splitlines()]
-    for row in rows:
-        row.pop("checksum", None)
-    spec = {
-        "fields": [("case_id",), ("trial",), ("outcome",), ("cost_usd",), ("started_at",), ("model_id",)],
-        "required": [("case_id",), ("trial",), ("outcome",), ("system",)],
-        "numeric": [("trial",), ("cost_usd",), ("machine_seconds",)],
-        "constrained": [("outcome",), ("started_at",)],
-    }
-    if kind in ("truncate", "bom", "huge_line", "not_an_object", "torn_line"):
-        return mutate_jsonl(rows, kind, rng, encode=encode_record, **spec)
-    return mutate_jsonl(rows, kind, rng, **spec)  # the edited line lost its checksum: refused either way
+def present_paths(doc: Any, paths: list[tuple[str | int, ...]]) -> list[tuple[str | int, ...]]:
+    """The paths that exist in ``doc`` (a run set of the runner and one of the gate tests differ in fields)."""
+    out = []
+    for path in paths:
+        value = doc
+        try:
+            for step in path:
+                value = value[step]
+        except (KeyError, IndexError, TypeError):
+            continue
+        out.append(path)
+    return out
 
 
-def _manifest(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
-    doc = json.loads(c.files["runset/manifest.json"])
-    keys = [(k,) for k in doc]
-    return mutate_json(
-        doc,
-        kind,
-        rng,
-        fields=[(k,) for k in doc if k not in ("policy_registered_at",)] + [("cases", 0, "case_id")],
-        required=keys,
-        numeric=[("trials",), ("records_seal", "size"), ("records_seal", "lines")],
-        constrained=[("format",), ("complete",), ("policy_registered_at",), ("records_seal", "digest")],
-    )
+def run_set_records(key: str) -> Callable[[base.Corpus, str, random.Random], Mutant]:
+    """Mutations of the checksummed ``records.jsonl`` of the run set ``c.files[key]``."""
+
+    def mutate(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
+        rows = [json.loads(line) for line in c.files[key].splitlines()]
+        for row in rows:
+            row.pop("checksum", None)
+        spec = {
+            "fields": [("case_id",), ("trial",), ("outcome",), ("cost_usd",), ("started_at",), ("model_id",)],
+            "required": [("case_id",), ("trial",), ("outcome",), ("system",)],
+            "numeric": [("trial",), ("cost_usd",), ("machine_seconds",)],
+            "constrained": [("outcome",), ("started_at",)],
+        }
+        spec = {name: present_paths(rows[0], paths) for name, paths in spec.items()}
+        if kind in ("truncate", "bom", "huge_line", "not_an_object", "torn_line"):
+            return mutate_jsonl(rows, kind, rng, encode=encode_record, **spec)
+        return mutate_jsonl(rows, kind, rng, **spec)  # the edited line lost its checksum: refused either way
+
+    return mutate
+
+
+def run_set_manifest(key: str) -> Callable[[base.Corpus, str, random.Random], Mutant]:
+    """Mutations of the ``manifest.json`` of the run set ``c.files[key]``."""
+
+    def mutate(c: base.Corpus, kind: str, rng: random.Random) -> Mutant:
+        doc = json.loads(c.files[key])
+        keys = [(k,) for k in doc]
+        numeric = [("trials",), ("records_seal", "size"), ("records_seal", "bytes"), ("records_seal", "lines")]
+        numeric += [("baseline_sample", "n"), ("baseline_sample", "seed")]
+        constrained = [("format",), ("complete",), ("policy_registered_at",), ("records_seal", "digest")]
+        constrained += [("baseline_sample", "format"), ("baseline_sample", "stored", "run_set_id")]
+        constrained += [("baseline_sample", "case_ids", 0)]
+        return mutate_json(
+            doc,
+            kind,
+            rng,
+            fields=[(k,) for k in doc if k not in ("policy_registered_at",)] + [("cases", 0, "case_id")],
+            required=keys,
+            numeric=present_paths(doc, numeric),
+            constrained=present_paths(doc, constrained),
+        )
+
+    return mutate
 
 
 _TABLE_SPEC = {"numeric": ["usd"], "constrained": ["ok", "run", "at"], "required": ["task", "ok", "run"]}
@@ -493,19 +537,19 @@ TARGETS: tuple[Target, ...] = (
         name="run-set-records",
         file="records.jsonl",
         kinds=JSONL_KINDS,
-        mutate=_run_set_records,
+        mutate=run_set_records("runset/records.jsonl"),
         commands={"gate": _gate_candidate},
-        oracle=_run_set_valid,
-        in_run_set=True,
+        oracle=run_set_valid,
+        folder="candidate",
     ),
     Target(
         name="run-set-manifest",
         file="manifest.json",
         kinds=JSON_KINDS,
-        mutate=_manifest,
+        mutate=run_set_manifest("runset/manifest.json"),
         commands={"gate": _gate_candidate},
-        oracle=_run_set_valid,
-        in_run_set=True,
+        oracle=run_set_valid,
+        folder="candidate",
     ),
     Target(
         name="import-table-csv",
@@ -693,9 +737,11 @@ def run_target(
     rng = random.Random(f"{target.name}/{kind}/{seed}")
     mutant = target.mutate(corpus, kind, rng)
     work.mkdir(parents=True)
-    if target.in_run_set:
-        folder = work / "cand"
-        shutil.copytree(corpus.candidate, folder)
+    folder: Path | None = None
+    if target.folder is not None:
+        source: Path = getattr(corpus, target.folder)
+        folder = work / source.name
+        shutil.copytree(source, folder, symlinks=True)
         path = folder / target.file
     else:
         path = work / target.file
@@ -704,10 +750,24 @@ def run_target(
         return Outcome(malformed=False, failures=(), commands=())
     failures: list[str] = []
     runner = CliRunner()
+    before = tree_bytes(folder) if folder is not None else {}
     for command, build in target.commands.items():
         args, outputs = build(work, path, corpus)
         result = runner.invoke(app, args) if invoke is None else invoke(args)
-        for problem in _check(result, name=target.file, mutant=mutant, outputs=outputs):
+        problems = _check(result, name=path.name, mutant=mutant, outputs=outputs)
+        after = tree_bytes(folder) if folder is not None else {}
+        if folder is not None and after != before:
+            changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+            problems.append(f"changed in {folder.name}/: {changed[:5]}")
+            shutil.rmtree(folder)
+            shutil.copytree(getattr(corpus, str(target.folder)), folder, symlinks=True)
+            path.write_bytes(mutant.data)
+        for problem in problems:
             stderr = (result.stderr if hasattr(result, "stderr") else result.output).strip().replace("\n", " | ")
             failures.append(f"{target.name}/{kind}/{seed} [{command}] {mutant.note[:80]}: {problem} -- {stderr[:300]}")
     return Outcome(malformed=True, failures=tuple(failures), commands=tuple(target.commands))
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (relative path) and its bytes: a command that refuses writes nothing."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

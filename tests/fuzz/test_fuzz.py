@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.fuzz.corpus import Corpus
-from tests.fuzz.targets import TARGETS, run_target, run_target_subprocess
+from tests.fuzz.doors import ALL_TARGETS as TARGETS
+from tests.fuzz.targets import run_target, run_target_subprocess
 
 FAST_SEEDS = range(3)
 SLOW_SEEDS = range(3, 12)
@@ -73,6 +74,8 @@ SUBPROCESS_CASES = [
     pytest.param("import-table-parquet", "list_column", marks=_SLOW),
     pytest.param("policy", "out_of_range", marks=_SLOW),
     pytest.param("verdict", "wrong_type", marks=_SLOW),
+    pytest.param("stored-records", "hostile_value", marks=_SLOW),
+    pytest.param("correction-journal", "wrong_type", marks=_SLOW),
 ]
 
 

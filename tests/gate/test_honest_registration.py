@@ -107,7 +107,7 @@ def test_the_release_report_says_it_beside_the_verdict_and_in_provenance(
 ) -> None:
     policy, base, cand = imported
     verdict = evaluate_gate(load_policy(policy), load_record_set(base), load_record_set(cand), now=NOW)
-    read = read_verdict(write_verdict(verdict.to_dict(), tmp_path / "verdict.json"))
+    read = read_verdict(write_verdict(verdict, tmp_path / "verdict.json"))
     tables, provenance = compute_tables(read, load_sides(read, check_record_files(read)))
     write_data(tmp_path / "data", read, tables, provenance)
     data = load_release_data(tmp_path / "data")
@@ -180,8 +180,8 @@ def test_an_edited_verdict_cannot_claim_a_preregistration_without_breaking_its_d
     imported: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     policy, base, cand = imported
-    body = evaluate_gate(load_policy(policy), load_record_set(base), load_record_set(cand), now=NOW).to_dict()
-    path = write_verdict(body, tmp_path / "v.json")
+    verdict = evaluate_gate(load_policy(policy), load_record_set(base), load_record_set(cand), now=NOW)
+    path = write_verdict(verdict, tmp_path / "v.json")
     edited = json.loads(path.read_text())
     edited["registration"]["preregistered"] = True
     edited["registration"]["notice"] = None

@@ -100,7 +100,7 @@ def test_the_verdict_file_round_trips_and_a_fixed_size_verdict_has_no_sequential
     example: Path, tmp_path: Path
 ) -> None:
     verdict = _gate(example)
-    path = write_verdict(verdict.to_dict(), tmp_path / "verdict.json")
+    path = write_verdict(verdict, tmp_path / "verdict.json")
     assert read_verdict(path).verdict == verdict
     assert json.loads(path.read_text())["sequential"]["trials_saved"] == 64
     fixed = dataclasses.replace(verdict, sequential=None)

@@ -48,7 +48,7 @@ def test_exact_and_midp_match_fagerland_2017_cavo_example() -> None:
 
 def test_exact_matches_statsdirect_armitage_berry_example() -> None:
     # StatsDirect: "F = 4, P (two sided) = 0.0129" for b = 12, c = 2.
-    assert round(mcnemar_test(2, 12, midp=False).pvalue, 4) == 0.0129
+    assert round(mcnemar_test(2, 12, method="exact").pvalue, 4) == 0.0129
 
 
 def test_exact2x2_presidential_example_matches_scipy_binomtest() -> None:
@@ -117,8 +117,8 @@ def test_smallest_reachable_pvalues_and_discordant_needed() -> None:
     assert min_exact_pvalue(6) == 2**-5
     assert min_exact_pvalue(6, alternative="greater") == 2**-6
     assert min_exact_pvalue(0) == 1.0
-    assert mcnemar_test(0, 6, midp=False).pvalue == min_exact_pvalue(6)
-    assert (min_discordant_for(0.05), min_discordant_for(0.05, midp=True)) == (6, 5)
+    assert mcnemar_test(0, 6, method="exact").pvalue == min_exact_pvalue(6)
+    assert (min_discordant_for(0.05), min_discordant_for(0.05, method="midp")) == (6, 5)
     assert min_discordant_for(0.01) == 8  # 2^-7 = 0.0078 <= 0.01 < 2^-6
 
 
@@ -138,3 +138,50 @@ def test_bad_counts_are_refused(args: tuple[object, object], message: str) -> No
 def test_bad_alternative_is_refused() -> None:
     with pytest.raises(ValueError, match=r"alternative must be one of two-sided, less, greater \(got 'worse'\)"):
         mcnemar_test(1, 2, alternative="worse")  # type: ignore[arg-type]
+
+
+def test_method_chooses_the_reported_pvalue_of_armitage_berry_1994() -> None:
+    # Armitage & Berry (1994, p. 127): exact two-sided P = 0.0129 (see the module docstring).
+    exact, midp = mcnemar_test(2, 12, method="exact"), mcnemar_test(2, 12, method="midp")
+    assert (exact.method, round(exact.pvalue, 4)) == ("exact", 0.0129)
+    assert (midp.method, midp.pvalue) == ("midp", midp.pvalue_midp)
+    assert mcnemar_test(2, 12).method == "midp"  # mid-p stays the default (Fagerland et al. 2013)
+
+
+@pytest.mark.parametrize(("midp", "method"), [(False, "exact"), (True, "midp")])
+def test_deprecated_midp_switch_warns_and_gives_the_same_numbers(midp: bool, method: str) -> None:
+    with pytest.warns(DeprecationWarning, match=rf"mcnemar_test\(midp={midp}\) is deprecated .* use method='{method}'"):
+        old = mcnemar_test(2, 12, midp=midp)
+    assert old == mcnemar_test(2, 12, method=method)  # type: ignore[arg-type]
+    with pytest.warns(DeprecationWarning, match=r"McNemarTest.midp is deprecated; read McNemarTest.method"):
+        assert old.midp is midp
+
+
+def test_deprecated_midp_accepts_what_worked_before_numpy_booleans_and_0_1() -> None:
+    with pytest.warns(DeprecationWarning, match=r"mcnemar_test\(midp=False\) is deprecated"):
+        assert mcnemar_test(2, 12, midp=np.False_).method == "exact"  # type: ignore[arg-type]
+    with pytest.warns(DeprecationWarning, match=r"mcnemar_test\(midp=True\) is deprecated"):
+        assert mcnemar_test(2, 12, midp=1).method == "midp"  # type: ignore[arg-type]
+
+
+def test_contradicting_midp_and_method_and_unknown_methods_are_refused() -> None:
+    with (
+        pytest.warns(DeprecationWarning, match="deprecated"),
+        pytest.raises(ValueError, match=r"midp=True contradicts method='exact'"),
+    ):
+        mcnemar_test(2, 12, method="exact", midp=True)
+    with pytest.raises(TypeError, match=r"midp must be True or False \(got 'no'\)"):
+        mcnemar_test(2, 12, midp="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"midp must be True or False \(got \[\]\)"):
+        mcnemar_test(2, 12, midp=[])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"method must be one of midp, exact \(got 'mid-p'\)"):
+        mcnemar_test(2, 12, method="mid-p")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"method must be one of midp, exact \(got True\)"):
+        min_exact_pvalue(3, method=True)  # type: ignore[arg-type]
+
+
+def test_min_discordant_for_checks_alpha_with_the_vocabulary() -> None:
+    with pytest.raises(ValueError, match=r"alpha must lie in \(0, 0.5\] \(got 0.6\)"):
+        min_discordant_for(0.6)
+    with pytest.raises(TypeError, match=r"alpha must be a number in \(0, 0.5\] \(got '0.05'\)"):
+        min_discordant_for("0.05")  # type: ignore[arg-type]

@@ -127,14 +127,14 @@ def test_margin_outside_unit_interval_is_refused(margin: float) -> None:
 
 def test_resolution_of_too_few_discordant_cases() -> None:
     # Bentur: 8 discordant cases resolve; 4 do not for the exact test (2^-3 = 0.125 > 0.05).
-    assert resolution(21, 8, midp=False).status == "ok"
-    r = resolution(21, 4, midp=False)
+    assert resolution(21, 8, method="exact").status == "ok"
+    r = resolution(21, 4, method="exact")
     assert r.status == "cannot_resolve"
     assert (r.discordant_needed, r.min_pvalue, r.cases_needed) == (6, 0.125, 32)
     assert "can reach at best p = 0.125" in (r.reason or "")
     zero = resolution(50, 0)
     assert zero.cases_needed == math.ceil(5 * 50 / 3)  # mid-p needs 5 discordant; rate < 3/50
-    assert resolution(10, 5, midp=True).status == "ok"  # mid-p: 2^-5 = 0.031 <= 0.05
+    assert resolution(10, 5, method="midp").status == "ok"  # mid-p: 2^-5 = 0.031 <= 0.05
 
 
 def test_resolution_of_a_margin_finer_than_one_case() -> None:

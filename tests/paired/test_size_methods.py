@@ -10,7 +10,9 @@ Sources of the expected values
   supremum over a 2,001-point nuisance grid.
 - Tango's asymptotic test at N = 20, margin 0.2, one-sided 0.05: exact size 0.0692, the issue's
   independent figure (0.069).
-- Bounded-mean e-values: the product formula written out by hand for three units.
+- Bounded-mean e-values: the product formula written out by hand for three units;
+  ``Comparison.mean_difference_pvalues`` (the gate's test at margin 0 with several trials) against
+  :func:`bounded_mean_pvalues` on the same per-case differences and its doctest value (7.6e-05).
 - Weighted Holm: equal alphas reproduce R ``p.adjust(p, "holm")`` (via :func:`adjust_pvalues`,
   itself checked against statsmodels); unequal alphas by hand from the step-down rule.
 """
@@ -25,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from gatestats.paired import adjust_pvalues, tango_statistic
+from gatestats.paired import adjust_pvalues, compare, tango_statistic
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
 from gatestats.paired.noninferiority import (
     boundary_size,
@@ -37,6 +39,7 @@ from gatestats.paired.noninferiority import (
     rejection_cut,
     tango_statistics,
 )
+from tests.paired.conftest import trial_records
 
 
 def _brute_force_eu(b_obs: int, c_obs: int, n: int, margin: float) -> float:
@@ -171,3 +174,34 @@ def test_weighted_holm_controls_family_and_own_levels_under_the_global_null() ->
     assert rejected.any(axis=1).mean() <= 0.05 + 2 * se
     strict = rejected[:, 2:].mean(axis=0)
     assert (strict <= 0.01 + 2 * math.sqrt(0.01 * 0.99 / p.shape[0])).all()
+
+
+def test_comparison_mean_difference_pvalues_is_the_bounded_mean_test_on_its_cases() -> None:
+    # 30 cases, the baseline passes 1 of 2 trials and the candidate 2 of 2: per-case difference 0.5,
+    # the doctest of bounded_mean_pvalues ([0.5] * 30 at margin 0: 7.6e-05 and 1.0).
+    records = trial_records({"base": [[1, 0]] * 30, "cand": [[1, 1]] * 30})
+    cmp = compare(records, baseline="base", candidate="cand")
+    assert [round(p, 6) for p in cmp.mean_difference_pvalues()] == [7.6e-05, 1.0]
+    assert cmp.mean_difference_pvalues() == bounded_mean_pvalues([0.5] * 30, margin=0.0)
+    assert cmp.mean_difference_pvalues(margin=0.1) == bounded_mean_pvalues([0.5] * 30, margin=0.1)
+
+
+def test_comparison_mean_difference_pvalues_sums_differences_per_case_group() -> None:
+    # Three groups of two cases: the unit sums are (1.0, 1.0, 0.5) with two cases each.
+    base = [[0, 1], [0, 1], [0, 1], [0, 1], [1, 1], [0, 1]]
+    cand = [[1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1]]
+    records = trial_records({"base": base, "cand": cand}, groups=["g1", "g1", "g2", "g2", "g3", "g3"])
+    cmp = compare(records, baseline="base", candidate="cand")
+    assert cmp.clustered
+    assert cmp.mean_difference_pvalues() == bounded_mean_pvalues([1.0, 1.0, 0.5], [2, 2, 2], margin=0.0)
+
+
+def test_comparison_mean_difference_pvalues_refuses_undefined_cases_and_bad_margins() -> None:
+    records = trial_records({"base": [[1, 0], [1]], "cand": [[1, 1], [0, 1]]})
+    undefined = compare(records, baseline="base", candidate="cand", k=2)
+    assert undefined.status == "insufficient_evidence"
+    with pytest.raises(ValueError, match=r"'base' vs 'cand' has no per-case differences: the per-case estimate"):
+        undefined.mean_difference_pvalues()
+    fine = compare(trial_records({"base": [[1, 0]] * 5, "cand": [[1, 1]] * 5}), baseline="base", candidate="cand")
+    with pytest.raises(ValueError, match=r"margin must be a number in \[0, 1\) \(got 1.0\)"):
+        fine.mean_difference_pvalues(margin=1.0)

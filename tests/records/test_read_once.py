@@ -72,3 +72,25 @@ def test_a_columnar_read_that_disagrees_with_the_line_pass_is_refused(
         f"{path}: field '<file>': the columnar read gave 3 records where the check counted {3 + extra}; "
         "nothing was read"
     )
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "why"),
+    [
+        (lambda m: m.pop("run_set_id"), "run_set_id", "required"),
+        (lambda m: m.update(run_set_id=""), "run_set_id", "required"),
+        (lambda m: m.update(policy_registered_at="2026-11-01\x00T00:00:00Z"), "policy_registered_at", "RFC 3339"),
+        (lambda m: m.update(imported_at="2024-02-30T00:00:00Z"), "imported_at", "RFC 3339"),
+    ],
+    ids=["no run_set_id", "empty run_set_id", "control character in a time", "no such day"],
+)
+def test_a_manifest_without_its_id_or_with_a_broken_time_is_refused_naming_the_field(
+    run_set: Path, edit: Callable[[dict[str, Any]], Any], field: str, why: str
+) -> None:
+    import json
+
+    manifest = json.loads((run_set / "manifest.json").read_text())
+    edit(manifest)
+    (run_set / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RecordFileError, match=rf"manifest\.json.*field '{field}'.*{why}"):
+        read_run_set(run_set)

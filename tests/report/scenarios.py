@@ -56,7 +56,7 @@ def make_one_trial_verdict(root: Path) -> Path:
     b = write_run_set(root / "base", system="baseline", outcomes=base, **common)  # type: ignore[arg-type]
     c = write_run_set(root / "cand", system="candidate", outcomes=cand, policy=policy, **common)  # type: ignore[arg-type]
     verdict = evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW)
-    return write_verdict(verdict.to_dict(), root / "verdict.json")
+    return write_verdict(verdict, root / "verdict.json")
 
 
 #: Issue 29's scenario: the demo's shape (4 trials, a failing severe slice, system labels that are the
@@ -104,4 +104,4 @@ def make_demo_like_verdict(root: Path) -> Path:
     b = write_run_set(root / "base", system="baseline", outcomes=base, **common)  # type: ignore[arg-type]
     c = write_run_set(root / "cand", system="candidate", outcomes=cand, policy=policy, **common)  # type: ignore[arg-type]
     verdict = evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW)
-    return write_verdict(verdict.to_dict(), root / "verdict.json")
+    return write_verdict(verdict, root / "verdict.json")

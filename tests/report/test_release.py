@@ -130,7 +130,7 @@ def make_verdict(root: Path) -> Path:
         retries={("case-05", 1): 1},
     )
     verdict = evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW)
-    return write_verdict(verdict.to_dict(), root / "verdict.json")
+    return write_verdict(verdict, root / "verdict.json")
 
 
 def _sha(path: Path) -> str:

@@ -64,6 +64,16 @@ def test_polars_and_pandera_schemas_have_exactly_the_contract_fields() -> None:
     assert POLARS_SCHEMA["slices"] == pl.List(pl.String)
 
 
+def test_the_run_record_type_has_exactly_the_contract_fields_in_order() -> None:
+    # RunRecord is what mypy checks the runner's records against: a field added to the contract
+    # file and not to the type (or the reverse) would let a record go unchecked.
+    assert tuple(contract.RunRecord.__annotations__) == contract.FIELDS
+    assert contract.RunRecord.__required_keys__ == frozenset()  # the contract decides what is required
+    nullable = {k for k, v in contract.load_schema()["properties"].items() if "null" in v["type"]}
+    optional = {k for k, v in contract.RunRecord.__annotations__.items() if v.__forward_arg__.endswith("| None")}
+    assert optional == nullable
+
+
 def test_runner_imports_only_the_standard_library() -> None:
     stdlib = set(sys.stdlib_module_names)
     for path in RUNNER.rglob("*.py"):
@@ -177,7 +187,7 @@ def test_stdlib_checker_agrees_with_jsonschema(overrides: dict[str, Any], drop_o
     validator = jsonschema.Draft202012Validator(contract.load_schema(), format_checker=jsonschema.FormatChecker())
     reference_ok = validator.is_valid(record)
     violations = contract.validate_record(record)
-    cross_field = {"bound", "cost_usd"}
+    cross_field = {"bound", "cost_usd", "failed_check", "missing_artifacts"}  # rules across fields, beyond the schema
     # jsonschema checks "format" only with optional packages; the RFC 3339 rule is tested above.
     # Deliberately stricter than JSON Schema: an integer written as 1.0 is refused (no reader may coerce).
     stricter = [v for v in violations if v.message.startswith("expected integer") and "(got float" in v.message]

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from gatestats_runner.correction._feedback import FEEDBACK_FORMAT, FEEDBACK_JSON
-from gatestats_runner.correction._journal import JOURNAL, JOURNAL_FORMAT, read_journal, replay
+from gatestats_runner.correction._journal import JOURNAL, JOURNAL_FORMAT, STOP_REASONS, read_journal, replay
 from gatestats_runner.correction._loop import (
-    STOP_REASONS,
     CaseResult,
     CorrectionOptions,
     CorrectionSummary,

@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from gatestats_runner.case import Case, Contract
 from gatestats_runner.checks import EXCERPT_CHARS, junit_cases
+from gatestats_runner.contract import RunRecord
 from gatestats_runner.digests import digest_file, digest_json
 
 __all__ = [
@@ -48,10 +50,10 @@ class RoundVerdict:
     kind: VerdictKind
     detail: str
     signature: str | None = None
-    record: dict[str, Any] | None = None
+    record: RunRecord | None = None
 
 
-def final_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def final_records(records: list[RunRecord]) -> list[RunRecord]:
     """The last attempt of every trial (infra retries are earlier attempts), sorted by trial.
 
     Parameters
@@ -64,14 +66,14 @@ def final_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     list of dict
         One record per trial.
     """
-    last: dict[int, dict[str, Any]] = {}
+    last: dict[int, RunRecord] = {}
     for record in records:
         if record["trial"] not in last or record["attempt"] > last[record["trial"]]["attempt"]:
             last[record["trial"]] = record
     return [last[t] for t in sorted(last)]
 
 
-def _evidence_dir(run_set: Path, record: dict[str, Any]) -> Path:
+def _evidence_dir(run_set: Path, record: RunRecord) -> Path:
     return run_set / Path(str(record["stdout_path"])).parent
 
 
@@ -111,7 +113,7 @@ def _read_text(path: Path, limit: int = 1 << 20) -> str:
         return ""
 
 
-def _evaluator_crash(case: Case, run_set: Path, record: dict[str, Any]) -> str | None:
+def _evaluator_crash(case: Case, run_set: Path, record: RunRecord) -> str | None:
     code = record.get("exit_code")
     if code is not None and code in case.contract.evaluator_exit:
         return f"the verifier reported its own failure: exit status {code} is in contract.feedback.evaluator_exit"
@@ -126,7 +128,7 @@ def _evaluator_crash(case: Case, run_set: Path, record: dict[str, Any]) -> str |
     return None
 
 
-def _signature(case: Case, run_set: Path, record: dict[str, Any]) -> str:
+def _signature(case: Case, run_set: Path, record: RunRecord) -> str:
     """Outcome, bound, failed check, exit status, missing artifacts and failed test names of every JUnit artifact."""
     evidence = _evidence_dir(run_set, record)
     tests = {
@@ -146,7 +148,7 @@ def _signature(case: Case, run_set: Path, record: dict[str, Any]) -> str:
     )
 
 
-def classify(case: Case, run_set: Path, finals: list[dict[str, Any]]) -> RoundVerdict:
+def classify(case: Case, run_set: Path, finals: list[RunRecord]) -> RoundVerdict:
     """Who owns the round's observation: environment, evaluator, candidate — or it passed.
 
     Parameters
@@ -202,7 +204,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _copy(source: Path, dest: Path, files: list[dict[str, Any]], rel: str) -> bool:
+def _copy(source: Path, dest: Path, files: list[dict[str, str | int]], rel: str) -> bool:
     if not source.is_file() or source.is_symlink():
         return False
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -211,18 +213,20 @@ def _copy(source: Path, dest: Path, files: list[dict[str, Any]], rel: str) -> bo
     return True
 
 
-def _failed_checks(contract: Contract, evidence: dict[str, Any], deployable: set[str]) -> list[dict[str, str]]:
-    """The runner's ``FAIL`` messages about deployable artifacts."""
+def _failed_checks(contract: Contract, evidence: Mapping[str, object], deployable: set[str]) -> list[dict[str, str]]:
+    """The runner's ``FAIL`` messages about deployable artifacts (none from evidence that holds no list of them)."""
+    checks = evidence.get("checks")
     return [
         {"channel": rule.path, "message": message[5:]}
-        for message in evidence.get("checks", [])
+        for message in (checks if isinstance(checks, list) else [])
+        if isinstance(message, str)
         for rule in contract.artifacts
         if rule.path in deployable and message.startswith(f"FAIL {rule.path}:")
     ]
 
 
 def _copy_artifacts(
-    contract: Contract, evidence_dir: Path, dest: Path, deployable: set[str], files: list[dict[str, Any]]
+    contract: Contract, evidence_dir: Path, dest: Path, deployable: set[str], files: list[dict[str, str | int]]
 ) -> list[dict[str, str]]:
     """Copy the deployable artifacts into the package; return the failed tests of their JUnit reports."""
     failed_tests: list[dict[str, str]] = []
@@ -241,19 +245,19 @@ def _copy_artifacts(
 
 
 def _copy_streams(
-    run_set: Path, record: dict[str, Any], dest: Path, deployable: set[str], files: list[dict[str, Any]]
+    run_set: Path, record: RunRecord, dest: Path, deployable: set[str], files: list[dict[str, str | int]]
 ) -> str | None:
     """Copy the deployable output streams into the package; return the first traceback they show."""
     traceback: str | None = None
     for stream in ("stderr", "stdout"):
         if stream in deployable:
-            source = run_set / str(record[f"{stream}_path"])
+            source = run_set / str(record["stderr_path"] if stream == "stderr" else record["stdout_path"])
             _copy(source, dest / "evidence" / stream, files, f"evidence/{stream}")
             traceback = traceback or _first_traceback(_read_text(source))
     return traceback
 
 
-def _headline(record: dict[str, Any], exit_status: dict[str, Any] | None, failed_checks: list[dict[str, str]]) -> str:
+def _headline(record: RunRecord, exit_status: dict[str, int | None] | None, failed_checks: list[dict[str, str]]) -> str:
     """The excerpt's first line: the bound, the exit status, the first failed check, or a hidden check."""
     if record["outcome"] == "resource_killed":
         return f"resource_killed: the {record['bound']} bound fired"
@@ -278,7 +282,7 @@ def _excerpt(headline: str, failed_tests: list[dict[str, str]], traceback: str |
 def write_feedback(
     case: Case,
     run_set: Path,
-    record: dict[str, Any],
+    record: RunRecord,
     dest: Path,
     *,
     round_: int,
@@ -314,7 +318,7 @@ def write_feedback(
     contract = case.contract
     deployable = set(contract.deployable)
     evidence_dir = _evidence_dir(run_set, record)
-    files: list[dict[str, Any]] = []
+    files: list[dict[str, str | int]] = []
     failed_checks = _failed_checks(contract, _read_json(evidence_dir / "evidence.json"), deployable)
     failed_tests = _copy_artifacts(contract, evidence_dir, dest, deployable, files)
     traceback = _copy_streams(run_set, record, dest, deployable, files)

@@ -19,7 +19,15 @@ from typing import Any
 from gatestats_runner._util import fsync_dir, now_rfc3339
 from gatestats_runner.case import Case, load_case_set
 from gatestats_runner.correction._feedback import classify, final_records, write_feedback
-from gatestats_runner.correction._journal import JOURNAL, JOURNAL_FORMAT, CaseState, Journal, read_journal, replay
+from gatestats_runner.correction._journal import (
+    JOURNAL,
+    JOURNAL_FORMAT,
+    STOP_REASONS,
+    CaseState,
+    Journal,
+    read_journal,
+    replay,
+)
 from gatestats_runner.correction._reviser import call_reviser, prepare_workdir
 from gatestats_runner.digests import tree_digest
 from gatestats_runner.runset import OptionError, RunSetOptions, _candidate_layout, run_run_set
@@ -28,22 +36,6 @@ from gatestats_runner.store import LOCK, MANIFEST, RECORDS, RunSetError, RunSetL
 
 __all__ = ["STOP_REASONS", "CaseResult", "CorrectionOptions", "CorrectionSummary", "run_correction"]
 
-#: Every reason a case's loop stops, each with its own path (docs/correction.md).
-STOP_REASONS = (
-    "passed",
-    "round_limit",
-    "repeated_failure",
-    "infrastructure",
-    "evaluator_crash",
-    "evaluator_nondeterministic",
-    "budget_usd",
-    "budget_seconds",
-    "reviser_crashed",
-    "reviser_timeout",
-    "reviser_wrote_nothing",
-    "reviser_wrote_outside",
-    "reviser_same_bytes",
-)
 _COST_FIELDS = ("cost_usd", "cost_model_usd", "cost_tool_usd", "cost_execution_usd")
 _SAME_WHEN_RESUMED = (
     "case_set_version",
@@ -358,9 +350,9 @@ class _Loop:
         finals = final_records(read_records(run_set / RECORDS).records)
         verdict = classify(case, run_set, finals)
         usd = sum(
-            float(r.get(k) or 0.0)
+            float(v or 0.0)
             for r in finals
-            for k in ("cost_usd", "cost_model_usd", "cost_tool_usd", "cost_execution_usd")
+            for v in (r.get("cost_usd"), r.get("cost_model_usd"), r.get("cost_tool_usd"), r.get("cost_execution_usd"))
         )
         machine = sum(float(r.get("machine_seconds") or 0.0) for r in finals)
         self.emit(

@@ -24,13 +24,14 @@ import base64
 import binascii
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from gatestats._typing import JSONObject
 from gatestats.attest.errors import AttestationError
 from gatestats.attest.keys import key_id
 from gatestats.attest.strict_json import loads_strict, read_regular_file, strict_object, type_name
@@ -103,7 +104,7 @@ class Envelope:
     payload: bytes
     signatures: tuple[Signature, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The envelope's JSON object (``payload`` in standard base64)."""
         return {
             "payload": base64.b64encode(self.payload).decode("ascii"),
@@ -171,7 +172,7 @@ def decode_base64(text: str, *, where: str) -> bytes:
         raise AttestationError(msg) from None
 
 
-def _field(obj: dict[str, Any], key: str, where: str) -> str:
+def _field(obj: Mapping[str, object], key: str, where: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str):
         got = "nothing" if key not in obj else f"{type_name(value)} {value!r}"[:80]

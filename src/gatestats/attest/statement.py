@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gatestats._digest import canonical_json
+from gatestats._typing import JSONObject
 from gatestats.attest.errors import AttestationError
 from gatestats.attest.strict_json import loads_strict, strict_object, type_name
 
@@ -64,7 +65,7 @@ class Subject:
         """The digest in gatestats' form, ``sha256:<hex>``."""
         return "sha256:" + self.sha256
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The in-toto ResourceDescriptor ``{"name", "digest": {"sha256"}}``."""
         return {"name": self.name, "digest": {"sha256": self.sha256}}
 
@@ -108,7 +109,7 @@ class Statement:
     predicate_type: str
     predicate: Mapping[str, Any] = field(repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The statement's JSON object."""
         return {
             "_type": STATEMENT_TYPE,

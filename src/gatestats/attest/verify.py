@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeAlias
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from gatestats._digest import canonical_json, digest_file
+from gatestats._typing import JSONObject
 from gatestats.attest.dsse import IN_TOTO_PAYLOAD_TYPE, read_envelope_bundle, verify_envelope
 from gatestats.attest.errors import AttestationError
 from gatestats.attest.keys import key_id
@@ -64,7 +65,7 @@ class VerifyCheck:
             text += f" (expected {self.expected}, got {self.got})"
         return text
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping."""
         return {
             "check": self.check,
@@ -96,9 +97,14 @@ class VerificationReport:
         """The failed checks."""
         return tuple(c for c in self.checks if c.status == "failed")
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def counts(self) -> dict[str, int]:
+        """The number of checks per status: ``ok``, ``failed``, ``skipped`` (in this order)."""
+        return {s: sum(c.status == s for c in self.checks) for s in ("ok", "failed", "skipped")}
+
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (``verified``, counts, every check)."""
-        counts = {s: sum(c.status == s for c in self.checks) for s in ("ok", "failed", "skipped")}
+        counts: JSONObject = dict(self.counts)
         return {
             "verdict": self.verdict,
             "verified": self.ok,

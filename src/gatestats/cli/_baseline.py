@@ -11,15 +11,15 @@ STORED DIR`` then tests whether the baseline moved. Options that the stored run 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from gatestats.cli._common import usage_error
 
 __all__ = ["check_baseline_options"]
 
 
-def check_baseline_options(*, baseline_sample: int | None, against: Path | None, decided: dict[str, Any]) -> None:
+def check_baseline_options(*, baseline_sample: int | None, against: Path | None, decided: Mapping[str, object]) -> None:
     """Refuse a half-given baseline re-run, or options the stored run set decides, as usage errors (exit 2).
 
     Parameters

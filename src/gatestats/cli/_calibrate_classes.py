@@ -9,7 +9,7 @@ for the judge's errors (clustered by ``--case``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gatestats._typing import JSONObject
 from gatestats.cli._common import echo_json
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class BinaryView:
     false_fail_rate: Proportion
     n_label_tie: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return {
             "false_pass_rate": self.false_pass_rate.to_dict(),
@@ -167,10 +168,13 @@ def _binary(
         else:
             fail += 1
             fp += verdict in passing
-    kw: dict[str, Any] = {"method": method, "confidence_level": confidence_level}
     return BinaryView(
-        false_pass_rate=proportion(fp, fail, undefined_reason="no item is labelled fail", **kw),
-        false_fail_rate=proportion(ff, ok_pass, undefined_reason="no item is labelled pass", **kw),
+        false_pass_rate=proportion(
+            fp, fail, undefined_reason="no item is labelled fail", method=method, confidence_level=confidence_level
+        ),
+        false_fail_rate=proportion(
+            ff, ok_pass, undefined_reason="no item is labelled pass", method=method, confidence_level=confidence_level
+        ),
         n_label_tie=ties,
     )
 
@@ -258,7 +262,7 @@ def render_correction(result: ClusteredCorrectedPassRate, console: Console, prod
     )
 
 
-def _cell(d: dict[str, Any]) -> str:
+def _cell(d: Mapping[str, object]) -> str:
     if d.get("status") != "ok" or d.get("estimate") is None:
         return "insufficient evidence"
     return f"{d['estimate']:.4f} [{d['ci_low']:.4f}, {d['ci_high']:.4f}]"
@@ -287,9 +291,7 @@ def _check_multiclass_options(
         )
 
 
-def _rater_docs(
-    read: RatedJudgments, *, classes: Sequence[str], ordinal: bool, confidence_level: float
-) -> dict[str, Any]:
+def _rater_docs(read: RatedJudgments, *, classes: Sequence[str], ordinal: bool, confidence_level: float) -> JSONObject:
     """The ``raters`` (inter-rater agreement) and ``judge_vs_raters`` entries of the JSON document (one rater: None)."""
     from gatestats.judges.raters import judge_vs_raters, rater_agreement
 

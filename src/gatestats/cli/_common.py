@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, Protocol, TypeVar, cast, get_args
 
@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from gatestats._text import TEXT_LIMIT, visible
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError
 from gatestats.vocabulary import check_confidence_level, check_n_resamples, check_seed
 
@@ -159,7 +160,7 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def echo_json(payload: dict[str, Any], records: Sequence[str | os.PathLike[str]] | None = None) -> None:
+def echo_json(payload: Mapping[str, JSONValue], records: Sequence[str | os.PathLike[str]] | None = None) -> None:
     """Print a command's ``--json`` object (no NaN), with the record files it read when given.
 
     Parameters
@@ -180,7 +181,7 @@ def echo_json(payload: dict[str, Any], records: Sequence[str | os.PathLike[str]]
 
 
 class _Result(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> JSONObject: ...
 
 
 ResultT = TypeVar("ResultT", bound=_Result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -22,7 +23,7 @@ from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports
 from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:
-    from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, ProportionMethod, SwappedCoding
+    from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
 
 __all__ = ["calibrate_command", "render_calibration"]
@@ -70,9 +71,12 @@ _CaseOption = Annotated[
 ]
 
 
-def _rate(value: dict[str, Any] | None) -> tuple[str, str]:
+def _rate(value: Proportion | Mapping[str, Any] | None) -> tuple[str, str]:
+    """A rate's cell and count: a :class:`Proportion`, or one as its ``to_dict`` (inside ``details``)."""
     if value is None:
         return "not measured", "—"
+    if not isinstance(value, Mapping):
+        value = value.to_dict()
     counts = f"{value['numerator']}/{value['n']}"
     if value["status"] != "ok":
         return "insufficient evidence", counts
@@ -93,8 +97,7 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     console
         Where to print (its width decides the table layout).
     """
-    d = calibration.to_dict()
-    details = d["details"]
+    details = calibration.details
     errors = details["errors"]
     level = f"{calibration.confidence_level:.0%}"
     title = (
@@ -107,23 +110,26 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     table.add_column("statistic")
     table.add_column(f"estimate [{level} CI]", justify="right", no_wrap=True)
     table.add_column("count", justify="right")
-    table.add_row("false-pass rate P(judge passes | label fails)", *_rate(d["false_pass_rate"]))
-    table.add_row("false-fail rate P(judge fails | label passes)", *_rate(d["false_fail_rate"]))
+    table.add_row("false-pass rate P(judge passes | label fails)", *_rate(calibration.false_pass_rate))
+    table.add_row("false-fail rate P(judge fails | label passes)", *_rate(calibration.false_fail_rate))
     table.add_row("accuracy (parseable verdicts)", *_rate(errors["accuracy"]))
     table.add_row("unparseable verdicts", *_rate(errors["unparseable_rate"]))
-    kappa = d["kappa"]
+    kappa = calibration.kappa
     kappa_cell = (
-        f"{kappa['estimate']:.3f} [{kappa['ci_low']:.3f}, {kappa['ci_high']:.3f}]"
-        if kappa["status"] == "ok"
+        f"{kappa.estimate:.3f} [{kappa.ci_low:.3f}, {kappa.ci_high:.3f}]"
+        if kappa.status == "ok"
+        and kappa.estimate is not None
+        and kappa.ci_low is not None
+        and kappa.ci_high is not None
         else "insufficient evidence"
     )
-    table.add_row("Cohen's kappa (asymptotic CI)", kappa_cell, str(kappa["n"]))
+    table.add_row("Cohen's kappa (asymptotic CI)", kappa_cell, str(kappa.n))
     order = details["order"]
     if order is not None:
-        table.add_row("order-flip rate (both orders parseable)", *_rate(d["flip_rate"]))
+        table.add_row("order-flip rate (both orders parseable)", *_rate(calibration.flip_rate))
         table.add_row(
             "position bias: first / second, exact sign test p",
-            _pvalue(d["position_bias_pvalue"]),
+            _pvalue(calibration.position_bias_pvalue),
             f"{order['n_biased_first']} / {order['n_biased_second']}",
         )
     persuasion = details["persuasion"]
@@ -137,15 +143,15 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
         table.add_row("persuasion: pass-rate change with self-advocacy", cell, f"n={persuasion['n_pairs']}")
         table.add_row(
             "persuasion: exact McNemar p (+ / -)",
-            _pvalue(d["persuasion_pvalue"]),
+            _pvalue(calibration.persuasion_pvalue),
             f"{persuasion['n_pass_with_text_only']} / {persuasion['n_pass_without_text_only']}",
         )
     console.print(table)
     if details["errors_by_slice"]:
         console.print(_slice_table(details["errors_by_slice"]))
-    for name in ("false_pass_rate", "false_fail_rate"):
-        if d[name]["status"] != "ok":
-            console.print(f"  insufficient evidence: {d[name]['reason']}", highlight=False)
+    for rate in (calibration.false_pass_rate, calibration.false_fail_rate):
+        if rate.status != "ok":
+            console.print(f"  insufficient evidence: {rate.reason}", highlight=False)
     if calibration.n_labels_without_verdict:
         console.print(
             f"  note: {calibration.n_labels_without_verdict} labelled item(s) have no verdict row (not judged)",

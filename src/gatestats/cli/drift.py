@@ -16,7 +16,8 @@ from typing import Annotated
 import typer
 
 from gatestats._text import TEXT_LIMIT, visible
-from gatestats.cli._common import echo_json, reports_errors, usage_error
+from gatestats.cli._common import checked_option, echo_json, reports_errors
+from gatestats.vocabulary import check_alpha
 
 __all__ = ["EXIT_BLOCKED", "drift_command"]
 
@@ -50,8 +51,7 @@ def drift_command(
     typer.Exit
         12 when the baseline moved or drift cannot be tested; 1 on invalid input; 2 on a bad ``--alpha``.
     """
-    if not 0.0 < alpha < 1.0:
-        raise usage_error(f"--alpha: expected a number in (0, 1) (got {alpha!r})")
+    checked_option(check_alpha, alpha, "--alpha")
     from gatestats.gate.drift import drift_test
 
     result = drift_test(stored, rerun, alpha=alpha)

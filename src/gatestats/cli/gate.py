@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -23,6 +23,7 @@ from rich.table import Table
 
 from gatestats._files import sweep_temporaries, write_new_files
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, visible
+from gatestats._typing import JSONObject
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
 
@@ -230,7 +231,7 @@ def gate_command(
     if as_json:
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     else:
-        _print_verdict(verdict, output, body["digest"])
+        _print_verdict(verdict, output, str(body["digest"]))
     code = verdict.exit_code
     if verdict.verdict == "warn" and warn_exit_zero:
         code = 0
@@ -303,9 +304,7 @@ def _golden_findings(golden_set: Path | None, candidate: Path) -> GoldenFindings
     return tuple(GraderFinding(case_id=f.case_id, kind=f.kind, message=f.message) for f in found)
 
 
-def _verdict_files(
-    body: dict[str, Any], output: Path, signing_key: Ed25519PrivateKey | None
-) -> list[tuple[Path, bytes]]:
+def _verdict_files(body: JSONObject, output: Path, signing_key: Ed25519PrivateKey | None) -> list[tuple[Path, bytes]]:
     """The verdict file's ``(path, bytes)`` and, when signing, its envelope's."""
     from gatestats.attest import sign_verdict, verdict_envelope_path
     from gatestats.gate.verdict import verdict_file_bytes

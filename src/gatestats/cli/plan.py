@@ -4,6 +4,7 @@ whether to add cases or trials (from a pilot's variance split)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gatestats.cli._common import checked_option, echo_json, load_cli_records, reports_errors
-from gatestats.vocabulary import Alternative, PlanTest, check_choice
+from gatestats.vocabulary import Alternative, PlanTest, check_alpha, check_choice
 
 if TYPE_CHECKING:
     from gatestats.paired import CasesTrialsPlan
@@ -32,7 +33,7 @@ _READS: dict[str, frozenset[str]] = {
         {"--pilot", "--system", "--mde", "--trials", "--cases", "--alternative", "--alpha", "--power"}
     ),
 }
-_DEFAULTS: dict[str, Any] = {
+_DEFAULTS: Mapping[str, object] = {
     "--power": 0.8,
     "--alpha": 0.05,
     "--alternative": "two-sided",
@@ -41,7 +42,7 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-def _refuse_unread(what: str, given: dict[str, Any]) -> None:
+def _refuse_unread(what: str, given: Mapping[str, object]) -> None:
     """A usage error for an option ``plan WHAT`` does not read (``given``: option -> value, None when absent)."""
     for option, value in given.items():
         if option in ("--what", "--as-json"):
@@ -69,7 +70,7 @@ def _unit(value: float | None, hint: str, *, closed_high: bool = False) -> None:
         raise typer.BadParameter(msg, param_hint=hint)
 
 
-def _print(rows: dict[str, Any], title: str) -> None:
+def _print(rows: Mapping[str, object], title: str) -> None:
     console = Console(width=max(Console().width, 100))
     console.print(title, highlight=False)
     table = Table(show_header=False)
@@ -207,7 +208,7 @@ def plan_command(
     checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
     checked_option(check_choice, test, "--test", get_args(PlanTest))
     _unit(power, "--power")
-    _unit(alpha, "--alpha")
+    checked_option(check_alpha, alpha, "--alpha")
     _unit(discordance, "--discordance", closed_high=True)
     if what == "cases-trials":
         _cases_trials(

@@ -73,7 +73,7 @@ def verify_command(
     else:
         for check in report.checks:
             print(_printable(f"{check.status:<7} {check.check:<22} {check}"))
-        counts = report.to_dict()["counts"]
+        counts = report.counts
         if report.ok:
             skipped = counts["skipped"]
             print(f"verified: {counts['ok']} checks passed, {skipped} skipped (verdict file {report.file_digest})")

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.vocabulary import Status, check_confidence_level
 
@@ -296,7 +297,7 @@ class CostInterval:
     n_resamples_infinite: int
     n_resamples_undefined: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping, with the names of a cost result's JSON.
 
         The bounds, then ``status`` and ``reason`` as ``interval_status`` and ``interval_reason``,

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Final
 import polars as pl
 
 from gatestats._lookup import find_by_key
+from gatestats._typing import JSONObject
 from gatestats.cost._bootstrap import (
     MIN_UNITS_INTERVAL,
     BootstrapKind,
@@ -111,7 +112,7 @@ class CostEstimate(RebuildableInterval):
     def _what(self) -> str:
         return f"group {self.key}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (one entry of ``groups`` in ``gatestats cost --json``)."""
         return {
             "group": self.key,
@@ -227,7 +228,7 @@ class CostAnalysis:
         """
         return find_by_key(self.groups, lambda item: item.key, values, f"group {values}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The documented ``gatestats cost --json`` object (docs/cost.md)."""
         settings = {name: getattr(self, name) for name in _ANALYSIS_SETTINGS}
         return {"by": list(self.by), **settings, "groups": [g.to_dict() for g in self.groups]}

@@ -45,6 +45,7 @@ from typing import Any, ClassVar, Final
 import numpy as np
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.cost._bootstrap import (
     MIN_UNITS_RATIO,
     BootstrapKind,
@@ -190,7 +191,7 @@ class CostRatio(RebuildableInterval):
     def _what(self) -> str:
         return f"cost ratio {self.candidate!r}/{self.baseline!r}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping."""
         return {
             "baseline": self.baseline,

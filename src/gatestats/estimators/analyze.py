@@ -13,6 +13,7 @@ import numpy.typing as npt
 import polars as pl
 
 from gatestats._lookup import find_by_key
+from gatestats._typing import JSONObject
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
@@ -105,7 +106,7 @@ class MetricEstimate:
             max_effective_n=self._max_effective_n,
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (the ``--json`` shape of one metric)."""
         return {
             "estimate": self.estimate,
@@ -168,7 +169,7 @@ class SystemAnalysis:
         msg = f"no {metric} at k={k} for system {self.system!r}"
         raise KeyError(msg)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping of this system."""
         ks = sorted({e.k for e in self.estimates})
         return {
@@ -225,7 +226,7 @@ class Analysis:
         """
         return find_by_key(self.systems, lambda item: item.system, name, f"system {name!r}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The documented ``gatestats analyze --json`` object."""
         return {
             "ks": list(self.ks),

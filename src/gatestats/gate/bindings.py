@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gatestats._typing import JSONObject
 from gatestats.gate._typed import to_json
 from gatestats.sequential.decide import SequencePoint
 from gatestats.vocabulary import Action, GateCorrection, Metric, Outcome
@@ -51,7 +52,7 @@ class _Json:
 
     __slots__ = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (keys in field order, tuples as lists).
 
         Returns
@@ -297,9 +298,45 @@ class FailureClassCount(_Json):
     cases: tuple[str, ...]
 
 
-#: One rule's sequence after one batch: the running estimate, the confidence-sequence bounds, both
-#: e-values (capped at 1e300), bound as the sequential decision made it.
-SequencePointBinding = SequencePoint
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequencePointBinding(_Json):
+    """One rule's sequence after one batch: the running estimate, the confidence-sequence bounds, both
+    e-values (capped at 1e300), bound as the sequential decision made it.
+
+    The verdict's own type (its fields are the file's keys, in order); :meth:`of` converts the
+    sequential core's :class:`gatestats.sequential.SequencePoint` at the boundary, so a change there
+    cannot change the verdict format unnoticed.
+    """
+
+    n_cases: int
+    estimate: float
+    lower: float
+    upper: float
+    e_pass: float
+    e_fail: float
+
+    @classmethod
+    def of(cls, point: SequencePoint) -> SequencePointBinding:
+        """The binding of a sequence point.
+
+        Parameters
+        ----------
+        point
+            A point of a :class:`gatestats.sequential.SequentialDecision`'s path.
+
+        Returns
+        -------
+        SequencePointBinding
+            The same values under the verdict's keys.
+        """
+        return cls(
+            n_cases=point.n_cases,
+            estimate=point.estimate,
+            lower=point.lower,
+            upper=point.upper,
+            e_pass=point.e_pass,
+            e_fail=point.e_fail,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,7 +16,7 @@ the rule names a slice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import polars as pl
 
@@ -30,7 +30,17 @@ from gatestats.gate.verdict import RuleResult
 __all__ = ["cost_rows"]
 
 
-def _rates(policy: Policy) -> dict[str, Any]:
+class _Rates(TypedDict):
+    """The policy's cost options: the keyword arguments of ``cost_ratio`` and ``cost_per_accepted``, checked by mypy."""
+
+    review_rate_usd_per_hour: float | None
+    machine_rate_usd_per_hour: float | None
+    confidence_level: float
+    n_resamples: int
+    seed: int
+
+
+def _rates(policy: Policy) -> _Rates:
     return {
         "review_rate_usd_per_hour": policy.cost.review_rate_usd_per_hour,
         "machine_rate_usd_per_hour": policy.cost.machine_rate_usd_per_hour,

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.gate.recordset import MANIFEST, RecordSet, load_record_set
 from gatestats.gate.verdict import CheckResult
@@ -79,12 +80,12 @@ class DriftResult:
         status: Literal["ok", "insufficient_evidence"] = "ok" if self.status == "stable" else "insufficient_evidence"
         return CheckResult(name="baseline_drift", side="baseline", status=status, detail=self.reason)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping of every field.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             Tuples as lists, ``b``/``c`` as counts beside the case lists.
         """
         return {
@@ -192,6 +193,12 @@ def _sample_of(stored: RecordSet, rerun: RecordSet) -> dict[str, Any]:
     ids = sample.get("case_ids")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise RecordFileError.single(where, "baseline_sample.case_ids", f"expected a list of case ids (got {ids!r})")
+    cases = stored.manifest.get("cases")
+    known = {c.get("case_id") for c in cases if isinstance(c, dict)} if isinstance(cases, list) else set()
+    unknown = sorted(set(ids) - known - set(stored.records["case_id"].unique().to_list()))
+    if unknown or len(set(ids)) != len(ids):
+        why = f"not cases of {stored.path}: {unknown[:3]!r}" if unknown else "a case sampled twice"
+        raise RecordFileError.single(where, "baseline_sample.case_ids", why)
     return sample
 
 
@@ -299,7 +306,7 @@ def drift_decision(
     needed = min_discordant_for(alpha, alternative="two-sided")
     if n_compared < needed:
         return "insufficient_evidence", None, needed
-    p = mcnemar_test(fell, rose, alternative="two-sided", midp=False).pvalue_exact
+    p = mcnemar_test(fell, rose, alternative="two-sided", method="exact").pvalue_exact
     return ("moved" if p <= alpha else "stable"), p, needed
 
 

@@ -23,7 +23,7 @@ Order of decision (documented in the README, "Gate"):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -34,14 +34,12 @@ from gatestats._search import fewest
 from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
-from gatestats.gate._typed import build
 from gatestats.gate.bindings import (
     CostSummary,
     CurvePoint,
     FailureClassCount,
     FlipCount,
     JudgeStatus,
-    PolicyBinding,
     SequentialBinding,
     SevereFailure,
     SliceRate,
@@ -275,7 +273,14 @@ def _judge_checks(
                 raise GatestatsError(msg)
             if isinstance(calibrations, str):
                 raise GatestatsError(calibrations)
-            jp = JudgePolicy(**{f.name: getattr(req, f.name) for f in fields(JudgePolicy)})  # the policy's limits
+            jp = JudgePolicy(  # the policy's limits
+                judge_model=req.judge_model,
+                rubric_digest=req.rubric_digest,
+                max_false_pass_rate=req.max_false_pass_rate,
+                max_false_fail_rate=req.max_false_fail_rate,
+                max_flip_rate=req.max_flip_rate,
+                criterion=req.criterion,
+            )
             eligibility = judge_eligibility(candidate, calibrations=calibrations, policies={name: jp})
         except (GatestatsError, ValueError, OSError) as exc:
             checks.append(
@@ -566,7 +571,7 @@ def evaluate_gate(
         flips_fail_to_pass=found.flips[1],
         cost=found.cost,
         judges=judges,
-        policy=build(PolicyBinding, policy.to_dict(), "policy"),
+        policy=policy.binding(),
         registration=reg,
         baseline=provenance["baseline"],
         candidate=provenance["candidate"],

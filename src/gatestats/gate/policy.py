@@ -17,12 +17,15 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypedDict, cast
 
 from gatestats._digest import digest_bytes
 from gatestats._text import visible
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate, too_deep
+from gatestats.gate._typed import TypedFieldError
+from gatestats.gate.bindings import PolicyBinding, SystemBinding
 from gatestats.jsonfile import read_regular_file
 from gatestats.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.records.contract import SYSTEM_PARTS
@@ -100,6 +103,28 @@ class SystemRequirement:
     system: str | None
     system_digest: str | None = None
     pins: Mapping[str, str] = field(default_factory=dict)
+
+    def binding(self, side: str) -> SystemBinding:
+        """The requirement as the verdict binds it.
+
+        Parameters
+        ----------
+        side
+            ``baseline`` or ``candidate`` (named in the error).
+
+        Returns
+        -------
+        SystemBinding
+            The system's label, digest and pins.
+
+        Raises
+        ------
+        TypedFieldError
+            The policy names no system for this side (the verdict binds each side's label).
+        """
+        if self.system is None:
+            raise TypedFieldError(f"policy.{side}.system", "a string", None)
+        return SystemBinding(system=self.system, system_digest=self.system_digest, pins=dict(self.pins))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,12 +221,12 @@ class Policy:
     #: or ``counted`` (the final attempt's outcome; gatestats.gate.bounds, docs/gate.md).
     infra_retries: InfraRetries = "bounded"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready summary (as bound into the verdict).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The policy's identity, limits and both systems' requirements, as the verdict binds them.
         """
         return {
@@ -236,6 +261,39 @@ class Policy:
             "require_preregistration": self.require_preregistration,
             "infra_retries": self.infra_retries,
         }
+
+    def binding(self) -> PolicyBinding:
+        """The policy as the verdict binds it (what :meth:`to_dict` shows, typed; each side must name its system).
+
+        Returns
+        -------
+        PolicyBinding
+            The policy's identity, limits and both systems' requirements.
+        """
+        return PolicyBinding(
+            path=str(self.path),
+            digest=self.digest,
+            name=self.name,
+            version=self.version,
+            k=self.k,
+            min_cases=self.min_cases,
+            min_trials=self.min_trials,
+            max_infra_error_rate=float(self.max_infra_error_rate),
+            multiplicity=self.multiplicity,
+            on_insufficient_evidence=self.on_insufficient_evidence,
+            confidence_level=float(self.confidence_level),
+            seed=self.seed,
+            severe_slices=self.severe_slices,
+            max_cost_increase=None if self.max_cost_increase is None else float(self.max_cost_increase),
+            case_set_version=self.case_set_version,
+            require_checksums=self.require_checksums,
+            golden_set=None if self.golden_set is None else str(self.golden_set),
+            baseline=self.baseline.binding("baseline"),
+            candidate=self.candidate.binding("candidate"),
+            case_grouping=self.case_grouping,
+            require_preregistration=self.require_preregistration,
+            infra_retries=self.infra_retries,
+        )
 
 
 #: The range of every numeric key of a policy, both ends included (``max_infra_error_rate``: 1 excluded).
@@ -519,15 +577,40 @@ def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
         raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=line, message=f"not TOML: {exc}")]) from None
 
 
-def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
+class _Top(TypedDict, total=False):
+    """The top-level values of a policy by :class:`Policy` field (typed, so the constructor call is checked)."""
+
+    name: str
+    version: str
+    description: str | None
+    k: int
+    min_cases: int
+    min_trials: int
+    max_infra_error_rate: float
+    on_insufficient_evidence: Literal["block"]
+    multiplicity: GateCorrection
+    confidence_level: float
+    seed: int
+    severe_slices: tuple[str, ...]
+    max_cost_increase: float | None
+    case_set_version: str | None
+    require_checksums: bool
+    golden_set: Path | None
+    require_preregistration: bool
+    case_grouping: str | None
+    infra_retries: InfraRetries
+
+
+def _top_values(r: _Reader, raw: Mapping[str, Any], path: Path) -> _Top:
     """The top-level values of the parsed TOML ``raw`` by :class:`Policy` field (problems recorded in key order)."""
     fmt = r.get(raw, (), "format", str, required=True)
     if fmt is not None and fmt != POLICY_FORMAT:
         r.problem(("format",), f"expected {POLICY_FORMAT!r} (got {fmt!r})")
-    top: dict[str, Any] = {key: r.name(raw, (), key, required=True) for key in ("name", "version")}
+    top: _Top = {"name": r.name(raw, (), "name", required=True), "version": r.name(raw, (), "version", required=True)}
     top["description"] = r.get(raw, (), "description", str)
-    for key in ("k", "min_cases", "min_trials"):
-        top[key] = r.integer(raw, (), key, *_range(key), required=True)
+    top["k"] = r.integer(raw, (), "k", *_range("k"), required=True)
+    top["min_cases"] = r.integer(raw, (), "min_cases", *_range("min_cases"), required=True)
+    top["min_trials"] = r.integer(raw, (), "min_trials", *_range("min_trials"), required=True)
     max_infra = top["max_infra_error_rate"] = r.get(raw, (), "max_infra_error_rate", float, required=True)
     if max_infra is not None and not 0 <= max_infra < 1:
         r.problem(("max_infra_error_rate",), f"expected a number in [0, 1) (got {max_infra!r})")
@@ -573,9 +656,8 @@ def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) ->
     r.known(raw, (), _TOP)
     top = _top_values(r, raw, path)
     k, min_cases, min_trials, severe = top["k"], top["min_cases"], top["min_trials"], top["severe_slices"]
-    sides: dict[str, Any] = {
-        side: _system(r, raw, side, required=side == "baseline") for side in ("baseline", "candidate")
-    }
+    baseline = _system(r, raw, "baseline", required=True)
+    candidate = _system(r, raw, "candidate", required=False)
     cost = _cost(r, raw)
     judges = _judges(r, raw, path)
     rules = tuple(_rules(r, raw, k, severe, judges))
@@ -587,7 +669,33 @@ def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) ->
     if r.problems:
         raise PolicyError(r.problems)
     return Policy(
-        path=path, digest=digest, **top, **sides, cost=cost, rules=rules, judges=judges, sequential=sequential
+        path=path,
+        digest=digest,
+        name=top["name"],
+        version=top["version"],
+        description=top["description"],
+        baseline=baseline,
+        candidate=candidate,
+        k=k,
+        min_cases=min_cases,
+        min_trials=min_trials,
+        max_infra_error_rate=top["max_infra_error_rate"],
+        multiplicity=top["multiplicity"],
+        on_insufficient_evidence=top["on_insufficient_evidence"],
+        confidence_level=top["confidence_level"],
+        seed=top["seed"],
+        severe_slices=severe,
+        max_cost_increase=top["max_cost_increase"],
+        case_set_version=top["case_set_version"],
+        cost=cost,
+        rules=rules,
+        judges=judges,
+        require_checksums=top["require_checksums"],
+        golden_set=top["golden_set"],
+        sequential=sequential,
+        require_preregistration=top["require_preregistration"],
+        case_grouping=top["case_grouping"],
+        infra_retries=top["infra_retries"],
     )
 
 

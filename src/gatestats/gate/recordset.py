@@ -34,6 +34,7 @@ from typing import Any, Literal
 import polars as pl
 
 from gatestats._digest import digest_json
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.gate._typed import to_json
 from gatestats.records import load_record_files
@@ -63,18 +64,18 @@ class RecordFileDigest:
     path: str
     digest: str
     size: int
-    checksums: str = "none"
+    checksums: Checksums = "none"
     n_records: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             ``path``, ``digest``, ``size``, ``checksums`` and ``n_records``, in this order.
         """
-        data: dict[str, Any] = to_json(self)
+        data: JSONObject = to_json(self)
         return data
 
 
@@ -105,12 +106,12 @@ class RecordSet:
             return "record files"
         return str(self.manifest.get("origin", "runner"))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Provenance of the record set as bound into a verdict.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             Path, kind, digests, files and manifest facts as JSON values.
         """
         manifest = self.manifest or {}

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.gate._typed import to_json
 from gatestats.gate.policy import Policy
@@ -77,16 +78,16 @@ class Registration:
             return None
         return self.notice or import_notice(self.registered_at, self.first_record_at)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The registration as the verdict binds it.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             Run set, policy digest, registration and first-record times, origin, whether it is a
             pre-registration and its notice, in field order (the last two absent when unrecorded).
         """
-        data: dict[str, Any] = to_json(self)
+        data: JSONObject = to_json(self)
         if self.preregistered is None and self.notice is None:  # a verdict written before the fields
             del data["preregistered"], data["notice"]
         return data

@@ -47,9 +47,6 @@ from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import Comparison, compare
-from gatestats.paired.noninferiority import bounded_mean_pvalues
-from gatestats.paired.pairing import build_case_table, pair_table
-from gatestats.paired.trials import unit_sums
 from gatestats.vocabulary import Metric, metric_spec
 
 __all__ = [
@@ -331,25 +328,11 @@ _NI_TESTS = {
 }
 
 
-def _mean_test_pvalues(records: pl.DataFrame, *, metric: Metric, k: int, baseline: str, candidate: str
-                       ) -> tuple[float, float]:  # fmt: skip
-    """Bounded-mean test of "candidate better" / "candidate worse" on per-case (or per-group) differences."""
-    table = build_case_table(records, metric=metric, k=k, systems=[baseline, candidate])
-    paired = pair_table(table, baseline=baseline, candidate=candidate, shared_versions_only=False)
-    i, j = table.systems.index(baseline), table.systems.index(candidate)
-    diffs = table.value[j, paired.indices] - table.value[i, paired.indices]
-    groups = None if table.groups is None else table.groups[paired.indices]
-    clustered = groups is not None and np.unique(groups).size < paired.indices.size
-    sums, sizes = unit_sums(diffs, groups if clustered else None)
-    return bounded_mean_pvalues(sums, sizes if clustered else None, margin=0.0)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _PairedTest:
     """What one of the paired tests found, before the row's status is decided."""
 
-    cmp: Comparison  # the comparison whose counts and estimates the row reports
-    shown: Comparison  # the comparison whose interval the row shows (the policy's level)
+    cmp: Comparison  # the comparison whose counts, estimates and interval (the policy's level) the row reports
     test: str
     blocked: bool
     p_pass: float | None
@@ -359,23 +342,16 @@ class _PairedTest:
     needed: int | None
 
 
-def _noninferiority(
-    records: pl.DataFrame, options: dict[str, Any], *, margin: float, alpha: float, confidence_level: float
-) -> _PairedTest:
-    """The non-inferiority test at margin ``margin > 0``."""
-    # The non-inferiority test runs at the rule's alpha (its resolution check depends on it);
-    # the interval shown stays at the policy's confidence level.
-    level = 1 - 2 * alpha
-    cmp = compare(records, margin=margin, **{**options, "confidence_level": level})
+def _noninferiority(records: pl.DataFrame, options: dict[str, Any], *, margin: float) -> _PairedTest:
+    """The non-inferiority test at margin ``margin > 0``, at the rule's alpha (``options["alpha"]``)."""
+    cmp = compare(records, margin=margin, **options)
     ni = cmp.noninferiority
-    shown = cmp if math.isclose(level, confidence_level) else compare(records, **options)
     resolution_status = "ok" if ni is None else ni.status
     needed = None if ni is None else ni.cases_needed
     if resolution_status == "cannot_resolve" and needed is None:
         needed = math.ceil(1 / margin)
     return _PairedTest(
         cmp=cmp,
-        shown=shown,
         test=_NI_TESTS.get(ni.method if ni is not None else "", "non-inferiority test"),
         # Only the test's own status blocks: a refused interval (e.g. per-case differences that do
         # not vary) is a display matter, and the test stays valid there.
@@ -388,8 +364,12 @@ def _noninferiority(
     )
 
 
-def _not_worse(records: pl.DataFrame, options: dict[str, Any], *, rule: Rule, metric: Metric) -> _PairedTest:
-    """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test."""
+def _not_worse(records: pl.DataFrame, options: dict[str, Any]) -> _PairedTest:
+    """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test.
+
+    Both run at the rule's alpha (``options["alpha"]``): the McNemar row's resolution check asks
+    whether its discordant units could reach that alpha, not ``1 - confidence_level``.
+    """
     better = compare(records, alternative="greater", test="exact", **options)
     if better.design == "one_trial" and not better.clustered:
         worse = compare(records, alternative="less", test="exact", **options)
@@ -397,7 +377,6 @@ def _not_worse(records: pl.DataFrame, options: dict[str, Any], *, rule: Rule, me
         unresolved = res is not None and res.status == "cannot_resolve"
         return _PairedTest(
             cmp=better,
-            shown=better,
             test="exact McNemar",
             blocked=better.status == "insufficient_evidence",
             p_pass=better.pvalue,
@@ -412,11 +391,9 @@ def _not_worse(records: pl.DataFrame, options: dict[str, Any], *, rule: Rule, me
     blocked = bool(better.undefined_cases)
     p_pass = p_fail = None
     if not blocked:
-        p_pass, p_fail = _mean_test_pvalues(records, metric=metric, k=rule.k, baseline=options["baseline"],
-                                            candidate=options["candidate"])  # fmt: skip
+        p_pass, p_fail = better.mean_difference_pvalues(margin=0.0)
     return _PairedTest(
         cmp=better,
-        shown=better,
         test="bounded-mean betting test",
         blocked=blocked,
         p_pass=p_pass,
@@ -450,9 +427,10 @@ def paired_evidence(
     candidate
         The candidate's system label in ``records``.
     alpha
-        The rule's alpha (the non-inferiority test runs at level ``1 - 2 * alpha``).
+        The rule's alpha, passed as it is to :func:`gatestats.paired.compare`: the level of the
+        one-sided non-inferiority test and of the resolution check (never turned into a confidence level).
     confidence_level
-        The level of the interval the row shows.
+        The level of the interval the row shows (and only of it).
     seed
         Seed of the comparison's resampling, recorded in the verdict.
 
@@ -470,12 +448,10 @@ def paired_evidence(
         "metric": metric,
         "k": rule.k,
         "confidence_level": confidence_level,
+        "alpha": alpha,
         "seed": seed,
     }
-    if margin > 0:
-        found = _noninferiority(records, options, margin=margin, alpha=alpha, confidence_level=confidence_level)
-    else:
-        found = _not_worse(records, options, rule=rule, metric=metric)
+    found = _noninferiority(records, options, margin=margin) if margin > 0 else _not_worse(records, options)
     cmp, reason = found.cmp, found.reason
     status: Literal["ok", "cannot_resolve", "insufficient_evidence"]
     if found.blocked or found.p_pass is None or found.p_fail is None:
@@ -491,8 +467,8 @@ def paired_evidence(
         threshold=-margin,
         observed=cmp.p_candidate,
         baseline=cmp.p_baseline,
-        ci_low=found.shown.diff_ci_low,
-        ci_high=found.shown.diff_ci_high,
+        ci_low=cmp.diff_ci_low,
+        ci_high=cmp.diff_ci_high,
         test=found.test,
         pvalue_pass=found.p_pass,
         pvalue_fail=found.p_fail,

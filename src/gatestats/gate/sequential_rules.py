@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -24,7 +24,7 @@ import polars as pl
 
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
-from gatestats.gate.bindings import SequentialBinding, SequentialRulePath
+from gatestats.gate.bindings import SequencePointBinding, SequentialBinding, SequentialRulePath
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.rules import rule_row
@@ -191,7 +191,11 @@ class SequentialStop:
         design = self.design
         fixed = design.max_cases * design.trials * 2
         return SequentialBinding(
-            **design.to_dict(),
+            max_cases=design.max_cases,
+            trials=design.trials,
+            batch_cases=design.batch_cases,
+            method=design.method,
+            alpha_pass_share=design.alpha_pass_share,
             order=self.order,
             checkpoints=self.checkpoints,
             stopped_at=self.n_cases,
@@ -206,7 +210,14 @@ class SequentialStop:
 def _rule_path(row: str, d: SequentialDecision) -> SequentialRulePath:
     """The verdict's path of one rule row: its label and the decision's fields of the same names."""
     return SequentialRulePath(
-        row=row, **{f.name: getattr(d, f.name) for f in fields(SequentialRulePath) if f.name != "row"}
+        row=row,
+        status=d.status,
+        decided_at=d.decided_at,
+        boundary=d.boundary,
+        alpha_pass=d.alpha_pass,
+        alpha_fail=d.alpha_fail,
+        cases_needed=d.cases_needed,
+        path=tuple(SequencePointBinding.of(p) for p in d.path),
     )
 
 

@@ -8,12 +8,13 @@ errors, the case sets both ran, the flipped cases) and decides nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 import polars as pl
 
 from gatestats.errors import GatestatsError
-from gatestats.gate._typed import build
-from gatestats.gate.bindings import CaseSets, InfraSide, SideBinding
+from gatestats.gate._typed import TypedFieldError, build
+from gatestats.gate.bindings import LAYERS, CaseSets, FileBinding, InfraSide, Layer, RecordsSeal, SideBinding
 from gatestats.gate.checks import record_layers
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import RecordSet
@@ -106,6 +107,27 @@ def case_sets(both: pl.DataFrame, provenance: Mapping[str, SideBinding], policy:
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ManifestFacts:
+    """What a side binds from its run set's manifest (read from a JSON file: :func:`build` checks each field)."""
+
+    run_set_id: str | None
+    complete: bool | None
+    case_set_version: str | None
+    trials: int | None
+    policy_digest: str | None
+    policy_registered_at: str | None
+    origin: str | None
+    records_seal: RecordsSeal | None
+    imported_from: str | None
+    imported_source_digest: str | None
+    imported_by: str | None
+    imported_at: str | None
+
+
+_MANIFEST_FACTS = frozenset(f.name for f in fields(_ManifestFacts))
+
+
 def side_provenance(rs: RecordSet) -> SideBinding:
     """A side's provenance as the verdict binds it: its run set, systems, digests, parts, case-set versions, layers.
 
@@ -118,22 +140,52 @@ def side_provenance(rs: RecordSet) -> SideBinding:
     -------
     SideBinding
         The binding.
+
+    Raises
+    ------
+    TypedFieldError
+        A manifest fact or a record's layer of the wrong type (the field ``provenance.<name>`` named).
     """
-    out = rs.to_dict()
+    facts = build(_ManifestFacts, {k: v for k, v in rs.to_dict().items() if k in _MANIFEST_FACTS}, "provenance")
     records = rs.records
     systems = sorted({str(s) for s in records.get_column("system").unique().to_list()}) if records.height else []
-    out["system"] = systems[0] if len(systems) == 1 else (", ".join(systems) or None)
-    out["system_digest"] = (
-        records.get_column("system_digest").drop_nulls().unique().sort().to_list() if records.height else []
+
+    def distinct(column: str) -> tuple[str, ...]:
+        return tuple(sorted({str(v) for v in records.get_column(column).drop_nulls().unique().to_list()}))
+
+    return SideBinding(
+        path=str(rs.path),
+        kind=rs.kind,
+        digest=rs.digest,
+        files=tuple(
+            FileBinding(path=f.path, digest=f.digest, size=f.size, checksums=f.checksums, n_records=f.n_records)
+            for f in rs.files
+        ),
+        n_records=rs.n_records,
+        run_set_id=facts.run_set_id,
+        complete=facts.complete,
+        case_set_version=facts.case_set_version,
+        trials=facts.trials,
+        policy_digest=facts.policy_digest,
+        policy_registered_at=facts.policy_registered_at,
+        origin=facts.origin,
+        checksums=rs.checksums,
+        records_seal=facts.records_seal,
+        imported_from=facts.imported_from,
+        imported_source_digest=facts.imported_source_digest,
+        imported_by=facts.imported_by,
+        imported_at=facts.imported_at,
+        system=systems[0] if len(systems) == 1 else (", ".join(systems) or None),
+        system_digest=distinct("system_digest") if records.height else (),
+        system_parts={p: distinct(p) if records.height else () for p in SYSTEM_PARTS},
+        task_set_version=distinct("task_set_version") if records.height else (),
+        layers=tuple(_layer(value, i) for i, value in enumerate(record_layers(records))),
     )
-    out["system_parts"] = {
-        p: sorted({str(v) for v in records.get_column(p).drop_nulls().unique().to_list()}) if records.height else []
-        for p in SYSTEM_PARTS
-    }
-    out["task_set_version"] = (
-        sorted({str(v) for v in records.get_column("task_set_version").drop_nulls().unique().to_list()})
-        if records.height
-        else []
-    )
-    out["layers"] = list(record_layers(records))
-    return build(SideBinding, out, "provenance")
+
+
+def _layer(value: str, index: int) -> Layer:
+    """A record's layer as the binding's type (the records' contract allows no other; checked, not assumed)."""
+    for layer in LAYERS:
+        if value == layer:
+            return layer
+    raise TypedFieldError(f"provenance.layers[{index}]", f"one of {', '.join(repr(v) for v in LAYERS)}", value)

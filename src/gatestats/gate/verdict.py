@@ -24,6 +24,7 @@ from xml.etree import ElementTree as ET
 from gatestats._digest import digest_bytes, digest_json
 from gatestats._files import write_once
 from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, shorten, visible
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate._typed import TypedFieldError, build, to_json
 from gatestats.gate.bindings import (
@@ -82,12 +83,12 @@ class CheckResult:
     status: Literal["ok", "insufficient_evidence"]
     detail: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             ``name``, ``side``, ``status`` and ``detail``.
         """
         return {"name": self.name, "side": self.side, "status": self.status, "detail": self.detail}
@@ -130,12 +131,12 @@ class RuleResult:
     #: The bound the row was decided on when some of its attempts are unresolved (absent: none were).
     unresolved: UnresolvedBound | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The row's fields in declaration order (``unresolved`` only when the row has unresolved attempts).
         """
         out = {name: getattr(self, name) for name in self.__slots__ if name != "unresolved"}
@@ -160,15 +161,15 @@ class SevereSliceResult:
     #: The candidate's unresolved attempts (final attempt ``infra_error``) in the slice's cases (absent: none).
     unresolved: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The slice's counts, threshold, failures (each a mapping), decision and reason.
         """
-        return {
+        out: JSONObject = {
             "slice": self.slice,
             "n_cases": self.n_cases,
             "n_trials": self.n_trials,
@@ -178,7 +179,10 @@ class SevereSliceResult:
             "baseline_failures": self.baseline_failures,
             "decision": self.decision,
             "reason": self.reason,
-        } | ({"unresolved": self.unresolved} if self.unresolved else {})
+        }
+        if self.unresolved:
+            out["unresolved"] = self.unresolved
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -215,15 +219,15 @@ class Verdict:
         """The documented process exit code of this verdict."""
         return EXIT_CODES[self.verdict]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The verdict file's content (``format`` ``gatestats-verdict/1``), with its ``digest``.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The verdict body, keys in the file's order, ending with ``digest``.
         """
-        body: dict[str, Any] = {
+        body: JSONObject = {
             "format": VERDICT_FORMAT,
             "verdict": self.verdict,
             "exit_code": self.exit_code,
@@ -464,7 +468,7 @@ def _ids(ids: tuple[str, ...]) -> str:
     return shown if more <= 0 else f"{shown}, … and {more} more (the verdict file lists them all)"
 
 
-def verdict_digest(body: dict[str, Any]) -> str:
+def verdict_digest(body: Mapping[str, JSONValue]) -> str:
     """``sha256:`` of the canonical JSON of a verdict body without its ``digest`` field.
 
     Parameters
@@ -480,7 +484,7 @@ def verdict_digest(body: dict[str, Any]) -> str:
     return digest_json({k: v for k, v in body.items() if k != "digest"})
 
 
-def verdict_file_bytes(body: dict[str, Any]) -> bytes:
+def verdict_file_bytes(body: Mapping[str, JSONValue]) -> bytes:
     """The bytes of a verdict file: indented JSON of ``body`` (no NaN), UTF-8, one final newline.
 
     Parameters
@@ -496,13 +500,13 @@ def verdict_file_bytes(body: dict[str, Any]) -> bytes:
     return (json.dumps(body, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
-def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
-    """Write a verdict file once; refuse to replace an existing file.
+def write_verdict(verdict: Verdict, path: str | os.PathLike[str]) -> Path:
+    """Write a verdict file once (``verdict.to_dict()`` as :func:`verdict_file_bytes`); refuse to replace a file.
 
     Parameters
     ----------
-    body
-        The verdict body (:meth:`Verdict.to_dict`).
+    verdict
+        The verdict to write.
     path
         The new file's path.
 
@@ -519,7 +523,7 @@ def write_verdict(body: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        write_once(target, verdict_file_bytes(body))
+        write_once(target, verdict_file_bytes(verdict.to_dict()))
     except FileExistsError:
         msg = f"{target}: a verdict file already exists there; verdicts are immutable (choose a new path)"
         raise FileExistsError(msg) from None
@@ -629,12 +633,13 @@ def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdic
         if not getattr(typed, side).files:
             msg = f"field '{side}.files': expected a non-empty array of record files (got [])"
             raise VerdictFileError(msg)
-    flips: dict[str, Any] = {
-        "flips_pass_to_fail": typed.flips.pass_to_fail,
-        "flips_fail_to_pass": typed.flips.fail_to_pass,
-    }
-    # Every other field of the verdict is the body's field of the same name.
-    return Verdict(**flips, **{f.name: getattr(typed, f.name) for f in fields(Verdict) if f.name not in flips})
+    # Every other field of the verdict is the body's field of the same name (a field added to both
+    # is read without a change here; one missing from the body fails loudly on getattr).
+    return Verdict(
+        flips_pass_to_fail=typed.flips.pass_to_fail,
+        flips_fail_to_pass=typed.flips.fail_to_pass,
+        **{f.name: getattr(typed, f.name) for f in fields(Verdict) if not f.name.startswith("flips_")},
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gatestats._typing import JSONObject
 from gatestats.golden.proposal import read_set_json
 from gatestats.golden.store import APPROVED, PROPOSED, case_states, events
 from gatestats_runner.digests import digest_file, tree_digest
@@ -29,7 +30,7 @@ class Finding:
     kind: str
     message: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The finding as JSON.
 
         Returns

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from gatestats._typing import JSONObject
 from gatestats_runner.cases import CaseSet, load_case_set
 from gatestats_runner.digests import digest_json
 
@@ -33,7 +33,7 @@ class SetDiff:
     changed: tuple[CaseChange, ...]
     unchanged: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The difference as JSON (changed cases by id; unchanged ones counted).
 
         Returns

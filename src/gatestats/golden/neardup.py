@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.jsonfile import parse_json_document
 
@@ -261,7 +262,7 @@ class Twin:
     jaccard: float
     minhash_estimate: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The twin as JSON (similarities rounded to 4 places).
 
         Returns

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.golden.trace import Trace
 from gatestats.jsonfile import read_json_file
@@ -198,7 +199,7 @@ class CodeProperty:
     allowed: tuple[float, ...] = ()
     text: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The property as in ``expect.json`` (only the fields of its kind).
 
         Returns
@@ -206,7 +207,7 @@ class CodeProperty:
         dict
             ``name``, ``kind`` and ``tool``, ``pattern`` and ``allowed``, or ``text``.
         """
-        out: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        out: JSONObject = {"name": self.name, "kind": self.kind}
         if self.tool is not None:
             out["tool"] = self.tool
         if self.pattern is not None:
@@ -229,7 +230,7 @@ class JudgeGrader:
     def can_vote(self) -> bool:
         return self.calibration is not None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The grader as in ``expect.json``.
 
         Returns
@@ -258,7 +259,7 @@ def _field(path: Path, name: str, message: str) -> ExpectError:
     return ExpectError(f"{path}: field '{name}': {message}")
 
 
-def _check_property_keys(path: Path, where: str, kind: str, raw: dict[str, Any]) -> None:
+def _check_property_keys(path: Path, where: str, kind: str, raw: Mapping[str, object]) -> None:
     """No key a property of this kind does not take, and every key it needs."""
     allowed_keys = {"name", "kind"} | {
         "no_tool_call": {"tool"},
@@ -396,8 +397,8 @@ def case_files(
     failure_class: str,
     severity: str,
     split: str,
-    provenance: Mapping[str, Any],
-    twins: list[dict[str, Any]],
+    provenance: Mapping[str, JSONValue],
+    twins: Sequence[Mapping[str, JSONValue]],
 ) -> dict[str, bytes]:
     """The files of the proposed case directory (relative path -> bytes).
 

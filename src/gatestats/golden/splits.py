@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.golden.neardup import Twin
 from gatestats.golden.proposal import GOLDEN_FILE, GoldenSetError, check_label, check_name, check_text
@@ -84,7 +85,7 @@ def reclassify(
     by: str,
     override_twin: str | None = None,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """Move a case to another split (a new case version; an approval carries over: the graders are unchanged).
 
     Parameters
@@ -124,7 +125,7 @@ def reclassify(
         _twin_conflict(root, case_id, split, _live_twins(root, case_id, states), override_twin)
         case_dir, _ = live[case_id]
         case, old = _replace_case(root, case_dir, _with_split(case_file_bytes(case_dir), split))
-        event = {
+        event: JSONObject = {
             "event": "reclassified",
             "case_id": case_id,
             "from": state.split,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gatestats._files import write_atomic
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.golden.neardup import DEFAULT_THRESHOLD, Twin, features, find_twins
 from gatestats.golden.proposal import (
     Expectation,
@@ -147,7 +148,7 @@ def events(root: str | Path) -> list[dict[str, Any]]:
     return list(raw["events"])
 
 
-def _append(root: Path, new: Sequence[dict[str, Any]]) -> None:
+def _append(root: Path, new: Sequence[Mapping[str, JSONValue]]) -> None:
     body = {"format": SET_FORMAT, "events": [*events(root), *new]}
     write_atomic(root / MANIFEST, (json.dumps(body, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
 
@@ -401,7 +402,7 @@ def _twins_of_trace(root: Path, trace: Trace, known: Mapping[str, CaseState], th
     return find_twins(new, others, threshold=threshold)
 
 
-def _provenance(trace: Trace, *, by: str, at: str, why: str | None) -> dict[str, Any]:
+def _provenance(trace: Trace, *, by: str, at: str, why: str | None) -> JSONObject:
     """Where the case came from: the trace's source and who promoted it, when and why."""
     return {
         "source_format": trace.source_format,
@@ -426,14 +427,14 @@ def _write_proposed(target: Path, files: Mapping[str, bytes]) -> Case:
         raise GoldenSetError(str(exc)) from None
 
 
-def _log(root: Path, event: dict[str, Any], *, by: str, at: datetime | None) -> dict[str, Any]:
+def _log(root: Path, event: Mapping[str, JSONValue], *, by: str, at: datetime | None) -> JSONObject:
     """Log ``event`` stamped with who (``by``), when (``at``, default now) and the set version it makes."""
-    logged = {**event, "by": by, "at": _now(at), "set_version": _disk_set_version(root)}
+    logged: JSONObject = {**event, "by": by, "at": _now(at), "set_version": _disk_set_version(root)}
     _append(root, [logged])
     return logged
 
 
-def _append_or_remove(root: Path, event: dict[str, Any], target: Path) -> None:
+def _append_or_remove(root: Path, event: Mapping[str, JSONValue], target: Path) -> None:
     """Log ``event``; when that fails, remove the case directory it describes."""
     try:
         _append(root, [event])
@@ -453,7 +454,7 @@ def _proposed_event(
     by: str,
     at: str,
     why: str | None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """The log event of a proposal."""
     return {
         "event": "proposed",
@@ -598,7 +599,7 @@ def propose_revision(
             case = write_case(target, files)
         except CaseError as exc:
             raise GoldenSetError(str(exc)) from None
-        event: dict[str, Any] = {
+        event: JSONObject = {
             "event": "proposed",
             "case_id": case_id,
             "revision_of": state.approved_version,
@@ -631,7 +632,7 @@ def approve(
     owner: str | None = None,
     review_by: date | None = None,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """The human decision: move the proposal of ``case_id`` into the set and log who approved it.
 
     Parameters
@@ -688,7 +689,7 @@ def approve(
         rename_once(proposal, current)
         case = load_case(current)
         review = review_by or (at.date() + REVIEW_PERIOD)
-        event = {
+        event: JSONObject = {
             "event": "approved",
             "case_id": case_id,
             "case_version": case.version,
@@ -700,7 +701,7 @@ def approve(
         return _log(root, event, by=by, at=at)
 
 
-def retire(root: str | Path, case_id: str, *, reason: str, by: str, now: datetime | None = None) -> dict[str, Any]:
+def retire(root: str | Path, case_id: str, *, reason: str, by: str, now: datetime | None = None) -> JSONObject:
     """Retire an approved case (a new set version, never a silent replacement), with the reason.
 
     Parameters

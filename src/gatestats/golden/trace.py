@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.records.runset import MANIFEST
 from gatestats_runner.cases import CaseError, load_case
@@ -57,7 +58,7 @@ class ToolCall:
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The call as JSON.
 
         Returns
@@ -89,7 +90,7 @@ class Trace:
     outcome: str | None = None
     cost: Mapping[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The normalised trace as JSON (snapshot files as text where they are UTF-8).
 
         Returns
@@ -178,7 +179,7 @@ def _load_json(path: Path) -> tuple[Any, bytes]:
     return value, data
 
 
-def _gatestats_trace(path: Path, raw: dict[str, Any], data: bytes) -> Trace:
+def _gatestats_trace(path: Path, raw: Mapping[str, object], data: bytes) -> Trace:
     unknown = sorted(set(raw) - _TRACE_KEYS)
     if unknown:
         raise _fail(path, unknown[0], f"unknown field (expected one of {', '.join(sorted(_TRACE_KEYS))})")
@@ -220,9 +221,10 @@ def _attribute_value(value: Any) -> Any:
     return None
 
 
-def _attributes(span: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in span.get("attributes") or []:
+def _attributes(span: Mapping[str, object]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    attributes = span.get("attributes")
+    for item in attributes if isinstance(attributes, list) else []:
         if isinstance(item, dict) and isinstance(item.get("key"), str):
             out[item["key"]] = _attribute_value(item.get("value"))
     return out
@@ -249,10 +251,11 @@ def _message_text(raw: Any, role: str) -> str | None:
     return texts[-1] if texts else None
 
 
-def _otel_spans(path: Path, raw: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+def _otel_spans(path: Path, raw: Mapping[str, object]) -> tuple[list[dict[str, Any]], str]:
     """The spans of one trace in start order, and that trace's id."""
     spans: list[dict[str, Any]] = []
-    for resource in raw.get("resourceSpans") or []:
+    resources = raw.get("resourceSpans")
+    for resource in resources if isinstance(resources, list) else []:
         for scope in (resource or {}).get("scopeSpans") or []:
             spans.extend(s for s in (scope or {}).get("spans") or [] if isinstance(s, dict))
     if not spans:
@@ -264,11 +267,11 @@ def _otel_spans(path: Path, raw: dict[str, Any]) -> tuple[list[dict[str, Any]], 
     return spans, str(next(iter(trace_ids)))
 
 
-def _otel_trace(path: Path, raw: dict[str, Any], data: bytes) -> Trace:
+def _otel_trace(path: Path, raw: Mapping[str, object], data: bytes) -> Trace:
     """A :class:`Trace` from OTLP/JSON GenAI spans."""
     spans, trace_id = _otel_spans(path, raw)
     calls: list[ToolCall] = []
-    chats: list[dict[str, Any]] = []
+    chats: list[dict[str, object]] = []
     model = None
     tokens = {"input_tokens": 0, "output_tokens": 0}
     for span in spans:

@@ -65,7 +65,7 @@ class Trends:
         return pl.DataFrame([_row(r) for r in self.rows], schema=schema)
 
 
-def _row(r: TrendRow) -> dict[str, Any]:
+def _row(r: TrendRow) -> dict[str, object]:
     return {k: getattr(r, k) for k in ("source", "failure_class", "count", "n", "share", "low", "high")}
 
 

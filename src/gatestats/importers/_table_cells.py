@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from gatestats.input_tables import describe
@@ -195,7 +195,7 @@ def verdict(cell: Any, *, text: bool) -> tuple[str | None, str | None]:
     return None, f"expected {_VERDICT_EXPECTED} (got {got})"
 
 
-def _grader_problem(name: str, present: dict[str, Any]) -> str | None:
+def _grader_problem(name: str, present: Mapping[str, object]) -> str | None:
     """Why a grader object's kind, verdict or calibration version is wrong (None: they are right)."""
     kind, found, calibration = present.get("kind"), present.get("verdict"), present.get("calibration_version")
     checks = (

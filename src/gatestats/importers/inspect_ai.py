@@ -39,6 +39,7 @@ import polars as pl
 
 from gatestats._digest import digest_json
 from gatestats._text import TEXT_LIMIT, shorten
+from gatestats._typing import JSONObject
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 from gatestats.importers._common import file_digest, imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json, open_zip, read_member
@@ -267,7 +268,7 @@ def _verdict(value: Any, scoring: _Scoring) -> str | None:
     return None
 
 
-def _graders(scores: dict[str, Any], scoring: _Scoring) -> list[dict[str, str | None]]:
+def _graders(scores: Mapping[str, object], scoring: _Scoring) -> list[dict[str, str | None]]:
     return [
         {
             "name": name,
@@ -279,7 +280,7 @@ def _graders(scores: dict[str, Any], scoring: _Scoring) -> list[dict[str, str | 
     ]
 
 
-def _usage(sample: dict[str, Any]) -> tuple[int | None, int | None, float | None]:
+def _usage(sample: Mapping[str, object]) -> tuple[int | None, int | None, float | None]:
     """Input and output tokens summed over the sample's models; cost only when every model reports it."""
     usage = sample.get("model_usage")
     if not isinstance(usage, dict) or not usage:
@@ -311,13 +312,13 @@ class _SampleReader:
         self.scoring = scoring
         self.primary = primary
         self.problems = ProblemList()
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Mapping[str, object]] = []
         self.sources: list[str] = []
 
     def problem(self, sample: _Sample, field: str, message: str) -> None:
         self.problems.add(RecordProblem(file=sample.source, field=sample.prefix + field, message=message))
 
-    def add(self, sample: _Sample, row: dict[str, Any]) -> None:
+    def add(self, sample: _Sample, row: JSONObject) -> None:
         self.rows.append(row)
         self.sources.append(sample.source if not sample.prefix else f"{sample.source} {sample.prefix.rstrip('.')}")
 
@@ -348,18 +349,18 @@ class _SampleReader:
         self.add(sample, {**common, "attempt": len(retries), **final})
         return str(case_id), epoch
 
-    def _final(self, sample: _Sample, data: dict[str, Any]) -> dict[str, Any]:
+    def _final(self, sample: _Sample, data: Mapping[str, object]) -> JSONObject:
         tokens_in, tokens_out, cost = _usage(data)
-        seconds = data.get("total_time")
-        row: dict[str, Any] = {
+        seconds, started, ended = data.get("total_time"), data.get("started_at"), data.get("completed_at")
+        row: JSONObject = {
             "tokens_input": tokens_in,
             "tokens_output": tokens_out,
             "cost_model_usd": cost,
             "machine_seconds": float(seconds)
             if isinstance(seconds, int | float) and not isinstance(seconds, bool) and math.isfinite(seconds)
             else None,
-            "started_at": data.get("started_at") if isinstance(data.get("started_at"), str) else None,
-            "ended_at": data.get("completed_at") if isinstance(data.get("completed_at"), str) else None,
+            "started_at": started if isinstance(started, str) else None,
+            "ended_at": ended if isinstance(ended, str) else None,
         }
         scores = data.get("scores") or {}
         if not isinstance(scores, dict):
@@ -386,7 +387,7 @@ class _SampleReader:
         check = None if outcome == PASSED else f"scorer {self.primary}: {shorten(value)}"
         return {**row, "graders": graders, "outcome": outcome, "failed_check": check}
 
-    def _limit(self, sample: _Sample, limit: Any) -> dict[str, Any]:
+    def _limit(self, sample: _Sample, limit: Any) -> JSONObject:
         kind, bound = _get(limit, "type"), _get(limit, "limit")
         reason = _get(limit, "reason")
         text = f"inspect {kind} limit {bound}" + (f": {shorten(reason)}" if isinstance(reason, str) else "")
@@ -413,7 +414,7 @@ def _primary_scorer(log: _Log, scorer: str | None) -> str:
     return names[0]
 
 
-def _missing(log: _Log, seen: set[tuple[str, int]]) -> list[dict[str, Any]]:
+def _missing(log: _Log, seen: set[tuple[str, int]]) -> list[dict[str, object]]:
     """Rows for the (sample, epoch) pairs the header promises and the log lacks (a cancelled or failed eval)."""
     ids = _get(_get(log.header.get("eval"), "dataset"), "sample_ids")
     epochs = _get(_get(log.header.get("eval"), "config"), "epochs")

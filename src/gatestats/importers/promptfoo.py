@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ import polars as pl
 
 from gatestats._digest import canonical_json
 from gatestats._text import TEXT_LIMIT, shorten
+from gatestats._typing import JSONObject
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
@@ -149,7 +150,7 @@ def _case_ids(rows: list[Any]) -> list[str | None]:
     return ids
 
 
-def _provider(row: dict[str, Any]) -> tuple[str | None, str | None]:
+def _provider(row: Mapping[str, object]) -> tuple[str | None, str | None]:
     provider = row.get("provider")
     if isinstance(provider, str):
         return provider, provider
@@ -158,7 +159,7 @@ def _provider(row: dict[str, Any]) -> tuple[str | None, str | None]:
     return (label if isinstance(label, str) and label else ident), ident
 
 
-def _prompt(row: dict[str, Any]) -> str | None:
+def _prompt(row: Mapping[str, object]) -> str | None:
     prompt = row.get("prompt")
     label = _get(prompt, "label")
     if isinstance(label, str) and label:
@@ -167,7 +168,7 @@ def _prompt(row: dict[str, Any]) -> str | None:
     return ident[:12] if isinstance(ident, str) and ident else None
 
 
-def _row(row: Any, case_id: str | None, problem: Callable[[str, str], None]) -> dict[str, Any] | None:
+def _row(row: Any, case_id: str | None, problem: Callable[[str, str], None]) -> JSONObject | None:
     """One result row as record fields, or None after reporting why it cannot be read."""
     if not isinstance(row, dict):
         problem("<row>", f"expected an object (got {describe(row)})")
@@ -268,7 +269,7 @@ def import_promptfoo(
     )
     rows, tool = _results(file, document)
     problems = ProblemList()
-    read: list[dict[str, Any]] = []
+    read: list[JSONObject] = []
     for index, (row, case_id) in enumerate(zip(rows, _case_ids(rows), strict=True)):
 
         def problem(field: str, message: str, index: int = index) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
@@ -104,7 +105,7 @@ class _Run:
     reasons: dict[str, str]
 
 
-def _classified(file: Path, document: dict[str, Any], where: dict[str, str], problems: ProblemList) -> _Run:
+def _classified(file: Path, document: Mapping[str, object], where: dict[str, str], problems: ProblemList) -> _Run:
     """The run with ``infra_failure_ids`` and ``failure_reasons`` checked against its outcome lists."""
     raw_reasons = document.get("failure_reasons", {})
     reasons: dict[str, str] = {}
@@ -278,7 +279,7 @@ def import_swe_bench(
         raise ValueError(msg)
     runs = [_summary(file) for file in files]
     instances = sorted(set().union(*(run.where for run in runs)))
-    rows: list[dict[str, Any]] = []
+    rows: list[JSONObject] = []
     for trial, (file, run) in enumerate(zip(files, runs, strict=True)):
         directory = directories[trial] if directories else None
         rows.extend(
@@ -299,9 +300,7 @@ def import_swe_bench(
     return imported_records(frame, files=files, command="swe-bench", run_set_id=run_set_id, tool=tool)
 
 
-def _row(
-    file: Path, run: _Run, instance: str, trial: int, directory: Path | None, *, trust_infra: bool
-) -> dict[str, Any]:
+def _row(file: Path, run: _Run, instance: str, trial: int, directory: Path | None, *, trust_infra: bool) -> JSONObject:
     """One instance of one run: its outcome and why.
 
     An instance of ``infra_failure_ids`` keeps its list's outcome unless ``trust_infra``: the

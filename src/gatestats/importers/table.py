@@ -39,6 +39,7 @@ from typing import Any
 import polars as pl
 
 from gatestats._mapping import parse_field_mapping
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.importers._table_cells import (
@@ -230,13 +231,13 @@ class _Reader:
             self.bad(index, name, column, bad)
         return value
 
-    def _slices(self, index: int, row: dict[str, Any]) -> list[str] | None:
+    def _slices(self, index: int, row: Mapping[str, object]) -> list[str] | None:
         value, bad = slice_list(row[self.fields["slices"]], text=self.table.text)
         if bad is not None:
             self.bad(index, "slices", self.fields["slices"], bad)
         return value
 
-    def _label(self, index: int, row: dict[str, Any]) -> str | None:
+    def _label(self, index: int, row: Mapping[str, object]) -> str | None:
         column = self.fields["trial_label"]
         value, bad = typed_cell(row[column], "id", text=self.table.text)
         if bad is None and value is None:
@@ -248,8 +249,8 @@ class _Reader:
             return None
         return str(value)
 
-    def _graders(self, index: int, row: dict[str, Any], graders: Mapping[str, str]) -> list[dict[str, Any]] | None:
-        found: list[dict[str, Any]] = []
+    def _graders(self, index: int, row: JSONObject, graders: Mapping[str, str]) -> list[Mapping[str, JSONValue]] | None:
+        found: list[Mapping[str, JSONValue]] = []
         if "graders" in self.fields:
             listed, bad = grader_list(row[self.fields["graders"]], text=self.table.text)
             if bad is not None:

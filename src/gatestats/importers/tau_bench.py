@@ -21,12 +21,13 @@ top-level JSON type.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.input_tables import ProblemList, describe, typed_cell
@@ -61,8 +62,8 @@ def _cost(value: Any, *, where: str, field: str, problem: Callable[[str, str], N
     return number
 
 
-def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[str, Any]], ProblemList]:
-    rows: list[dict[str, Any]] = []
+def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[JSONObject], ProblemList]:
+    rows: list[JSONObject] = []
     problems = ProblemList()
     kind = "simulation" if tau2 else "item"
     for index, item in enumerate(items):
@@ -80,7 +81,7 @@ def _trial_rows(items: list[Any], file: Path, *, tau2: bool) -> tuple[list[dict[
     return rows, problems
 
 
-def _trial_row(item: dict[str, Any], *, tau2: bool, problem: Callable[[str, str], None]) -> dict[str, Any]:
+def _trial_row(item: Mapping[str, object], *, tau2: bool, problem: Callable[[str, str], None]) -> JSONObject:
     """One result item as record fields; each defect goes to ``problem`` (the row is then not used)."""
     for key in ("task_id", "trial"):
         if key not in item:
@@ -107,7 +108,7 @@ def _trial_row(item: dict[str, Any], *, tau2: bool, problem: Callable[[str, str]
     }
 
 
-def _raw_costs(item: dict[str, Any], *, tau2: bool, problem: Callable[[str, str], None]) -> tuple[Any, Any]:
+def _raw_costs(item: Mapping[str, object], *, tau2: bool, problem: Callable[[str, str], None]) -> tuple[Any, Any]:
     """The agent's and the user simulator's cost as the item gives them (τ²: top level; τ-bench: ``info``)."""
     if tau2:
         return item.get("agent_cost"), item.get("user_cost")
@@ -131,7 +132,7 @@ def _tau_parts(file: Path, data: Any) -> tuple[list[Any], str | None, str | None
     return data, None, None
 
 
-def _tau2_parts(file: Path, data: dict[str, Any]) -> tuple[list[Any], str | None, str | None]:
+def _tau2_parts(file: Path, data: Mapping[str, object]) -> tuple[list[Any], str | None, str | None]:
     """A τ²-bench file's simulations, the agent's model and the domain (None where the file lacks them)."""
     items = data.get("simulations")
     if not isinstance(items, list):

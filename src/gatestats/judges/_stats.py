@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
 from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
@@ -177,7 +178,7 @@ class Proportion:
             raise InsufficientEvidenceError(self.reason or "the proportion is undefined")
         return _interval(self.numerator, self.n, method=self.method, confidence_level=confidence_level)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict (``None`` for unknown numbers)."""
         return {
             "estimate": self.estimate,
@@ -306,7 +307,7 @@ class KappaStatistics:
         """The statistic's name in messages."""
         return "kappa"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
@@ -710,7 +711,7 @@ class SignTest:
     status: Status
     reason: str | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
@@ -777,7 +778,7 @@ class PairedDifference:
     reason: str | None
     confidence_level: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 

@@ -22,6 +22,7 @@ from typing import Any, Final
 import polars as pl
 
 from gatestats._digest import canonical_json, digest_text
+from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.jsonfile import read_json_file
 from gatestats.judges._frames import collect_checked, verdict_vocabulary
@@ -94,7 +95,7 @@ class JudgeCalibration:
     details: dict[str, Any]
     sources: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The JSON document written by :func:`write_calibration`."""
         return {
             "schema": CALIBRATION_SCHEMA,

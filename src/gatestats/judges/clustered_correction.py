@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gatestats._typing import JSONObject
 from gatestats.judges._stats import proportion
 from gatestats.judges.correction import (
     ADJUSTED_UNUSABLE,
@@ -89,7 +89,7 @@ class ClusteredCorrectedPassRate:
     design_effect: float
     effective_n: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return {
             **self.corrected.to_dict(),

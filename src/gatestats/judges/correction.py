@@ -74,6 +74,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.judges._stats import Proportion, proportion
 from gatestats.judges._types import CORRECTION_METHODS, CorrectionMethod, ProportionMethod
@@ -178,7 +179,7 @@ class CorrectedPassRate:
     n_sensitivity: int | None
     n_specificity: int | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict."""
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         out["apparent"] = self.apparent.to_dict()

@@ -21,10 +21,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.judges._stats import Proportion
 from gatestats.judges._types import LIMIT_CRITERIA, LimitCriterion
 from gatestats.judges.calibration import JudgeCalibration, load_calibration
@@ -79,7 +79,7 @@ class JudgeVote:
     can_vote: bool
     reasons: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict."""
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         out["reasons"] = list(self.reasons)
@@ -111,7 +111,7 @@ class JudgeEligibility:
         rows = [{**v.to_dict(), "reasons": "; ".join(v.reasons)} for v in self.votes]
         return pl.DataFrame(rows, schema=schema)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict."""
         return {"all_can_vote": self.all_can_vote, "votes": [v.to_dict() for v in self.votes]}
 

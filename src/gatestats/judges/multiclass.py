@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.judges._stats import Kappa, Proportion, _json_fields, _level_index, cohens_kappa, proportion
 from gatestats.judges._types import ProportionMethod
 from gatestats.judges.weighted_kappa import WeightedKappa, weighted_kappa
@@ -81,7 +82,7 @@ class BootstrapEstimate:
     seed: int
     method: str = "bootstrap-percentile"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
@@ -152,7 +153,7 @@ class ClassScores:
     recall: Proportion
     f1: BootstrapEstimate
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return _json_fields(self)
 
@@ -179,7 +180,7 @@ class MulticlassAgreement:
     weighted_kappa_linear: WeightedKappa | None
     weighted_kappa_quadratic: WeightedKappa | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict (the confusion matrix keyed by label, then verdict)."""
         columns = [*self.classes, "unparseable"]
         return {

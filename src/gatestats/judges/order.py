@@ -39,10 +39,10 @@ Newcombe, R. G. (1998b). Statistics in Medicine 17(22), 2635-2650.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.judges._frames import collect_checked, slice_parts, verdict_vocabulary
 from gatestats.judges._stats import (
     PairedDifference,
@@ -109,7 +109,7 @@ class OrderSensitivity:
         }  # fmt: skip
         return pl.DataFrame(rows, schema=schema)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict (without the per-slice results, which :meth:`to_frame` lists)."""
         return _json_fields(self, exclude=("by_slice",))
 
@@ -307,7 +307,7 @@ class PersuasionTest:
             },
         )  # fmt: skip
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict."""
         return _json_fields(self)
 

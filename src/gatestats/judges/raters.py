@@ -55,6 +55,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from gatestats._typing import JSONObject
 from gatestats.judges._stats import Kappa, Proportion, _json_fields, cohens_kappa, proportion
 from gatestats.judges.multiclass import DEFAULT_SEED, BootstrapEstimate, bootstrap_estimate
 from gatestats.judges.weighted_kappa import WeightedKappa, weighted_kappa
@@ -86,7 +87,7 @@ class MajorityLabels:
     #: Indices (0-based) of the first 20 items without a majority.
     rater_tie_items: tuple[int, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready summary (without the per-item labels)."""
         return {
             "n_items": self.n_items,
@@ -302,7 +303,7 @@ class PairAgreement:
     kappa: Kappa
     weighted_kappa: WeightedKappa | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return _json_fields(self)
 
@@ -322,7 +323,7 @@ class RaterAgreement:
     krippendorff_level: Literal["nominal", "ordinal"]
     pairwise: tuple[PairAgreement, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict."""
         return _json_fields(self)
 

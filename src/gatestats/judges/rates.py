@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.judges._frames import collect_checked, slice_parts, verdict_vocabulary
 from gatestats.judges._stats import Kappa, Proportion, cohens_kappa, proportion
 from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
@@ -113,7 +114,7 @@ class JudgeErrorRates:
         }  # fmt: skip
         return pl.DataFrame(rows, schema=schema)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict (the confusion matrix as ``{label: {verdict: count}}``)."""
         confusion: dict[str, dict[str, int]] = {}
         for label, verdict, count in self.confusion:

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gatestats._typing import JSONObject
 from gatestats.judges._stats import (
     AgreementProportions,
     KappaStatistics,
@@ -119,7 +120,7 @@ class WeightedKappa(KappaStatistics):
     def _label(self) -> str:
         return "weighted kappa"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict (the scale first, then the numbers)."""
         return {name: getattr(self, name) for name in ("weights", "n_categories", *self.__dataclass_fields__)}
 

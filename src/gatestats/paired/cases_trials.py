@@ -48,7 +48,7 @@ from scipy import stats
 from gatestats.estimators import VarianceDecomposition, case_summary, variance_decomposition
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
-from gatestats.vocabulary import Alternative, FrameLike, Status
+from gatestats.vocabulary import Alternative, FrameLike, Status, check_alpha
 
 __all__ = [
     "CasesTrialsPlan",
@@ -64,7 +64,8 @@ _MAX_TRIALS = 10_000
 
 def _check(*, mde: float, alpha: float, power: float, alternative: Alternative) -> None:
     check_alternative(alternative)
-    for name, value in (("mde", mde), ("alpha", alpha), ("power", power)):
+    check_alpha(alpha)
+    for name, value in (("mde", mde), ("power", power)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
             msg = f"{name} must lie strictly between 0 and 1 (got {value!r})"
             raise ValueError(msg)

@@ -160,14 +160,14 @@ def _noninferiority_and_odds(
 ) -> tuple[OddsRatioEstimate | None, NonInferiorityTest | None]:
     """The conditional odds ratio (2x2 table only) and the non-inferiority test (with a margin)."""
     b, c, n = counts
-    alpha_one = options.alpha / 2
+    alpha = options.noninferiority_alpha
     if table:
         odds = conditional_odds_ratio(b, c, **options.level)
-        ni = None if options.margin is None else noninferiority_test(b, c, n, margin=options.margin, alpha=alpha_one)
+        ni = None if options.margin is None else noninferiority_test(b, c, n, margin=options.margin, alpha=alpha)
         return odds, ni
     if options.margin is None:
         return None, None
-    return None, noninferiority_bounded_mean(sums, unit_sizes, margin=options.margin, alpha=alpha_one)
+    return None, noninferiority_bounded_mean(sums, unit_sizes, margin=options.margin, alpha=alpha)
 
 
 def _status(
@@ -202,7 +202,7 @@ def compare_pair(
         The validated options of the comparison.
     resolution_alpha
         Level of the resolution check (Bonferroni families pass theirs); default
-        ``1 - confidence_level``.
+        ``options.test_alpha``.
 
     Returns
     -------
@@ -242,9 +242,9 @@ def compare_pair(
     res = resolution(
         int(sums.size),
         ub + uc,
-        alpha=options.alpha if resolution_alpha is None else resolution_alpha,
+        alpha=options.test_alpha if resolution_alpha is None else resolution_alpha,
         alternative=options.alternative,
-        midp=pvalues["test"] == "midp",
+        method="midp" if pvalues["test"] == "midp" else "exact",
         margin=options.margin,
     )
     status, reason = _status(interval, res, ni)
@@ -276,6 +276,7 @@ def compare(
     n_permutations: int = 9999,
     seed: int = 0,
     system_column: str = "system",
+    alpha: float | None = None,
 ) -> Comparison:
     r"""Paired comparison of ``candidate`` against ``baseline`` on the cases both ran.
 
@@ -285,12 +286,12 @@ def compare(
         Run records (``DataFrame`` or ``LazyFrame``; see :func:`gatestats.records.load_records`).
     baseline, candidate
         The two systems (values of ``system_column``).
-    margin, alternative, confidence_level, test, interval, n_resamples, n_permutations, seed
+    margin, alternative, confidence_level, test, interval, n_resamples, n_permutations, seed, alpha
         The options of the comparison, as documented in :class:`ComparisonOptions`: a
-        non-inferiority margin, the alternative, the interval's level (the tests' level is
-        ``1 - confidence_level``), the p-value reported as ``pvalue`` (``auto``: mid-p two-sided
-        with one trial per independent case, exact otherwise), the interval method, and the
-        bootstrap resamples, Monte Carlo permutations and their seed (recorded).
+        non-inferiority margin, the alternative, the interval's level (of the interval only), the
+        p-value reported as ``pvalue`` (``auto``: mid-p two-sided with one trial per independent
+        case, exact otherwise), the interval method, the bootstrap resamples, Monte Carlo
+        permutations and their seed (recorded), and the level of the decisions (``None``: agreeing with the interval).
     metric, k
         Per-case estimate compared with several trials: ``pass_hat_k`` (default; at ``k = 1`` the
         pass rate) or ``pass_at_k``.
@@ -331,7 +332,7 @@ def compare(
     """
     options = ComparisonOptions(
         margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
-        n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+        n_resamples=n_resamples, n_permutations=n_permutations, seed=seed, alpha=alpha,
     )  # fmt: skip
     paired = pair_cases(
         records, baseline=baseline, candidate=candidate, shared_versions_only=shared_versions_only,

@@ -52,6 +52,7 @@ McNemar, Q. (1947). Note on the sampling error of the difference between correla
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -60,10 +61,18 @@ import numpy.typing as npt
 from scipy import stats
 
 from gatestats.paired._common import FloatArray
-from gatestats.vocabulary import Alternative, AsymptoticMcNemarMethod, Status, check_choice
+from gatestats.vocabulary import (
+    Alternative,
+    AsymptoticMcNemarMethod,
+    McNemarMethod,
+    Status,
+    check_alpha,
+    check_choice,
+)
 
 __all__ = [
     "ALTERNATIVES",
+    "MCNEMAR_METHODS",
     "AsymptoticMcNemarTest",
     "McNemarTest",
     "check_alternative",
@@ -76,6 +85,7 @@ __all__ = [
 ]
 
 ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
+MCNEMAR_METHODS: tuple[McNemarMethod, ...] = get_args(McNemarMethod)
 
 IntArray = npt.NDArray[np.int64]
 
@@ -181,7 +191,7 @@ def mcnemar_pvalues(
     return np.clip(exact, 0.0, 1.0).astype(np.float64), np.clip(midp, 0.0, 1.0).astype(np.float64)
 
 
-def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", midp: bool = False) -> float:
+def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", method: McNemarMethod = "exact") -> float:
     """Smallest p-value the exact (or mid-p) conditional test can reach with ``m`` discordant units.
 
     All ``m`` discordant units favour one side: the exact p-value is :math:`2^{-m}` one-sided and
@@ -193,8 +203,8 @@ def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", midp: bo
         Discordant units.
     alternative
         Of the test.
-    midp
-        The mid-p test (else the exact conditional test).
+    method
+        ``exact`` (the exact conditional test, default) or ``midp``.
 
     Returns
     -------
@@ -203,23 +213,24 @@ def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", midp: bo
 
     Examples
     --------
-    >>> min_exact_pvalue(5), min_exact_pvalue(5, midp=True)
+    >>> min_exact_pvalue(5), min_exact_pvalue(5, method="midp")
     (0.0625, 0.03125)
     """
+    check_choice(method, MCNEMAR_METHODS, "method")
     if m <= 0:
         return 1.0
     value = 0.5**m * (2.0 if alternative == "two-sided" else 1.0)
-    return min(1.0, value * (0.5 if midp else 1.0))
+    return min(1.0, value * (0.5 if method == "midp" else 1.0))
 
 
-def min_discordant_for(alpha: float, *, alternative: Alternative = "two-sided", midp: bool = False) -> int:
-    """Fewest discordant units with which the exact (mid-p) test can reach ``p <= alpha``.
+def min_discordant_for(alpha: float, *, alternative: Alternative = "two-sided", method: McNemarMethod = "exact") -> int:
+    """Fewest discordant units with which the exact (or mid-p) test can reach ``p <= alpha``.
 
     Parameters
     ----------
     alpha
-        Significance level, in (0, 1).
-    alternative, midp
+        Significance level, in (0, 0.5] (:func:`gatestats.vocabulary.check_alpha`).
+    alternative, method
         As in :func:`min_exact_pvalue`.
 
     Returns
@@ -229,21 +240,39 @@ def min_discordant_for(alpha: float, *, alternative: Alternative = "two-sided", 
 
     Raises
     ------
-    ValueError
-        ``alpha`` outside (0, 1).
+    TypeError, ValueError
+        ``alpha`` not a number, or outside (0, 0.5].
 
     Examples
     --------
-    >>> min_discordant_for(0.05), min_discordant_for(0.05, midp=True), min_discordant_for(0.05, alternative="less")
+    >>> min_discordant_for(0.05), min_discordant_for(0.05, method="midp"), min_discordant_for(0.05, alternative="less")
     (6, 5, 5)
     """
-    if not 0 < alpha < 1:
-        msg = f"alpha must lie strictly between 0 and 1 (got {alpha})"
-        raise ValueError(msg)
+    check_alpha(alpha)
     m = 1
-    while min_exact_pvalue(m, alternative=alternative, midp=midp) > alpha:
+    while min_exact_pvalue(m, alternative=alternative, method=method) > alpha:
         m += 1
     return m
+
+
+def _method_from_midp(method: McNemarMethod, midp: bool | None) -> McNemarMethod:
+    """``method``, or the one the deprecated ``midp`` switch stands for (with a ``DeprecationWarning``)."""
+    check_choice(method, MCNEMAR_METHODS, "method")
+    if midp is None:
+        return method
+    if isinstance(midp, str) or midp not in (True, False):  # numpy booleans and 0/1 worked before: they still do
+        msg = f"midp must be True or False (got {midp!r}); use method='midp' or method='exact'"
+        raise TypeError(msg)
+    meant: McNemarMethod = "midp" if midp else "exact"
+    warnings.warn(
+        f"mcnemar_test(midp={bool(midp)}) is deprecated and will be removed in the next release; use method={meant!r}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if method not in (meant, "midp"):
+        msg = f"midp={bool(midp)} contradicts method={method!r}; give method only"
+        raise ValueError(msg)
+    return meant
 
 
 class _DiscordantCounts:
@@ -270,20 +299,33 @@ class McNemarTest(_DiscordantCounts):
 
     ``statistic`` is ``c``, the number of discordant units favouring the candidate (the exact
     test's statistic, conditional on ``n_discordant``); ``pvalue`` is the mid-p value or the exact
-    one, as chosen by ``midp``.
+    one, as chosen by ``method``.
     """
 
     b: int
     c: int
     alternative: Alternative
-    midp: bool
+    method: McNemarMethod
     statistic: int
     pvalue: float
     pvalue_exact: float
     pvalue_midp: float
 
+    @property
+    def midp(self) -> bool:
+        """Deprecated: ``method == "midp"`` (the field was a boolean switch before 0.x; read ``method``)."""
+        warnings.warn("McNemarTest.midp is deprecated; read McNemarTest.method", DeprecationWarning, stacklevel=2)
+        return self.method == "midp"
 
-def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp: bool = True) -> McNemarTest:
+
+def mcnemar_test(
+    b: int,
+    c: int,
+    *,
+    alternative: Alternative = "two-sided",
+    method: McNemarMethod = "midp",
+    midp: bool | None = None,
+) -> McNemarTest:
     r"""Exact conditional and mid-p McNemar test from the two discordant counts.
 
     Parameters
@@ -294,8 +336,12 @@ def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp
         Units passed by the candidate only (fail → pass flips).
     alternative
         ``two-sided``; ``less``: the candidate is worse; ``greater``: the candidate is better.
+    method
+        The p-value reported as ``pvalue``: ``midp`` (default; Fagerland et al. 2013) or ``exact``.
     midp
-        Report the mid-p value as ``pvalue`` (default; Fagerland et al. 2013) instead of the exact.
+        Deprecated (one release): the former boolean switch, ``True`` for ``method="midp"``,
+        ``False`` for ``method="exact"``; it warns (``DeprecationWarning``) and may not be given
+        with a ``method`` other than the one it stands for.
 
     Returns
     -------
@@ -320,15 +366,16 @@ def mcnemar_test(b: int, c: int, *, alternative: Alternative = "two-sided", midp
     (0.052479, 0.03469)
     """
     check_counts(b, c)
+    method = _method_from_midp(method, midp)
     exact, mid = mcnemar_pvalues(int(b), int(c), alternative=alternative)
     pe, pm = float(exact), float(mid)
     return McNemarTest(
         b=int(b),
         c=int(c),
         alternative=alternative,
-        midp=midp,
+        method=method,
         statistic=int(c),
-        pvalue=pm if midp else pe,
+        pvalue=pm if method == "midp" else pe,
         pvalue_exact=pe,
         pvalue_midp=pm,
     )

@@ -397,7 +397,7 @@ def _compare_family(
     shared_versions_only: bool,
 ) -> tuple[Comparison, ...]:
     """Every pair's comparison with its ``pvalue_adjusted`` (none where a comparison has no p-value)."""
-    level = options.alpha / len(pairs) if correction == "bonferroni" else None
+    level = options.test_alpha / len(pairs) if correction == "bonferroni" else None
     items = [
         compare_pair(
             pair_table(table, baseline=b, candidate=c, shared_versions_only=shared_versions_only),

@@ -76,7 +76,7 @@ from scipy import special, stats
 from gatestats._search import fewest
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import tango_statistic
-from gatestats.vocabulary import ComparisonStatus
+from gatestats.vocabulary import ComparisonStatus, check_alpha
 
 __all__ = [
     "BETTING_GRID",
@@ -128,12 +128,6 @@ def check_margin(margin: object) -> float:
         msg = f"margin must be a number strictly between 0 and 1 (got {margin!r})"
         raise ValueError(msg)
     return float(margin)
-
-
-def _check_alpha(alpha: float) -> None:
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        msg = f"alpha must lie strictly between 0 and 1 (got {alpha!r})"
-        raise ValueError(msg)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -442,7 +436,8 @@ def noninferiority_test(
     margin
         :math:`\Delta`, strictly between 0 and 1 (absolute, on the difference of pass rates).
     alpha
-        One-sided level (0.025 matches a two-sided 95% interval).
+        One-sided significance level, in (0, 0.5] (:func:`gatestats.vocabulary.check_alpha`; 0.025
+        matches a two-sided 95% interval).
     method
         ``auto`` (default) is ``exact_unconditional``; ``tango_score`` (asymptotic, liberal at
         every N in the size study) is kept for reference.
@@ -454,8 +449,8 @@ def noninferiority_test(
 
     Raises
     ------
-    ValueError
-        Counts or an option outside their domain.
+    ValueError, TypeError
+        Counts or an option outside their domain (TypeError: ``alpha`` not a number).
 
     Examples
     --------
@@ -472,7 +467,7 @@ def noninferiority_test(
     False
     """
     margin = check_margin(margin)
-    _check_alpha(alpha)
+    check_alpha(alpha)
     if method not in ("auto", "exact_unconditional", "tango_score"):
         msg = f"method must be 'auto', 'exact_unconditional' or 'tango_score' (got {method!r})"
         raise ValueError(msg)
@@ -632,9 +627,9 @@ def noninferiority_bounded_mean(
 
     Raises
     ------
-    ValueError
+    ValueError, TypeError
         Sums that are empty, not one per unit or outside [-size, size], or an option outside its
-        domain.
+        domain (TypeError: ``alpha`` not a number).
 
     Examples
     --------
@@ -645,7 +640,7 @@ def noninferiority_bounded_mean(
     91
     """
     margin = check_margin(margin)
-    _check_alpha(alpha)
+    check_alpha(alpha)
     s = np.asarray(sums, dtype=np.float64).ravel()
     n_g = np.ones_like(s) if sizes is None else np.asarray(sizes, dtype=np.float64).ravel()
     if s.size == 0 or n_g.shape != s.shape or np.isnan(s).any() or (n_g < 1).any() or (np.abs(s) > n_g + 1e-9).any():
@@ -717,6 +712,7 @@ def noninferiority_case_level(
     (4.0, 6e-05, True)
     """
     margin = check_margin(margin)
+    check_alpha(alpha)
     if se is None or not se > 0 or n_units < 2:
         return _finish(
             margin=margin,

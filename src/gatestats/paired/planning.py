@@ -56,7 +56,7 @@ from scipy import optimize, stats
 
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
-from gatestats.vocabulary import Alternative, PlanTest, check_choice
+from gatestats.vocabulary import Alternative, PlanTest, check_alpha, check_choice
 
 __all__ = [
     "DetectableEffectPlan",
@@ -92,9 +92,7 @@ def _check(
 ) -> Literal["midp", "exact"]:
     """Check the options of a plan; the test that ``test`` stands for (:func:`_resolve`)."""
     check_alternative(alternative)
-    if not 0 < alpha < 1:
-        msg = f"alpha must lie strictly between 0 and 1 (got {alpha})"
-        raise ValueError(msg)
+    check_alpha(alpha)
     if power is not None and not 0 < power < 1:
         msg = f"power must lie strictly between 0 and 1 (got {power})"
         raise ValueError(msg)
@@ -490,7 +488,7 @@ def false_block(n_cases: int, k: int, error_rate: float, *, alpha: float = 0.05)
     ------
     ValueError
         ``n_cases`` or ``k`` not an integer >= 1, ``error_rate`` outside [0, 1), or ``alpha`` outside
-        (0, 1).
+        (0, 0.5] (:func:`gatestats.vocabulary.check_alpha`; TypeError when not a number).
 
     Examples
     --------
@@ -505,9 +503,7 @@ def false_block(n_cases: int, k: int, error_rate: float, *, alpha: float = 0.05)
     if not 0 <= error_rate < 1:
         msg = f"error_rate must lie in [0, 1) (got {error_rate})"
         raise ValueError(msg)
-    if not 0 < alpha < 1:
-        msg = f"alpha must lie strictly between 0 and 1 (got {alpha})"
-        raise ValueError(msg)
+    check_alpha(alpha)
     runs = n_cases * k
     all_k = -math.expm1(runs * math.log1p(-error_rate))
     tolerated = int(stats.binom.ppf(1 - alpha, runs, error_rate)) if error_rate > 0 else 0

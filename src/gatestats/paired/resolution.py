@@ -32,7 +32,7 @@ from typing import Literal
 
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative, min_discordant_for, min_exact_pvalue
-from gatestats.vocabulary import Alternative
+from gatestats.vocabulary import Alternative, McNemarMethod, check_alpha
 
 __all__ = ["Resolution", "resolution"]
 
@@ -71,7 +71,7 @@ def _margin_limit(n_units: int, margin: float | None) -> tuple[str, int] | None:
 
 
 def _discordance_limit(
-    n_units: int, n_discordant: int, *, alpha: float, min_p: float, needed_m: int, midp: bool
+    n_units: int, n_discordant: int, *, alpha: float, min_p: float, needed_m: int, method: McNemarMethod
 ) -> tuple[str, int] | None:
     """Why (and from how many cases) too few discordant units can never reach ``alpha``."""
     if min_p <= alpha:
@@ -85,7 +85,7 @@ def _discordance_limit(
             f"no discordant unit was observed (discordance rate below 3/{n_units} with 95% confidence), "
             f"so at least {cases} cases are needed"
         )
-    test = "mid-p" if midp else "exact"
+    test = "mid-p" if method == "midp" else "exact"
     reason = (
         f"with {n_discordant} discordant unit(s) the {test} test can reach at best p = {min_p:.4g} > "
         f"alpha = {alpha:g}; it needs at least {needed_m} discordant units: {rate}"
@@ -99,7 +99,7 @@ def resolution(
     *,
     alpha: float = 0.05,
     alternative: Alternative = "two-sided",
-    midp: bool = True,
+    method: McNemarMethod = "midp",
     margin: float | None = None,
 ) -> Resolution:
     """Check whether ``n_units`` units with ``n_discordant`` discordant ones can decide at ``alpha``.
@@ -111,11 +111,11 @@ def resolution(
     n_discordant
         Units whose outcome differs between the two systems.
     alpha
-        Significance level of the test.
+        Significance level of the test, in (0, 0.5] (:func:`gatestats.vocabulary.check_alpha`).
     alternative
         Of the test.
-    midp
-        The test is the mid-p test (else the exact conditional test).
+    method
+        The conditional test that decides: ``midp`` (default) or ``exact``.
     margin
         Non-inferiority margin, if one is used.
 
@@ -132,7 +132,7 @@ def resolution(
 
     Examples
     --------
-    >>> r = resolution(21, 4, alternative="two-sided", midp=False)
+    >>> r = resolution(21, 4, alternative="two-sided", method="exact")
     >>> r.status, r.discordant_needed, r.cases_needed
     ('cannot_resolve', 6, 32)
     >>> resolution(400, 30, margin=0.002).cases_needed
@@ -142,14 +142,15 @@ def resolution(
         msg = f"need n_units >= 1 and 0 <= n_discordant <= n_units (got {n_units}, {n_discordant})"
         raise ValueError(msg)
     check_alternative(alternative)
+    check_alpha(alpha)
     if margin is not None and not 0 < margin < 1:
         msg = f"margin must lie strictly between 0 and 1 (got {margin})"
         raise ValueError(msg)
-    needed_m = min_discordant_for(alpha, alternative=alternative, midp=midp)
-    min_p = min_exact_pvalue(n_discordant, alternative=alternative, midp=midp)
+    needed_m = min_discordant_for(alpha, alternative=alternative, method=method)
+    min_p = min_exact_pvalue(n_discordant, alternative=alternative, method=method)
     limits = [
         _margin_limit(n_units, margin),
-        _discordance_limit(n_units, n_discordant, alpha=alpha, min_p=min_p, needed_m=needed_m, midp=midp),
+        _discordance_limit(n_units, n_discordant, alpha=alpha, min_p=min_p, needed_m=needed_m, method=method),
     ]
     reasons = [reason for reason, _ in filter(None, limits)]
     needed = [cases for _, cases in filter(None, limits)]

@@ -20,10 +20,10 @@ from gatestats.paired.intervals import (
     tango_interval,
 )
 from gatestats.paired.mcnemar import AsymptoticMcNemarTest, check_alternative, mcnemar_asymptotic_test
-from gatestats.paired.noninferiority import NonInferiorityTest, check_margin
+from gatestats.paired.noninferiority import NonInferiorityTest, bounded_mean_pvalues, check_margin
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.resolution import Resolution
-from gatestats.paired.trials import case_difference_interval
+from gatestats.paired.trials import case_difference_interval, unit_sums
 from gatestats.vocabulary import (
     Alternative,
     ComparisonStatus,
@@ -32,6 +32,7 @@ from gatestats.vocabulary import (
     PairedDesign,
     PairedIntervalMethod,
     PairedTest,
+    check_alpha,
     check_choice,
     check_confidence_level,
     check_n_resamples,
@@ -49,12 +50,20 @@ class ComparisonOptions:
     ----------
     margin
         Non-inferiority margin :math:`\Delta \in (0, 1)` on the difference of pass rates: tests
-        :math:`H_0: \delta \le -\Delta` at one-sided level :math:`(1 - \text{confidence\_level})/2`.
+        :math:`H_0: \delta \le -\Delta` at the one-sided level :attr:`noninferiority_alpha`.
     alternative
         Of the tests and the interval: ``two-sided``; ``less`` (the candidate is worse);
         ``greater`` (the candidate is better).
     confidence_level
-        Of the interval; the tests' level is ``1 - confidence_level``.
+        Of the interval shown, and only of it.
+    alpha
+        Significance level of the decisions the comparison makes (the non-inferiority test,
+        one-sided, and the resolution check of the conditional test under ``alternative``), in
+        (0, 0.5] (:func:`gatestats.vocabulary.check_alpha`). The gate passes its rule's alpha here.
+        ``None`` (default, for a caller who states only the interval's level): the levels at which
+        the tests agree with the interval, ``1 - confidence_level`` for the resolution check and
+        ``(1 - confidence_level) / 2`` for the one-sided non-inferiority test
+        (:attr:`test_alpha`, :attr:`noninferiority_alpha`).
     test
         The p-value reported as ``pvalue``: ``auto`` (default: ``midp`` for a two-sided test with
         one trial per independent case, Fagerland et al. 2013; ``exact`` otherwise), ``midp``,
@@ -83,6 +92,7 @@ class ComparisonOptions:
     n_resamples: int = 2000
     n_permutations: int = 9999
     seed: int = 0
+    alpha: float | None = None
 
     def __post_init__(self) -> None:
         if self.margin is not None:
@@ -94,6 +104,8 @@ class ComparisonOptions:
         check_n_resamples(self.n_resamples)
         check_n_resamples(self.n_permutations, "n_permutations", minimum=99)
         check_seed(self.seed)
+        if self.alpha is not None:
+            check_alpha(self.alpha)
 
     @property
     def level(self) -> dict[str, Any]:
@@ -101,9 +113,26 @@ class ComparisonOptions:
         return {"confidence_level": self.confidence_level, "alternative": self.alternative}
 
     @property
-    def alpha(self) -> float:
-        """Significance level matching ``confidence_level`` (rounded: 1 - 0.95 is 0.05, not 0.05000000000000004)."""
-        return round(1 - self.confidence_level, 12)
+    def test_alpha(self) -> float:
+        """Level of the resolution check: ``alpha``, or without it ``1 - confidence_level`` (rounded: 1 - 0.95 is 0.05).
+
+        Returns
+        -------
+        float
+            The level, given or derived here once (never converted again downstream).
+        """
+        return self.alpha if self.alpha is not None else round(1 - self.confidence_level, 12)
+
+    @property
+    def noninferiority_alpha(self) -> float:
+        """One-sided level of the non-inferiority test: ``alpha``, or without it ``(1 - confidence_level) / 2``.
+
+        Returns
+        -------
+        float
+            The level (0.025 at the default 95% interval: the test agrees with the interval's lower bound).
+        """
+        return self.alpha if self.alpha is not None else round(1 - self.confidence_level, 12) / 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -204,6 +233,38 @@ class Comparison:
             seed=self.seed,
         )
         return difference_interval(self._diffs, self._groups, self.a, self.b, self.c, self.d, options)
+
+    def mean_difference_pvalues(self, margin: float = 0.0) -> tuple[float, float]:
+        r"""One-sided p-values of the bounded-mean betting test on the per-unit differences.
+
+        The test the gate uses for "candidate better" with several trials per case or grouped
+        cases: the mean of the per-case differences :math:`d_i \in [-1, 1]` (summed per case group
+        when cases share a group) tested with :func:`~gatestats.paired.noninferiority.bounded_mean_pvalues`
+        (valid for any distribution of the differences; the sign test tests a median instead).
+
+        Parameters
+        ----------
+        margin
+            :math:`\Delta \in [0, 1)`: tests :math:`H_0: \delta \le -\Delta` and
+            :math:`H_0: \delta \ge -\Delta` (0: "candidate better" and "candidate worse").
+
+        Returns
+        -------
+        tuple[float, float]
+            ``(p_pass, p_worse)``: small ``p_pass`` shows :math:`\delta > -\Delta`, small
+            ``p_worse`` shows :math:`\delta < -\Delta`.
+
+        Raises
+        ------
+        ValueError
+            The comparison has no per-case differences (some are undefined; its reason is given),
+            or a margin outside [0, 1).
+        """
+        if self._diffs is None:
+            msg = f"{self.baseline!r} vs {self.candidate!r} has no per-case differences: {self.reason}"
+            raise ValueError(msg)
+        sums, sizes = unit_sums(self._diffs, self._groups)
+        return bounded_mean_pvalues(sums, sizes, margin=margin)
 
     @property
     def mcnemar_asymptotic_cc(self) -> AsymptoticMcNemarTest | None:

@@ -8,7 +8,7 @@ costs about half a second), or when :data:`gatestats.records.RECORD_SCHEMA` is a
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandera.polars as pa
 import polars as pl
@@ -20,10 +20,13 @@ from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_
 from gatestats.vocabulary import PASSED, RESOURCE_KILLED
 from gatestats_runner.contract import load_schema
 
+if TYPE_CHECKING:
+    from gatestats_runner.contract import SchemaNode
+
 __all__ = ["RECORD_SCHEMA", "pandera_problems"]
 
 
-def _column_checks(name: str, spec: dict[str, Any]) -> list[pa.Check]:
+def _column_checks(name: str, spec: SchemaNode) -> list[pa.Check]:
     checks: list[pa.Check] = []
     if "enum" in spec:
         checks.append(pa.Check.isin([v for v in spec["enum"] if v is not None]))
@@ -74,7 +77,7 @@ def _passed_has_no_failure(data: Any) -> pl.LazyFrame:
 
 
 def _build_schema() -> pa.DataFrameSchema:
-    properties: dict[str, Any] = load_schema()["properties"]
+    properties = load_schema()["properties"]
     columns = {
         name: pa.Column(
             POLARS_SCHEMA[name],

@@ -6,8 +6,6 @@ restates a field by hand.
 
 from __future__ import annotations
 
-from typing import Any
-
 import polars as pl
 
 from gatestats_runner.contract import (
@@ -18,6 +16,7 @@ from gatestats_runner.contract import (
     RECORD_KEY,
     REQUIRED_FIELDS,
     RFC3339_PATTERN,
+    SchemaNode,
     load_schema,
 )
 
@@ -37,7 +36,7 @@ __all__ = [
 ]
 
 
-def _non_null_type(spec: dict[str, Any]) -> str:
+def _non_null_type(spec: SchemaNode) -> str:
     types = spec["type"]
     types = [types] if isinstance(types, str) else [t for t in types if t != "null"]
     if len(types) != 1:
@@ -46,7 +45,7 @@ def _non_null_type(spec: dict[str, Any]) -> str:
     return str(types[0])
 
 
-def polars_dtype(spec: dict[str, Any]) -> pl.DataType:
+def polars_dtype(spec: SchemaNode) -> pl.DataType:
     """Map one JSON Schema property of the contract to a polars dtype.
 
     Parameters
@@ -81,7 +80,7 @@ def polars_dtype(spec: dict[str, Any]) -> pl.DataType:
     raise ValueError(msg)
 
 
-_PROPERTIES: dict[str, Any] = load_schema()["properties"]
+_PROPERTIES: dict[str, SchemaNode] = load_schema()["properties"]
 
 #: Column name -> polars dtype, in contract order.
 POLARS_SCHEMA: pl.Schema = pl.Schema({name: polars_dtype(spec) for name, spec in _PROPERTIES.items()})

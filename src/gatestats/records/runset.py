@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ import polars as pl
 
 from gatestats._digest import digest_file
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats_runner.contract import decode_json
+from gatestats_runner.contract import RFC3339_PATTERN, decode_json
 
 __all__ = [
     "MANIFEST",
@@ -174,17 +175,42 @@ _OPTIONAL_STRINGS = (
 )
 
 
+#: Manifest strings that are RFC 3339 timestamps when present.
+_TIMESTAMPS = ("policy_registered_at", "imported_at")
+
+
+def _is_timestamp(value: str) -> bool:
+    """Whether ``value`` is an RFC 3339 timestamp on a real calendar day (as the records' line pass checks)."""
+    if re.fullmatch(RFC3339_PATTERN, value) is None:
+        return False
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
 def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _manifest_shape(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(field, what is wrong) for the manifest fields the gate reads."""
+def _strings_shape(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, what is wrong) for the manifest's strings: types, timestamps, the run set's id."""
     out: list[tuple[str, str]] = []
     for name in _OPTIONAL_STRINGS:
         value = manifest.get(name)
         if value is not None and not isinstance(value, str):
             out.append((name, f"expected a string or null (got {_kind(value)})"))
+        elif name in _TIMESTAMPS and isinstance(value, str) and not _is_timestamp(value):
+            out.append((name, f"expected an RFC 3339 timestamp (got {value[:80]!r})"))
+    if not isinstance(manifest.get("run_set_id"), str) or not manifest["run_set_id"]:
+        out.append(("run_set_id", "required: the id every record of the run set carries (a non-empty string)"))
+    return out
+
+
+def _manifest_shape(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, what is wrong) for the manifest fields the gate reads."""
+    out = _strings_shape(manifest)
     if manifest.get("origin", "runner") not in {"runner", "import"}:
         out.append(("origin", f"expected 'runner' or 'import' (got {manifest.get('origin')!r})"))
     if not isinstance(manifest.get("complete", False), bool):

@@ -14,6 +14,7 @@ as a failure wherever pandera would not ignore it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -33,6 +34,8 @@ from gatestats_runner.contract import load_schema, validate_field
 if TYPE_CHECKING:
     import pandera.polars as pa
 
+    from gatestats_runner.contract import SchemaNode
+
     #: The pandera schema of a frame of run records (contract v1); imported on first use.
     RECORD_SCHEMA: pa.DataFrameSchema
 
@@ -48,7 +51,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(msg)
 
 
-def _column_rules(name: str, spec: dict[str, Any]) -> list[pl.Expr]:
+def _column_rules(name: str, spec: SchemaNode) -> list[pl.Expr]:
     """The value rules of one column, as pandera's column checks (a null passes them; not-null is its own rule)."""
     column = pl.col(name)
     rules: list[pl.Expr] = []
@@ -101,7 +104,7 @@ def value_checks() -> list[pl.Expr]:
     list of polars.Expr
         Scalar boolean expressions.
     """
-    properties: dict[str, Any] = load_schema()["properties"]
+    properties = load_schema()["properties"]
     rules = [rule for name, spec in properties.items() for rule in _column_rules(name, spec)]
     rules += _record_rules()
     return [rule.fill_null(value=False).all().alias(f"rule_{i}") for i, rule in enumerate(rules)]
@@ -128,7 +131,7 @@ def _structural_problems(schema: pl.Schema, source: str) -> list[RecordProblem]:
     return problems
 
 
-def _key_text(row: dict[str, Any]) -> str:
+def _key_text(row: Mapping[str, object]) -> str:
     return ", ".join(f"{name}={row.get(name)!r}" for name in RECORD_KEY)
 
 

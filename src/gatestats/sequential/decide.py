@@ -22,11 +22,12 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gatestats._typing import JSONObject
 from gatestats.sequential.confseq import as_numbers, check_method, expected_cases_to_cross, log_eprocess, lower_bound
 from gatestats.sequential.design import SequentialMethod
 from gatestats.vocabulary import check_open_unit
@@ -65,12 +66,12 @@ class SequencePoint:
     e_pass: float
     e_fail: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The six fields by name.
         """
         return asdict(self)
@@ -96,12 +97,12 @@ class SequentialDecision:
     path: tuple[SequencePoint, ...]
     cases_needed: int | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form (as a verdict binds it).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The fields by name; ``path`` as a list of :meth:`SequencePoint.to_dict`.
         """
         return {

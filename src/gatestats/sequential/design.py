@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal, TypeAlias, get_args
 
+from gatestats._typing import JSONObject
+
 __all__ = [
     "SEQUENTIAL_KEYS",
     "SEQUENTIAL_METHODS",
@@ -85,12 +87,12 @@ class SequentialDesign:
         full = tuple(range(self.batch_cases, self.max_cases + 1, self.batch_cases))
         return full if full and full[-1] == self.max_cases else (*full, self.max_cases)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form (as the verdict binds it).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The five keys of the ``[sequential]`` table.
         """
         return asdict(self)

@@ -10,10 +10,11 @@ everything it decides on from the records and the policy's seed.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from gatestats._files import write_atomic
+from gatestats._typing import JSONObject, JSONValue
 from gatestats.gate import Verdict
 from gatestats.gate.bindings import SequentialBinding
 from gatestats.gate.sequential_rules import batch_first_side
@@ -24,11 +25,11 @@ PATH_FORMAT = "gatestats-sequential-path/1"
 PATH_FILE = "sequential.json"
 
 
-def _point(binding: SequentialBinding, batch: int, n_cases: int) -> list[dict[str, Any]]:
+def _point(binding: SequentialBinding, batch: int, n_cases: int) -> list[JSONObject]:
     """Each rule row at the end of batch ``batch``: its sequence's point, or the decision it made before."""
-    out: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
     for rule in binding.rules:
-        entry: dict[str, Any] = {"row": rule.row}
+        entry: JSONObject = {"row": rule.row}
         if batch < len(rule.path):
             point = rule.path[batch]
             entry |= point.to_dict()
@@ -40,7 +41,7 @@ def _point(binding: SequentialBinding, batch: int, n_cases: int) -> list[dict[st
     return out
 
 
-def path_document(verdict: Verdict, *, policy_digest: str, seed: int, state: str) -> dict[str, Any]:
+def path_document(verdict: Verdict, *, policy_digest: str, seed: int, state: str) -> JSONObject:
     """The path file's content for the run sets as the gate evaluated them.
 
     Parameters
@@ -56,7 +57,7 @@ def path_document(verdict: Verdict, *, policy_digest: str, seed: int, state: str
 
     Returns
     -------
-    dict[str, Any]
+    JSONObject
         ``format``, the design, the order, one entry per complete batch (its cases, which system ran
         first, each rule's estimate, bounds and e-values), and the stop (cases, trials used, fixed and
         saved, the verdict so far).
@@ -70,7 +71,7 @@ def path_document(verdict: Verdict, *, policy_digest: str, seed: int, state: str
     if binding is None:
         msg = "path_document: the verdict has no sequential part (the policy has no [sequential] table)"
         raise ValueError(msg)
-    batches: list[dict[str, Any]] = []
+    batches: list[JSONObject] = []
     start = 0
     for j, end in enumerate(binding.checkpoints):
         batches.append(
@@ -108,7 +109,7 @@ def path_document(verdict: Verdict, *, policy_digest: str, seed: int, state: str
     }
 
 
-def write_path(out: Path, document: dict[str, Any]) -> Path:
+def write_path(out: Path, document: Mapping[str, JSONValue]) -> Path:
     """Write ``OUT/sequential.json`` atomically (a reader sees the old file or the new one, whole).
 
     Parameters
