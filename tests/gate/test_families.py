@@ -215,3 +215,12 @@ def test_a_rule_on_an_empty_slice_is_removed_before_the_data() -> None:
     found = pre_data_removals(policy, {"all": 100, "nowhere": 0}, None)
     assert found == {("ghost", "threshold"): "no case in slice 'nowhere' (outside the severe slices)",
                      ("ghost", "paired"): "no case in slice 'nowhere' (outside the severe slices)"}  # fmt: skip
+
+
+def test_a_margin_is_compared_with_the_weight_of_one_paired_unit_as_the_paired_test_counts_them() -> None:
+    # 9 cases in 8 declared groups: the paired test's unit is the group (1/8 = 0.125), and the family says the same
+    text = policy_text('[[rules]]\nname = "ni"\nmetric = "pass_rate"\ntest = "paired"\nmargin = 0.12\n')
+    policy = parse_policy(text.encode())
+    assert pre_data_removals(policy, {"all": 9}, None) == {}  # 0.12 is not finer than 1/9 = 0.111
+    found = pre_data_removals(policy, {"all": 9}, None, {"all": 8})
+    assert found == {("ni", "paired"): "the margin 0.12 is finer than one case's weight 1/8"}

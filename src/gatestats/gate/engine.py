@@ -252,8 +252,13 @@ def _pre_data(policy: Policy, both: pl.DataFrame) -> dict[tuple[str, str], str]:
         return {}
     slices = _case_slices(both)
     severe = _severe_cases(slices, policy.severe_slices)
-    n_cases = {r.slice: len(_cases_of(slices, r.slice, severe)) for r in policy.rules}
-    return pre_data_removals(policy, n_cases, no_cost_fields(policy, both, (BASELINE, CANDIDATE)))
+    cases = {r.slice: _cases_of(slices, r.slice, severe) for r in policy.rules}
+    unit = pl.coalesce(pl.lit("group:") + pl.col("case_group"), pl.lit("case:") + pl.col("case_id"))
+    n_units = {
+        name: both.filter(pl.col("case_id").is_in(list(c))).select(unit.n_unique()).item() for name, c in cases.items()
+    }
+    no_cost = no_cost_fields(policy, both, (BASELINE, CANDIDATE))
+    return pre_data_removals(policy, {name: len(c) for name, c in cases.items()}, no_cost, n_units)
 
 
 def _judge_checks(

@@ -101,7 +101,9 @@ def no_cost_fields(policy: Policy, records: pl.DataFrame, sides: tuple[str, ...]
     return None
 
 
-def pre_data_removals(policy: Policy, n_cases: Mapping[str, int], no_cost: str | None) -> dict[tuple[str, str], str]:
+def pre_data_removals(
+    policy: Policy, n_cases: Mapping[str, int], no_cost: str | None, n_units: Mapping[str, int] | None = None
+) -> dict[tuple[str, str], str]:
     """The rows undecidable before any outcome is seen, by (rule name, row kind), each with why.
 
     Parameters
@@ -112,6 +114,9 @@ def pre_data_removals(policy: Policy, n_cases: Mapping[str, int], no_cost: str |
         For each rule's slice (``all`` included), its number of cases outside the severe slices.
     no_cost
         :func:`no_cost_fields`'s finding (``None``: the records carry cost fields).
+    n_units
+        For each rule's slice, its paired units (the policy's groups; ``None``: the cases), whose
+        weight a non-inferiority margin is compared with, as the paired test counts them.
 
     Returns
     -------
@@ -138,8 +143,9 @@ def pre_data_removals(policy: Policy, n_cases: Mapping[str, int], no_cost: str |
             status, words, _ = threshold_resolution(n, rule.threshold, rule.alpha, policy.seed)
             if status == "cannot_resolve" and words is not None:
                 out[rule.name, "threshold"] = words
-        if rule.test == "paired" and rule.margin and rule.margin < 1 / n:
-            out[rule.name, "paired"] = f"the margin {rule.margin:g} is finer than one case's weight 1/{n}"
+        units = (n_units or {}).get(rule.slice, n)
+        if rule.test == "paired" and rule.margin and units and rule.margin < 1 / units:
+            out[rule.name, "paired"] = f"the margin {rule.margin:g} is finer than one case's weight 1/{units}"
     return out
 
 
