@@ -52,14 +52,19 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _start(args: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        args,
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    """Start ``args`` in its own session; its stderr goes to ``tmp_path/stderr/N.txt`` (read by failure messages)."""
+    logs = tmp_path / "stderr"
+    logs.mkdir(exist_ok=True)
+    with (logs / f"{len(os.listdir(logs))}.txt").open("wb") as err:
+        return subprocess.Popen(
+            args, cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
+        )
+
+
+def _stderr(tmp_path: Path) -> str:
+    """What the started commands wrote to stderr, numbered (for a failure message)."""
+    logs = sorted((tmp_path / "stderr").glob("*.txt"), key=lambda p: int(p.stem))
+    return "\n".join(f"[{p.stem}] {p.read_text(errors='replace')[-2000:]}" for p in logs)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -124,11 +129,19 @@ def test_kill_9_loop_over_report_ends_clean_with_the_next_version(tmp_path: Path
     (release / "1").mkdir(parents=True)
     (release / "1" / "made-before.txt").write_text("version 1, never touched")
     args = [str(GATESTATS), "report", str(verdict), "--out", str(out)]
+    # kills at random moments of a build: fractions of the time one whole build takes here, now (a render
+    # takes 8-90 s with the machine's load; fixed delays sometimes outlived it)
+    start = time.monotonic()
+    timing = _run([str(GATESTATS), "report", str(verdict), "--out", str(tmp_path / "timing")], tmp_path)
+    assert timing.returncode == 0, timing.stderr
+    whole = time.monotonic() - start
     rng = random.Random(SEED)
-    delays = [rng.uniform(1.0, 12.0) for _ in range(3)]
+    delays = [rng.uniform(0.1, 0.5) * whole for _ in range(3)]
     killed = [_kill_when(args, tmp_path, appeared=release, prefix=".building-")]  # the build's first file
     killed += [_kill_when(args, tmp_path, delay=d) for d in delays]
-    assert all(killed), f"a report finished before its kill (delays {delays}, seed {SEED})"
+    assert all(killed), (
+        f"a report finished before its kill (delays {delays} of {whole:.1f} s, seed {SEED}): " + _stderr(tmp_path)
+    )
     assert [n for n in os.listdir(release) if n.isdigit()] == ["1"]  # no version was taken by a killed build
     done = _run(args, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -14,6 +14,7 @@ import polars as pl
 
 import gatestats
 from gatestats.gate import RecordSet, Verdict, VerdictFile
+from gatestats.gate.bindings import FlipCount
 from gatestats.gate.summaries import NO_SLICE
 from gatestats.report._release_data import DATA_FORMAT, SIDES
 from gatestats.report._release_format import natural_key
@@ -127,7 +128,7 @@ def _flips(v: Verdict) -> pl.DataFrame:
     schema = {
         "direction": pl.String(),
         "case": pl.String(),
-        **{f"{side}_{n}": pl.Int64() for side in SIDES for n in ("passed", "valid")},
+        **{name: pl.Int64() for name in FlipCount.__dataclass_fields__ if name.startswith(SIDES)},
     }
     counts: dict[tuple[str, str], dict[str, Any]] = {(c.direction, c.case): c.to_dict() for c in v.flip_counts}
     rows = [
