@@ -320,10 +320,18 @@ def _read_labelled(given: MulticlassInput) -> tuple[RatedJudgments, list[str | N
         else " (a tie label needs a tie class: --classes ...,TIE --tie TIE --kind pairwise)"
     )
     read = read_rated_judgments(
-        given.judgments, item=fields["item"], raters=raters, verdict=fields["verdict"], classes=classes,
-        judge=fields.get("judge"), aliases=given.aliases, unparseable=given.unparseable, where=given.filters,
-        hint=hint, labels=given.labels,
-    )  # fmt: skip
+        given.judgments,
+        item=fields["item"],
+        raters=raters,
+        verdict=fields["verdict"],
+        classes=classes,
+        judge=fields.get("judge"),
+        aliases=given.aliases,
+        unparseable=given.unparseable,
+        where=given.filters,
+        hint=hint,
+        labels=given.labels,
+    )
     if len(raters) > 1:
         return read, list(
             rater_agreement(read.ratings, classes=classes, raters=raters, ordinal=given.ordinal).majority.labels
@@ -381,10 +389,21 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
         labels, read.verdicts, classes=classes, ordinal=ordinal, method=given.method, level=level
     )
     binary = _binary(labels, read.verdicts, passing, tie, level, given.method)
-    correction = None if correct is None else correct_production(
-        correct, verdict=given.fields["verdict"], case=case, calibration=binary, classes=classes, passing=passing,
-        aliases=given.aliases, unparseable=given.unparseable, confidence_level=level,
-    )  # fmt: skip
+    correction = (
+        None
+        if correct is None
+        else correct_production(
+            correct,
+            verdict=given.fields["verdict"],
+            case=case,
+            calibration=binary,
+            classes=classes,
+            passing=passing,
+            aliases=given.aliases,
+            unparseable=given.unparseable,
+            confidence_level=level,
+        )
+    )
     doc: dict[str, Any] = {
         "schema": "gatestats.judge_multiclass.v1",
         "judge_model": given.judge_model if given.judge_model is not None else read.judge_model,

@@ -104,10 +104,19 @@ def correct_command(
     """
     mode = checked_isolation(isolation)
     options = CorrectionOptions(
-        cases=cases, candidate=candidate, reviser=reviser_argv(reviser), out=out, max_rounds=max_rounds,
-        budget_usd=budget_usd, budget_seconds=budget_seconds, trials=trials, reviser_timeout=reviser_timeout,
-        infra_retries=infra_retries, resume=resume, isolation=mode,
-    )  # fmt: skip
+        cases=cases,
+        candidate=candidate,
+        reviser=reviser_argv(reviser),
+        out=out,
+        max_rounds=max_rounds,
+        budget_usd=budget_usd,
+        budget_seconds=budget_seconds,
+        trials=trials,
+        reviser_timeout=reviser_timeout,
+        infra_retries=infra_retries,
+        resume=resume,
+        isolation=mode,
+    )
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     if resume:
         _check_rounds(out)

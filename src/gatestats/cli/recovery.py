@@ -124,8 +124,10 @@ def _lines(report: dict[str, Any]) -> list[str]:
             else f"{report['rounds_run']} / {report['accepted']} = {rounds:.2f}"
         )
     )
-    for name, key in (("with correction (every round and reviser call)", "with_correction"),
-                      ("without correction (round 0 only)", "without_correction")):  # fmt: skip
+    for name, key in (
+        ("with correction (every round and reviser call)", "with_correction"),
+        ("without correction (round 0 only)", "without_correction"),
+    ):
         cost = report[key]
         lines.append(
             f"cost per accepted outcome {name}: ${_num(cost['usd_per_accepted'], '.4f')}, "

@@ -570,6 +570,10 @@ class RebuildableInterval:
             ``confidence_level`` outside (0, 1).
         """
         return self._rule.interval_again(
-            self._bootstrap, what=self._what(), reason=self.reason, confidence_level=confidence_level,
-            seed=self.seed, clustered=self.clustered,
-        )  # fmt: skip
+            self._bootstrap,
+            what=self._what(),
+            reason=self.reason,
+            confidence_level=confidence_level,
+            seed=self.seed,
+            clustered=self.clustered,
+        )

@@ -384,10 +384,19 @@ def _ratio(request: _Request, paired: pl.DataFrame, *, pairs: PairedCases, n_cas
         cpa_b = spend_b / row_b["accepted"] if spend_b is not None and row_b["accepted"] else None
         cpa_c = spend_c / row_c["accepted"] if spend_c is not None and row_c["accepted"] else None
         return CostRatio(
-            status="insufficient_evidence", reason=reason, ratio=None, ci_low=None, ci_high=None,
-            interval_status="insufficient_evidence", interval_reason=reason, n_resamples_infinite=None,
-            n_resamples_undefined=None, baseline_cpa=cpa_b, candidate_cpa=cpa_c, **common,
-        )  # fmt: skip
+            status="insufficient_evidence",
+            reason=reason,
+            ratio=None,
+            ci_low=None,
+            ci_high=None,
+            interval_status="insufficient_evidence",
+            interval_reason=reason,
+            n_resamples_infinite=None,
+            n_resamples_undefined=None,
+            baseline_cpa=cpa_b,
+            candidate_cpa=cpa_c,
+            **common,
+        )
     cpa_b, cpa_c = spend_b / row_b["accepted"], spend_c / row_c["accepted"]
     columns = units.to_numpy().astype(np.float64)
     boot, interval = _RULE.resample(
@@ -398,12 +407,21 @@ def _ratio(request: _Request, paired: pl.DataFrame, *, pairs: PairedCases, n_cas
         clustered=clustered,
     )
     return CostRatio(
-        status="ok", reason=None, ratio=cpa_c / cpa_b, ci_low=interval.ci_low, ci_high=interval.ci_high,
-        interval_status=interval.status, interval_reason=interval.reason,
-        n_resamples_infinite=interval.n_resamples_infinite, n_resamples_undefined=interval.n_resamples_undefined,
-        baseline_cpa=cpa_b, candidate_cpa=cpa_c, effective_units=min(_kish(columns[:, 0]), _kish(columns[:, 2])),
-        _bootstrap=boot, **common,
-    )  # fmt: skip
+        status="ok",
+        reason=None,
+        ratio=cpa_c / cpa_b,
+        ci_low=interval.ci_low,
+        ci_high=interval.ci_high,
+        interval_status=interval.status,
+        interval_reason=interval.reason,
+        n_resamples_infinite=interval.n_resamples_infinite,
+        n_resamples_undefined=interval.n_resamples_undefined,
+        baseline_cpa=cpa_b,
+        candidate_cpa=cpa_c,
+        effective_units=min(_kish(columns[:, 0]), _kish(columns[:, 2])),
+        _bootstrap=boot,
+        **common,
+    )
 
 
 def cost_ratio(

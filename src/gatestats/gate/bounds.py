@@ -183,8 +183,10 @@ def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidat
     """
     if not keys:
         return frame
-    chosen = pl.DataFrame({"case_id": [k[0] for k in keys], "trial": [k[1] for k in keys]},
-                          schema={"case_id": pl.String, "trial": frame.schema["trial"]})  # fmt: skip
+    chosen = pl.DataFrame(
+        {"case_id": [k[0] for k in keys], "trial": [k[1] for k in keys]},
+        schema={"case_id": pl.String, "trial": frame.schema["trial"]},
+    )
     hit = pl.struct("case_id", "trial").is_in(chosen.select(pl.struct("case_id", "trial")).to_series().implode())
     return frame.with_columns(
         pl.when(_unresolved(frame) & (pl.col("system") == candidate) & hit)

@@ -473,9 +473,16 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResul
     """
     rule = next((r for r in policy.rules if r.name == row.rule), None)
     bound = row.unresolved
-    if (rule is None or rule.grader is not None or bound is None or bound.candidate == 0
-            or row.kind not in {"threshold", "paired"} or row.decision != "insufficient_evidence"
-            or row.pvalue_pass is None or row.pvalue_pass_adjusted is None):  # fmt: skip
+    if (
+        rule is None
+        or rule.grader is not None
+        or bound is None
+        or bound.candidate == 0
+        or row.kind not in {"threshold", "paired"}
+        or row.decision != "insufficient_evidence"
+        or row.pvalue_pass is None
+        or row.pvalue_pass_adjusted is None
+    ):
         return row
     factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
     slices = _case_slices(both)
@@ -484,8 +491,9 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResul
     keys = unresolved_keys(frame, candidate=CANDIDATE)
 
     def passes(j: int) -> bool:
-        found = _rule_rows(rule, imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE), cases,
-                           policy, "pessimistic")  # fmt: skip
+        found = _rule_rows(
+            rule, imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE), cases, policy, "pessimistic"
+        )
         same = [r for r in found if r.kind == row.kind]
         p = same[0].pvalue_pass if same and same[0].decision != "insufficient_evidence" else None
         return p is not None and p * factor <= row.alpha

@@ -145,8 +145,12 @@ def grouping_check(policy: Policy, records: pl.DataFrame) -> CheckResult:
     """
     found = suggested_groups(records)
     slices = _slices(records)
-    sliced = f"; slices ({', '.join(slices[:_SHOWN])}{' …' if len(slices) > _SHOWN else ''}) are strata, " \
-        "not groups, unless the policy says case_grouping = \"slice\"" if slices else ""  # fmt: skip
+    sliced = (
+        f"; slices ({', '.join(slices[:_SHOWN])}{' …' if len(slices) > _SHOWN else ''}) are strata, "
+        'not groups, unless the policy says case_grouping = "slice"'
+        if slices
+        else ""
+    )
     seen = "; ".join(found) if found else "nothing in the records suggests groups"
     grouping = policy.case_grouping
     if grouping is None:
@@ -157,8 +161,12 @@ def grouping_check(policy: Policy, records: pl.DataFrame) -> CheckResult:
                 'state it in the policy: case_grouping = "case_group", "id_prefix:<sep>", "slice" or "independent"'
             )
             return CheckResult(name="case_grouping", side="both", status="insufficient_evidence", detail=detail)
-        return CheckResult(name="case_grouping", side="both", status="ok",
-                           detail=f"not declared; {seen}: each case is its own unit{sliced}")  # fmt: skip
+        return CheckResult(
+            name="case_grouping",
+            side="both",
+            status="ok",
+            detail=f"not declared; {seen}: each case is its own unit{sliced}",
+        )
     if grouping == "case_group" and records.get_column("case_group").null_count() == records.height:
         detail = 'the policy groups cases by case_group (case_grouping = "case_group"), but no record names one'
         return CheckResult(name="case_grouping", side="both", status="insufficient_evidence", detail=detail)

@@ -498,16 +498,32 @@ def rule_row(rule: Rule, **row: Any) -> RuleResult:
         The verdict row.
     """
     return RuleResult(
-        rule=rule.name, metric=rule.metric, slice=rule.slice, k=rule.k, action=rule.action, alpha=rule.alpha,
-        grader=rule.grader, **row,
-    )  # fmt: skip
+        rule=rule.name,
+        metric=rule.metric,
+        slice=rule.slice,
+        k=rule.k,
+        action=rule.action,
+        alpha=rule.alpha,
+        grader=rule.grader,
+        **row,
+    )
 
 
 #: The fields a verdict row copies from its :class:`RuleEvidence`.
 _EVIDENCE_FIELDS = (
-    "kind", "observed", "baseline", "ci_low", "ci_high", "threshold", "test", "pvalue_pass", "pvalue_fail", "n_cases",
-    "reason", "cases_needed",
-)  # fmt: skip
+    "kind",
+    "observed",
+    "baseline",
+    "ci_low",
+    "ci_high",
+    "threshold",
+    "test",
+    "pvalue_pass",
+    "pvalue_fail",
+    "n_cases",
+    "reason",
+    "cases_needed",
+)
 
 
 def rule_result(rule: Rule, row: str, ev: RuleEvidence, *, margin: float | None) -> RuleResult:

@@ -373,8 +373,18 @@ def _rule_inputs(rule: Rule, frame: pl.DataFrame, cases: Sequence[str], label: s
         row = f"{rule.name}: {label}{where} ≥ {rule.threshold:g}"
         why = _why_none(rule, cases, thin)
         values = None if why else np.array(cand, dtype=np.float64)
-        rows.append(_Row(label=row, kind="threshold", boundary=rule.threshold, lo=0.0, hi=1.0, values=values,
-                         baseline_mean=None, why=why))  # fmt: skip
+        rows.append(
+            _Row(
+                label=row,
+                kind="threshold",
+                boundary=rule.threshold,
+                lo=0.0,
+                hi=1.0,
+                values=values,
+                baseline_mean=None,
+                why=why,
+            )
+        )
     if rule.test == "paired":
         margin = float(rule.margin or 0.0)
         shown = f"not worse by more than {margin:g}" if margin > 0 else "better"
@@ -383,8 +393,18 @@ def _rule_inputs(rule: Rule, frame: pl.DataFrame, cases: Sequence[str], label: s
         why = _why_none(rule, cases, sorted(set(thin) | set(thin_base)))
         diff = None if why else np.array(cand, dtype=np.float64) - np.array(base, dtype=np.float64)
         base_mean = None if why else float(np.mean(np.array(base, dtype=np.float64)))
-        rows.append(_Row(label=row, kind="paired", boundary=-margin, lo=-1.0, hi=1.0, values=diff,
-                         baseline_mean=base_mean, why=why))  # fmt: skip
+        rows.append(
+            _Row(
+                label=row,
+                kind="paired",
+                boundary=-margin,
+                lo=-1.0,
+                hi=1.0,
+                values=diff,
+                baseline_mean=base_mean,
+                why=why,
+            )
+        )
     return rows
 
 

@@ -154,9 +154,11 @@ def rule_stop(rule: SequentialRulePath) -> SequentialRuleStop:
     pass_level, fail_level = _level(rule.alpha_pass), _level(rule.alpha_fail)
     if last is None:
         return SequentialRuleStop(
-            row=rule.row, status=f"{rule.status}, not read", e_pass=f"— (level {pass_level})",
+            row=rule.row,
+            status=f"{rule.status}, not read",
+            e_pass=f"— (level {pass_level})",
             e_fail=f"— (level {fail_level})",
-        )  # fmt: skip
+        )
     if rule.status == "undecided":
         needed = "" if rule.cases_needed is None else f", about {rule.cases_needed} more cases needed"
         status = f"undecided after {last.n_cases} cases{needed}"

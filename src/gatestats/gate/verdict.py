@@ -334,8 +334,11 @@ class Verdict:
         bounded = [r for r in self.rules if r.unresolved is not None]
         if bounded:
             lines += ["", "### Unresolved attempts (decided on the bound)", ""]
-            lines += [f"- <strong>{_md(r.row)}</strong>: {_md(r.unresolved.summary, limit=TEXT_LIMIT)}"
-                      for r in bounded if r.unresolved is not None]  # fmt: skip
+            lines += [
+                f"- <strong>{_md(r.row)}</strong>: {_md(r.unresolved.summary, limit=TEXT_LIMIT)}"
+                for r in bounded
+                if r.unresolved is not None
+            ]
         if self.sequential is not None:
             lines += _sequential_md(self.sequential)
         if self.severe_slices:

@@ -266,16 +266,29 @@ def proportion(
     check_confidence_level(confidence_level)
     if n == 0 and x == 0:
         return Proportion(
-            estimate=None, ci_low=None, ci_high=None, numerator=0, n=0, status="insufficient_evidence",
-            reason=undefined_reason or "the denominator is 0: the proportion is undefined", method=method,
+            estimate=None,
+            ci_low=None,
+            ci_high=None,
+            numerator=0,
+            n=0,
+            status="insufficient_evidence",
+            reason=undefined_reason or "the denominator is 0: the proportion is undefined",
+            method=method,
             confidence_level=confidence_level,
-        )  # fmt: skip
+        )
     _check_counts(x, n)
     low, high = _interval(x, n, method=method, confidence_level=confidence_level)
     return Proportion(
-        estimate=x / n, ci_low=low, ci_high=high, numerator=int(x), n=int(n), status="ok", reason=None,
-        method=method, confidence_level=confidence_level,
-    )  # fmt: skip
+        estimate=x / n,
+        ci_low=low,
+        ci_high=high,
+        numerator=int(x),
+        n=int(n),
+        status="ok",
+        reason=None,
+        method=method,
+        confidence_level=confidence_level,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -537,9 +550,19 @@ def kappa_refused(cls: type[_K], reason: str, po: float | None, pe: float | None
         The refusal.
     """
     return cls(
-        estimate=None, se=None, ci_low=None, ci_high=None, se_null=None, z=None, pvalue=None,
-        observed_agreement=po, expected_agreement=pe, status="insufficient_evidence", reason=reason, **fields,
-    )  # fmt: skip
+        estimate=None,
+        se=None,
+        ci_low=None,
+        ci_high=None,
+        se_null=None,
+        z=None,
+        pvalue=None,
+        observed_agreement=po,
+        expected_agreement=pe,
+        status="insufficient_evidence",
+        reason=reason,
+        **fields,
+    )
 
 
 def kappa_statistic(
@@ -756,9 +779,13 @@ def sign_test(successes: int, n: int, *, undefined_reason: str | None = None) ->
     """
     if n == 0 and successes == 0:
         return SignTest(
-            successes=0, n=0, pvalue=None, midp_pvalue=None, status="insufficient_evidence",
+            successes=0,
+            n=0,
+            pvalue=None,
+            midp_pvalue=None,
+            status="insufficient_evidence",
             reason=undefined_reason or "no discordant pairs: the sign test is undefined",
-        )  # fmt: skip
+        )
     _check_counts(successes, n)
     # The exact conditional McNemar test is this sign test: one implementation, in gatestats.paired.
     exact, midp_array = mcnemar_pvalues(n - successes, successes)
@@ -835,14 +862,24 @@ def paired_difference_interval(
     n = a + b + c + d
     if n == 0:
         return PairedDifference(
-            estimate=None, ci_low=None, ci_high=None, n=0, status="insufficient_evidence",
-            reason="no pairs: the paired difference is undefined", confidence_level=confidence_level,
-        )  # fmt: skip
+            estimate=None,
+            ci_low=None,
+            ci_high=None,
+            n=0,
+            status="insufficient_evidence",
+            reason="no pairs: the paired difference is undefined",
+            confidence_level=confidence_level,
+        )
     # Newcombe's method 10 lives in gatestats.paired; there the difference is (a + c)/n - (a + b)/n,
     # so "first only" plays the candidate-only cell.
     low, high = newcombe_interval(a, c, b, d, confidence_level=confidence_level)
     delta = (b - c) / n
     return PairedDifference(
-        estimate=delta, ci_low=max(-1.0, low), ci_high=min(1.0, high), n=n, status="ok", reason=None,
+        estimate=delta,
+        ci_low=max(-1.0, low),
+        ci_high=min(1.0, high),
+        n=n,
+        status="ok",
+        reason=None,
         confidence_level=confidence_level,
-    )  # fmt: skip
+    )

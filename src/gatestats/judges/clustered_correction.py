@@ -118,8 +118,16 @@ def _at_effective_size(
         if int(code[0]) == ADJUSTED_UNUSABLE
         else "no interval of positive width at the clustered effective sample size"
     )
-    return replace(plain, estimate=None, estimate_untruncated=None, ci_low=None, ci_high=None,
-                   status="insufficient_evidence", reason=reason, apparent=apparent)  # fmt: skip
+    return replace(
+        plain,
+        estimate=None,
+        estimate_untruncated=None,
+        ci_low=None,
+        ci_high=None,
+        status="insufficient_evidence",
+        reason=reason,
+        apparent=apparent,
+    )
 
 
 def corrected_pass_rate_clustered(

@@ -105,9 +105,15 @@ class JudgeEligibility:
     def to_frame(self) -> pl.DataFrame:
         """One row per (grader, calibration version); ``reasons`` joined with ``"; "``."""
         schema = {
-            "grader": pl.String, "calibration_version": pl.String, "n_verdicts": pl.Int64, "n_passed": pl.Int64,
-            "n_failed": pl.Int64, "n_unparseable": pl.Int64, "can_vote": pl.Boolean, "reasons": pl.String,
-        }  # fmt: skip
+            "grader": pl.String,
+            "calibration_version": pl.String,
+            "n_verdicts": pl.Int64,
+            "n_passed": pl.Int64,
+            "n_failed": pl.Int64,
+            "n_unparseable": pl.Int64,
+            "can_vote": pl.Boolean,
+            "reasons": pl.String,
+        }
         rows = [{**v.to_dict(), "reasons": "; ".join(v.reasons)} for v in self.votes]
         return pl.DataFrame(rows, schema=schema)
 
@@ -259,11 +265,16 @@ def judge_eligibility(
         reasons = _reasons(row["name"], row["calibration_version"], known, policies)
         votes.append(
             JudgeVote(
-                grader=row["name"], calibration_version=row["calibration_version"], n_verdicts=int(row["n_verdicts"]),
-                n_passed=int(row["n_passed"]), n_failed=int(row["n_failed"]),
-                n_unparseable=int(row["n_unparseable"]), can_vote=not reasons, reasons=tuple(reasons),
+                grader=row["name"],
+                calibration_version=row["calibration_version"],
+                n_verdicts=int(row["n_verdicts"]),
+                n_passed=int(row["n_passed"]),
+                n_failed=int(row["n_failed"]),
+                n_unparseable=int(row["n_unparseable"]),
+                can_vote=not reasons,
+                reasons=tuple(reasons),
             )
-        )  # fmt: skip
+        )
     return JudgeEligibility(votes=tuple(votes))
 
 

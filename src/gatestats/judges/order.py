@@ -93,20 +93,32 @@ class OrderSensitivity:
         for r in (self, *self.by_slice):
             rows.append(
                 {
-                    "slice": r.slice, "n_pairs": r.n_pairs, "n_unparseable": r.n_unparseable,
-                    "n_consistent": r.n_consistent, "n_biased_first": r.n_biased_first,
-                    "n_biased_second": r.n_biased_second, "flip_rate": r.flip_rate.estimate,
-                    "flip_rate_ci_low": r.flip_rate.ci_low, "flip_rate_ci_high": r.flip_rate.ci_high,
+                    "slice": r.slice,
+                    "n_pairs": r.n_pairs,
+                    "n_unparseable": r.n_unparseable,
+                    "n_consistent": r.n_consistent,
+                    "n_biased_first": r.n_biased_first,
+                    "n_biased_second": r.n_biased_second,
+                    "flip_rate": r.flip_rate.estimate,
+                    "flip_rate_ci_low": r.flip_rate.ci_low,
+                    "flip_rate_ci_high": r.flip_rate.ci_high,
                     "position_bias_pvalue": r.position_bias.pvalue,
                     "position_bias_midp_pvalue": r.position_bias.midp_pvalue,
                 }
-            )  # fmt: skip
+            )
         schema = {
-            "slice": pl.String, "n_pairs": pl.Int64, "n_unparseable": pl.Int64, "n_consistent": pl.Int64,
-            "n_biased_first": pl.Int64, "n_biased_second": pl.Int64, "flip_rate": pl.Float64,
-            "flip_rate_ci_low": pl.Float64, "flip_rate_ci_high": pl.Float64, "position_bias_pvalue": pl.Float64,
+            "slice": pl.String,
+            "n_pairs": pl.Int64,
+            "n_unparseable": pl.Int64,
+            "n_consistent": pl.Int64,
+            "n_biased_first": pl.Int64,
+            "n_biased_second": pl.Int64,
+            "flip_rate": pl.Float64,
+            "flip_rate_ci_low": pl.Float64,
+            "flip_rate_ci_high": pl.Float64,
+            "position_bias_pvalue": pl.Float64,
             "position_bias_midp_pvalue": pl.Float64,
-        }  # fmt: skip
+        }
         return pl.DataFrame(rows, schema=schema)
 
     def to_dict(self) -> JSONObject:
@@ -288,24 +300,37 @@ class PersuasionTest:
         return pl.DataFrame(
             [
                 {
-                    "n_pairs": self.n_pairs, "n_unparseable": self.n_unparseable, "n_pass_both": self.n_pass_both,
+                    "n_pairs": self.n_pairs,
+                    "n_unparseable": self.n_unparseable,
+                    "n_pass_both": self.n_pass_both,
                     "n_pass_with_text_only": self.n_pass_with_text_only,
-                    "n_pass_without_text_only": self.n_pass_without_text_only, "n_pass_neither": self.n_pass_neither,
+                    "n_pass_without_text_only": self.n_pass_without_text_only,
+                    "n_pass_neither": self.n_pass_neither,
                     "pass_rate_without_text": self.pass_rate_without_text.estimate,
                     "pass_rate_with_text": self.pass_rate_with_text.estimate,
-                    "difference": self.difference.estimate, "difference_ci_low": self.difference.ci_low,
-                    "difference_ci_high": self.difference.ci_high, "pvalue": self.test.pvalue,
+                    "difference": self.difference.estimate,
+                    "difference_ci_low": self.difference.ci_low,
+                    "difference_ci_high": self.difference.ci_high,
+                    "pvalue": self.test.pvalue,
                     "midp_pvalue": self.test.midp_pvalue,
                 }
             ],
             schema={
-                "n_pairs": pl.Int64, "n_unparseable": pl.Int64, "n_pass_both": pl.Int64,
-                "n_pass_with_text_only": pl.Int64, "n_pass_without_text_only": pl.Int64, "n_pass_neither": pl.Int64,
-                "pass_rate_without_text": pl.Float64, "pass_rate_with_text": pl.Float64, "difference": pl.Float64,
-                "difference_ci_low": pl.Float64, "difference_ci_high": pl.Float64, "pvalue": pl.Float64,
+                "n_pairs": pl.Int64,
+                "n_unparseable": pl.Int64,
+                "n_pass_both": pl.Int64,
+                "n_pass_with_text_only": pl.Int64,
+                "n_pass_without_text_only": pl.Int64,
+                "n_pass_neither": pl.Int64,
+                "pass_rate_without_text": pl.Float64,
+                "pass_rate_with_text": pl.Float64,
+                "difference": pl.Float64,
+                "difference_ci_low": pl.Float64,
+                "difference_ci_high": pl.Float64,
+                "pvalue": pl.Float64,
                 "midp_pvalue": pl.Float64,
             },
-        )  # fmt: skip
+        )
 
     def to_dict(self) -> JSONObject:
         """JSON-ready dict."""

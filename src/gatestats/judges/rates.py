@@ -96,22 +96,42 @@ class JudgeErrorRates:
                 p: Proportion = getattr(result, name)
                 rows.append(
                     {
-                        "slice": result.slice, "statistic": name, "estimate": p.estimate, "ci_low": p.ci_low,
-                        "ci_high": p.ci_high, "numerator": p.numerator, "n": p.n, "status": p.status,
+                        "slice": result.slice,
+                        "statistic": name,
+                        "estimate": p.estimate,
+                        "ci_low": p.ci_low,
+                        "ci_high": p.ci_high,
+                        "numerator": p.numerator,
+                        "n": p.n,
+                        "status": p.status,
                         "reason": p.reason,
                     }
-                )  # fmt: skip
+                )
             k = result.kappa
             rows.append(
                 {
-                    "slice": result.slice, "statistic": "kappa", "estimate": k.estimate, "ci_low": k.ci_low,
-                    "ci_high": k.ci_high, "numerator": None, "n": k.n, "status": k.status, "reason": k.reason,
+                    "slice": result.slice,
+                    "statistic": "kappa",
+                    "estimate": k.estimate,
+                    "ci_low": k.ci_low,
+                    "ci_high": k.ci_high,
+                    "numerator": None,
+                    "n": k.n,
+                    "status": k.status,
+                    "reason": k.reason,
                 }
-            )  # fmt: skip
+            )
         schema = {
-            "slice": pl.String, "statistic": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64,
-            "ci_high": pl.Float64, "numerator": pl.Int64, "n": pl.Int64, "status": pl.String, "reason": pl.String,
-        }  # fmt: skip
+            "slice": pl.String,
+            "statistic": pl.String,
+            "estimate": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "numerator": pl.Int64,
+            "n": pl.Int64,
+            "status": pl.String,
+            "reason": pl.String,
+        }
         return pl.DataFrame(rows, schema=schema)
 
     def to_dict(self) -> JSONObject:
@@ -271,9 +291,15 @@ def judge_error_rates(
 
     def rates(part: pl.DataFrame, name: str | None, by_slice: tuple[JudgeErrorRates, ...] = ()) -> JudgeErrorRates:
         return _rates(
-            _count_map(part), slice_name=name, positive=positive, negative=negative, tie=tie, method=method,
-            confidence_level=confidence_level, by_slice=by_slice,
-        )  # fmt: skip
+            _count_map(part),
+            slice_name=name,
+            positive=positive,
+            negative=negative,
+            tie=tie,
+            method=method,
+            confidence_level=confidence_level,
+            by_slice=by_slice,
+        )
 
     slices = tuple(rates(part, name) for name, part in slice_parts(grouped))
     return rates(grouped.group_by("label", "__verdict").agg(pl.col("len").sum()), None, slices)

@@ -316,9 +316,14 @@ def factor_model(
     reason = _why_no_fit(data, n_clusters)
     if reason is not None:
         return FactorModel(
-            status="insufficient_evidence", reason=reason, correlation=None, cov_type=None, effects=(),
-            predicted=empty, **base,
-        )  # fmt: skip
+            status="insufficient_evidence",
+            reason=reason,
+            correlation=None,
+            cov_type=None,
+            effects=(),
+            predicted=empty,
+            **base,
+        )
     return _fit(data, table, formula, base, working_correlation, n_clusters, confidence_level, empty)
 
 
@@ -395,9 +400,14 @@ def _fit(
     if trouble or not np.all(np.isfinite(params)) or not np.all(np.isfinite(cov)):
         why = trouble[0] if trouble else "non-finite estimates"
         return FactorModel(
-            status="insufficient_evidence", reason=f"the GEE fit did not converge: {why}", correlation=None,
-            cov_type=cov_type, effects=(), predicted=empty, **base,
-        )  # fmt: skip
+            status="insufficient_evidence",
+            reason=f"the GEE fit did not converge: {why}",
+            correlation=None,
+            cov_type=cov_type,
+            effects=(),
+            predicted=empty,
+            **base,
+        )
     z = float(stats.norm.isf((1 - confidence_level) / 2))
     effects = _effects(model.exog_names, params, cov, z)
     predicted = _predicted(model, table, params, cov, z)

@@ -145,9 +145,16 @@ def _no_interval(
 ) -> DifferenceInterval:
     """A :class:`DifferenceInterval` with ``status="insufficient_evidence"``: no bounds, and the reason."""
     return DifferenceInterval(
-        estimate=estimate, ci_low=None, ci_high=None, method=method, confidence_level=confidence_level,
-        alternative=alternative, status="insufficient_evidence", reason=reason, n_units=n_units,
-    )  # fmt: skip
+        estimate=estimate,
+        ci_low=None,
+        ci_high=None,
+        method=method,
+        confidence_level=confidence_level,
+        alternative=alternative,
+        status="insufficient_evidence",
+        reason=reason,
+        n_units=n_units,
+    )
 
 
 def _check_table(**counts: int) -> None:

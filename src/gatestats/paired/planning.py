@@ -122,9 +122,13 @@ def _nothing_detectable(sign: float, base: dict[str, Any]) -> DetectableEffectPl
     """The plan when even the largest difference (``|delta| = discordance``) is out of reach."""
     n_cases, discordance, power = base["n_cases"], base["discordance"], base["power"]
     need = cases_needed(
-        sign * discordance, discordance, power=power, alpha=base["alpha"], alternative=base["alternative"],
+        sign * discordance,
+        discordance,
+        power=power,
+        alpha=base["alpha"],
+        alternative=base["alternative"],
         test=base["test"],
-    )  # fmt: skip
+    )
     reason = (
         f"with {n_cases} cases no difference can be detected with power {power:g}: even |delta| = "
         f"discordance = {discordance:g} (every discordant case favouring one side) needs {need.n_exact} cases"

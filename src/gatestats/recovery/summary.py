@@ -162,11 +162,23 @@ class RecoverySummary:
             ("rounds_per_accepted", float(self.rounds_run), float(self.accepted), self.rounds_per_accepted, None, None),
             ("usd_per_accepted", None, float(self.accepted), self.usd_per_accepted, None, None),
             ("seconds_per_accepted", None, float(self.accepted), self.seconds_per_accepted, None, None),
-            ("usd_per_accepted_without_correction", None, float(self.passed_first),
-             self.usd_per_accepted_without_correction, None, None),
-            ("seconds_per_accepted_without_correction", None, float(self.passed_first),
-             self.seconds_per_accepted_without_correction, None, None),
-        ]  # fmt: skip
+            (
+                "usd_per_accepted_without_correction",
+                None,
+                float(self.passed_first),
+                self.usd_per_accepted_without_correction,
+                None,
+                None,
+            ),
+            (
+                "seconds_per_accepted_without_correction",
+                None,
+                float(self.passed_first),
+                self.seconds_per_accepted_without_correction,
+                None,
+                None,
+            ),
+        ]
         schema = {
             "metric": pl.String(),
             "numerator": pl.Float64(),
