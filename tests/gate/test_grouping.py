@@ -164,3 +164,18 @@ def test_undeclared_groups_never_pass_silently() -> None:
         assert declared.false_pass <= declared.limit, declared
         liberal.append(study.run_cell(kind, groups, size, trials, "independent", reps, 7, power=False).false_pass)
     assert max(liberal) > study.ALPHA + 2 * (study.ALPHA * (1 - study.ALPHA) / reps) ** 0.5, liberal
+
+
+def test_n_units_counts_each_group_once_and_each_ungrouped_case_as_its_own_unit() -> None:
+    from gatestats.gate.grouping import n_units
+
+    records = pl.DataFrame(
+        {"case_id": ["a", "a", "b", "c", "d"], "case_group": ["g", "g", "g", None, None]},
+        schema={"case_id": pl.String, "case_group": pl.String},
+    )
+    assert n_units(records, {"a", "b", "c", "d"}) == 3  # g, c, d
+    assert n_units(records, {"c", "d"}) == 2
+    assert n_units(records, {"a"}) == 1
+    # a group named like a case id is still another unit
+    named = records.with_columns(pl.lit("c").alias("case_group")).head(1)
+    assert n_units(pl.concat([named, records.tail(1)]), {"a", "d"}) == 2

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from gatestats._typing import JSONObject
 from gatestats.gate._typed import to_json
 from gatestats.sequential.decide import SequencePoint
-from gatestats.vocabulary import Action, GateCorrection, Metric, Outcome
+from gatestats.vocabulary import Action, GateCorrection, InfraRetries, Metric, Outcome
 
 __all__ = [
     "LAYERS",
@@ -102,7 +102,7 @@ class PolicyBinding(_Json):
     #: Whether the policy refuses a registration made at import (absent in verdicts before it existed).
     require_preregistration: bool = False
     #: What the gate made of trials retried after an infrastructure error (absent in verdicts before it existed).
-    infra_retries: str = "counted"
+    infra_retries: InfraRetries = "counted"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -61,7 +61,7 @@ from gatestats.gate.checks import silence_checks
 from gatestats.gate.cost_rules import cost_rows
 from gatestats.gate.families import decide_families, no_cost_fields, pre_data_removals
 from gatestats.gate.graders import GoldenFindings, grader_checks
-from gatestats.gate.grouping import apply_grouping
+from gatestats.gate.grouping import apply_grouping, n_units
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
@@ -253,12 +253,9 @@ def _pre_data(policy: Policy, both: pl.DataFrame) -> dict[tuple[str, str], str]:
     slices = _case_slices(both)
     severe = _severe_cases(slices, policy.severe_slices)
     cases = {r.slice: _cases_of(slices, r.slice, severe) for r in policy.rules}
-    unit = pl.coalesce(pl.lit("group:") + pl.col("case_group"), pl.lit("case:") + pl.col("case_id"))
-    n_units = {
-        name: both.filter(pl.col("case_id").is_in(list(c))).select(unit.n_unique()).item() for name, c in cases.items()
-    }
+    units = {name: n_units(both, c) for name, c in cases.items()}
     no_cost = no_cost_fields(policy, both, (BASELINE, CANDIDATE))
-    return pre_data_removals(policy, {name: len(c) for name, c in cases.items()}, no_cost, n_units)
+    return pre_data_removals(policy, {name: len(c) for name, c in cases.items()}, no_cost, units)
 
 
 def _judge_checks(

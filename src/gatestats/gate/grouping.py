@@ -50,7 +50,7 @@ import polars as pl
 from gatestats.gate.policy import Policy
 from gatestats.gate.verdict import CheckResult
 
-__all__ = ["apply_grouping", "grouping_check", "suggested_groups"]
+__all__ = ["apply_grouping", "grouping_check", "n_units", "suggested_groups"]
 
 _PREFIX = "id_prefix:"
 _SHOWN = 3
@@ -85,6 +85,27 @@ def apply_grouping(records: pl.DataFrame, grouping: str | None) -> pl.DataFrame:
         sep = re.escape(grouping[len(_PREFIX) :])
         group = pl.col("case_id").str.extract(rf"(?s)^(.*){sep}", 1)
     return records.with_columns(group.alias("case_group"))
+
+
+def n_units(records: pl.DataFrame, cases: set[str]) -> int:
+    """How many units ``cases`` make after :func:`apply_grouping`: a case's ``case_group``, or the case itself.
+
+    The unit the paired tests count (``paired.compare`` tests groups when cases carry ``case_group``).
+
+    Parameters
+    ----------
+    records
+        Run records after :func:`apply_grouping` (columns ``case_id``, ``case_group``).
+    cases
+        The case ids counted.
+
+    Returns
+    -------
+    int
+        The distinct groups and ungrouped cases among ``cases``.
+    """
+    unit = pl.coalesce(pl.lit("group:") + pl.col("case_group"), pl.lit("case:") + pl.col("case_id"))
+    return int(records.filter(pl.col("case_id").is_in(list(cases))).select(unit.n_unique()).item())
 
 
 def _group_sizes(pairs: pl.DataFrame, column: str) -> pl.DataFrame:
