@@ -10,6 +10,7 @@ row its own, and the cost row is removed before the data.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -224,3 +225,20 @@ def test_a_margin_is_compared_with_the_weight_of_one_paired_unit_as_the_paired_t
     assert pre_data_removals(policy, {"all": 9}, None) == {}  # 0.12 is not finer than 1/9 = 0.111
     found = pre_data_removals(policy, {"all": 9}, None, {"all": 8})
     assert found == {("ni", "paired"): "the margin 0.12 is finer than one case's weight 1/8"}
+
+
+def test_a_row_removed_before_the_data_says_why_once() -> None:
+    from gatestats.gate.families import decide_families
+    from gatestats.gate.verdict import RuleResult
+
+    why = "the margin 0.05 is finer than one case's weight 1/8"
+    fields = dict.fromkeys(RuleResult.__slots__)
+    row = RuleResult(**{**fields, "rule": "ni", "row": "ni", "metric": "pass_rate", "slice": "all", "k": 1,
+                        "kind": "paired", "action": "block", "test": "t", "alpha": 0.05, "n_cases": 9,
+                        "decision": "insufficient_evidence", "reason": f"{why} = 0.125: at least 20 cases are needed"})  # fmt: skip
+    (out,) = decide_families([row], "holm", {("ni", "paired"): why})
+    assert out.reason is not None
+    assert out.reason.count(why) == 1
+    assert out.reason.endswith("; left out of the multiplicity family before the data")
+    (other,) = decide_families([replace(row, reason="something else")], "holm", {("ni", "paired"): why})
+    assert other.reason == f"something else; left out of the multiplicity family before the data: {why}"

@@ -274,7 +274,9 @@ def decide_families(
         reason, needed = r.reason, r.cases_needed
         size = 0 if families[i] == "removed_before_data" else families.count(families[i])
         if families[i] == "removed_before_data":
-            note = f"left out of the multiplicity family before the data: {removed[r.rule, r.kind]}"
+            why = removed[r.rule, r.kind]
+            said = bool(reason) and why in str(reason)  # the row's own reason already says why: not twice
+            note = "left out of the multiplicity family before the data" + ("" if said else f": {why}")
             reason = note if not reason or reason in note else f"{reason}; {note}"
         if i in adjusted:
             p_pass, p_fail = adjusted[i]
