@@ -15,9 +15,9 @@ import pytest
 from gatestats.errors import RecordFileError
 from gatestats.golden.neardup import features
 from gatestats.golden.proposal import GoldenSetError, read_set_json
+from gatestats.io.limits import NAME_MAX_CHARS, name_problem
 from gatestats.judges.calibration import load_calibration
-from gatestats.limits import NAME_MAX_CHARS, name_problem
-from gatestats.tabular import read_csv_strict
+from gatestats.tables.csvfile import read_csv_strict
 from gatestats_runner.runsets import RunSetError, read_manifest
 
 DEEP = b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b"}\n"
@@ -68,7 +68,7 @@ def test_a_fifo_as_a_csv_file_is_refused_without_blocking(tmp_path: Path) -> Non
 
 
 def test_a_csv_file_over_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gatestats import tabular
+    from gatestats.tables import csvfile as tabular
 
     monkeypatch.setattr(tabular, "CSV_MAX_BYTES", 64)
     path = tmp_path / "t.csv"

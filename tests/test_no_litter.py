@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from gatestats._files import new_build_directory, sweep_builds, sweep_temporaries, write_new_files, write_once
+from gatestats.io.files import new_build_directory, sweep_builds, sweep_temporaries, write_new_files, write_once
 from gatestats_runner.fsops import abandoned, new_locked_file
 
 HOLD = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from gatestats import _files
+    from gatestats.io import files as _files
     kind, where = sys.argv[1], Path(sys.argv[2])
     if kind == "temp":
         held = _files._temporary(where, b"half a verdict")

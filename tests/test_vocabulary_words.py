@@ -49,7 +49,7 @@ WORD_TUPLES: Mapping[str, tuple[str, ...]] = {
 #: vocabulary shares it with the outcomes. Keep this short; a new entry needs a reason.
 ALLOWED: Mapping[tuple[str, str], str] = {
     ("attest/verify.py", "failed"): "a verification check's status (ok, failed, skipped), not a trial outcome",
-    ("recovery/summary.py", "passed"): "a correction round's verdict, a word of the runner's correction journal",
+    ("estimators/recovery.py", "passed"): "a correction round's verdict, a word of the runner's correction journal",
     ("gate/verdict.py", "failed"): "the JUnit <failure> message when a rule gives no reason: text, not an outcome",
 }
 

@@ -25,6 +25,7 @@ __all__ = [
     "correction",  # the correction loop (gatestats correct) and the rounds it journaled; starts runs
     "digests",  # sha256 digests and canonical JSON, one implementation
     "fsops",  # moving a finished directory into place without replacing anything
+    "journal",  # the correction loop's journal: reading the rounds it wrote (starts nothing)
     "launch",  # starting run sets: options, executors by name, progress, errors; starts runs
     "runsets",  # run-set files: manifest, policy registration, imported run sets, checksums
 ]

@@ -1,10 +1,15 @@
-"""Exceptions of gatestats. Each subclasses a built-in and says what was expected and what was got."""
+"""Exceptions of gatestats. Each subclasses a built-in and says what was expected and what was got.
+
+Also the one lookup by key that results share (``result.group(...)``, ``result.system(...)``,
+``result.effect(...)``): :func:`find_by_key`, whose ``KeyError`` lists the keys there are.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
     "MAX_PROBLEMS",
@@ -14,7 +19,10 @@ __all__ = [
     "RecordFileError",
     "RecordProblem",
     "at_lines",
+    "find_by_key",
 ]
+
+T = TypeVar("T")
 
 _MAX_SHOWN = 20
 
@@ -181,3 +189,34 @@ class ProblemList:
         """Raise every problem collected as one :class:`RecordFileError` (exact count)."""
         if self.total:
             raise RecordFileError(self.kept, total=self.total)
+
+
+def find_by_key(items: Sequence[T], key: Callable[[T], object], wanted: object, label: str) -> T:
+    """The first of ``items`` whose ``key`` equals ``wanted``.
+
+    Parameters
+    ----------
+    items
+        The results to search.
+    key
+        What identifies a result (its term, system or group values).
+    wanted
+        The key asked for.
+    label
+        What was asked for in the message, e.g. ``system 'a'``.
+
+    Returns
+    -------
+    T
+        The first match.
+
+    Raises
+    ------
+    KeyError
+        No item matches; the message lists the keys there are.
+    """
+    for item in items:
+        if key(item) == wanted:
+            return item
+    msg = f"no {label} (got {[key(item) for item in items]})"
+    raise KeyError(msg)

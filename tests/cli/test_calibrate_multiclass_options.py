@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gatestats._digest import digest_file
 from gatestats.cli import app
+from gatestats.io.digest import digest_file
 
 ITEMS = Path(__file__).resolve().parents[2] / "data" / "pandalm_multi_rater" / "items.csv"
 RATERS = "annotator1+annotator2+annotator3"

@@ -16,13 +16,13 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from gatestats._text import visible
 from gatestats.cli import app
 from gatestats.cli.gate import render_verdict
 from gatestats.gate import Verdict, read_verdict
 from gatestats.gate.bindings import SequencePointBinding, SequentialBinding
+from gatestats.io.text import visible
 from tests.gate.test_safe_outputs import HOSTILE, RAW_CONTROL, _render, _texts
-from tests.sequential_run.conftest import EXAMPLE, run_example
+from tests.sequential.run.conftest import EXAMPLE, run_example
 
 SOLVES = "solves: pass rate ≥ 0.6"
 NOT_WORSE = "not worse: pass rate not worse by more than 0.1 than baseline"

@@ -332,7 +332,7 @@ def test_a_round_killed_mid_line_is_left_to_the_runner_and_a_complete_one_is_not
     correction: Path, tmp_path: Path
 ) -> None:
     from gatestats.errors import RecordFileError
-    from gatestats.recovery import check_round_run_sets
+    from gatestats.estimators.recovery import check_round_run_sets
 
     out = tmp_path / "out"
     shutil.copytree(correction, out, symlinks=True)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.cli.recovery import recovery_report
-from gatestats.recovery import ROUND_COLUMNS
+from gatestats.estimators.recovery import ROUND_COLUMNS
 from tests.conftest import ROOT
 from tests.runner.conftest import needs_sandbox
 

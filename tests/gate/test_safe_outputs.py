@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
-from gatestats import _files
-from gatestats._files import rename_directory_once, write_new_files
-from gatestats._text import visible
 from gatestats.cli import app
 from gatestats.gate import CheckResult, RuleResult, SevereSliceResult, Verdict, load_policy
 from gatestats.gate.bindings import PolicyBinding, SideBinding, SystemBinding
 from gatestats.gate.registration import Registration
+from gatestats.io import files as _files
+from gatestats.io.files import rename_directory_once, write_new_files
+from gatestats.io.text import visible
 from tests.gate.factory import write_run_set
 
 HOSTILE = [
@@ -242,7 +242,7 @@ def test_markdown_lists_at_most_fifty_flip_ids() -> None:
 
 # --- through the real CLI ------------------------------------------------------------------------
 
-# A policy refuses control characters in its names (gatestats.limits.name_problem): the hostile
+# A policy refuses control characters in its names (gatestats.io.limits.name_problem): the hostile
 # names below use only what a policy accepts (line and paragraph separators, a right-to-left
 # override, HTML, backticks, pipes); test_policy_refuses_control_characters_in_names covers the rest.
 BASE_SYSTEM = "base <img src=x onerror=alert(1)> `x` | y \u202e[31m\u2028[/]"

@@ -13,9 +13,9 @@ import pytest
 
 from gatestats.gate import RecordSet, Verdict, evaluate_gate, load_policy, load_record_set, read_verdict, write_verdict
 from gatestats.gate.sequential_rules import case_order
-from gatestats.sequential_run import PATH_FILE
+from gatestats.sequential.run import PATH_FILE
 from gatestats_runner.launch import RunSetOptions, run_run_set
-from tests.sequential_run.conftest import EXAMPLE, run_example
+from tests.sequential.run.conftest import EXAMPLE, run_example
 
 POLICY = EXAMPLE / "policy.toml"
 IDS = [f"product-{i:02d}" for i in range(1, 49)]

@@ -185,7 +185,7 @@ def test_the_bound_round_trips_and_is_shown_in_markdown_and_the_terminal(tmp_pat
 
 @pytest.fixture(scope="module")
 def sequential_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.sequential_run.conftest import run_example
+    from tests.sequential.run.conftest import run_example
 
     out = tmp_path_factory.mktemp("bounds-sequential") / "out"
     run_example(out)
@@ -198,7 +198,7 @@ def test_a_sequential_row_passes_only_at_the_pessimistic_end(sequential_example:
     import polars as pl
 
     from gatestats.gate import load_policy
-    from tests.sequential_run.conftest import EXAMPLE
+    from tests.sequential.run.conftest import EXAMPLE
 
     policy = load_policy(EXAMPLE / "policy.toml")
     base = load_record_set(sequential_example / "baseline")

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from gatestats_runner.case import CaseError, load_case
-from gatestats_runner.correction import CorrectionOptions, read_rounds, run_correction
-from gatestats_runner.correction._journal import read_journal  # white-box: the journal's reader
+from gatestats_runner.correction import CorrectionOptions, run_correction
 from gatestats_runner.digests import digest_file, tree_digest
+from gatestats_runner.journal import read_journal, read_rounds
 from gatestats_runner.launch import OptionError, RunSetError
 from gatestats_runner.store import read_records
 from tests.runner.conftest import needs_sandbox, write_case

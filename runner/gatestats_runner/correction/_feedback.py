@@ -16,12 +16,13 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from gatestats_runner.case import Case, Contract
 from gatestats_runner.checks import EXCERPT_CHARS, junit_cases
 from gatestats_runner.contract import RunRecord
 from gatestats_runner.digests import digest_file, digest_json
+from gatestats_runner.journal import VerdictKind
 
 __all__ = [
     "FEEDBACK_FORMAT",
@@ -39,8 +40,6 @@ _MAX_TESTS = 10
 _DETAIL_CHARS = 1000
 _TRACEBACK = "Traceback (most recent call last):"
 _FRAME = re.compile(r'^\s+File "([^"]+)", line \d+')
-
-VerdictKind = Literal["passed", "candidate_failure", "infrastructure", "evaluator_crash", "evaluator_nondeterministic"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,7 +19,9 @@ from typing import Any
 from gatestats_runner._util import fsync_dir, now_rfc3339
 from gatestats_runner.case import Case, load_case_set
 from gatestats_runner.correction._feedback import classify, final_records, write_feedback
-from gatestats_runner.correction._journal import (
+from gatestats_runner.correction._reviser import call_reviser, prepare_workdir
+from gatestats_runner.digests import tree_digest
+from gatestats_runner.journal import (
     JOURNAL,
     JOURNAL_FORMAT,
     STOP_REASONS,
@@ -28,8 +30,6 @@ from gatestats_runner.correction._journal import (
     read_journal,
     replay,
 )
-from gatestats_runner.correction._reviser import call_reviser, prepare_workdir
-from gatestats_runner.digests import tree_digest
 from gatestats_runner.runset import OptionError, RunSetOptions, _candidate_layout, run_run_set
 from gatestats_runner.sandbox import Isolation
 from gatestats_runner.store import LOCK, MANIFEST, RECORDS, RunSetError, RunSetLock, read_records

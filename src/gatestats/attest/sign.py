@@ -20,8 +20,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from gatestats._digest import digest_bytes
-from gatestats._files import write_new_files
 from gatestats.attest.dsse import IN_TOTO_PAYLOAD_TYPE, Envelope, sign_envelope
 from gatestats.attest.statement import (
     REGISTRATION_PREDICATE_TYPE,
@@ -31,6 +29,8 @@ from gatestats.attest.statement import (
     subject_for,
 )
 from gatestats.gate import Policy, Registration
+from gatestats.io.digest import digest_bytes
+from gatestats.io.files import write_new_files
 
 __all__ = [
     "ENVELOPE_SUFFIX",

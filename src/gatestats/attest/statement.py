@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gatestats._digest import canonical_json
 from gatestats._typing import JSONObject
 from gatestats.attest.errors import AttestationError
 from gatestats.attest.strict_json import loads_strict, strict_object, type_name
+from gatestats.io.digest import canonical_json
 
 __all__ = [
     "REGISTRATION_PREDICATE_TYPE",

@@ -13,8 +13,8 @@ from typing import Any
 
 from gatestats.attest.errors import AttestationError
 from gatestats.errors import RecordFileError
-from gatestats.jsonfile import parse_json_document
-from gatestats.jsonfile import read_regular_file as _read_regular_file
+from gatestats.io.jsonfile import parse_json_document
+from gatestats.io.jsonfile import read_regular_file as _read_regular_file
 
 __all__ = ["MAX_DEPTH", "MAX_JSON_BYTES", "loads_strict", "read_regular_file", "strict_object", "type_name"]
 
@@ -64,7 +64,7 @@ _JSON_TYPES: tuple[tuple[type, str], ...] = (
 def loads_strict(data: bytes, *, source: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
     """Parse ``data`` as one JSON document, refusing anything that could be read two ways.
 
-    The rules are the project's one strict decoder (:func:`gatestats.jsonfile.parse_json_document`).
+    The rules are the project's one strict decoder (:func:`gatestats.io.jsonfile.parse_json_document`).
 
     Parameters
     ----------
@@ -110,7 +110,7 @@ def read_regular_file(path: str | os.PathLike[str], *, limit: int, what: str) ->
     Parameters
     ----------
     path, limit, what
-        As :func:`gatestats.jsonfile.read_regular_file`.
+        As :func:`gatestats.io.jsonfile.read_regular_file`.
 
     Returns
     -------
@@ -120,7 +120,7 @@ def read_regular_file(path: str | os.PathLike[str], *, limit: int, what: str) ->
     Raises
     ------
     AttestationError
-        Where :func:`gatestats.jsonfile.read_regular_file` raises a ``RecordFileError``, with its message.
+        Where :func:`gatestats.io.jsonfile.read_regular_file` raises a ``RecordFileError``, with its message.
     """
     try:
         return _read_regular_file(path, limit=limit, what=what)

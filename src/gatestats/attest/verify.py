@@ -18,7 +18,6 @@ from typing import Any, Literal, TypeAlias
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from gatestats._digest import canonical_json, digest_file
 from gatestats._typing import JSONObject
 from gatestats.attest.dsse import IN_TOTO_PAYLOAD_TYPE, read_envelope_bundle, verify_envelope
 from gatestats.attest.errors import AttestationError
@@ -33,6 +32,7 @@ from gatestats.attest.statement import (
 from gatestats.attest.verdict_file import VerdictFile, read_verdict_file
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import EXIT_CODES, load_record_set, verdict_digest
+from gatestats.io.digest import canonical_json, digest_file
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest
 
 __all__ = [

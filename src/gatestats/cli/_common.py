@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal, ParamSpec, Protocol, TypeVar, cast, 
 import typer
 from rich.console import Console
 
-from gatestats._text import TEXT_LIMIT, visible
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError
+from gatestats.io.text import TEXT_LIMIT, visible
 from gatestats.vocabulary import check_confidence_level, check_n_resamples, check_seed
 
 __all__ = [

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from gatestats._text import visible
 from gatestats.cli._common import comma_separated, usage_error
+from gatestats.io.text import visible
 
 if TYPE_CHECKING:
-    from gatestats.sequential_run import SequentialRunOptions
+    from gatestats.sequential.run import SequentialRunOptions
 
 __all__ = ["run_sequential"]
 
@@ -117,7 +117,7 @@ def run_sequential(given: Mapping[str, Any]) -> None:
     from gatestats.cli._trial_bar import TrialBar, run_with_bar  # the same bar as `gatestats run`
     from gatestats.errors import GatestatsError
     from gatestats.gate import PolicyError
-    from gatestats.sequential_run import (  # heavy: imported when the command runs
+    from gatestats.sequential.run import (  # heavy: imported when the command runs
         NotSequentialError,
         SequentialRunOptions,
         run_until_decided,

@@ -22,8 +22,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from gatestats._text import TEXT_LIMIT, visible
 from gatestats.cli._common import fail, usage_error
+from gatestats.io.text import TEXT_LIMIT, visible
 from gatestats_runner.launch import (
     CaseError,
     Executor,

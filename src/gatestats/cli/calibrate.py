@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats._digest import digest_file, digest_text
 from gatestats.cli._calibrate_classes import (
     MulticlassInput,
     correct_production,
@@ -20,6 +19,7 @@ from gatestats.cli._calibrate_classes import (
     run_multiclass,
 )
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
+from gatestats.io.digest import digest_file, digest_text
 from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:

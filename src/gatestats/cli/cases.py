@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gatestats._text import visible
 from gatestats.cli._common import EXIT_INPUT_ERROR, load_cli_records, reports_errors
+from gatestats.io.text import visible
 
 if TYPE_CHECKING:
     from gatestats.golden import Finding

@@ -2,7 +2,7 @@
 
 A thin wrapper over :func:`gatestats_runner.correction.run_correction` (the sandbox controller owns
 the loop) that prints each step, every case's stop reason and the recovery statistics of
-:mod:`gatestats.recovery`. Exit codes: 0 every case's loop stopped with a recorded reason (whatever
+:mod:`gatestats.estimators.recovery`. Exit codes: 0 every case's loop stopped with a recorded reason (whatever
 the reason); 1 invalid input (cases, candidate, an output that exists or does not match on
 ``--resume``, a damaged journal); 2 usage error (an option no loop can have). See docs/correction.md.
 """
@@ -22,7 +22,7 @@ from gatestats_runner.correction import CorrectionOptions, CorrectionSummary, ru
 from gatestats_runner.launch import CaseError, OptionError, RunSetError, SandboxError
 
 if TYPE_CHECKING:
-    from gatestats.recovery import RecoverySummary
+    from gatestats.estimators.recovery import RecoverySummary
 
 __all__ = ["correct_command", "reviser_argv"]
 
@@ -126,7 +126,7 @@ def correct_command(
         raise usage_error(str(exc)) from None
     except (CaseError, RunSetError, SandboxError, OSError) as exc:
         raise fail(str(exc)) from None
-    from gatestats.recovery import load_rounds, recovery_summary
+    from gatestats.estimators.recovery import load_rounds, recovery_summary
 
     _print(summary, recovery_summary(load_rounds(summary.out)))
 
@@ -134,7 +134,7 @@ def correct_command(
 def _check_rounds(out: Path) -> None:
     """The rounds a resumed loop reads, through the gate's door (exit 1 naming file, line, field; nothing run)."""
     from gatestats.errors import GatestatsError
-    from gatestats.recovery import check_round_run_sets
+    from gatestats.estimators.recovery import check_round_run_sets
 
     try:
         check_round_run_sets(out)

@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
-from gatestats._text import TEXT_LIMIT, visible
 from gatestats.cli._common import checked_option, echo_json, reports_errors
+from gatestats.io.text import TEXT_LIMIT, visible
 from gatestats.vocabulary import check_alpha
 
 __all__ = ["EXIT_BLOCKED", "drift_command"]

@@ -21,11 +21,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gatestats._files import sweep_temporaries, write_new_files
-from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, visible
 from gatestats._typing import JSONObject
 from gatestats.cli._common import fail, usage_error
 from gatestats.errors import GatestatsError
+from gatestats.io.files import sweep_temporaries, write_new_files
+from gatestats.io.text import LABEL_LIMIT, TEXT_LIMIT, visible
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

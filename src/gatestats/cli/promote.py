@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from gatestats._text import visible
 from gatestats.cli._common import reports_errors
+from gatestats.io.text import visible
 
 __all__ = ["promote_command"]
 

@@ -1,8 +1,9 @@
 """``gatestats recovery OUT_DIR``: the recovery statistics of a finished (or stopped) correction loop.
 
 Reads the loop's journal (``OUT_DIR/journal.jsonl``, written by ``gatestats correct``) through
-:func:`gatestats.recovery.load_rounds`, checks every round's run set with the gate's reader
-(:func:`gatestats.recovery.check_round_run_sets`), and prints, with :func:`gatestats.recovery.recovery_summary`:
+:func:`gatestats.estimators.recovery.load_rounds`, checks every round's run set with the gate's reader
+(:func:`gatestats.estimators.recovery.check_round_run_sets`), and prints, with
+:func:`gatestats.estimators.recovery.recovery_summary`:
 recovery (fail → pass within r rounds) for r = 1 .. the most rounds any case ran, each with a
 Wilson interval over cases (the case is the unit); rounds per accepted outcome; and cost per
 accepted outcome (USD and seconds) with correction (every round and every reviser call) and
@@ -24,7 +25,7 @@ from gatestats.vocabulary import check_confidence_level
 if TYPE_CHECKING:
     import polars as pl
 
-    from gatestats.recovery import RecoverySummary
+    from gatestats.estimators.recovery import RecoverySummary
 
 __all__ = ["recovery_command", "recovery_report"]
 
@@ -48,7 +49,7 @@ def recovery_report(rounds: pl.DataFrame, *, confidence_level: float = 0.95) -> 
     Parameters
     ----------
     rounds
-        One row per case and round (:func:`gatestats.recovery.load_rounds`).
+        One row per case and round (:func:`gatestats.estimators.recovery.load_rounds`).
     confidence_level
         Of every Wilson interval, in (0, 1).
 
@@ -61,7 +62,7 @@ def recovery_report(rounds: pl.DataFrame, *, confidence_level: float = 0.95) -> 
         ``rounds_per_accepted``; ``with_correction`` and ``without_correction`` (``usd_per_accepted``,
         ``seconds_per_accepted``); ``per_accepted_reason``; ``confidence_level``.
     """
-    from gatestats.recovery import recovery_summary
+    from gatestats.estimators.recovery import recovery_summary
 
     overall = recovery_summary(rounds, confidence_level=confidence_level)
     max_round = max((int(r) for r in rounds.get_column("round").drop_nulls()), default=0)
@@ -155,7 +156,7 @@ def recovery_command(
         Print JSON instead of text.
     """
     checked_option(check_confidence_level, confidence_level, "--confidence-level")
-    from gatestats.recovery import check_round_run_sets, load_rounds
+    from gatestats.estimators.recovery import check_round_run_sets, load_rounds
 
     rounds = load_rounds(out)
     if rounds.height == 0:  # zero rounds is never a summary of nothing (issue 24)

@@ -29,9 +29,9 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
-from gatestats._columns import require_columns
 from gatestats.cost.human_time import attribute_overlaps
 from gatestats.errors import GatestatsError
+from gatestats.records.columns import require_columns
 from gatestats.vocabulary import (
     PASSED,
     FrameLike,

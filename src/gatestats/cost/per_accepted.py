@@ -34,7 +34,6 @@ from typing import Any, ClassVar, Final
 
 import polars as pl
 
-from gatestats._lookup import find_by_key
 from gatestats._typing import JSONObject
 from gatestats.cost._bootstrap import (
     MIN_UNITS_INTERVAL,
@@ -45,6 +44,7 @@ from gatestats.cost._bootstrap import (
     cpa_statistic,
 )
 from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare, record_ids_text
+from gatestats.errors import find_by_key
 from gatestats.vocabulary import INFRA_ERROR, FrameLike
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]

@@ -12,8 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._lookup import find_by_key
 from gatestats._typing import JSONObject
+from gatestats.errors import find_by_key
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary

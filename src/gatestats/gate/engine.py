@@ -30,7 +30,6 @@ import numpy as np
 import polars as pl
 
 from gatestats import __version__
-from gatestats._search import fewest
 from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary
 from gatestats.estimators.passk import per_case_values
@@ -77,6 +76,7 @@ from gatestats.gate.sides import BASELINE, CANDIDATE, case_sets, flips, infra_si
 from gatestats.gate.summaries import curve_points, failure_class_counts, flip_counts, slice_rates
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
+from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, Decision, final_attempts, is_valid_outcome, metric_spec
 

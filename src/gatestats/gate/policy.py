@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
-from gatestats._digest import digest_bytes
-from gatestats._text import visible
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.gate._toml_lines import KeyPath, line_of, locate, too_deep
 from gatestats.gate._typed import TypedFieldError
 from gatestats.gate.bindings import PolicyBinding, SystemBinding
-from gatestats.jsonfile import read_regular_file
-from gatestats.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
+from gatestats.io.digest import digest_bytes
+from gatestats.io.jsonfile import read_regular_file
+from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
+from gatestats.io.text import visible
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import (
@@ -554,7 +554,7 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
 def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
     """The text of a policy file and its parsed TOML (a :class:`PolicyError` if it is neither).
 
-    The size and nesting limits (:mod:`gatestats.limits`) are checked before :mod:`tomllib` runs.
+    The size and nesting limits (:mod:`gatestats.io.limits`) are checked before :mod:`tomllib` runs.
     """
     if len(data) > POLICY_MAX_BYTES:
         message = f"{len(data)} bytes is larger than the limit of {POLICY_MAX_BYTES} bytes for a policy"

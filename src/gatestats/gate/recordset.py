@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 import polars as pl
 
-from gatestats._digest import digest_json
 from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.gate._typed import to_json
+from gatestats.io.digest import digest_json
 from gatestats.records import load_record_files
 from gatestats.records.io import RecordFileInfo
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest

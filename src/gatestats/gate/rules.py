@@ -42,11 +42,11 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._search import fewest
 from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import Comparison, compare
+from gatestats.paired.search import fewest
 from gatestats.vocabulary import Metric, metric_spec
 
 __all__ = [

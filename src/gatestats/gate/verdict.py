@@ -21,9 +21,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 from xml.etree import ElementTree as ET
 
-from gatestats._digest import digest_bytes, digest_json
-from gatestats._files import write_once
-from gatestats._text import LABEL_LIMIT, TEXT_LIMIT, shorten, visible
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate._typed import TypedFieldError, build, to_json
@@ -44,7 +41,10 @@ from gatestats.gate.bindings import (
 )
 from gatestats.gate.registration import Registration
 from gatestats.gate.sequential_summary import guarantee_text, rule_stop, stop_text, trials_text
-from gatestats.jsonfile import parse_json_document, read_regular_file
+from gatestats.io.digest import digest_bytes, digest_json
+from gatestats.io.files import write_once
+from gatestats.io.jsonfile import parse_json_document, read_regular_file
+from gatestats.io.text import LABEL_LIMIT, TEXT_LIMIT, shorten, visible
 from gatestats.vocabulary import Action, Decision
 
 __all__ = [
@@ -299,7 +299,7 @@ class Verdict:
         survives), Markdown punctuation is backslash-escaped (no emphasis, links, code spans, tables
         or headings can be opened from data), line breaks and other invisible characters are shown
         as ``\\n`` / ``\\xNN`` / ``\\uNNNN`` (a value never starts a new line), and each value is
-        shortened to a bounded length (the verdict file keeps it whole); see :mod:`gatestats._text`.
+        shortened to a bounded length (the verdict file keeps it whole); see :mod:`gatestats.io.text`.
 
         Returns
         -------

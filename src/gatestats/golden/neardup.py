@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
-from gatestats.jsonfile import parse_json_document
+from gatestats.io.jsonfile import parse_json_document
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -17,8 +17,8 @@ from typing import Any, Literal, get_args
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.golden.trace import Trace
-from gatestats.jsonfile import read_json_file
-from gatestats.limits import SMALL_JSON_MAX_BYTES
+from gatestats.io.jsonfile import read_json_file
+from gatestats.io.limits import SMALL_JSON_MAX_BYTES
 from gatestats.vocabulary import SEVERITIES, SPLITS, Severity, Split
 from gatestats_runner.cases import CASE_FORMAT
 
@@ -67,7 +67,7 @@ def read_set_json(path: str | Path, *, what: str, limit: int = SMALL_JSON_MAX_BY
     """The JSON document of a golden-set file, read by the one strict JSON door (size and depth limits).
 
     ``path`` is ``golden.json``, ``case.json``, ``provenance/trace.json`` or ``verifier/judges.json``;
-    ``what`` and ``limit`` are as in :func:`gatestats.jsonfile.read_json_file`, whose
+    ``what`` and ``limit`` are as in :func:`gatestats.io.jsonfile.read_json_file`, whose
     :class:`~gatestats.errors.RecordFileError` (missing, not a regular file, too large, not strict
     JSON: file and line named) is raised here as a :class:`GoldenSetError`.
     """

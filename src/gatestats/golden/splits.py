@@ -24,7 +24,7 @@ from gatestats.golden.store import (
     case_states,
     twins_of,
 )
-from gatestats.jsonfile import parse_json_document
+from gatestats.io.jsonfile import parse_json_document
 from gatestats.vocabulary import SPLITS
 from gatestats_runner.cases import Case, write_case
 from gatestats_runner.digests import tree_digest

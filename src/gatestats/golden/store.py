@@ -19,7 +19,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from gatestats._files import write_atomic
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.golden.neardup import DEFAULT_THRESHOLD, Twin, features, find_twins
 from gatestats.golden.proposal import (
@@ -33,7 +32,8 @@ from gatestats.golden.proposal import (
     read_set_json,
 )
 from gatestats.golden.trace import Trace
-from gatestats.limits import JSON_DOCUMENT_MAX_BYTES
+from gatestats.io.files import write_atomic
+from gatestats.io.limits import JSON_DOCUMENT_MAX_BYTES
 from gatestats.vocabulary import SEVERITIES, SPLITS
 from gatestats_runner.cases import Case, CaseError, load_case, load_case_set, write_case
 from gatestats_runner.digests import digest_file, digest_json, tree_digest

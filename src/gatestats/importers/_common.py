@@ -8,8 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
-from gatestats._digest import digest_file
 from gatestats.errors import RecordFileError, at_lines
+from gatestats.io.digest import digest_file
 from gatestats.records.contract import CONTRACT_VERSION, POLARS_SCHEMA
 from gatestats.records.schema import validate_records
 

@@ -37,14 +37,14 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._digest import digest_json
-from gatestats._text import TEXT_LIMIT, shorten
 from gatestats._typing import JSONObject
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 from gatestats.importers._common import file_digest, imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json, open_zip, read_member
-from gatestats.input_tables import describe, typed_cell
-from gatestats.jsonfile import read_regular_file
+from gatestats.io.digest import digest_json
+from gatestats.io.jsonfile import read_regular_file
+from gatestats.io.text import TEXT_LIMIT, shorten
+from gatestats.tables.inputs import describe, typed_cell
 from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, RESOURCE_KILLED
 
 __all__ = ["DEFAULT_VALUES", "LIMIT_BOUNDS", "LOG_VERSIONS", "import_inspect", "parse_values"]

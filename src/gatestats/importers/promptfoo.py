@@ -34,14 +34,14 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._digest import canonical_json
-from gatestats._text import TEXT_LIMIT, shorten
 from gatestats._typing import JSONObject
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
-from gatestats.input_tables import describe
-from gatestats.jsonfile import read_regular_file
+from gatestats.io.digest import canonical_json
+from gatestats.io.jsonfile import read_regular_file
+from gatestats.io.text import TEXT_LIMIT, shorten
+from gatestats.tables.inputs import describe
 from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, UNPARSEABLE
 
 __all__ = ["FORMAT_VERSIONS", "JUDGE_ASSERTIONS", "import_promptfoo"]

@@ -38,8 +38,8 @@ from gatestats._typing import JSONObject
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
 from gatestats.importers._logfiles import MAX_LOG_BYTES, decode_tool_json
-from gatestats.input_tables import describe, read_input_table, typed_cell
-from gatestats.jsonfile import read_regular_file
+from gatestats.io.jsonfile import read_regular_file
+from gatestats.tables.inputs import describe, read_input_table, typed_cell
 from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED
 
 __all__ = ["LISTS", "SCHEMA_VERSIONS", "import_swe_bench"]

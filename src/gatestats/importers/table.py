@@ -1,6 +1,6 @@
 """Import trial outcomes from any table (CSV, JSONL or Parquet) through a column mapping.
 
-The table is read strictly (:func:`gatestats.input_tables.read_input_table`) and every mapped cell
+The table is read strictly (:func:`gatestats.tables.inputs.read_input_table`) and every mapped cell
 must already have the type of its record field (no coercion):
 
 - CSV cells are text, parsed exactly: an empty cell is null, ``trial`` a 64-bit integer (``1.5``
@@ -13,7 +13,7 @@ must already have the type of its record field (no coercion):
 - ``outcome`` accepts the spellings of :data:`OUTCOME_VALUES` (any case, surrounding blanks
   ignored) and, in JSONL and Parquet, ``true``/``false`` and the integers ``1``/``0``.
 
-Labels and graders (formats in :mod:`gatestats.importers._table_cells` and ``docs/importers.md``):
+Labels and graders (formats in :mod:`gatestats.tables.cells` and ``docs/importers.md``):
 
 - ``slices=COLUMN``: ``a;b`` or a JSON array in CSV, a list of strings in JSONL and Parquet.
   Slices describe the case: every row of a case (all systems, trials) gives the same set.
@@ -38,11 +38,11 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._mapping import parse_field_mapping
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
-from gatestats.importers._table_cells import (
+from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA
+from gatestats.tables.cells import (
     GRADER_KINDS,
     grader_list,
     label_problem,
@@ -50,8 +50,8 @@ from gatestats.importers._table_cells import (
     slice_list,
     verdict,
 )
-from gatestats.input_tables import CellKind, InputTable, ProblemList, describe, read_input_table, typed_cell
-from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA
+from gatestats.tables.inputs import CellKind, InputTable, ProblemList, describe, read_input_table, typed_cell
+from gatestats.tables.mapping import parse_field_mapping
 from gatestats.vocabulary import FAILED, OUTCOMES, PASSED, Outcome
 
 __all__ = ["ID_FIELDS", "OUTCOME_VALUES", "import_table", "parse_mapping"]

@@ -30,8 +30,8 @@ import polars as pl
 from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.importers._common import imported_records
-from gatestats.input_tables import ProblemList, describe, typed_cell
-from gatestats.jsonfile import read_json_file
+from gatestats.io.jsonfile import read_json_file
+from gatestats.tables.inputs import ProblemList, describe, typed_cell
 from gatestats.vocabulary import FAILED, PASSED
 
 __all__ = ["MAX_RESULT_BYTES", "SUCCESS_TOLERANCE", "import_tau_bench"]
@@ -121,7 +121,7 @@ def _raw_costs(item: Mapping[str, object], *, tau2: bool, problem: Callable[[str
 
 
 def _decode(file: Path) -> Any:
-    """The file's one JSON document, decoded strictly (:func:`gatestats.jsonfile.read_json_file`)."""
+    """The file's one JSON document, decoded strictly (:func:`gatestats.io.jsonfile.read_json_file`)."""
     return read_json_file(file, limit=MAX_RESULT_BYTES, what="τ-bench results")
 
 

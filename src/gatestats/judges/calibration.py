@@ -21,16 +21,16 @@ from typing import Any, Final
 
 import polars as pl
 
-from gatestats._digest import canonical_json, digest_text
 from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
-from gatestats.jsonfile import read_json_file
+from gatestats.io.digest import canonical_json, digest_text
+from gatestats.io.jsonfile import read_json_file
+from gatestats.io.limits import SMALL_JSON_MAX_BYTES
 from gatestats.judges._frames import collect_checked, verdict_vocabulary
 from gatestats.judges._stats import Kappa, Proportion
 from gatestats.judges._types import JUDGE_KINDS, JudgeKind, ProportionMethod, SwappedCoding
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
-from gatestats.limits import SMALL_JSON_MAX_BYTES
 from gatestats.vocabulary import FrameLike, check_choice, check_confidence_level
 
 __all__ = [

@@ -10,7 +10,7 @@ for an unparseable verdict), ``slice``, ``reason`` (String) and ``score`` (Float
 Rules (every violation is a :class:`~gatestats.errors.RecordFileError` naming file, line (or
 Parquet row) and field; nothing is returned from a file with a defect):
 
-- the files are read strictly (:func:`gatestats.input_tables.read_input_table`: strict CSV, one
+- the files are read strictly (:func:`gatestats.tables.inputs.read_input_table`: strict CSV, one
   strict JSON object per JSONL line, Parquet); every mapped or filtered column holds strings or
   integers (an integer is its decimal text, ``1`` -> ``"1"``), ``score`` finite numbers: a float,
   a list, an object, NaN or a boolean in an id, label or verdict column is an error, never coerced;
@@ -36,11 +36,11 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._mapping import parse_field_mapping
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.input_tables import CellKind, ProblemList, read_input_table, typed_cell
 from gatestats.judges._types import JUDGE_KINDS, JudgeKind
 from gatestats.records.io import relocate_problems
+from gatestats.tables.inputs import CellKind, ProblemList, read_input_table, typed_cell
+from gatestats.tables.mapping import parse_field_mapping
 from gatestats.vocabulary import check_choice
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Read labels from one or several rater columns, a judge's verdicts, and production verdicts.
 
 The multi-class and multi-rater reader of ``gatestats calibrate`` (``--classes``, or
-``label=COL1+COL2+COL3``). Files are read strictly (:func:`gatestats.input_tables.read_input_table`);
+``label=COL1+COL2+COL3``). Files are read strictly (:func:`gatestats.tables.inputs.read_input_table`);
 values are compared after stripping blanks, case-insensitively; ``aliases`` read a value as a class
 (e.g. ``Tie`` -> ``0``). Every defect is a :class:`~gatestats.errors.RecordFileError` naming the
 file, line (Parquet: row) and field, all defects at once:
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.input_tables import InputTable, read_input_table, typed_cell
+from gatestats.tables.inputs import InputTable, read_input_table, typed_cell
 
 __all__ = ["ProductionVerdicts", "RatedJudgments", "read_production_verdicts", "read_rated_judgments"]
 

@@ -44,9 +44,9 @@ import numpy.typing as npt
 import polars as pl
 from scipy import special, stats
 
-from gatestats._columns import system_records
-from gatestats._lookup import find_by_key
+from gatestats.errors import find_by_key
 from gatestats.paired._common import field_values
+from gatestats.records.columns import system_records
 from gatestats.vocabulary import (
     PASSED,
     TRIAL_KEY,

@@ -73,9 +73,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special, stats
 
-from gatestats._search import fewest
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import tango_statistic
+from gatestats.paired.search import fewest
 from gatestats.vocabulary import ComparisonStatus, check_alpha
 
 __all__ = [

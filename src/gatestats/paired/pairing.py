@@ -25,9 +25,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats._columns import system_records
 from gatestats.errors import GatestatsError
 from gatestats.estimators import CaseSetError, case_summary, per_case_values
+from gatestats.records.columns import system_records
 from gatestats.vocabulary import FrameLike, Metric, check_choice
 
 __all__ = [

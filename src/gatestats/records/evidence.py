@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gatestats._digest import digest_bytes
 from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.io.digest import digest_bytes
 from gatestats.records.io import relocate_problems
 from gatestats.records.runset import RECORDS, contained, named_evidence
 

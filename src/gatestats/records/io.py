@@ -38,15 +38,15 @@ from typing import Any
 import polars as pl
 from polars._typing import PolarsDataType
 
-from gatestats._digest import digest_file
-from gatestats._files import write_atomic, write_once
 from gatestats.errors import RecordFileError, RecordProblem, at_lines
-from gatestats.input_tables import CellKind, typed_cell
+from gatestats.io.digest import digest_file
+from gatestats.io.files import write_atomic, write_once
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
 from gatestats.records.schema import duplicate_problems, validate_records, value_checks
-from gatestats.tabular import CsvTable, csv_row_lines, read_csv_strict
+from gatestats.tables.csvfile import CsvTable, csv_row_lines, read_csv_strict
+from gatestats.tables.inputs import CellKind, typed_cell
 from gatestats_runner.contract import validate_record
 from gatestats_runner.runsets import encode_record
 

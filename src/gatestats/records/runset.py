@@ -30,8 +30,8 @@ from typing import Any
 
 import polars as pl
 
-from gatestats._digest import digest_file
 from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.io.digest import digest_file
 from gatestats_runner.contract import RFC3339_PATTERN, decode_json
 
 __all__ = [

@@ -21,13 +21,13 @@ from typing import Any, Final
 
 import polars as pl
 
-from gatestats._digest import digest_bytes, digest_file
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import RecordSet, Verdict, VerdictFile, VerdictFileError, load_record_set
 from gatestats.gate import read_verdict as read_gate_verdict
 from gatestats.gate.bindings import SideBinding
-from gatestats.jsonfile import parse_json_document, read_json_file
-from gatestats.limits import SMALL_JSON_MAX_BYTES
+from gatestats.io.digest import digest_bytes, digest_file
+from gatestats.io.jsonfile import parse_json_document, read_json_file
+from gatestats.io.limits import SMALL_JSON_MAX_BYTES
 
 __all__ = [
     "DATA_FORMAT",

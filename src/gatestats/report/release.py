@@ -5,7 +5,7 @@ checked), re-digests every record file it names (a missing or changed file is a
 :class:`ReportInputError` naming the file, the expected and the actual digest, and nothing is
 written), loads both record sets, computes the report's data and builds, in a hidden directory
 beside the target (``.building-<hex>/``, locked while it is built: one left by a killed build is
-removed by the next, :func:`gatestats._files.new_build_directory`), then renames into place as the
+removed by the next, :func:`gatestats.io.files.new_build_directory`), then renames into place as the
 next free version (1, 2, …; never overwritten):
 
 - ``report.qmd`` — the Quarto source (Jupyter engine): ``params`` in the front matter and a cell
@@ -47,9 +47,9 @@ import nbconvert
 import polars as pl
 
 import gatestats
-from gatestats._digest import digest_bytes
-from gatestats._files import new_build_directory, rename_directory_once
 from gatestats.gate import VerdictFile
+from gatestats.io.digest import digest_bytes
+from gatestats.io.files import new_build_directory, rename_directory_once
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
     TABLES,

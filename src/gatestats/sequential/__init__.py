@@ -10,6 +10,14 @@
   2021) and the paired discordant e-process.
 
 See docs/sequential.md ("Statistics") for the conventions, the type-I simulation and the savings.
+
+The home of sequential work, one module per layer (docs/architecture.md, "Where sequential work
+lives"): the statistics here (they import no gate, record or runner module, tested); the controller
+that runs batches until the gate decides in :mod:`gatestats.sequential.run` (above the gate; this
+package's ``__init__`` never imports it); the gate's sequential rules in
+``gate/sequential_rules.py`` and their words in ``gate/sequential_summary.py`` (beside the gate's
+other rule kinds); the report's section in ``report/_release_sequential.py``; the command in
+``cli/_sequential_run.py``.
 """
 
 from gatestats.sequential.confseq import ConfidenceSequence, confidence_sequence, log_eprocess

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import altair as alt
 
-from gatestats._files import write_atomic
+from gatestats.io.files import write_atomic
 
 __all__ = ["enable_offline_altair", "save_chart"]
 

@@ -53,7 +53,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
 import gatestats
-from gatestats._files import write_atomic
+from gatestats.io.files import write_atomic
 from gatestats.report.quarto._html import export_html, find_network_references, prepare_for_export
 from gatestats.report.quarto.qmd import QmdDocument, _LocatedError, read_qmd, to_notebook, validate_params
 
@@ -314,7 +314,7 @@ def _client(
     """The notebook client of a render, and where its kernel's connection file will be.
 
     The connection file is beside the .qmd (in a report's build directory), not in the system's
-    temporary directory: left by a killed render, it goes with the build (gatestats._files.sweep_builds).
+    temporary directory: left by a killed render, it goes with the build (gatestats.io.files.sweep_builds).
     """
     connection = qmd.parent / f".kernel-{secrets.token_hex(8)}.json"
     client = nbclient.NotebookClient(

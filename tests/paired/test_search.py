@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatestats._search import fewest
+from gatestats.paired.search import fewest
 
 
 def test_fewest_finds_the_first_size_that_suffices_from_start() -> None:

@@ -10,7 +10,7 @@ import polars as pl
 
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
-from gatestats_runner.correction import ROUND_FIELDS, read_rounds
+from gatestats_runner.journal import ROUND_FIELDS, read_rounds
 
 __all__ = ["ROUND_COLUMNS", "RecoverySummary", "check_round_run_sets", "load_rounds", "recovery_summary"]
 

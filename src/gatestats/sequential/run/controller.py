@@ -38,7 +38,7 @@ from gatestats.gate import (
 from gatestats.gate.sequential_rules import batch_first_side, case_order
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest
 from gatestats.sequential import SequentialDesign
-from gatestats.sequential_run.path import path_document, write_path
+from gatestats.sequential.run.path import path_document, write_path
 from gatestats_runner.cases import load_case_set
 from gatestats_runner.digests import tree_digest
 from gatestats_runner.launch import Executor, Progress, RunSetOptions, run_run_set
@@ -185,7 +185,7 @@ def run_until_decided(
     executor
         Makes the executor of one run (None: the runner's local executor); called once per run.
     on_batch
-        Called with the path document (:func:`~gatestats.sequential_run.path.path_document`) after it
+        Called with the path document (:func:`~gatestats.sequential.run.path.path_document`) after it
         is written: once on start (the state so far) and after every batch.
     on_trial
         The runner's progress, passed to every run.

@@ -4,7 +4,7 @@ Every cell comes back with where it is (the line of a CSV or JSONL file, the row
 and every defect is a :class:`~gatestats.errors.RecordFileError` naming the file, that line or row
 and the column. The readers are the strict ones of the record files:
 
-- CSV: :func:`gatestats.tabular.read_csv_strict` (ragged rows, broken quotes and bytes that are not
+- CSV: :func:`gatestats.tables.csvfile.read_csv_strict` (ragged rows, broken quotes and bytes that are not
   UTF-8 named with their line; a quoted newline counted);
 - JSONL: each non-blank line through :func:`gatestats_runner.contract.decode_json` (one JSON object
   per line; no duplicate key, ``NaN``/``Infinity``, overflowing number, integer beyond 64 bits,
@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeAlias
 import polars as pl
 
 from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
-from gatestats.tabular import read_csv_strict
+from gatestats.tables.csvfile import read_csv_strict
 from gatestats_runner.contract import INT64_MAX, INT64_MIN, MAX_LINE_BYTES, decode_json
 
 __all__ = [

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.recovery import ROUND_COLUMNS, recovery_summary
+from gatestats.estimators.recovery import ROUND_COLUMNS, recovery_summary
 
 
 def _rounds(rows: list[tuple[str, int, str | None, float, float | None, float | None]]) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""The correction loop's journal: append-only, checksummed, fsync'd JSON lines in ``OUT/journal.jsonl``.
+"""The correction loop's journal (public; starts nothing): checksummed, fsync'd JSON lines in ``OUT/journal.jsonl``.
 
 Every step of the loop is announced by one line written (and fsync'd) before the step counts as
 done; :func:`replay` folds the lines into each case's state, from which ``--resume`` continues.
@@ -13,25 +13,30 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from gatestats_runner._util import fsync_dir, set_aside_tail, write_all
 from gatestats_runner.case import _ID
 from gatestats_runner.contract import decode_line
-from gatestats_runner.correction._feedback import VerdictKind
 from gatestats_runner.digests import canonical_json, digest_json
 from gatestats_runner.store import RunSetError
 
 __all__ = [
     "JOURNAL",
     "JOURNAL_FORMAT",
+    "ROUND_FIELDS",
     "STOP_REASONS",
     "CaseState",
     "Journal",
+    "VerdictKind",
     "check_events",
     "read_journal",
+    "read_rounds",
     "replay",
 ]
+
+#: A round's verdict, as the journal stores it.
+VerdictKind = Literal["passed", "candidate_failure", "infrastructure", "evaluator_crash", "evaluator_nondeterministic"]
 
 JOURNAL = "journal.jsonl"
 JOURNAL_FORMAT = "gatestats-correction-journal/1"
@@ -399,3 +404,72 @@ def replay(events: list[dict[str, Any]]) -> dict[str, CaseState]:
         elif kind == "stopped":
             state.stopped = event
     return states
+
+
+#: The fields of every row :func:`read_rounds` returns, in order.
+ROUND_FIELDS = (
+    "case_id",
+    "round",
+    "candidate_digest",
+    "parent_candidate_digest",
+    "feedback_digest",
+    "verdict",
+    "trials_usd",
+    "trials_seconds",
+    "reviser_usd",
+    "reviser_seconds",
+    "stop_reason",
+)
+
+
+def read_rounds(out: str | Path) -> list[dict[str, Any]]:
+    """One row per (case, round) of a correction output, from its journal (read-only; a torn last line is ignored).
+
+    ``verdict`` is ``passed``, ``candidate_failure``, ``infrastructure``, ``evaluator_crash``,
+    ``evaluator_nondeterministic`` or None (the round did not finish). ``reviser_*`` is the spend of
+    the reviser call made on this round's failure (None when there was none; its USD is None when the
+    reviser reported none). ``stop_reason`` is set on the case's last round once the case stopped.
+
+    Parameters
+    ----------
+    out
+        The correction output directory (it holds the journal).
+
+    Returns
+    -------
+    list of dict
+        In journal order: ``case_id``, ``round``, ``verdict``, ``trials_usd``, ``trials_seconds``,
+        ``reviser_usd``, ``reviser_seconds``, ``stop_reason`` and the candidate digests.
+
+    Raises
+    ------
+    gatestats_runner.launch.RunSetError
+        No journal, or a line other than the last is damaged.
+    """
+    events, _ = read_journal(Path(out) / JOURNAL, ignore_torn=True)
+    rows: list[dict[str, Any]] = []
+    for case_id, state in replay(events).items():
+        reviser: dict[int, dict[str, Any]] = {r - 1: ev["spend"] for r, ev in state.revisions.items()}
+        if state.stopped is not None and state.stopped.get("reviser_spend"):
+            reviser[state.stopped["round"]] = state.stopped["reviser_spend"]
+        last = max(state.candidates, default=None)
+        for rnd in sorted(state.candidates):
+            started, fin = state.candidates[rnd], state.finished.get(rnd)
+            spend = None if fin is None else fin["spend"]
+            rev = reviser.get(rnd)
+            rows.append(
+                {
+                    "case_id": case_id,
+                    "round": rnd,
+                    "candidate_digest": started["candidate_digest"],
+                    "parent_candidate_digest": started["parent_digest"],
+                    "feedback_digest": started["feedback_digest"],
+                    "verdict": None if fin is None else fin["verdict"],
+                    "trials_usd": None if spend is None else spend.get("usd"),
+                    "trials_seconds": None if spend is None else spend.get("seconds"),
+                    "reviser_usd": None if rev is None else rev.get("usd"),
+                    "reviser_seconds": None if rev is None else rev.get("seconds"),
+                    "stop_reason": state.stopped["reason"] if state.stopped is not None and rnd == last else None,
+                }
+            )
+    return rows

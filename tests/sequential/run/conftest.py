@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatestats.sequential_run import SequentialRunOptions, SequentialRunResult, run_until_decided
+from gatestats.sequential.run import SequentialRunOptions, SequentialRunResult, run_until_decided
 from tests.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "sequential"

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatestats.errors import ProblemList, RecordFileError, RecordProblem
-from gatestats.jsonfile import read_regular_file
-from gatestats.limits import CSV_MAX_BYTES
+from gatestats.io.jsonfile import read_regular_file
+from gatestats.io.limits import CSV_MAX_BYTES
 
 __all__ = ["MAX_CSV_FIELD_BYTES", "CsvTable", "csv_row_lines", "read_csv_strict"]
 
@@ -66,7 +66,7 @@ def read_csv_strict(path: str | os.PathLike[str]) -> CsvTable:
     Raises
     ------
     RecordFileError
-        The file cannot be read, is not a regular file, is larger than :data:`gatestats.limits.CSV_MAX_BYTES`,
+        The file cannot be read, is not a regular file, is larger than :data:`gatestats.io.limits.CSV_MAX_BYTES`,
         is not UTF-8, has no header, a duplicate or empty column name,
         a row with more or fewer fields than the header, or a quote that is not closed; every
         problem names its line (the first 50 are kept, the count is exact).

@@ -1,6 +1,6 @@
 """The table importer's list cells and trial labels: ``slices``, ``graders``, ``grader:NAME`` and ``trial_label``.
 
-Each reader takes one cell as :func:`gatestats.input_tables.read_input_table` gives it (CSV: text;
+Each reader takes one cell as :func:`gatestats.tables.inputs.read_input_table` gives it (CSV: text;
 JSONL: the JSON value; Parquet: the Python value) and returns ``(value, None)`` or ``(None, why)``;
 the caller names the file, line and field. Formats (see ``docs/importers.md``):
 
@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from gatestats.input_tables import describe
+from gatestats.tables.inputs import describe
 from gatestats.vocabulary import FAILED, GRADER_VERDICTS, PASSED, UNPARSEABLE
 from gatestats_runner.contract import MAX_LINE_BYTES, decode_json
 

@@ -4,16 +4,16 @@ Each format is read through one door, and each door applies the limits below bef
 sees the data:
 
 - **JSON** (verdicts, manifests, calibrations, golden-set case files, importers' documents):
-  :mod:`gatestats.jsonfile` — a size limit per kind of file, and the runner's strict decoder
+  :mod:`gatestats.io.jsonfile` — a size limit per kind of file, and the runner's strict decoder
   (:func:`gatestats_runner.contract.decode_json`), whose depth limit is checked by a counting scan
   before the recursive parser runs.
 - **TOML** (policies): :func:`gatestats.gate.policy.load_policy` — :data:`POLICY_MAX_BYTES`, then
   :func:`gatestats.gate._toml_lines.too_deep` (a counting scan, no recursion) with
   :data:`TOML_MAX_DEPTH`, before :mod:`tomllib` (which recurses once per level and raised
   ``RecursionError`` at ~500 levels).
-- **CSV** (record, importer, judgment and label tables): :func:`gatestats.tabular.read_csv_strict`
+- **CSV** (record, importer, judgment and label tables): :func:`gatestats.tables.csvfile.read_csv_strict`
   (:data:`CSV_MAX_BYTES`, regular files only, and a field limit of its own,
-  :data:`gatestats.tabular.MAX_CSV_FIELD_BYTES`; CSV does not nest).
+  :data:`gatestats.tables.csvfile.MAX_CSV_FIELD_BYTES`; CSV does not nest).
 - **Names** (policy, rule and slice names, system labels, golden-set case ids): :func:`name_problem`
   refuses control characters (C0, DEL, C1) and names longer than :data:`NAME_MAX_CHARS`.
 """

@@ -6,14 +6,14 @@
   after every batch.
 """
 
-from gatestats.sequential_run.controller import (
+from gatestats.sequential.run.controller import (
     NotSequentialError,
     SequentialRunError,
     SequentialRunOptions,
     SequentialRunResult,
     run_until_decided,
 )
-from gatestats.sequential_run.path import PATH_FILE, PATH_FORMAT, path_document, write_path
+from gatestats.sequential.run.path import PATH_FILE, PATH_FORMAT, path_document, write_path
 
 __all__ = [
     "PATH_FILE",

@@ -13,11 +13,11 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from gatestats._files import write_atomic
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.gate import Verdict
 from gatestats.gate.bindings import SequentialBinding
 from gatestats.gate.sequential_rules import batch_first_side
+from gatestats.io.files import write_atomic
 
 __all__ = ["PATH_FILE", "PATH_FORMAT", "path_document", "write_path"]
 

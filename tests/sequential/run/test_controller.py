@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from gatestats.gate.sequential_rules import batch_first_side, case_order
-from gatestats.sequential_run import PATH_FILE, run_until_decided
+from gatestats.sequential.run import PATH_FILE, run_until_decided
 from gatestats_runner.runsets import read_manifest
 from gatestats_runner.store import RECORDS, read_records
 from tests.conftest import ROOT
-from tests.sequential_run.conftest import EXAMPLE, example_options, run_example
+from tests.sequential.run.conftest import EXAMPLE, example_options, run_example
 
 IDS = [f"product-{i:02d}" for i in range(1, 49)]
 
@@ -115,7 +115,7 @@ def test_kill_9_mid_run_then_the_same_command_finishes_with_the_same_path(exampl
     out = tmp_path / "out"
     code = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-        "from tests.sequential_run.conftest import run_example; run_example(Path(sys.argv[2]))"
+        "from tests.sequential.run.conftest import run_example; run_example(Path(sys.argv[2]))"
     )
     proc = subprocess.Popen([sys.executable, "-c", code, str(ROOT), str(out)], cwd=ROOT)
     records = out / "candidate" / RECORDS
