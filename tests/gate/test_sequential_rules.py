@@ -184,8 +184,8 @@ def test_a_severe_slice_passes_only_when_every_case_of_the_design_ran(example: P
     held, kept = severe_after_stop((ok, failed), stop)
     assert (held.decision, kept) == ("insufficient_evidence", failed)  # a failure seen is final
     assert held.reason == (
-        "32 of the design's 48 cases ran and none of this slice failed, but a severe case may be among the 16 "
-        "not run yet: a severe slice passes only when every case ran"
+        "severe slice 'refunds': 32 of the design's 48 cases ran and none of this slice failed, but a severe case may "
+        "be among the 16 not run yet: a severe slice passes only when every case ran"
     )
     complete = dataclasses.replace(stop, checkpoints=(*stop.checkpoints, 40, 48))
     assert severe_after_stop((ok,), complete) == (ok,)

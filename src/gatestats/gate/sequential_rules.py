@@ -547,7 +547,10 @@ def severe_after_stop(severe: Sequence[SevereSliceResult], stop: SequentialStop)
         f"but a severe case may be among the {unrun} not run yet: a severe slice passes only when every case ran"
     )
     return tuple(
-        replace(s, decision="insufficient_evidence", reason=why) if s.decision == "pass" else s for s in severe
+        replace(s, decision="insufficient_evidence", reason=f"severe slice {s.slice!r}: {why}")
+        if s.decision == "pass"
+        else s
+        for s in severe
     )
 
 

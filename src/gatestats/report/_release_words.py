@@ -224,8 +224,10 @@ def _one(
         if reason.startswith(prefix):
             return Reason(plain=plain_rule(row), detail=words(f"{row.get('row')}: {reason[len(prefix) :]}"))
     for item in severe:
+        if reason == item.get("reason"):  # the slice's own reason, which names it
+            return Reason(plain=plain_severe(item), detail=words(reason))
         prefix = f"severe slice {item.get('slice')}: "
-        if reason.startswith(prefix):  # the gate's prefix, then the slice's own reason (which may name it again)
+        if reason.startswith(prefix):  # an older verdict: the gate's prefix, then the slice's reason
             rest = reason[len(prefix) :]
             named = rest.startswith(f"severe slice {item.get('slice')!r}")
             return Reason(plain=plain_severe(item), detail=words(rest if named else reason))
