@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal, TypeAlias
+from typing import ClassVar, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -307,6 +307,18 @@ class CostInterval:
         return {key: named[key] for key in ("ci_low", "ci_high", "interval_status", "interval_reason")} | named
 
 
+class _IntervalCounts(TypedDict):
+    """The fields of a :class:`CostInterval` that do not depend on whether it exists."""
+
+    confidence_level: float
+    method: BootstrapKind
+    n_resamples: int
+    seed: int
+    n_units: int
+    n_resamples_infinite: int
+    n_resamples_undefined: int
+
+
 def bootstrap_interval(
     boot: RatioBootstrap,
     *,
@@ -345,7 +357,7 @@ def bootstrap_interval(
     CostInterval
         The interval, or ``insufficient_evidence`` with the reason.
     """
-    common: dict[str, Any] = {
+    common: _IntervalCounts = {
         "confidence_level": confidence_level,
         "method": kind,
         "n_resamples": int(boot.draws.size),
@@ -545,7 +557,7 @@ class RebuildableInterval:
         """The result in a message, e.g. ``group {'system': 'a'}``."""
         raise NotImplementedError
 
-    def _interval_entries(self) -> dict[str, Any]:
+    def _interval_entries(self) -> JSONObject:
         """The interval's entries of the result's JSON, ``ci_low`` to ``seed``."""
         return {name: getattr(self, name) for name in _INTERVAL_ENTRIES}
 

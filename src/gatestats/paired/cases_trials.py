@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import polars as pl
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.estimators import VarianceDecomposition, case_summary, variance_decomposition
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
@@ -177,7 +178,7 @@ class CasesTrialsPlan:
     options: tuple[TrialsOption, ...]
     advice: str | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (``options`` as a list of objects)."""
         out = {name: getattr(self, name) for name in self.__slots__ if name != "options"}
         out["options"] = [o.to_dict() for o in self.options]

@@ -47,7 +47,7 @@ Methodol. 13:91; Tango 1998 for the interval).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -84,7 +84,36 @@ def _shown(labels: npt.NDArray[np.object_]) -> str:
     return ", ".join(items) + (" ..." if labels.size > _SHOWN else "")
 
 
-def _paired_fields(paired: PairedCases, options: ComparisonOptions) -> dict[str, Any]:
+class _PairedFields(TypedDict):
+    """The fields of a :class:`Comparison` that come from the pairing and the options alone."""
+
+    baseline: str
+    candidate: str
+    metric: Metric
+    k: int
+    alternative: Alternative
+    confidence_level: float
+    unpaired_baseline: tuple[str, ...]
+    unpaired_candidate: tuple[str, ...]
+    excluded_versions: tuple[str, ...]
+    seed: int
+    n_resamples: int
+
+
+class _PValues(TypedDict):
+    """The fields of a :class:`Comparison` that come from its tests: the p-values and the one reported."""
+
+    test: PairedTest
+    statistic: int
+    pvalue: float | None
+    pvalue_exact: float
+    pvalue_midp: float
+    pvalue_permutation: float | None
+    permutation_exact: bool | None
+    n_permutations: int | None
+
+
+def _paired_fields(paired: PairedCases, options: ComparisonOptions) -> _PairedFields:
     """The fields of a :class:`Comparison` that come from the pairing and the options alone."""
     return {
         "baseline": paired.baseline,
@@ -167,7 +196,7 @@ def _resolve_test(options: ComparisonOptions, *, one_trial: bool, clustered: boo
 
 def _pvalues(
     sums: npt.NDArray[np.float64], signs: tuple[int, int], test: PairedTest, options: ComparisonOptions
-) -> dict[str, Any]:
+) -> _PValues:
     """The sign-test p-values of the unit sums, the permutation test when asked, and the chosen one."""
     ub, uc = signs
     exact, midp = (float(x) for x in mcnemar_pvalues(ub, uc, alternative=options.alternative))

@@ -60,6 +60,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
 from gatestats.vocabulary import (
     Alternative,
@@ -287,7 +288,7 @@ class _DiscordantCounts:
         """``b + c``."""
         return self.b + self.c
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping: ``b``, ``c``, ``n_discordant``, then the other fields in order."""
         counts = {"b": self.b, "c": self.c, "n_discordant": self.n_discordant}
         return counts | {name: getattr(self, name) for name in self.__slots__ if name not in counts}

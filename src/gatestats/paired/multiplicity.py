@@ -76,12 +76,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, get_args
+from typing import get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
@@ -257,7 +258,7 @@ class MultipleComparison:
         msg = f"no comparison of {candidate!r} against {baseline!r} (got {pairs})"
         raise KeyError(msg)
 
-    def to_dict(self) -> list[dict[str, Any]]:
+    def to_dict(self) -> list[JSONObject]:
         """The documented ``--json`` list: one object per comparison, with ``family`` added."""
         out = []
         for item in self.comparisons:

@@ -67,13 +67,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special, stats
 
 from gatestats._search import fewest
+from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import tango_statistic
 from gatestats.vocabulary import ComparisonStatus, check_alpha
@@ -151,7 +152,7 @@ class NonInferiorityTest:
     pvalue_worse: float | None = None
     cases_needed: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping."""
         return {
             "margin": self.margin,
@@ -166,6 +167,15 @@ class NonInferiorityTest:
             "n_units": self.n_units,
             "cases_needed": self.cases_needed,
         }
+
+
+class _TestFields(TypedDict):
+    """The fields of a :class:`NonInferiorityTest` known before its resolution is checked."""
+
+    margin: float
+    method: NonInferiorityMethod
+    statistic: float | None
+    alpha: float
 
 
 def _finish(
@@ -671,7 +681,7 @@ def noninferiority_bounded_mean(
         raise ValueError(msg)
     e_pass, pvalue, worse = _bounded_pvalues(s, n_g, margin)
     units = int(s.size)
-    common: dict[str, Any] = {"margin": margin, "method": "bounded_mean", "statistic": e_pass, "alpha": alpha}
+    common: _TestFields = {"margin": margin, "method": "bounded_mean", "statistic": e_pass, "alpha": alpha}
 
     def best(m: int) -> float:
         return _clean_pvalue(m, margin)

@@ -49,6 +49,7 @@ import polars as pl
 import gatestats
 from gatestats._digest import digest_bytes
 from gatestats._files import new_build_directory, rename_directory_once
+from gatestats._typing import JSONObject
 from gatestats.gate import VerdictFile
 from gatestats.report._release_charts import CHART_NAMES, release_chart_set
 from gatestats.report._release_data import (
@@ -123,12 +124,12 @@ class ReleaseReport:
     seconds: float
     seconds_render: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (``gatestats report --json``).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The report's fields as JSON values (paths as strings).
         """
         return {
