@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal, TypeAlias
+from typing import ClassVar, Final, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -345,42 +345,58 @@ def bootstrap_interval(
     CostInterval
         The interval, or ``insufficient_evidence`` with the reason.
     """
-    common: dict[str, Any] = {
-        "confidence_level": confidence_level,
-        "method": kind,
-        "n_resamples": int(boot.draws.size),
-        "seed": seed,
-        "n_units": boot.n_units,
-        "n_resamples_infinite": boot.n_infinite,
-        "n_resamples_undefined": boot.n_undefined,
-    }
-    reason: str | None = None
     bounds = boot.bounds(confidence_level, kind)
+    reason = _refusal(
+        boot, bounds, confidence_level, unit=unit, infinite_means=infinite_means, positive=positive, min_units=min_units
+    )
+    shown = bounds if reason is None else None
+    return CostInterval(
+        status="ok" if shown is not None else "insufficient_evidence",
+        reason=reason,
+        ci_low=None if shown is None else shown[0],
+        ci_high=None if shown is None else shown[1],
+        confidence_level=confidence_level,
+        method=kind,
+        n_resamples=int(boot.draws.size),
+        seed=seed,
+        n_units=boot.n_units,
+        n_resamples_infinite=boot.n_infinite,
+        n_resamples_undefined=boot.n_undefined,
+    )
+
+
+def _refusal(
+    boot: RatioBootstrap,
+    bounds: tuple[float, float] | None,
+    confidence_level: float,
+    *,
+    unit: str,
+    infinite_means: str,
+    positive: bool,
+    min_units: int,
+) -> str | None:
+    """Why the interval is refused (too few units, BCa undefined, unbounded, reaching 0, zero width), or ``None``."""
     if boot.n_units < min_units:
-        reason = (
+        return (
             f"an interval needs at least {min_units} independent {unit} (got {boot.n_units}); below that "
             "the simulated coverage of the case bootstrap fell under 93% (docs/cost.md)"
         )
-    elif bounds is None:
-        reason = (
+    if bounds is None:
+        return (
             f"the BCa interval is undefined: leaving out one of the {boot.n_units} {unit} leaves no accepted "
             "outcome (the accepted outcomes sit in a single unit)"
         )
-    else:
-        low, high = bounds
-        counts = (
-            f"{boot.n_infinite} of {boot.draws.size} resamples {infinite_means} and {boot.n_undefined} were "
-            "undefined (0/0)"
-        )
-        if not (math.isfinite(low) and math.isfinite(high)):
-            reason = f"the {confidence_level:.0%} interval is unbounded: {counts}"
-        elif positive and low <= 0:
-            reason = f"the {confidence_level:.0%} interval reaches 0 (a side may be free or never accepted): {counts}"
-        elif not low < high:
-            reason = f"the resampled values do not vary (all {low:g}): the interval would have zero width"
-        else:
-            return CostInterval(status="ok", reason=None, ci_low=low, ci_high=high, **common)
-    return CostInterval(status="insufficient_evidence", reason=reason, ci_low=None, ci_high=None, **common)
+    low, high = bounds
+    counts = (
+        f"{boot.n_infinite} of {boot.draws.size} resamples {infinite_means} and {boot.n_undefined} were undefined (0/0)"
+    )
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"the {confidence_level:.0%} interval is unbounded: {counts}"
+    if positive and low <= 0:
+        return f"the {confidence_level:.0%} interval reaches 0 (a side may be free or never accepted): {counts}"
+    if not low < high:
+        return f"the resampled values do not vary (all {low:g}): the interval would have zero width"
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -545,7 +561,7 @@ class RebuildableInterval:
         """The result in a message, e.g. ``group {'system': 'a'}``."""
         raise NotImplementedError
 
-    def _interval_entries(self) -> dict[str, Any]:
+    def _interval_entries(self) -> JSONObject:
         """The interval's entries of the result's JSON, ``ci_low`` to ``seed``."""
         return {name: getattr(self, name) for name in _INTERVAL_ENTRIES}
 

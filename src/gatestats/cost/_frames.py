@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 import numpy as np
 import polars as pl
@@ -133,6 +133,16 @@ def check_rate(name: str, value: float | None) -> None:
         raise ValueError(msg)
 
 
+class OptionsEcho(TypedDict):
+    """The fields of a cost result that repeat its options (the rates under their public names)."""
+
+    confidence_level: float
+    n_resamples: int
+    seed: int
+    review_rate_usd_per_hour: float | None
+    machine_rate_usd_per_hour: float | None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CostOptions:
     """The options of a cost estimate: the hourly rates, and the bootstrap's level, resamples and seed."""
@@ -180,7 +190,7 @@ class CostOptions:
             seed=seed,
         )
 
-    def echo(self) -> dict[str, Any]:
+    def echo(self) -> OptionsEcho:
         """The fields of a cost result that repeat the options (the rates under their public names)."""
         return {
             "confidence_level": self.confidence_level,

@@ -28,9 +28,9 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypedDict
 
 import polars as pl
 
@@ -45,7 +45,7 @@ from gatestats.cost._bootstrap import (
 )
 from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare, record_ids_text
 from gatestats.errors import find_by_key
-from gatestats.vocabulary import INFRA_ERROR, FrameLike
+from gatestats.vocabulary import INFRA_ERROR, FrameLike, Status
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
 
@@ -105,7 +105,7 @@ class CostEstimate(RebuildableInterval):
     _rule: ClassVar[IntervalRule] = _RULE
 
     @property
-    def key(self) -> dict[str, Any]:
+    def key(self) -> JSONObject:
         """The group's values, e.g. ``{"system": "a"}``."""
         return dict(self.group)
 
@@ -291,7 +291,7 @@ def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     )
 
 
-def insufficiency(row: dict[str, Any]) -> list[str]:
+def insufficiency(row: Mapping[str, Any]) -> list[str]:
     """Why a group's cost per accepted outcome is undefined (empty when it is defined)."""
     problems = []
     if row["n_cost_unknown"]:
@@ -315,7 +315,39 @@ def insufficiency(row: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _spend_fields(row: dict[str, Any], review_rate: float) -> dict[str, Any]:
+class _SpendFields(TypedDict):
+    """The spend and human-time fields of a :class:`CostEstimate` (``None`` where unknown)."""
+
+    total_spend_usd: float | None
+    attempt_spend_usd: float | None
+    model_usd: float | None
+    tool_usd: float | None
+    execution_usd: float | None
+    undivided_usd: float | None
+    imputed_execution_usd: float | None
+    review_usd: float | None
+    human_hours: float | None
+
+
+class _TimeFields(TypedDict):
+    """Machine and calendar hours of a :class:`CostEstimate` (``None`` where unknown)."""
+
+    machine_hours: float | None
+    calendar_hours: float | None
+
+
+class _IntervalFields(TypedDict):
+    """The estimate and interval fields of a :class:`CostEstimate`."""
+
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval_status: Status
+    interval_reason: str | None
+    n_resamples_no_accepted: int | None
+
+
+def _spend_fields(row: Mapping[str, Any], review_rate: float) -> _SpendFields:
     """The spend and human-time fields of a group's :class:`CostEstimate` (``None`` where unknown)."""
     spend_known = row["n_cost_unknown"] == 0
     human_hours = row["human_s"] / 3600 if row["n_human_unknown"] == 0 else None
@@ -338,7 +370,7 @@ def _spend_fields(row: dict[str, Any], review_rate: float) -> dict[str, Any]:
     }
 
 
-def _time_fields(row: dict[str, Any]) -> dict[str, Any]:
+def _time_fields(row: Mapping[str, Any]) -> _TimeFields:
     """Machine and calendar hours of a group (``None`` when no attempt, or not every one, says)."""
     calendar = None
     if row["n_no_timestamps"] == 0 and row["start_us"] is not None and row["end_us"] is not None:
@@ -351,8 +383,8 @@ def _time_fields(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _interval_fields(
-    row: dict[str, Any], units: pl.DataFrame, *, total: float, options: CostOptions
-) -> tuple[dict[str, Any], RatioBootstrap]:
+    row: Mapping[str, Any], units: pl.DataFrame, *, total: float, options: CostOptions
+) -> tuple[_IntervalFields, RatioBootstrap]:
     """The estimate and the interval fields of a group whose cost per accepted outcome is defined."""
     columns = units.select(
         pl.col("spend") + pl.col("human_s") / 3600 * options.rate, pl.col("accepted").cast(pl.Float64)
@@ -364,7 +396,7 @@ def _interval_fields(
         seed=options.seed,
         clustered=row["clustered"],
     )
-    fields = {
+    fields: _IntervalFields = {
         "estimate": total / row["accepted"],
         "ci_low": interval.ci_low,
         "ci_high": interval.ci_high,
@@ -375,11 +407,13 @@ def _interval_fields(
     return fields, boot
 
 
-def _estimate(row: dict[str, Any], units: pl.DataFrame, *, by: tuple[str, ...], options: CostOptions) -> CostEstimate:
+def _estimate(
+    row: Mapping[str, Any], units: pl.DataFrame, *, by: tuple[str, ...], options: CostOptions
+) -> CostEstimate:
     problems = insufficiency(row)
     reason = "; ".join(problems) if problems else None
     spend = _spend_fields(row, options.rate)
-    interval: dict[str, Any] = {
+    interval: _IntervalFields = {
         "estimate": None,
         "ci_low": None,
         "ci_high": None,

@@ -39,6 +39,7 @@ Kish, L. (1965). Survey Sampling. Wiley (effective sample size).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Final
 
@@ -53,7 +54,7 @@ from gatestats.cost._bootstrap import (
     RebuildableInterval,
     paired_ratio_statistic,
 )
-from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare
+from gatestats.cost._frames import SLICE, CostOptions, OptionsEcho, explode_groups, prepare
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.paired import PairedCases, pair_cases
@@ -272,6 +273,30 @@ def _kish(spend: np.ndarray[Any, np.dtype[np.float64]]) -> float:
     return float(spend.sum()) ** 2 / squares if squares > 0 else 0.0
 
 
+class _RequestEcho(OptionsEcho):
+    """The fields of :class:`CostRatio` that repeat the request."""
+
+    baseline: str
+    candidate: str
+    slice: str | None
+    method: BootstrapKind
+
+
+class _RatioFields(_RequestEcho):
+    """The fields of :class:`CostRatio` known before its interval: the request, the sides' sums, the pairing."""
+
+    baseline_accepted: int
+    candidate_accepted: int
+    baseline_spend_usd: float | None
+    candidate_spend_usd: float | None
+    n_cases: int
+    n_units: int
+    clustered: bool
+    unpaired_baseline: tuple[str, ...]
+    unpaired_candidate: tuple[str, ...]
+    excluded_versions: tuple[str, ...]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Request(CostOptions):
     """The options of one :func:`cost_ratio` call, checked."""
@@ -280,7 +305,7 @@ class _Request(CostOptions):
     candidate: str
     slice: str | None
 
-    def echo(self) -> dict[str, Any]:
+    def echo(self) -> _RequestEcho:
         """The fields of :class:`CostRatio` that repeat the request."""
         return {
             "baseline": self.baseline,
@@ -326,7 +351,7 @@ def _paired_attempts(
     return two.join(shared, on=keys, how="semi", nulls_equal=True), pairs, shared.height
 
 
-def _side(stats: pl.DataFrame, system: str, rate: float) -> tuple[dict[str, Any], float | None]:
+def _side(stats: pl.DataFrame, system: str, rate: float) -> tuple[Mapping[str, Any], float | None]:
     row = stats.filter(pl.col("system") == system).row(0, named=True)
     spend = None
     if row["n_cost_unknown"] == 0 and row["n_human_unknown"] == 0:
@@ -362,7 +387,7 @@ def _ratio(request: _Request, paired: pl.DataFrame, *, pairs: PairedCases, n_cas
     row_c, spend_c = _side(stats, request.candidate, request.rate)
     units = _unit_sums(paired, request)
     clustered = bool(paired["case_group"].is_not_null().any())
-    common: dict[str, Any] = {
+    common: _RatioFields = {
         **request.echo(),
         "baseline_accepted": row_b["accepted"],
         "candidate_accepted": row_c["accepted"],

@@ -319,7 +319,7 @@ def _overall(
     ]
     warns = [r for r in rows if r.decision == "warn"]
     reasons = [f"{c.name} ({c.side}): {c.detail}" for c in silent]
-    reasons += [s.reason for s in severe if s.decision != "pass"]  # each names its slice once
+    reasons += [s.reason or f"severe slice {s.slice!r}: {s.decision}" for s in severe if s.decision != "pass"]
     reasons += [f"{r.row}: {r.decision}: {r.reason}" for r in rows if r.decision != "pass"]
     verdict: Decision
     if silent:

@@ -36,12 +36,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
@@ -68,6 +69,8 @@ Kind = Literal["threshold", "paired", "cost_threshold", "cost_increase"]
 #: values near 0.98; docs/size_study.md, section C); the continuity-corrected Wilson interval stayed
 #: within the level at every N.
 THRESHOLD_METHOD: Final = "wilson"
+#: The test named on a threshold row.
+_THRESHOLD_TEST: Final = "case-level interval inversion"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,7 +97,7 @@ class RuleEvidence:
     cases_needed: int | None = None
     flips_pass_to_fail: tuple[str, ...] = ()
     flips_fail_to_pass: tuple[str, ...] = ()
-    details: dict[str, Any] | None = None
+    details: JSONObject | None = None
 
     @classmethod
     def insufficient(
@@ -295,17 +298,18 @@ def threshold_evidence(
     """
     threshold = float(rule.threshold if rule.threshold is not None else math.nan)
     n = int(values.size)
-    common: dict[str, Any] = {"kind": "threshold", "baseline": None, "test": "case-level interval inversion"}
     if n == 0:
         why = "no case of this slice has enough valid trials"
-        return RuleEvidence.insufficient("threshold", test=common["test"], threshold=threshold, reason=why, n_cases=0)
+        return RuleEvidence.insufficient("threshold", test=_THRESHOLD_TEST, threshold=threshold, reason=why, n_cases=0)
     shown = case_mean_interval(
         values, groups=groups, method=THRESHOLD_METHOD, confidence_level=confidence_level, seed=seed
     )
     p_pass, p_fail = _threshold_pvalues(values, groups, threshold, seed)
     status, reason, needed = threshold_resolution(n, threshold, alpha, seed)
     return RuleEvidence(
-        **common,
+        kind="threshold",
+        baseline=None,
+        test=_THRESHOLD_TEST,
         observed=float(values.mean()),
         ci_low=shown.ci_low,
         ci_high=shown.ci_high,
@@ -328,6 +332,18 @@ _NI_TESTS = {
 }
 
 
+class _CompareOptions(TypedDict):
+    """The keyword arguments of :func:`gatestats.paired.compare` a paired row fixes: sides, estimand, levels, seed."""
+
+    baseline: str
+    candidate: str
+    metric: Metric
+    k: int
+    confidence_level: float
+    alpha: float
+    seed: int
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _PairedTest:
     """What one of the paired tests found, before the row's status is decided."""
@@ -342,7 +358,7 @@ class _PairedTest:
     needed: int | None
 
 
-def _noninferiority(records: pl.DataFrame, options: dict[str, Any], *, margin: float) -> _PairedTest:
+def _noninferiority(records: pl.DataFrame, options: _CompareOptions, *, margin: float) -> _PairedTest:
     """The non-inferiority test at margin ``margin > 0``, at the rule's alpha (``options["alpha"]``)."""
     cmp = compare(records, margin=margin, **options)
     ni = cmp.noninferiority
@@ -364,7 +380,7 @@ def _noninferiority(records: pl.DataFrame, options: dict[str, Any], *, margin: f
     )
 
 
-def _not_worse(records: pl.DataFrame, options: dict[str, Any]) -> _PairedTest:
+def _not_worse(records: pl.DataFrame, options: _CompareOptions) -> _PairedTest:
     """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test.
 
     Both run at the rule's alpha (``options["alpha"]``): the McNemar row's resolution check asks
@@ -442,7 +458,7 @@ def paired_evidence(
     """
     margin = float(rule.margin or 0.0)
     metric: Metric = metric_spec(rule.metric).estimand or "pass_at_k"
-    options: dict[str, Any] = {
+    options: _CompareOptions = {
         "baseline": baseline,
         "candidate": candidate,
         "metric": metric,

@@ -8,15 +8,16 @@ own populations, which leave severe cases out).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final, Literal, TypeAlias, TypedDict, cast
 
 import polars as pl
 
-from gatestats.estimators import analyze, case_summary
+from gatestats.estimators import MetricEstimate, SystemAnalysis, analyze, case_summary
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
+from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
-from gatestats.vocabulary import FAILING_OUTCOMES, final_attempts
+from gatestats.vocabulary import FAILING_OUTCOMES, Status, final_attempts
 
 __all__ = [
     "NO_SLICE",
@@ -31,7 +32,30 @@ __all__ = [
 
 #: The slice of cases whose records carry no slice.
 NO_SLICE: Final = "(none)"
-SIDES: Final = ("baseline", "candidate")
+SIDES: Final[tuple[Side, Side]] = ("baseline", "candidate")
+#: The case sets of :class:`CaseSetRate`: shared by both versions, added by the new one, retired.
+_CaseSetGroup: TypeAlias = Literal["shared", "added", "retired"]
+
+
+class _Point(TypedDict):
+    """The fields of a bound estimate: its side, status, value, interval and reason."""
+
+    side: Side
+    status: Status
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    method: str | None
+    reason: str | None
+    confidence_level: float
+
+
+class _Rate(_Point):
+    """The fields of a bound pass rate (pass^1): the estimate and its counts."""
+
+    n_cases: int
+    n_valid_trials: int | None
+    n_passed: int | None
 
 
 def curve_max_k(both: pl.DataFrame, policy: Policy) -> int:
@@ -55,7 +79,8 @@ def curve_max_k(both: pl.DataFrame, policy: Policy) -> int:
     return max(policy.k, int(trials.get_column("trial").max()))  # type: ignore[arg-type]
 
 
-def _point(side: str, e: Any, **extra: Any) -> dict[str, Any]:
+def _point(side: Side, e: MetricEstimate) -> _Point:
+    """The bound fields of one side's estimate."""
     return {
         "side": side,
         "status": e.status,
@@ -65,17 +90,21 @@ def _point(side: str, e: Any, **extra: Any) -> dict[str, Any]:
         "method": e.method,
         "reason": e.reason,
         "confidence_level": e.confidence_level,
-        **extra,
     }
 
 
-def _side_rate(side: str, found: Any) -> dict[str, Any]:
+def _side_rate(side: Side, found: SystemAnalysis) -> _Rate:
     """The pass rate (pass^1) fields of one side's analysis (its case-level interval and counts)."""
     e = found.get("pass_hat_k", 1)
-    return _point(side, e, n_cases=found.n_cases, n_valid_trials=found.n_valid_trials, n_passed=found.n_passed)
+    return {
+        **_point(side, e),
+        "n_cases": found.n_cases,
+        "n_valid_trials": found.n_valid_trials,
+        "n_passed": found.n_passed,
+    }
 
 
-def _no_rate(side: str, n_cases: int, reason: str, policy: Policy) -> dict[str, Any]:
+def _no_rate(side: Side, n_cases: int, reason: str, policy: Policy) -> _Rate:
     """The pass rate fields of a side without records: ``insufficient_evidence`` with the reason."""
     return {
         "side": side,
@@ -115,15 +144,12 @@ def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
     )
     points = [
         CurvePoint(
-            **_point(
-                s.system,
-                e,
-                metric=e.metric,
-                k=e.k,
-                numerator=e.numerator,
-                denominator=e.denominator,
-                n_cases=e.n_cases,
-            )
+            **_point(cast(Side, s.system), e),  # both sides' records are relabelled baseline / candidate
+            metric=e.metric,
+            k=e.k,
+            numerator=e.numerator,
+            denominator=e.denominator,
+            n_cases=e.n_cases,
         )
         for s in result.systems
         for e in s.estimates
@@ -179,14 +205,14 @@ def _keys(both: pl.DataFrame, side: str) -> dict[str, str | None]:
     return out
 
 
-def _group_rate(both: pl.DataFrame, group: str, side: str, cases: list[str], policy: Policy) -> CaseSetRate:
+def _group_rate(both: pl.DataFrame, group: _CaseSetGroup, side: Side, cases: list[str], policy: Policy) -> CaseSetRate:
     """``side``'s pass rate (pass^1) over ``cases``, with its case-level interval."""
     frame = both.filter((pl.col("system") == side) & pl.col("case_id").is_in(cases))
     if frame.height == 0:
         missing = _no_rate(side, len(cases), f"the {side} has no record of the {group} cases", policy)
-        return CaseSetRate(cases=group, **missing)  # type: ignore[arg-type]
+        return CaseSetRate(cases=group, **missing)
     (found,) = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed).systems
-    return CaseSetRate(cases=group, **_side_rate(side, found))  # type: ignore[arg-type]
+    return CaseSetRate(cases=group, **_side_rate(side, found))
 
 
 def case_set_summary(

@@ -7,14 +7,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gatestats._typing import JSONObject
+
 __all__ = ["FieldsAsDict", "FloatArray", "field_values"]
 
 #: An array of float64 values.
 FloatArray = npt.NDArray[np.float64]
 
 
-def field_values(result: Any) -> dict[str, Any]:
-    """Every field of a frozen slotted dataclass, in order.
+def field_values(result: Any) -> JSONObject:
+    """Every field of a frozen slotted dataclass whose fields are JSON-ready, in order.
 
     Parameters
     ----------
@@ -23,7 +25,7 @@ def field_values(result: Any) -> dict[str, Any]:
 
     Returns
     -------
-    dict of str to Any
+    JSONObject
         Field name -> value.
     """
     return {name: getattr(result, name) for name in result.__slots__}
@@ -34,12 +36,12 @@ class FieldsAsDict:
 
     __slots__: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping: every field, in order.
 
         Returns
         -------
-        dict of str to Any
+        JSONObject
             Field name -> value.
         """
         return field_values(self)

@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import polars as pl
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.estimators import VarianceDecomposition, case_summary, variance_decomposition
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
@@ -177,7 +178,7 @@ class CasesTrialsPlan:
     options: tuple[TrialsOption, ...]
     advice: str | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (``options`` as a list of objects)."""
         out = {name: getattr(self, name) for name in self.__slots__ if name != "options"}
         out["options"] = [o.to_dict() for o in self.options]
@@ -196,7 +197,7 @@ class CasesTrialsPlan:
         return pl.DataFrame([o.to_dict() for o in self.options], schema=schema, orient="row")
 
 
-def _unknown(reason: str, base: dict[str, Any]) -> CasesTrialsPlan:
+def _unknown(reason: str, base: _PlanInputs) -> CasesTrialsPlan:
     return CasesTrialsPlan(
         status="insufficient_evidence",
         reason=reason,
@@ -266,19 +267,31 @@ def plan_cases_trials(
     ks = _check_trials(trials)
     _check_available(available_cases)
     base = _base(
-        mde, alpha=alpha, power=power, alternative=alternative, available_cases=available_cases,
-        pilot_system=pilot_system, pilot_cases=pilot_cases, pilot_mean_trials=pilot_mean_trials,
-    )  # fmt: skip
-    omega2, sigma2 = float(between_case_variance), float(within_case_variance)
+        mde,
+        alpha=alpha,
+        power=power,
+        alternative=alternative,
+        available_cases=available_cases,
+        pilot_system=pilot_system,
+        pilot_cases=pilot_cases,
+        pilot_mean_trials=pilot_mean_trials,
+    )
+    return _plan(float(between_case_variance), float(within_case_variance), ks, base)
+
+
+def _plan(omega2: float, sigma2: float, ks: tuple[int, ...], base: _PlanInputs) -> CasesTrialsPlan:
+    """The plan from checked variance components (between, within cases) and numbers of trials."""
     if omega2 + sigma2 == 0:
         return _unknown(
             "no variation in the pass rate: every case passed every trial, or failed every trial, so the "
             "variance, and with it the cases needed, cannot be estimated; run a pilot with more varied cases",
             base,
         )
-    scale = _z_sum(alpha, power, alternative) ** 2 / mde**2
+    scale = _z_sum(base["alpha"], base["power"], base["alternative"]) ** 2 / base["mde"] ** 2
     floor = _ceil(scale * omega2)
-    trials_for_available, available_advice = _for_available(available_cases, omega2, sigma2, scale, power, mde)
+    trials_for_available, available_advice = _for_available(
+        base["available_cases"], omega2, sigma2, scale, base["power"], base["mde"]
+    )
     return CasesTrialsPlan(
         status="ok",
         reason=None,
@@ -316,6 +329,19 @@ def _for_available(
     return trials, f"; with {available_cases} cases, run {trials} trial(s) per case"
 
 
+class _PlanInputs(TypedDict):
+    """The fields of a plan that restate its inputs."""
+
+    mde: float
+    alpha: float
+    power: float
+    alternative: Alternative
+    available_cases: int | None
+    pilot_system: str | None
+    pilot_cases: int | None
+    pilot_mean_trials: float | None
+
+
 def _base(
     mde: float,
     *,
@@ -326,7 +352,7 @@ def _base(
     pilot_system: str | None,
     pilot_cases: int | None,
     pilot_mean_trials: float | None,
-) -> dict[str, Any]:
+) -> _PlanInputs:
     """The fields of a plan that restate its inputs (and the keyword arguments of :func:`plan_cases_trials`)."""
     return {
         "mde": mde,
@@ -424,9 +450,15 @@ def plan_cases_trials_from_pilot(
     cases = summary.filter(pl.col("system") == system)
     split: VarianceDecomposition = variance_decomposition(cases)
     base = _base(
-        mde, alpha=alpha, power=power, alternative=alternative, available_cases=available_cases,
-        pilot_system=system, pilot_cases=split.n_cases, pilot_mean_trials=split.mean_trials_per_case,
-    )  # fmt: skip
+        mde,
+        alpha=alpha,
+        power=power,
+        alternative=alternative,
+        available_cases=available_cases,
+        pilot_system=system,
+        pilot_cases=split.n_cases,
+        pilot_mean_trials=split.mean_trials_per_case,
+    )
     if split.status != "ok" or split.between_case_variance is None or split.within_case_variance is None:
         _check_trials(trials)
         advice = f"; {split.advice}" if split.advice else ""

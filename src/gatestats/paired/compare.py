@@ -26,11 +26,28 @@ finer than one case's weight, or too few discordant units for the exact test to 
 significance, gives ``status="cannot_resolve"`` with the number of cases needed. Cases whose
 estimate is undefined (fewer valid trials than ``k``) give ``status="insufficient_evidence"`` and
 are named; nothing is truncated or scored 0.
+
+Examples
+--------
+:func:`compare` on Bentur et al. (2009): a = 1, b = 1, c = 7, d = 12 (Fagerland et al. 2013, BMC Med. Res.
+Methodol. 13:91; Tango 1998 for the interval).
+
+>>> import polars as pl
+>>> cells = [(1, 1)] * 1 + [(1, 0)] * 1 + [(0, 1)] * 7 + [(0, 0)] * 12
+>>> rows = [(s, f"case-{i}", o) for i, pair in enumerate(cells) for s, o in zip("AB", pair)]
+>>> records = pl.DataFrame(rows, schema=["system", "case_id", "passed"], orient="row").select(
+...     "system", "case_id", case_version=None, case_group=None, trial=0, attempt=0,
+...     outcome=pl.when(pl.col("passed") == 1).then(pl.lit("passed")).otherwise(pl.lit("failed")))
+>>> r = compare(records, baseline="A", candidate="B")
+>>> r.b, r.c, round(r.pvalue_exact, 3), round(r.pvalue_midp, 3)
+(1, 7, 0.07, 0.039)
+>>> round(r.diff, 4), round(r.diff_ci_low, 4), round(r.diff_ci_high, 4), r.interval.method
+(0.2857, 0.026, 0.5172, 'tango')
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -67,7 +84,36 @@ def _shown(labels: npt.NDArray[np.object_]) -> str:
     return ", ".join(items) + (" ..." if labels.size > _SHOWN else "")
 
 
-def _paired_fields(paired: PairedCases, options: ComparisonOptions) -> dict[str, Any]:
+class _PairedFields(TypedDict):
+    """The fields of a :class:`Comparison` that come from the pairing and the options alone."""
+
+    baseline: str
+    candidate: str
+    metric: Metric
+    k: int
+    alternative: Alternative
+    confidence_level: float
+    unpaired_baseline: tuple[str, ...]
+    unpaired_candidate: tuple[str, ...]
+    excluded_versions: tuple[str, ...]
+    seed: int
+    n_resamples: int
+
+
+class _PValues(TypedDict):
+    """The fields of a :class:`Comparison` that come from its tests: the p-values and the one reported."""
+
+    test: PairedTest
+    statistic: int
+    pvalue: float | None
+    pvalue_exact: float
+    pvalue_midp: float
+    pvalue_permutation: float | None
+    permutation_exact: bool | None
+    n_permutations: int | None
+
+
+def _paired_fields(paired: PairedCases, options: ComparisonOptions) -> _PairedFields:
     """The fields of a :class:`Comparison` that come from the pairing and the options alone."""
     return {
         "baseline": paired.baseline,
@@ -96,14 +142,36 @@ def _undefined(
     empty = _no_interval(reason, **options.level)
     return Comparison(
         **_paired_fields(paired, options),
-        design="several_trials", test="exact" if options.test == "auto" else options.test,
-        status="insufficient_evidence", reason=reason, n_pairs=paired.n_pairs,
-        n_units=paired.n_pairs, clustered=False, a=None, b=0, c=0, d=None, n_ties=0, statistic=None,
-        pvalue=None, pvalue_exact=None, pvalue_midp=None, pvalue_permutation=None, permutation_exact=None,
-        p_baseline=None, p_candidate=None, diff=None, interval=empty, odds_ratio=None, noninferiority=None,
-        resolution=None, flips_pass_to_fail=(), flips_fail_to_pass=(), undefined_cases=tuple(names.tolist()),
+        design="several_trials",
+        test="exact" if options.test == "auto" else options.test,
+        status="insufficient_evidence",
+        reason=reason,
+        n_pairs=paired.n_pairs,
+        n_units=paired.n_pairs,
+        clustered=False,
+        a=None,
+        b=0,
+        c=0,
+        d=None,
+        n_ties=0,
+        statistic=None,
+        pvalue=None,
+        pvalue_exact=None,
+        pvalue_midp=None,
+        pvalue_permutation=None,
+        permutation_exact=None,
+        p_baseline=None,
+        p_candidate=None,
+        diff=None,
+        interval=empty,
+        odds_ratio=None,
+        noninferiority=None,
+        resolution=None,
+        flips_pass_to_fail=(),
+        flips_fail_to_pass=(),
+        undefined_cases=tuple(names.tolist()),
         n_permutations=None,
-    )  # fmt: skip
+    )
 
 
 def _resolve_test(options: ComparisonOptions, *, one_trial: bool, clustered: bool) -> PairedTest:
@@ -128,7 +196,7 @@ def _resolve_test(options: ComparisonOptions, *, one_trial: bool, clustered: boo
 
 def _pvalues(
     sums: npt.NDArray[np.float64], signs: tuple[int, int], test: PairedTest, options: ComparisonOptions
-) -> dict[str, Any]:
+) -> _PValues:
     """The sign-test p-values of the unit sums, the permutation test when asked, and the chosen one."""
     ub, uc = signs
     exact, midp = (float(x) for x in mcnemar_pvalues(ub, uc, alternative=options.alternative))
@@ -189,6 +257,46 @@ def _status(
     return status, "; ".join(reasons) if reasons else None
 
 
+def _estimates(
+    paired: PairedCases,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.object_]]:
+    """The per-case estimates of the baseline and the candidate on the paired cases, and the cases' labels."""
+    t: CaseTable = paired.table
+    i, j = t.systems.index(paired.baseline), t.systems.index(paired.candidate)
+    idx = paired.indices
+    return t.value[i, idx], t.value[j, idx], t.labels[idx]
+
+
+def _design(paired: PairedCases) -> tuple[bool, npt.NDArray[np.int64] | None]:
+    """Whether both systems ran one trial per paired case, and the case groups when cases cluster in them."""
+    t = paired.table
+    i, j = t.systems.index(paired.baseline), t.systems.index(paired.candidate)
+    idx = paired.indices
+    one_trial = t.k == 1 and bool((t.n[i, idx] == 1).all() and (t.n[j, idx] == 1).all())
+    groups = None if t.groups is None else t.groups[idx]
+    clustered = groups is not None and np.unique(groups).size < idx.size
+    return one_trial, groups if clustered else None
+
+
+def _concordant(vb: npt.NDArray[np.float64], vc: npt.NDArray[np.float64]) -> tuple[int, int]:
+    """The concordant cells of the 2x2 table: cases both systems passed (``a``), and both failed (``d``)."""
+    return int(((vb == 1) & (vc == 1)).sum()), int(((vb == 0) & (vc == 0)).sum())
+
+
+def _resolution(
+    n_units: int, n_discordant: int, options: ComparisonOptions, test: PairedTest, level: float | None
+) -> Resolution:
+    """Whether the deciding conditional test (mid-p or exact) can reach ``level`` (default: the test level)."""
+    return resolution(
+        n_units,
+        n_discordant,
+        alpha=options.test_alpha if level is None else level,
+        alternative=options.alternative,
+        method="midp" if test == "midp" else "exact",
+        margin=options.margin,
+    )
+
+
 def compare_pair(
     paired: PairedCases, options: ComparisonOptions, *, resolution_alpha: float | None = None
 ) -> Comparison:
@@ -213,23 +321,16 @@ def compare_pair(
     ValueError
         ``test`` or ``interval`` not offered for this design (the message says why).
     """
-    t: CaseTable = paired.table
-    i, j = t.systems.index(paired.baseline), t.systems.index(paired.candidate)
-    idx = paired.indices
-    vb, vc = t.value[i, idx], t.value[j, idx]
-    labels = t.labels[idx]
+    vb, vc, labels = _estimates(paired)
     bad = np.isnan(vb) | np.isnan(vc)
     if bad.any():
         return _undefined(paired, options, labels, bad)
     diffs = vc - vb
-    groups = None if t.groups is None else t.groups[idx]
-    clustered = groups is not None and np.unique(groups).size < idx.size
-    unit_groups = groups if clustered else None
-    one_trial = t.k == 1 and bool((t.n[i, idx] == 1).all() and (t.n[j, idx] == 1).all())
+    one_trial, unit_groups = _design(paired)
+    clustered = unit_groups is not None
     worse, better = diffs < -_TIE, diffs > _TIE
-    b, c, n = int(worse.sum()), int(better.sum()), int(idx.size)
-    a = int(((vb == 1) & (vc == 1)).sum()) if one_trial else None
-    d = int(((vb == 0) & (vc == 0)).sum()) if one_trial else None
+    b, c, n = int(worse.sum()), int(better.sum()), int(paired.indices.size)
+    a, d = _concordant(vb, vc) if one_trial else (None, None)
     sums, unit_sizes = unit_sums(diffs, unit_groups)
     ub, uc = sign_counts(sums)
     pvalues = _pvalues(sums, (ub, uc), _resolve_test(options, one_trial=one_trial, clustered=clustered), options)
@@ -239,24 +340,36 @@ def compare_pair(
     odds, ni = _noninferiority_and_odds(
         (b, c, n), sums, unit_sizes if clustered else None, options, table=one_trial and not clustered
     )
-    res = resolution(
-        int(sums.size),
-        ub + uc,
-        alpha=options.test_alpha if resolution_alpha is None else resolution_alpha,
-        alternative=options.alternative,
-        method="midp" if pvalues["test"] == "midp" else "exact",
-        margin=options.margin,
-    )
+    res = _resolution(int(sums.size), ub + uc, options, pvalues["test"], resolution_alpha)
     status, reason = _status(interval, res, ni)
     return Comparison(
-        **_paired_fields(paired, options), **pvalues,
-        design="one_trial" if one_trial else "several_trials", status=status, reason=reason, n_pairs=n,
-        n_units=int(sums.size), clustered=clustered, a=a, b=b, c=c, d=d, n_ties=n - b - c,
-        p_baseline=float(vb.mean()), p_candidate=float(vc.mean()), diff=float(diffs.mean()), interval=interval,
-        odds_ratio=odds, noninferiority=ni, resolution=res, flips_pass_to_fail=tuple(labels[worse].tolist()),
-        flips_fail_to_pass=tuple(labels[better].tolist()), undefined_cases=(),
-        _diffs=diffs, _groups=unit_groups, _interval_method=options.interval,
-    )  # fmt: skip
+        **_paired_fields(paired, options),
+        **pvalues,
+        design="one_trial" if one_trial else "several_trials",
+        status=status,
+        reason=reason,
+        n_pairs=n,
+        n_units=int(sums.size),
+        clustered=clustered,
+        a=a,
+        b=b,
+        c=c,
+        d=d,
+        n_ties=n - b - c,
+        p_baseline=float(vb.mean()),
+        p_candidate=float(vc.mean()),
+        diff=float(diffs.mean()),
+        interval=interval,
+        odds_ratio=odds,
+        noninferiority=ni,
+        resolution=res,
+        flips_pass_to_fail=tuple(labels[worse].tolist()),
+        flips_fail_to_pass=tuple(labels[better].tolist()),
+        undefined_cases=(),
+        _diffs=diffs,
+        _groups=unit_groups,
+        _interval_method=options.interval,
+    )
 
 
 def compare(
@@ -315,27 +428,26 @@ def compare(
 
     Examples
     --------
-    Bentur et al. (2009): a = 1, b = 1, c = 7, d = 12 (Fagerland et al. 2013, BMC Med. Res.
-    Methodol. 13:91; Tango 1998 for the interval).
-
-    >>> import polars as pl
-    >>> cells = [(1, 1)] * 1 + [(1, 0)] * 1 + [(0, 1)] * 7 + [(0, 0)] * 12
-    >>> rows = [(s, f"case-{i}", o) for i, pair in enumerate(cells) for s, o in zip("AB", pair)]
-    >>> records = pl.DataFrame(rows, schema=["system", "case_id", "passed"], orient="row").select(
-    ...     "system", "case_id", case_version=None, case_group=None, trial=0, attempt=0,
-    ...     outcome=pl.when(pl.col("passed") == 1).then(pl.lit("passed")).otherwise(pl.lit("failed")))
-    >>> r = compare(records, baseline="A", candidate="B")
-    >>> r.b, r.c, round(r.pvalue_exact, 3), round(r.pvalue_midp, 3)
-    (1, 7, 0.07, 0.039)
-    >>> round(r.diff, 4), round(r.diff_ci_low, 4), round(r.diff_ci_high, 4), r.interval.method
-    (0.2857, 0.026, 0.5172, 'tango')
+    Bentur et al. (2009), checked against Fagerland et al. (2013): in the module docstring.
     """
     options = ComparisonOptions(
-        margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
-        n_resamples=n_resamples, n_permutations=n_permutations, seed=seed, alpha=alpha,
-    )  # fmt: skip
+        margin=margin,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        test=test,
+        interval=interval,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        seed=seed,
+        alpha=alpha,
+    )
     paired = pair_cases(
-        records, baseline=baseline, candidate=candidate, shared_versions_only=shared_versions_only,
-        metric=metric, k=k, system_column=system_column,
-    )  # fmt: skip
+        records,
+        baseline=baseline,
+        candidate=candidate,
+        shared_versions_only=shared_versions_only,
+        metric=metric,
+        k=k,
+        system_column=system_column,
+    )
     return compare_pair(paired, options)

@@ -37,13 +37,14 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, get_args
+from typing import Any, Final, TypedDict, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 from scipy import special, stats
 
+from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
 from gatestats.paired._common import field_values
 from gatestats.records.columns import system_records
@@ -87,7 +88,7 @@ class FactorEffect:
         """``exp(estimate)``."""
         return math.exp(self.estimate)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping: every field, then the odds ratio and its interval."""
         return {
             **field_values(self),
@@ -185,7 +186,7 @@ class FactorModel:
         ]
         return pl.DataFrame(rows, schema=schema, orient="row")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping."""
         return {
             "formula": self.formula,
@@ -305,7 +306,7 @@ def factor_model(
     empty = pl.DataFrame(
         schema={"system": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
     )
-    base: dict[str, Any] = {
+    base: _ModelInputs = {
         "formula": formula.replace("__passed", PASSED),
         "confidence_level": confidence_level,
         "working_correlation": working_correlation,
@@ -325,6 +326,17 @@ def factor_model(
             **base,
         )
     return _fit(data, table, formula, base, working_correlation, n_clusters, confidence_level, empty)
+
+
+class _ModelInputs(TypedDict):
+    """The fields of a :class:`FactorModel` known before the fit: its inputs and the data's counts."""
+
+    formula: str
+    confidence_level: float
+    working_correlation: WorkingCorrelation
+    n_trials: int
+    n_clusters: int
+    n_configurations: int
 
 
 def _check_arguments(records: object, factors: object, working_correlation: object, confidence_level: object) -> None:
@@ -367,7 +379,7 @@ def _fit(
     data: pl.DataFrame,
     table: pl.DataFrame,
     formula: str,
-    base: dict[str, Any],
+    base: _ModelInputs,
     working_correlation: WorkingCorrelation,
     n_clusters: int,
     confidence_level: float,

@@ -60,6 +60,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
 from gatestats.vocabulary import (
     Alternative,
@@ -287,7 +288,7 @@ class _DiscordantCounts:
         """``b + c``."""
         return self.b + self.c
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping: ``b``, ``c``, ``n_discordant``, then the other fields in order."""
         counts = {"b": self.b, "c": self.c, "n_discordant": self.n_discordant}
         return counts | {name: getattr(self, name) for name in self.__slots__ if name not in counts}
@@ -415,6 +416,44 @@ def _asymptotic(b: int, c: int, alternative: Alternative, k: float) -> tuple[flo
     return statistic, z, pvalue
 
 
+def _asymptotic_method(correction: bool) -> AsymptoticMcNemarMethod:
+    """The method that ``correction`` asks for (checked to be a bool)."""
+    if not isinstance(correction, bool):
+        msg = f"correction must be True or False (got {correction!r})"
+        raise ValueError(msg)
+    return "continuity_corrected" if correction else "asymptotic"
+
+
+def _asymptotic_test(
+    b: int, c: int, alternative: Alternative, method: AsymptoticMcNemarMethod
+) -> AsymptoticMcNemarTest:
+    """The asymptotic test of checked counts: undefined without discordant units, else its statistic and p-value."""
+    if b + c == 0:
+        return AsymptoticMcNemarTest(
+            b=b,
+            c=c,
+            alternative=alternative,
+            method=method,
+            statistic=None,
+            z=None,
+            pvalue=None,
+            status="insufficient_evidence",
+            reason="no discordant unit (b = c = 0): the asymptotic McNemar statistic is undefined (0/0)",
+        )
+    statistic, z, pvalue = _asymptotic(b, c, alternative, 1.0 if method == "continuity_corrected" else 0.0)
+    return AsymptoticMcNemarTest(
+        b=b,
+        c=c,
+        alternative=alternative,
+        method=method,
+        statistic=statistic,
+        z=z,
+        pvalue=min(1.0, pvalue),
+        status="ok",
+        reason=None,
+    )
+
+
 def mcnemar_asymptotic_test(
     b: int, c: int, *, alternative: Alternative = "two-sided", correction: bool = True
 ) -> AsymptoticMcNemarTest:
@@ -477,19 +516,4 @@ def mcnemar_asymptotic_test(
     """
     b, c = check_counts(b, c)
     check_alternative(alternative)
-    if not isinstance(correction, bool):
-        msg = f"correction must be True or False (got {correction!r})"
-        raise ValueError(msg)
-    method: AsymptoticMcNemarMethod = "continuity_corrected" if correction else "asymptotic"
-    m = b + c
-    if m == 0:
-        return AsymptoticMcNemarTest(
-            b=b, c=c, alternative=alternative, method=method, statistic=None, z=None, pvalue=None,
-            status="insufficient_evidence",
-            reason="no discordant unit (b = c = 0): the asymptotic McNemar statistic is undefined (0/0)",
-        )  # fmt: skip
-    statistic, z, pvalue = _asymptotic(b, c, alternative, 1.0 if correction else 0.0)
-    return AsymptoticMcNemarTest(
-        b=b, c=c, alternative=alternative, method=method, statistic=statistic, z=z, pvalue=min(1.0, pvalue),
-        status="ok", reason=None,
-    )  # fmt: skip
+    return _asymptotic_test(b, c, alternative, _asymptotic_method(correction))

@@ -44,6 +44,20 @@ The per-case summary is computed once for all systems and every pair is compared
 operations on it (:mod:`gatestats.paired.pairing`), so 45 pairs of 10 systems cost little more
 than one scan of the records.
 
+Examples
+--------
+:func:`compare_many`, each of two systems against a baseline:
+
+>>> import polars as pl
+>>> outcomes = {"A": [1, 1, 0, 1] * 5, "B": [1, 0, 0, 1] * 5, "C": [1, 1, 1, 1] * 5}
+>>> records = pl.DataFrame([(s, f"c{i}", "passed" if o else "failed")
+...     for s, column in outcomes.items() for i, o in enumerate(column)],
+...     schema=["system", "case_id", "outcome"], orient="row").with_columns(
+...     case_version=None, case_group=None, trial=0, attempt=0)
+>>> result = compare_many(records, family="vs_baseline", baseline="A")
+>>> [(x.candidate, x.b, x.c, round(x.pvalue, 6), round(x.pvalue_adjusted, 6)) for x in result.comparisons]
+[('B', 5, 0, 0.03125, 0.0625), ('C', 0, 5, 0.03125, 0.0625)]
+
 References
 ----------
 Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57(1), 289-300.
@@ -62,12 +76,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, get_args
+from typing import get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
@@ -243,7 +258,7 @@ class MultipleComparison:
         msg = f"no comparison of {candidate!r} against {baseline!r} (got {pairs})"
         raise KeyError(msg)
 
-    def to_dict(self) -> list[dict[str, Any]]:
+    def to_dict(self) -> list[JSONObject]:
         """The documented ``--json`` list: one object per comparison, with ``family`` added."""
         out = []
         for item in self.comparisons:
@@ -312,30 +327,30 @@ def compare_many(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> outcomes = {"A": [1, 1, 0, 1] * 5, "B": [1, 0, 0, 1] * 5, "C": [1, 1, 1, 1] * 5}
-    >>> records = pl.DataFrame([(s, f"c{i}", "passed" if o else "failed")
-    ...     for s, column in outcomes.items() for i, o in enumerate(column)],
-    ...     schema=["system", "case_id", "outcome"], orient="row").with_columns(
-    ...     case_version=None, case_group=None, trial=0, attempt=0)
-    >>> result = compare_many(records, family="vs_baseline", baseline="A")
-    >>> [(x.candidate, x.b, x.c, round(x.pvalue, 6), round(x.pvalue_adjusted, 6)) for x in result.comparisons]
-    [('B', 5, 0, 0.03125, 0.0625), ('C', 0, 5, 0.03125, 0.0625)]
+    Each of two systems against a baseline: in the module docstring.
     """
     _check_family(family, correction, baseline)
     options = ComparisonOptions(
-        margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
-        n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
-    )  # fmt: skip
-    table, names = _family_table(
-        records, systems, baseline, metric=metric, k=k, system_column=system_column,
-        shared_versions_only=shared_versions_only,
-    )  # fmt: skip
-    comparisons = _compare_family(
-        table, _pairs(names, family, baseline), options, correction, shared_versions_only=shared_versions_only
+        margin=margin,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        test=test,
+        interval=interval,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        seed=seed,
     )
-    return MultipleComparison(
-        family=family, correction=correction, baseline=baseline, systems=tuple(sorted(names)), comparisons=comparisons
+    table, names = _family_table(
+        records,
+        systems,
+        baseline,
+        metric=metric,
+        k=k,
+        system_column=system_column,
+        shared_versions_only=shared_versions_only,
+    )
+    return _compare_family(
+        table, names, options, family, correction, baseline, shared_versions_only=shared_versions_only
     )
 
 
@@ -390,13 +405,16 @@ def _pairs(names: tuple[str, ...], family: ComparisonFamily, baseline: str | Non
 
 def _compare_family(
     table: CaseTable,
-    pairs: list[tuple[str, str]],
+    names: tuple[str, ...],
     options: ComparisonOptions,
+    family: ComparisonFamily,
     correction: Correction,
+    baseline: str | None,
     *,
     shared_versions_only: bool,
-) -> tuple[Comparison, ...]:
+) -> MultipleComparison:
     """Every pair's comparison with its ``pvalue_adjusted`` (none where a comparison has no p-value)."""
+    pairs = _pairs(names, family, baseline)
     level = options.test_alpha / len(pairs) if correction == "bonferroni" else None
     items = [
         compare_pair(
@@ -408,7 +426,10 @@ def _compare_family(
     ]
     raw = np.array([1.0 if x.pvalue is None else x.pvalue for x in items])
     adjusted = adjust_pvalues(raw, method=correction)
-    return tuple(
+    comparisons = tuple(
         replace(x, correction=correction, pvalue_adjusted=None if x.pvalue is None else float(p))
         for x, p in zip(items, adjusted, strict=True)
+    )
+    return MultipleComparison(
+        family=family, correction=correction, baseline=baseline, systems=tuple(sorted(names)), comparisons=comparisons
     )

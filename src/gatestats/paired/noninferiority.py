@@ -67,12 +67,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special, stats
 
+from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import tango_statistic
 from gatestats.paired.search import fewest
@@ -151,7 +152,7 @@ class NonInferiorityTest:
     pvalue_worse: float | None = None
     cases_needed: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping."""
         return {
             "margin": self.margin,
@@ -166,6 +167,15 @@ class NonInferiorityTest:
             "n_units": self.n_units,
             "cases_needed": self.cases_needed,
         }
+
+
+class _TestFields(TypedDict):
+    """The fields of a :class:`NonInferiorityTest` known before its resolution is checked."""
+
+    margin: float
+    method: NonInferiorityMethod
+    statistic: float | None
+    alpha: float
 
 
 def _finish(
@@ -416,6 +426,34 @@ def _cases_needed(best_p: Any, alpha: float, start: int) -> int | None:
     return fewest(lambda m: bool(best_p(m) <= alpha), start, limit=1_000_000)
 
 
+def _resolved_method(method: Literal["auto", "exact_unconditional", "tango_score"]) -> NonInferiorityMethod:
+    """The method ``method`` stands for (``auto`` is ``exact_unconditional``), checked to be offered."""
+    if method not in ("auto", "exact_unconditional", "tango_score"):
+        msg = f"method must be 'auto', 'exact_unconditional' or 'tango_score' (got {method!r})"
+        raise ValueError(msg)
+    return "exact_unconditional" if method == "auto" else method
+
+
+def _exact_cannot_resolve(n: int, margin: float, alpha: float) -> tuple[int | None, str] | None:
+    """The cases needed and why, when even b = c = 0 of ``n`` cases cannot show non-inferiority by the exact test."""
+    if margin < 1 / n:
+        return None
+    clean = exact_unconditional_pvalues(0, 0, n, margin=margin)[0]
+    if clean <= alpha:
+        return None
+
+    def best(m: int) -> float:
+        return exact_unconditional_pvalues(0, 0, m, margin=margin)[0]
+
+    needed = _cases_needed(best, alpha, n)
+    reason = (
+        f"even with no case worse (b = c = 0) the exact test cannot show non-inferiority by {margin:g} "
+        f"at alpha {alpha:g} with {n} cases (p = {clean:.3g})"
+        + (f": at least {needed} cases are needed" if needed is not None else "")
+    )
+    return needed, reason
+
+
 def noninferiority_test(
     b: int,
     c: int,
@@ -468,34 +506,29 @@ def noninferiority_test(
     """
     margin = check_margin(margin)
     check_alpha(alpha)
-    if method not in ("auto", "exact_unconditional", "tango_score"):
-        msg = f"method must be 'auto', 'exact_unconditional' or 'tango_score' (got {method!r})"
-        raise ValueError(msg)
+    resolved = _resolved_method(method)
     statistic = tango_statistic(b, c, n, -margin)
-    resolved: NonInferiorityMethod = "exact_unconditional" if method == "auto" else method
     if resolved == "tango_score":
         pvalue, worse = float(stats.norm.sf(statistic)), float(stats.norm.cdf(statistic))
     else:
         pvalue, worse = exact_unconditional_pvalues(b, c, n, margin=margin)
-    common: dict[str, Any] = {"margin": margin, "method": resolved, "statistic": statistic, "alpha": alpha}
-    if margin >= 1 / n and resolved == "exact_unconditional":
-        clean = exact_unconditional_pvalues(0, 0, n, margin=margin)[0]
-        if clean > alpha:
-
-            def best(m: int) -> float:
-                return exact_unconditional_pvalues(0, 0, m, margin=margin)[0]
-
-            needed = _cases_needed(best, alpha, n)
-            reason = (
-                f"even with no case worse (b = c = 0) the exact test cannot show non-inferiority by {margin:g} "
-                f"at alpha {alpha:g} with {n} cases (p = {clean:.3g})"
-                + (f": at least {needed} cases are needed" if needed is not None else "")
-            )
-            return _finish(
-                **common, pvalue=pvalue, pvalue_worse=worse, n_units=n, status="cannot_resolve",
-                reason=reason, cases_needed=needed,
-            )  # fmt: skip
-    return _finish(**common, pvalue=pvalue, pvalue_worse=worse, n_units=n)
+    status: ComparisonStatus = "ok"
+    reason: str | None = None
+    needed: int | None = None
+    if resolved == "exact_unconditional" and (unresolvable := _exact_cannot_resolve(n, margin, alpha)) is not None:
+        status, (needed, reason) = "cannot_resolve", unresolvable
+    return _finish(
+        margin=margin,
+        method=resolved,
+        statistic=statistic,
+        alpha=alpha,
+        pvalue=pvalue,
+        pvalue_worse=worse,
+        n_units=n,
+        status=status,
+        reason=reason,
+        cases_needed=needed,
+    )
 
 
 def bounded_mean_evalues(y: npt.ArrayLike, *, lower: float, n_grid: int = BETTING_GRID) -> FloatArray:
@@ -648,7 +681,7 @@ def noninferiority_bounded_mean(
         raise ValueError(msg)
     e_pass, pvalue, worse = _bounded_pvalues(s, n_g, margin)
     units = int(s.size)
-    common: dict[str, Any] = {"margin": margin, "method": "bounded_mean", "statistic": e_pass, "alpha": alpha}
+    common: _TestFields = {"margin": margin, "method": "bounded_mean", "statistic": e_pass, "alpha": alpha}
 
     def best(m: int) -> float:
         return _clean_pvalue(m, margin)
@@ -667,9 +700,14 @@ def noninferiority_bounded_mean(
             f"by {margin:g} at alpha {alpha:g} with " + (what if needed is not None else what.split(":", maxsplit=1)[0])
         )
         return _finish(
-            **common, pvalue=pvalue, pvalue_worse=worse, n_units=units, status="cannot_resolve", reason=reason,
+            **common,
+            pvalue=pvalue,
+            pvalue_worse=worse,
+            n_units=units,
+            status="cannot_resolve",
+            reason=reason,
             cases_needed=cases,
-        )  # fmt: skip
+        )
     return _finish(**common, pvalue=pvalue, pvalue_worse=worse, n_units=units)
 
 
@@ -728,6 +766,11 @@ def noninferiority_case_level(
     pvalue = float(stats.t.sf(statistic, n_units - 1))
     worse = float(stats.t.cdf(statistic, n_units - 1))
     return _finish(
-        margin=margin, method="case_t", statistic=statistic, pvalue=pvalue, pvalue_worse=worse, alpha=alpha,
+        margin=margin,
+        method="case_t",
+        statistic=statistic,
+        pvalue=pvalue,
+        pvalue_worse=worse,
+        alpha=alpha,
         n_units=n_units,
-    )  # fmt: skip
+    )

@@ -45,10 +45,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import TypedDict, get_args
 
 from scipy import stats
 
+from gatestats._typing import JSONObject
 from gatestats.paired.mcnemar import check_alternative, check_counts
 from gatestats.vocabulary import Alternative, OddsRatioMethod, Status, check_choice, check_confidence_level
 
@@ -77,7 +78,7 @@ class OddsRatioEstimate:
     reason: str | None
     method: OddsRatioMethod = "exact"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (unbounded values are ``null`` with ``upper_unbounded: true``)."""
         return {
             "method": self.method,
@@ -108,6 +109,15 @@ def _odds_ratio_bounds(
         mu_low = 0.0 if c == 0 or alternative == "less" else (center - half) / (m + z * z)
         mu_high = 1.0 if b == 0 or alternative == "greater" else (center + half) / (m + z * z)
     return mu_low / (1 - mu_low), None if mu_high >= 1.0 else mu_high / (1 - mu_high)
+
+
+class _OddsRatioInputs(TypedDict):
+    """The fields of an :class:`OddsRatioEstimate` that restate its inputs."""
+
+    b: int
+    c: int
+    confidence_level: float
+    alternative: Alternative
 
 
 def conditional_odds_ratio(
@@ -163,7 +173,7 @@ def conditional_odds_ratio(
     check_confidence_level(confidence_level)
     check_alternative(alternative)
     check_choice(method, ODDS_RATIO_METHODS, "method")
-    base: dict[str, Any] = {"b": b, "c": c, "confidence_level": confidence_level, "alternative": alternative}
+    base: _OddsRatioInputs = {"b": b, "c": c, "confidence_level": confidence_level, "alternative": alternative}
     if b + c == 0:
         return OddsRatioEstimate(
             estimate=None,

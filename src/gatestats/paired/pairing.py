@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, get_args
+from typing import get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.estimators import CaseSetError, case_summary, per_case_values
 from gatestats.records.columns import system_records
@@ -343,7 +344,7 @@ class PairedCases:
     def _rows(self) -> tuple[int, int]:
         return self.table.systems.index(self.baseline), self.table.systems.index(self.candidate)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready summary (without the per-case rows)."""
         return {
             "baseline": self.baseline,

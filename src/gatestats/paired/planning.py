@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -118,7 +118,18 @@ def _connor_mde(n_cases: int, discordance: float, za: float, zb: float) -> float
     return float(optimize.brentq(connor_gap, 1e-12, discordance)) if connor_gap(discordance) > 0 else None
 
 
-def _nothing_detectable(sign: float, base: dict[str, Any]) -> DetectableEffectPlan:
+class _DetectableInputs(TypedDict):
+    """The fields of a :class:`DetectableEffectPlan` that restate its inputs."""
+
+    n_cases: int
+    discordance: float
+    power: float
+    alpha: float
+    alternative: Alternative
+    test: PlanTest
+
+
+def _nothing_detectable(sign: float, base: _DetectableInputs) -> DetectableEffectPlan:
     """The plan when even the largest difference (``|delta| = discordance``) is out of reach."""
     n_cases, discordance, power = base["n_cases"], base["discordance"], base["power"]
     need = cases_needed(
@@ -431,7 +442,7 @@ def minimum_detectable_effect(
     def exact_gap(delta: float) -> float:
         return exact_power(n_cases, sign * delta, discordance, alpha=alpha, alternative=alternative, test=test) - power
 
-    base: dict[str, Any] = {
+    base: _DetectableInputs = {
         "n_cases": n_cases,
         "discordance": discordance,
         "power": power,

@@ -6,12 +6,13 @@ See :func:`gatestats.paired.compare` for what every field means and how it is co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, get_args
+from typing import TypedDict, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.paired.intervals import (
     DifferenceInterval,
     _no_interval,
@@ -40,6 +41,13 @@ from gatestats.vocabulary import (
 )
 
 __all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
+
+
+class IntervalLevel(TypedDict):
+    """``confidence_level`` and ``alternative``, as keyword arguments of the interval functions."""
+
+    confidence_level: float
+    alternative: Alternative
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +116,7 @@ class ComparisonOptions:
             check_alpha(self.alpha)
 
     @property
-    def level(self) -> dict[str, Any]:
+    def level(self) -> IntervalLevel:
         """``confidence_level`` and ``alternative``, as keyword arguments of the interval functions."""
         return {"confidence_level": self.confidence_level, "alternative": self.alternative}
 
@@ -288,7 +296,7 @@ class Comparison:
             method="transformed_wilson",
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The documented ``gatestats compare --json`` object of one comparison."""
         return {
             "baseline": self.baseline,
@@ -342,7 +350,7 @@ class Comparison:
         return comparisons_frame([self])
 
 
-def _reference_methods(x: Comparison) -> dict[str, Any] | None:
+def _reference_methods(x: Comparison) -> JSONObject | None:
     """Classical methods reported beside the decision (one trial per independent case only)."""
     test, odds = x.mcnemar_asymptotic_cc, x.odds_ratio_transformed_wilson
     if test is None or odds is None:

@@ -57,7 +57,7 @@ Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. St
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -265,6 +265,15 @@ def _bca_bounds(
     return bound(tails[0]), bound(tails[1]), boot_se
 
 
+class _IntervalFields(TypedDict):
+    """The fields of a :class:`DifferenceInterval` known before its method runs."""
+
+    estimate: float
+    confidence_level: float
+    alternative: Alternative
+    n_units: int
+
+
 def case_difference_interval(
     d: npt.ArrayLike,
     *,
@@ -321,7 +330,7 @@ def case_difference_interval(
         raise ValueError(msg)
     sums, sizes = unit_sums(values, groups)
     resolved: ResolvedPairedIntervalMethod = "clt" if method == "auto" else method
-    common: dict[str, Any] = {
+    common: _IntervalFields = {
         "estimate": float(values.mean()),
         "confidence_level": confidence_level,
         "alternative": alternative,
@@ -365,7 +374,7 @@ def _clt_interval(
     groups: npt.NDArray[np.int64] | None,
     tail: float,
     want: tuple[bool, bool],
-    common: dict[str, Any],
+    common: _IntervalFields,
 ) -> DifferenceInterval:
     """The t interval with Miller's clustered standard error (the bounds ``want`` asks), within [-1, 1]."""
     estimate, units = common["estimate"], common["n_units"]
@@ -382,7 +391,7 @@ def _bootstrap_interval(
     tails: tuple[float | None, float | None],
     n_resamples: int,
     seed: int,
-    common: dict[str, Any],
+    common: _IntervalFields,
 ) -> DifferenceInterval:
     """The BCa bootstrap interval over units, clipped to [-1, 1]; none when it is degenerate."""
     b_low, b_high, boot_se = _bca_bounds(

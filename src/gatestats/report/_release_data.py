@@ -17,10 +17,11 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal, TypedDict
 
 import polars as pl
 
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import RecordSet, Verdict, VerdictFile, VerdictFileError, load_record_set
 from gatestats.gate import read_verdict as read_gate_verdict
@@ -65,7 +66,17 @@ TABLES: Final = (
 )
 #: The JSON files of ``data/`` besides ``digests.json``.
 JSON_FILES: Final = ("verdict.json", "provenance.json")
-_PARQUET: Final[dict[str, Any]] = {"compression": "zstd", "compression_level": 3, "statistics": True}
+
+
+class _ParquetOptions(TypedDict):
+    """How ``data/`` tables are written (fixed, so that their digests repeat)."""
+
+    compression: Literal["zstd"]
+    compression_level: int
+    statistics: bool
+
+
+_PARQUET: Final[_ParquetOptions] = {"compression": "zstd", "compression_level": 3, "statistics": True}
 
 
 class ReportInputError(GatestatsError, ValueError):
@@ -322,12 +333,12 @@ class ReleaseData:
         frame: pl.DataFrame = getattr(self, name)
         return frame
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Summary: the directory, the verdict and its digest, the data digests and each table's rows.
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The summary as JSON values.
         """
         return {

@@ -518,7 +518,7 @@ _CHECKSUMS = {
 }
 
 
-def _integrity(side: dict[str, Any]) -> str:
+def _integrity(side: Mapping[str, object]) -> str:
     """How far the records of a side can be trusted to be the ones that were written, and where they came from."""
     status = _CHECKSUMS.get(str(side.get("checksums")), "not recorded (a verdict from an earlier gatestats)")
     text = f"{_e(status)}; origin {_e(side.get('origin') or 'record files')}"

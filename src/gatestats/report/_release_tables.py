@@ -13,6 +13,7 @@ from typing import Any, Final
 import polars as pl
 
 import gatestats
+from gatestats._typing import JSONObject
 from gatestats.gate import RecordSet, Verdict, VerdictFile
 from gatestats.gate.bindings import FlipCount
 from gatestats.gate.summaries import NO_SLICE
@@ -130,7 +131,7 @@ def _flips(v: Verdict) -> pl.DataFrame:
         "case": pl.String(),
         **{name: pl.Int64() for name in FlipCount.__dataclass_fields__ if name.startswith(SIDES)},
     }
-    counts: dict[tuple[str, str], dict[str, Any]] = {(c.direction, c.case): c.to_dict() for c in v.flip_counts}
+    counts: dict[tuple[str, str], JSONObject] = {(c.direction, c.case): c.to_dict() for c in v.flip_counts}
     rows = [
         counts.get((direction, case), {"direction": direction, "case": case})
         for direction, cases in (("pass_to_fail", v.flips_pass_to_fail), ("fail_to_pass", v.flips_fail_to_pass))
@@ -221,11 +222,11 @@ def _infra(v: Verdict) -> tuple[pl.DataFrame, pl.DataFrame]:
         "resource_killed": pl.Int64(),
         "infra_error_cases": pl.String(),
     }
-    rows: list[dict[str, Any]] = []
-    bounds: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
+    bounds: list[dict[str, object]] = []
     for side in SIDES:
         item = v.infra.get(side)
-        row: dict[str, Any] = {
+        row: dict[str, object] = {
             "side": side,
             "system": getattr(v, side).system,
             "max_infra_error_rate": v.policy.max_infra_error_rate,
@@ -244,10 +245,10 @@ def _infra(v: Verdict) -> tuple[pl.DataFrame, pl.DataFrame]:
     return _frame(rows, schema, ["side"]), _frame(bounds, bound_schema, ["side", "bound"])
 
 
-def _provenance(verdict: VerdictFile) -> dict[str, Any]:
+def _provenance(verdict: VerdictFile) -> JSONObject:
     body = verdict.body
     policy, registration = body["policy"], body["registration"]
-    sides = {}
+    sides: JSONObject = {}
     for side in SIDES:
         item = body[side]
         sides[side] = {
@@ -295,7 +296,7 @@ def _provenance(verdict: VerdictFile) -> dict[str, Any]:
     }
 
 
-def compute_tables(verdict: VerdictFile, sides: Mapping[str, RecordSet]) -> tuple[dict[str, pl.DataFrame], Any]:
+def compute_tables(verdict: VerdictFile, sides: Mapping[str, RecordSet]) -> tuple[dict[str, pl.DataFrame], JSONObject]:
     """Every table of ``data/`` and the provenance document.
 
     Parameters

@@ -47,6 +47,7 @@ import nbconvert
 import polars as pl
 
 import gatestats
+from gatestats._typing import JSONObject
 from gatestats.gate import VerdictFile
 from gatestats.io.digest import digest_bytes
 from gatestats.io.files import new_build_directory, rename_directory_once
@@ -123,12 +124,12 @@ class ReleaseReport:
     seconds: float
     seconds_render: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (``gatestats report --json``).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             The report's fields as JSON values (paths as strings).
         """
         return {

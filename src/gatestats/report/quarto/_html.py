@@ -155,7 +155,7 @@ def export_html(
         embed_images=False,
         sanitize_html=False,
     )
-    resources: dict[str, Any] = {
+    resources: dict[str, object] = {
         "metadata": {"name": title},
         "gatestats": {
             "title": title,

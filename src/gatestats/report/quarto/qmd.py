@@ -38,6 +38,7 @@ from typing import Any, Literal, TypeAlias, cast
 import nbformat
 import yaml  # type: ignore[import-untyped]
 
+from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 
 __all__ = [
@@ -112,12 +113,12 @@ class QmdCell:
         tags = self.options.get("tags", ())
         return tuple(str(t) for t in tags)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain dict (options copied).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             ``kind``, ``line``, ``source``, ``language`` and a copy of ``options``.
         """
         return {
@@ -183,12 +184,12 @@ class QmdDocument:
                     names.append(target.id)
         return tuple(names)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain dict (front matter and cells copied).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             ``file``, a copy of ``front_matter`` and ``cells`` (each :meth:`QmdCell.to_dict`).
         """
         return {
@@ -324,7 +325,7 @@ def strip_option_lines(source: str) -> str:
     return "\n".join(lines[index:])
 
 
-def execution_options(doc: QmdDocument, cell: QmdCell) -> dict[str, Any]:
+def execution_options(doc: QmdDocument, cell: QmdCell) -> dict[str, object]:
     """Effective Quarto execution options of a code cell: defaults < front matter ``execute:`` < cell.
 
     Parameters
@@ -336,7 +337,7 @@ def execution_options(doc: QmdDocument, cell: QmdCell) -> dict[str, Any]:
 
     Returns
     -------
-    dict[str, Any]
+    dict[str, object]
         Every option of :data:`EXECUTION_OPTIONS` with its effective value.
 
     Examples
@@ -345,7 +346,7 @@ def execution_options(doc: QmdDocument, cell: QmdCell) -> dict[str, Any]:
     >>> execution_options(doc, doc.cells[0])
     {'eval': True, 'echo': False, 'output': True, 'include': True, 'warning': False, 'error': False}
     """
-    options = dict(EXECUTION_OPTIONS)
+    options: dict[str, object] = dict(EXECUTION_OPTIONS)
     defaults = doc.front_matter.get("execute")
     if isinstance(defaults, Mapping):
         options.update({k: v for k, v in defaults.items() if k in EXECUTION_OPTIONS})
@@ -353,7 +354,7 @@ def execution_options(doc: QmdDocument, cell: QmdCell) -> dict[str, Any]:
     return options
 
 
-def validate_params(params: Mapping[str, Any], *, allowed: tuple[str, ...] | None = None) -> dict[str, Any]:
+def validate_params(params: Mapping[str, Any], *, allowed: tuple[str, ...] | None = None) -> JSONObject:
     """Check parameter values before they are injected: identifiers as names, JSON-able values.
 
     Parameters
@@ -493,7 +494,7 @@ def _number_cells(cells: list[nbformat.NotebookNode], used_ids: set[str]) -> Non
 # --- internals ----------------------------------------------------------------------------------
 
 
-def _front_matter(lines: list[str], file: str) -> tuple[dict[str, Any], str | None, int]:
+def _front_matter(lines: list[str], file: str) -> tuple[dict[str, object], str | None, int]:
     if not lines or lines[0].rstrip() != "---":
         return {}, None, 0
     for end in range(1, len(lines)):
@@ -512,7 +513,7 @@ def _front_matter(lines: list[str], file: str) -> tuple[dict[str, Any], str | No
     return data, body, end + 1
 
 
-def _load_yaml(text: str, *, file: str, first_line: int, what: str) -> dict[str, Any]:
+def _load_yaml(text: str, *, file: str, first_line: int, what: str) -> dict[str, object]:
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
@@ -568,7 +569,7 @@ def _code_cell(lines: list[str], index: int, opening: re.Match[str], file: str) 
     return cell, end + 1
 
 
-def _check_options(options: dict[str, Any], *, file: str, line: int) -> None:
+def _check_options(options: Mapping[str, object], *, file: str, line: int) -> None:
     for name in EXECUTION_OPTIONS:
         if name not in options:
             continue

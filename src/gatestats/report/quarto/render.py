@@ -53,6 +53,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
 import gatestats
+from gatestats._typing import JSONObject
 from gatestats.io.files import write_atomic
 from gatestats.report.quarto._html import export_html, find_network_references, prepare_for_export
 from gatestats.report.quarto.qmd import QmdDocument, _LocatedError, read_qmd, to_notebook, validate_params
@@ -114,12 +115,12 @@ class RenderResult:
     notebook_path: Path | None = None
     notebook: nbformat.NotebookNode | None = field(default=None, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Plain JSON-ready dict (paths as strings, without the notebook).
 
         Returns
         -------
-        dict[str, Any]
+        JSONObject
             Renderer, paths, ``params`` and the timings of each step (``None`` where not measured).
         """
         return {
@@ -240,7 +241,7 @@ def _render_jupyter(
     doc: QmdDocument,
     qmd: Path,
     html_path: Path,
-    params: dict[str, Any],
+    params: JSONObject,
     timeout_s: float,
     notebook_output: str | os.PathLike[str] | None,
 ) -> RenderResult:
@@ -360,9 +361,7 @@ def _raise_cell_error(cell: nbformat.NotebookNode, file: str, line: int | None) 
 # --- Quarto -------------------------------------------------------------------------------------
 
 
-def _render_quarto(
-    doc: QmdDocument, qmd: Path, html_path: Path, params: dict[str, Any], timeout_s: float
-) -> RenderResult:
+def _render_quarto(doc: QmdDocument, qmd: Path, html_path: Path, params: JSONObject, timeout_s: float) -> RenderResult:
     started = time.perf_counter()
     quarto = shutil.which("quarto")
     if quarto is None:
