@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -165,7 +165,7 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     console.print(f"  version {calibration.version}", highlight=False)
 
 
-def _slice_table(slices: list[dict[str, Any]]) -> Table:
+def _slice_table(slices: Sequence[Mapping[str, Any]]) -> Table:
     """The error rates of each slice."""
     by = Table(title="by slice", title_justify="left")
     for name in ("slice", "items", "false-pass rate", "n", "false-fail rate", "n", "unparseable"):

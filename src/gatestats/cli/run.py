@@ -11,6 +11,7 @@ to install it); 3 the run set is incomplete (interrupted).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -183,14 +184,14 @@ def _system_parts(*values: str | None) -> dict[str, str]:
     return {name: value for name, value in zip(names, values, strict=True) if value is not None}
 
 
-def _run_until_decided(given: dict[str, Any]) -> None:
+def _run_until_decided(given: Mapping[str, Any]) -> None:
     """``--until-decided``: the sequential run (its module is imported only for it)."""
     from gatestats.cli._sequential_run import run_sequential
 
     run_sequential(given)
 
 
-def _run_baseline_sample(given: dict[str, Any]) -> None:
+def _run_baseline_sample(given: Mapping[str, Any]) -> None:
     """``--baseline-sample N --against STORED``: the stored run set's sample, in the same bar and summary."""
     names = ("trials", "model_id", "prompt_version", "tools_digest", "orchestration_version", "policy")
     decided = {f"--{name.replace('_', '-')}": given[name] for name in (*names, "policy_digest", "prepare")}

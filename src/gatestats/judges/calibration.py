@@ -153,7 +153,7 @@ class JudgeCalibration:
         return pl.DataFrame(rows, schema=schema)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> JudgeCalibration:
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeCalibration:
         """Rebuild from :meth:`to_dict` output (no integrity check: see :func:`load_calibration`).
 
         Parameters
