@@ -67,8 +67,8 @@ Rogan, W. J. & Gladen, B. (1978). Estimating prevalence from the results of a sc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Protocol, TypedDict
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -240,21 +240,6 @@ def lang_reiczigel_batch(
     return estimate, low, high, code
 
 
-class _Basis(TypedDict):
-    """What a corrected pass rate reports beside its estimate: the method, the sample, the judge's accuracy."""
-
-    method: CorrectionMethod | Literal["known-accuracy"]
-    confidence_level: float
-    n_pass: int
-    n: int
-    apparent: Proportion
-    sensitivity: float | None
-    specificity: float | None
-    youden: float | None
-    n_sensitivity: int | None
-    n_specificity: int | None
-
-
 def _basis(
     n_pass: int,
     n: int,
@@ -263,47 +248,45 @@ def _basis(
     method: CorrectionMethod | Literal["known-accuracy"],
     accuracy: tuple[float, float] | None,
     counts: tuple[int, int] | None,
-) -> _Basis:
-    """The basis of a result: ``accuracy`` is (sensitivity, specificity), ``counts`` their calibration denominators."""
+) -> CorrectedPassRate:
+    """A result without its estimate yet: the method, the sample and the judge's accuracy.
+
+    ``accuracy`` is (sensitivity, specificity), ``counts`` their calibration denominators;
+    :func:`_unknown` gives it its reason, :func:`_corrected` its estimate and interval.
+    """
     sensitivity, specificity = (None, None) if accuracy is None else accuracy
     n_sensitivity, n_specificity = (None, None) if counts is None else counts
-    return {
-        "method": method,
-        "confidence_level": apparent.confidence_level,
-        "n_pass": int(n_pass),
-        "n": int(n),
-        "apparent": apparent,
-        "sensitivity": sensitivity,
-        "specificity": specificity,
-        "youden": None if accuracy is None else accuracy[0] + accuracy[1] - 1,
-        "n_sensitivity": n_sensitivity,
-        "n_specificity": n_specificity,
-    }
-
-
-def _unknown(reason: str, basis: _Basis) -> CorrectedPassRate:
-    """An "insufficient evidence" result: no estimate and no interval, with the reason."""
     return CorrectedPassRate(
         estimate=None,
         estimate_untruncated=None,
         ci_low=None,
         ci_high=None,
         status="insufficient_evidence",
-        reason=reason,
-        **basis,
+        reason=None,
+        method=method,
+        confidence_level=apparent.confidence_level,
+        n_pass=int(n_pass),
+        n=int(n),
+        apparent=apparent,
+        sensitivity=sensitivity,
+        specificity=specificity,
+        youden=None if accuracy is None else accuracy[0] + accuracy[1] - 1,
+        n_sensitivity=n_sensitivity,
+        n_specificity=n_specificity,
     )
 
 
-def _corrected(basis: _Basis, *, estimate: float, untruncated: float, low: float, high: float) -> CorrectedPassRate:
+def _unknown(reason: str, basis: CorrectedPassRate) -> CorrectedPassRate:
+    """An "insufficient evidence" result: no estimate and no interval, with the reason."""
+    return replace(basis, reason=reason)
+
+
+def _corrected(
+    basis: CorrectedPassRate, *, estimate: float, untruncated: float, low: float, high: float
+) -> CorrectedPassRate:
     """A corrected pass rate with its interval."""
-    return CorrectedPassRate(
-        estimate=estimate,
-        estimate_untruncated=untruncated,
-        ci_low=low,
-        ci_high=high,
-        status="ok",
-        reason=None,
-        **basis,
+    return replace(
+        basis, estimate=estimate, estimate_untruncated=untruncated, ci_low=low, ci_high=high, status="ok", reason=None
     )
 
 
@@ -388,14 +371,14 @@ def corrected_pass_rate(
 
 
 def _lang_reiczigel(
-    n_pass: int, n: int, sensitivity: tuple[int, int], specificity: tuple[int, int], basis: _Basis
+    n_pass: int, n: int, sensitivity: tuple[int, int], specificity: tuple[int, int], basis: CorrectedPassRate
 ) -> CorrectedPassRate:
     """The corrected pass rate of a usable calibration and a non-empty sample (counts: (x, n) each)."""
     (x_se, n_se), (x_sp, n_sp) = sensitivity, specificity
     sens, spec = x_se / n_se, x_sp / n_sp
     raw = rogan_gladen(n_pass / n, sensitivity=sens, specificity=spec)
     estimate, lows, highs, codes = lang_reiczigel_batch(
-        n_pass, n, x_se, n_se, x_sp, n_sp, confidence_level=basis["confidence_level"]
+        n_pass, n, x_se, n_se, x_sp, n_sp, confidence_level=basis.confidence_level
     )
     code = int(codes.ravel()[0])
     if code == ADJUSTED_UNUSABLE:
