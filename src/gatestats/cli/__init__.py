@@ -12,7 +12,7 @@ but not the statistics or the report stack (tests/cli/test_import_discipline.py)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 import typer
 
@@ -105,8 +105,17 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
 }
 
+
+class _Settings(TypedDict):
+    """The :class:`typer.Typer` options the application sets."""
+
+    add_completion: bool
+    pretty_exceptions_enable: bool
+    rich_markup_mode: Literal["markdown", "rich"] | None
+
+
 #: The application's settings, which typer passes down to every command.
-_SETTINGS: dict[str, Any] = {
+_SETTINGS: _Settings = {
     "add_completion": False,
     "pretty_exceptions_enable": False,
     "rich_markup_mode": None,  # plain help and errors: flags shown as flags (see cli/_help.py)

@@ -404,7 +404,7 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
             confidence_level=level,
         )
     )
-    doc: dict[str, Any] = {
+    doc: JSONObject = {
         "schema": "gatestats.judge_multiclass.v1",
         "judge_model": given.judge_model if given.judge_model is not None else read.judge_model,
         "classes": list(classes),
@@ -433,7 +433,8 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
         render_correction(correction, console, correct)
 
 
-def _render(doc: dict[str, Any], console: Console) -> None:
+def _render(doc: Mapping[str, Any], console: Console) -> None:
+    """The multi-class calibration document as a summary line, a table of statistics and notes."""
     m = doc["multiclass"]
     rubric = "" if doc["rubric_digest"] is None else f", rubric {doc['rubric_version'] or doc['rubric_digest']}"
     console.print(
@@ -479,7 +480,7 @@ def _render(doc: dict[str, Any], console: Console) -> None:
         )
 
 
-def _rater_rows(table: Table, doc: dict[str, Any]) -> None:
+def _rater_rows(table: Table, doc: Mapping[str, Any]) -> None:
     """The inter-rater and judge-vs-rater rows."""
     raters = doc["raters"]
     if raters is None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -164,7 +165,7 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     console.print(f"  version {calibration.version}", highlight=False)
 
 
-def _slice_table(slices: list[dict[str, Any]]) -> Table:
+def _slice_table(slices: Sequence[Mapping[str, Any]]) -> Table:
     """The error rates of each slice."""
     by = Table(title="by slice", title_justify="left")
     for name in ("slice", "items", "false-pass rate", "n", "false-fail rate", "n", "unparseable"):
@@ -224,38 +225,127 @@ def calibrate_command(
     typer.BadParameter
         A usage error (exit 2): an option outside its domain, options that contradict each other.
     """
-    from gatestats.judges import read_judgments
-
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
+    reading = _Reading(
+        judgments=judgments, labels=labels, fields=fields, filters=filters, unparseable=unparseable or []
+    )
+    judge = _Judge(model=judge_model, rubric=rubric, rubric_version=rubric_version)
     if multiclass is not None:
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
-        given = MulticlassInput(
-            judgments=judgments, fields=fields, filters=filters, classes=multiclass, ordinal=ordinal,
-            positive=positive, tie=tie, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
-            method=method, confidence_level=confidence_level, labels=labels, judge_model=judge_model,
-            rubric_digest=_rubric_digest(rubric, rubric_version), rubric_version=rubric_version,
-        )  # fmt: skip
+        words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
+        given = _multiclass_input(reading, judge, words, method=method, confidence_level=confidence_level)
         run_multiclass(given, as_json=as_json, correct=correct, case=case)
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
-    judged = read_judgments(
-        judgments, fields, positive=positive, negative=negative, tie=tie, kind=chosen_kind, labels=labels,
-        where=filters, unparseable=unparseable or [],
-    )  # fmt: skip
+    judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
     result = _calibrated(
-        judged, kind=chosen_kind, coding=coding, method=method, confidence_level=confidence_level,
-        judge_model=judge_model, rubric=rubric, rubric_version=rubric_version,
-    )  # fmt: skip
-    correction = None if correct is None else correct_production(
-        correct, verdict=fields["verdict"], case=case, calibration=result,
-        classes=[c for c in (judged.positive, judged.negative, judged.tie) if c is not None],
-        passing={judged.positive}, aliases=parse_aliases(alias or []), unparseable=unparseable or [],
-        confidence_level=confidence_level,
-    )  # fmt: skip
+        judged, kind=chosen_kind, coding=coding, method=method, confidence_level=confidence_level, judge=judge
+    )
+    correction = (
+        None
+        if correct is None
+        else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
+    )
     _emit(result, output=output, as_json=as_json, correction=correction, production=correct)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Reading:
+    """Where the verdicts are read from and how: the files, the ``--map`` columns, the filters, unparseable values."""
+
+    judgments: Path
+    labels: Path | None
+    fields: dict[str, str]
+    filters: dict[str, str]
+    unparseable: list[str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Judge:
+    """The judge's identity given as options: its model, its rubric file and the rubric's version label."""
+
+    model: str | None
+    rubric: Path | None
+    rubric_version: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ClassWords:
+    """The classes of the multi-class mode: their order, the (lowest) passing class, the tie, the ``--alias`` items."""
+
+    classes: list[str]
+    ordinal: bool
+    positive: str
+    tie: str | None
+    aliases: list[str]
+
+
+def _multiclass_input(
+    reading: _Reading, judge: _Judge, words: _ClassWords, *, method: ProportionMethod, confidence_level: float
+) -> MulticlassInput:
+    """What the multi-class mode reads and how, from the command's options."""
+    return MulticlassInput(
+        judgments=reading.judgments,
+        fields=reading.fields,
+        filters=reading.filters,
+        classes=words.classes,
+        ordinal=words.ordinal,
+        positive=words.positive,
+        tie=words.tie,
+        aliases=parse_aliases(words.aliases),
+        unparseable=reading.unparseable,
+        method=method,
+        confidence_level=confidence_level,
+        labels=reading.labels,
+        judge_model=judge.model,
+        rubric_digest=_rubric_digest(judge.rubric, judge.rubric_version),
+        rubric_version=judge.rubric_version,
+    )
+
+
+def _read_binary(
+    reading: _Reading, *, positive: str, negative: str | None, tie: str | None, kind: JudgeKind
+) -> JudgmentSet:
+    """The binary mode's judgments (and labels), read as the options say."""
+    from gatestats.judges import read_judgments
+
+    return read_judgments(
+        reading.judgments,
+        reading.fields,
+        positive=positive,
+        negative=negative,
+        tie=tie,
+        kind=kind,
+        labels=reading.labels,
+        where=reading.filters,
+        unparseable=reading.unparseable,
+    )
+
+
+def _production_correction(
+    production: Path,
+    reading: _Reading,
+    judged: JudgmentSet,
+    calibration: JudgeCalibration,
+    *,
+    aliases: list[str],
+    case: str | None,
+) -> ClusteredCorrectedPassRate:
+    """The ``--correct`` file's pass rate corrected for the errors of the judge just calibrated."""
+    return correct_production(
+        production,
+        verdict=reading.fields["verdict"],
+        case=case,
+        calibration=calibration,
+        classes=[c for c in (judged.positive, judged.negative, judged.tie) if c is not None],
+        passing={judged.positive},
+        aliases=parse_aliases(aliases),
+        unparseable=reading.unparseable,
+        confidence_level=calibration.confidence_level,
+    )
 
 
 def _multiclass_classes(classes: str | None, *, ordinal: bool, label: str, output: Path | None) -> list[str] | None:
@@ -308,21 +398,27 @@ def _calibrated(
     coding: SwappedCoding,
     method: ProportionMethod,
     confidence_level: float,
-    judge_model: str | None,
-    rubric: Path | None,
-    rubric_version: str | None,
+    judge: _Judge,
 ) -> JudgeCalibration:
     """The calibration of the judgments read (the options given win over the file's judge and rubric columns)."""
     from gatestats.judges import calibrate
 
-    version_label = rubric_version if rubric_version is not None else judged.rubric_version
+    version_label = judge.rubric_version if judge.rubric_version is not None else judged.rubric_version
     return calibrate(
-        judged.frame, positive=judged.positive, negative=judged.negative, tie=judged.tie, kind=kind,
-        swapped_coding=coding, judge_model=judge_model if judge_model is not None else judged.judge_model,
-        rubric_digest=_rubric_digest(rubric, version_label), rubric_version=version_label, method=method,
-        confidence_level=confidence_level, n_labels_without_verdict=judged.n_labels_without_verdict,
+        judged.frame,
+        positive=judged.positive,
+        negative=judged.negative,
+        tie=judged.tie,
+        kind=kind,
+        swapped_coding=coding,
+        judge_model=judge.model if judge.model is not None else judged.judge_model,
+        rubric_digest=_rubric_digest(judge.rubric, version_label),
+        rubric_version=version_label,
+        method=method,
+        confidence_level=confidence_level,
+        n_labels_without_verdict=judged.n_labels_without_verdict,
         sources=judged.sources,
-    )  # fmt: skip
+    )
 
 
 def _checked_words(

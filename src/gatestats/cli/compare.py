@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
+from typing import TYPE_CHECKING, Annotated, TypedDict, cast, get_args
 
 import typer
 
@@ -32,6 +32,7 @@ from gatestats.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    import polars as pl
     from rich.console import Console
 
     from gatestats.paired import Comparison, MultipleComparison
@@ -240,15 +241,22 @@ def compare_command(
     """
     single = _check_mode(baseline, candidate, all_pairs=all_pairs, vs_baseline=vs_baseline)
     options = _options(
-        margin=margin, alternative=alternative, confidence_level=confidence_level, test=test, interval=interval,
-        metric=metric, k=k, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
-    )  # fmt: skip
-    options.update(shared_versions_only=shared_versions_only, system_column=by)
+        margin=margin,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        test=test,
+        interval=interval,
+        metric=metric,
+        k=k,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        seed=seed,
+        shared_versions_only=shared_versions_only,
+        system_column=by,
+    )
     chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
     _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
-    from rich.console import Console  # after the options are checked: a usage error stays fast
-
-    from gatestats.paired import compare, compare_many
+    from gatestats.paired import compare  # after the options are checked: a usage error stays fast
 
     frame = load_cli_records(records)[0]
     if single:
@@ -256,9 +264,48 @@ def compare_command(
         draw = functools.partial(render_comparison, show=show)
         print_result(result, records, as_json=as_json, render=draw, width=120)
         return
-    names = None if systems is None else comma_separated(systems)
     family: ComparisonFamily = "all_pairs" if all_pairs else "vs_baseline"
-    many = compare_many(frame, family=family, baseline=vs_baseline, systems=names, correction=chosen, **options)
+    many = _many(frame, family=family, baseline=vs_baseline, systems=systems, correction=chosen, options=options)
+    _print_many(many, as_json=as_json)
+
+
+class _PairedOptions(TypedDict):
+    """The options of one paired comparison, shared by :func:`~gatestats.paired.compare` and ``compare_many``."""
+
+    margin: float | None
+    alternative: Alternative
+    confidence_level: float
+    test: PairedTest
+    interval: PairedIntervalMethod
+    metric: Metric
+    k: int
+    n_resamples: int
+    n_permutations: int
+    seed: int
+    shared_versions_only: bool
+    system_column: str
+
+
+def _many(
+    frame: pl.DataFrame,
+    *,
+    family: ComparisonFamily,
+    baseline: str | None,
+    systems: str | None,
+    correction: Correction,
+    options: _PairedOptions,
+) -> MultipleComparison:
+    """The family of comparisons asked for (among ``--systems`` when given), p-values adjusted by ``correction``."""
+    from gatestats.paired import compare_many
+
+    names = None if systems is None else comma_separated(systems)
+    return compare_many(frame, family=family, baseline=baseline, systems=names, correction=correction, **options)
+
+
+def _print_many(many: MultipleComparison, *, as_json: bool) -> None:
+    """Print the family of comparisons: one JSON object, or its table."""
+    from rich.console import Console
+
     if as_json:
         typer.echo(json.dumps(many.to_dict(), allow_nan=False))
     else:
@@ -277,28 +324,36 @@ def _options(
     n_resamples: int,
     n_permutations: int,
     seed: int,
-) -> dict[str, Any]:
+    shared_versions_only: bool,
+    system_column: str,
+) -> _PairedOptions:
     """The comparison options, each checked in turn (a usage error names the option)."""
     if margin is not None and not 0 < margin < 1:
         msg = f"must lie strictly between 0 and 1 (got {margin})"
         raise typer.BadParameter(msg, param_hint="--margin")
-    checked: dict[str, Any] = {
-        "margin": margin,
-        "confidence_level": checked_option(check_confidence_level, confidence_level, "--confidence-level"),
-    }
+    level = checked_option(check_confidence_level, confidence_level, "--confidence-level")
     if k < 1:
         msg = f"must be an integer >= 1 (got {k})"
         raise typer.BadParameter(msg, param_hint="--k")
-    return checked | {
+    return {
+        "margin": margin,
+        "confidence_level": level,
         "k": k,
         "n_resamples": checked_option(check_n_resamples, n_resamples, "--n-resamples"),
         "n_permutations": checked_option(check_n_resamples, n_permutations, "--n-permutations", minimum=99),
         "seed": checked_option(check_seed, seed, "--seed"),
-        "alternative": checked_option(check_choice, alternative, "--alternative", get_args(Alternative)),
-        "test": checked_option(check_choice, test, "--test", get_args(PairedTest)),
-        "interval": checked_option(check_choice, interval, "--interval", get_args(PairedIntervalMethod)),
-        "metric": checked_option(check_choice, metric, "--metric", get_args(Metric)),
+        "alternative": cast("Alternative", _choice(alternative, "--alternative", Alternative)),
+        "test": cast("PairedTest", _choice(test, "--test", PairedTest)),
+        "interval": cast("PairedIntervalMethod", _choice(interval, "--interval", PairedIntervalMethod)),
+        "metric": cast("Metric", _choice(metric, "--metric", Metric)),
+        "shared_versions_only": shared_versions_only,
+        "system_column": system_column,
     }
+
+
+def _choice(value: str, hint: str, words: object) -> str:
+    """``value`` checked against the words of the ``Literal`` type ``words`` (a usage error names ``hint``)."""
+    return checked_option(check_choice, value, hint, get_args(words))
 
 
 def _refuse_unread(

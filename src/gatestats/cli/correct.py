@@ -10,6 +10,7 @@ the reason); 1 invalid input (cases, candidate, an output that exists or does no
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -142,7 +143,8 @@ def _check_rounds(out: Path) -> None:
         raise fail(str(exc)) from None
 
 
-def _step(console: Console, event: dict[str, Any]) -> None:
+def _step(console: Console, event: Mapping[str, Any]) -> None:
+    """Print one event of the correction loop: a round finished, a revision made, a case stopped."""
     kind, case, rnd = event["event"], event.get("case_id"), event.get("round")
     if kind == "round_finished":
         console.print(f"{case} round {rnd}: {event['verdict']} ({event['detail']})")

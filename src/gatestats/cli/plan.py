@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, TypeVar, cast, get_args
 
 import typer
 from rich.console import Console
@@ -128,7 +128,7 @@ def _cases_trials(
     mde: float | None,
     trials: str,
     cases: int | None,
-    chosen: dict[str, Any],
+    chosen: _Design,
     as_json: bool,
 ) -> None:
     what = "cases-trials"
@@ -205,17 +205,15 @@ def plan_command(
     """
     checked_option(check_choice, what, "WHAT", _WHAT)
     _refuse_unread(what, {"--" + name.replace("_", "-"): value for name, value in locals().items()})
-    checked_option(check_choice, alternative, "--alternative", get_args(Alternative))
-    checked_option(check_choice, test, "--test", get_args(PlanTest))
+    side = cast("Alternative", checked_option(check_choice, alternative, "--alternative", get_args(Alternative)))
+    chosen_test = cast("PlanTest", checked_option(check_choice, test, "--test", get_args(PlanTest)))
     _unit(power, "--power")
     checked_option(check_alpha, alpha, "--alpha")
     _unit(discordance, "--discordance", closed_high=True)
     if what == "cases-trials":
-        _cases_trials(
-            pilot, system, mde, trials, cases, {"alternative": alternative, "alpha": alpha, "power": power}, as_json
-        )
+        _cases_trials(pilot, system, mde, trials, cases, _Design(power=power, alpha=alpha, alternative=side), as_json)
         return
-    chosen: dict[str, Any] = {"power": power, "alpha": alpha, "alternative": alternative, "test": test}
+    chosen = _Chosen(power=power, alpha=alpha, alternative=side, test=chosen_test)
     if what == "cases":
         result, title = _plan_cases(delta, discordance, chosen)
     elif what == "mde":
@@ -229,7 +227,21 @@ def plan_command(
     _print(payload, title)
 
 
-def _plan_cases(delta: float | None, discordance: float | None, chosen: dict[str, Any]) -> tuple[Any, str]:
+class _Design(TypedDict):
+    """The design every plan is made for: the target power, the significance level, the alternative."""
+
+    power: float
+    alpha: float
+    alternative: Alternative
+
+
+class _Chosen(_Design):
+    """The design of a paired-test plan (``cases``, ``mde``), with the test it plans for."""
+
+    test: PlanTest
+
+
+def _plan_cases(delta: float | None, discordance: float | None, chosen: _Chosen) -> tuple[Any, str]:
     delta = _need(delta, "--delta", "cases")
     discordance = _need(discordance, "--discordance", "cases")
     if delta == 0 or not -1 < delta < 1 or abs(delta) > discordance:
@@ -241,7 +253,7 @@ def _plan_cases(delta: float | None, discordance: float | None, chosen: dict[str
     return result, f"cases needed to detect a paired difference of {delta:+g} (discordance {discordance:g})"
 
 
-def _plan_mde(cases: int | None, discordance: float | None, chosen: dict[str, Any]) -> tuple[Any, str]:
+def _plan_mde(cases: int | None, discordance: float | None, chosen: _Chosen) -> tuple[Any, str]:
     cases = _need(cases, "--cases", "mde")
     discordance = _need(discordance, "--discordance", "mde")
     if cases < 1:

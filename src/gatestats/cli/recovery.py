@@ -15,7 +15,7 @@ damaged journal, a round's run set the gate's reader refuses); 2 usage error (a 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict, cast
 
 import typer
 
@@ -25,12 +25,52 @@ from gatestats.vocabulary import check_confidence_level
 if TYPE_CHECKING:
     import polars as pl
 
+    from gatestats._typing import JSONObject
     from gatestats.estimators.recovery import RecoverySummary
 
 __all__ = ["recovery_command", "recovery_report"]
 
 
-def _rate(summary: RecoverySummary) -> dict[str, Any]:
+class RecoveryRate(TypedDict):
+    """Recovery within ``within`` rounds (``None``: any round): the counts, the rate and its interval, or why not."""
+
+    within: int | None
+    recovered: int
+    failed_first: int
+    rate: float | None
+    low: float | None
+    high: float | None
+    reason: str | None
+
+
+class CostPerAccepted(TypedDict):
+    """Cost per accepted outcome: dollars and seconds (``None`` when undefined)."""
+
+    usd_per_accepted: float | None
+    seconds_per_accepted: float | None
+
+
+class RecoveryReport(TypedDict):
+    """The statistics ``gatestats recovery`` prints (see :func:`recovery_report`)."""
+
+    cases: int
+    failed_first: int
+    passed_first: int
+    accepted: int
+    blocked: int
+    rounds_run: int
+    max_round: int
+    recovery: list[RecoveryRate]
+    recovery_any_round: RecoveryRate
+    rounds_per_accepted: float | None
+    with_correction: CostPerAccepted
+    without_correction: CostPerAccepted
+    per_accepted_reason: str | None
+    confidence_level: float
+
+
+def _rate(summary: RecoverySummary) -> RecoveryRate:
+    """One entry of the report's ``recovery``: the summary's rate with its Wilson interval."""
     low, high = summary.confidence_interval() if summary.rate is not None else (None, None)
     return {
         "within": summary.within,
@@ -43,7 +83,7 @@ def _rate(summary: RecoverySummary) -> dict[str, Any]:
     }
 
 
-def recovery_report(rounds: pl.DataFrame, *, confidence_level: float = 0.95) -> dict[str, Any]:
+def recovery_report(rounds: pl.DataFrame, *, confidence_level: float = 0.95) -> RecoveryReport:
     """The statistics ``gatestats recovery`` prints, as JSON values.
 
     Parameters
@@ -55,7 +95,7 @@ def recovery_report(rounds: pl.DataFrame, *, confidence_level: float = 0.95) -> 
 
     Returns
     -------
-    dict
+    RecoveryReport
         ``cases``, ``failed_first``, ``passed_first``, ``accepted``, ``blocked``, ``rounds_run``,
         ``max_round``; ``recovery``: one entry per r = 1 .. max(1, ``max_round``) (``within``,
         ``recovered``, ``failed_first``, ``rate``, ``low``, ``high``, ``reason``); ``recovery_any_round``;
@@ -97,7 +137,7 @@ def _num(value: float | None, fmt: str) -> str:
     return "undefined" if value is None else format(value, fmt)
 
 
-def _recovery(entry: dict[str, Any]) -> str:
+def _recovery(entry: RecoveryRate) -> str:
     """Recovered of failed first, the rate and its interval; or why the rate is undefined."""
     if entry["rate"] is None:
         return f"undefined ({entry['reason']})"
@@ -107,7 +147,8 @@ def _recovery(entry: dict[str, Any]) -> str:
     )
 
 
-def _lines(report: dict[str, Any]) -> list[str]:
+def _lines(report: RecoveryReport) -> list[str]:
+    """The report as the lines ``gatestats recovery`` prints."""
     level = f"{report['confidence_level']:.0%}"
     lines = [
         f"cases: {report['cases']} (passed round 0: {report['passed_first']}, failed round 0: "
@@ -125,11 +166,10 @@ def _lines(report: dict[str, Any]) -> list[str]:
             else f"{report['rounds_run']} / {report['accepted']} = {rounds:.2f}"
         )
     )
-    for name, key in (
-        ("with correction (every round and reviser call)", "with_correction"),
-        ("without correction (round 0 only)", "without_correction"),
+    for name, cost in (
+        ("with correction (every round and reviser call)", report["with_correction"]),
+        ("without correction (round 0 only)", report["without_correction"]),
     ):
-        cost = report[key]
         lines.append(
             f"cost per accepted outcome {name}: ${_num(cost['usd_per_accepted'], '.4f')}, "
             f"{_num(cost['seconds_per_accepted'], '.2f')} s"
@@ -167,7 +207,7 @@ def recovery_command(
     check_round_run_sets(out)  # the rounds' run sets through the gate's door: an edited round is refused
     report = recovery_report(rounds, confidence_level=confidence_level)
     if as_json:
-        echo_json({"out": str(out), **report})
+        echo_json({"out": str(out), **cast("JSONObject", report)})  # a RecoveryReport holds JSON values only
         return
     for line in _lines(report):
         typer.echo(line)

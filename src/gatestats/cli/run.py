@@ -11,6 +11,7 @@ to install it); 3 the run set is incomplete (interrupted).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +22,7 @@ from gatestats.cli._baseline import check_baseline_options
 from gatestats.cli._common import IsolationOption, checked_isolation, comma_separated, fail, usage_error
 from gatestats.cli._trial_bar import TrialBar, run_with_bar
 from gatestats_runner.baseline import BaselineSampleOptions, run_baseline_sample
-from gatestats_runner.launch import RunSetOptions, RunSetSummary, run_run_set
+from gatestats_runner.launch import Executor, RunSetOptions, RunSetSummary, run_run_set
 
 __all__ = ["EXIT_INCOMPLETE", "run_command"]
 
@@ -140,22 +141,41 @@ def run_command(
     if candidate is None or trials is None:
         raise usage_error(f"{'--candidate' if candidate is None else '--trials'}: required")
     options = RunSetOptions(
-        cases=cases, candidate=candidate, out=out, trials=trials, resume=resume, system=system,
+        cases=cases,
+        candidate=candidate,
+        out=out,
+        trials=trials,
+        resume=resume,
+        system=system,
         system_parts=_system_parts(model_id, prompt_version, tools_digest, orchestration_version),
-        infra_retries=infra_retries, isolation=mode,
+        infra_retries=infra_retries,
+        isolation=mode,
         require_enforced=comma_separated(require_enforced),
-        policy_digest=_policy_digest(policy, policy_digest), prepare_only=prepare, rerun_unresolved=rerun_unresolved,
-    )  # fmt: skip
+        policy_digest=_policy_digest(policy, policy_digest),
+        prepare_only=prepare,
+        rerun_unresolved=rerun_unresolved,
+    )
+    _run_in_bar(options, executor=executor, workers=workers, address=address)
+
+
+def _run_in_bar(
+    options: RunSetOptions | BaselineSampleOptions, *, executor: str, workers: int | None, address: str | None
+) -> None:
+    """Run the run set (or a stored baseline's sample) behind the trial bar, then print its summary."""
     console = Console(stderr=True, soft_wrap=True)
     bar = TrialBar(console)
-    summary = run_with_bar(
-        lambda runner: run_run_set(options, executor=runner, progress=bar),
-        bar,
-        executor=executor,
-        workers=workers,
-        address=address,
-    )
-    _print_summary(summary, console, prepare=prepare, rerun=rerun_unresolved)
+
+    def work(runner: Executor) -> RunSetSummary:
+        """The run, on the executor the bar starts."""
+        if isinstance(options, BaselineSampleOptions):
+            return run_baseline_sample(options, executor=runner, progress=bar)
+        return run_run_set(options, executor=runner, progress=bar)
+
+    summary = run_with_bar(work, bar, executor=executor, workers=workers, address=address)
+    if isinstance(options, BaselineSampleOptions):
+        _print_summary(summary, console, prepare=False)
+    else:
+        _print_summary(summary, console, prepare=options.prepare_only, rerun=options.rerun_unresolved)
 
 
 def _system_parts(*values: str | None) -> dict[str, str]:
@@ -164,14 +184,14 @@ def _system_parts(*values: str | None) -> dict[str, str]:
     return {name: value for name, value in zip(names, values, strict=True) if value is not None}
 
 
-def _run_until_decided(given: dict[str, Any]) -> None:
+def _run_until_decided(given: Mapping[str, Any]) -> None:
     """``--until-decided``: the sequential run (its module is imported only for it)."""
     from gatestats.cli._sequential_run import run_sequential
 
     run_sequential(given)
 
 
-def _run_baseline_sample(given: dict[str, Any]) -> None:
+def _run_baseline_sample(given: Mapping[str, Any]) -> None:
     """``--baseline-sample N --against STORED``: the stored run set's sample, in the same bar and summary."""
     names = ("trials", "model_id", "prompt_version", "tools_digest", "orchestration_version", "policy")
     decided = {f"--{name.replace('_', '-')}": given[name] for name in (*names, "policy_digest", "prepare")}
@@ -179,21 +199,18 @@ def _run_baseline_sample(given: dict[str, Any]) -> None:
     check_baseline_options(baseline_sample=given["baseline_sample"], against=given["against"], decided=decided)
     _read_stored(given["against"])
     options = BaselineSampleOptions(
-        cases=given["cases"], stored=given["against"], out=given["out"], n=given["baseline_sample"],
-        seed=given["seed"], candidate=given["candidate"], resume=given["resume"],
-        infra_retries=given["infra_retries"], isolation=given["mode"],
+        cases=given["cases"],
+        stored=given["against"],
+        out=given["out"],
+        n=given["baseline_sample"],
+        seed=given["seed"],
+        candidate=given["candidate"],
+        resume=given["resume"],
+        infra_retries=given["infra_retries"],
+        isolation=given["mode"],
         require_enforced=comma_separated(given["require_enforced"]),
-    )  # fmt: skip
-    console = Console(stderr=True, soft_wrap=True)
-    bar = TrialBar(console)
-    summary = run_with_bar(
-        lambda runner: run_baseline_sample(options, executor=runner, progress=bar),
-        bar,
-        executor=given["executor"],
-        workers=given["workers"],
-        address=given["address"],
     )
-    _print_summary(summary, console, prepare=False)
+    _run_in_bar(options, executor=given["executor"], workers=given["workers"], address=given["address"])
 
 
 def _read_stored(stored: Path) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -275,13 +275,23 @@ class Analysis:
         return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-def _case_label(row: dict[str, Any]) -> str:
+def _case_label(row: Mapping[str, object]) -> str:
     version = row["case_version"]
     return str(row["case_id"]) if version is None else f"{row['case_id']}@{version}"
 
 
 def _natural_key(label: str) -> list[tuple[int, int | str]]:
     return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label) if part]
+
+
+class _EstimateBasis(TypedDict):
+    """The fields of a metric estimate that do not depend on its interval."""
+
+    metric: Metric
+    k: int
+    confidence_level: float
+    n_cases: int
+    undefined_cases: tuple[str, ...]
 
 
 def _estimate(
@@ -304,13 +314,9 @@ def _estimate(
             key=_natural_key,
         )
     )
-    base: dict[str, Any] = {
-        "metric": metric,
-        "k": k,
-        "confidence_level": confidence_level,
-        "n_cases": cases.height,
-        "undefined_cases": labels,
-    }
+    base = _EstimateBasis(
+        metric=metric, k=k, confidence_level=confidence_level, n_cases=cases.height, undefined_cases=labels
+    )
     empty: dict[str, Any] = dict.fromkeys(("estimate", "numerator", "denominator", *_FROM_INTERVAL))
     name = metric_spec(metric).label(k)
     if cases.height == 0:

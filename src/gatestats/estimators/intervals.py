@@ -540,25 +540,81 @@ def _interval_batch(
     nan = np.full(rows, np.nan)
     estimate = values.mean(axis=1) if n_cases else nan.copy()
     if n_units < MIN_UNITS:
-        return _IntervalBatch(
-            estimate=estimate, se=nan, low=nan, high=nan, effective_n=nan, boot_se=nan,
-            code=np.full(rows, REFUSED_FEW_UNITS, dtype=np.intp), method=np.full(rows, -1, dtype=np.intp),
-            constant=np.ones(rows, dtype=np.bool_), n_units=n_units,
-        )  # fmt: skip
+        return _few_units_batch(estimate, nan, n_units=n_units)
     se = _standard_errors(values, inverse)
     constant = np.all(values == values[:, :1], axis=1)
     chosen, code = _choose_methods(
         method, rows=rows, n_units=n_units, constant=constant, offer_everywhere=offer_everywhere
     )
+    low, high, eff_n, boot_se = _method_bounds(
+        values,
+        inverse,
+        estimate,
+        se,
+        constant,
+        chosen,
+        code,
+        n_units=n_units,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+        max_effective_n=max_effective_n,
+        bootstrap_kind=bootstrap_kind,
+        design_effect_from_units=design_effect_from_units,
+    )
+    refused = code != OK
+    chosen[refused] = -1
+    for array in (low, high, eff_n, boot_se):
+        array[refused] = np.nan
+    return _IntervalBatch(
+        estimate=estimate,
+        se=se,
+        low=low,
+        high=high,
+        effective_n=eff_n,
+        boot_se=boot_se,
+        code=code,
+        method=chosen,
+        constant=constant,
+        n_units=n_units,
+    )
+
+
+def _method_bounds(
+    values: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.intp] | None,
+    estimate: npt.NDArray[np.float64],
+    se: npt.NDArray[np.float64],
+    constant: npt.NDArray[np.bool_],
+    chosen: npt.NDArray[np.intp],
+    code: npt.NDArray[np.intp],
+    *,
+    n_units: int,
+    confidence_level: float,
+    n_resamples: int,
+    rng: np.random.Generator,
+    max_effective_n: float | None,
+    bootstrap_kind: Literal["bca", "percentile"],
+    design_effect_from_units: int | None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each row's bounds, effective n and bootstrap SE by its chosen method (``code`` marks a degenerate bootstrap)."""
+    n_cases = values.shape[1]
+    nan = np.full(len(estimate), np.nan)
     low, high, eff_n, boot_se = nan.copy(), nan.copy(), nan.copy(), nan.copy()
 
     wil = (code == OK) & (chosen == 0)
     if wil.any():
         eff_n[wil], low[wil], high[wil] = _wilson_batch(
-            estimate[wil], se[wil], constant[wil], inverse, n_cases=n_cases, n_units=n_units,
-            confidence_level=confidence_level, max_effective_n=max_effective_n,
+            estimate[wil],
+            se[wil],
+            constant[wil],
+            inverse,
+            n_cases=n_cases,
+            n_units=n_units,
+            confidence_level=confidence_level,
+            max_effective_n=max_effective_n,
             design_effect_from_units=design_effect_from_units,
-        )  # fmt: skip
+        )
 
     clt = (code == OK) & (chosen == 2)
     if clt.any():
@@ -568,25 +624,58 @@ def _interval_batch(
 
     boot = (code == OK) & (chosen == 1)
     if boot.any():
-        if inverse is None:
-            sums, sizes = values[boot], np.ones(n_cases)
-        else:
-            sums = _unit_sums(values[boot], inverse)
-            sizes = np.bincount(inverse, minlength=n_units).astype(np.float64)
-        low[boot], high[boot], boot_se[boot] = _bootstrap_bounds(
-            sums, sizes, n_resamples=n_resamples, rng=rng, confidence_level=confidence_level,
+        low[boot], high[boot], boot_se[boot] = _unit_bootstrap(
+            values[boot],
+            inverse,
+            n_units=n_units,
+            n_resamples=n_resamples,
+            rng=rng,
+            confidence_level=confidence_level,
             kind=bootstrap_kind,
-        )  # fmt: skip
+        )
         code[boot & ~(low < high)] = REFUSED_DEGENERATE
 
-    refused = code != OK
-    chosen[refused] = -1
-    for array in (low, high, eff_n, boot_se):
-        array[refused] = np.nan
+    return low, high, eff_n, boot_se
+
+
+def _few_units_batch(
+    estimate: npt.NDArray[np.float64], nan: npt.NDArray[np.float64], *, n_units: int
+) -> _IntervalBatch:
+    """Every row refused for too few units (fewer than :data:`MIN_UNITS`): no interval, only the estimate."""
+    rows = len(estimate)
     return _IntervalBatch(
-        estimate=estimate, se=se, low=low, high=high, effective_n=eff_n, boot_se=boot_se,
-        code=code, method=chosen, constant=constant, n_units=n_units,
-    )  # fmt: skip
+        estimate=estimate,
+        se=nan,
+        low=nan,
+        high=nan,
+        effective_n=nan,
+        boot_se=nan,
+        code=np.full(rows, REFUSED_FEW_UNITS, dtype=np.intp),
+        method=np.full(rows, -1, dtype=np.intp),
+        constant=np.ones(rows, dtype=np.bool_),
+        n_units=n_units,
+    )
+
+
+def _unit_bootstrap(
+    values: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.intp] | None,
+    *,
+    n_units: int,
+    n_resamples: int,
+    rng: np.random.Generator,
+    confidence_level: float,
+    kind: Literal["bca", "percentile"],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Bootstrap bounds and SE of each row of ``values``, resampling its units (cases, or the groups of ``inverse``)."""
+    if inverse is None:
+        sums, sizes = values, np.ones(values.shape[1])
+    else:
+        sums = _unit_sums(values, inverse)
+        sizes = np.bincount(inverse, minlength=n_units).astype(np.float64)
+    return _bootstrap_bounds(
+        sums, sizes, n_resamples=n_resamples, rng=rng, confidence_level=confidence_level, kind=kind
+    )
 
 
 def case_mean_interval(
@@ -657,9 +746,14 @@ def case_mean_interval(
         max_effective_n=max_effective_n,
     )
     return _single_result(
-        batch, s, clustered=inverse is not None, method=method, confidence_level=confidence_level,
-        n_resamples=n_resamples, seed=used_seed,
-    )  # fmt: skip
+        batch,
+        s,
+        clustered=inverse is not None,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=used_seed,
+    )
 
 
 def _check_options(

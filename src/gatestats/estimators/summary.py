@@ -8,8 +8,7 @@ case's group. A trial's outcome is that of its highest ``attempt`` (its correcti
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
@@ -161,7 +160,7 @@ def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
     return counts.sort(key, nulls_last=False)
 
 
-def _refuse_first(bad: pl.DataFrame, message: Callable[[dict[str, Any]], str]) -> None:
+def _refuse_first(bad: pl.DataFrame, message: Callable[[Mapping[str, object]], str]) -> None:
     """Raise :class:`CaseSetError` with the ``message`` of the first row of ``bad``; nothing when it is empty."""
     if not bad.is_empty():
         raise CaseSetError(message(bad.row(0, named=True)))

@@ -32,9 +32,9 @@ Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -193,7 +193,7 @@ class Proportion:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Proportion:
+    def from_dict(cls, data: Mapping[str, Any]) -> Proportion:
         """Inverse of :meth:`to_dict`.
 
         Parameters
@@ -355,7 +355,7 @@ class Kappa(KappaStatistics):
     """Cohen's kappa, its asymptotic interval, and the test of kappa = 0 (fields: :class:`KappaStatistics`)."""
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Kappa:
+    def from_dict(cls, data: Mapping[str, Any]) -> Kappa:
         """Inverse of :meth:`to_dict`.
 
         Parameters
@@ -424,7 +424,7 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def _json_fields(result: Any, *, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
+def _json_fields(result: Any, *, exclude: tuple[str, ...] = ()) -> JSONObject:
     """Every dataclass field of ``result`` but ``exclude``, in order, as JSON data (:func:`_json_value`)."""
     return {name: _json_value(getattr(result, name)) for name in result.__dataclass_fields__ if name not in exclude}
 
@@ -497,7 +497,19 @@ def _zero_se_reason(name: str, kappa: float, se: float, n: int) -> str | None:
     )
 
 
-def _kappa_inference(kappa: float, se: float, se_null: float, confidence_level: float) -> dict[str, Any]:
+class _KappaInference(TypedDict):
+    """The interval and the test of a kappa statistic: fields of :class:`KappaStatistics`."""
+
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    se_null: float
+    z: float | None
+    pvalue: float | None
+
+
+def _kappa_inference(kappa: float, se: float, se_null: float, confidence_level: float) -> _KappaInference:
     """The interval :math:`\\hat\\kappa \\pm z\\,\\mathrm{SE}` clipped to [-1, 1] and the z-test of kappa = 0.
 
     Parameters
@@ -513,7 +525,7 @@ def _kappa_inference(kappa: float, se: float, se_null: float, confidence_level: 
 
     Returns
     -------
-    dict
+    _KappaInference
         ``estimate``, ``se``, ``ci_low``, ``ci_high``, ``se_null``, ``z`` and the two-sided ``pvalue``
         (``z`` and ``pvalue`` are ``None`` when ``se_null`` is 0): fields of :class:`KappaStatistics`.
     """
@@ -685,9 +697,9 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
     check_confidence_level(confidence_level)
     counts = agreement_counts(table)
     n = float(counts.sum())
-    common: dict[str, Any] = {"n": int(n), "confidence_level": confidence_level}
     if n == 0:
-        return kappa_refused(Kappa, "kappa needs at least one rated item (got 0)", None, None, **common)
+        reason = "kappa needs at least one rated item (got 0)"
+        return kappa_refused(Kappa, reason, None, None, n=0, confidence_level=confidence_level)
     t = AgreementProportions.of(counts, n)
     rows, cols = t.rows, t.cols
     po = float(np.trace(t.p))
@@ -702,7 +714,8 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
         undefined=f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
         sides=("rows", "columns"),
         standard_errors=lambda kappa: _cohen_standard_errors(t, kappa=kappa, pe=pe),
-        **common,
+        n=int(n),
+        confidence_level=confidence_level,
     )
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 import polars as pl
 
@@ -49,10 +49,23 @@ _VERSION_PREFIX: Final = "judge-cal-"
 _UNHASHED = ("version", "sources")
 #: Fields written to the document as they are: those before the headline statistics, and after.
 _PLAIN_HEAD: Final = (
-    "version", "judge_model", "rubric_digest", "rubric_version", "kind", "positive", "negative", "tie",
-    "swapped_coding", "calibration_set_digest", "judgments_digest", "method", "confidence_level", "n_items",
-    "n_unparseable", "n_labels_without_verdict",
-)  # fmt: skip
+    "version",
+    "judge_model",
+    "rubric_digest",
+    "rubric_version",
+    "kind",
+    "positive",
+    "negative",
+    "tie",
+    "swapped_coding",
+    "calibration_set_digest",
+    "judgments_digest",
+    "method",
+    "confidence_level",
+    "n_items",
+    "n_unparseable",
+    "n_labels_without_verdict",
+)
 _PLAIN_TAIL: Final = ("position_bias_pvalue", "persuasion_pvalue", "details")
 
 
@@ -117,19 +130,30 @@ class JudgeCalibration:
                 continue
             rows.append(
                 {
-                    "statistic": name, "estimate": value.estimate, "ci_low": value.ci_low, "ci_high": value.ci_high,
-                    "numerator": getattr(value, "numerator", None), "n": value.n, "status": value.status,
+                    "statistic": name,
+                    "estimate": value.estimate,
+                    "ci_low": value.ci_low,
+                    "ci_high": value.ci_high,
+                    "numerator": getattr(value, "numerator", None),
+                    "n": value.n,
+                    "status": value.status,
                     "reason": value.reason,
                 }
-            )  # fmt: skip
+            )
         schema = {
-            "statistic": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-            "numerator": pl.Int64, "n": pl.Int64, "status": pl.String, "reason": pl.String,
-        }  # fmt: skip
+            "statistic": pl.String,
+            "estimate": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "numerator": pl.Int64,
+            "n": pl.Int64,
+            "status": pl.String,
+            "reason": pl.String,
+        }
         return pl.DataFrame(rows, schema=schema)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> JudgeCalibration:
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeCalibration:
         """Rebuild from :meth:`to_dict` output (no integrity check: see :func:`load_calibration`).
 
         Parameters
@@ -154,7 +178,7 @@ class JudgeCalibration:
         )
 
 
-def content_version(document: dict[str, Any]) -> str:
+def content_version(document: Mapping[str, object]) -> str:
     """The version id of a calibration document (its content digest, ``version`` and ``sources`` excluded).
 
     Parameters
@@ -233,21 +257,22 @@ def calibrate(
     """
     _check_options(kind, tie, n_labels_without_verdict, confidence_level)
     frame = _checked_frame(judgments, positive=positive, negative=negative, tie=tie, kind=kind)
-    options: dict[str, Any] = {
-        "positive": positive, "negative": negative, "tie": tie, "method": method, "confidence_level": confidence_level,
-    }  # fmt: skip
-    errors, order, persuasion = _measure(frame, swapped_coding=swapped_coding, **options)
-    document: dict[str, Any] = {
-        "schema": CALIBRATION_SCHEMA, "judge_model": judge_model, "rubric_digest": rubric_digest,
-        "rubric_version": rubric_version, "kind": kind, "positive": positive, "negative": negative, "tie": tie,
-        "swapped_coding": swapped_coding if order is not None else None, **_digests(frame), "method": method,
-        "confidence_level": confidence_level, "n_items": errors.n_items, "n_unparseable": errors.n_unparseable,
-        "n_labels_without_verdict": int(n_labels_without_verdict), **_headline(errors, order, persuasion),
-    }  # fmt: skip
+    options = _RateOptions(
+        positive=positive, negative=negative, tie=tie, method=method, confidence_level=confidence_level
+    )
+    document: JSONObject = {
+        "schema": CALIBRATION_SCHEMA,
+        "judge_model": judge_model,
+        "rubric_digest": rubric_digest,
+        "rubric_version": rubric_version,
+        "kind": kind,
+        "n_labels_without_verdict": int(n_labels_without_verdict),
+        **_measured(frame, swapped_coding=swapped_coding, options=options),
+    }
     return _sealed(document, sources)
 
 
-def _sealed(document: dict[str, Any], sources: Sequence[str]) -> JudgeCalibration:
+def _sealed(document: JSONObject, sources: Sequence[str]) -> JudgeCalibration:
     """The calibration of a document: its content version stamped, the sources added."""
     # Round-trip through JSON so the in-memory result equals what a file holds (tuples -> lists).
     document = json.loads(canonical_json(document))
@@ -268,8 +293,35 @@ def _check_options(kind: str, tie: str | None, n_labels_without_verdict: int, co
         raise ValueError(msg)
 
 
+class _RateOptions(TypedDict):
+    """The values and the interval every statistic of a calibration is measured with."""
+
+    positive: str
+    negative: str
+    tie: str | None
+    method: ProportionMethod
+    confidence_level: float
+
+
+def _measured(frame: pl.DataFrame, *, swapped_coding: SwappedCoding, options: _RateOptions) -> JSONObject:
+    """The document's fields measured on the calibration set, with the options they were measured with."""
+    errors, order, persuasion = _measure(frame, swapped_coding=swapped_coding, options=options)
+    return {
+        "positive": options["positive"],
+        "negative": options["negative"],
+        "tie": options["tie"],
+        "swapped_coding": swapped_coding if order is not None else None,
+        **_digests(frame),
+        "method": options["method"],
+        "confidence_level": options["confidence_level"],
+        "n_items": errors.n_items,
+        "n_unparseable": errors.n_unparseable,
+        **_headline(errors, order, persuasion),
+    }
+
+
 def _measure(
-    frame: pl.DataFrame, *, swapped_coding: SwappedCoding, **options: Any
+    frame: pl.DataFrame, *, swapped_coding: SwappedCoding, options: _RateOptions
 ) -> tuple[JudgeErrorRates, OrderSensitivity | None, PersuasionTest | None]:
     """Error rates; order sensitivity when judged in both orders; the persuasion test when run."""
     errors = judge_error_rates(frame, **options)
@@ -317,9 +369,7 @@ def _digests(frame: pl.DataFrame) -> dict[str, str]:
     }
 
 
-def _headline(
-    errors: JudgeErrorRates, order: OrderSensitivity | None, persuasion: PersuasionTest | None
-) -> dict[str, Any]:
+def _headline(errors: JudgeErrorRates, order: OrderSensitivity | None, persuasion: PersuasionTest | None) -> JSONObject:
     """The headline statistics and the full results (``details``) of a calibration document."""
     return {
         "false_pass_rate": errors.false_pass_rate.to_dict(),

@@ -67,8 +67,8 @@ Rogan, W. J. & Gladen, B. (1978). Estimating prevalence from the results of a sc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -240,9 +240,54 @@ def lang_reiczigel_batch(
     return estimate, low, high, code
 
 
-def _unknown(reason: str, **common: Any) -> CorrectedPassRate:
-    return CorrectedPassRate(estimate=None, estimate_untruncated=None, ci_low=None, ci_high=None,
-                             status="insufficient_evidence", reason=reason, **common)  # fmt: skip
+def _basis(
+    n_pass: int,
+    n: int,
+    apparent: Proportion,
+    *,
+    method: CorrectionMethod | Literal["known-accuracy"],
+    accuracy: tuple[float, float] | None,
+    counts: tuple[int, int] | None,
+) -> CorrectedPassRate:
+    """A result without its estimate yet: the method, the sample and the judge's accuracy.
+
+    ``accuracy`` is (sensitivity, specificity), ``counts`` their calibration denominators;
+    :func:`_unknown` gives it its reason, :func:`_corrected` its estimate and interval.
+    """
+    sensitivity, specificity = (None, None) if accuracy is None else accuracy
+    n_sensitivity, n_specificity = (None, None) if counts is None else counts
+    return CorrectedPassRate(
+        estimate=None,
+        estimate_untruncated=None,
+        ci_low=None,
+        ci_high=None,
+        status="insufficient_evidence",
+        reason=None,
+        method=method,
+        confidence_level=apparent.confidence_level,
+        n_pass=int(n_pass),
+        n=int(n),
+        apparent=apparent,
+        sensitivity=sensitivity,
+        specificity=specificity,
+        youden=None if accuracy is None else accuracy[0] + accuracy[1] - 1,
+        n_sensitivity=n_sensitivity,
+        n_specificity=n_specificity,
+    )
+
+
+def _unknown(reason: str, basis: CorrectedPassRate) -> CorrectedPassRate:
+    """An "insufficient evidence" result: no estimate and no interval, with the reason."""
+    return replace(basis, reason=reason)
+
+
+def _corrected(
+    basis: CorrectedPassRate, *, estimate: float, untruncated: float, low: float, high: float
+) -> CorrectedPassRate:
+    """A corrected pass rate with its interval."""
+    return replace(
+        basis, estimate=estimate, estimate_untruncated=untruncated, ci_low=low, ci_high=high, status="ok", reason=None
+    )
 
 
 def _check_production(n_pass: int, n: int) -> None:
@@ -307,45 +352,40 @@ def corrected_pass_rate(
     check_choice(method, CORRECTION_METHODS, "method")
     _check_production(n_pass, n)
     fpr, ffr = calibration.false_pass_rate, calibration.false_fail_rate
-    common: dict[str, Any] = {
-        "method": method, "confidence_level": confidence_level, "n_pass": int(n_pass), "n": int(n),
-        "apparent": proportion(n_pass, n, confidence_level=confidence_level,
-                               undefined_reason="the production sample is empty"),
-        "n_sensitivity": ffr.n, "n_specificity": fpr.n,
-    }  # fmt: skip
+    apparent = proportion(
+        n_pass, n, confidence_level=confidence_level, undefined_reason="the production sample is empty"
+    )
     undefined = [p.reason for p in (fpr, ffr) if p.status != "ok"]
     if undefined:
-        return _unknown(
-            "the calibration cannot correct: " + "; ".join(r or "" for r in undefined),
-            sensitivity=None, specificity=None, youden=None, **common,
-        )  # fmt: skip
+        basis = _basis(n_pass, n, apparent, method=method, accuracy=None, counts=(ffr.n, fpr.n))
+        return _unknown("the calibration cannot correct: " + "; ".join(r or "" for r in undefined), basis)
     x_se, n_se = ffr.n - ffr.numerator, ffr.n
     x_sp, n_sp = fpr.n - fpr.numerator, fpr.n
     sens, spec = x_se / n_se, x_sp / n_sp
     if sens + spec - 1 <= 0:
         raise _youden_error(sens, spec, " for correction")
-    common.update(sensitivity=sens, specificity=spec, youden=sens + spec - 1)
+    basis = _basis(n_pass, n, apparent, method=method, accuracy=(sens, spec), counts=(n_se, n_sp))
     if n == 0:
-        return _unknown("the production sample is empty (n = 0)", **common)
-    return _lang_reiczigel(n_pass, n, (x_se, n_se), (x_sp, n_sp), common)
+        return _unknown("the production sample is empty (n = 0)", basis)
+    return _lang_reiczigel(n_pass, n, (x_se, n_se), (x_sp, n_sp), basis)
 
 
 def _lang_reiczigel(
-    n_pass: int, n: int, sensitivity: tuple[int, int], specificity: tuple[int, int], common: dict[str, Any]
+    n_pass: int, n: int, sensitivity: tuple[int, int], specificity: tuple[int, int], basis: CorrectedPassRate
 ) -> CorrectedPassRate:
     """The corrected pass rate of a usable calibration and a non-empty sample (counts: (x, n) each)."""
     (x_se, n_se), (x_sp, n_sp) = sensitivity, specificity
     sens, spec = x_se / n_se, x_sp / n_sp
     raw = rogan_gladen(n_pass / n, sensitivity=sens, specificity=spec)
     estimate, lows, highs, codes = lang_reiczigel_batch(
-        n_pass, n, x_se, n_se, x_sp, n_sp, confidence_level=common["confidence_level"]
+        n_pass, n, x_se, n_se, x_sp, n_sp, confidence_level=basis.confidence_level
     )
     code = int(codes.ravel()[0])
     if code == ADJUSTED_UNUSABLE:
         return _unknown(
             "the judge's Agresti-Coull-adjusted Youden index is not positive: its accuracy is too close to "
             "chance for the Lang-Reiczigel interval",
-            **common,
+            basis,
         )
     if code == ZERO_WIDTH:
         side = "below" if raw < 0.5 else "above"
@@ -353,12 +393,15 @@ def _lang_reiczigel(
             f"no interval of positive width: the apparent pass rate {n_pass}/{n} lies far {side} what the "
             f"calibration allows (false-pass rate {1 - spec:.4g}, false-fail rate {1 - sens:.4g}); the "
             "calibration does not describe this production sample",
-            **common,
+            basis,
         )
-    return CorrectedPassRate(
-        estimate=float(estimate.ravel()[0]), estimate_untruncated=raw, ci_low=float(lows.ravel()[0]),
-        ci_high=float(highs.ravel()[0]), status="ok", reason=None, **common,
-    )  # fmt: skip
+    return _corrected(
+        basis,
+        estimate=float(estimate.ravel()[0]),
+        untruncated=raw,
+        low=float(lows.ravel()[0]),
+        high=float(highs.ravel()[0]),
+    )
 
 
 def corrected_pass_rate_known(
@@ -413,15 +456,12 @@ def corrected_pass_rate_known(
     check_confidence_level(confidence_level)
     _check_production(n_pass, n)
     raw = rogan_gladen(n_pass / n if n else 0.0, sensitivity=sensitivity, specificity=specificity)
-    apparent = proportion(n_pass, n, method=interval, confidence_level=confidence_level,
-                          undefined_reason="the production sample is empty")  # fmt: skip
-    common: dict[str, Any] = {
-        "method": "known-accuracy", "confidence_level": confidence_level, "n_pass": int(n_pass), "n": int(n),
-        "apparent": apparent, "sensitivity": sensitivity, "specificity": specificity,
-        "youden": sensitivity + specificity - 1, "n_sensitivity": None, "n_specificity": None,
-    }  # fmt: skip
+    apparent = proportion(
+        n_pass, n, method=interval, confidence_level=confidence_level, undefined_reason="the production sample is empty"
+    )
+    basis = _basis(n_pass, n, apparent, method="known-accuracy", accuracy=(sensitivity, specificity), counts=None)
     if n == 0 or apparent.ci_low is None or apparent.ci_high is None:
-        return _unknown("the production sample is empty (n = 0)", **common)
+        return _unknown("the production sample is empty (n = 0)", basis)
     youden = sensitivity + specificity - 1
     low = min(1.0, max(0.0, (apparent.ci_low + specificity - 1) / youden))
     high = min(1.0, max(0.0, (apparent.ci_high + specificity - 1) / youden))
@@ -429,10 +469,6 @@ def corrected_pass_rate_known(
         return _unknown(
             f"no interval of positive width: the apparent pass rate {n_pass}/{n} is incompatible with "
             f"sensitivity {sensitivity:g} and specificity {specificity:g}",
-            **common,
+            basis,
         )
-    estimate = min(1.0, max(0.0, raw))
-    return CorrectedPassRate(
-        estimate=estimate, estimate_untruncated=raw, ci_low=low, ci_high=high, status="ok", reason=None,
-        **common,
-    )  # fmt: skip
+    return _corrected(basis, estimate=min(1.0, max(0.0, raw)), untruncated=raw, low=low, high=high)

@@ -372,23 +372,72 @@ def read_judgments(
     """
     fields = _checked_options(mapping, kind, positive, negative, tie)
     tokens = {t.strip().lower() for t in unparseable if t.strip()}
-    path, filters = Path(judgments), dict(where or {})
+    read = _read_sources(Path(judgments), fields, dict(where or {}), labels)
+    if negative is None:
+        negative = _infer_negative(read.label_frame, read.frame, positive, tie, tokens, read.label_path)
+    vocabulary = _vocabulary(kind, positive, negative, tie)
+    problems = _label_value_problems(read.label_path, read.label_frame, fields["label"], positive, negative)
+    if problems := problems + _verdict_problems(read.path, read.frame, fields, vocabulary, tokens):
+        raise RecordFileError(problems)
+    return _judgment_set(read, fields, vocabulary, kind=kind, positive=positive, negative=negative, tie=tie)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Sources:
+    """The files read: the judgments (rows kept by the filters) and the labelled set (they, or a labels file)."""
+
+    path: Path
+    frame: pl.DataFrame
+    filters: dict[str, str]
+    separate: bool
+    label_path: Path
+    label_frame: pl.DataFrame
+
+
+def _read_sources(
+    path: Path, fields: Mapping[str, str], filters: dict[str, str], labels: str | Path | None
+) -> _Sources:
+    """The judgments file and the labelled set, read and checked for their items and labels."""
     frame = _read_verdicts(path, fields, filters, separate_labels=labels is not None)
     label_path, label_frame = _read_labelled(path, frame, fields, labels)
-    if negative is None:
-        negative = _infer_negative(label_frame, frame, positive, tie, tokens, label_path)
-    vocabulary = _vocabulary(kind, positive, negative, tie)
-    problems = _label_value_problems(label_path, label_frame, fields["label"], positive, negative)
-    if problems := problems + _verdict_problems(path, frame, fields, vocabulary, tokens):
-        raise RecordFileError(problems)
-    frame, n_without, without_ids = _join_labels(path, frame, label_path, label_frame, separate=labels is not None)
+    return _Sources(
+        path=path,
+        frame=frame,
+        filters=filters,
+        separate=labels is not None,
+        label_path=label_path,
+        label_frame=label_frame,
+    )
+
+
+def _judgment_set(
+    read: _Sources,
+    fields: Mapping[str, str],
+    vocabulary: Mapping[str, str],
+    *,
+    kind: JudgeKind,
+    positive: str,
+    negative: str,
+    tie: str | None,
+) -> JudgmentSet:
+    """The checked verdicts joined to their labels (from a separate file), with the judge and rubric named."""
+    path = read.path
+    frame, n_without, without_ids = _join_labels(
+        path, read.frame, read.label_path, read.label_frame, separate=read.separate
+    )
     return JudgmentSet(
         judge_model=_single_value(path, frame, "judge", fields.get("judge", "")),
         rubric_version=_single_value(path, frame, "rubric", fields.get("rubric", "")),
-        frame=_normalised(frame, vocabulary), kind=kind, positive=positive, negative=negative, tie=tie,
-        sources=tuple(str(p) for p in ([path] if labels is None else [path, label_path])),
-        where=tuple(filters.items()), n_labels_without_verdict=n_without, labels_without_verdict=without_ids,
-    )  # fmt: skip
+        frame=_normalised(frame, vocabulary),
+        kind=kind,
+        positive=positive,
+        negative=negative,
+        tie=tie,
+        sources=tuple(str(p) for p in ([path, read.label_path] if read.separate else [path])),
+        where=tuple(read.filters.items()),
+        n_labels_without_verdict=n_without,
+        labels_without_verdict=without_ids,
+    )
 
 
 def _checked_options(

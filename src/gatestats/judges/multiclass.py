@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -87,6 +87,23 @@ class BootstrapEstimate:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
+class BootstrapDraw(TypedDict):
+    """How bootstrap replicates were drawn and read: the interval's level and the seed (recorded)."""
+
+    confidence_level: float
+    seed: int
+
+
+class _BootstrapBasis(TypedDict):
+    """The fields of a bootstrap estimate besides its value: the items, the level, the replicates, the seed."""
+
+    n: int
+    confidence_level: float
+    n_resamples: int
+    n_defined: int
+    seed: int
+
+
 def bootstrap_estimate(
     observed: float,
     replicates: npt.NDArray[np.float64],
@@ -119,13 +136,9 @@ def bootstrap_estimate(
         ``insufficient_evidence`` when ``observed`` is NaN.
     """
     defined = replicates[np.isfinite(replicates)]
-    common: dict[str, Any] = {
-        "n": n,
-        "confidence_level": confidence_level,
-        "n_resamples": int(replicates.size),
-        "n_defined": int(defined.size),
-        "seed": seed,
-    }
+    common = _BootstrapBasis(
+        n=n, confidence_level=confidence_level, n_resamples=int(replicates.size), n_defined=int(defined.size), seed=seed
+    )
     if not np.isfinite(observed) or defined.size == 0:
         return BootstrapEstimate(
             estimate=None, ci_low=None, ci_high=None, status="insufficient_evidence", reason=undefined_reason, **common
@@ -303,7 +316,8 @@ def _class_scores(
     *,
     f1: tuple[float, npt.NDArray[np.float64]],
     method: ProportionMethod,
-    boot: dict[str, Any],
+    boot: BootstrapDraw,
+    n: int,
 ) -> ClassScores:
     """Precision, recall and F1 of class ``i`` (``f1``: observed value and replicates)."""
     tp, n_label, n_verdict = int(table[i, i]), int(table[i].sum()), int(table[:, i].sum())
@@ -327,7 +341,7 @@ def _class_scores(
             undefined_reason=f"no item is labelled {name!r}",
         ),
         f1=bootstrap_estimate(
-            f1[0], f1[1], undefined_reason=f"no item is labelled {name!r} and the judge never chose it", **boot
+            f1[0], f1[1], n=n, undefined_reason=f"no item is labelled {name!r} and the judge never chose it", **boot
         ),
     )
 
@@ -344,15 +358,16 @@ def _class_and_macro_scores(
     """Per-class scores and the macro precision, recall and F1 (bootstrap over items)."""
     n = int(table.sum())
     observed, replicas = _observed_and_replicates(table, n_resamples=n_resamples, seed=seed)
-    boot: dict[str, Any] = {"n": n, "confidence_level": confidence_level, "seed": seed}
+    boot = BootstrapDraw(confidence_level=confidence_level, seed=seed)
     per_class = [
-        _class_scores(table, i, name, f1=(observed[2][i], replicas[2][:, i]), method=method, boot=boot)
+        _class_scores(table, i, name, f1=(observed[2][i], replicas[2][:, i]), method=method, boot=boot, n=n)
         for i, name in enumerate(classes)
     ]
     macro = [
         bootstrap_estimate(
             float(np.mean(observed[which])),
             np.mean(replicas[which], axis=1),
+            n=n,
             undefined_reason=f"macro {word} is undefined: the {word} of a class is undefined",
             **boot,
         )

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.tables.inputs import InputTable, read_input_table, typed_cell
@@ -64,7 +63,9 @@ def _vocabulary(classes: Sequence[str], aliases: Mapping[str, str]) -> dict[str,
     return vocabulary
 
 
-def _row(table: InputTable, index: int, raw: dict[str, Any], problems: list[RecordProblem]) -> dict[str, str | None]:
+def _row(
+    table: InputTable, index: int, raw: Mapping[str, object], problems: list[RecordProblem]
+) -> dict[str, str | None]:
     """One row's cells as stripped text (empty -> None); cells that are not ids add problems."""
     row: dict[str, str | None] = {}
     for column in table.columns:

@@ -50,14 +50,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from gatestats._typing import JSONObject
 from gatestats.judges._stats import Kappa, Proportion, _json_fields, cohens_kappa, proportion
-from gatestats.judges.multiclass import DEFAULT_SEED, BootstrapEstimate, bootstrap_estimate
+from gatestats.judges.multiclass import DEFAULT_SEED, BootstrapDraw, BootstrapEstimate, bootstrap_estimate
 from gatestats.judges.weighted_kappa import WeightedKappa, weighted_kappa
 from gatestats.vocabulary import check_confidence_level
 
@@ -380,7 +380,7 @@ def _fleiss(
     counts: npt.NDArray[np.float64],
     complete: npt.NDArray[np.bool_],
     weights: npt.NDArray[np.float64],
-    boot: dict[str, Any],
+    boot: BootstrapDraw,
 ) -> BootstrapEstimate:
     """Fleiss' kappa over the items every rater rated, with its bootstrap interval."""
     if complete.any():
@@ -407,7 +407,7 @@ def _alpha(
     counts: npt.NDArray[np.float64],
     level: Literal["nominal", "ordinal"],
     weights: npt.NDArray[np.float64],
-    boot: dict[str, Any],
+    boot: BootstrapDraw,
 ) -> BootstrapEstimate:
     """Krippendorff's alpha over the items rated at least twice, with its bootstrap interval."""
     return bootstrap_estimate(
@@ -474,7 +474,7 @@ def rater_agreement(
     counts = rating_counts(ratings, classes=classes)
     complete = counts.sum(axis=1) == width
     weights = _item_weights(counts.shape[0], n_resamples=n_resamples, seed=seed)
-    boot: dict[str, Any] = {"confidence_level": confidence_level, "seed": seed}
+    boot = BootstrapDraw(confidence_level=confidence_level, seed=seed)
     fleiss = _fleiss(counts, complete, weights, boot)
     level: Literal["nominal", "ordinal"] = "ordinal" if ordinal else "nominal"
     alpha = _alpha(counts, level, weights, boot)

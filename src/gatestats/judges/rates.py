@@ -17,7 +17,6 @@ denominator is 0 (e.g. a labelled set without fails) is ``insufficient_evidence`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
@@ -90,7 +89,7 @@ class JudgeErrorRates:
 
     def to_frame(self) -> pl.DataFrame:
         """One row per (slice, statistic); columns :data:`RATE_COLUMNS`; the whole set has slice null."""
-        rows: list[dict[str, Any]] = []
+        rows: list[dict[str, object]] = []
         for result in (self, *self.by_slice):
             for name in ("false_pass_rate", "false_fail_rate", "accuracy", "unparseable_rate"):
                 p: Proportion = getattr(result, name)

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -170,7 +170,7 @@ def weighted_kappa(
     counts = agreement_counts(table)
     k = int(counts.shape[0])
     n = float(counts.sum())
-    common: dict[str, Any] = {"weights": weights, "n_categories": k, "n": int(n), "confidence_level": confidence_level}
+    common = _WeightedBasis(weights=weights, n_categories=k, n=int(n), confidence_level=confidence_level)
     if n == 0:
         return kappa_refused(
             WeightedKappa, "weighted kappa needs at least one rated item (got 0)", None, None, **common
@@ -194,6 +194,15 @@ def weighted_kappa(
         standard_errors=lambda kappa: _fce_standard_errors(w, t, kappa=kappa, pe=pe),
         **common,
     )
+
+
+class _WeightedBasis(TypedDict):
+    """The fields of a weighted kappa besides its statistics: the weights, the table's size, the level."""
+
+    weights: KappaWeights
+    n_categories: int
+    n: int
+    confidence_level: float
 
 
 def _fce_standard_errors(
