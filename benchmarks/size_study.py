@@ -17,9 +17,9 @@ Sections
 --------
 A. One trial per case, non-inferiority (``compare --margin``; gate paired rows with a margin):
    *exact*. The rejection region of a test ordered by Tango's statistic is ``C >= c*(b)`` per
-   ``b`` (:func:`gatestats.paired.noninferiority.rejection_cut`), and its size is the supremum over
+   ``b`` (:func:`gatestats.paired.exact_unconditional.rejection_cut`), and its size is the supremum over
    the boundary nuisance ``theta = p_candidate_only`` of the trinomial probability of the region
-   (:func:`~gatestats.paired.noninferiority.boundary_size`; the supremum over theta covers every
+   (:func:`~gatestats.paired.exact_unconditional.boundary_size`; the supremum over theta covers every
    discordance, extreme ones and per-case probabilities near 0 and 1 included). Asymptotic Tango
    (critical value ``z_{1-alpha}``) against the exact unconditional test (critical value the
    smallest ``t`` with ``sup_theta P(T >= t) <= alpha``, found by bisection). Margin 0 (the gate's
@@ -89,13 +89,8 @@ from scipy import special, stats
 from gatestats.cost.ratio import DECISION_PVALUE_FACTOR, MIN_EFFECTIVE_UNITS
 from gatestats.estimators import intervals
 from gatestats.gate.rules import THRESHOLD_METHOD
-from gatestats.paired.noninferiority import (
-    BETTING_GRID,
-    boundary_size,
-    bounded_mean_evalues,
-    region_probability,
-    rejection_cut,
-)
+from gatestats.paired.exact_unconditional import boundary_size, region_probability, rejection_cut
+from gatestats.paired.noninferiority import BETTING_GRID, bounded_mean_evalues
 from gatestats.paired.trials import permutation_test
 
 ALPHAS = (0.01, 0.025, 0.05, 0.10)

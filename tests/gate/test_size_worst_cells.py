@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from gatestats.paired.noninferiority import boundary_size, rejection_cut
+from gatestats.paired.exact_unconditional import boundary_size, rejection_cut
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "docs" / "size_study.csv"

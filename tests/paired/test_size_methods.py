@@ -28,16 +28,18 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from gatestats.paired import adjust_pvalues, compare, tango_statistic
-from gatestats.paired.multiplicity import adjust_pvalues_weighted
-from gatestats.paired.noninferiority import (
+from gatestats.paired.exact_unconditional import (
     boundary_size,
-    bounded_mean_evalues,
-    bounded_mean_pvalues,
     exact_unconditional_pvalues,
-    noninferiority_bounded_mean,
-    noninferiority_test,
     rejection_cut,
     tango_statistics,
+)
+from gatestats.paired.multiplicity import adjust_pvalues_weighted
+from gatestats.paired.noninferiority import (
+    bounded_mean_evalues,
+    bounded_mean_pvalues,
+    noninferiority_bounded_mean,
+    noninferiority_test,
 )
 from tests.paired.conftest import trial_records
 

@@ -9,7 +9,8 @@ the candidate is declared non-inferior when the data reject "worse by at least t
 test also gives the p-value of the other tail, ``pvalue_worse`` (:math:`H_0: \delta \ge -\Delta`;
 small means the data *show* the candidate worse by more than the margin), which the gate uses.
 
-One trial per case: the exact unconditional test (``exact_unconditional``; Hsueh, Liu & Chen 2001)
+One trial per case: the exact unconditional test (``exact_unconditional``; Hsueh, Liu & Chen 2001;
+:mod:`gatestats.paired.exact_unconditional` computes it)
     Tables are ordered by Tango's (1998) score statistic :math:`T(-\Delta)` (Nam 1997: the same
     statistic), and the p-value is the largest tail probability over the nuisance parameter on
     the boundary of :math:`H_0`,
@@ -75,6 +76,7 @@ from scipy import special, stats
 
 from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
+from gatestats.paired.exact_unconditional import check_margin, exact_unconditional_pvalues
 from gatestats.paired.intervals import tango_statistic
 from gatestats.paired.search import fewest
 from gatestats.vocabulary import ComparisonStatus, check_alpha
@@ -83,17 +85,12 @@ __all__ = [
     "BETTING_GRID",
     "NonInferiorityMethod",
     "NonInferiorityTest",
-    "boundary_size",
     "bounded_mean_evalues",
     "bounded_mean_pvalues",
     "check_margin",
-    "exact_unconditional_pvalues",
     "noninferiority_bounded_mean",
     "noninferiority_case_level",
     "noninferiority_test",
-    "region_probability",
-    "rejection_cut",
-    "tango_statistics",
 ]
 
 NonInferiorityMethod: TypeAlias = Literal["exact_unconditional", "tango_score", "bounded_mean", "case_t"]
@@ -102,33 +99,6 @@ NonInferiorityMethod: TypeAlias = Literal["exact_unconditional", "tango_score", 
 BETTING_GRID: Final = 40
 _BET_CAP = 0.95
 _CHUNK = 4_000_000
-_GRID = 201
-_REFINE = 41
-_TOL = 1e-9
-
-
-def check_margin(margin: object) -> float:
-    """Check a non-inferiority margin: a number strictly between 0 and 1.
-
-    Parameters
-    ----------
-    margin
-        The margin given, on the scale of the difference of pass rates.
-
-    Returns
-    -------
-    float
-        The margin.
-
-    Raises
-    ------
-    ValueError
-        Not a number (a bool is not one), or outside (0, 1).
-    """
-    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 < margin < 1:
-        msg = f"margin must be a number strictly between 0 and 1 (got {margin!r})"
-        raise ValueError(msg)
-    return float(margin)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,213 +182,6 @@ def _finish(
         n_units=n_units,
         cases_needed=cases_needed if status == "cannot_resolve" else None,
     )
-
-
-def tango_statistics(b: npt.ArrayLike, c: npt.ArrayLike, n: int, delta0: float) -> FloatArray:
-    r"""Tango's score statistic :math:`T(\delta_0)` for arrays of tables (``b``, ``c`` of ``n`` units).
-
-    The vectorised form of :func:`gatestats.paired.intervals.tango_statistic` (same closed-form
-    restricted MLE); :math:`\pm\infty` where the restricted variance is 0.
-
-    Parameters
-    ----------
-    b, c
-        Units passed by the baseline only and by the candidate only (arrays of one shape).
-    n
-        All units of each table.
-    delta0
-        The difference under the null.
-
-    Returns
-    -------
-    numpy.ndarray
-        The statistic of each table.
-
-    Examples
-    --------
-    >>> tango_statistics([16], [6], 161, 0.0).round(4).tolist()  # Cavo et al. (2012): McNemar's z
-    [-2.132]
-    """
-    bb = np.asarray(b, dtype=np.float64)
-    cc = np.asarray(c, dtype=np.float64)
-    a_coef = 2.0 * n
-    b_coef = -bb - cc + (2.0 * n - cc + bb) * delta0
-    c_coef = -bb * delta0 * (1.0 - delta0)
-    p_b = (np.sqrt(np.maximum(b_coef * b_coef - 4.0 * a_coef * c_coef, 0.0)) - b_coef) / (2.0 * a_coef)
-    numerator = cc - bb - n * delta0
-    variance = n * (2.0 * p_b + delta0 * (1.0 - delta0))
-    positive = variance > 1e-300
-    safe = np.where(positive, variance, 1.0)
-    edge = np.where(numerator > 0, np.inf, np.where(numerator < 0, -np.inf, 0.0))
-    out: FloatArray = np.where(positive, numerator / np.sqrt(safe), edge)
-    return out
-
-
-def _cut(n: int, delta0: float, t: float, *, upper: bool) -> npt.NDArray[np.int64]:
-    """Per ``b = 0..n``: the smallest ``c`` with ``T >= t`` (upper) or the largest with ``T <= t``.
-
-    ``n - b + 1`` (upper) or ``-1`` (lower) where no ``c`` qualifies. Binary search per ``b``
-    (``T`` increases in ``c``).
-    """
-    b = np.arange(n + 1)
-    top = n - b
-    if upper:
-        lo, hi = np.zeros(n + 1, dtype=np.int64), top + 1  # answer in [lo, hi]
-        for _ in range(max(1, math.ceil(math.log2(n + 2)) + 1)):
-            mid = (lo + hi) // 2
-            ok = (tango_statistics(b, np.minimum(mid, top), n, delta0) >= t - _TOL) & (mid <= top)
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid + 1)
-        return hi
-    lo, hi = np.full(n + 1, -1, dtype=np.int64), top.astype(np.int64)  # answer in [lo, hi]
-    for _ in range(max(1, math.ceil(math.log2(n + 2)) + 1)):
-        mid = (lo + hi + 1) // 2
-        ok = (tango_statistics(b, np.maximum(mid, 0), n, delta0) <= t + _TOL) & (mid >= 0)
-        lo = np.where(ok, mid, lo)
-        hi = np.where(ok, hi, mid - 1)
-    return lo
-
-
-def region_probability(
-    n: int, cut: npt.NDArray[np.int64], p_b: npt.ArrayLike, p_c: npt.ArrayLike, *, upper: bool
-) -> FloatArray:
-    """Probability of the region ``C >= cut[b]`` (upper) or ``C <= cut[b]`` under each ``(p_b, p_c)``.
-
-    ``p_b``/``p_c``: probabilities that a unit is passed by the baseline only / the candidate only
-    (arrays of the same shape). Only the ``b`` within 12 standard deviations of ``n p_b`` are
-    summed (the rest carries less than 1e-30).
-
-    Parameters
-    ----------
-    n
-        Units per table.
-    cut
-        The region's boundary on ``c`` for each ``b = 0..n``.
-    p_b, p_c
-        Cell probabilities (arrays of one shape).
-    upper
-        The region lies above the cut (else below).
-
-    Returns
-    -------
-    numpy.ndarray
-        The region's probability under each ``(p_b, p_c)``.
-    """
-    pbs = np.atleast_1d(np.asarray(p_b, dtype=np.float64)).ravel()
-    pcs = np.atleast_1d(np.asarray(p_c, dtype=np.float64)).ravel()
-    out = np.zeros(pbs.size)
-    for i, (pb, pc) in enumerate(zip(pbs.tolist(), pcs.tolist(), strict=True)):
-        sd = math.sqrt(n * pb * (1 - pb))
-        lo = max(0, math.floor(n * pb - 12 * sd) - 1)
-        hi = min(n, math.ceil(n * pb + 12 * sd) + 1)
-        b = np.arange(lo, hi + 1)
-        m = n - b
-        rest = 1.0 - pb
-        q = min(1.0, max(0.0, pc / rest)) if rest > 0 else 1.0
-        k = cut[lo : hi + 1]
-        if upper:
-            cond = np.where(k > m, 0.0, stats.binom.sf(k - 1, m, q))
-        else:
-            cond = np.where(k < 0, 0.0, stats.binom.cdf(k, m, q))
-        out[i] = float((stats.binom.pmf(b, n, pb) * cond).sum())
-    return out
-
-
-def _tail(n: int, margin: float, cut: npt.NDArray[np.int64], theta: FloatArray, *, upper: bool) -> FloatArray:
-    """Probability of the region at each boundary nuisance value ``theta`` (``p_b = theta + margin``)."""
-    return region_probability(n, cut, theta + margin, theta, upper=upper)
-
-
-def _sup_tail(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool) -> float:
-    top = (1.0 - margin) / 2.0
-    grid = np.linspace(0.0, top, _GRID)
-    values = _tail(n, margin, cut, grid, upper=upper)
-    k = int(np.argmax(values))
-    fine = np.linspace(grid[max(k - 1, 0)], grid[min(k + 1, _GRID - 1)], _REFINE)
-    best = max(float(values.max()), float(_tail(n, margin, cut, fine, upper=upper).max()))
-    return min(1.0, best)
-
-
-def rejection_cut(n: int, margin: float, critical: float, *, upper: bool = True) -> npt.NDArray[np.int64]:
-    """Per ``b = 0..n`` the boundary of the region ``T(-margin) >= critical`` (or ``<=``, ``upper=False``).
-
-    Parameters
-    ----------
-    n
-        Units per table.
-    margin
-        :math:`\\Delta`.
-    critical
-        The critical value of Tango's statistic.
-    upper
-        The region lies above the cut (else below).
-
-    Returns
-    -------
-    numpy.ndarray
-        One cut on ``c`` per ``b``.
-    """
-    return _cut(n, -margin, critical, upper=upper)
-
-
-def boundary_size(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool = True) -> float:
-    """Largest probability of a region over the boundary :math:`\\delta = -\\Delta` of the null (exact).
-
-    Parameters
-    ----------
-    n, margin, upper
-        As for :func:`rejection_cut`.
-    cut
-        The region (:func:`rejection_cut`).
-
-    Returns
-    -------
-    float
-        The size of the region.
-    """
-    return _sup_tail(n, margin, cut, upper=upper)
-
-
-def exact_unconditional_pvalues(b: int, c: int, n: int, *, margin: float) -> tuple[float, float]:
-    r"""Exact unconditional p-values ``(p_noninferior, p_worse)`` for one trial per case.
-
-    ``p_noninferior`` tests :math:`H_0: \delta \le -\Delta` (sup over the boundary of
-    :math:`P(T \ge t_\text{obs})`), ``p_worse`` tests :math:`H_0: \delta \ge -\Delta` (sup of
-    :math:`P(T \le t_\text{obs})`), with Tango's statistic :math:`T(-\Delta)`; Hsueh, Liu &
-    Chen (2001). Each is at least the probability of the observed table under the least
-    favourable nuisance value, so neither can be 0.
-
-    Parameters
-    ----------
-    b, c, n
-        Units passed by the baseline only, by the candidate only, and all units.
-    margin
-        :math:`\Delta`.
-
-    Returns
-    -------
-    tuple of float
-        ``(p_noninferior, p_worse)``.
-
-    Raises
-    ------
-    ValueError
-        Counts outside ``0 <= b, c``, ``b + c <= n``, ``n >= 1``.
-
-    Examples
-    --------
-    >>> p, q = exact_unconditional_pvalues(0, 0, 20, margin=0.2)
-    >>> round(p, 4), round(q, 4)  # at least 0.8**20 = 0.0115, the chance of b = 0 at theta = 0
-    (0.021, 1.0)
-    """
-    margin = check_margin(margin)
-    if n < 1 or b < 0 or c < 0 or b + c > n:
-        msg = f"need 0 <= b, c and b + c <= n with n >= 1 (got b={b}, c={c}, n={n})"
-        raise ValueError(msg)
-    t_obs = float(tango_statistics([b], [c], n, -margin)[0])
-    p_pass = _sup_tail(n, margin, _cut(n, -margin, t_obs, upper=True), upper=True)
-    p_worse = _sup_tail(n, margin, _cut(n, -margin, t_obs, upper=False), upper=False)
-    return p_pass, p_worse
 
 
 def _cases_needed(best_p: Any, alpha: float, start: int) -> int | None:

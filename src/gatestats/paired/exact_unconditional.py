@@ -1,0 +1,271 @@
+r"""The exact unconditional test of non-inferiority for paired binary outcomes (one trial per case).
+
+Tables are ordered by Tango's (1998) score statistic :math:`T(-\Delta)` and the p-value is the largest
+tail probability over the nuisance parameter on the boundary of :math:`H_0` (Hsueh, Liu & Chen 2001):
+:func:`exact_unconditional_pvalues`. :func:`rejection_cut`, :func:`region_probability` and
+:func:`boundary_size` give the rejection region and its exact size, which the size study and the
+worst-cell tests read. The method, its cost and its size are described in
+:mod:`gatestats.paired.noninferiority`, which decides with it.
+
+References
+----------
+Hsueh, H.-M., Liu, J.-P. & Chen, J. J. (2001). Unconditional exact tests for equivalence or
+    noninferiority for paired binary endpoints. Biometrics 57(2), 478-483.
+Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions for
+    the paired-sample design. Statistics in Medicine 17(8), 891-908.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats
+
+from gatestats.paired._common import FloatArray
+
+__all__ = [
+    "boundary_size",
+    "check_margin",
+    "exact_unconditional_pvalues",
+    "region_probability",
+    "rejection_cut",
+    "tango_statistics",
+]
+
+#: The grid over the nuisance parameter, the points refined around its maximum, and the tolerance.
+_GRID = 201
+_REFINE = 41
+_TOL = 1e-9
+
+
+def check_margin(margin: object) -> float:
+    """Check a non-inferiority margin: a number strictly between 0 and 1.
+
+    Parameters
+    ----------
+    margin
+        The margin given, on the scale of the difference of pass rates.
+
+    Returns
+    -------
+    float
+        The margin.
+
+    Raises
+    ------
+    ValueError
+        Not a number (a bool is not one), or outside (0, 1).
+    """
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 < margin < 1:
+        msg = f"margin must be a number strictly between 0 and 1 (got {margin!r})"
+        raise ValueError(msg)
+    return float(margin)
+
+
+def tango_statistics(b: npt.ArrayLike, c: npt.ArrayLike, n: int, delta0: float) -> FloatArray:
+    r"""Tango's score statistic :math:`T(\delta_0)` for arrays of tables (``b``, ``c`` of ``n`` units).
+
+    The vectorised form of :func:`gatestats.paired.intervals.tango_statistic` (same closed-form
+    restricted MLE); :math:`\pm\infty` where the restricted variance is 0.
+
+    Parameters
+    ----------
+    b, c
+        Units passed by the baseline only and by the candidate only (arrays of one shape).
+    n
+        All units of each table.
+    delta0
+        The difference under the null.
+
+    Returns
+    -------
+    numpy.ndarray
+        The statistic of each table.
+
+    Examples
+    --------
+    >>> tango_statistics([16], [6], 161, 0.0).round(4).tolist()  # Cavo et al. (2012): McNemar's z
+    [-2.132]
+    """
+    bb = np.asarray(b, dtype=np.float64)
+    cc = np.asarray(c, dtype=np.float64)
+    a_coef = 2.0 * n
+    b_coef = -bb - cc + (2.0 * n - cc + bb) * delta0
+    c_coef = -bb * delta0 * (1.0 - delta0)
+    p_b = (np.sqrt(np.maximum(b_coef * b_coef - 4.0 * a_coef * c_coef, 0.0)) - b_coef) / (2.0 * a_coef)
+    numerator = cc - bb - n * delta0
+    variance = n * (2.0 * p_b + delta0 * (1.0 - delta0))
+    positive = variance > 1e-300
+    safe = np.where(positive, variance, 1.0)
+    edge = np.where(numerator > 0, np.inf, np.where(numerator < 0, -np.inf, 0.0))
+    out: FloatArray = np.where(positive, numerator / np.sqrt(safe), edge)
+    return out
+
+
+def _cut(n: int, delta0: float, t: float, *, upper: bool) -> npt.NDArray[np.int64]:
+    """Per ``b = 0..n``: the smallest ``c`` with ``T >= t`` (upper) or the largest with ``T <= t``.
+
+    ``n - b + 1`` (upper) or ``-1`` (lower) where no ``c`` qualifies. Binary search per ``b``
+    (``T`` increases in ``c``).
+    """
+    b = np.arange(n + 1)
+    top = n - b
+    if upper:
+        lo, hi = np.zeros(n + 1, dtype=np.int64), top + 1  # answer in [lo, hi]
+        for _ in range(max(1, math.ceil(math.log2(n + 2)) + 1)):
+            mid = (lo + hi) // 2
+            ok = (tango_statistics(b, np.minimum(mid, top), n, delta0) >= t - _TOL) & (mid <= top)
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid + 1)
+        return hi
+    lo, hi = np.full(n + 1, -1, dtype=np.int64), top.astype(np.int64)  # answer in [lo, hi]
+    for _ in range(max(1, math.ceil(math.log2(n + 2)) + 1)):
+        mid = (lo + hi + 1) // 2
+        ok = (tango_statistics(b, np.maximum(mid, 0), n, delta0) <= t + _TOL) & (mid >= 0)
+        lo = np.where(ok, mid, lo)
+        hi = np.where(ok, hi, mid - 1)
+    return lo
+
+
+def region_probability(
+    n: int, cut: npt.NDArray[np.int64], p_b: npt.ArrayLike, p_c: npt.ArrayLike, *, upper: bool
+) -> FloatArray:
+    """Probability of the region ``C >= cut[b]`` (upper) or ``C <= cut[b]`` under each ``(p_b, p_c)``.
+
+    ``p_b``/``p_c``: probabilities that a unit is passed by the baseline only / the candidate only
+    (arrays of the same shape). Only the ``b`` within 12 standard deviations of ``n p_b`` are
+    summed (the rest carries less than 1e-30).
+
+    Parameters
+    ----------
+    n
+        Units per table.
+    cut
+        The region's boundary on ``c`` for each ``b = 0..n``.
+    p_b, p_c
+        Cell probabilities (arrays of one shape).
+    upper
+        The region lies above the cut (else below).
+
+    Returns
+    -------
+    numpy.ndarray
+        The region's probability under each ``(p_b, p_c)``.
+    """
+    pbs = np.atleast_1d(np.asarray(p_b, dtype=np.float64)).ravel()
+    pcs = np.atleast_1d(np.asarray(p_c, dtype=np.float64)).ravel()
+    out = np.zeros(pbs.size)
+    for i, (pb, pc) in enumerate(zip(pbs.tolist(), pcs.tolist(), strict=True)):
+        sd = math.sqrt(n * pb * (1 - pb))
+        lo = max(0, math.floor(n * pb - 12 * sd) - 1)
+        hi = min(n, math.ceil(n * pb + 12 * sd) + 1)
+        b = np.arange(lo, hi + 1)
+        m = n - b
+        rest = 1.0 - pb
+        q = min(1.0, max(0.0, pc / rest)) if rest > 0 else 1.0
+        k = cut[lo : hi + 1]
+        if upper:
+            cond = np.where(k > m, 0.0, stats.binom.sf(k - 1, m, q))
+        else:
+            cond = np.where(k < 0, 0.0, stats.binom.cdf(k, m, q))
+        out[i] = float((stats.binom.pmf(b, n, pb) * cond).sum())
+    return out
+
+
+def _tail(n: int, margin: float, cut: npt.NDArray[np.int64], theta: FloatArray, *, upper: bool) -> FloatArray:
+    """Probability of the region at each boundary nuisance value ``theta`` (``p_b = theta + margin``)."""
+    return region_probability(n, cut, theta + margin, theta, upper=upper)
+
+
+def _sup_tail(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool) -> float:
+    top = (1.0 - margin) / 2.0
+    grid = np.linspace(0.0, top, _GRID)
+    values = _tail(n, margin, cut, grid, upper=upper)
+    k = int(np.argmax(values))
+    fine = np.linspace(grid[max(k - 1, 0)], grid[min(k + 1, _GRID - 1)], _REFINE)
+    best = max(float(values.max()), float(_tail(n, margin, cut, fine, upper=upper).max()))
+    return min(1.0, best)
+
+
+def rejection_cut(n: int, margin: float, critical: float, *, upper: bool = True) -> npt.NDArray[np.int64]:
+    """Per ``b = 0..n`` the boundary of the region ``T(-margin) >= critical`` (or ``<=``, ``upper=False``).
+
+    Parameters
+    ----------
+    n
+        Units per table.
+    margin
+        :math:`\\Delta`.
+    critical
+        The critical value of Tango's statistic.
+    upper
+        The region lies above the cut (else below).
+
+    Returns
+    -------
+    numpy.ndarray
+        One cut on ``c`` per ``b``.
+    """
+    return _cut(n, -margin, critical, upper=upper)
+
+
+def boundary_size(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool = True) -> float:
+    """Largest probability of a region over the boundary :math:`\\delta = -\\Delta` of the null (exact).
+
+    Parameters
+    ----------
+    n, margin, upper
+        As for :func:`rejection_cut`.
+    cut
+        The region (:func:`rejection_cut`).
+
+    Returns
+    -------
+    float
+        The size of the region.
+    """
+    return _sup_tail(n, margin, cut, upper=upper)
+
+
+def exact_unconditional_pvalues(b: int, c: int, n: int, *, margin: float) -> tuple[float, float]:
+    r"""Exact unconditional p-values ``(p_noninferior, p_worse)`` for one trial per case.
+
+    ``p_noninferior`` tests :math:`H_0: \delta \le -\Delta` (sup over the boundary of
+    :math:`P(T \ge t_\text{obs})`), ``p_worse`` tests :math:`H_0: \delta \ge -\Delta` (sup of
+    :math:`P(T \le t_\text{obs})`), with Tango's statistic :math:`T(-\Delta)`; Hsueh, Liu &
+    Chen (2001). Each is at least the probability of the observed table under the least
+    favourable nuisance value, so neither can be 0.
+
+    Parameters
+    ----------
+    b, c, n
+        Units passed by the baseline only, by the candidate only, and all units.
+    margin
+        :math:`\Delta`.
+
+    Returns
+    -------
+    tuple of float
+        ``(p_noninferior, p_worse)``.
+
+    Raises
+    ------
+    ValueError
+        Counts outside ``0 <= b, c``, ``b + c <= n``, ``n >= 1``.
+
+    Examples
+    --------
+    >>> p, q = exact_unconditional_pvalues(0, 0, 20, margin=0.2)
+    >>> round(p, 4), round(q, 4)  # at least 0.8**20 = 0.0115, the chance of b = 0 at theta = 0
+    (0.021, 1.0)
+    """
+    margin = check_margin(margin)
+    if n < 1 or b < 0 or c < 0 or b + c > n:
+        msg = f"need 0 <= b, c and b + c <= n with n >= 1 (got b={b}, c={c}, n={n})"
+        raise ValueError(msg)
+    t_obs = float(tango_statistics([b], [c], n, -margin)[0])
+    p_pass = _sup_tail(n, margin, _cut(n, -margin, t_obs, upper=True), upper=True)
+    p_worse = _sup_tail(n, margin, _cut(n, -margin, t_obs, upper=False), upper=False)
+    return p_pass, p_worse
