@@ -62,6 +62,13 @@ def test_the_one_sided_mixture_has_expectation_one_at_the_boundary_and_below_one
     assert float(np.sum(stats.binom.pmf(s, t, p0 * 0.8) * e)) < 1.0
 
 
+def test_the_one_sided_mixture_never_decreases_with_one_more_event() -> None:
+    # the late-label argument of docs/rollout.md: a label that adds an event never lowers the path
+    for p0, t in [(0.02, 300), (0.5, 80), (0.9, 120)]:
+        e = one_sided_log_mixture(np.arange(t + 1), t, p0, t_opt=T_OPT, alpha_opt=ALPHA)
+        assert np.all(np.diff(e) >= -1e-9)
+
+
 def test_the_two_sided_mixture_alone_would_fire_on_a_rate_far_below_the_level() -> None:
     # why the core's mixture is restricted: no event in 300 observations against 0.5
     assert float(bernoulli_log_mixture(0, 300, 0.5, t_opt=T_OPT, alpha_opt=ALPHA)) > math.log(20)
