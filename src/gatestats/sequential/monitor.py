@@ -54,7 +54,7 @@ from scipy import stats
 from gatestats._typing import JSONObject
 from gatestats.sequential.confseq import as_numbers, check_method, log_eprocess, lower_bound
 from gatestats.sequential.design import SequentialMethod
-from gatestats.sequential.eprocess import bernoulli_log_mixture
+from gatestats.sequential.eprocess import bernoulli_log_mixture, bernoulli_mixture_prior
 from gatestats.vocabulary import check_open_unit
 
 __all__ = [
@@ -213,10 +213,7 @@ def one_sided_log_mixture(
     t = np.asarray(trials, dtype=np.float64)
     p = np.asarray(level, dtype=np.float64)
     two_sided = bernoulli_log_mixture(s, t, p, t_opt=t_opt, alpha_opt=alpha_opt)
-    log_a = math.log(1 / alpha_opt)
-    rho = t_opt * p * (1 - p) / (2 * log_a + math.log(1 + 2 * log_a))
-    r = np.maximum(rho - p * (1 - p), 1e-3 * p * (1 - p))  # bernoulli_log_mixture's prior
-    on_successes, on_failures = r / (1 - p), r / p
+    on_successes, on_failures = bernoulli_mixture_prior(p, t_opt=t_opt, alpha_opt=alpha_opt)
     with np.errstate(divide="ignore"):
         posterior = stats.beta.logsf(p, on_successes + s, on_failures + t - s)
         prior = stats.beta.logsf(p, on_successes, on_failures)
@@ -402,8 +399,8 @@ def mean_trigger(
     The values are rescaled to [0, 1] (:math:`y = (x - \\text{lower}) / (\\text{upper} -
     \\text{lower})`) and tested with :func:`~gatestats.sequential.confseq.log_eprocess`: ``above``
     against :math:`H_0: \\mu \\le` ``level``, ``below`` against :math:`H_0: \\mu \\ge` ``level`` (as
-    ``above`` on :math:`1 - y`). The guarantee needs only that each value's conditional mean given
-    the past is on the null side, not independence.
+    ``above`` on :math:`1 - y`). Valid when each value's conditional mean given the past is on the
+    null side (independence is not needed).
 
     Cost per accepted outcome against :math:`c_0` (docs/rollout.md, "The statistics"): pass
     :math:`x_i = \\text{cost}_i - c_0 \\cdot \\text{accepted}_i` in :math:`[-c_0, \\text{cost cap}]`,
@@ -418,7 +415,7 @@ def mean_trigger(
         The level, in [``lower``, ``upper``] (``upper`` with ``above``, ``lower`` with ``below``:
         refused, the trigger could never fire).
     lower, upper
-        The known range of one value (``lower < upper``): a cap, not an observed extreme.
+        The known range of one value (``lower < upper``: a cap, not an observed extreme).
     direction
         ``"above"`` or ``"below"``.
     alpha
@@ -430,8 +427,7 @@ def mean_trigger(
     Returns
     -------
     TriggerPath
-        ``estimate`` is the mean of the values; ``bound`` the lower (``above``) or upper
-        (``below``) bound of the mean on the values' scale.
+        ``estimate``: the mean; ``bound``: its lower (``above``) or upper bound, on the values' scale.
 
     Raises
     ------
