@@ -127,6 +127,14 @@ def test_rate_trigger_fires_on_a_clear_breach_and_stays_fired() -> None:
     assert np.all(np.diff(path.bound) >= 0)  # intersected over time
 
 
+def test_rate_trigger_reads_bools_and_numpy_arrays_as_events() -> None:
+    x = np.random.default_rng(9).random(80) < 0.3
+    a = rate_trigger(x, level=0.1, direction="above", alpha=ALPHA)
+    b = rate_trigger([int(v) for v in x], level=0.1, direction="above", alpha=ALPHA)
+    np.testing.assert_array_equal(a.log_evalue, b.log_evalue)  # type: ignore[arg-type]
+    assert a.first_crossing == b.first_crossing
+
+
 def test_an_empty_stream_is_insufficient_evidence_not_zero() -> None:
     for path in (
         rate_trigger([], level=0.5, direction="above", alpha=ALPHA),
@@ -213,7 +221,8 @@ def test_cost_per_accepted_reduction_fires_when_the_cpa_is_above_c0_and_not_belo
         ({"values": [1.0, float("nan")]}, "values[1]: expected a finite number in [0.0, 10.0] (got nan)"),
         ({"values": [11.0]}, "values[0]: expected a finite number in [0.0, 10.0] (got 11.0)"),
         ({"values": [-0.5]}, "values[0]: expected a finite number in [0.0, 10.0] (got -0.5)"),
-        ({"lower": 10.0}, "lower, upper: expected lower < upper (got 10.0, 10.0)"),
+        ({"lower": 10.0}, "lower, upper: expected lower < upper, a finite range apart (got 10.0, 10.0)"),
+        ({"lower": -1e308, "upper": 1e308}, "lower, upper: expected lower < upper, a finite range apart"),
         ({"upper": float("inf")}, "upper: expected a finite number (got inf)"),
         ({"level": 12.0}, "level: expected a number in [lower, upper] = [0.0, 10.0] (got 12.0)"),
         ({"level": 10.0}, "can never fire"),

@@ -357,8 +357,8 @@ def _mean_bounds(
     lower: object, upper: object, level: object, direction: TriggerDirection
 ) -> tuple[float, float, float]:
     lo, hi = _finite_number(lower, "lower"), _finite_number(upper, "upper")
-    if not lo < hi:
-        msg = f"lower, upper: expected lower < upper (got {lo!r}, {hi!r})"
+    if not (lo < hi and math.isfinite(hi - lo)):
+        msg = f"lower, upper: expected lower < upper, a finite range apart (got {lo!r}, {hi!r})"
         raise ValueError(msg)
     m = _finite_number(level, "level")
     if not lo <= m <= hi:
