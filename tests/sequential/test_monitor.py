@@ -14,6 +14,7 @@ from scipy import integrate, stats
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from gatestats.sequential import (
+    cost_per_accepted_values,
     count_trigger,
     layer_comparison,
     mean_trigger,
@@ -211,8 +212,31 @@ def test_cost_per_accepted_reduction_fires_when_the_cpa_is_above_c0_and_not_belo
     accepted = (rng.random(n) < 0.5).astype(float)
     for cost_mean, fires in [(0.8, True), (0.3, False)]:  # CPA 1.6 and 0.6 against c0 = 1
         cost = np.clip(rng.exponential(cost_mean, n), 0, cap)
-        path = mean_trigger(cost - c0 * accepted, level=0.0, lower=-c0, upper=cap, direction="above", alpha=ALPHA)
+        r = cost_per_accepted_values(cost, accepted, reference_cpa=c0, cost_cap=cap)
+        np.testing.assert_allclose(r.values, cost - c0 * accepted)
+        assert (r.lower, r.upper) == (-c0, cap)
+        path = mean_trigger(r.values, level=0.0, lower=r.lower, upper=r.upper, direction="above", alpha=ALPHA)
         assert path.fired is fires
+
+
+@pytest.mark.parametrize(
+    ("costs", "accepted", "kwargs", "message"),
+    [
+        ([1.0, 6.0], [1, 0], {}, "costs[1]: expected a finite number in [0, 5.0] (got 6.0)"),
+        ([1.0, float("nan")], [1, 0], {}, "costs[1]: expected a finite number in [0, 5.0] (got nan)"),
+        ([-0.1], [1], {}, "costs[0]: expected a finite number in [0, 5.0] (got -0.1)"),
+        ([1.0], [2], {}, "accepted[0]: expected 0 or 1 (got 2.0)"),
+        ([1.0, 2.0], [1], {}, "costs, accepted: expected the same length (got 2 and 1)"),
+        ([1.0], [1], {"reference_cpa": 0.0}, "reference_cpa: expected a number > 0 (got 0.0)"),
+        ([1.0], [1], {"cost_cap": float("inf")}, "cost_cap: expected a finite number (got inf)"),
+    ],
+)
+def test_cost_per_accepted_values_refuses_bad_input(
+    costs: list[float], accepted: list[float], kwargs: dict[str, float], message: str
+) -> None:
+    args = {"reference_cpa": 1.0, "cost_cap": 5.0} | kwargs
+    with pytest.raises(ValueError, match=re.escape(message)):
+        cost_per_accepted_values(costs, accepted, **args)
 
 
 @pytest.mark.parametrize(
@@ -397,7 +421,7 @@ def test_layer_comparison_covers_with_heterogeneous_cases_where_counting_trials_
     [
         ([0.5, 1.5], [1], 1, "golden_case_rates[1]: expected a number in [0, 1] (got 1.5)"),
         ([0.5, float("nan")], [1], 1, "golden_case_rates[1]: expected a number in [0, 1] (got nan)"),
-        ([0.5], [1, 0.5], 1, "events[1]: expected 0 or 1 (got 0.5)"),
+        ([0.5], [1, 0.5], 1, "production_events[1]: expected 0 or 1 (got 0.5)"),
         ([0.5, 0.5], [1], [1, 0], "trials_per_case[1]: expected a whole number >= 1 (got 0.0)"),
         ([0.5], [1], 2.5, "trials_per_case[0]: expected a whole number >= 1 (got 2.5)"),
     ],

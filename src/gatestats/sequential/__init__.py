@@ -10,7 +10,7 @@
   2021) and the paired discordant e-process.
 - :mod:`~gatestats.sequential.monitor`: the rollback triggers of a rollout (issue 25): a rate, a
   bounded mean or a count against a level (:func:`rate_trigger`, :func:`mean_trigger`,
-  :func:`count_trigger`, :class:`TriggerPath`).
+  :func:`count_trigger`, :class:`TriggerPath`; :func:`cost_per_accepted_values` for the CPA).
 - :mod:`~gatestats.sequential.compare_layers`: does production look like the golden set
   (:func:`layer_comparison`, Newcombe 1998).
 
@@ -48,9 +48,11 @@ from gatestats.sequential.eprocess import (
     discordant_eprocess,
 )
 from gatestats.sequential.monitor import (
+    CostReduction,
     TriggerDirection,
     TriggerKind,
     TriggerPath,
+    cost_per_accepted_values,
     count_trigger,
     mean_trigger,
     one_sided_log_mixture,
@@ -62,6 +64,7 @@ __all__ = [
     "SEQUENTIAL_METHODS",
     "BernoulliConfidenceSequence",
     "ConfidenceSequence",
+    "CostReduction",
     "DiscordantEProcess",
     "LayerComparison",
     "LayerDecision",
@@ -75,6 +78,7 @@ __all__ = [
     "TriggerPath",
     "bernoulli_confidence_sequence",
     "confidence_sequence",
+    "cost_per_accepted_values",
     "count_trigger",
     "decide_rule",
     "discordant_eprocess",

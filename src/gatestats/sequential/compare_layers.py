@@ -196,7 +196,7 @@ def layer_comparison(
     """
     alpha = check_open_unit(alpha, "alpha")
     rates, trials = _check_golden(golden_case_rates, trials_per_case)
-    events = check_events(production_events)
+    events = check_events(production_events, "production_events")
     method = "newcombe_hybrid_score" if np.all(trials == 1) else "newcombe_hybrid_score_effective_n"
     if rates.size == 0 or events.size == 0:
         return _insufficient(method, alpha, rates, events)

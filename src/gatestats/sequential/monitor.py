@@ -58,9 +58,11 @@ from gatestats.sequential.eprocess import bernoulli_log_mixture, bernoulli_mixtu
 from gatestats.vocabulary import check_open_unit
 
 __all__ = [
+    "CostReduction",
     "TriggerDirection",
     "TriggerKind",
     "TriggerPath",
+    "cost_per_accepted_values",
     "count_trigger",
     "mean_trigger",
     "one_sided_log_mixture",
@@ -243,12 +245,12 @@ def _check_rate_level(level: object, direction: TriggerDirection) -> float:
     return p
 
 
-def check_events(events: ArrayLike) -> _Array:
-    """``events`` as a float array of 0/1, or a :class:`ValueError` naming the first bad index."""
-    x = one_dimensional("events", events)
+def check_events(events: ArrayLike, name: str = "events") -> _Array:
+    """``events`` as a float array of 0/1, or a :class:`ValueError` naming ``name`` and the first bad index."""
+    x = one_dimensional(name, events)
     bad = np.flatnonzero((x != 0) & (x != 1))
     if bad.size:
-        msg = f"events[{int(bad[0])}]: expected 0 or 1 (got {float(x[bad[0]])!r})"
+        msg = f"{name}[{int(bad[0])}]: expected 0 or 1 (got {float(x[bad[0]])!r})"
         raise ValueError(msg)
     return x
 
@@ -464,6 +466,64 @@ def mean_trigger(
         bound=np.asarray(bound, dtype=np.float64),
         first_crossing=_first_crossing(log_e, math.log(1 / alpha)),
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostReduction:
+    """The values and range :func:`mean_trigger` tests for "cost per accepted outcome above ``reference_cpa``"."""
+
+    values: _Array
+    lower: float
+    upper: float
+
+
+def cost_per_accepted_values(
+    costs: ArrayLike, accepted: ArrayLike, *, reference_cpa: float, cost_cap: float
+) -> CostReduction:
+    """:math:`x_i = \text{cost}_i - c \\cdot \text{accepted}_i` in :math:`[-c, \text{cap}]`, for the CPA trigger.
+
+    ``mean_trigger(r.values, level=0.0, lower=r.lower, upper=r.upper, direction="above", alpha=a)``
+    tests :math:`H_0: \text{CPA} \\le c` (docs/rollout.md: :math:`E[x] > 0 \\iff E[\text{cost}] /
+    P(\text{accepted}) > c` when :math:`P(\text{accepted}) > 0`).
+
+    Parameters
+    ----------
+    costs
+        The cost of every attempt (failed ones included), in [0, ``cost_cap``], in arrival order.
+    accepted
+        0/1 per attempt, aligned with ``costs``.
+    reference_cpa
+        :math:`c` (e.g. the ratio times the previous release's CPA), ``> 0``.
+    cost_cap
+        The most one attempt may cost, ``> 0``.
+
+    Returns
+    -------
+    CostReduction
+        The values and their range ``[-reference_cpa, cost_cap]``.
+
+    Raises
+    ------
+    ValueError
+        A cost outside [0, cap] or NaN, an acceptance not 0/1, different lengths, a non-positive
+        ``reference_cpa`` or ``cost_cap``.
+    """
+    c = _finite_number(reference_cpa, "reference_cpa")
+    cap = _finite_number(cost_cap, "cost_cap")
+    for name, value in (("reference_cpa", c), ("cost_cap", cap)):
+        if value <= 0:
+            msg = f"{name}: expected a number > 0 (got {value!r})"
+            raise ValueError(msg)
+    cost = one_dimensional("costs", costs)
+    bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0) | (cost > cap))
+    if bad.size:
+        msg = f"costs[{int(bad[0])}]: expected a finite number in [0, {cap!r}] (got {float(cost[bad[0]])!r})"
+        raise ValueError(msg)
+    acc = check_events(accepted, "accepted")
+    if acc.size != cost.size:
+        msg = f"costs, accepted: expected the same length (got {cost.size} and {acc.size})"
+        raise ValueError(msg)
+    return CostReduction(values=np.asarray(cost - c * acc, dtype=np.float64), lower=-c, upper=cap)
 
 
 def count_trigger(counts: ArrayLike, *, tolerated: int = 0) -> TriggerPath:
