@@ -44,6 +44,7 @@ T_OPT = 500.0  # rate_trigger's default
 BATCH_LOW, BATCH_HIGH = 5, 200
 REVIEW_CAP = 60.0  # minutes
 COST_CAP, C0, ACCEPTED = 5.0, 1.0, 0.6  # dollars per attempt, the previous CPA, the accepted rate
+GOLD_CASES, GOLD_RATE, GATE_ALPHA, DELTA = 100, 0.8, 0.05, 0.1  # the vs_gate cells' golden set
 
 Array = NDArray[np.float64]
 
@@ -58,6 +59,8 @@ class Cell:
     level: float
     truth: float
     null: bool
+    #: The false-rollback guarantee at the null boundary (None: the method offers none).
+    guarantee: float | None = ALPHA
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +95,29 @@ def cells() -> list[Cell]:
         out.append(_cell("escaped defects doubled", "rate", "above", level, 2 * level, null=False))
     out.append(_cell("CPA 1.5 x c0", "cpa", "above", 0.0, 1.5 * C0, null=False))
     out.append(_cell("one unauthorised action", "count", "above", 0.0, 1.0, null=False))
+    vs_gate = "vs_gate: production δ below the golden truth, level = gate's"
+    out.append(
+        Cell(
+            name=f"{vs_gate} lower bound − δ",
+            kind="vs_gate_bound",
+            direction="below",
+            level=GOLD_RATE,
+            truth=GOLD_RATE - DELTA,
+            null=True,
+            guarantee=ALPHA + GATE_ALPHA,
+        )
+    )
+    out.append(
+        Cell(
+            name=f"{vs_gate} point estimate − δ",
+            kind="vs_gate_estimate",
+            direction="below",
+            level=GOLD_RATE,
+            truth=GOLD_RATE - DELTA,
+            null=True,
+            guarantee=None,
+        )
+    )
     return out
 
 
@@ -110,12 +136,16 @@ def _reading(ends: NDArray[np.int64], first: int | None) -> int:
     return int(ends[np.searchsorted(ends, first + 1)])
 
 
-def _first_rate_crossings(x: Array, cell: Cell) -> list[int | None]:
-    """Per row, the 0-based index at which the rate trigger's e-value first reaches 1/alpha."""
-    tested, p0 = (x, cell.level) if cell.direction == "above" else (1 - x, 1 - cell.level)
+def _first_rate_crossings(x: Array, cell: Cell, levels: Array | None = None) -> list[int | None]:
+    """Per row, the 0-based index at which the rate trigger's e-value first reaches 1/alpha.
+
+    ``levels``: one level per row (the vs_gate cells), else the cell's.
+    """
+    level = np.full(x.shape[0], cell.level) if levels is None else levels
+    tested, p0 = (x, level) if cell.direction == "above" else (1 - x, 1 - level)
     s = np.cumsum(tested, axis=1)
     rows, cols = np.nonzero(tested)
-    log_e = one_sided_log_mixture(s[rows, cols], cols + 1, p0, t_opt=T_OPT, alpha_opt=ALPHA)
+    log_e = one_sided_log_mixture(s[rows, cols], cols + 1, p0[rows], t_opt=T_OPT, alpha_opt=ALPHA)
     hit = log_e >= math.log(1 / ALPHA)
     first: list[int | None] = [None] * x.shape[0]
     for r, c in zip(rows[hit][::-1], cols[hit][::-1], strict=True):  # reversed: the earliest wins
@@ -123,10 +153,10 @@ def _first_rate_crossings(x: Array, cell: Cell) -> list[int | None]:
     return first
 
 
-def _naive_rate(x: Array, ends: NDArray[np.int64], cell: Cell) -> tuple[int, bool]:
+def _naive_rate(x: Array, ends: NDArray[np.int64], cell: Cell, level: float) -> tuple[int, bool]:
     s = np.cumsum(x)[ends - 1]
     above = cell.direction == "above"
-    p = stats.binom.sf(s - 1, ends, cell.level) if above else stats.binom.cdf(s, ends, cell.level)
+    p = stats.binom.sf(s - 1, ends, level) if above else stats.binom.cdf(s, ends, level)
     return _first_reading(ends, p)
 
 
@@ -158,6 +188,20 @@ def _draw_mean(rng: np.random.Generator, reps: int, cell: Cell) -> tuple[Array, 
     return cost - C0 * accepted, -C0, COST_CAP, 0.0
 
 
+def _gate_levels(rng: np.random.Generator, reps: int, cell: Cell) -> Array:
+    """Per replication, a golden set's gate (100 cases, one trial each, true rate 0.8) and the level.
+
+    ``vs_gate_bound``: the one-sided 95% Clopper-Pearson lower bound minus delta (what
+    :func:`gatestats.sequential.monitor.vs_reference_level` is given); ``vs_gate_estimate``: the
+    point estimate minus delta (no guarantee: the golden set's own error is ignored).
+    """
+    gold = rng.binomial(GOLD_CASES, GOLD_RATE, size=reps)
+    if cell.kind == "vs_gate_estimate":
+        return np.asarray(gold / GOLD_CASES - DELTA, dtype=np.float64)
+    lower = stats.beta.ppf(GATE_ALPHA, gold, GOLD_CASES - gold + 1)
+    return np.asarray(lower - DELTA, dtype=np.float64)
+
+
 def simulate(cell: Cell, reps: int, seed: int, index: int) -> Outcome:
     """The cell's replications: the reading at which the trigger and the naive test roll back."""
     rng = np.random.default_rng([seed, index])
@@ -166,10 +210,11 @@ def simulate(cell: Cell, reps: int, seed: int, index: int) -> Outcome:
         at = rng.integers(0, N, size=reps)
         read = np.array([_reading(e, int(a)) for e, a in zip(ends, at, strict=True)])
         return Outcome(trigger=read, naive=None, onset=at + 1)
-    if cell.kind == "rate":
+    if cell.kind not in {"mean", "cpa"}:
+        levels = _gate_levels(rng, reps, cell) if cell.kind.startswith("vs_gate") else np.full(reps, cell.level)
         x = (rng.random((reps, N)) < cell.truth).astype(np.float64)
-        first = _first_rate_crossings(x, cell)
-        naive = [_naive_rate(x[r], ends[r], cell) for r in range(reps)]
+        first = _first_rate_crossings(x, cell, levels)
+        naive = [_naive_rate(x[r], ends[r], cell, float(levels[r])) for r in range(reps)]
     else:
         x, lo, hi, level = _draw_mean(rng, reps, cell)
         log_e = log_eprocess((x - lo) / (hi - lo), (level - lo) / (hi - lo), alpha=ALPHA, method="betting")
@@ -200,12 +245,15 @@ def _median(read: NDArray[np.int64], onset: NDArray[np.int64] | None = None) -> 
 
 def row(cell: Cell, outcome: Outcome, reps: int) -> str:
     """One markdown row: the cell, the trigger and the naive test."""
-    se = math.sqrt(ALPHA * (1 - ALPHA) / reps)
     trig = _share(outcome.trigger)
     naive = "—" if outcome.naive is None else f"{_share(outcome.naive):.3f}"
     once = "—" if outcome.once is None else f"{float(np.mean(outcome.once)):.3f}"
     if cell.null:
-        verdict = "yes" if trig <= ALPHA + 2 * se else "**no**"
+        bound = cell.guarantee
+        se = 0.0 if bound is None else math.sqrt(bound * (1 - bound) / reps)
+        verdict = "no guarantee" if bound is None else "yes" if trig <= bound + 2 * se else "**no**"
+        if bound is not None and bound != ALPHA:
+            verdict += f" (bound α + α_gate = {bound:g})"
         head = f"| {cell.name} | {cell.level:g} | {cell.truth:g} (null) | {trig:.3f} | {verdict}"
         return f"{head} | {naive} | {once} | — | — |"
     naive_delay = "—" if outcome.naive is None else _median(outcome.naive)
