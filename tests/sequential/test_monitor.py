@@ -152,6 +152,14 @@ def test_an_empty_stream_is_insufficient_evidence_not_zero() -> None:
         json.dumps(doc, allow_nan=False)
 
 
+def test_a_paths_arrays_are_read_only() -> None:
+    path = rate_trigger([0, 1, 1], level=0.2, direction="above", alpha=ALPHA)
+    with pytest.raises(ValueError, match="read-only"):
+        path.bound[0] = 0.9
+    with pytest.raises(ValueError, match="read-only"):
+        path.log_evalue[0] = 9.0  # type: ignore[index]
+
+
 def test_to_dict_is_json_ready() -> None:
     path = rate_trigger(np.zeros(2000), level=0.5, direction="above", alpha=ALPHA)  # log E floored, not -inf
     assert np.all(np.isfinite(path.log_evalue))

@@ -110,6 +110,12 @@ class TriggerPath:
     bound: _Array
     first_crossing: int | None
 
+    def __post_init__(self) -> None:
+        """Make the paths read-only, as the rest of the frozen object is."""
+        self.bound.setflags(write=False)
+        if self.log_evalue is not None:
+            self.log_evalue.setflags(write=False)
+
     @property
     def fired(self) -> bool:
         """Whether the trigger has fired (once fired, more observations never un-fire it)."""
