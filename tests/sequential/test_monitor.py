@@ -213,6 +213,16 @@ def test_mean_trigger_is_the_betting_eprocess_of_confseq_on_the_rescaled_values(
     assert np.all(below.bound >= path.bound - 1e-9)
 
 
+def test_the_mean_bound_contains_the_truth_in_a_seeded_simulation() -> None:
+    rng = np.random.default_rng(20261205)
+    reps, misses = 60, 0
+    for _ in range(reps):
+        minutes = 60 * rng.beta(1.0, 3.0, 200)  # mean 15
+        path = mean_trigger(minutes, level=5.0, lower=0.0, upper=60.0, direction="above", alpha=ALPHA)
+        misses += bool(np.any(path.bound > 15.0))
+    assert misses / reps <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / reps)
+
+
 def test_cost_per_accepted_reduction_fires_when_the_cpa_is_above_c0_and_not_below() -> None:
     # x = cost - c0 * accepted in [-c0, cap]; E[x] > 0 <=> E[cost] / P(accepted) > c0
     rng = np.random.default_rng(7)
@@ -380,6 +390,18 @@ def test_layer_comparison_with_one_trial_per_case_is_newcombes_hybrid_score(
     assert c.golden_effective_n == n2
     assert c.decision == ("consistent" if interval[0] < 0 < interval[1] else "higher")
     json.dumps(c.to_dict(), allow_nan=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k1=st.integers(0, 30), n1=st.integers(1, 30), k2=st.integers(0, 30), n2=st.integers(1, 30))
+def test_swapping_the_layers_negates_the_interval(k1: int, n1: int, k2: int, n2: int) -> None:
+    k1, k2 = min(k1, n1), min(k2, n2)
+    a = layer_comparison([1] * k2 + [0] * (n2 - k2), [1] * k1 + [0] * (n1 - k1))
+    b = layer_comparison([1] * k1 + [0] * (n1 - k1), [1] * k2 + [0] * (n2 - k2))
+    assert a.lower is not None
+    assert b.upper is not None
+    assert a.lower == pytest.approx(-b.upper, abs=1e-12)
+    assert -1 <= a.lower <= a.difference <= a.upper <= 1  # type: ignore[operator]
 
 
 def test_layer_comparison_counts_a_case_once_when_its_trials_agree() -> None:
