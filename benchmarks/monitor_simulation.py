@@ -96,28 +96,20 @@ def cells() -> list[Cell]:
     out.append(_cell("CPA 1.5 x c0", "cpa", "above", 0.0, 1.5 * C0, null=False))
     out.append(_cell("one unauthorised action", "count", "above", 0.0, 1.0, null=False))
     vs_gate = "vs_gate: production δ below the golden truth, level = gate's"
-    out.append(
-        Cell(
-            name=f"{vs_gate} lower bound − δ",
-            kind="vs_gate_bound",
-            direction="below",
-            level=GOLD_RATE,
-            truth=GOLD_RATE - DELTA,
-            null=True,
-            guarantee=ALPHA + GATE_ALPHA,
+    for what, kind, guarantee in (("lower bound", "bound", ALPHA + GATE_ALPHA), ("point estimate", "estimate", None)):
+        name = f"{vs_gate} {what} − δ"
+        truth = GOLD_RATE - DELTA
+        out.append(
+            Cell(
+                name=name,
+                kind=f"vs_gate_{kind}",
+                direction="below",
+                level=GOLD_RATE,
+                truth=truth,
+                null=True,
+                guarantee=guarantee,
+            )
         )
-    )
-    out.append(
-        Cell(
-            name=f"{vs_gate} point estimate − δ",
-            kind="vs_gate_estimate",
-            direction="below",
-            level=GOLD_RATE,
-            truth=GOLD_RATE - DELTA,
-            null=True,
-            guarantee=None,
-        )
-    )
     return out
 
 
