@@ -451,9 +451,17 @@ def test_layer_comparison_covers_with_heterogeneous_cases_where_counting_trials_
     [
         ([0.5, 1.5], [1], 1, "golden_case_rates[1]: expected a number in [0, 1] (got 1.5)"),
         ([0.5, float("nan")], [1], 1, "golden_case_rates[1]: expected a number in [0, 1] (got nan)"),
-        ([0.5], [1, 0.5], 1, "production_events[1]: expected 0 or 1 (got 0.5)"),
+        ([1.0], [1, 0.5], 1, "production_events[1]: expected 0 or 1 (got 0.5)"),
         ([0.5, 0.5], [1], [1, 0], "trials_per_case[1]: expected a whole number >= 1 (got 0.0)"),
         ([0.5], [1], 2.5, "trials_per_case[0]: expected a whole number >= 1 (got 2.5)"),
+        (
+            [0.5, 1.0],
+            [1],
+            [2, 2, 2],
+            "trials_per_case: expected one whole number, or one per case (2) (got shape (3,))",
+        ),
+        ([0.5, 1.0], [1], 1, "golden_case_rates[0]: 0.5 is not a whole number of passes out of 1 trial(s)"),
+        ([1 / 3], [1], 2, "golden_case_rates[0]: 0.3333333333333333 is not a whole number of passes out of 2"),
     ],
 )
 def test_layer_comparison_refuses_bad_input(

@@ -120,10 +120,23 @@ def _check_golden(case_rates: ArrayLike, trials_per_case: ArrayLike | int) -> tu
     if bad.size:
         msg = f"golden_case_rates[{int(bad[0])}]: expected a number in [0, 1] (got {float(rates[bad[0]])!r})"
         raise ValueError(msg)
-    trials = np.broadcast_to(as_numbers("trials_per_case", trials_per_case), rates.shape).astype(np.float64)
+    given = as_numbers("trials_per_case", trials_per_case)
+    if given.ndim > 1 or (given.ndim == 1 and given.size != rates.size):
+        msg = f"trials_per_case: expected one whole number, or one per case ({rates.size}) (got shape {given.shape})"
+        raise ValueError(msg)
+    trials = np.broadcast_to(given, rates.shape).astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(trials) | (trials < 1) | (trials != np.round(trials)))
     if bad.size:
         msg = f"trials_per_case[{int(bad[0])}]: expected a whole number >= 1 (got {float(trials[bad[0]])!r})"
+        raise ValueError(msg)
+    passes = rates * trials
+    bad = np.flatnonzero(np.abs(passes - np.round(passes)) > 1e-9)
+    if bad.size:
+        i = int(bad[0])
+        msg = (
+            f"golden_case_rates[{i}]: {float(rates[i])!r} is not a whole number of passes out of "
+            f"{int(trials[i])} trial(s) (give trials_per_case)"
+        )
         raise ValueError(msg)
     return rates, trials
 
