@@ -8,6 +8,11 @@
   sequences and the betting e-process (Waudby-Smith & Ramdas 2024).
 - :mod:`~gatestats.sequential.eprocess`: the beta-binomial mixture Bernoulli sequence (Howard et al.
   2021) and the paired discordant e-process.
+- :mod:`~gatestats.sequential.monitor`: the rollback triggers of a rollout (issue 25): a rate, a
+  bounded mean or a count against a level (:func:`rate_trigger`, :func:`mean_trigger`,
+  :func:`count_trigger`, :class:`TriggerPath`; :func:`cost_per_accepted_values` for the CPA).
+- :mod:`~gatestats.sequential.compare_layers`: does production look like the golden set
+  (:func:`layer_comparison`, Newcombe 1998).
 
 See docs/sequential.md ("Statistics") for the conventions, the type-I simulation and the savings.
 
@@ -20,6 +25,7 @@ other rule kinds); the report's section in ``report/_release_sequential.py``; th
 ``cli/_sequential_run.py``.
 """
 
+from gatestats.sequential.compare_layers import LayerComparison, LayerDecision, layer_comparison
 from gatestats.sequential.confseq import ConfidenceSequence, confidence_sequence, log_eprocess
 from gatestats.sequential.decide import (
     SequencePoint,
@@ -41,23 +47,48 @@ from gatestats.sequential.eprocess import (
     bernoulli_confidence_sequence,
     discordant_eprocess,
 )
+from gatestats.sequential.monitor import (
+    CostReduction,
+    TriggerDirection,
+    TriggerKind,
+    TriggerPath,
+    cost_per_accepted_values,
+    count_trigger,
+    mean_trigger,
+    one_sided_log_mixture,
+    rate_trigger,
+    vs_reference_level,
+)
 
 __all__ = [
     "SEQUENTIAL_METHODS",
     "BernoulliConfidenceSequence",
     "ConfidenceSequence",
+    "CostReduction",
     "DiscordantEProcess",
+    "LayerComparison",
+    "LayerDecision",
     "SequencePoint",
     "SequentialDecision",
     "SequentialDesign",
     "SequentialMethod",
     "SequentialStatus",
+    "TriggerDirection",
+    "TriggerKind",
+    "TriggerPath",
     "bernoulli_confidence_sequence",
     "confidence_sequence",
+    "cost_per_accepted_values",
+    "count_trigger",
     "decide_rule",
     "discordant_eprocess",
+    "layer_comparison",
     "log_eprocess",
+    "mean_trigger",
+    "one_sided_log_mixture",
     "parse_sequential_table",
+    "rate_trigger",
     "sequential_problems",
     "split_alpha",
+    "vs_reference_level",
 ]

@@ -57,6 +57,7 @@ __all__ = [
     "DiscordantEProcess",
     "bernoulli_confidence_sequence",
     "bernoulli_log_mixture",
+    "bernoulli_mixture_prior",
     "discordant_eprocess",
 ]
 
@@ -69,6 +70,29 @@ def _mixture_r(p: _Array, t_opt: float, alpha_opt: float) -> _Array:
     log_a = math.log(1 / alpha_opt)
     rho = t_opt * p * (1 - p) / (2 * log_a + math.log(1 + 2 * log_a))
     return np.asarray(np.maximum(rho - p * (1 - p), 1e-3 * p * (1 - p)))
+
+
+def bernoulli_mixture_prior(p: ArrayLike, *, t_opt: float, alpha_opt: float) -> tuple[_Array, _Array]:
+    """The mixing prior of :func:`bernoulli_log_mixture` for the null ``p``: its Beta shapes.
+
+    Parameters
+    ----------
+    p
+        The null success probability, in (0, 1).
+    t_opt
+        The number of trials the boundary is tuned for.
+    alpha_opt
+        The level the boundary is tuned for.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        :math:`(r/(1-p), r/p)`: the prior of the success probability is
+        :math:`\\mathrm{Beta}(r/(1-p), r/p)` (mean :math:`p`), :math:`r` as in the module docstring.
+    """
+    q = np.asarray(p, dtype=np.float64)
+    r = _mixture_r(q, t_opt, alpha_opt)
+    return np.asarray(r / (1 - q)), np.asarray(r / q)
 
 
 def bernoulli_log_mixture(
