@@ -21,13 +21,13 @@ from typing import Any, Literal, TypedDict, cast
 
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
-from gatestats.gate._toml_lines import KeyPath, line_of, locate, too_deep
 from gatestats.gate._typed import TypedFieldError
 from gatestats.gate.bindings import PolicyBinding, SystemBinding
 from gatestats.io.digest import digest_bytes
 from gatestats.io.jsonfile import read_regular_file
 from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.io.text import visible
+from gatestats.io.toml_lines import KeyPath, line_of, locate, too_deep
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import (

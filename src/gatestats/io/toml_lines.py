@@ -1,4 +1,4 @@
-"""Line numbers for TOML keys, so a policy error can name the line (``tomllib`` keeps none).
+"""Line numbers for TOML keys, so a policy or plan error can name the line (``tomllib`` keeps none).
 
 The locator reads the file line by line, tracks the current table header (``[a.b]`` and
 ``[[array]]`` with its index) and records the line of each ``key =`` assignment and of each header.

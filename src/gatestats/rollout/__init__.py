@@ -1,0 +1,35 @@
+"""After the gate: the rollout plan, the observation log, late labels and the watch (docs/rollout.md).
+
+- :mod:`gatestats.rollout.plan` — :func:`~gatestats.rollout.plan.load_plan`: the ``[rollout]`` plan
+  (stages, owners, cohort limits, rollback triggers), checked, with its digest.
+- :mod:`gatestats.rollout.log` — the observation log ``WATCH/``: ``init_log``, ``add_batch``,
+  ``read_log``.
+- :mod:`gatestats.rollout.labels` — late labels ``WATCH/labels.jsonl``: ``add_labels``, ``read_labels``.
+
+The package reads and writes evidence; it computes no statistic (``gatestats.sequential.monitor``
+does) and the runner writes every batch's files.
+"""
+
+from gatestats.rollout.plan import (
+    KIND_METRICS,
+    PLAN_FORMAT,
+    PlanError,
+    PlanProblem,
+    RolloutPlan,
+    StagePlan,
+    Trigger,
+    load_plan,
+    parse_plan,
+)
+
+__all__ = [
+    "KIND_METRICS",
+    "PLAN_FORMAT",
+    "PlanError",
+    "PlanProblem",
+    "RolloutPlan",
+    "StagePlan",
+    "Trigger",
+    "load_plan",
+    "parse_plan",
+]
