@@ -122,9 +122,7 @@ def encode_record(record: Mapping[str, object]) -> bytes:
         The record breaks the run-record contract (a runner bug: nothing is written).
     """
     body = {
-        k: v
-        for k, v in record.items()
-        if k != CHECKSUM_FIELD and not (v is None and k in contract.OBSERVATION_FIELDS)
+        k: v for k, v in record.items() if k != CHECKSUM_FIELD and not (v is None and k in contract.OBSERVATION_FIELDS)
     }
     problems = _violations(body)
     if problems:
