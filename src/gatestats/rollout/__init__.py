@@ -10,6 +10,17 @@ The package reads and writes evidence; it computes no statistic (``gatestats.seq
 does) and the runner writes every batch's files.
 """
 
+from gatestats.rollout.log import (
+    BatchInfo,
+    ObservationLog,
+    WatchError,
+    WatchManifest,
+    add_batch,
+    check_plan,
+    init_log,
+    read_log,
+    read_watch_manifest,
+)
 from gatestats.rollout.plan import (
     KIND_METRICS,
     PLAN_FORMAT,
@@ -25,11 +36,20 @@ from gatestats.rollout.plan import (
 __all__ = [
     "KIND_METRICS",
     "PLAN_FORMAT",
+    "BatchInfo",
+    "ObservationLog",
     "PlanError",
     "PlanProblem",
     "RolloutPlan",
     "StagePlan",
     "Trigger",
+    "WatchError",
+    "WatchManifest",
+    "add_batch",
+    "check_plan",
+    "init_log",
     "load_plan",
     "parse_plan",
+    "read_log",
+    "read_watch_manifest",
 ]
