@@ -10,6 +10,7 @@ The package reads and writes evidence; it computes no statistic (``gatestats.seq
 does) and the runner writes every batch's files.
 """
 
+from gatestats.rollout.labels import LABEL_COLUMNS, Label, add_labels, read_labels
 from gatestats.rollout.log import (
     BatchInfo,
     ObservationLog,
@@ -35,8 +36,10 @@ from gatestats.rollout.plan import (
 
 __all__ = [
     "KIND_METRICS",
+    "LABEL_COLUMNS",
     "PLAN_FORMAT",
     "BatchInfo",
+    "Label",
     "ObservationLog",
     "PlanError",
     "PlanProblem",
@@ -46,10 +49,12 @@ __all__ = [
     "WatchError",
     "WatchManifest",
     "add_batch",
+    "add_labels",
     "check_plan",
     "init_log",
     "load_plan",
     "parse_plan",
+    "read_labels",
     "read_log",
     "read_watch_manifest",
 ]
