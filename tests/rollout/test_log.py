@@ -13,7 +13,7 @@ import pytest
 from gatestats.errors import RecordFileError
 from gatestats.gate import VerdictFileError
 from gatestats.rollout.log import (
-    MANIFEST,
+    WATCH_MANIFEST,
     WatchError,
     add_batch,
     check_plan,
@@ -41,7 +41,7 @@ def test_init_registers_release_verdict_and_plan_once(tmp_path: Path, plan_path:
     assert manifest.plan_digest == load_plan(plan_path).digest
     assert manifest.verdict_digest == json.loads(verdict_path.read_text())["digest"]
     assert read_watch_manifest(tmp_path / "WATCH") == manifest
-    assert sorted(p.name for p in (tmp_path / "WATCH").iterdir()) == ["batches", "manifest.json"]
+    assert sorted(p.name for p in (tmp_path / "WATCH").iterdir()) == ["batches", "watch.json"]
     with pytest.raises(WatchError, match="exists; a watch is created once"):
         init_log(tmp_path / "WATCH", plan_path=plan_path, verdict_path=verdict_path)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no build left behind
@@ -63,7 +63,7 @@ def test_init_refuses_a_plan_of_another_release_and_writes_nothing(
 
 
 def test_an_edited_manifest_is_refused(watch: Path) -> None:
-    path = watch / MANIFEST
+    path = watch / WATCH_MANIFEST
     path.write_text(path.read_text().replace('"release":"candidate"', '"release":"other"'))
     with pytest.raises(WatchError, match="edited after `watch init`"):
         read_log(watch)

@@ -2,8 +2,9 @@
 
 Layout (docs/rollout.md, "Observations")::
 
-    WATCH/manifest.json        written once by :func:`init_log`: the release, the verdict's digest, the
-                               plan's digest, when; its own digest (an edit is refused)
+    WATCH/watch.json           written once by :func:`init_log`: the release, the verdict's digest, the
+                               plan's digest, when; its own digest (an edit is refused). Not called
+                               manifest.json: that name is a run set's (each batch has one)
     WATCH/batches/0001/        one imported run set per batch (:func:`add_batch`), written whole by the
     WATCH/batches/0002/ ...    runner (``gatestats_runner.runsets.write_imported_run_set``): checksummed
                                lines, the seal, the plan's digest as the batch's registered policy
@@ -42,8 +43,8 @@ from gatestats_runner.fsops import rename_once
 __all__ = [
     "BATCHES",
     "LOCK",
-    "MANIFEST",
     "WATCH_FORMAT",
+    "WATCH_MANIFEST",
     "BatchInfo",
     "ObservationLog",
     "WatchError",
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 WATCH_FORMAT = "gatestats-watch/1"
-MANIFEST = "manifest.json"
+WATCH_MANIFEST = "watch.json"
 BATCHES = "batches"
 LOCK = ".lock"
 #: The layer an observation of each stage comes from, when its record names none.
@@ -72,7 +73,7 @@ class WatchError(GatestatsError, ValueError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WatchManifest:
-    """``WATCH/manifest.json``: what was registered before the first observation."""
+    """``WATCH/watch.json``: what was registered before the first observation."""
 
     release: str
     verdict_path: str
@@ -189,7 +190,7 @@ def init_log(
     target.parent.mkdir(parents=True, exist_ok=True)
     build = new_build_directory(target.parent, f".{target.name}.watch-")
     try:
-        (build.path / MANIFEST).write_bytes((canonical_json(body) + "\n").encode("utf-8"))
+        (build.path / WATCH_MANIFEST).write_bytes((canonical_json(body) + "\n").encode("utf-8"))
         (build.path / BATCHES).mkdir()
         build.path.chmod(0o755)
         rename_once(build.path, target)
@@ -205,7 +206,7 @@ def init_log(
 
 
 def read_watch_manifest(watch_dir: str | os.PathLike[str]) -> WatchManifest:
-    """Read ``WATCH/manifest.json`` strictly: its format, every field a string, its own digest.
+    """Read ``WATCH/watch.json`` strictly: its format, every field a string, its own digest.
 
     Parameters
     ----------
@@ -222,7 +223,7 @@ def read_watch_manifest(watch_dir: str | os.PathLike[str]) -> WatchManifest:
     WatchError
         Not a watch directory (no manifest), or a manifest that is malformed or was edited.
     """
-    path = Path(watch_dir) / MANIFEST
+    path = Path(watch_dir) / WATCH_MANIFEST
     try:
         body = read_json_file(path, limit=SMALL_JSON_MAX_BYTES, what="watch manifest (written by `watch init`)")
     except GatestatsError as exc:
@@ -240,7 +241,7 @@ def read_watch_manifest(watch_dir: str | os.PathLike[str]) -> WatchManifest:
 
 
 def check_plan(watch_dir: str | os.PathLike[str], plan_path: str | os.PathLike[str]) -> RolloutPlan:
-    """Load the plan and check that it is the one registered in ``WATCH/manifest.json``.
+    """Load the plan and check that it is the one registered in ``WATCH/watch.json``.
 
     Parameters
     ----------
@@ -266,7 +267,7 @@ def check_plan(watch_dir: str | os.PathLike[str], plan_path: str | os.PathLike[s
     if plan.digest != manifest.plan_digest:
         msg = (
             f"{plan_path}: the plan's digest {plan.digest} differs from the one registered in "
-            f"{Path(watch_dir) / MANIFEST} ({manifest.plan_digest}): a plan is not edited after its "
+            f"{Path(watch_dir) / WATCH_MANIFEST} ({manifest.plan_digest}): a plan is not edited after its "
             "registration (start a new watch for a new plan)"
         )
         raise WatchError(msg)
