@@ -27,7 +27,7 @@ from gatestats.io.digest import digest_bytes
 from gatestats.io.jsonfile import read_regular_file
 from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.io.text import visible
-from gatestats.io.toml_lines import KeyPath, line_of, locate, too_deep
+from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, line_of, locate, too_deep
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import (
@@ -74,26 +74,14 @@ _MULTIPLICITY: tuple[GateCorrection, ...] = GATE_CORRECTIONS
 _SYSTEM_PARTS = SYSTEM_PARTS
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PolicyProblem:
+class PolicyProblem(TomlProblem):
     """One thing wrong with a policy file: where (file, key path, line) and what."""
 
-    file: str
-    key: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where}: key '{self.key}': {self.message}"
+    __slots__ = ()
 
 
-class PolicyError(GatestatsError, ValueError):
+class PolicyError(TomlError):
     """The policy file is not a valid gate policy; ``problems`` lists every finding."""
-
-    def __init__(self, problems: list[PolicyProblem] | tuple[PolicyProblem, ...]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,11 +10,40 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["KeyPath", "line_of", "locate", "too_deep"]
+from gatestats.errors import GatestatsError
+
+__all__ = ["KeyPath", "TomlError", "TomlProblem", "line_of", "locate", "too_deep"]
 
 #: A key path: table names, array indices and the key, e.g. ``("rules", 2, "metric")``.
 KeyPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TomlProblem:
+    """One thing wrong with a TOML file read by gatestats (a policy, a rollout plan): where and what.
+
+    ``key`` is the key path as messages write it (``rules[2].metric``); ``line`` its 1-based line when known.
+    """
+
+    file: str
+    key: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: key '{self.key}': {self.message}"
+
+
+class TomlError(GatestatsError, ValueError):
+    """A TOML file is not valid for what it is read as; ``problems`` lists every finding, one per line."""
+
+    def __init__(self, problems: Sequence[TomlProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
 _ASSIGN = re.compile(

@@ -9,37 +9,23 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, cast
 
-from gatestats.errors import GatestatsError
 from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
 from gatestats.io.text import visible
-from gatestats.io.toml_lines import KeyPath, line_of, locate, too_deep
+from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, line_of, locate, too_deep
 
 __all__ = ["PlanError", "PlanProblem"]  # Reader, load_toml and shown serve plan.py only
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlanProblem:
+class PlanProblem(TomlProblem):
     """One thing wrong with a plan file: the file, the line (when known), the key path and what."""
 
-    file: str
-    key: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where}: key '{self.key}': {self.message}"
+    __slots__ = ()
 
 
-class PlanError(GatestatsError, ValueError):
+class PlanError(TomlError):
     """The file is not a valid rollout plan; ``problems`` lists every finding."""
-
-    def __init__(self, problems: list[PlanProblem] | tuple[PlanProblem, ...]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 class Reader:
