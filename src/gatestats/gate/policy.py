@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +23,8 @@ from gatestats.gate._typed import TypedFieldError
 from gatestats.gate.bindings import PolicyBinding, SystemBinding
 from gatestats.io.digest import digest_bytes
 from gatestats.io.jsonfile import read_regular_file
-from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
-from gatestats.io.text import visible
-from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, line_of, locate, too_deep
+from gatestats.io.limits import POLICY_MAX_BYTES, name_problem
+from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, key_text, line_of, locate, parse_toml
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import (
@@ -324,7 +321,7 @@ class _Reader:
         self.problems: list[PolicyProblem] = []
 
     def problem(self, path: KeyPath, message: str) -> None:
-        key = _key_text(path)
+        key = key_text(path)
         self.problems.append(PolicyProblem(file=self.file, key=key, line=line_of(self.lines, path), message=message))
 
     def known(self, table: Mapping[str, Any], path: KeyPath, allowed: tuple[str, ...]) -> None:
@@ -406,11 +403,6 @@ class _Reader:
             self.problem((*path, key), why)
             return default
         return value
-
-
-def _key_text(path: KeyPath) -> str:
-    """A key path as the messages write it: ``rules[2].metric`` (control characters made visible)."""
-    return visible(".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "["))
 
 
 def _type_name(kind: type) -> str:
@@ -535,34 +527,8 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
     gatestats.gate.policy.PolicyError: <policy>:2: key 'metric': unknown key (expected one of: ...
     """
     path = Path(path)
-    text, raw = _load_toml(data, str(path))
+    text, raw = parse_toml(data, file=str(path), what="a policy", problem=PolicyProblem, error=PolicyError)
     return _read_policy(_Reader(str(path), text), raw, path, digest_bytes(data))
-
-
-def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
-    """The text of a policy file and its parsed TOML (a :class:`PolicyError` if it is neither).
-
-    The size and nesting limits (:mod:`gatestats.io.limits`) are checked before :mod:`tomllib` runs.
-    """
-    if len(data) > POLICY_MAX_BYTES:
-        message = f"{len(data)} bytes is larger than the limit of {POLICY_MAX_BYTES} bytes for a policy"
-        raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=message)])
-    try:
-        text = data.decode("utf-8")
-        deep = too_deep(text, TOML_MAX_DEPTH)
-        if deep is not None:
-            message = f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
-            raise PolicyError([PolicyProblem(file=file, key=_key_text(deep[1]), line=deep[0], message=message)])
-        return text, tomllib.loads(text)
-    except RecursionError:  # a nesting the scan did not see: still an error naming the file, never a traceback
-        message = f"nested too deep for the TOML reader (the limit is {TOML_MAX_DEPTH} levels)"
-        raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=None, message=message)]) from None
-    except UnicodeDecodeError as exc:
-        raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=f"not UTF-8: {exc}")]) from None
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        line = int(found.group(1)) if found else None
-        raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=line, message=f"not TOML: {exc}")]) from None
 
 
 class _Top(TypedDict, total=False):

@@ -6,16 +6,14 @@ Private to :mod:`gatestats.rollout.plan` (which exports :class:`PlanError` and :
 from __future__ import annotations
 
 import math
-import re
-import tomllib
 from collections.abc import Mapping
 from typing import Any, cast
 
-from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
+from gatestats.io.limits import name_problem
 from gatestats.io.text import visible
-from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, line_of, locate, too_deep
+from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, key_text, line_of, locate
 
-__all__ = ["PlanError", "PlanProblem"]  # Reader, load_toml and shown serve plan.py only
+__all__ = ["PlanError", "PlanProblem"]  # Reader and shown serve plan.py only
 
 
 class PlanProblem(TomlProblem):
@@ -37,8 +35,8 @@ class Reader:
         self.problems: list[PlanProblem] = []
 
     def problem(self, path: KeyPath, message: str) -> None:
-        key = visible(".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "["))
-        self.problems.append(PlanProblem(file=self.file, key=key, line=line_of(self.lines, path), message=message))
+        line = line_of(self.lines, path)
+        self.problems.append(PlanProblem(file=self.file, key=key_text(path), line=line, message=message))
 
     def table(self, value: Any, path: KeyPath, allowed: tuple[str, ...]) -> Mapping[str, Any]:
         """``value`` as a table with only ``allowed`` keys (each other key a problem); ``{}`` if not a table."""
@@ -124,29 +122,3 @@ def shown(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
         return f"an integer of {len(str(abs(value)))} digits"
     return visible(repr(value), limit=80)
-
-
-def load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
-    """The text and the parsed TOML, after the size and nesting limits (a :class:`PlanError` otherwise)."""
-
-    def fail(key: str, line: int | None, message: str) -> PlanError:
-        return PlanError([PlanProblem(file=file, key=key, line=line, message=message)])
-
-    if len(data) > POLICY_MAX_BYTES:
-        raise fail("(file)", None, f"{len(data)} bytes is larger than the limit of {POLICY_MAX_BYTES} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail("(file)", None, f"not UTF-8: {exc}") from None
-    deep = too_deep(text, TOML_MAX_DEPTH)
-    if deep is not None:
-        key = ".".join(str(p) for p in deep[1])
-        raise fail(key, deep[0], f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)")
-    try:
-        return text, tomllib.loads(text)
-    except RecursionError:
-        raise fail("(syntax)", None, f"nested too deep for the TOML reader (the limit is {TOML_MAX_DEPTH})") from None
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        line = int(found.group(1)) if found else None
-        raise fail("(syntax)", line, f"not TOML: {exc}") from None

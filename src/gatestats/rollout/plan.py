@@ -26,8 +26,8 @@ from gatestats.errors import GatestatsError
 from gatestats.io.digest import digest_json
 from gatestats.io.jsonfile import read_regular_file
 from gatestats.io.limits import POLICY_MAX_BYTES
-from gatestats.io.toml_lines import KeyPath
-from gatestats.rollout._plan_toml import PlanError, PlanProblem, Reader, load_toml, shown
+from gatestats.io.toml_lines import KeyPath, parse_toml
+from gatestats.rollout._plan_toml import PlanError, PlanProblem, Reader, shown
 from gatestats.vocabulary import (
     EVERY_STAGE,
     ROLLOUT_METRICS,
@@ -288,7 +288,7 @@ def parse_plan(data: bytes, *, path: str | os.PathLike[str] = "<plan>") -> Rollo
     <plan>:3: key 'rollout.stages': expected at least one stage
     """
     file = str(path)
-    text, raw = load_toml(data, file)
+    text, raw = parse_toml(data, file=file, what="a rollout plan", problem=PlanProblem, error=PlanError)
     reader = Reader(file, text)
     plan = _read_plan(reader, raw)
     if reader.problems or plan is None:
