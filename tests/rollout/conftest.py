@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +100,3 @@ def observations(n: int, *, start: int = 0, **fields: Any) -> pl.DataFrame:
         pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype).alias(name)
         for name, dtype in POLARS_SCHEMA.items()
     )
-
-
-@pytest.fixture
-def make_observations() -> Callable[..., pl.DataFrame]:
-    return observations
