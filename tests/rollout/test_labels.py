@@ -148,3 +148,14 @@ def test_a_writer_killed_mid_append_leaves_only_complete_labels(watch: Path, tmp
     labels = read_labels(watch)
     assert 1 <= len(labels) <= 6
     assert [x.record_id for x in labels] == [f"obs-{i}" for i in range(len(labels))]
+
+
+def test_a_symlinked_label_file_is_refused_and_not_written_through(watch: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_bytes(b"")
+    (watch / LABELS).symlink_to(elsewhere)
+    with pytest.raises(RecordFileError, match="not a regular file"):
+        read_labels(watch)
+    with pytest.raises(RecordFileError, match="not a regular file"):
+        add_labels(watch, _table(tmp_path, HEADER + "obs-1,rework,2026-11-19T16:30:00Z,\n"))
+    assert elsewhere.read_bytes() == b""

@@ -18,6 +18,7 @@ appends only after it (the cut line was never complete, so never read).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -68,9 +69,16 @@ class Label:
 def _read_lines(path: Path) -> tuple[list[bytes], int]:
     """The complete lines of the file and the length of its complete part (a torn tail left out)."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
         return [], 0
+    except OSError as exc:  # a symlink (ELOOP) or anything but a readable file
+        problem = RecordProblem(file=str(path), field="<file>", message=f"not a regular file: {exc.strerror}")
+        raise RecordFileError([problem]) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise RecordFileError([RecordProblem(file=str(path), field="<file>", message="not a regular file")])
+        data = handle.read()
     end = data.rfind(b"\n") + 1
     return data[:end].splitlines(), end
 
@@ -253,7 +261,7 @@ def _line(fields: Mapping[str, Any]) -> bytes:
 def _append(path: Path, end: int, lines: Sequence[bytes]) -> None:
     """Cut a torn tail at ``end``, append ``lines`` in one write, fsync the file (and a new file's directory)."""
     new_file = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         if os.fstat(fd).st_size > end:
             os.ftruncate(fd, end)

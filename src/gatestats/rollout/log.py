@@ -288,7 +288,7 @@ def watch_lock(watch_dir: str | os.PathLike[str]) -> Iterator[None]:
     None
         While the lock is held.
     """
-    fd = os.open(Path(watch_dir) / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(Path(watch_dir) / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
