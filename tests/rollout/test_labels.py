@@ -159,3 +159,26 @@ def test_a_symlinked_label_file_is_refused_and_not_written_through(watch: Path, 
     with pytest.raises(RecordFileError, match="not a regular file"):
         add_labels(watch, _table(tmp_path, HEADER + "obs-1,rework,2026-11-19T16:30:00Z,\n"))
     assert elsewhere.read_bytes() == b""
+
+
+def test_apply_labels_adds_what_the_labels_say_and_replays_as_of(watch: Path, tmp_path: Path) -> None:
+    from gatestats.rollout.labels import apply_labels
+    from gatestats.rollout.log import read_log
+
+    rows = (
+        "obs-1,escaped_defect,2026-11-19T16:30:00Z,\nobs-2,rework,2026-11-19T16:30:00Z,\n"
+        "obs-3,accepted,2026-11-19T16:30:00Z,\nobs-4,not_accepted,2026-11-19T16:30:00Z,\n"
+    )
+    labels = add_labels(watch, _table(tmp_path, HEADER + rows))
+    records = read_log(watch).records
+    out = apply_labels(records, labels)
+    assert out.height == records.height
+    assert out.get_column("record_id").to_list() == records.get_column("record_id").to_list()
+    assert out.get_column("escaped_defect").to_list() == [False, True, False, False, False, False]
+    assert out.get_column("rework").to_list() == [False, False, True, False, False, False]
+    # observations(): accepted = i % 3 != 0 -> obs-3 was not accepted, a late label says it was; obs-4 the reverse
+    assert records.get_column("accepted").to_list() == [False, True, True, False, True, True]
+    assert out.get_column("accepted_final").to_list() == [False, True, True, True, False, True]
+    before = apply_labels(records, labels, as_of="2000-01-01T00:00:00Z")
+    assert before.get_column("accepted_final").to_list() == records.get_column("accepted").to_list()
+    assert not before.get_column("escaped_defect").any()

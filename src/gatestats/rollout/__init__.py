@@ -10,7 +10,7 @@ The package reads and writes evidence; it computes no statistic (``gatestats.seq
 does) and the runner writes every batch's files.
 """
 
-from gatestats.rollout.labels import LABEL_COLUMNS, Label, add_labels, read_labels
+from gatestats.rollout.labels import LABEL_COLUMNS, Label, add_labels, apply_labels, read_labels
 from gatestats.rollout.log import (
     BatchInfo,
     ObservationLog,
@@ -50,6 +50,7 @@ __all__ = [
     "WatchManifest",
     "add_batch",
     "add_labels",
+    "apply_labels",
     "check_plan",
     "init_log",
     "load_plan",

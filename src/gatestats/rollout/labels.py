@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+import polars as pl
+
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.io.digest import canonical_json, digest_json
 from gatestats.io.limits import name_problem
@@ -278,3 +280,59 @@ def _append(path: Path, end: int, lines: Sequence[bytes]) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
+
+
+def apply_labels(records: pl.DataFrame, labels: Sequence[Label], *, as_of: str | None = None) -> pl.DataFrame:
+    """The records with what their late labels say, as columns (the records themselves unchanged).
+
+    Added columns: ``escaped_defect`` and ``rework`` (Boolean: the record has such a label), and
+    ``accepted_final`` (Boolean: the latest ``accepted`` / ``not_accepted`` label in the order they were
+    added, else the record's own ``accepted``; null when neither says). With ``as_of``, only the labels
+    added at or before that time count (``added_at``, RFC 3339 UTC ``...Z`` as written), so a reading can
+    be replayed as it was.
+
+    Parameters
+    ----------
+    records
+        Records with ``record_id`` and ``accepted`` (e.g. :attr:`ObservationLog.records`).
+    labels
+        The labels (:func:`read_labels`).
+    as_of
+        The latest ``added_at`` counted (None: every label).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``records`` with the three columns, in the same row order.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"record_id": ["a", "b"], "accepted": [True, None]})
+    >>> late = [Label(record_id="b", label="accepted", observed_at="2026-11-20T00:00:00Z", note=None,
+    ...               source="crm", added_at="2026-11-21T00:00:00Z", line=1)]
+    >>> apply_labels(frame, late)["accepted_final"].to_list()
+    [True, True]
+    >>> apply_labels(frame, late, as_of="2026-11-20T00:00:00Z")["accepted_final"].to_list()
+    [True, None]
+    """
+    counted = [x for x in labels if as_of is None or x.added_at <= as_of]
+    defects = {x.record_id for x in counted if x.label == "escaped_defect"}
+    reworked = {x.record_id for x in counted if x.label == "rework"}
+    verdicts: dict[str, bool] = {}
+    for x in counted:
+        if x.label in ("accepted", "not_accepted"):
+            verdicts[x.record_id] = x.label == "accepted"
+    late = pl.DataFrame(
+        {"record_id": list(verdicts), "__late": list(verdicts.values())},
+        schema={"record_id": pl.String(), "__late": pl.Boolean()},
+    )
+    ids = pl.col("record_id")
+    return (
+        records.join(late, on="record_id", how="left", maintain_order="left")
+        .with_columns(
+            ids.is_in(list(defects)).alias("escaped_defect"),
+            ids.is_in(list(reworked)).alias("rework"),
+            pl.coalesce("__late", "accepted").alias("accepted_final"),
+        )
+        .drop("__late")
+    )
