@@ -18,13 +18,20 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
 from gatestats._typing import JSONObject
-from gatestats.errors import GatestatsError
 from gatestats.gate._typed import TypedFieldError
 from gatestats.gate.bindings import PolicyBinding, SystemBinding
 from gatestats.io.digest import digest_bytes
-from gatestats.io.jsonfile import read_regular_file
-from gatestats.io.limits import POLICY_MAX_BYTES, name_problem
-from gatestats.io.toml_lines import KeyPath, TomlError, TomlProblem, key_text, line_of, locate, parse_toml
+from gatestats.io.limits import name_problem
+from gatestats.io.toml_lines import (
+    KeyPath,
+    TomlError,
+    TomlProblem,
+    key_text,
+    line_of,
+    locate,
+    parse_toml,
+    read_toml_file,
+)
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import (
@@ -473,11 +480,7 @@ def load_policy(path: str | os.PathLike[str]) -> Policy:
         its key and line).
     """
     path = Path(path)
-    try:
-        data = read_regular_file(path, limit=POLICY_MAX_BYTES, what="policy")
-    except GatestatsError as exc:
-        message = str(exc).removeprefix(f"{path}: field '<file>': ")
-        raise PolicyError([PolicyProblem(file=str(path), key="(file)", line=None, message=message)]) from None
+    data = read_toml_file(path, what="policy", problem=PolicyProblem, error=PolicyError)
     return parse_policy(data, path=path)
 
 

@@ -12,13 +12,25 @@ import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gatestats.errors import GatestatsError
+from gatestats.io.jsonfile import read_regular_file
 from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH
 from gatestats.io.text import visible
 
-__all__ = ["KeyPath", "TomlError", "TomlProblem", "key_text", "line_of", "locate", "parse_toml", "too_deep"]
+__all__ = [
+    "KeyPath",
+    "TomlError",
+    "TomlProblem",
+    "key_text",
+    "line_of",
+    "locate",
+    "parse_toml",
+    "read_toml_file",
+    "too_deep",
+]
 
 #: A key path: table names, array indices and the key, e.g. ``("rules", 2, "metric")``.
 KeyPath = tuple[str | int, ...]
@@ -306,3 +318,32 @@ def parse_toml(
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"at line (\d+)", str(exc))
         raise fail("(syntax)", int(found.group(1)) if found else None, f"not TOML: {exc}") from None
+
+
+def read_toml_file(path: Path, *, what: str, problem: type[TomlProblem], error: type[TomlError]) -> bytes:
+    """The bytes of a TOML file: a regular file (never a FIFO) of at most :data:`POLICY_MAX_BYTES`.
+
+    Parameters
+    ----------
+    path
+        The file.
+    what
+        What it is read as (``policy``, ``rollout plan``), for the messages.
+    problem, error
+        The problem and error types to raise.
+
+    Returns
+    -------
+    bytes
+        Its bytes.
+
+    Raises
+    ------
+    TomlError
+        ``error`` naming the file, key ``(file)``: missing, not a regular file, too large.
+    """
+    try:
+        return read_regular_file(path, limit=POLICY_MAX_BYTES, what=what)
+    except GatestatsError as exc:
+        message = str(exc).removeprefix(f"{path}: field '<file>': ")
+        raise error([problem(file=str(path), key="(file)", line=None, message=message)]) from None

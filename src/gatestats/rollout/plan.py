@@ -22,11 +22,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from gatestats._typing import JSONObject
-from gatestats.errors import GatestatsError
 from gatestats.io.digest import digest_json
-from gatestats.io.jsonfile import read_regular_file
-from gatestats.io.limits import POLICY_MAX_BYTES
-from gatestats.io.toml_lines import KeyPath, parse_toml
+from gatestats.io.toml_lines import KeyPath, parse_toml, read_toml_file
 from gatestats.rollout._plan_toml import PlanError, PlanProblem, Reader, shown
 from gatestats.vocabulary import (
     EVERY_STAGE,
@@ -235,11 +232,7 @@ def load_plan(path: str | os.PathLike[str]) -> RolloutPlan:
         breaks the plan's format: every problem with the file, line and key.
     """
     file = Path(path)
-    try:
-        data = read_regular_file(file, limit=POLICY_MAX_BYTES, what="rollout plan")
-    except GatestatsError as exc:
-        message = str(exc).removeprefix(f"{file}: field '<file>': ")
-        raise PlanError([PlanProblem(file=str(file), key="(file)", line=None, message=message)]) from None
+    data = read_toml_file(file, what="rollout plan", problem=PlanProblem, error=PlanError)
     return parse_plan(data, path=file)
 
 
