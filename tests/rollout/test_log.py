@@ -181,3 +181,16 @@ def test_two_writers_at_once_get_different_batch_numbers(watch: Path, plan_path:
     log = read_log(watch)
     assert log.records.height == 16
     assert log.records.get_column("record_id").n_unique() == 16
+
+
+def test_a_batch_of_another_log_is_not_read_as_this_ones(
+    tmp_path: Path, watch: Path, plan_path: Path, verdict_path: Path
+) -> None:
+    other_plan = tmp_path / "other.toml"
+    other_plan.write_text(plan_path.read_text().replace("min_observations = 20", "min_observations = 30"))
+    other = tmp_path / "OTHER"
+    init_log(other, plan_path=other_plan, verdict_path=verdict_path)
+    add_batch(other, observations(2), stage="shadow", plan_path=other_plan)
+    (other / "batches" / "0001").rename(watch / "batches" / "0001")
+    with pytest.raises(RecordFileError, match="policy_digest': written under plan 'sha256:"):
+        read_log(watch)

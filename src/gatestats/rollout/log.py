@@ -450,6 +450,18 @@ def _batch_info(
     )
 
 
+def _same_plan_and_release(path: Path, batch: Any, frame: pl.DataFrame, manifest: WatchManifest) -> None:
+    """A batch written under another plan, or holding another release's records, is not this log's."""
+    registered = batch.get("policy_digest") if isinstance(batch, dict) else None
+    if registered != manifest.plan_digest:
+        message = f"written under plan {registered!r}, not the registered {manifest.plan_digest} (not this log's batch)"
+        raise RecordFileError.single(path, "policy_digest", message)
+    others = frame.filter(pl.col("system") != manifest.release).get_column("system").unique().to_list()
+    if others:
+        message = f"records of release {sorted(others)[0]!r}, not the watched {manifest.release!r}"
+        raise RecordFileError.single(path, "system", message)
+
+
 def read_log(watch_dir: str | os.PathLike[str]) -> ObservationLog:
     """Read the observation log: the manifest, then every batch through the records' one door, in order.
 
@@ -476,6 +488,7 @@ def read_log(watch_dir: str | os.PathLike[str]) -> ObservationLog:
     batches: list[BatchInfo] = []
     for number, path in _batch_dirs(root):
         frame, info = read_run_set(path)
+        _same_plan_and_release(path, info.manifest, frame, manifest)
         stages = frame.get_column("stage").drop_nulls().unique().to_list()
         info_batch = _batch_info(number, path, info.manifest, info.digest, info.n_records, ",".join(sorted(stages)))
         batches.append(info_batch)
