@@ -24,7 +24,8 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"paired", "sequential", "golden", "gatestats"}),  # gatestats: the package's own API (__init__)
     frozenset({"cost", "judges"}),  # statistics built on the paired tests
     frozenset({"gate"}),  # the policy, the engine, the verdict
-    frozenset({"attest", "report", "sequential.run"}),  # signed verdicts, reports, the sequential controller
+    frozenset({"attest", "rollout", "sequential.run"}),  # signed verdicts, the rollout watch, the sequential controller
+    frozenset({"report"}),  # release reports (they read the rollout's decision files)
     frozenset({"cli"}),  # the commands
 )
 

@@ -40,11 +40,13 @@ __all__ = [
     "INT64_MIN",
     "MAX_DEPTH",
     "MAX_LINE_BYTES",
+    "OBSERVATION_FIELDS",
     "OUTCOMES",
     "RECORD_KEY",
     "REQUIRED_FIELDS",
     "RFC3339_PATTERN",
     "SCHEMA_PATH",
+    "STAGES",
     "ContractViolation",
     "RunRecord",
     "SchemaNode",
@@ -92,7 +94,7 @@ class RunRecord(TypedDict, total=False):
     """A run record as the runner builds, writes and reads it back (after :func:`validate_record`).
 
     One key per property of ``run_record.v1.schema.json``, in its order (a test keeps the two equal);
-    the enums (``outcome``, ``bound``, ``layer``, a grader's ``kind`` and ``verdict``) are checked by
+    the enums (``outcome``, ``bound``, ``layer``, ``stage``, a grader's ``kind`` and ``verdict``) are checked by
     the contract, not by this type. Every key is optional here: a record in the making lacks its
     ``checksum``, and the contract, not mypy, decides which keys a complete record needs.
     """
@@ -151,6 +153,11 @@ class RunRecord(TypedDict, total=False):
     correction_round: int | None
     feedback_digest: str | None
     layer: str | None
+    stage: str | None
+    cohort: str | None
+    accepted: bool | None
+    review_minutes: float | None
+    unauthorized_actions: int | None
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -186,6 +193,12 @@ GRADER_VERDICTS: tuple[str, ...] = tuple(
     v for v in load_schema()["properties"]["graders"]["items"]["properties"]["verdict"]["enum"] if v is not None
 )
 BOUNDS: tuple[str, ...] = tuple(b for b in load_schema()["properties"]["bound"]["enum"] if b is not None)
+#: The rollout stages a production observation names (``stage``), in rollout order.
+STAGES: tuple[str, ...] = tuple(s for s in load_schema()["properties"]["stage"]["enum"] if s is not None)
+#: The fields of a production observation (issue 25), added to contract v1 after its first records:
+#: optional, nullable, and omitted from a written line when null (:func:`gatestats_runner.store.encode_record`),
+#: so that a record without them keeps its bytes and its checksum.
+OBSERVATION_FIELDS: tuple[str, ...] = ("stage", "cohort", "accepted", "review_minutes", "unauthorized_actions")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -106,7 +106,10 @@ def encode_record(record: Mapping[str, object]) -> bytes:
     Parameters
     ----------
     record
-        The record, without its checksum.
+        The record, without its checksum. A null observation field
+        (:data:`~gatestats_runner.contract.OBSERVATION_FIELDS`: ``stage``, ``cohort``, ...) is
+        left out of the line, so that a record without them keeps the bytes and the checksum it
+        had before the contract gained them.
 
     Returns
     -------
@@ -118,7 +121,9 @@ def encode_record(record: Mapping[str, object]) -> bytes:
     RunSetError
         The record breaks the run-record contract (a runner bug: nothing is written).
     """
-    body = {k: v for k, v in record.items() if k != CHECKSUM_FIELD}
+    body = {
+        k: v for k, v in record.items() if k != CHECKSUM_FIELD and not (v is None and k in contract.OBSERVATION_FIELDS)
+    }
     problems = _violations(body)
     if problems:
         msg = f"record {body.get('record_id')!r} breaks the run-record contract: " + "; ".join(problems)

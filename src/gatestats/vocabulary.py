@@ -30,6 +30,7 @@ import polars as pl
 
 from gatestats_runner.contract import GRADER_VERDICTS as _CONTRACT_GRADER_VERDICTS
 from gatestats_runner.contract import OUTCOMES as _CONTRACT_OUTCOMES
+from gatestats_runner.contract import STAGES as _CONTRACT_STAGES
 
 __all__ = [
     "ACTIONS",
@@ -37,6 +38,7 @@ __all__ = [
     "DECISIONS",
     "DIRECTIONS",
     "ESTIMANDS",
+    "EVERY_STAGE",
     "FAILED",
     "FAILING_OUTCOMES",
     "GATE_CORRECTIONS",
@@ -45,15 +47,20 @@ __all__ = [
     "INFRA_ERROR",
     "INFRA_RETRIES",
     "JUDGE_CRITERIA",
+    "LATE_LABELS",
     "METRICS",
     "METRICS_WITHOUT_K",
     "OUTCOMES",
     "PASSED",
     "RESOURCE_KILLED",
+    "ROLLOUT_METRICS",
+    "ROLLOUT_METRIC_BETTER",
     "RULE_TESTS",
     "SEVERITIES",
     "SPLITS",
+    "STAGES",
     "TRIAL_KEY",
+    "TRIGGER_KINDS",
     "UNPARSEABLE",
     "VALID_OUTCOMES",
     "WEIGHTED_CORRECTIONS",
@@ -72,6 +79,7 @@ __all__ = [
     "InfraRetries",
     "IntervalMethod",
     "JudgeCriterion",
+    "LateLabel",
     "McNemarMethod",
     "Metric",
     "MetricSpec",
@@ -83,10 +91,13 @@ __all__ = [
     "PlanTest",
     "ResolvedIntervalMethod",
     "ResolvedPairedIntervalMethod",
+    "RolloutMetric",
     "RuleTest",
     "Severity",
     "Split",
+    "Stage",
     "Status",
+    "TriggerKind",
     "WeightedCorrection",
     "WorkingCorrelation",
     "check_alpha",
@@ -614,3 +625,37 @@ SPLITS: Final[tuple[Split, ...]] = get_args(Split)
 #: How bad the failure a golden case guards against is.
 Severity: TypeAlias = Literal["low", "medium", "high", "critical"]
 SEVERITIES: Final[tuple[Severity, ...]] = get_args(Severity)
+
+
+# --- After the gate: the rollout (gatestats.rollout, docs/rollout.md) ---
+
+#: A rollout stage, in rollout order (the record field ``stage``; the values are the contract's).
+Stage: TypeAlias = Literal["shadow", "pilot", "production"]
+STAGES: Final[tuple[Stage, ...]] = cast("tuple[Stage, ...]", _CONTRACT_STAGES)
+#: A trigger's stage: one stage, or ``"*"`` for every stage of the plan.
+EVERY_STAGE: Final = "*"
+#: What a rollback trigger watches: accepted outcomes per observation, escaped defects and rework per
+#: accepted outcome (from late labels), mean review minutes, unauthorised-action attempts, and the
+#: cost of every attempt per accepted outcome.
+RolloutMetric: TypeAlias = Literal[
+    "accepted_rate", "escaped_defect_rate", "rework_rate", "review_minutes", "unauthorized_actions", "cost_per_accepted"
+]
+ROLLOUT_METRICS: Final[tuple[RolloutMetric, ...]] = get_args(RolloutMetric)
+#: Which way a rollout metric is better (``accepted_rate`` higher, every other lower): a trigger fires
+#: when the metric is worse than its level.
+ROLLOUT_METRIC_BETTER: Final[Mapping[RolloutMetric, Direction]] = {
+    "accepted_rate": "higher",
+    "escaped_defect_rate": "lower",
+    "rework_rate": "lower",
+    "review_minutes": "lower",
+    "unauthorized_actions": "lower",
+    "cost_per_accepted": "lower",
+}
+#: How a trigger compares: any event fires (``none_tolerated``), a fixed level, the gate's own estimate
+#: for the release (``vs_gate``), or the previous release in the same stage (``vs_previous``).
+TriggerKind: TypeAlias = Literal["none_tolerated", "fixed", "vs_gate", "vs_previous"]
+TRIGGER_KINDS: Final[tuple[TriggerKind, ...]] = get_args(TriggerKind)
+#: A late label on an observation (``WATCH/labels.jsonl``): an accepted outcome later found wrong
+#: (``escaped_defect``), later changed (``rework``), or acceptance known only later.
+LateLabel: TypeAlias = Literal["escaped_defect", "rework", "accepted", "not_accepted"]
+LATE_LABELS: Final[tuple[LateLabel, ...]] = get_args(LateLabel)

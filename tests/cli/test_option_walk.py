@@ -45,6 +45,9 @@ NOT_WALKED: dict[str, str] = {
     "import promptfoo": "needs promptfoo output (tests/importers)",
     "import swe-bench": "needs SWE-bench summaries (tests/importers)",
     "key generate": "its one option, --out, is required",
+    "watch init": "needs a passing verdict and a rollout plan; options checked in tests/cli/test_watch_data.py",
+    "watch observe": "writes into a watch directory; options checked in tests/cli/test_watch_data.py",
+    "watch label": "writes into a watch directory; its only input is the table (tests/cli/test_watch_data.py)",
 }
 
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.gate import parse_policy
-from gatestats.gate._toml_lines import too_deep
 from gatestats.io.limits import NAME_MAX_CHARS, POLICY_MAX_BYTES, TOML_MAX_DEPTH
+from gatestats.io.toml_lines import too_deep
 from tests.gate.factory import policy_text, write_run_set
 from tests.gate.test_policy import RULE, _problems
 

@@ -103,6 +103,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "key:app",
         "Make signing keys (Ed25519, PEM).",
     ),
+    "watch": _command(
+        "watch:app",
+        "Watch a release after the gate: register its rollout plan, add observations and late labels.",
+    ),
 }
 
 

@@ -12,22 +12,26 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
 from gatestats._typing import JSONObject
-from gatestats.errors import GatestatsError
-from gatestats.gate._toml_lines import KeyPath, line_of, locate, too_deep
 from gatestats.gate._typed import TypedFieldError
 from gatestats.gate.bindings import PolicyBinding, SystemBinding
 from gatestats.io.digest import digest_bytes
-from gatestats.io.jsonfile import read_regular_file
-from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH, name_problem
-from gatestats.io.text import visible
+from gatestats.io.limits import name_problem
+from gatestats.io.toml_lines import (
+    KeyPath,
+    TomlError,
+    TomlProblem,
+    key_text,
+    line_of,
+    locate,
+    parse_toml,
+    read_toml_file,
+)
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.sequential.design import SequentialDesign, parse_sequential_table, sequential_problems
 from gatestats.vocabulary import (
@@ -74,26 +78,14 @@ _MULTIPLICITY: tuple[GateCorrection, ...] = GATE_CORRECTIONS
 _SYSTEM_PARTS = SYSTEM_PARTS
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PolicyProblem:
+class PolicyProblem(TomlProblem):
     """One thing wrong with a policy file: where (file, key path, line) and what."""
 
-    file: str
-    key: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where}: key '{self.key}': {self.message}"
+    __slots__ = ()
 
 
-class PolicyError(GatestatsError, ValueError):
+class PolicyError(TomlError):
     """The policy file is not a valid gate policy; ``problems`` lists every finding."""
-
-    def __init__(self, problems: list[PolicyProblem] | tuple[PolicyProblem, ...]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -336,7 +328,7 @@ class _Reader:
         self.problems: list[PolicyProblem] = []
 
     def problem(self, path: KeyPath, message: str) -> None:
-        key = _key_text(path)
+        key = key_text(path)
         self.problems.append(PolicyProblem(file=self.file, key=key, line=line_of(self.lines, path), message=message))
 
     def known(self, table: Mapping[str, Any], path: KeyPath, allowed: tuple[str, ...]) -> None:
@@ -420,11 +412,6 @@ class _Reader:
         return value
 
 
-def _key_text(path: KeyPath) -> str:
-    """A key path as the messages write it: ``rules[2].metric`` (control characters made visible)."""
-    return visible(".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "["))
-
-
 def _type_name(kind: type) -> str:
     return {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "an array"}.get(
         kind, "a table" if issubclass(kind, dict) else kind.__name__
@@ -493,11 +480,7 @@ def load_policy(path: str | os.PathLike[str]) -> Policy:
         its key and line).
     """
     path = Path(path)
-    try:
-        data = read_regular_file(path, limit=POLICY_MAX_BYTES, what="policy")
-    except GatestatsError as exc:
-        message = str(exc).removeprefix(f"{path}: field '<file>': ")
-        raise PolicyError([PolicyProblem(file=str(path), key="(file)", line=None, message=message)]) from None
+    data = read_toml_file(path, what="policy", problem=PolicyProblem, error=PolicyError)
     return parse_policy(data, path=path)
 
 
@@ -547,34 +530,8 @@ def parse_policy(data: bytes, *, path: str | os.PathLike[str] = "<policy>") -> P
     gatestats.gate.policy.PolicyError: <policy>:2: key 'metric': unknown key (expected one of: ...
     """
     path = Path(path)
-    text, raw = _load_toml(data, str(path))
+    text, raw = parse_toml(data, file=str(path), what="a policy", problem=PolicyProblem, error=PolicyError)
     return _read_policy(_Reader(str(path), text), raw, path, digest_bytes(data))
-
-
-def _load_toml(data: bytes, file: str) -> tuple[str, dict[str, Any]]:
-    """The text of a policy file and its parsed TOML (a :class:`PolicyError` if it is neither).
-
-    The size and nesting limits (:mod:`gatestats.io.limits`) are checked before :mod:`tomllib` runs.
-    """
-    if len(data) > POLICY_MAX_BYTES:
-        message = f"{len(data)} bytes is larger than the limit of {POLICY_MAX_BYTES} bytes for a policy"
-        raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=message)])
-    try:
-        text = data.decode("utf-8")
-        deep = too_deep(text, TOML_MAX_DEPTH)
-        if deep is not None:
-            message = f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
-            raise PolicyError([PolicyProblem(file=file, key=_key_text(deep[1]), line=deep[0], message=message)])
-        return text, tomllib.loads(text)
-    except RecursionError:  # a nesting the scan did not see: still an error naming the file, never a traceback
-        message = f"nested too deep for the TOML reader (the limit is {TOML_MAX_DEPTH} levels)"
-        raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=None, message=message)]) from None
-    except UnicodeDecodeError as exc:
-        raise PolicyError([PolicyProblem(file=file, key="(file)", line=None, message=f"not UTF-8: {exc}")]) from None
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        line = int(found.group(1)) if found else None
-        raise PolicyError([PolicyProblem(file=file, key="(syntax)", line=line, message=f"not TOML: {exc}")]) from None
 
 
 class _Top(TypedDict, total=False):

@@ -146,6 +146,8 @@ def _kind(field: str) -> CellKind:
         return "integer"
     if dtype == pl.Float64():
         return "number"
+    if dtype == pl.Boolean():
+        return "boolean"  # the contract's booleans (``accepted``): true/false, never a word coerced
     return "id" if field in ID_FIELDS else "string"
 
 

@@ -8,7 +8,7 @@ sees the data:
   (:func:`gatestats_runner.contract.decode_json`), whose depth limit is checked by a counting scan
   before the recursive parser runs.
 - **TOML** (policies): :func:`gatestats.gate.policy.load_policy` — :data:`POLICY_MAX_BYTES`, then
-  :func:`gatestats.gate._toml_lines.too_deep` (a counting scan, no recursion) with
+  :func:`gatestats.io.toml_lines.too_deep` (a counting scan, no recursion) with
   :data:`TOML_MAX_DEPTH`, before :mod:`tomllib` (which recurses once per level and raised
   ``RecursionError`` at ~500 levels).
 - **CSV** (record, importer, judgment and label tables): :func:`gatestats.tables.csvfile.read_csv_strict`

@@ -1,4 +1,4 @@
-"""Line numbers for TOML keys, so a policy error can name the line (``tomllib`` keeps none).
+"""Line numbers for TOML keys, so a policy or plan error can name the line (``tomllib`` keeps none).
 
 The locator reads the file line by line, tracks the current table header (``[a.b]`` and
 ``[[array]]`` with its index) and records the line of each ``key =`` assignment and of each header.
@@ -9,12 +9,57 @@ cannot place (e.g. inside a multi-line inline table) falls back to its table's h
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-__all__ = ["KeyPath", "line_of", "locate", "too_deep"]
+from gatestats.errors import GatestatsError
+from gatestats.io.jsonfile import read_regular_file
+from gatestats.io.limits import POLICY_MAX_BYTES, TOML_MAX_DEPTH
+from gatestats.io.text import visible
+
+__all__ = [
+    "KeyPath",
+    "TomlError",
+    "TomlProblem",
+    "key_text",
+    "line_of",
+    "locate",
+    "parse_toml",
+    "read_toml_file",
+    "too_deep",
+]
 
 #: A key path: table names, array indices and the key, e.g. ``("rules", 2, "metric")``.
 KeyPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TomlProblem:
+    """One thing wrong with a TOML file read by gatestats (a policy, a rollout plan): where and what.
+
+    ``key`` is the key path as messages write it (``rules[2].metric``); ``line`` its 1-based line when known.
+    """
+
+    file: str
+    key: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: key '{self.key}': {self.message}"
+
+
+class TomlError(GatestatsError, ValueError):
+    """A TOML file is not valid for what it is read as; ``problems`` lists every finding, one per line."""
+
+    def __init__(self, problems: Sequence[TomlProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
 _ASSIGN = re.compile(
@@ -198,3 +243,107 @@ def _string_end(text: str, index: int) -> int:
         else:
             end += 1
     return end
+
+
+def key_text(path: KeyPath) -> str:
+    """A key path as the messages write it: ``rules[2].metric`` (control characters made visible).
+
+    Parameters
+    ----------
+    path
+        A key path.
+
+    Returns
+    -------
+    str
+        Its text.
+
+    Examples
+    --------
+    >>> key_text(("rules", 2, "metric"))
+    'rules[2].metric'
+    """
+    return visible(".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "["))
+
+
+def parse_toml(
+    data: bytes, *, file: str, what: str, problem: type[TomlProblem], error: type[TomlError]
+) -> tuple[str, dict[str, Any]]:
+    """The text of a TOML file and its parsed table, after the size and nesting limits.
+
+    :data:`~gatestats.io.limits.POLICY_MAX_BYTES` and the nesting scan (:func:`too_deep`,
+    :data:`~gatestats.io.limits.TOML_MAX_DEPTH`) are checked before :mod:`tomllib` runs; a nesting
+    the scan did not see is still an error naming the file, never a traceback.
+
+    Parameters
+    ----------
+    data
+        The file's bytes.
+    file
+        Its name, for messages.
+    what
+        What it is read as (``a policy``), for the size message.
+    problem, error
+        The problem and error types to raise (``PolicyProblem``/``PolicyError``, ...).
+
+    Returns
+    -------
+    tuple of (str, dict)
+        The text (for :func:`locate`) and the parsed TOML.
+
+    Raises
+    ------
+    TomlError
+        ``error`` with one ``problem``: too large, not UTF-8, nested too deep, or not TOML (its line).
+    """
+
+    def fail(key: str, line: int | None, message: str) -> TomlError:
+        return error([problem(file=file, key=key, line=line, message=message)])
+
+    if len(data) > POLICY_MAX_BYTES:
+        raise fail("(file)", None, f"{len(data)} bytes is larger than the limit of {POLICY_MAX_BYTES} bytes for {what}")
+    try:
+        text = data.decode("utf-8")
+        deep = too_deep(text, TOML_MAX_DEPTH)
+        if deep is not None:
+            message = f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
+            raise fail(key_text(deep[1]), deep[0], message)
+        return text, tomllib.loads(text)
+    except RecursionError:
+        raise fail(
+            "(syntax)", None, f"nested too deep for the TOML reader (the limit is {TOML_MAX_DEPTH} levels)"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise fail("(file)", None, f"not UTF-8: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"at line (\d+)", str(exc))
+        raise fail("(syntax)", int(found.group(1)) if found else None, f"not TOML: {exc}") from None
+
+
+def read_toml_file(path: Path, *, what: str, problem: type[TomlProblem], error: type[TomlError]) -> bytes:
+    """The bytes of a TOML file: a regular file (never a FIFO) of at most :data:`POLICY_MAX_BYTES`.
+
+    Parameters
+    ----------
+    path
+        The file.
+    what
+        What it is read as (``policy``, ``rollout plan``), for the messages.
+    problem, error
+        The problem and error types to raise.
+
+    Returns
+    -------
+    bytes
+        Its bytes.
+
+    Raises
+    ------
+    TomlError
+        ``error`` naming the file, key ``(file)``: missing, not a regular file, too large.
+    """
+    try:
+        return read_regular_file(path, limit=POLICY_MAX_BYTES, what=what)
+    except GatestatsError as exc:
+        message = str(exc).removeprefix(f"{path}: field '<file>': ")
+        raise error([problem(file=str(path), key="(file)", line=None, message=message)]) from None
