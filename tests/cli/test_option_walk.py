@@ -48,6 +48,8 @@ NOT_WALKED: dict[str, str] = {
     "watch init": "needs a passing verdict and a rollout plan; options checked in tests/cli/test_watch_data.py",
     "watch observe": "writes into a watch directory; options checked in tests/cli/test_watch_data.py",
     "watch label": "writes into a watch directory; its only input is the table (tests/cli/test_watch_data.py)",
+    "watch status": "reads a watch directory; --plan, --record/--no-record and --json checked in tests/rollout/test_watch.py",
+    "watch defects": "reads a watch directory; its only input is the directory (tests/rollout/test_watch.py)",
 }
 
 

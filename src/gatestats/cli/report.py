@@ -40,6 +40,13 @@ def report_command(
         str, typer.Option("--renderer", help="auto (Quarto when installed, else Jupyter), quarto or jupyter.")
     ] = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="Print the built report as one JSON object.")] = False,
+    watch: Annotated[
+        Path | None,
+        typer.Option(
+            "--watch",
+            help="A rollout's observation log (gatestats watch init): its latest reading shown in 'After the gate'.",
+        ),
+    ] = None,
 ) -> None:
     """Build the release report of VERDICT as OUT/<release>/<next version>/ (never overwritten).
 
@@ -56,6 +63,8 @@ def report_command(
         ``auto``, ``quarto`` or ``jupyter``.
     as_json
         Print the built report as one JSON object.
+    watch
+        The rollout's observation log; its latest reading (``gatestats watch status``) must follow VERDICT.
 
     Raises
     ------
@@ -76,7 +85,7 @@ def report_command(
             raise typer.BadParameter(str(exc).removeprefix("release: "), param_hint="--release") from None
     chosen: Renderer = renderer  # type: ignore[assignment]
     try:
-        report = build_release_report(verdict, release=release, out=out, renderer=chosen)
+        report = build_release_report(verdict, release=release, out=out, renderer=chosen, watch=watch)
     except (GatestatsError, ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     if as_json:

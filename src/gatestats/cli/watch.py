@@ -21,6 +21,8 @@ from gatestats.errors import GatestatsError, RecordFileError
 if TYPE_CHECKING:
     import polars as pl
 
+    from gatestats.rollout.decision import WatchDecision
+
 __all__ = ["app"]
 
 app = typer.Typer(
@@ -200,3 +202,170 @@ def label_command(
     added = add_labels(watch, file)
     count = f"{len(added)} late label" + ("" if len(added) == 1 else "s")
     Console(stderr=True).print(f"added {count} to {watch / 'labels.jsonl'}", highlight=False, markup=False)
+
+
+def _evalue(log_e: float | None, threshold: float | None) -> str:
+    """The e-value now against 1/α, plain decimals; a count has none."""
+    import math
+
+    if log_e is None or threshold is None:
+        return "— (a count)"
+    shown = "> 1e300" if log_e > 690 else f"{math.exp(log_e):.3g}"
+    return f"{shown} / {math.exp(threshold):.3g}"
+
+
+def _print_reading(decision: WatchDecision, written: Path | None) -> None:
+    """The reading as two tables (stages, triggers) and its decision line, on stdout."""
+    from rich.table import Table
+
+    from gatestats.io.text import visible
+
+    console = Console(width=200, highlight=False)
+    stages = Table(title=f"rollout of {visible(decision.release)}: stages", title_justify="left")
+    for column in ("stage", "owner", "observations", "pending", "days", "action", "reason"):
+        stages.add_column(column, overflow="fold")
+    for s in decision.stages:
+        days = "—" if s.days_observed is None else f"{s.days_observed:.1f}"
+        stages.add_row(
+            s.stage,
+            visible(s.owner),
+            f"{s.n_observations}/{s.min_observations}",
+            str(s.pending),
+            days,
+            s.action,
+            visible(s.reason, limit=300),
+        )
+    console.print(stages, markup=False)
+    triggers = Table(title="triggers (anytime-valid: read after every batch)", title_justify="left")
+    for column in ("stage", "trigger", "level", "α", "n", "estimate", "e-value / 1/α", "status", "fired at"):
+        triggers.add_column(column, overflow="fold")
+    for s in decision.stages:
+        for t in s.triggers:
+            where = "—" if t.fired_record is None else f"{visible(t.fired_record)} ({t.fired_batch}, {t.fired_time})"
+            triggers.add_row(
+                s.stage,
+                visible(t.name),
+                "—" if t.level is None else f"{t.level:.4g}",
+                "—" if t.alpha is None else f"{t.alpha:g}",
+                str(t.n),
+                "—" if t.estimate is None else f"{t.estimate:.4f}",
+                "—" if t.status == "insufficient_evidence" else _evalue(t.log_evalue, t.threshold),
+                t.status.replace("_", " "),
+                where if t.status != "insufficient_evidence" else visible(t.reason),
+            )
+    console.print(triggers, markup=False)
+    word = {"roll_back": "ROLL BACK", "advance": "ADVANCE", "continue": "CONTINUE"}[decision.action]
+    print(f"rollout: {word} (exit {decision.exit_code}) at {decision.created_at}")
+    for reason in decision.reasons:
+        print(f"  - {visible(reason, limit=500)}")
+    if decision.escaped_defects:
+        print(f"escaped defects: {len(decision.escaped_defects)} (gatestats watch defects lists them for promotion)")
+    if written is not None:
+        print(f"decision file: {written}")
+
+
+@app.command("status")
+@_reports("plan", "previous")
+def status_command(
+    watch: WatchDir,
+    plan: Annotated[
+        Path | None, typer.Option("--plan", help="The rollout plan (default: the registered one's path).")
+    ] = None,
+    previous: Annotated[
+        Path | None,
+        typer.Option("--previous", help="The previous release's watch directory (for vs_previous triggers)."),
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record/--no-record", help="Write the reading as WATCH/decisions/NNNN.json.")
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reading as one JSON object.")] = False,
+) -> None:
+    """Read the rollout once: per stage continue, advance or roll back (exit 0 / 20 / 21).
+
+    Every trigger of the plan is read on the observations and late labels so far with an
+    anytime-valid test (reading after every batch keeps the false-rollback rate at most α).
+
+    \f
+    Parameters
+    ----------
+    watch, plan, previous
+        The log, its plan (its digest must be the registered one), the previous release's log.
+    record
+        Write the reading as a decision file (the release record's path after the gate).
+    as_json
+        Print the reading as JSON instead of the tables.
+
+    Raises
+    ------
+    typer.Exit
+        With the reading's exit code: 0 continue, 20 advance, 21 roll back.
+    """
+    import json
+    import sys
+
+    from gatestats.rollout import read_watch_manifest
+    from gatestats.rollout.record import write_decision
+    from gatestats.rollout.watch import watch as read_rollout
+
+    plan_path = plan if plan is not None else Path(read_watch_manifest(watch).plan_path)
+    decision = read_rollout(watch, plan_path=plan_path, previous=previous)
+    written = write_decision(watch, decision) if record else None
+    if as_json:
+        body = decision.to_dict() | {"decision_file": None if written is None else str(written)}
+        sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    else:
+        _print_reading(decision, written)
+    raise typer.Exit(decision.exit_code)
+
+
+@app.command("defects")
+@_reports()
+def defects_command(watch: WatchDir) -> None:
+    """List the escaped defects (late labels) with the `gatestats promote` command that proposes each as a case.
+
+    A person writes the expected outcome (``--expect``) and runs the command; the case is proposed,
+    never approved automatically (``gatestats cases approve``).
+
+    \f
+    Parameters
+    ----------
+    watch
+        The log.
+    """
+    import shlex
+
+    from gatestats.io.text import visible
+    from gatestats.rollout import read_labels, read_log
+
+    log = read_log(watch)
+    ids, batches = log.records.get_column("record_id").to_list(), log.records.get_column("batch").to_list()
+    where = dict(zip(ids, batches, strict=True))
+    defects = [label for label in read_labels(watch) if label.label == "escaped_defect"]
+    if not defects:
+        print("no escaped defect has been labelled")
+        return
+    for label in defects:
+        batch = watch / "batches" / f"{where[label.record_id]:04d}"
+        case = "escaped-" + "".join(c if c.isalnum() or c in "._-" else "-" for c in label.record_id)[:80]
+        command = [
+            "gatestats",
+            "promote",
+            str(batch),
+            "--record",
+            label.record_id,
+            "--case-id",
+            case,
+            "--failure-class",
+            "escaped_defect",
+            "--severity",
+            "high",
+            "--split",
+            "development",
+            "--expect",
+            "EXPECT.json",
+            "--why",
+            f"escaped defect found {label.observed_at}",
+        ]
+        found = f"batch {where[label.record_id]}, found {label.observed_at}"
+        print(f"{visible(label.record_id)} ({found}): {visible(label.note or '')}")
+        print("  " + " ".join(shlex.quote(part) for part in command))

@@ -59,6 +59,7 @@ __all__ = [
     "VerdictFile",
     "VerdictFileError",
     "read_verdict",
+    "resolve_bound_path",
     "verdict_digest",
     "verdict_file_bytes",
     "write_verdict",
@@ -666,6 +667,28 @@ class VerdictFile:
             was read with ``check_digest=False``).
         """
         return str(self.body["digest"])
+
+
+def resolve_bound_path(recorded: str, verdict_dir: Path) -> Path:
+    """A path a verdict recorded: as is when absolute; else relative to the working directory, else to the verdict.
+
+    Parameters
+    ----------
+    recorded
+        The path as the verdict binds it (a side's run set, a record file).
+    verdict_dir
+        The directory of the verdict file.
+
+    Returns
+    -------
+    Path
+        Where to read it; the caller checks the digest (a file found elsewhere must still have the
+        bytes the verdict bound).
+    """
+    path = Path(recorded)
+    if path.is_absolute():
+        return path
+    return path if path.exists() else (verdict_dir / path if (verdict_dir / path).exists() else path)
 
 
 def read_verdict(path: str | os.PathLike[str], *, check_digest: bool = True) -> VerdictFile:

@@ -26,6 +26,7 @@ from gatestats.errors import GatestatsError, RecordFileError
 from gatestats.gate import RecordSet, Verdict, VerdictFile, VerdictFileError, load_record_set
 from gatestats.gate import read_verdict as read_gate_verdict
 from gatestats.gate.bindings import SideBinding
+from gatestats.gate.verdict import resolve_bound_path
 from gatestats.io.digest import digest_bytes, digest_file
 from gatestats.io.jsonfile import parse_json_document, read_json_file
 from gatestats.io.limits import SMALL_JSON_MAX_BYTES
@@ -35,6 +36,7 @@ __all__ = [
     "JSON_FILES",
     "SIDES",
     "TABLES",
+    "WATCH_FILE",
     "ReleaseData",
     "ReportInputError",
     "VerdictInput",
@@ -66,6 +68,8 @@ TABLES: Final = (
 )
 #: The JSON files of ``data/`` besides ``digests.json``.
 JSON_FILES: Final = ("verdict.json", "provenance.json")
+#: The optional JSON file of ``data/``: the rollout's latest reading (``gatestats report --watch``).
+WATCH_FILE: Final = "watch.json"
 
 
 class _ParquetOptions(TypedDict):
@@ -149,14 +153,6 @@ def read_verdict(path: str | os.PathLike[str]) -> VerdictFile:
         raise ReportInputError(str(exc)) from None
 
 
-def _resolve(recorded: str, verdict_dir: Path) -> Path:
-    """A recorded path: as is when absolute; else relative to the working directory, else to the verdict."""
-    path = Path(recorded)
-    if path.is_absolute():
-        return path
-    return path if path.exists() else (verdict_dir / path if (verdict_dir / path).exists() else path)
-
-
 def check_record_files(verdict: VerdictInput) -> dict[str, tuple[Path, ...]]:
     """Re-digest every record file the verdict names; every missing or changed file is an error.
 
@@ -183,7 +179,7 @@ def check_record_files(verdict: VerdictInput) -> dict[str, tuple[Path, ...]]:
     for side in SIDES:
         paths = []
         for entry in _side(verdict, side).files:
-            path = _resolve(entry.path, verdict.path.parent)
+            path = resolve_bound_path(entry.path, verdict.path.parent)
             expected = entry.digest
             try:
                 actual = digest_file(path)
@@ -254,7 +250,12 @@ def load_sides(verdict: VerdictInput, files: Mapping[str, Sequence[Path]]) -> di
 
 
 def write_data(
-    directory: Path, verdict: VerdictInput, tables: Mapping[str, pl.DataFrame], provenance: Any
+    directory: Path,
+    verdict: VerdictInput,
+    tables: Mapping[str, pl.DataFrame],
+    provenance: Any,
+    *,
+    watch: bytes | None = None,
 ) -> dict[str, str]:
     """Write ``data/``: the verdict copy, the tables, the provenance and ``digests.json``.
 
@@ -268,6 +269,8 @@ def write_data(
         The report's tables by name (:data:`TABLES`).
     provenance
         The provenance document (JSON value).
+    watch
+        The bytes of the rollout's latest decision file, copied as ``watch.json`` (none: no rollout).
 
     Returns
     -------
@@ -278,6 +281,8 @@ def write_data(
     contents: dict[str, bytes] = {"verdict.json": verdict.raw, "provenance.json": json_bytes(provenance)}
     for name in TABLES:
         contents[f"{name}.parquet"] = parquet_bytes(tables[name])
+    if watch is not None:
+        contents[WATCH_FILE] = watch
     digests = {name: digest_bytes(data) for name, data in sorted(contents.items())}
     for name, data in contents.items():
         (directory / name).write_bytes(data)
@@ -308,6 +313,8 @@ class ReleaseData:
     judges: pl.DataFrame = field(repr=False)
     infra: pl.DataFrame = field(repr=False)
     bounds: pl.DataFrame = field(repr=False)
+    #: The rollout's latest reading (``gatestats-watch-decision/1``), when the report was built with one.
+    watch: Mapping[str, Any] | None = None
 
     def table(self, name: str) -> pl.DataFrame:
         """One of the tables by name (see ``TABLES`` in the module docstring).
@@ -422,14 +429,15 @@ def load_release_data(
         directory=directory,
         verdict=verdict.verdict,
         verdict_digest=verdict.digest,
-        provenance=_provenance(contents["provenance.json"], directory / "provenance.json"),
+        provenance=_json_data(contents["provenance.json"], directory / "provenance.json"),
         digests=digests,
         **tables,
+        watch=_json_data(contents[WATCH_FILE], directory / WATCH_FILE) if WATCH_FILE in contents else None,
     )
 
 
-def _provenance(data: bytes, source: Path) -> Any:
-    """The report's ``provenance.json``, decoded by the strict JSON door (depth and number limits)."""
+def _json_data(data: bytes, source: Path) -> Any:
+    """A JSON file of ``data/`` (``provenance.json``, ``watch.json``), decoded by the strict JSON door."""
     try:
         return parse_json_document(data, source=source)
     except RecordFileError as exc:

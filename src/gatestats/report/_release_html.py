@@ -32,6 +32,7 @@ from gatestats.report._release_format import (
     words,
 )
 from gatestats.report._release_format import e as _e
+from gatestats.report._release_rollout import after_gate_html
 from gatestats.report._release_sequential import sequential_html
 from gatestats.report._release_words import severe_detail, verdict_reasons
 from gatestats.vocabulary import ESTIMANDS, PASSED
@@ -597,6 +598,7 @@ BUILDERS: Final[Mapping[str, Callable[[ReleaseData], str]]] = {
     "verdict": _verdict,
     "rules": _rules,
     "sequential": sequential_html,
+    "after_gate": after_gate_html,
     "severe_slices": _severe,
     "flips": _flips,
     "curves": _curves,

@@ -47,6 +47,7 @@ SECTIONS: Final[tuple[Section, ...]] = (
     Section(name="severe_slices", title="Severe slices"),
     Section(name="flips", title="Flips per case"),
     Section(name="sequential", title="Sequential run"),
+    Section(name="after_gate", title="After the gate"),
     Section(name="curves", title="pass^k and pass@k over k", charts=ESTIMANDS),
     Section(name="slices", title="Per-slice pass rates", charts=("slices",)),
     Section(name="case_sets", title="Case set"),

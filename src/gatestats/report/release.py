@@ -48,6 +48,7 @@ import polars as pl
 
 import gatestats
 from gatestats._typing import JSONObject
+from gatestats.errors import GatestatsError
 from gatestats.gate import VerdictFile
 from gatestats.io.digest import digest_bytes
 from gatestats.io.files import new_build_directory, rename_directory_once
@@ -74,6 +75,7 @@ from gatestats.report.quarto import (
     resolve_renderer,
     save_chart,
 )
+from gatestats.rollout.record import decision_files, read_decision
 
 __all__ = [
     "CHART_NAMES",
@@ -283,6 +285,54 @@ def _make_parents(path: Path) -> list[Path]:
     return created
 
 
+def latest_reading(watch: str | os.PathLike[str], verdict_digest: str) -> bytes:
+    """The bytes of a rollout's latest decision file, checked and bound to ``verdict_digest``.
+
+    Parameters
+    ----------
+    watch
+        The observation log.
+    verdict_digest
+        The digest of the verdict the report shows.
+
+    Returns
+    -------
+    bytes
+        The decision file as written (its digest and format checked).
+
+    Raises
+    ------
+    ReportInputError
+        No reading yet, an edited decision file, or a rollout that follows another verdict.
+    """
+    files = decision_files(watch)
+    if not files:
+        msg = f"{watch}: no reading of the rollout yet (run `gatestats watch status {watch} --plan PLAN` first)"
+        raise ReportInputError(msg)
+    try:
+        body = read_decision(files[-1])
+    except (GatestatsError, ValueError) as exc:
+        raise ReportInputError(str(exc)) from None
+    if body.get("verdict_digest") != verdict_digest:
+        msg = (
+            f"{files[-1]}: field 'verdict_digest': the rollout follows the verdict {body.get('verdict_digest')}, "
+            f"not this one ({verdict_digest})"
+        )
+        raise ReportInputError(msg)
+    return files[-1].read_bytes()
+
+
+def _inputs(
+    verdict_path: str | os.PathLike[str], watch: str | os.PathLike[str] | None
+) -> tuple[VerdictFile, dict[str, pl.DataFrame], JSONObject, bytes | None]:
+    """Everything a report shows, checked before anything is written: verdict, tables, provenance, reading."""
+    verdict = read_verdict(verdict_path)
+    sides = load_sides(verdict, check_record_files(verdict))
+    reading = None if watch is None else latest_reading(watch, verdict.digest)
+    tables, provenance = compute_tables(verdict, sides)
+    return verdict, tables, provenance, reading
+
+
 def build_release_report(
     verdict_path: str | os.PathLike[str],
     *,
@@ -290,6 +340,7 @@ def build_release_report(
     out: str | os.PathLike[str] = Path("reports"),
     renderer: Renderer = "auto",
     timeout_s: float = 600.0,
+    watch: str | os.PathLike[str] | None = None,
 ) -> ReleaseReport:
     """Build ``out/<release>/<version>/`` from a verdict file (see the module docstring).
 
@@ -305,6 +356,9 @@ def build_release_report(
         ``auto``: Quarto when its CLI is on ``PATH``, else Jupyter (nbclient + nbconvert).
     timeout_s : float
         Budget of the render.
+    watch : str or PathLike, optional
+        A rollout's observation log: its latest reading (:func:`latest_reading`) is copied into
+        ``data/watch.json`` and shown in "After the gate".
 
     Returns
     -------
@@ -329,9 +383,7 @@ def build_release_report(
     if release is not None:
         check_release_name(release)
     root = Path(out)
-    verdict = read_verdict(verdict_path)
-    sides = load_sides(verdict, check_record_files(verdict))
-    tables, provenance = compute_tables(verdict, sides)
+    verdict, tables, provenance, reading = _inputs(verdict_path, watch)
     name = release if release is not None else default_release_name(verdict.body)
     renderer_version = _renderer_version(resolved)
     release_dir = root / name
@@ -339,13 +391,22 @@ def build_release_report(
     building = new_build_directory(release_dir, ".building-")  # a killed build's directory is swept by the next
     build = building.path
     try:
-        built = _write_report(build, verdict, tables, provenance, name, resolved, renderer_version, timeout_s=timeout_s)
+        built = _write_report(
+            build, verdict, tables, provenance, name, resolved, renderer_version, timeout_s=timeout_s, watch=reading
+        )
         version, directory = _move_into_place(build, release_dir)
     except BaseException:
         building.discard()
         _remove_partial(build, created)
         raise
     building.release()
+    return _release_report(directory, name, version, built, verdict, started)
+
+
+def _release_report(
+    directory: Path, name: str, version: int, built: _Built, verdict: VerdictFile, started: float
+) -> ReleaseReport:
+    """What :func:`build_release_report` returns, from what it built."""
     return ReleaseReport(
         directory=directory,
         release=name,
@@ -384,9 +445,10 @@ def _write_report(
     renderer_version: str,
     *,
     timeout_s: float,
+    watch: bytes | None = None,
 ) -> _Built:
     """Write ``data/``, ``charts/``, ``report.qmd``, ``report.html`` and ``report.json`` into ``build``."""
-    digests = write_data(build / "data", verdict, tables, provenance)
+    digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
     (build / "charts").mkdir()
     charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
     for stem, chart in charts.items():
