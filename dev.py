@@ -110,6 +110,7 @@ def demo() -> None:
         "--reviser", f"{PY} {example / 'reviser.py'}", "--out", work / "correction",
     )  # fmt: skip
     sequential_demo(gatestats, work / "sequential", ROOT / "reports")
+    rollout_demo(gatestats, work / "rollout", work / "sequential" / "verdict.json", ROOT / "reports")
     print(f"\nverdict: {VERDICT_EXITS[gate.returncode]} (gatestats gate exit {gate.returncode}); files in {work}")
 
 
@@ -148,6 +149,58 @@ def sequential_demo(gatestats: Path, out: Path, reports: Path) -> None:
         f"verdict {verdict}, summary {out / 'verdict.md'}",
         flush=True,
     )
+
+
+def rollout_demo(gatestats: Path, out: Path, verdict: Path, reports: Path) -> None:
+    """After the gate (``examples/rollout``): the sequential example's release in shadow, then pilot, rolled back.
+
+    ``gatestats watch init`` registers the rollout plan beside the passing verdict before any
+    observation; three batches of simulated shadow traffic let the shadow stage advance (exit 20);
+    three pilot batches and, a week later, the late labels of escaped defects roll the pilot back
+    (exit 21) with the trigger's evidence; one escaped defect's trace becomes a proposed case
+    (``gatestats promote``, never approved here); ``gatestats report --watch`` builds the release's
+    next report version with its "After the gate" section.
+    """
+    example = ROOT / "examples" / "rollout"
+    data = example / "data"
+    watch = out / "watch"
+    columns = (
+        "case_id=request_id,outcome=outcome,accepted=accepted,review_minutes=review_minutes,"
+        "unauthorized_actions=unauthorized_actions,cost_usd=cost_usd,cohort=cohort,started_at=started_at,ended_at=ended_at"
+    )
+    print("== after the gate: the sequential release in shadow, then pilot (examples/rollout)", flush=True)
+    _run(gatestats, "watch", "init", watch, "--plan", example / "rollout.toml", "--verdict", verdict)
+    expected = {"shadow": 20, "pilot": 21}  # shadow advances; the pilot rolls back once the labels arrive
+    for stage, code in expected.items():
+        for number in (1, 2, 3):
+            table = data / f"simulated-{stage}-{number}.csv"
+            _run(
+                gatestats,
+                "watch",
+                "observe",
+                watch,
+                table,
+                "--stage",
+                stage,
+                "--map",
+                columns,
+                "--id-column",
+                "request_id",
+            )
+        if stage == "pilot":
+            _run(gatestats, "watch", "label", watch, data / "simulated-labels.csv")
+        status = subprocess.run([str(gatestats), "watch", "status", str(watch)], check=False)
+        if status.returncode != code:
+            raise SystemExit(f"watch status of the {stage}: exit {status.returncode}, expected {code}")
+    _run(
+        gatestats, "promote", data / "simulated-trace-pilot-1-0051.json", "--set", out / "golden",
+        "--case-id", "escaped-pilot-1-0051", "--failure-class", "escaped_defect", "--severity", "high",
+        "--split", "development", "--expect", example / "escaped-expect.json", "--by", "dev.py demo",
+        "--why", "escaped defect: production record pilot-1-0051 (watch batch 0004), found 2026-11-13",
+    )  # fmt: skip
+    print("== report: the sequential verdict, with the rollout after the gate", flush=True)
+    _run(gatestats, "report", verdict, "--out", reports, "--watch", watch)
+    print(f"rollout: shadow advanced, pilot rolled back (gatestats watch status exit 21); log {watch}", flush=True)
 
 
 def system_tools(packages: tuple[str, ...] = ("bubblewrap", "chromium")) -> None:

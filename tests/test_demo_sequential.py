@@ -83,3 +83,14 @@ def test_demo_gates_the_sequential_run_renders_its_report_and_prints_where_they_
     shown = [line for line in _readme_block() if line.startswith(("sequential: ", "  "))]
     assert shown == lines[sequential : sequential + len(shown)]
     assert len(shown) == 5
+    # After the gate (examples/rollout): the same release in shadow (advances), then pilot (rolled back).
+    rollout = tmp_path / "rollout"
+    _dev().rollout_demo(gatestats, rollout, out / "verdict.json", reports)
+    after = capfd.readouterr().out
+    assert "rollout: ADVANCE (exit 20)" in after
+    assert "rollout: ROLL BACK (exit 21)" in after
+    assert "roll back: stage pilot: escaped defects at most 2% (escaped defect rate) fired at observation" in after
+    assert (rollout / "golden" / "proposed" / "escaped-pilot-1-0051").is_dir()  # proposed, never approved
+    page = (reports / "product-sequential-new" / "2" / "report.html").read_text(encoding="utf-8")
+    assert "After the gate" in page
+    assert "ROLL BACK" in page

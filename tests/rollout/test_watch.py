@@ -213,4 +213,5 @@ def test_defects_lists_each_escaped_defect_with_its_promote_command(
     add_labels(root, table)
     result = CliRunner().invoke(app, ["watch", "defects", str(root)])
     assert result.exit_code == 0, result.output
-    assert f"gatestats promote {root / 'batches' / '0001'} --record obs-2 --case-id escaped-obs-2" in result.stdout
+    assert "gatestats promote TRACE.json --case-id escaped-obs-2 --failure-class escaped_defect" in result.stdout
+    assert f"production record obs-2 ({root / 'batches' / '0001'})" in result.stdout

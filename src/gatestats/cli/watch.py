@@ -323,8 +323,10 @@ def status_command(
 def defects_command(watch: WatchDir) -> None:
     """List the escaped defects (late labels) with the `gatestats promote` command that proposes each as a case.
 
-    A person writes the expected outcome (``--expect``) and runs the command; the case is proposed,
-    never approved automatically (``gatestats cases approve``).
+    An observation carries no request to replay; its production trace does (``gatestats-trace/1`` or
+    OTLP spans, its ``trace_id`` the record id). A person writes the expected outcome (``--expect``) and
+    runs the command; the case is proposed, never approved automatically (``gatestats cases approve``),
+    and its ``--why`` names the production record and the batch it is in.
 
     \f
     Parameters
@@ -347,12 +349,11 @@ def defects_command(watch: WatchDir) -> None:
     for label in defects:
         batch = watch / "batches" / f"{where[label.record_id]:04d}"
         case = "escaped-" + "".join(c if c.isalnum() or c in "._-" else "-" for c in label.record_id)[:80]
+        why = f"escaped defect: production record {label.record_id} ({batch}), found {label.observed_at}"
         command = [
             "gatestats",
             "promote",
-            str(batch),
-            "--record",
-            label.record_id,
+            "TRACE.json",
             "--case-id",
             case,
             "--failure-class",
@@ -364,8 +365,11 @@ def defects_command(watch: WatchDir) -> None:
             "--expect",
             "EXPECT.json",
             "--why",
-            f"escaped defect found {label.observed_at}",
+            why,
         ]
         found = f"batch {where[label.record_id]}, found {label.observed_at}"
         print(f"{visible(label.record_id)} ({found}): {visible(label.note or '')}")
         print("  " + " ".join(shlex.quote(part) for part in command))
+    print(
+        "TRACE.json: the production trace of the record (its trace_id the record id); EXPECT.json: the expected outcome"
+    )
