@@ -215,3 +215,48 @@ def test_defects_lists_each_escaped_defect_with_its_promote_command(
     assert result.exit_code == 0, result.output
     assert "gatestats promote TRACE.json --case-id escaped-obs-2 --failure-class escaped_defect" in result.stdout
     assert f"production record obs-2 ({root / 'batches' / '0001'})" in result.stdout
+
+
+VS_PREVIOUS = """
+[[rollout.triggers]]
+name = "cost per accepted outcome"
+stage = "shadow"
+metric = "cost_per_accepted"
+kind = "vs_previous"
+ratio = 1.25
+"""
+
+
+def _release(tmp_path: Path, name: str, plan: Path, verdict: Path, cost: float, n: int = 300) -> Path:
+    root = tmp_path / name
+    init_log(root, plan_path=plan, verdict_path=verdict)
+    add_batch(root, observations(n, cost_usd=cost, accepted=True), stage="shadow", plan_path=plan)
+    return root
+
+
+def test_vs_previous_compares_with_an_upper_bound_of_the_previous_release(
+    tmp_path: Path, plan_path: Path, verdict_path: Path
+) -> None:
+    plan_path.write_text(PLAN + VS_PREVIOUS, encoding="utf-8")
+    previous = _release(tmp_path, "old", plan_path, verdict_path, cost=0.02)
+    same = _release(tmp_path, "same", plan_path, verdict_path, cost=0.02)
+    dearer = _release(tmp_path, "dearer", plan_path, verdict_path, cost=0.5)  # the cap is $5: the bound is wide
+    quiet = _trigger(
+        _stage(watch(same, plan_path=plan_path, previous=previous, now=LATER), "shadow"), "cost_per_accepted"
+    )
+    assert quiet.status == "quiet"
+    assert quiet.alpha == pytest.approx(0.025)  # half to the monitor, half to the reference (docs/rollout.md)
+    assert quiet.alpha_total == pytest.approx(0.05)
+    assert quiet.level is not None
+    assert quiet.level > 1.25 * 0.02  # an upper bound of the previous CPA, never its point estimate
+    assert quiet.estimate == pytest.approx(0.02)
+    fired = _trigger(
+        _stage(watch(dearer, plan_path=plan_path, previous=previous, now=LATER), "shadow"), "cost_per_accepted"
+    )
+    assert fired.status == "fired"
+    assert fired.estimate == pytest.approx(0.5)
+    assert fired.level is not None
+    assert fired.level < 0.5
+    alone = _trigger(_stage(watch(same, plan_path=plan_path, now=LATER), "shadow"), "cost_per_accepted")
+    assert alone.status == "insufficient_evidence"  # no previous release: no level, never a silent pass
+    assert "previous release" in alone.reason

@@ -8,22 +8,22 @@
   one-sided α, and the decision file says so.
 - ``vs_previous`` (cost per accepted outcome, review minutes): the previous release's value in the
   same stage, read from its observation log through the same door, enters as an *upper*
-  confidence bound: a quarter of the trigger's α to each fixed-sample bound (Hoeffding for the mean
-  cost or review minutes, bounded by the plan's cap; Wilson for the accepted rate, one-sided), half
-  to the monitor. The sampling error of the reference then cannot raise a false rollback: in total
-  at most the trigger's α.
+  confidence bound: one-sided betting confidence sequences (the mean cost or review minutes, bounded
+  by the plan's cap; the accepted rate from below), a quarter of the trigger's α to each of the
+  cost's two bounds (half to the review minutes' one), half to the monitor. The sampling error of
+  the reference then cannot raise a false rollback: in total at most the trigger's α. The bound is
+  as wide as the plan's cap makes it: a cap far above the real costs costs power, never validity.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from gatestats.estimators.intervals import wilson_interval
 from gatestats.gate import Verdict
+from gatestats.sequential import confidence_sequence
 
 __all__ = ["Reference", "gate_reference", "mean_upper_bound", "rate_lower_bound"]
 
@@ -71,7 +71,12 @@ def gate_reference(verdict: Verdict) -> Reference:
 
 
 def mean_upper_bound(values: npt.NDArray[np.float64], *, cap: float, alpha: float) -> float | None:
-    """Hoeffding's one-sided upper bound for the mean of values in ``[0, cap]`` (``None`` without values).
+    """A one-sided upper confidence bound for the mean of values in ``[0, cap]`` (``None`` without values).
+
+    The betting confidence sequence of :func:`gatestats.sequential.confidence_sequence` (Waudby-Smith &
+    Ramdas 2024), one-sided, at its last observation: valid at a fixed size and while the previous
+    release's log still grows, and tight when the values vary little (Hoeffding's bound is not: it
+    pays for the whole range ``cap`` whatever the spread).
 
     Parameters
     ----------
@@ -85,32 +90,29 @@ def mean_upper_bound(values: npt.NDArray[np.float64], *, cap: float, alpha: floa
     Returns
     -------
     float or None
-        :math:`\\bar x + \\text{cap}\\,\\sqrt{\\ln(1/\\alpha) / (2n)}` (Hoeffding 1963), at most ``cap``.
+        The upper end, at most ``cap``.
     """
     if values.size == 0:
         return None
-    mean = float(np.mean(np.clip(values, 0.0, cap)))
-    return min(cap, mean + cap * math.sqrt(math.log(1 / alpha) / (2 * values.size)))
+    scaled = np.clip(values, 0.0, cap) / cap
+    return cap * float(confidence_sequence(scaled, alpha=alpha, alternative="less").upper[-1])
 
 
-def rate_lower_bound(successes: int, n: int, *, alpha: float) -> float | None:
-    """The one-sided Wilson lower bound for a proportion (``None`` when ``n`` is 0).
+def rate_lower_bound(successes: npt.NDArray[np.float64], *, alpha: float) -> float | None:
+    """A one-sided lower confidence bound for a proportion from its 0/1 observations (``None`` without any).
 
     Parameters
     ----------
     successes
-        The successes.
-    n
-        The trials.
+        The 0/1 observations.
     alpha
-        The bound's error level (one-sided).
+        The bound's error level.
 
     Returns
     -------
     float or None
-        The lower end of the two-sided Wilson interval at confidence 1 − 2α (Wilson 1927;
-        :func:`gatestats.estimators.intervals.wilson_interval`).
+        The lower end of the betting confidence sequence (one-sided) at the last observation.
     """
-    if n == 0:
+    if successes.size == 0:
         return None
-    return wilson_interval(successes / n, n, confidence_level=1 - 2 * alpha)[0]
+    return float(confidence_sequence(successes, alpha=alpha, alternative="greater").lower[-1])

@@ -195,7 +195,7 @@ def _previous_cpa(previous: StageStreams | None, *, cap: float, alpha: float, ra
     if np.isnan(previous.cost).any():
         return None, "the previous release's cost per accepted outcome: some of its observations have no cost"
     cost = mean_upper_bound(previous.cost, cap=cap, alpha=alpha / 4)
-    accepted = rate_lower_bound(int(previous.cost_accepted.sum()), previous.cost_accepted.size, alpha=alpha / 4)
+    accepted = rate_lower_bound(previous.cost_accepted, alpha=alpha / 4)
     if cost is None or not accepted:
         return None, "the previous release's cost per accepted outcome: it accepted nothing"
     upper = cost / accepted
