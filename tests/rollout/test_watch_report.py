@@ -45,7 +45,9 @@ def test_the_report_shows_the_latest_reading_bound_in_its_data(
     assert (data / "watch.json").read_bytes() == latest.read_bytes()
     index = json.loads((data / "digests.json").read_text())
     assert index["files"]["watch.json"] == digest_file(latest)
-    page = _text(report.html_path.read_text(encoding="utf-8"))
+    html = report.html_path.read_text(encoding="utf-8")
+    assert 'aria-label="e-value paths of stage shadow"' in html  # each observed stage's paths, drawn
+    page = _text(html)
     assert "After the gate" in page
     assert "ROLL BACK" in page
     assert "stage pilot" in page  # the decision

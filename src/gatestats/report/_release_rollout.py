@@ -155,6 +155,58 @@ def _layer_rows(layers: Sequence[Mapping[str, Any]]) -> list[list[str]]:
     return rows
 
 
+#: The colours of the trigger paths (one per trigger of a stage, in the plan's order).
+_COLOURS: Final = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#9a6700", "#57606a")
+
+
+def _scale(value: float, low: float, high: float, size: float) -> float:
+    return size * (value - low) / (high - low) if high > low else 0.0
+
+
+def _paths_svg(stage: Mapping[str, Any]) -> str:
+    """One stage's e-value paths (log scale) against each trigger's level log(1/α), as an inline SVG.
+
+    Drawn from the thinned path in the decision file (observation, log e-value); a count trigger has
+    no e-value and is not drawn. Nothing is computed: the points are the decision's.
+    """
+    lines = []
+    for t in _list(stage.get("triggers")):
+        points = [(p[0], p[1]) for p in t.get("path", []) if isinstance(p, list) and isinstance(p[1], int | float)]
+        if points and isinstance(t.get("threshold"), int | float):
+            lines.append((str(t.get("name")), points, float(t["threshold"])))
+    if not lines:
+        return ""
+    width, height, pad = 560.0, 170.0, 34.0
+    n_max = max(x for _, pts, _ in lines for x, _ in pts)
+    top = max([thr * 1.3 for _, _, thr in lines] + [min(y, 40.0) for _, pts, _ in lines for _, y in pts])
+    low = max(-10.0, min([0.0] + [y for _, pts, _ in lines for _, y in pts]))
+    parts = [
+        f'<svg class="gs-paths" width="{width + 2 * pad + 260:.0f}" height="{height + 2 * pad:.0f}" role="img" '
+        f'aria-label="e-value paths of stage {_e(stage.get("stage"))}">',
+        f'<text x="{pad}" y="14" font-size="12">log e-value by observation — stage {_e(stage.get("stage"))} '
+        "(dashed: each trigger's level log 1/α)</text>",
+    ]
+    for i, (name, pts, threshold) in enumerate(lines):
+        colour = _COLOURS[i % len(_COLOURS)]
+        ys = [pad + height - _scale(min(max(y, low), top), low, top, height) for _, y in pts]
+        coords = " ".join(f"{pad + _scale(x, 0, n_max, width):.1f},{y:.1f}" for (x, _), y in zip(pts, ys, strict=True))
+        y_level = pad + height - _scale(threshold, low, top, height)
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.8" points="{coords}"/>')
+        parts.append(
+            f'<line x1="{pad}" x2="{pad + width}" y1="{y_level:.1f}" y2="{y_level:.1f}" stroke="{colour}" '
+            'stroke-dasharray="4 3" stroke-width="1"/>'
+        )
+        parts.append(
+            f'<text x="{pad + width + 4}" y="{pad + 12 + 14 * i}" font-size="11" fill="{colour}">{_e(name)}</text>'
+        )
+    axis_y = pad + height - _scale(0.0, low, top, height)
+    parts.append(f'<line x1="{pad}" x2="{pad + width}" y1="{axis_y:.1f}" y2="{axis_y:.1f}" stroke="#999"/>')
+    parts.append(f'<text x="{pad}" y="{pad + height + 16}" font-size="11">0</text>')
+    parts.append(f'<text x="{pad + width - 40}" y="{pad + height + 16}" font-size="11">{n_max} obs.</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def after_gate_html(data: ReleaseData) -> str:
     """The section's HTML (a report built without ``--watch`` says so in one sentence).
 
@@ -209,6 +261,9 @@ def after_gate_html(data: ReleaseData) -> str:
         "is at most α (docs/rollout.md).</p>"
     )
     parts.append(gs.table(trigger_headers, _trigger_rows(stages), numeric=(3, 4, 5, 6)))
+    svgs = [svg for svg in map(_paths_svg, stages) if svg]
+    if svgs:
+        parts.append('<div class="gs-table-box">' + "".join(svgs) + "</div>")
     layers = _list(doc.get("layers"))
     if layers:
         parts.append(
