@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -260,3 +261,49 @@ def test_vs_previous_compares_with_an_upper_bound_of_the_previous_release(
     alone = _trigger(_stage(watch(same, plan_path=plan_path, now=LATER), "shadow"), "cost_per_accepted")
     assert alone.status == "insufficient_evidence"  # no previous release: no level, never a silent pass
     assert "previous release" in alone.reason
+
+
+COST_FIXED = """
+[[rollout.triggers]]
+name = "cost"
+stage = "shadow"
+metric = "cost_per_accepted"
+kind = "fixed"
+level = 0.1
+"""
+
+
+def test_an_unknown_cost_is_insufficient_evidence_never_a_zero(
+    tmp_path: Path, plan_path: Path, verdict_path: Path
+) -> None:
+    plan_path.write_text(PLAN + COST_FIXED, encoding="utf-8")
+    root = tmp_path / "W"
+    init_log(root, plan_path=plan_path, verdict_path=verdict_path)
+    add_batch(root, observations(30, accepted=True), stage="shadow", plan_path=plan_path)
+    add_batch(root, observations(1, start=30, accepted=True, cost_usd=None), stage="shadow", plan_path=plan_path)
+    decision = watch(root, plan_path=plan_path, now=LATER)
+    cost = _trigger(_stage(decision, "shadow"), "cost_per_accepted")
+    assert cost.status == "insufficient_evidence"
+    assert cost.reason == "1 of 31 observations have no cost: the cost of every attempt is needed"
+    assert _stage(decision, "shadow").action == "continue"  # an unreadable trigger never lets a stage advance
+
+
+def test_hostile_ids_are_shown_inert(tmp_path: Path, plan_path: Path, verdict_path: Path) -> None:
+    root = tmp_path / "W"
+    init_log(root, plan_path=plan_path, verdict_path=verdict_path)
+    hostile = observations(20)
+    add_batch(root, hostile, stage="shadow", plan_path=plan_path)
+    evil = observations(1, start=20, unauthorized_actions=1).with_columns(
+        record_id=pl.lit("<script>alert(1)</script>`x`|y")
+    )
+    add_batch(root, evil, stage="pilot", plan_path=plan_path)
+    result = CliRunner().invoke(app, ["watch", "status", str(root), "--no-record"])
+    assert result.exit_code == 21
+    assert "<script>alert(1)</script>`x`|y" in result.stdout  # shown as text in a terminal, one line
+    decision = watch(root, plan_path=plan_path, now=LATER)
+    from gatestats.report._release_rollout import _trigger_rows
+
+    rows = _trigger_rows([s.to_dict() for s in decision.stages])
+    cells = " ".join(" ".join(r) for r in rows)
+    assert "<script>" not in cells
+    assert "&lt;script&gt;" in cells

@@ -155,19 +155,11 @@ def _mean_stream(trigger: Trigger, streams: StageStreams, refs: References, plan
     text = "the plan's cost per accepted outcome"
     if trigger.kind == "vs_previous":
         c0, text = _previous_cpa(previous, cap=cap, alpha=alpha, ratio=float(trigger.ratio or 0.0))
-    if c0 is None:
-        return _Stream(
-            values=streams.cost,
-            ids=streams.accepted_ids,
-            level=None,
-            reference=text,
-            alpha=monitor,
-            alpha_total=alpha,
-            why_not=missing_previous if previous is None else text,
-        )
     unknown = int(np.count_nonzero(np.isnan(streams.cost)))
-    if unknown:
-        why = f"{unknown} of {streams.cost.size} observations have no cost: the cost of every attempt is needed"
+    why_not = (missing_previous if previous is None else text) if c0 is None else None
+    if why_not is None and unknown:
+        why_not = f"{unknown} of {streams.cost.size} observations have no cost: the cost of every attempt is needed"
+    if c0 is None or why_not is not None:
         return _Stream(
             values=streams.cost,
             ids=streams.accepted_ids,
@@ -175,7 +167,7 @@ def _mean_stream(trigger: Trigger, streams: StageStreams, refs: References, plan
             reference=text,
             alpha=monitor,
             alpha_total=alpha,
-            why_not=why,
+            why_not=why_not,
         )
     above = int(np.count_nonzero(streams.cost > cap))
     if above:  # the plan's bound of one attempt: an attempt above it is counted at it (never a rollback the data lack)
