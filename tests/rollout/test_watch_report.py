@@ -46,7 +46,7 @@ def test_the_report_shows_the_latest_reading_bound_in_its_data(
     index = json.loads((data / "digests.json").read_text())
     assert index["files"]["watch.json"] == digest_file(latest)
     html = report.html_path.read_text(encoding="utf-8")
-    assert 'aria-label="e-value paths of stage shadow"' in html  # each observed stage's paths, drawn
+    assert 'aria-label="e-value paths of stage pilot"' in html  # a stage's e-value paths, drawn
     page = _text(html)
     assert "After the gate" in page
     assert "ROLL BACK" in page

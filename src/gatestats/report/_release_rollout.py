@@ -109,6 +109,17 @@ def _estimate(t: Mapping[str, Any]) -> str:
     return number(value, 3) if t.get("metric") == "review_minutes" else rate(value)
 
 
+def _bound(t: Mapping[str, Any]) -> str:
+    """The confidence sequence's bound on the side that matters now (a count: its running total)."""
+    value = t.get("bound")
+    if not isinstance(value, int | float) or t.get("status") == "insufficient_evidence":
+        return "—"
+    if t.get("alpha") is None:
+        return f"{value:g} so far"
+    side = "≥" if t.get("direction") == "above" else "≤"
+    return f"{side} {_estimate({**t, 'estimate': value})}"
+
+
 def _trigger_rows(stages: Sequence[Mapping[str, Any]]) -> list[list[str]]:
     rows = []
     for s in stages:
@@ -128,6 +139,7 @@ def _trigger_rows(stages: Sequence[Mapping[str, Any]]) -> list[list[str]]:
                     "—" if alpha is None else number(alpha, 3),
                     str(t.get("n", 0)),
                     _estimate(t),
+                    _bound(t),
                     "—"
                     if t.get("status") == "insufficient_evidence"
                     else _evalue(t.get("log_evalue"), t.get("threshold")),
@@ -251,6 +263,7 @@ def after_gate_html(data: ReleaseData) -> str:
         "α",
         "n",
         "estimate",
+        "confidence bound",
         "e-value / 1/α",
         "status",
         "fired at",
@@ -260,7 +273,7 @@ def after_gate_html(data: ReleaseData) -> str:
         "e-value reaches 1/α, and the chance that it ever fires on a release that does not breach its level "
         "is at most α (docs/rollout.md).</p>"
     )
-    parts.append(gs.table(trigger_headers, _trigger_rows(stages), numeric=(3, 4, 5, 6)))
+    parts.append(gs.table(trigger_headers, _trigger_rows(stages), numeric=(3, 4, 5, 6, 7)))
     svgs = [svg for svg in map(_paths_svg, stages) if svg]
     if svgs:
         parts.append('<div class="gs-table-box">' + "".join(svgs) + "</div>")
