@@ -371,3 +371,14 @@ def test_observations_fit_a_batch_of_the_watched_release(tmp_path: Path, verdict
         tmp_path / "W", import_otel_observations(OTLP, system="candidate"), stage="shadow", plan_path=plan
     )
     assert batch.n_records == 4
+
+
+def test_promote_reads_attributes_with_the_same_strict_reader(tmp_path: Path) -> None:
+    from gatestats.golden import TraceError, read_trace
+
+    document = _document()
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    del spans[3:]  # the first trace: promote reads one
+    _root_of_first_trace(document)["attributes"].append({"key": "x.count", "value": {"intValue": "x"}})
+    with pytest.raises(TraceError, match=r"spans.json: field 'span '[0-9a-f]+'.attributes\[\d+\].value.intValue'"):
+        read_trace(_write(tmp_path, document))

@@ -19,7 +19,7 @@ from typing import Any
 
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError, RecordFileError
-from gatestats.importers.observations import TRACE_FORMAT, TRACE_KEYS
+from gatestats.importers.observations import MAX_TRACE_BYTES, TRACE_FORMAT, TRACE_KEYS
 from gatestats.importers.otlp import otlp_attributes
 from gatestats.records.runset import MANIFEST
 from gatestats_runner.cases import CaseError, load_case
@@ -28,8 +28,6 @@ from gatestats_runner.digests import canonical_json, digest_bytes
 
 __all__ = ["TRACE_FORMAT", "ToolCall", "Trace", "TraceError", "read_run_record_trace", "read_trace"]
 
-#: Largest trace file read (bytes): a trace is one conversation, not a log archive.
-MAX_TRACE_BYTES = 64 * 1024 * 1024
 _TRACE_KEYS = TRACE_KEYS
 _REQUIRED = ("trace_id", "request", "tool_calls", "output")
 
