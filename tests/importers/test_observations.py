@@ -382,3 +382,31 @@ def test_promote_reads_attributes_with_the_same_strict_reader(tmp_path: Path) ->
     _root_of_first_trace(document)["attributes"].append({"key": "x.count", "value": {"intValue": "x"}})
     with pytest.raises(TraceError, match=r"spans.json: field 'span '[0-9a-f]+'.attributes\[\d+\].value.intValue'"):
         read_trace(_write(tmp_path, document))
+
+
+def test_an_unset_attribute_value_is_absent(tmp_path: Path) -> None:
+    document = _document()
+    root = _root_of_first_trace(document)
+    root["attributes"] = [a for a in root["attributes"] if a["key"] != "gatestats.accepted"]
+    root["attributes"] += [{"key": "gatestats.accepted"}, {"key": "x.empty", "value": {}}]
+    records = import_otel_observations(_write(tmp_path, document), system="new")
+    assert records.get_column("accepted").to_list()[0] is None
+
+
+@pytest.mark.parametrize(("start", "end"), [("0", "0"), ("1764842400000000000", "1764842399000000000")])
+def test_a_root_span_needs_times_in_order(tmp_path: Path, start: str, end: str) -> None:
+    document = _document()
+    root = _root_of_first_trace(document)
+    root["startTimeUnixNano"], root["endTimeUnixNano"] = start, end
+    _refused(_write(tmp_path, document), "spans[2].endTimeUnixNano'", "needs a start time and an end time not before")
+
+
+def test_a_fraction_of_a_second_is_kept(tmp_path: Path) -> None:
+    document = _document()
+    root = _root_of_first_trace(document)
+    root["startTimeUnixNano"], root["endTimeUnixNano"] = "1764842400100000000", str(2**64 - 1)
+    records = import_otel_observations(_write(tmp_path, document), system="new")
+    assert records.select("started_at", "ended_at").row(0) == (
+        "2025-12-04T10:00:00.1Z",
+        "2554-07-21T23:34:33.709551615Z",
+    )

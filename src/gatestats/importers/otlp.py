@@ -102,7 +102,9 @@ _READERS: dict[str, Callable[[Any], object]] = {
 
 
 def _any_value(value: Any, problem: Problem, where: str) -> object:
-    """One OTLP ``AnyValue`` as a Python value (None after reporting why it cannot be read)."""
+    """One OTLP ``AnyValue`` as a Python value (None: unset, or after reporting why it cannot be read)."""
+    if value is None or value == {}:  # an empty AnyValue: protobuf's JSON omits it or writes {}
+        return None
     if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in _SCALARS + _OPAQUE:
         problem(where, f"expected one of {', '.join(_SCALARS + _OPAQUE)} (got {describe(value)})")
         return None
@@ -131,7 +133,8 @@ def otlp_attributes(items: Any, problem: Problem, where: str) -> dict[str, objec
     Returns
     -------
     dict
-        Key -> value (``str``, ``bool``, ``int``, ``float`` or :class:`Opaque`); defective items left out.
+        Key -> value (``str``, ``bool``, ``int``, ``float`` or :class:`Opaque`); an attribute with an
+        empty value (unset) and defective items are left out.
     """
     if items is None:
         return {}
