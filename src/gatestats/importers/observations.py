@@ -248,7 +248,9 @@ def _root(trace_id: str, spans: Sequence[OtlpSpan], problem: Problem) -> OtlpSpa
     return root
 
 
-def _otel_row(trace_id: str, spans: Sequence[OtlpSpan], system: str, problem: Problem) -> dict[str, Any] | None:
+def _otel_row(
+    trace_id: str, spans: Sequence[OtlpSpan], system: str, digests: Mapping[Path, str], problem: Problem
+) -> dict[str, Any] | None:
     """The observation of one trace (None after reporting why it cannot be made)."""
     root = _root(trace_id, spans, problem)
     if root is None:
@@ -262,7 +264,7 @@ def _otel_row(trace_id: str, spans: Sequence[OtlpSpan], system: str, problem: Pr
             failed_check = f"span status ERROR: {root.status_message or error_type or 'no message'}"[:200]
     found["unauthorized_actions"] = _unauthorized(spans, found["unauthorized_actions"], root, problem)
     tokens_input, tokens_output = _tokens(spans, root, problem)
-    digest = file_digest(root.file)
+    digest = digests[root.file]
     return found | {
         "record_id": trace_id,
         "system": system,
@@ -318,6 +320,7 @@ def import_otel_observations(path: str | Path, *, system: str, run_set_id: str |
     """
     files = observation_files(path, (".json", ".jsonl"))
     spans = [span for file in files for span in read_otlp_spans(file)]
+    digests = {file: file_digest(file) for file in files}
     traces: dict[str, list[OtlpSpan]] = defaultdict(list)
     for span in spans:
         traces[span.trace_id].append(span)
@@ -328,7 +331,7 @@ def import_otel_observations(path: str | Path, *, system: str, run_set_id: str |
         def problem(name: str, message: str, first: OtlpSpan = members[0]) -> None:
             problems.add(RecordProblem(file=str(first.file), field=name, message=message, line=first.line))
 
-        if (row := _otel_row(trace_id, members, system, problem)) is not None:
+        if (row := _otel_row(trace_id, members, system, digests, problem)) is not None:
             rows.append(row)
     problems.raise_if_any()
     return _records(rows, files, run_set_id, "gatestats watch observe --from otel (OTLP/JSON GenAI spans)")
