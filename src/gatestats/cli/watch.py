@@ -115,8 +115,27 @@ def _with_ids(records: pl.DataFrame, file: Path, column: str) -> pl.DataFrame:
     return records.with_columns(pl.Series("record_id", ids, dtype=pl.String))
 
 
-def _observations(file: Path, mapping: str | None, system: str, id_column: str | None) -> pl.DataFrame:
-    """The observations in ``file``: a table through the table importer (``--map``), else a record file."""
+def _spans_or_traces(file: Path, source_format: str, system: str) -> pl.DataFrame:
+    """The observations of OTLP/JSON GenAI spans or ``gatestats-trace/1`` files (a file or a directory)."""
+    from gatestats.importers import import_otel_observations, import_trace_observations
+
+    read = import_otel_observations if source_format == "otel" else import_trace_observations
+    try:
+        return read(file, system=system)
+    except RecordFileError as exc:  # the user's files (also those inside a directory FILE): exit 2
+        raise usage_error(str(exc)) from None
+
+
+def _observations(
+    file: Path, mapping: str | None, system: str, id_column: str | None, source_format: str | None = None
+) -> pl.DataFrame:
+    """The observations in ``file``: spans or traces (``--from``), a table (``--map``), else a record file."""
+    if source_format is not None:
+        if source_format not in ("otel", "trace"):
+            raise usage_error(f"--from: expected otel or trace (got {source_format!r:.80})")
+        if mapping is not None or id_column is not None:
+            raise usage_error("--map/--id-column: only for a table (spans and traces carry their trace id)")
+        return _spans_or_traces(file, source_format, system)
     if mapping is None:
         if id_column is not None:
             raise usage_error("--id-column: only with --map (a record file carries its record_id)")
@@ -138,7 +157,10 @@ def _observations(file: Path, mapping: str | None, system: str, id_column: str |
 def observe_command(
     watch: WatchDir,
     file: Annotated[
-        Path, typer.Argument(help="Observations: a record file, or a table (.csv/.jsonl/.parquet) with --map.")
+        Path,
+        typer.Argument(
+            help="Observations: a record file, a table (.csv/.jsonl/.parquet) with --map, or spans/traces with --from."
+        ),
     ],
     stage: Annotated[str, typer.Option("--stage", help="The stage they come from (one of the plan's stages).")],
     mapping: Annotated[
@@ -157,19 +179,30 @@ def observe_command(
     plan: Annotated[
         Path | None, typer.Option("--plan", help="The rollout plan (default: the registered one's path).")
     ] = None,
+    source_format: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help=(
+                "otel: OTLP/JSON GenAI spans, one observation per trace id; trace: gatestats-trace/1 files, "
+                "one each (FILE may be a directory). Default: a table with --map, else a record file."
+            ),
+        ),
+    ] = None,
 ) -> None:
     """Add the observations in FILE as the next batch of WATCH (a sealed run set written by the runner).
 
     \f
     Parameters
     ----------
-    watch, file, stage, mapping, id_column, plan
-        The log, the observations, their stage, the table's columns, the id column and the plan.
+    watch, file, stage, mapping, id_column, plan, source_format
+        The log, the observations, their stage, the table's columns, the id column, the plan and
+        the format of FILE (``otel`` or ``trace``; None: a table or a record file).
     """
     from gatestats.rollout import add_batch, read_watch_manifest
 
     manifest = read_watch_manifest(watch)
-    records = _observations(file, mapping, manifest.release, id_column)
+    records = _observations(file, mapping, manifest.release, id_column, source_format)
     batch = add_batch(watch, records, stage=stage, plan_path=plan or manifest.plan_path, source=str(file))
     Console(stderr=True).print(
         f"wrote batch {batch.number:04d} (stage {batch.stage}): {batch.n_records} observation"

@@ -19,6 +19,8 @@ from typing import Any
 
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError, RecordFileError
+from gatestats.importers.observations import MAX_TRACE_BYTES, TRACE_FORMAT, TRACE_KEYS
+from gatestats.importers.otlp import otlp_attributes
 from gatestats.records.runset import MANIFEST
 from gatestats_runner.cases import CaseError, load_case
 from gatestats_runner.contract import MAX_LINE_BYTES, decode_json
@@ -26,24 +28,7 @@ from gatestats_runner.digests import canonical_json, digest_bytes
 
 __all__ = ["TRACE_FORMAT", "ToolCall", "Trace", "TraceError", "read_run_record_trace", "read_trace"]
 
-TRACE_FORMAT = "gatestats-trace/1"
-#: Largest trace file read (bytes): a trace is one conversation, not a log archive.
-MAX_TRACE_BYTES = 64 * 1024 * 1024
-_TRACE_KEYS = frozenset(
-    {
-        "format",
-        "trace_id",
-        "request",
-        "snapshot",
-        "tool_calls",
-        "output",
-        "cost",
-        "model",
-        "harness_version",
-        "outcome",
-        "started_at",
-    }
-)
+_TRACE_KEYS = TRACE_KEYS
 _REQUIRED = ("trace_id", "request", "tool_calls", "output")
 
 
@@ -210,23 +195,13 @@ def _gatestats_trace(path: Path, raw: Mapping[str, object], data: bytes) -> Trac
     )
 
 
-def _attribute_value(value: Any) -> Any:
-    if not isinstance(value, dict):
-        return None
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in value:
-            return value[key]
-    if "intValue" in value:
-        return int(value["intValue"])
-    return None
-
-
-def _attributes(span: Mapping[str, object]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    attributes = span.get("attributes")
-    for item in attributes if isinstance(attributes, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = _attribute_value(item.get("value"))
+def _attributes(path: Path, span: Mapping[str, object]) -> dict[str, object]:
+    """The span's attributes, read by the one strict OTLP/JSON attribute reader (a defect is a TraceError)."""
+    problems: list[str] = []
+    where = f"span {span.get('spanId')!r:.40}.attributes"
+    out = otlp_attributes(span.get("attributes"), lambda name, why: problems.append(f"{name}': {why}"), where)
+    if problems:
+        raise TraceError(f"{path}: field '{problems[0]}")
     return out
 
 
@@ -275,7 +250,7 @@ def _otel_trace(path: Path, raw: Mapping[str, object], data: bytes) -> Trace:
     model = None
     tokens = {"input_tokens": 0, "output_tokens": 0}
     for span in spans:
-        attrs = _attributes(span)
+        attrs = _attributes(path, span)
         operation = attrs.get("gen_ai.operation.name")
         if operation == "execute_tool":
             name = attrs.get("gen_ai.tool.name")
