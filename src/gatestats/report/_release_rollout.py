@@ -117,6 +117,8 @@ def _bound(t: Mapping[str, Any]) -> str:
     if t.get("alpha") is None:
         return f"{value:g} so far"
     side = "≥" if t.get("direction") == "above" else "≤"
+    if t.get("metric") == "cost_per_accepted":  # the bound of the reduced mean the test reads
+        return f"{side} {number(value, 4)}*"
     return f"{side} {_estimate({**t, 'estimate': value})}"
 
 
@@ -271,7 +273,8 @@ def after_gate_html(data: ReleaseData) -> str:
     parts.append(
         "<p class='gs-note'>Each trigger is an anytime-valid test read after every batch: it fires when its "
         "e-value reaches 1/α, and the chance that it ever fires on a release that does not breach its level "
-        "is at most α (docs/rollout.md).</p>"
+        "is at most α (docs/rollout.md). * A cost trigger's bound is of the mean of cost − level × accepted, "
+        "above 0 exactly when the cost per accepted outcome is above the level.</p>"
     )
     parts.append(gs.table(trigger_headers, _trigger_rows(stages), numeric=(3, 4, 5, 6, 7)))
     svgs = [svg for svg in map(_paths_svg, stages) if svg]
