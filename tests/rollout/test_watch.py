@@ -307,3 +307,21 @@ def test_hostile_ids_are_shown_inert(tmp_path: Path, plan_path: Path, verdict_pa
     cells = " ".join(" ".join(r) for r in rows)
     assert "<script>" not in cells
     assert "&lt;script&gt;" in cells
+
+
+def test_a_log_made_with_relative_paths_is_read_from_any_working_directory(
+    tmp_path: Path, plan_path: Path, verdict_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "rollout.toml").write_bytes(plan_path.read_bytes())
+    (work / "verdict.json").write_bytes(verdict_path.read_bytes())
+    monkeypatch.chdir(work)
+    assert (
+        CliRunner().invoke(app, ["watch", "init", "W", "--plan", "rollout.toml", "--verdict", "verdict.json"]).exit_code
+        == 0
+    )
+    add_batch(work / "W", observations(20), stage="shadow", plan_path=work / "rollout.toml")
+    monkeypatch.chdir(tmp_path)  # a scheduler elsewhere
+    result = CliRunner().invoke(app, ["watch", "status", str(work / "W"), "--no-record"])
+    assert result.exit_code == 20, result.output

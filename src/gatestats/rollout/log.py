@@ -178,10 +178,10 @@ def init_log(
         raise WatchError(msg)
     manifest = WatchManifest(
         release=plan.release,
-        verdict_path=str(verdict_path),
+        verdict_path=str(Path(verdict_path).resolve()),  # a scheduler reads from any working directory
         verdict_digest=verdict.digest,
         verdict_file_digest=verdict.file_digest,
-        plan_path=str(plan_path),
+        plan_path=str(Path(plan_path).resolve()),
         plan_digest=plan.digest,
         created_at=_now(),
     )
