@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, cast, get_args
 
 import typer
@@ -16,16 +19,106 @@ from gatestats.cli._common import (
     load_cli_records,
     print_result,
     reports_errors,
+    usage_error,
 )
 from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
 
 if TYPE_CHECKING:
+    import polars as pl
     from rich.console import Console
     from rich.table import Table
 
     from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis
 
-__all__ = ["analysis_columns", "analyze_command", "parse_ks", "render_analysis"]
+__all__ = [
+    "WhereOption",
+    "analysis_columns",
+    "analyze_command",
+    "checked_where",
+    "parse_ks",
+    "render_analysis",
+    "where_records",
+]
+
+#: ``--where`` of ``analyze``, ``compare``, ``cost`` and ``import`` (docs/importers.md, "Filters").
+WhereOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--where",
+        metavar="SQL",
+        help="Keep records where this SQL predicate holds, e.g. \"system = 'a'\" (repeatable: all must hold).",
+    ),
+]
+
+
+def checked_where(texts: Sequence[str] | None, columns: Sequence[str] | None = None) -> tuple[str, ...] | None:
+    """Check ``--where`` before any file is read (a usage error, exit 2); the columns to read for it.
+
+    Parameters
+    ----------
+    texts
+        The ``--where`` expressions (None or empty: none given).
+    columns
+        The columns the command reads (None: every column).
+
+    Returns
+    -------
+    tuple of str or None
+        ``columns`` with the filters' fields added (see :func:`gatestats.records.where.where_columns`).
+
+    Raises
+    ------
+    typer.Exit
+        An expression refused (exit 2, the message names ``--where``).
+    """
+    if not texts:
+        return None if columns is None else tuple(columns)
+    from gatestats.records.where import WhereError, where_columns
+
+    try:
+        return where_columns(columns, texts)
+    except WhereError as exc:
+        raise usage_error(str(exc)) from None
+
+
+def where_records(
+    paths: Sequence[str | os.PathLike[str]], texts: Sequence[str] | None, *, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The records of ``paths`` that every ``--where`` keeps; the count kept said on standard error.
+
+    Without ``--where``: exactly ``load_cli_records(paths, columns=columns)``.
+
+    Parameters
+    ----------
+    paths
+        The record files.
+    texts
+        The ``--where`` expressions.
+    columns
+        The columns the command reads (None: every column).
+
+    Returns
+    -------
+    polars.DataFrame
+        The records kept, with ``columns`` only.
+
+    Raises
+    ------
+    typer.Exit
+        An expression refused (exit 2).
+    WhereError
+        No record kept, or a trial split (exit 1 through ``reports_errors``).
+    """
+    if not texts:
+        return load_cli_records(paths, columns=columns)[0]
+    wanted = checked_where(texts, columns)
+    from gatestats.records.where import apply_where
+
+    frame = load_cli_records(paths, columns=wanted)[0]
+    source = ", ".join(str(path) for path in paths)
+    kept = apply_where(frame, texts, source=source, columns=columns)
+    print(kept.message, file=sys.stderr)
+    return kept.records
 
 
 def parse_ks(text: str) -> list[int]:
@@ -190,6 +283,7 @@ def analyze_command(
     n_resamples: ResamplesOption = 2000,
     seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    where: WhereOption = None,
 ) -> None:
     """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.
 
@@ -204,6 +298,8 @@ def analyze_command(
         As in :func:`gatestats.estimators.analyze`.
     as_json
         Print the JSON object instead of the tables.
+    where
+        ``--where`` filters (all must hold), applied before any statistic.
 
     Raises
     ------
@@ -216,10 +312,11 @@ def analyze_command(
         ks = parse_ks(k)
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
+    checked_where(where)
     from gatestats.estimators import analyze  # after the options are checked: a usage error stays fast
 
     result = analyze(
-        load_cli_records(records, columns=analysis_columns(by))[0],
+        where_records(records, where, columns=analysis_columns(by)),
         ks=ks,
         by=by,
         confidence_level=confidence_level,
