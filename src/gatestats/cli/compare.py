@@ -16,7 +16,7 @@ from gatestats.cli._common import (
     print_result,
     reports_errors,
 )
-from gatestats.cli.analyze import WhereOption, checked_where, where_records
+from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import (
     CORRECTIONS,
     Alternative,
@@ -232,10 +232,8 @@ def compare_command(
         Bootstrap resamples, Monte Carlo permutations and their seed.
     show
         Case ids shown per list in the tables.
-    as_json
-        Print JSON instead of tables.
-    where
-        ``--where`` filters (all must hold), applied before any statistic.
+    as_json, where
+        Print JSON instead of tables; ``--where`` filters (all must hold), applied before any statistic.
 
     Raises
     ------

@@ -21,7 +21,7 @@ from gatestats.cli._common import (
     print_result,
     reports_errors,
 )
-from gatestats.cli.analyze import WhereOption, checked_where, where_records
+from gatestats.cli._where import WhereOption, checked_where, where_records
 
 if TYPE_CHECKING:
     from gatestats.cost import CostAnalysis, CostEstimate

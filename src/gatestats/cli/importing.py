@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from gatestats.cli._common import reports_errors, usage_error
-from gatestats.cli.analyze import WhereOption, checked_where
+from gatestats.cli._where import WhereOption, checked_where
 
 if TYPE_CHECKING:
     import polars as pl
