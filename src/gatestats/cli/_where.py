@@ -86,7 +86,8 @@ def where_records(
         No record kept, or a trial split (exit 1 through ``reports_errors``).
     """
     if not texts:
-        return load_cli_records(paths, columns=columns)[0]
+        unfiltered: pl.DataFrame = load_cli_records(paths, columns=columns)[0]
+        return unfiltered
     wanted = checked_where(texts, columns)
     from gatestats.records.where import apply_where
 
