@@ -138,3 +138,10 @@ def test_a_where_splitting_a_retried_trial_is_refused(tmp_path: Path, records: P
     assert "some attempts of 1 trial(s) but not all" in result.stderr
     assert "every attempt of a trial or none" in result.stderr
     assert _run(["analyze", path, "--where", "system = 'a'"]).exit_code == 0
+
+
+def test_a_bidi_override_is_shown_escaped_never_raw(records: Path) -> None:
+    result = _run(["analyze", records, "--where", "system = 'a' \u202e"])
+    assert result.exit_code == 2
+    assert "\u202e" not in result.stderr
+    assert "not a valid SQL expression" in result.stderr

@@ -153,3 +153,17 @@ def test_where_columns_adds_the_filtered_fields_and_the_trial_key() -> None:
 def test_every_contract_field_can_be_named() -> None:
     for name in POLARS_SCHEMA:
         record_filter(f"{name} IS NOT NULL")
+
+
+@pytest.mark.parametrize("text", ["system = 'a' \u202e", "sys\u200btem = 'a'"])
+def test_invisible_characters_outside_strings_are_syntax_errors(text: str) -> None:
+    with pytest.raises(WhereError, match="not a valid SQL expression"):
+        record_filter(text)
+
+
+def test_null_and_casts_are_refused_true_keeps_everything() -> None:
+    with pytest.raises(WhereError, match="not a boolean predicate"):
+        record_filter("NULL")
+    with pytest.raises(WhereError, match="function 'CAST' is not allowed"):
+        record_filter("CAST(trial AS VARCHAR) = '1'")
+    assert apply_where(_records(), ["TRUE"], source="r").kept == 13
