@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from gatestats.cli import app
 
 ORDER = {
-    "table": ["--map", "--output", "--system", "--calibration", "--run-set-id", "--run-set", "--policy"],
-    "tau-bench": ["--output", "--system", "--model-id", "--run-set-id", "--run-set", "--policy"],
+    "table": ["--map", "--output", "--system", "--calibration", "--run-set-id", "--run-set", "--policy", "--where"],
+    "tau-bench": ["--output", "--system", "--model-id", "--run-set-id", "--run-set", "--policy", "--where"],
     "inspect": [
         "--output",
         "--scorer",
@@ -23,8 +23,9 @@ ORDER = {
         "--run-set-id",
         "--run-set",
         "--policy",
+        "--where",
     ],
-    "promptfoo": ["--output", "--system", "--run-set-id", "--run-set", "--policy"],
+    "promptfoo": ["--output", "--system", "--run-set-id", "--run-set", "--policy", "--where"],
     "swe-bench": [
         "--output",
         "--logs",
@@ -34,6 +35,7 @@ ORDER = {
         "--trust-infra-failures",
         "--run-set",
         "--policy",
+        "--where",
     ],
 }
 

@@ -136,6 +136,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--n-resamples": ("--n-resamples", "300"),
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
+        "--where": ("--where", "trial = 0"),
     },
     "cost": {
         "--by": ("--by", "model_id"),
@@ -145,6 +146,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--n-resamples": ("--n-resamples", "300"),
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
+        "--where": ("--where", "trial = 0"),
     },
     "compare": {
         "--baseline": ("--baseline", "baseline"),
@@ -167,6 +169,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--show": ("--show", "1"),
         "--json": ("--json",),
+        "--where": ("--where", "trial = 0"),
     },
     "plan": {
         "--delta": ("--delta", "0.2"),
@@ -228,6 +231,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--run-set-id": ("--run-set-id", "rs-9"),
         "--run-set": ("--run-set", "{out}/rs"),
         "--policy": ("--policy", "{policy}"),
+        "--where": ("--where", "trial = 0"),
     },
     "import tau-bench": {
         "--output": ("--output", "{out}/r.jsonl"),
@@ -236,6 +240,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--run-set-id": ("--run-set-id", "rs-9"),
         "--run-set": ("--run-set", "{out}/rs"),
         "--policy": ("--policy", "{policy}"),
+        "--where": ("--where", "trial = 0"),
     },
 }
 

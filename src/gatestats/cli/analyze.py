@@ -13,10 +13,10 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_bootstrap_options,
     checked_option,
-    load_cli_records,
     print_result,
     reports_errors,
 )
+from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
 
 if TYPE_CHECKING:
@@ -25,7 +25,15 @@ if TYPE_CHECKING:
 
     from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis
 
-__all__ = ["analysis_columns", "analyze_command", "parse_ks", "render_analysis"]
+__all__ = [
+    "WhereOption",
+    "analysis_columns",
+    "analyze_command",
+    "checked_where",
+    "parse_ks",
+    "render_analysis",
+    "where_records",
+]
 
 
 def parse_ks(text: str) -> list[int]:
@@ -190,6 +198,7 @@ def analyze_command(
     n_resamples: ResamplesOption = 2000,
     seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    where: WhereOption = None,
 ) -> None:
     """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.
 
@@ -204,6 +213,8 @@ def analyze_command(
         As in :func:`gatestats.estimators.analyze`.
     as_json
         Print the JSON object instead of the tables.
+    where
+        ``--where`` filters (all must hold), applied before any statistic.
 
     Raises
     ------
@@ -216,10 +227,11 @@ def analyze_command(
         ks = parse_ks(k)
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
+    checked_where(where)
     from gatestats.estimators import analyze  # after the options are checked: a usage error stays fast
 
     result = analyze(
-        load_cli_records(records, columns=analysis_columns(by))[0],
+        where_records(records, where, columns=analysis_columns(by)),
         ks=ks,
         by=by,
         confidence_level=confidence_level,

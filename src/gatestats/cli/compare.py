@@ -13,10 +13,10 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_option,
     comma_separated,
-    load_cli_records,
     print_result,
     reports_errors,
 )
+from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import (
     CORRECTIONS,
     Alternative,
@@ -212,6 +212,7 @@ def compare_command(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations (recorded).")] = 0,
     show: Annotated[int, typer.Option(help="Case ids shown per list in the tables.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    where: WhereOption = None,
 ) -> None:
     """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.
 
@@ -231,8 +232,8 @@ def compare_command(
         Bootstrap resamples, Monte Carlo permutations and their seed.
     show
         Case ids shown per list in the tables.
-    as_json
-        Print JSON instead of tables.
+    as_json, where
+        Print JSON instead of tables; ``--where`` filters (all must hold), applied before any statistic.
 
     Raises
     ------
@@ -256,9 +257,10 @@ def compare_command(
     )
     chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
     _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
+    checked_where(where)
     from gatestats.paired import compare  # after the options are checked: a usage error stays fast
 
-    frame = load_cli_records(records)[0]
+    frame = where_records(records, where)
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         draw = functools.partial(render_comparison, show=show)

@@ -18,10 +18,10 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_bootstrap_options,
     comma_separated,
-    load_cli_records,
     print_result,
     reports_errors,
 )
+from gatestats.cli._where import WhereOption, checked_where, where_records
 
 if TYPE_CHECKING:
     from gatestats.cost import CostAnalysis, CostEstimate
@@ -199,6 +199,7 @@ def cost_command(
     n_resamples: ResamplesOption = 2000,
     seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    where: WhereOption = None,
 ) -> None:
     """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.
 
@@ -216,6 +217,8 @@ def cost_command(
         As in :func:`gatestats.cost.cost_per_accepted`.
     as_json
         Print the JSON object instead of the table.
+    where
+        ``--where`` filters (all must hold), applied before any statistic.
 
     Raises
     ------
@@ -229,10 +232,11 @@ def cost_command(
     checked_bootstrap_options(confidence_level, n_resamples, seed)
     _rate(review_rate, "--review-rate")
     _rate(machine_rate, "--machine-rate")
+    checked_where(where)
     from gatestats.cost import cost_per_accepted
 
     result = cost_per_accepted(
-        load_cli_records(records, columns=cost_columns(columns))[0],
+        where_records(records, where, columns=cost_columns(columns)),
         by=columns,
         review_rate_usd_per_hour=review_rate,
         machine_rate_usd_per_hour=machine_rate,

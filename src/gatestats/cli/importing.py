@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from gatestats.cli._common import reports_errors, usage_error
+from gatestats.cli._where import WhereOption, checked_where
 
 if TYPE_CHECKING:
     import polars as pl
@@ -46,11 +47,12 @@ class _Imported:
 
 
 def _imports(command: Callable[..., _Imported]) -> Callable[..., None]:
-    """Give an import command the options of where its records go: ``--output``, ``--run-set``, ``--policy``.
+    """Give an import command the options of where its records go: ``--output``, ``--run-set``, ``--policy``,
+    ``--where``.
 
     The command typer registers takes ``command``'s parameters with ``--output`` after the required
     ones and the other two last. It checks those options (and loads the policy) before ``command``
-    reads anything, writes what it read, and reports errors as
+    reads anything, writes what it read (the records ``--where`` keeps), and reports errors as
     :func:`~gatestats.cli._common.reports_errors` does.
 
     Parameters
@@ -62,21 +64,38 @@ def _imports(command: Callable[..., _Imported]) -> Callable[..., None]:
     required = sum(p.default is inspect.Parameter.empty for p in own)
     added = {
         name: inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
-        for name, kind in (("output", Output), ("run_set", RunSet), ("policy", PolicyOption))
+        for name, kind in (("output", Output), ("run_set", RunSet), ("policy", PolicyOption), ("where", WhereOption))
     }
-    params = [*own[:required], added["output"], *own[required:], added["run_set"], added["policy"]]
+    params = [*own[:required], added["output"], *own[required:], added["run_set"], added["policy"], added["where"]]
 
     @functools.wraps(command)
     def run(
-        *, output: Path | None = None, run_set: Path | None = None, policy: Path | None = None, **given: object
+        *,
+        output: Path | None = None,
+        run_set: Path | None = None,
+        policy: Path | None = None,
+        where: list[str] | None = None,
+        **given: object,
     ) -> None:
         loaded = _target(output, run_set, policy)
+        checked_where(where)
         imported = command(**given)
-        _written(imported.records, output, run_set, loaded, imported.source)
+        _written(_kept(imported, where), output, run_set, loaded, imported.source)
 
     run.__signature__ = inspect.Signature([p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params])  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
     return reports_errors(run)
+
+
+def _kept(imported: _Imported, where: list[str] | None) -> pl.DataFrame:
+    """The imported records every ``--where`` keeps (all of them without one), the count said on stderr."""
+    if not where:
+        return imported.records
+    from gatestats.records.where import apply_where
+
+    kept = apply_where(imported.records, where, source=str(imported.source))
+    Console(stderr=True).print(kept.message, highlight=False)
+    return kept.records
 
 
 def _target(output: Path | None, run_set: Path | None, policy: Path | None) -> Policy | None:
