@@ -18,7 +18,7 @@ from tests.test_architecture import PACKAGES, Import, collect_imports
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"_typing", "errors", "vocabulary"}),  # the types, errors and words every layer shares
     frozenset({"io"}),  # files in and out: limits, strict JSON, digests, atomic writes, text shown to people
-    frozenset({"tables"}),  # the one reader of the tables users bring
+    frozenset({"tables", "publish"}),  # the one reader of the tables users bring; tables and charts going out
     frozenset({"records"}),  # the run-record contract in and out
     frozenset({"importers", "estimators"}),  # other harnesses' results in; pass@k, intervals, summaries
     frozenset({"paired", "sequential", "golden", "gatestats"}),  # gatestats: the package's own API (__init__)
