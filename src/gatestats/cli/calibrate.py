@@ -26,6 +26,7 @@ from gatestats.vocabulary import check_choice, check_confidence_level
 if TYPE_CHECKING:
     from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+    from gatestats.judges.ppi_items import PPIComparison
 
 __all__ = ["calibrate_command", "render_calibration"]
 
@@ -66,6 +67,13 @@ _AliasOption = Annotated[
 ]
 _CorrectOption = Annotated[
     Path | None, typer.Option(help="Production verdicts (same verdict column): print the corrected pass rate.")
+]
+_EstimatorOption = Annotated[
+    str,
+    typer.Option(
+        help="With --correct: rogan-gladen (the corrected pass rate) or ppi (human-only, judge-only, "
+        "Rogan-Gladen, PPI and PPI++ side by side; the calibration items are the labelled sample)."
+    ),
 ]
 _CaseOption = Annotated[
     str | None, typer.Option(help="Case column of the --correct file (verdicts clustered by case).")
@@ -201,6 +209,7 @@ def calibrate_command(
     alias: _AliasOption = None,
     correct: _CorrectOption = None,
     case: _CaseOption = None,
+    estimator: _EstimatorOption = "rogan-gladen",
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -217,8 +226,8 @@ def calibrate_command(
         The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write.
     classes, ordinal, alias
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
-    correct, case
-        A production verdicts file to correct for the judge's errors, and its case column.
+    correct, case, estimator
+        A production verdicts file to correct for the judge's errors, its case column, and the estimator.
 
     Raises
     ------
@@ -226,6 +235,7 @@ def calibrate_command(
         A usage error (exit 2): an option outside its domain, options that contradict each other.
     """
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
+    _check_estimator(estimator, correct=correct, case=case, multiclass=classes is not None)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
@@ -249,7 +259,37 @@ def calibrate_command(
         if correct is None
         else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
     )
-    _emit(result, output=output, as_json=as_json, correction=correction, production=correct)
+    ppi = None if correct is None or estimator != "ppi" else _ppi(correct, reading, judged, alias or [], result)
+    _emit(result, output=output, as_json=as_json, correction=correction, production=correct, ppi=ppi)
+
+
+def _check_estimator(estimator: str, *, correct: Path | None, case: str | None, multiclass: bool) -> None:
+    """``--estimator`` is a known word; ``ppi`` needs ``--correct``, and takes neither ``--case`` nor ``--classes``."""
+    from gatestats.cli._calibrate_ppi import ESTIMATORS
+
+    checked_option(check_choice, estimator, "--estimator", ESTIMATORS)
+    if estimator == "ppi" and (correct is None or case is not None or multiclass):
+        raise typer.BadParameter(
+            "--estimator ppi needs --correct PRODUCTION (the unlabelled verdicts), in the binary mode, without --case "
+            "(clustered production verdicts are not supported by PPI here)",
+            param_hint="--estimator",
+        )
+
+
+def _ppi(
+    production: Path, reading: _Reading, judged: JudgmentSet, aliases: list[str], cal: JudgeCalibration
+) -> PPIComparison:
+    """The ``--estimator ppi`` comparison: the calibration set as the labelled sample of the production verdicts."""
+    from gatestats.cli._calibrate_ppi import ppi_production
+
+    return ppi_production(
+        production,
+        judged,
+        verdict=reading.fields["verdict"],
+        aliases=parse_aliases(aliases),
+        unparseable=reading.unparseable,
+        confidence_level=cal.confidence_level,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -493,6 +533,7 @@ def _emit(
     as_json: bool,
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
+    ppi: PPIComparison | None = None,
 ) -> None:
     """Write the calibration file (when asked), then print the JSON or the summary."""
     from gatestats.judges import write_calibration
@@ -501,11 +542,16 @@ def _emit(
         write_calibration(result, output)
     if as_json:
         extra = {} if correction is None else {"correction": correction.to_dict()}
+        extra |= {} if ppi is None else {"ppi": ppi.to_dict()}
         typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
     else:
         console = Console()
         render_calibration(result, Console(width=max(console.width, 120)))
-        if correction is not None and production is not None:
+        if ppi is not None and production is not None:
+            from gatestats.cli._calibrate_ppi import render_ppi
+
+            render_ppi(ppi, Console(width=max(console.width, 120)), production)
+        elif correction is not None and production is not None:
             render_correction(correction, Console(width=max(console.width, 120)), production)
     if output is not None:
         typer.echo(f"wrote calibration {result.version} to {output}", err=True)

@@ -122,8 +122,12 @@ class MeanEstimate:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-def _z(confidence_level: float) -> float:
-    return float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+def _z(confidence_level: float, df: int | None = None) -> float:
+    """The two-sided normal quantile, or Student's t with ``df`` degrees of freedom."""
+    level = check_confidence_level(confidence_level)
+    if df is None:
+        return float(stats.norm.ppf(0.5 + level / 2))
+    return float(stats.t.ppf(0.5 + level / 2, df))
 
 
 def _vector(values: npt.ArrayLike, name: str, *, allow_empty: bool = False) -> Floats:
@@ -192,11 +196,12 @@ def _result(
     value: tuple[float, float] | None = None,
     reason: str | None = None,
     note: str | None = None,
+    df: int | None = None,
 ) -> MeanEstimate:
     """A :class:`MeanEstimate`: ``value`` is (estimate, se); without it, insufficient evidence.
 
     ``method`` labels the result; ``sizes`` is (n labelled, n unlabelled); ``reason`` and ``note``
-    are as in :class:`MeanEstimate`.
+    are as in :class:`MeanEstimate`; ``df`` asks for Student's t quantile instead of the normal one.
     """
     if value is None or not value[1] > 0:
         return MeanEstimate(
@@ -214,7 +219,7 @@ def _result(
             confidence_level=confidence_level,
         )
     estimate, se = value
-    z = _z(confidence_level)
+    z = _z(confidence_level, df)
     return MeanEstimate(
         method=method,
         estimate=estimate,
@@ -256,6 +261,7 @@ def ppi_mean(
     confidence_level: float = 0.95,
     min_labels: int = MIN_LABELS,
     bounds: tuple[float, float] | None = None,
+    small_sample: bool = False,
 ) -> MeanEstimate:
     """Prediction-powered mean: classical PPI (``lam=1``), PPI++ (``lam=None``) or a fixed power.
 
@@ -273,6 +279,10 @@ def ppi_mean(
         Fewer labels give "insufficient evidence".
     bounds
         (a, b): the range of labels and predictions, for the variance floor (pass rates: (0, 1)).
+    small_sample
+        ``False`` (default): ppi-python's interval (variances with divisor n, normal quantile).
+        ``True``: divisor n - 1 and Student's t quantile with n - 1 degrees of freedom (what
+        :func:`~gatestats.judges.ppi_items.ppi_pass_rate` uses; see ``docs/judges.md``, coverage).
 
     Returns
     -------
@@ -309,20 +319,31 @@ def ppi_mean(
     z = _z(confidence_level)
     width = None if bounds is None else float(bounds[1] - bounds[0])
     rect_var, rect_note = _variance(
-        y - chosen * f, ddof=0, scale=None if width is None else width * (1 + chosen), z=z, what="labelled residuals"
+        y - chosen * f,
+        ddof=int(small_sample),
+        scale=None if width is None else width * (1 + chosen),
+        z=z,
+        what="labelled residuals",
     )
     imp_var: float | None = 0.0
     imp_note: str | None = None
     if chosen > 0:
         imp_var, imp_note = _variance(
-            chosen * u, ddof=0, scale=None if width is None else width * chosen, z=z, what="unlabelled predictions"
+            chosen * u,
+            ddof=int(small_sample),
+            scale=None if width is None else width * chosen,
+            z=z,
+            what="unlabelled predictions",
         )
     notes = "; ".join(n for n in (rect_note, imp_note) if n) or None
     if rect_var is None or imp_var is None:
         return _result(method, sizes=sizes, lam=chosen, confidence_level=confidence_level, reason=notes)
     estimate = float(np.mean(chosen * u) + np.mean(y - chosen * f))
     se = math.sqrt(imp_var / u.size + rect_var / y.size)
-    return _result(method, sizes=sizes, lam=chosen, confidence_level=confidence_level, value=(estimate, se), note=notes)
+    df = int(y.size) - 1 if small_sample else None
+    return _result(
+        method, sizes=sizes, lam=chosen, confidence_level=confidence_level, value=(estimate, se), note=notes, df=df
+    )
 
 
 def _weighted_lambda(y_ipw: Floats, f_rest: Floats) -> float:
@@ -344,6 +365,7 @@ def ppi_mean_weighted(
     confidence_level: float = 0.95,
     min_labels: int = MIN_LABELS,
     bounds: tuple[float, float] | None = None,
+    small_sample: bool = False,
 ) -> MeanEstimate:
     """Prediction-powered mean when the labelled subset was drawn with known inclusion probabilities.
 
@@ -359,6 +381,8 @@ def ppi_mean_weighted(
         Their human labels, in the order of ``labelled``.
     lam, confidence_level, min_labels, bounds
         As in :func:`ppi_mean`; ``lam=0`` is the Horvitz-Thompson mean of the labels alone.
+    small_sample
+        ``True``: Student's t quantile with n_labelled - 1 degrees of freedom.
 
     Returns
     -------
@@ -406,7 +430,10 @@ def ppi_mean_weighted(
         )
     estimate = float(np.mean(phi))
     se = math.sqrt(var / f.size)
-    return _result(method, sizes=sizes, lam=chosen, confidence_level=confidence_level, value=(estimate, se), note=note)
+    df = int(idx.size) - 1 if small_sample else None
+    return _result(
+        method, sizes=sizes, lam=chosen, confidence_level=confidence_level, value=(estimate, se), note=note, df=df
+    )
 
 
 def _check_design(f: Floats, pi: Floats, idx: npt.NDArray[np.generic], y: Floats, lam: float | None) -> None:
@@ -443,6 +470,7 @@ def human_mean(
     confidence_level: float = 0.95,
     min_labels: int = MIN_LABELS,
     bounds: tuple[float, float] | None = None,
+    small_sample: bool = False,
 ) -> MeanEstimate:
     """The plain mean of n values with its CLT interval (sample variance, divisor n - 1).
 
@@ -452,8 +480,9 @@ def human_mean(
         The values (human labels, or the judge's verdicts for ``method="judge-only"``).
     method, n_unlabelled
         How the result is labelled, and the unlabelled count it reports.
-    confidence_level, min_labels, bounds
-        As in :func:`ppi_mean` (the variance floor when every value is equal).
+    confidence_level, min_labels, bounds, small_sample
+        As in :func:`ppi_mean` (the variance floor when every value is equal; ``small_sample``:
+        Student's t quantile with n - 1 degrees of freedom).
 
     Returns
     -------
@@ -470,4 +499,5 @@ def human_mean(
     if var is None:
         return _result(method, sizes=sizes, lam=None, confidence_level=confidence_level, reason=note)
     value = (float(np.mean(y)), math.sqrt(var / y.size))
-    return _result(method, sizes=sizes, lam=None, confidence_level=confidence_level, value=value, note=note)
+    df = int(y.size) - 1 if small_sample else None
+    return _result(method, sizes=sizes, lam=None, confidence_level=confidence_level, value=value, note=note, df=df)
