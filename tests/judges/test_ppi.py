@@ -65,6 +65,15 @@ def test_too_few_labels_is_insufficient_evidence() -> None:
     assert r.ppi_plus_plus.status == "insufficient_evidence"
 
 
+def test_ppi_plus_plus_needs_100_labels() -> None:
+    """Tuning lambda on fewer labels under-covered (benchmarks/ppi_coverage.py): PPI answers, PPI++ does not."""
+    judged, labels = _frames(n_labelled=60)
+    r = ppi_pass_rate(judged, labels)
+    assert r.ppi.status == "ok"
+    assert r.ppi_plus_plus.status == "insufficient_evidence"
+    assert "at least 100" in (r.ppi_plus_plus.reason or "")
+
+
 def test_judge_perfect_on_labels_never_gives_width_zero() -> None:
     """Every labelled residual is 0: the floor keeps a positive width and the note says so."""
     y = np.ones(40)
@@ -86,7 +95,7 @@ def test_judge_perfect_on_labels_never_gives_width_zero() -> None:
 
 def test_all_labels_equal_item_level() -> None:
     judged = pl.DataFrame({"item": [str(k) for k in range(300)], "verdict": [True] * 300})
-    labels = pl.DataFrame({"item": [str(k) for k in range(40)], "label": [True] * 40})
+    labels = pl.DataFrame({"item": [str(k) for k in range(120)], "label": [True] * 120})
     r = ppi_pass_rate(judged, labels)
     for e in (r.ppi, r.ppi_plus_plus, r.human_only):
         assert e.status == "ok"

@@ -98,7 +98,17 @@ _LABELS = {
 
 
 def render_ppi(result: PPIComparison, console: Console, production: Path) -> None:
-    """Print the five estimates side by side, then every reason and note."""
+    """Print the five estimates side by side, then every reason and note.
+
+    Parameters
+    ----------
+    result
+        The comparison of :func:`ppi_production`.
+    console
+        Where to print.
+    production
+        The production file, named in the heading.
+    """
     level = f"{result.confidence_level:.0%}"
     console.print(
         f"pass rate of {production}: {result.n_judged - result.n_labelled} production verdicts "

@@ -18,6 +18,8 @@ and PPI++.
 - The CLT intervals use sample variances with divisor n - 1 and Student's t quantile with n - 1
   degrees of freedom (``small_sample=True`` of :mod:`gatestats.judges.ppi`): at n = 30 they are 6%
   wider than ppi-python's, which under-covered in the LLMBar simulation (``docs/judges.md``).
+- PPI++ needs at least :data:`~gatestats.judges.ppi.MIN_LABELS_TUNED` (100) labels, classical PPI
+  ``min_labels`` (30): tuning lambda on the same few labels made the interval under-cover.
 - Intervals are clipped to the parameter's range ([0, 1] for a pass rate, [-1, 1] for a
   difference), the estimate too; the ``note`` says when.
 """
@@ -37,6 +39,7 @@ from gatestats.judges._stats import Proportion, proportion
 from gatestats.judges.correction import JudgeUnusableError, corrected_pass_rate
 from gatestats.judges.ppi import (
     MIN_LABELS,
+    MIN_LABELS_TUNED,
     Floats,
     MeanEstimate,
     human_mean,
@@ -336,10 +339,12 @@ def _ppi_pair(
 ) -> tuple[MeanEstimate, MeanEstimate, MeanEstimate]:
     """Human-only (CLT or Horvitz-Thompson), PPI and PPI++ of labels ``y`` with predictions ``f`` (all items)."""
     options = {"confidence_level": level, "min_labels": min_labels, "bounds": bounds, "small_sample": True}
+    tuned = options | {"min_labels": max(min_labels, MIN_LABELS_TUNED)}
     sizes = (int(items.labelled.size), int(f.size - items.labelled.size))
     if items.inclusion is not None:
         weighted = partial(ppi_mean_weighted, f, items.inclusion, items.labelled, y, **options)  # type: ignore[arg-type]
-        return replace(weighted(lam=0.0), method="human-only", lam=None), weighted(lam=1.0), weighted(lam=None)
+        tuned_weighted = partial(ppi_mean_weighted, f, items.inclusion, items.labelled, y, **tuned)  # type: ignore[arg-type]
+        return replace(weighted(lam=0.0), method="human-only", lam=None), weighted(lam=1.0), tuned_weighted(lam=None)
     human = human_mean(y, n_unlabelled=sizes[1], **options)  # type: ignore[arg-type]
     if sizes[1] == 0:
         reason = "every judged item is labelled: the judge adds nothing (see the human-only estimate)"
@@ -347,7 +352,8 @@ def _ppi_pair(
     rest = np.ones(f.size, dtype=bool)
     rest[items.labelled] = False
     plain = partial(ppi_mean, y, f[items.labelled], f[rest], **options)  # type: ignore[arg-type]
-    return human, plain(lam=1.0), plain(lam=None)
+    plus = partial(ppi_mean, y, f[items.labelled], f[rest], **tuned)  # type: ignore[arg-type]
+    return human, plain(lam=1.0), plus(lam=None)
 
 
 def _checked(design: str, confidence_level: float, min_labels: int) -> LabelDesign:
