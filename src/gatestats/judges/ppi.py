@@ -78,6 +78,7 @@ __all__ = [
     "MIN_LABELS_TUNED",
     "EstimateMethod",
     "MeanEstimate",
+    "check_bounded_labels",
     "human_mean",
     "ppi_mean",
     "ppi_mean_weighted",
@@ -153,6 +154,29 @@ def _vector(values: npt.ArrayLike, name: str, *, allow_empty: bool = False) -> F
         raise ValueError(msg)
     if out.size == 0 and not allow_empty:
         msg = f"{name}: empty"
+        raise ValueError(msg)
+    return out
+
+
+def check_bounded_labels(values: npt.ArrayLike, name: str) -> Floats:
+    """A one-dimensional array of 0/1 values (booleans allowed); anything else, NaN included, is an error.
+
+    Parameters
+    ----------
+    values
+        The labels or verdicts.
+    name
+        Their name, for the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        As floats.
+    """
+    out = _vector(values, name, allow_empty=True)
+    bad = np.flatnonzero((out != 0) & (out != 1))
+    if bad.size:
+        msg = f"{name}: value {out[bad[0]]!r} at position {int(bad[0])} is not 0 or 1"
         raise ValueError(msg)
     return out
 
