@@ -114,3 +114,31 @@ def test_bad_production_verdict_is_an_input_error(files: tuple[Path, Path], tmp_
     assert result.exit_code == 1
     assert "bad.csv" in result.output
     assert "Traceback" not in result.output
+
+
+def test_label_budget(files: tuple[Path, Path]) -> None:
+    labelled, production = files
+    result = _invoke(labelled, *MAP, "--correct", production, "--estimator", "ppi", "--label-budget", "0.05", "--json")
+    assert result.exit_code == 0, result.output
+    budget = json.loads(result.output)["ppi"]["label_budget"]
+    assert budget["half_width"] == 0.05
+    # human-only: ceil((z sigma / h)^2) with the calibration set's label variance; classical PPI cannot reach
+    # +-0.05 with 349 production verdicts (its imputed term var(f)/N alone is above (h/z)^2)
+    assert budget["labels"]["ppi"] is None
+    assert budget["labels"]["ppi++"] < budget["labels"]["human-only"]
+    text = _invoke(labelled, *MAP, "--correct", production, "--estimator", "ppi", "--label-budget", "0.05")
+    assert "labels for a ±0.05 interval" in text.output
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "nan"])
+def test_label_budget_usage_errors(files: tuple[Path, Path], value: str) -> None:
+    labelled, production = files
+    result = _invoke(labelled, *MAP, "--correct", production, "--estimator", "ppi", "--label-budget", value)
+    assert result.exit_code == 2
+
+
+def test_label_budget_needs_ppi(files: tuple[Path, Path]) -> None:
+    labelled, production = files
+    result = _invoke(labelled, *MAP, "--correct", production, "--label-budget", "0.05")
+    assert result.exit_code == 2
+    assert "--estimator ppi" in result.output

@@ -9,21 +9,44 @@ that, and says so under the table.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
+from gatestats._typing import JSONObject
+
 if TYPE_CHECKING:
     from gatestats.judges import JudgmentSet
     from gatestats.judges.ppi import MeanEstimate
     from gatestats.judges.ppi_items import PPIComparison
 
-__all__ = ["ESTIMATORS", "ppi_production", "render_ppi"]
+__all__ = ["ESTIMATORS", "PPIOutput", "ppi_production", "render_ppi"]
 
 #: ``--estimator`` values: Rogan-Gladen alone (the default, unchanged output) or the PPI table.
 ESTIMATORS: tuple[str, ...] = ("rogan-gladen", "ppi")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PPIOutput:
+    """The side-by-side estimates and, with ``--label-budget``, the labels each estimator needs.
+
+    ``budget`` is ``((method, labels or None), ...)`` for human-only, PPI and PPI++ (``None``:
+    unreachable with this many production verdicts), from the calibration set as the pilot.
+    """
+
+    comparison: PPIComparison
+    half_width: float | None
+    budget: tuple[tuple[str, int | None], ...]
+
+    def to_dict(self) -> JSONObject:
+        """The comparison's dict, with ``label_budget`` when asked."""
+        out = self.comparison.to_dict()
+        if self.half_width is not None:
+            out["label_budget"] = {"half_width": self.half_width, "labels": dict(self.budget)}
+        return out
 
 
 def ppi_production(
@@ -34,7 +57,8 @@ def ppi_production(
     aliases: Mapping[str, str],
     unparseable: Sequence[str],
     confidence_level: float,
-) -> PPIComparison:
+    half_width: float | None = None,
+) -> PPIOutput:
     """The production file's pass rate by human-only, judge-only, Rogan-Gladen, PPI and PPI++.
 
     Parameters
@@ -47,10 +71,14 @@ def ppi_production(
         As for :func:`gatestats.judges.rated_inputs.read_production_verdicts`.
     confidence_level
         In (0, 1).
+    half_width
+        When given, the labels a ±half_width interval needs by each estimator
+        (:func:`gatestats.judges.budget.labels_for_half_width`, the calibration set as the pilot and
+        the production verdicts as the judge-only items).
 
     Returns
     -------
-    PPIComparison
+    PPIOutput
 
     Raises
     ------
@@ -79,7 +107,19 @@ def ppi_production(
         {"item": labelled_ids, "label": [v == judged.positive for v in frame["label"].to_list()]},
         schema={"item": pl.String, "label": pl.Boolean},
     )
-    return ppi_pass_rate(all_items, labels, confidence_level=confidence_level)
+    comparison = ppi_pass_rate(all_items, labels, confidence_level=confidence_level)
+    budget: tuple[tuple[str, int | None], ...] = ()
+    if half_width is not None:
+        from gatestats.judges.budget import BUDGET_METHODS, labels_for_half_width, pilot_moments
+
+        moments = pilot_moments(
+            labels["label"].to_numpy(), [bool(v) for v in labelled_pass], confidence_level=confidence_level
+        )
+        budget = tuple(
+            (m, labels_for_half_width(moments, half_width=half_width, n_unlabelled=len(read.verdicts), method=m))
+            for m in BUDGET_METHODS
+        )
+    return PPIOutput(comparison=comparison, half_width=half_width, budget=budget)
 
 
 def _cell(e: MeanEstimate) -> str:
@@ -97,18 +137,19 @@ _LABELS = {
 }
 
 
-def render_ppi(result: PPIComparison, console: Console, production: Path) -> None:
+def render_ppi(output: PPIOutput, console: Console, production: Path) -> None:
     """Print the five estimates side by side, then every reason and note.
 
     Parameters
     ----------
-    result
-        The comparison of :func:`ppi_production`.
+    output
+        What :func:`ppi_production` returned.
     console
         Where to print.
     production
         The production file, named in the heading.
     """
+    result = output.comparison
     level = f"{result.confidence_level:.0%}"
     console.print(
         f"pass rate of {production}: {result.n_judged - result.n_labelled} production verdicts "
@@ -130,6 +171,13 @@ def render_ppi(result: PPIComparison, console: Console, production: Path) -> Non
             console.print(f"  {e.method}: insufficient evidence: {e.reason}", highlight=False)
         elif e.note and e.method in ("ppi", "ppi++"):
             console.print(f"  {e.method}: {e.note}", highlight=False)
+    if output.half_width is not None:
+        needs = ", ".join(f"{m} {'unreachable' if n is None else n}" for m, n in output.budget)
+        console.print(
+            f"  labels for a ±{output.half_width:g} interval ({level}; this calibration set as the pilot, "
+            f"{result.n_judged - result.n_labelled} production verdicts): {needs}",
+            highlight=False,
+        )
     console.print(
         "  PPI assumes the labelled calibration items are a random sample of the population the production "
         "verdicts come from; an unparseable verdict counts as not passing.",
