@@ -265,11 +265,7 @@ def calibrate_command(
         if correct is None
         else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
     )
-    ppi = (
-        None
-        if correct is None or estimator != "ppi"
-        else _ppi(correct, reading, judged, alias or [], (label_budget, confidence_level))
-    )
+    ppi = _ppi(correct, reading, judged, alias or [], (estimator, label_budget, confidence_level))
     _emit(result, output=output, as_json=as_json, correction=correction, production=correct, ppi=ppi)
 
 
@@ -294,10 +290,21 @@ def _check_estimator(
 
 
 def _ppi(
-    production: Path, reading: _Reading, judged: JudgmentSet, aliases: list[str], budget: tuple[float | None, float]
-) -> PPIOutput:
-    """The ``--estimator ppi`` comparison: the calibration set as the labelled sample of the production verdicts."""
+    production: Path | None,
+    reading: _Reading,
+    judged: JudgmentSet,
+    aliases: list[str],
+    options: tuple[str, float | None, float],
+) -> PPIOutput | None:
+    """The ``--estimator ppi`` comparison (the calibration set as the labelled sample of the production verdicts).
+
+    ``options`` is (estimator, label budget, confidence level); ``None`` unless the estimator is ``ppi``.
+    """
     from gatestats.cli._calibrate_ppi import ppi_production
+
+    estimator, budget, level = options
+    if production is None or estimator != "ppi":
+        return None
 
     return ppi_production(
         production,
@@ -305,8 +312,8 @@ def _ppi(
         verdict=reading.fields["verdict"],
         aliases=parse_aliases(aliases),
         unparseable=reading.unparseable,
-        half_width=budget[0],
-        confidence_level=budget[1],
+        half_width=budget,
+        confidence_level=level,
     )
 
 

@@ -114,6 +114,10 @@ class PilotMoments:
         return self.covariance / self.var_prediction if self.var_prediction > 0 else 0.0
 
 
+def _z(confidence_level: float) -> float:
+    return float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+
+
 def _floor(m: int, z: float) -> float:
     p = (z * z / 2) / (m + z * z)
     return p * (1 - p)
@@ -145,7 +149,7 @@ def pilot_moments(labels: npt.ArrayLike, predictions: npt.ArrayLike, *, confiden
     var_y = float(np.var(y, ddof=1))
     note = None
     if not var_y > 0:
-        z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+        z = _z(confidence_level)
         var_y = _floor(int(y.size), z)
         note = (
             f"every pilot label is equal: the labels' variance floored at p(1 - p), p = (z^2/2)/(m + z^2), m = {y.size}"
@@ -273,7 +277,7 @@ def labels_for_half_width(
     -------
     int or None
     """
-    z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+    z = _z(confidence_level)
     if not (isinstance(half_width, int | float) and math.isfinite(half_width) and half_width > 0):
         msg = f"half_width must be a positive number (got {half_width!r})"
         raise ValueError(msg)
@@ -324,7 +328,7 @@ def labels_for_power(
     if not 0.0 < target_power < 1.0 or not (math.isfinite(delta) and delta > 0):
         msg = f"need 0 < target_power < 1 and delta > 0 (got {target_power!r}, {delta!r})"
         raise ValueError(msg)
-    z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+    z = _z(confidence_level)
     half = z * delta / (z + float(stats.norm.ppf(target_power)))
     return labels_for_half_width(
         moments,
@@ -359,7 +363,7 @@ def power(
     -------
     float
     """
-    z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+    z = _z(confidence_level)
     se = standard_error(moments, n_labels=n_labels, n_unlabelled=n_unlabelled, method=method, lam=lam)
     return float(stats.norm.cdf(delta / se - z) + stats.norm.cdf(-delta / se - z))
 
@@ -406,7 +410,7 @@ def stratum_deviations(
     if len(verdicts) != y.size:
         msg = f"verdicts ({len(verdicts)}) and labels ({y.size}) differ in length"
         raise ValueError(msg)
-    z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+    z = _z(confidence_level)
     out: dict[str, float] = {}
     for stratum in sorted(set(verdicts)):
         part = y[[v == stratum for v in verdicts]]
@@ -472,7 +476,7 @@ def allocate_labels(
         raise ValueError(msg)
     weight = [float(n) if scheme == "proportional" else n * deviations[h] for n, h in zip(big, strata, strict=True)]
     labels = _capped_shares(weight, big, n_labels)
-    z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+    z = _z(confidence_level)
     sd = [deviations[h] for h in strata]
     return Allocation(
         scheme=scheme,
@@ -536,7 +540,7 @@ def stratified_mean(
         ``method="human-only"`` (human labels, weighted by the design); ``n_unlabelled`` the
         judged items without a label.
     """
-    z = float(stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2))
+    z = _z(confidence_level)
     if set(sizes) != set(labels) or not sizes:
         msg = f"sizes and labels must name the same strata (got {sorted(sizes)} and {sorted(labels)})"
         raise ValueError(msg)

@@ -80,6 +80,7 @@ __all__ = [
     "MeanEstimate",
     "check_bounded_labels",
     "human_mean",
+    "insufficient_estimate",
     "ppi_mean",
     "ppi_mean_weighted",
     "tuned_lambda",
@@ -218,6 +219,50 @@ def tuned_lambda(labels: npt.ArrayLike, predictions: npt.ArrayLike, unlabelled_p
     return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
 
 
+def insufficient_estimate(
+    method: EstimateMethod,
+    reason: str,
+    *,
+    sizes: tuple[int, int],
+    confidence_level: float,
+    lam: float | None = None,
+    note: str | None = None,
+) -> MeanEstimate:
+    """An "insufficient evidence" :class:`MeanEstimate`: no estimate, no interval, the reason.
+
+    Parameters
+    ----------
+    method
+        Which estimator.
+    reason
+        Why there is no estimate.
+    sizes
+        (n labelled, n unlabelled).
+    confidence_level
+        The level that was asked.
+    lam, note
+        As in :class:`MeanEstimate`.
+
+    Returns
+    -------
+    MeanEstimate
+    """
+    return MeanEstimate(
+        method=method,
+        estimate=None,
+        ci_low=None,
+        ci_high=None,
+        se=None,
+        n_labelled=sizes[0],
+        n_unlabelled=sizes[1],
+        lam=lam,
+        status="insufficient_evidence",
+        reason=reason,
+        note=note,
+        confidence_level=confidence_level,
+    )
+
+
 def _result(
     method: EstimateMethod,
     *,
@@ -235,19 +280,13 @@ def _result(
     are as in :class:`MeanEstimate`; ``df`` asks for Student's t quantile instead of the normal one.
     """
     if value is None or not value[1] > 0:
-        return MeanEstimate(
-            method=method,
-            estimate=None,
-            ci_low=None,
-            ci_high=None,
-            se=None,
-            n_labelled=sizes[0],
-            n_unlabelled=sizes[1],
-            lam=lam,
-            status="insufficient_evidence",
-            reason=reason or "no interval of positive width",
-            note=note,
+        return insufficient_estimate(
+            method,
+            reason or "no interval of positive width",
+            sizes=sizes,
             confidence_level=confidence_level,
+            lam=lam,
+            note=note,
         )
     estimate, se = value
     z = _z(confidence_level, df)

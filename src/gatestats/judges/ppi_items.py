@@ -43,6 +43,7 @@ from gatestats.judges.ppi import (
     Floats,
     MeanEstimate,
     human_mean,
+    insufficient_estimate,
     ppi_mean,
     ppi_mean_weighted,
 )
@@ -260,20 +261,7 @@ def _from_proportion(
 def _unknown(
     method: Literal["rogan-gladen", "ppi", "ppi++"], reason: str, sizes: tuple[int, int], level: float
 ) -> MeanEstimate:
-    return MeanEstimate(
-        method=method,
-        estimate=None,
-        ci_low=None,
-        ci_high=None,
-        se=None,
-        n_labelled=sizes[0],
-        n_unlabelled=sizes[1],
-        lam=None,
-        status="insufficient_evidence",
-        reason=reason,
-        note=None,
-        confidence_level=level,
-    )
+    return insufficient_estimate(method, reason, sizes=sizes, confidence_level=level)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
