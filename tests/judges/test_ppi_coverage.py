@@ -45,3 +45,36 @@ def test_ppi_intervals_cover_on_llmbar() -> None:
             # the point of PPI++: narrower than the human labels alone
             assert width["PPI++ t"] < width["human"]
         assert sum(c.refused for c in part) == 0
+
+
+@pytest.mark.slow
+def test_weighted_design_covers_on_llmbar() -> None:
+    """Labels drawn by the judge's verdict (Poisson sampling: 40% of its fails, 15% of its passes) from the
+    466 items of LLMBar GPT-4 / Vanilla_NoRules; the estimand is their human pass rate (finite population).
+    400 replications, seed 20261205: ppi_pass_rate(design="weighted") covers at >= 0.95 - 2 SE (measured:
+    Horvitz-Thompson 0.95, PPI 0.99, PPI++ 0.99; mean widths 0.296, 0.182, 0.170 - the Poisson variance
+    without finite-population correction is conservative)."""
+    import numpy as np
+    import polars as pl
+
+    from gatestats.judges.ppi_items import ppi_pass_rate
+
+    y, f = _benchmark().configurations()["GPT-4/Vanilla_NoRules"]
+    rng = np.random.default_rng(20261205)
+    pi = np.where(f == 1, 0.15, 0.40)
+    ids = [str(i) for i in range(y.size)]
+    judged = pl.DataFrame({"item": ids, "verdict": (f == 1).tolist(), "inclusion": pi.tolist()})
+    reps, truth = 400, float(y.mean())
+    hits = {"human-only": 0, "ppi": 0, "ppi++": 0}
+    for _ in range(reps):
+        chosen = np.flatnonzero(rng.random(y.size) < pi)
+        labels = pl.DataFrame({"item": [ids[i] for i in chosen], "label": (y[chosen] == 1).tolist()})
+        r = ppi_pass_rate(judged, labels, design="weighted")
+        for e in (r.human_only, r.ppi, r.ppi_plus_plus):
+            if e.ci_low is not None and e.ci_high is not None:
+                hits[e.method] += e.ci_low <= truth <= e.ci_high
+    bar = 0.95 - 2 * math.sqrt(0.95 * 0.05 / reps)
+    assert hits["ppi"] / reps >= bar, hits
+    assert hits["human-only"] / reps >= bar, hits
+    # PPI++ answers only with 100 labels or more (about 117 expected here): a refusal counts as a miss
+    assert hits["ppi++"] / reps >= bar, hits
