@@ -264,3 +264,27 @@ def test_array_level_hostile() -> None:
     with pytest.raises(ValueError, match="not in"):
         ppi_mean_weighted([1.0, 0.0], [0.0, 0.5], [1], [1.0])
     assert tuned_lambda([1.0, 0.0], [1.0, 1.0], [1.0, 1.0]) == 0.0
+
+
+def test_empty_inputs_are_insufficient_evidence() -> None:
+    judged = pl.DataFrame({"item": [], "verdict": []}, schema={"item": pl.String, "verdict": pl.Boolean})
+    labels = pl.DataFrame({"item": [], "label": []}, schema={"item": pl.String, "label": pl.Boolean})
+    r = ppi_pass_rate(judged, labels)
+    assert all(e.status == "insufficient_evidence" for e in r.estimates())
+    assert r.ppi.reason == "no judged item"
+    weighted = judged.with_columns(pl.lit(0.5).alias("inclusion"))
+    r = ppi_pass_rate(weighted, labels, design="weighted")
+    assert all(e.status == "insufficient_evidence" for e in r.estimates() if e.method != "judge-only")
+    assert ppi_mean_weighted([1.0, 0.0], [0.5, 0.5], [], [], min_labels=0).status == "insufficient_evidence"
+
+
+def test_every_verdict_unparseable() -> None:
+    """A judge that never answers: PPI is the labels' mean (its prediction is 0 everywhere), judge-only has none."""
+    judged = pl.DataFrame(
+        {"item": [str(i) for i in range(50)], "verdict": [None] * 50}, schema={"item": pl.String, "verdict": pl.Boolean}
+    )
+    labels = pl.DataFrame({"item": [str(i) for i in range(35)], "label": [True, False] * 17 + [True]})
+    r = ppi_pass_rate(judged, labels)
+    assert r.n_unparseable == 50
+    assert r.judge_only.status == "insufficient_evidence"
+    assert r.ppi.estimate == pytest.approx(18 / 35)

@@ -391,8 +391,8 @@ def ppi_mean(
     method: EstimateMethod = "ppi" if lam == 1.0 else "ppi++"
     chosen = tuned_lambda(y, f, u) if lam is None else float(lam)
     sizes = (int(y.size), int(u.size))
-    if y.size < min_labels:
-        reason = f"{y.size} human label(s); at least {min_labels} are needed for an interval"
+    if y.size < max(min_labels, 2):
+        reason = f"{y.size} human label(s); at least {max(min_labels, 2)} are needed for an interval"
         return _result(method, sizes=sizes, lam=chosen, confidence_level=confidence_level, reason=reason)
     z = _z(confidence_level)
     width = None if bounds is None else float(bounds[1] - bounds[0])
@@ -468,6 +468,7 @@ def ppi_mean_weighted(
     f = _vector(predictions, "predictions")
     pi = _vector(inclusion, "inclusion")
     idx = np.asarray(labelled)
+    idx = idx.astype(np.intp) if idx.size == 0 else idx
     y = _vector(labels, "labels", allow_empty=True)
     _check_design(f, pi, idx, y, lam)
     method: EstimateMethod = "ppi" if lam == 1.0 else "ppi++"
@@ -479,8 +480,8 @@ def ppi_mean_weighted(
     f_rest = f * (1 - xi / pi)
     chosen = _weighted_lambda(y_ipw, f_rest) if lam is None else float(lam)
     sizes = (int(idx.size), int(f.size - idx.size))
-    if idx.size < min_labels:
-        reason = f"{idx.size} human label(s); at least {min_labels} are needed for an interval"
+    if idx.size < max(min_labels, 2):
+        reason = f"{idx.size} human label(s); at least {max(min_labels, 2)} are needed for an interval"
         return _result(method, sizes=sizes, lam=chosen, confidence_level=confidence_level, reason=reason)
     phi = y_ipw + chosen * f_rest
     z = _z(confidence_level)

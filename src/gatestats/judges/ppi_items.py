@@ -215,8 +215,8 @@ def _read(
     raw = [_binary(jf, c, "judged", jids, nullable=True) for c in verdicts]
     got = [_binary(lf, c, "labels", lids, nullable=False) for c in label_columns]
     return _Items(
-        verdicts=tuple(np.asarray([0.0 if v is None else v for v in col]) for col in raw),
-        parseable=tuple(np.asarray([v is not None for v in col]) for col in raw),
+        verdicts=tuple(np.asarray([0.0 if v is None else v for v in col], dtype=np.float64) for col in raw),
+        parseable=tuple(np.asarray([v is not None for v in col], dtype=bool) for col in raw),
         labelled=np.asarray([position[item] for item in lids], dtype=np.intp),
         labels=tuple(np.asarray(col, dtype=np.float64) for col in got),
         inclusion=_inclusion(jf, jids) if weighted else None,
@@ -329,6 +329,9 @@ def _ppi_pair(
     options = {"confidence_level": level, "min_labels": min_labels, "bounds": bounds, "small_sample": True}
     tuned = options | {"min_labels": max(min_labels, MIN_LABELS_TUNED)}
     sizes = (int(items.labelled.size), int(f.size - items.labelled.size))
+    if f.size == 0:
+        none = insufficient_estimate("human-only", "no judged item", sizes=sizes, confidence_level=level)
+        return none, _unknown("ppi", "no judged item", sizes, level), _unknown("ppi++", "no judged item", sizes, level)
     if items.inclusion is not None:
         weighted = partial(ppi_mean_weighted, f, items.inclusion, items.labelled, y, **options)  # type: ignore[arg-type]
         tuned_weighted = partial(ppi_mean_weighted, f, items.inclusion, items.labelled, y, **tuned)  # type: ignore[arg-type]
