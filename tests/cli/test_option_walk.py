@@ -209,6 +209,8 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--alias": ("--alias", "fail=pass"),
         "--correct": ("--correct", "{judgments.csv}"),
         "--case": ("--case", "id"),
+        "--estimator": ("--estimator", "ppi"),  # without --correct: refused (exit 2)
+        "--label-budget": ("--label-budget", "0.05"),  # without --estimator ppi: refused (exit 2)
     },
     "gate": {
         "--policy": ("--policy", "{policy}"),

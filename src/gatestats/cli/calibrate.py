@@ -24,6 +24,7 @@ from gatestats.io.digest import digest_file, digest_text
 from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:
+    from gatestats.cli._calibrate_ppi import PPIOutput
     from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
 
@@ -66,6 +67,17 @@ _AliasOption = Annotated[
 ]
 _CorrectOption = Annotated[
     Path | None, typer.Option(help="Production verdicts (same verdict column): print the corrected pass rate.")
+]
+_EstimatorOption = Annotated[
+    str,
+    typer.Option(
+        help="With --correct: rogan-gladen (the corrected pass rate) or ppi (human-only, judge-only, "
+        "Rogan-Gladen, PPI and PPI++ side by side; the calibration items are the labelled sample)."
+    ),
+]
+_BudgetOption = Annotated[
+    float | None,
+    typer.Option(help="With --estimator ppi: print the labels a ±HALF_WIDTH interval needs (human, PPI, PPI++)."),
 ]
 _CaseOption = Annotated[
     str | None, typer.Option(help="Case column of the --correct file (verdicts clustered by case).")
@@ -201,6 +213,8 @@ def calibrate_command(
     alias: _AliasOption = None,
     correct: _CorrectOption = None,
     case: _CaseOption = None,
+    estimator: _EstimatorOption = "rogan-gladen",
+    label_budget: _BudgetOption = None,
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -217,8 +231,9 @@ def calibrate_command(
         The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write.
     classes, ordinal, alias
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
-    correct, case
-        A production verdicts file to correct for the judge's errors, and its case column.
+    correct, case, estimator, label_budget
+        A production verdicts file to correct for the judge's errors, its case column, the estimator,
+        and (``ppi``) the half-width whose label budget is printed.
 
     Raises
     ------
@@ -226,6 +241,7 @@ def calibrate_command(
         A usage error (exit 2): an option outside its domain, options that contradict each other.
     """
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
+    _check_estimator(estimator, correct=correct, case=case, multiclass=classes is not None, budget=label_budget)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
@@ -249,7 +265,56 @@ def calibrate_command(
         if correct is None
         else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
     )
-    _emit(result, output=output, as_json=as_json, correction=correction, production=correct)
+    ppi = _ppi(correct, reading, judged, alias or [], (estimator, label_budget, confidence_level))
+    _emit(result, output=output, as_json=as_json, correction=correction, production=correct, ppi=ppi)
+
+
+def _check_estimator(
+    estimator: str, *, correct: Path | None, case: str | None, multiclass: bool, budget: float | None
+) -> None:
+    """``--estimator`` is a known word; ``ppi`` needs ``--correct``, and takes neither ``--case`` nor ``--classes``."""
+    from gatestats.cli._calibrate_ppi import ESTIMATORS
+
+    checked_option(check_choice, estimator, "--estimator", ESTIMATORS)
+    if budget is not None and (estimator != "ppi" or not 0.0 < budget < 1.0):
+        raise typer.BadParameter(
+            f"--label-budget is a half-width in (0, 1) and needs --estimator ppi (got {budget!r})",
+            param_hint="--label-budget",
+        )
+    if estimator == "ppi" and (correct is None or case is not None or multiclass):
+        raise typer.BadParameter(
+            "--estimator ppi needs --correct PRODUCTION (the unlabelled verdicts), in the binary mode, without --case "
+            "(clustered production verdicts are not supported by PPI here)",
+            param_hint="--estimator",
+        )
+
+
+def _ppi(
+    production: Path | None,
+    reading: _Reading,
+    judged: JudgmentSet,
+    aliases: list[str],
+    options: tuple[str, float | None, float],
+) -> PPIOutput | None:
+    """The ``--estimator ppi`` comparison (the calibration set as the labelled sample of the production verdicts).
+
+    ``options`` is (estimator, label budget, confidence level); ``None`` unless the estimator is ``ppi``.
+    """
+    from gatestats.cli._calibrate_ppi import ppi_production
+
+    estimator, budget, level = options
+    if production is None or estimator != "ppi":
+        return None
+
+    return ppi_production(
+        production,
+        judged,
+        verdict=reading.fields["verdict"],
+        aliases=parse_aliases(aliases),
+        unparseable=reading.unparseable,
+        half_width=budget,
+        confidence_level=level,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -493,6 +558,7 @@ def _emit(
     as_json: bool,
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
+    ppi: PPIOutput | None = None,
 ) -> None:
     """Write the calibration file (when asked), then print the JSON or the summary."""
     from gatestats.judges import write_calibration
@@ -501,11 +567,16 @@ def _emit(
         write_calibration(result, output)
     if as_json:
         extra = {} if correction is None else {"correction": correction.to_dict()}
+        extra |= {} if ppi is None else {"ppi": ppi.to_dict()}
         typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
     else:
         console = Console()
         render_calibration(result, Console(width=max(console.width, 120)))
-        if correction is not None and production is not None:
+        if ppi is not None and production is not None:
+            from gatestats.cli._calibrate_ppi import render_ppi
+
+            render_ppi(ppi, Console(width=max(console.width, 120)), production)
+        elif correction is not None and production is not None:
             render_correction(correction, Console(width=max(console.width, 120)), production)
     if output is not None:
         typer.echo(f"wrote calibration {result.version} to {output}", err=True)

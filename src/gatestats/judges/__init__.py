@@ -10,6 +10,9 @@
   Lang-Reiczigel interval carrying both samples' uncertainty).
 - :func:`calibrate` / :func:`write_calibration` / :func:`load_calibration` — the versioned,
   content-addressed calibration artifact.
+- :func:`ppi_pass_rate` / :func:`ppi_paired_difference` — prediction-powered estimates (PPI, PPI++)
+  from a judge-graded set and a human-labelled subset, beside the human-only, judge-only and
+  Rogan-Gladen estimates (:mod:`gatestats.judges.ppi` for the array-level estimators).
 - :func:`judge_eligibility` — the gate's check that a judge is calibrated, current and good enough
   to vote.
 """
@@ -56,6 +59,8 @@ from gatestats.judges.correction import (
 from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
 from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
+from gatestats.judges.ppi import MeanEstimate, ppi_mean, ppi_mean_weighted
+from gatestats.judges.ppi_items import PPIComparison, ppi_paired_difference, ppi_pass_rate
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
 from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
@@ -81,7 +86,9 @@ __all__ = [
     "Kappa",
     "KappaWeights",
     "LimitCriterion",
+    "MeanEstimate",
     "OrderSensitivity",
+    "PPIComparison",
     "PairedDifference",
     "PersuasionTest",
     "Proportion",
@@ -105,6 +112,10 @@ __all__ = [
     "parse_judgment_mapping",
     "parse_where",
     "persuasion_test",
+    "ppi_mean",
+    "ppi_mean_weighted",
+    "ppi_paired_difference",
+    "ppi_pass_rate",
     "proportion",
     "read_judgments",
     "rogan_gladen",
