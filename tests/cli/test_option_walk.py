@@ -145,6 +145,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        **PUBLISH_VALUES,
     },
     "cost": {
         "--by": ("--by", "model_id"),

@@ -130,7 +130,7 @@ def _check_output(output: Path, inputs: Sequence[Path]) -> None:
 
 
 def labelled_json(payload: Any, labels: Labels, keys: Iterable[str] = ("baseline", "candidate", "system")) -> Any:
-    """``payload`` with ``<key>_label`` beside each id key of its objects (top level or a top-level list).
+    """``payload`` with ``<key>_label`` beside each id key of its objects, at any depth.
 
     JSON keeps the ids; a label is added beside an id only when labels were given, so the JSON of a
     command without labels is unchanged.
@@ -155,7 +155,7 @@ def labelled_json(payload: Any, labels: Labels, keys: Iterable[str] = ("baseline
         return [labelled_json(item, labels, keys) for item in payload]
     if not isinstance(payload, dict):
         return payload
-    out = dict(payload)
+    out = {key: labelled_json(value, labels, keys) for key, value in payload.items()}
     for key in keys:
         value = payload.get(key)
         if isinstance(value, str):

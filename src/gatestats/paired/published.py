@@ -151,7 +151,7 @@ def _columns(comparisons: Sequence[Comparison], *, family: bool) -> tuple[Column
     return tuple(Column(header=h, numeric=h not in text) for h in headers)
 
 
-def _notes(comparisons: Sequence[Comparison], alpha: float, *, family: bool) -> tuple[str, ...]:
+def _notes(comparisons: Sequence[Comparison], alpha: float, labels: Labels, *, family: bool) -> tuple[str, ...]:
     first = comparisons[0]
     methods = ", ".join(dict.fromkeys(x.interval.method for x in comparisons if x.interval.method)) or "none"
     notes = [
@@ -165,7 +165,7 @@ def _notes(comparisons: Sequence[Comparison], alpha: float, *, family: bool) -> 
             "no significant difference."
         )
     notes.append(f"decision: at alpha = {alpha:g} on the {'adjusted ' if family else ''}p-value.")
-    notes.extend(f"{x.candidate} vs {x.baseline}: {x.reason}" for x in comparisons if x.reason)
+    notes.extend(f"{labels(x.candidate)} vs {labels(x.baseline)}: {x.reason}" for x in comparisons if x.reason)
     return tuple(notes)
 
 
@@ -191,7 +191,7 @@ def _table(
         columns=_columns(comparisons, family=family),
         rows=tuple(_row(x, chosen, alpha, family=family) for x in comparisons),
         data=_frame(comparisons, frame, chosen, alpha),
-        notes=_notes(comparisons, alpha, family=family),
+        notes=_notes(comparisons, alpha, chosen, family=family),
         legend=(significance_legend(alpha, pvalue=header),),
     )
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 import polars as pl
 
-from gatestats.io.text import visible
+from gatestats.io.text import LABEL_LIMIT, TEXT_LIMIT, visible
 from gatestats.vocabulary import TableFormat, check_choice
 
 if TYPE_CHECKING:
@@ -152,8 +152,13 @@ def render_summary(table: PublishedTable, *, max_rows: int = 8, width: int = 200
     return text
 
 
-def _shown(text: str) -> str:
-    return visible(text)
+def _shown(text: str, limit: int = LABEL_LIMIT) -> str:
+    return visible(text, limit=limit)
+
+
+def _line(text: str) -> str:
+    """A title, note or legend line: longer than a label before it is shortened."""
+    return visible(text, limit=TEXT_LIMIT)
 
 
 def _csv(table: PublishedTable) -> str:
@@ -168,18 +173,19 @@ def _markdown_cell(text: str) -> str:
     return escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") if escaped else " "
 
 
-def _markdown_text(text: str) -> str:
-    return _markdown_cell(text).strip()
+def _markdown_line(text: str) -> str:
+    escaped = _MARKDOWN_SPECIALS.sub(r"\\\1", _line(text))
+    return escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _markdown(table: PublishedTable) -> str:
-    lines = [f"**{_markdown_text(table.title)}**", ""]
+    lines = [f"**{_markdown_line(table.title)}**", ""]
     lines.append("| " + " | ".join(_markdown_cell(c.header) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if c.numeric else ":---" for c in table.columns) + "|")
     lines.extend("| " + " | ".join(_markdown_cell(cell) for cell in row) + " |" for row in table.rows)
     if table.footer:
         lines.append("")
-        lines.extend(_markdown_text(line) + "  " for line in table.footer)
+        lines.extend(_markdown_line(line) + "  " for line in table.footer)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -189,7 +195,7 @@ def _terminal(table: PublishedTable, *, width: int, rows: tuple[tuple[str, ...],
     from rich.table import Table  # noqa: PLC0415 - as above
     from rich.text import Text  # noqa: PLC0415 - as above
 
-    shown = Table(title=Text(_shown(table.title)), title_justify="left", box=box.SQUARE if boxed else box.SIMPLE)
+    shown = Table(title=Text(_line(table.title)), title_justify="left", box=box.SQUARE if boxed else box.SIMPLE)
     for column, fixed in zip(table.columns, _column_widths(table, rows, width), strict=True):
         shown.add_column(
             Text(_shown(column.header)), justify="right" if column.numeric else "left", overflow="fold", width=fixed
@@ -199,7 +205,7 @@ def _terminal(table: PublishedTable, *, width: int, rows: tuple[tuple[str, ...],
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
     console.print(shown)
     for line in table.footer:
-        console.print(Text(_shown(line)))
+        console.print(Text(_line(line)))
     out = str(console.file.getvalue())  # type: ignore[attr-defined]
     return "".join(line.rstrip() + "\n" for line in out.splitlines())
 
@@ -244,12 +250,12 @@ def _great_table(table: PublishedTable) -> GT:
         [[_shown(cell) for cell in row] for row in table.rows], schema=dict.fromkeys(keys, pl.String), orient="row"
     )
     digest = hashlib.sha256(repr((table.title, table.columns, table.rows)).encode()).hexdigest()[:12]
-    gt = GT(frame, id=f"gatestats-{digest}").tab_header(title=_shown(table.title))
+    gt = GT(frame, id=f"gatestats-{digest}").tab_header(title=_line(table.title))
     headers: dict[str, Any] = {k: _shown(c.header) for k, c in zip(keys, table.columns, strict=True)}
     gt = gt.cols_label(cases=headers)
     right = [k for k, c in zip(keys, table.columns, strict=True) if c.numeric]
     if right:
         gt = gt.cols_align(align="right", columns=right)
     for line in table.footer:
-        gt = gt.tab_source_note(_shown(line))
+        gt = gt.tab_source_note(_line(line))
     return gt
