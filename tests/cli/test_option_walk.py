@@ -156,6 +156,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        **PUBLISH_VALUES,
     },
     "compare": {
         "--baseline": ("--baseline", "baseline"),

@@ -50,6 +50,8 @@ LabelOption = Annotated[
 LabelsFileOption = Annotated[
     Path | None, typer.Option("--labels", help="Labels file: CSV with the header name,label, or TOML with [labels].")
 ]
+#: The JSON keys whose values are ids a label may stand for.
+ID_KEYS = ("baseline", "candidate", "system", "slice")
 #: The least width of a terminal table written to a file (no terminal to measure).
 FILE_WIDTH = 120
 
@@ -129,7 +131,7 @@ def _check_output(output: Path, inputs: Sequence[Path]) -> None:
             raise typer.BadParameter(msg, param_hint="--output")
 
 
-def labelled_json(payload: Any, labels: Labels, keys: Iterable[str] = ("baseline", "candidate", "system")) -> Any:
+def labelled_json(payload: Any, labels: Labels, keys: Iterable[str] = ID_KEYS) -> Any:
     """``payload`` with ``<key>_label`` beside each id key of its objects, at any depth.
 
     JSON keeps the ids; a label is added beside an id only when labels were given, so the JSON of a
