@@ -220,6 +220,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--alias": ("--alias", "fail=pass"),
         "--correct": ("--correct", "{judgments.csv}"),
         "--case": ("--case", "id"),
+        "--format": ("--format", "markdown"),
     },
     "gate": {
         "--policy": ("--policy", "{policy}"),

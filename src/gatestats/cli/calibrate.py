@@ -20,12 +20,14 @@ from gatestats.cli._calibrate_classes import (
     run_multiclass,
 )
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
+from gatestats.cli._publish import FormatOption, checked_publishing
 from gatestats.io.digest import digest_file, digest_text
 from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:
     from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+    from gatestats.vocabulary import OutputFormat
 
 __all__ = ["calibrate_command", "render_calibration"]
 
@@ -201,6 +203,7 @@ def calibrate_command(
     alias: _AliasOption = None,
     correct: _CorrectOption = None,
     case: _CaseOption = None,
+    fmt: FormatOption = "terminal",
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -219,6 +222,8 @@ def calibrate_command(
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
     correct, case
         A production verdicts file to correct for the judge's errors, and its case column.
+    fmt
+        ``--format``: terminal, json (as ``--json``), or the calibration's table as markdown, latex, html, csv.
 
     Raises
     ------
@@ -226,6 +231,7 @@ def calibrate_command(
         A usage error (exit 2): an option outside its domain, options that contradict each other.
     """
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
+    shown = _checked_format(fmt, as_json=as_json, multiclass=classes is not None, correct=correct is not None)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
@@ -237,7 +243,7 @@ def calibrate_command(
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
         given = _multiclass_input(reading, judge, words, method=method, confidence_level=confidence_level)
-        run_multiclass(given, as_json=as_json, correct=correct, case=case)
+        run_multiclass(given, as_json=shown == "json", correct=correct, case=case)
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
@@ -249,7 +255,7 @@ def calibrate_command(
         if correct is None
         else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
     )
-    _emit(result, output=output, as_json=as_json, correction=correction, production=correct)
+    _emit(result, output=output, fmt=shown, correction=correction, production=correct)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -486,11 +492,21 @@ def _check_sources(
         raise FileNotFoundError(msg)
 
 
+def _checked_format(fmt: str, *, as_json: bool, multiclass: bool, correct: bool) -> OutputFormat:
+    """``--format`` checked (with ``--json``); the multi-class calibration and ``--correct`` have no table yet."""
+    shown = checked_publishing(fmt=fmt, as_json=as_json, output=None, label=None, labels_file=None, inputs=()).fmt
+    for refused, what in ((multiclass, "the multi-class calibration"), (correct, "--correct's corrected pass rate")):
+        if refused and shown not in ("terminal", "json"):
+            msg = f"{what} prints as terminal or json only (got {shown})"
+            raise typer.BadParameter(msg, param_hint="--format")
+    return shown
+
+
 def _emit(
     result: JudgeCalibration,
     *,
     output: Path | None,
-    as_json: bool,
+    fmt: OutputFormat,
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
 ) -> None:
@@ -499,9 +515,13 @@ def _emit(
 
     if output is not None:
         write_calibration(result, output)
-    if as_json:
+    if fmt == "json":
         extra = {} if correction is None else {"correction": correction.to_dict()}
         typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
+    elif fmt != "terminal":
+        from gatestats.publish.formats import render
+
+        typer.echo(render(result.table(), fmt), nl=False)
     else:
         console = Console()
         render_calibration(result, Console(width=max(console.width, 120)))
