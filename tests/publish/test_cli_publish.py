@@ -153,3 +153,28 @@ def test_labels_file_errors_name_file_and_line(three: Path, tmp_path: Path) -> N
     labels.write_text(f"name,label\nA,Short A\n{LONG},Long\n", encoding="utf-8")
     ok = _invoke("compare", three, "--all-pairs", "--labels", labels, "--format", "markdown")
     assert "| Long | Short A |" in ok.stdout
+
+
+def test_output_through_a_symlink_onto_an_input_is_refused(three: Path, tmp_path: Path) -> None:
+    link = tmp_path / "link.md"
+    link.symlink_to(three)
+    before = three.read_bytes()
+    result = _invoke("compare", three, "--all-pairs", "--format", "markdown", "--output", link)
+    assert result.exit_code == 2
+    assert "is an input of this command" in _plain(result.stderr)
+    assert three.read_bytes() == before
+
+
+def test_labels_file_attacks(three: Path, tmp_path: Path) -> None:
+    duplicate_keys = tmp_path / "labels.toml"
+    duplicate_keys.write_text('[labels]\nA = "x"\nA = "y"\n', encoding="utf-8")
+    result = _invoke("compare", three, "--all-pairs", "--labels", duplicate_keys)
+    assert result.exit_code == 2
+    assert "not TOML" in result.stderr
+    result = _invoke("compare", three, "--all-pairs", "--labels", tmp_path)
+    assert result.exit_code == 2
+    assert "a directory (expected a labels file)" in result.stderr
+    huge = tmp_path / "huge.csv"
+    huge.write_bytes(b"name,label\n" + b"a,b\n" * 300_000)
+    result = _invoke("compare", three, "--all-pairs", "--labels", huge)
+    assert result.exit_code == 2
