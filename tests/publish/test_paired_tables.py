@@ -127,3 +127,34 @@ def test_summary_and_html_repr() -> None:
     many = compare_many(_family(), family="all_pairs")
     assert "p adjusted (holm, mid-p)" in many._repr_html_()
     assert len(repr(x)) > 0
+
+
+def test_a_simultaneous_column_goes_beside_the_per_comparison_intervals() -> None:
+    # The hook the lead fills from h26-rank's MultipleComparison fields; here Bonferroni intervals
+    # made by hand: each comparison's interval at level 1 - alpha/m (m = 3).
+    from gatestats.paired.published import SimultaneousColumn, multiple_comparison_table
+
+    many = compare_many(_family(), family="all_pairs")
+    wide = [x.confidence_interval(1 - 0.05 / 3) for x in many.comparisons]
+    sim = SimultaneousColumn(
+        method="bonferroni",
+        ci_low=tuple(w.ci_low for w in wide),
+        ci_high=tuple(w.ci_high for w in wide),
+        confidence_level=0.95,
+    )
+    table = multiple_comparison_table(many, simultaneous=sim)
+    headers = [c.header for c in table.columns]
+    assert headers[7:9] == ["difference [95% CI]", "simultaneous [95% CI] (bonferroni)"]
+    for x, w, row in zip(many.comparisons, wide, table.rows, strict=True):
+        assert row[8] == f"[{w.ci_low:.3f}, {w.ci_high:.3f}]".replace("-0.000", "0.000")
+        assert x.diff_ci_low is not None
+        assert w.ci_low is not None
+        assert w.ci_low <= x.diff_ci_low  # wider than the per-comparison interval
+    assert not any(n.startswith("The intervals are per-comparison") for n in table.notes)
+    assert any("simultaneous (bonferroni): the 3 intervals hold together at 95%" in n for n in table.notes)
+    assert table.data["simultaneous_ci_low"].to_list() == [w.ci_low for w in wide]
+    assert "| simultaneous \\[95% CI\\] (bonferroni) |" in render(table, "markdown")
+    with pytest.raises(ValueError, match="one simultaneous interval per comparison"):
+        multiple_comparison_table(
+            many, simultaneous=SimultaneousColumn(method="holm", ci_low=(), ci_high=(), confidence_level=0.95)
+        )

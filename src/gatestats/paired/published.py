@@ -19,11 +19,20 @@ test. Where p-values are adjusted and the intervals are not, a note says so plai
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 import polars as pl
 
-from gatestats.publish.cells import MISSING, estimate_cell, mark, pvalue_cell, rate_cell, significance_legend
+from gatestats.publish.cells import (
+    MISSING,
+    estimate_cell,
+    mark,
+    number_cell,
+    pvalue_cell,
+    rate_cell,
+    significance_legend,
+)
 from gatestats.publish.formats import Column, PublishedTable
 from gatestats.publish.labels import Labels
 
@@ -34,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DECISIONS_SHOWN",
     "TEST_NAMES",
+    "SimultaneousColumn",
     "comparison_table",
     "decision",
     "family_alpha",
@@ -45,6 +55,26 @@ __all__ = [
 DECISIONS_SHOWN: Final = ("candidate better", "baseline better", "no significant difference", "insufficient evidence")
 #: How each test is named in a p column's header.
 TEST_NAMES: Final = {"midp": "mid-p", "exact": "exact", "permutation": "permutation", "asymptotic": "asymptotic"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SimultaneousColumn:
+    """Simultaneous intervals shown beside the per-comparison ones: one per comparison, in the family's order.
+
+    Attributes
+    ----------
+    method
+        How they were made (``bonferroni``, ``holm``), shown in the header and the note.
+    ci_low, ci_high
+        The interval of each comparison's difference (None: no interval for that comparison).
+    confidence_level
+        Their joint level.
+    """
+
+    method: str
+    ci_low: tuple[float | None, ...]
+    ci_high: tuple[float | None, ...]
+    confidence_level: float
 
 
 def family_alpha(comparisons: Sequence[Comparison]) -> float:
@@ -221,7 +251,9 @@ def comparison_table(x: Comparison, labels: Labels | None = None) -> PublishedTa
     return _table((x,), x.to_frame(), title, labels, family=False)
 
 
-def multiple_comparison_table(many: MultipleComparison, labels: Labels | None = None) -> PublishedTable:
+def multiple_comparison_table(
+    many: MultipleComparison, labels: Labels | None = None, *, simultaneous: SimultaneousColumn | None = None
+) -> PublishedTable:
     """A family of comparisons, one row each, with raw and adjusted p-values and the decision.
 
     Parameters
@@ -230,6 +262,10 @@ def multiple_comparison_table(many: MultipleComparison, labels: Labels | None = 
         The family.
     labels
         Display names of the systems (every labelled name must be one of them).
+    simultaneous
+        Simultaneous intervals to show in a column after the per-comparison ones (their numbers go
+        to ``data`` as ``simultaneous_ci_low``, ``simultaneous_ci_high``, ``simultaneous_method``),
+        and the note then says which is which instead of warning that the intervals are unadjusted.
 
     Returns
     -------
@@ -240,7 +276,40 @@ def multiple_comparison_table(many: MultipleComparison, labels: Labels | None = 
     ------
     LabelsError
         A labelled name that is none of the systems.
+    ValueError
+        ``simultaneous`` does not hold one interval per comparison.
     """
     kind = many.family.replace("_", " ")
     title = f"{len(many.comparisons)} paired comparisons ({kind}), {many.correction}"
-    return _table(many.comparisons, many.to_frame(), title, labels, family=True)
+    table = _table(many.comparisons, many.to_frame(), title, labels, family=True)
+    return table if simultaneous is None else _with_simultaneous(table, many, simultaneous)
+
+
+def _with_simultaneous(table: PublishedTable, many: MultipleComparison, sim: SimultaneousColumn) -> PublishedTable:
+    """``table`` with a simultaneous-interval column after the difference, its note, and its numbers in ``data``."""
+    m = len(many.comparisons)
+    if len(sim.ci_low) != m or len(sim.ci_high) != m:
+        msg = f"one simultaneous interval per comparison is needed (got {len(sim.ci_low)} for {m} comparisons)"
+        raise ValueError(msg)
+    at = next(i for i, c in enumerate(table.columns) if c.header.startswith("difference [")) + 1
+    header = f"simultaneous [{sim.confidence_level:.0%} CI] ({sim.method})"
+    cells = [
+        MISSING if low is None or high is None else f"[{number_cell(low)}, {number_cell(high)}]"
+        for low, high in zip(sim.ci_low, sim.ci_high, strict=True)
+    ]
+    note = (
+        f"difference [CI]: per-comparison intervals; simultaneous ({sim.method}): the {m} intervals hold together "
+        f"at {sim.confidence_level:.0%}, compatible with the {many.correction}-adjusted decision."
+    )
+    notes = tuple(note if n.startswith("The intervals are per-comparison") else n for n in table.notes)
+    return replace(
+        table,
+        columns=(*table.columns[:at], Column(header=header, numeric=True), *table.columns[at:]),
+        rows=tuple((*row[:at], cell, *row[at:]) for row, cell in zip(table.rows, cells, strict=True)),
+        notes=notes,
+        data=table.data.with_columns(
+            pl.Series("simultaneous_ci_low", sim.ci_low, dtype=pl.Float64),
+            pl.Series("simultaneous_ci_high", sim.ci_high, dtype=pl.Float64),
+            pl.lit(sim.method, dtype=pl.String).alias("simultaneous_method"),
+        ),
+    )
