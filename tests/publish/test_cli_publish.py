@@ -178,3 +178,10 @@ def test_labels_file_attacks(three: Path, tmp_path: Path) -> None:
     huge.write_bytes(b"name,label\n" + b"a,b\n" * 300_000)
     result = _invoke("compare", three, "--all-pairs", "--labels", huge)
     assert result.exit_code == 2
+
+
+def test_a_label_is_never_rich_markup(tmp_path: Path) -> None:
+    path = _write(table_records(1, 1, 7, 12), tmp_path / "two.jsonl")
+    result = _invoke("compare", path, "--baseline", "base", "--candidate", "cand", "--label", "cand=[bold red]C[/]")
+    assert result.exit_code == 0, result.stderr
+    assert "[bold red]C[/] (candidate) vs base (baseline)" in result.stdout

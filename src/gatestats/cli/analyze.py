@@ -100,6 +100,7 @@ def _cell(e: MetricEstimate) -> tuple[str, str]:
 
 def _system_table(result: Analysis, system: SystemAnalysis, name: str) -> Table:
     from rich.table import Table
+    from rich.text import Text
 
     from gatestats.estimators import METRICS
 
@@ -109,7 +110,7 @@ def _system_table(result: Analysis, system: SystemAnalysis, name: str) -> Table:
         f"({system.n_valid_trials} valid, {system.n_passed} passed, {system.n_resource_killed} resource-killed, "
         f"{system.n_infra_errors} infra errors)"
     )
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(title), title_justify="left")  # a system name or label is never markup
     table.add_column("k", justify="right")
     for label in (metric_spec(metric).short.format(k="k") for metric in METRICS):
         table.add_column(f"{label} [{level} CI]", justify="right", no_wrap=True)

@@ -97,8 +97,9 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20, l
         f"{result.n_pairs} paired cases, {design}"
     )
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, title_justify="left", show_header=False)
+    table = Table(title=Text(title), title_justify="left", show_header=False)  # a name or label is never markup
     table.add_column("what")
     table.add_column("value")
     if result.design == "one_trial":
