@@ -80,3 +80,11 @@ def test_analyze_formats_from_the_command(tmp_path: Path) -> None:
     assert runner.invoke(app, ["analyze", str(path), "--format", "html", "--output", str(out)]).exit_code == 0
     assert "&lt;b&gt;" in out.read_text(encoding="utf-8")
     assert "<b>" not in out.read_text(encoding="utf-8").split("<tbody")[1]
+
+
+def test_analysis_summary_and_html() -> None:
+    result = analyze(_records(), ks=[1, 2])
+    summary = result.summary()
+    assert "pass^k and pass@k of 2 system(s) by system" in summary
+    assert len(summary.splitlines()) <= 15
+    assert "B&amp;&lt;b&gt;" in result._repr_html_()

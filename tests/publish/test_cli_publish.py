@@ -185,3 +185,13 @@ def test_a_label_is_never_rich_markup(tmp_path: Path) -> None:
     result = _invoke("compare", path, "--baseline", "base", "--candidate", "cand", "--label", "cand=[bold red]C[/]")
     assert result.exit_code == 0, result.stderr
     assert "[bold red]C[/] (candidate) vs base (baseline)" in result.stdout
+
+
+def test_json_goes_to_output_too(three: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    result = _invoke("compare", three, "--all-pairs", "--json", "--output", target)
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert json.loads(target.read_text(encoding="utf-8")) == json.loads(
+        _invoke("compare", three, "--all-pairs", "--json").stdout
+    )
