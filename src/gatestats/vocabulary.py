@@ -51,6 +51,7 @@ __all__ = [
     "METRICS",
     "METRICS_WITHOUT_K",
     "OUTCOMES",
+    "OUTPUT_FORMATS",
     "PASSED",
     "RESOURCE_KILLED",
     "ROLLOUT_METRICS",
@@ -59,6 +60,7 @@ __all__ = [
     "SEVERITIES",
     "SPLITS",
     "STAGES",
+    "TABLE_FORMATS",
     "TRIAL_KEY",
     "TRIGGER_KINDS",
     "UNPARSEABLE",
@@ -85,6 +87,7 @@ __all__ = [
     "MetricSpec",
     "OddsRatioMethod",
     "Outcome",
+    "OutputFormat",
     "PairedDesign",
     "PairedIntervalMethod",
     "PairedTest",
@@ -97,6 +100,7 @@ __all__ = [
     "Split",
     "Stage",
     "Status",
+    "TableFormat",
     "TriggerKind",
     "WeightedCorrection",
     "WorkingCorrelation",
@@ -659,3 +663,10 @@ TRIGGER_KINDS: Final[tuple[TriggerKind, ...]] = get_args(TriggerKind)
 #: (``escaped_defect``), later changed (``rework``), or acceptance known only later.
 LateLabel: TypeAlias = Literal["escaped_defect", "rework", "accepted", "not_accepted"]
 LATE_LABELS: Final[tuple[LateLabel, ...]] = get_args(LateLabel)
+#: A rendering of a published table (:func:`gatestats.publish.render`): the terminal (rich), a
+#: Markdown pipe table, LaTeX and HTML (great-tables), or CSV (the numeric frame with label columns).
+TableFormat: TypeAlias = Literal["terminal", "markdown", "latex", "html", "csv"]
+TABLE_FORMATS: Final[tuple[TableFormat, ...]] = get_args(TableFormat)
+#: What ``--format`` prints: a table rendering, or ``json`` (the full result, as ``--json``).
+OutputFormat: TypeAlias = Literal["terminal", "json", "markdown", "latex", "csv", "html"]
+OUTPUT_FORMATS: Final[tuple[OutputFormat, ...]] = get_args(OutputFormat)

@@ -37,11 +37,13 @@ HELP_FORBIDDEN = (
     "hypothesis",
     "typeguard",
     "ray",
+    "great_tables",
 )
 #: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record).
-VALIDATE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "scipy", "statsmodels", "ray")
-#: What ``analyze`` may not import: the report stack (it needs scipy for its intervals).
-ANALYZE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "statsmodels", "ray")
+VALIDATE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "scipy", "statsmodels", "ray", "great_tables")
+#: What ``analyze`` may not import: the report stack (it needs scipy for its intervals), and great-tables
+#: (only ``--format latex|html`` renders through it).
+ANALYZE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "statsmodels", "ray", "great_tables")
 
 # The console script's body, then the top-level packages and the command modules it left in sys.modules.
 _CHILD = """

@@ -127,6 +127,14 @@ MODES: dict[str, dict[str, Mode]] = {
 }
 
 #: The value each option is given in the walk (``{name}`` placeholders as in :data:`MODES`).
+#: The publishing options (cli/_publish.py) of analyze, compare, cost and calibrate.
+PUBLISH_VALUES: dict[str, tuple[str, ...]] = {
+    "--format": ("--format", "markdown"),
+    "--output": ("--output", "{out}/table.txt"),
+    "--label": ("--label", "baseline=Base"),
+    "--labels": ("--labels", "{display-labels.csv}"),
+}
+
 VALUES: dict[str, dict[str, tuple[str, ...]]] = {
     "analyze": {
         "--k": ("--k", "1,2"),
@@ -137,6 +145,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        **PUBLISH_VALUES,
     },
     "cost": {
         "--by": ("--by", "model_id"),
@@ -147,6 +156,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        **PUBLISH_VALUES,
     },
     "compare": {
         "--baseline": ("--baseline", "baseline"),
@@ -170,6 +180,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--show": ("--show", "1"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        **PUBLISH_VALUES,
     },
     "plan": {
         "--delta": ("--delta", "0.2"),
@@ -211,6 +222,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--case": ("--case", "id"),
         "--estimator": ("--estimator", "ppi"),  # without --correct: refused (exit 2)
         "--label-budget": ("--label-budget", "0.05"),  # without --estimator ppi: refused (exit 2)
+        "--format": ("--format", "markdown"),
     },
     "gate": {
         "--policy": ("--policy", "{policy}"),
@@ -335,6 +347,7 @@ def walk_corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
         (files / name).write_bytes(data)
     flipped = corpus.files["labels.csv"].decode().replace(",pass\n", ",PASS\n").replace(",fail\n", ",pass\n")
     (files / "labels-flipped.csv").write_text(flipped.replace(",PASS\n", ",fail\n"), encoding="utf-8")
+    (files / "display-labels.csv").write_text("name,label\nbaseline,Base\n", encoding="utf-8")
     return corpus
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Annotated, cast, get_args
 
 import typer
@@ -13,9 +14,9 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_bootstrap_options,
     checked_option,
-    print_result,
     reports_errors,
 )
+from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
 from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis
+    from gatestats.publish.labels import Labels
 
 __all__ = [
     "WhereOption",
@@ -96,18 +98,19 @@ def _cell(e: MetricEstimate) -> tuple[str, str]:
     return f"{e.estimate:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}]", _counts(e)
 
 
-def _system_table(result: Analysis, system: SystemAnalysis) -> Table:
+def _system_table(result: Analysis, system: SystemAnalysis, name: str) -> Table:
     from rich.table import Table
+    from rich.text import Text
 
     from gatestats.estimators import METRICS
 
     level = f"{result.confidence_level:.0%}"
     title = (
-        f"{system.system}: {system.n_cases} cases, {system.n_trials} trials "
+        f"{name}: {system.n_cases} cases, {system.n_trials} trials "
         f"({system.n_valid_trials} valid, {system.n_passed} passed, {system.n_resource_killed} resource-killed, "
         f"{system.n_infra_errors} infra errors)"
     )
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(title), title_justify="left")  # a system name or label is never markup
     table.add_column("k", justify="right")
     for label in (metric_spec(metric).short.format(k="k") for metric in METRICS):
         table.add_column(f"{label} [{level} CI]", justify="right", no_wrap=True)
@@ -120,7 +123,7 @@ def _system_table(result: Analysis, system: SystemAnalysis) -> Table:
     return table
 
 
-def render_analysis(result: Analysis, console: Console) -> None:
+def render_analysis(result: Analysis, console: Console, *, labels: Labels | None = None) -> None:
     """Print the human-readable tables of an analysis.
 
     Parameters
@@ -129,9 +132,11 @@ def render_analysis(result: Analysis, console: Console) -> None:
         The analysis to show: one table per system.
     console
         Where to print.
+    labels
+        Display names of the systems (None: their names).
     """
     for system in result.systems:
-        console.print(_system_table(result, system))
+        console.print(_system_table(result, system, labels(system.system) if labels else system.system))
         notes = []
         for e in system.estimates:
             if e.status != "ok" and e.reason and e.reason not in notes:
@@ -199,6 +204,10 @@ def analyze_command(
     seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     where: WhereOption = None,
+    fmt: FormatOption = "terminal",
+    output: OutputOption = None,
+    label: LabelOption = None,
+    labels: LabelsFileOption = None,
 ) -> None:
     """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.
 
@@ -211,10 +220,10 @@ def analyze_command(
         The k values, e.g. ``1,2,4`` or ``1-4``.
     by, confidence_level, method, n_resamples, seed
         As in :func:`gatestats.estimators.analyze`.
-    as_json
-        Print the JSON object instead of the tables.
-    where
-        ``--where`` filters (all must hold), applied before any statistic.
+    as_json, where
+        Print the JSON object instead of the tables; ``--where`` filters (all must hold), applied first.
+    fmt, output, label, labels
+        The publishing options of :mod:`gatestats.cli._publish`.
 
     Raises
     ------
@@ -228,6 +237,9 @@ def analyze_command(
     except ValueError as exc:
         raise typer.BadParameter(str(exc).removeprefix("--k: "), param_hint="--k") from None
     checked_where(where)
+    publishing = checked_publishing(
+        fmt=fmt, as_json=as_json, output=output, label=label, labels_file=labels, inputs=records
+    )
     from gatestats.estimators import analyze  # after the options are checked: a usage error stays fast
 
     result = analyze(
@@ -239,4 +251,9 @@ def analyze_command(
         n_resamples=n_resamples,
         seed=seed,
     )
-    print_result(result, records, as_json=as_json, render=render_analysis, width=120)
+    emit(
+        publishing,
+        table=result.table,
+        payload=lambda: {**result.to_dict(), "records": [str(p) for p in records]},
+        terminal=functools.partial(render_analysis, result, labels=publishing.labels),
+    )

@@ -20,6 +20,7 @@ from gatestats.cli._calibrate_classes import (
     run_multiclass,
 )
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
+from gatestats.cli._publish import FormatOption, checked_publishing
 from gatestats.io.digest import digest_file, digest_text
 from gatestats.vocabulary import check_choice, check_confidence_level
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from gatestats.cli._calibrate_ppi import PPIOutput
     from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+    from gatestats.vocabulary import OutputFormat
 
 __all__ = ["calibrate_command", "render_calibration"]
 
@@ -215,6 +217,7 @@ def calibrate_command(
     case: _CaseOption = None,
     estimator: _EstimatorOption = "rogan-gladen",
     label_budget: _BudgetOption = None,
+    fmt: FormatOption = "terminal",
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -234,6 +237,8 @@ def calibrate_command(
     correct, case, estimator, label_budget
         A production verdicts file to correct for the judge's errors, its case column, the estimator,
         and (``ppi``) the half-width whose label budget is printed.
+    fmt
+        ``--format``: terminal, json (as ``--json``), or the calibration's table as markdown, latex, html, csv.
 
     Raises
     ------
@@ -242,6 +247,7 @@ def calibrate_command(
     """
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
     _check_estimator(estimator, correct=correct, case=case, multiclass=classes is not None, budget=label_budget)
+    shown = _checked_format(fmt, as_json=as_json, multiclass=classes is not None, correct=correct is not None)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
     _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
@@ -253,7 +259,7 @@ def calibrate_command(
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
         given = _multiclass_input(reading, judge, words, method=method, confidence_level=confidence_level)
-        run_multiclass(given, as_json=as_json, correct=correct, case=case)
+        run_multiclass(given, as_json=shown == "json", correct=correct, case=case)
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
@@ -266,7 +272,7 @@ def calibrate_command(
         else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
     )
     ppi = _ppi(correct, reading, judged, alias or [], (estimator, label_budget, confidence_level))
-    _emit(result, output=output, as_json=as_json, correction=correction, production=correct, ppi=ppi)
+    _emit(result, output=output, fmt=shown, correction=correction, production=correct, ppi=ppi)
 
 
 def _check_estimator(
@@ -551,11 +557,21 @@ def _check_sources(
         raise FileNotFoundError(msg)
 
 
+def _checked_format(fmt: str, *, as_json: bool, multiclass: bool, correct: bool) -> OutputFormat:
+    """``--format`` checked (with ``--json``); the multi-class calibration and ``--correct`` have no table yet."""
+    shown = checked_publishing(fmt=fmt, as_json=as_json, output=None, label=None, labels_file=None, inputs=()).fmt
+    for refused, what in ((multiclass, "the multi-class calibration"), (correct, "--correct's corrected pass rate")):
+        if refused and shown not in ("terminal", "json"):
+            msg = f"{what} prints as terminal or json only (got {shown})"
+            raise typer.BadParameter(msg, param_hint="--format")
+    return shown
+
+
 def _emit(
     result: JudgeCalibration,
     *,
     output: Path | None,
-    as_json: bool,
+    fmt: OutputFormat,
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
     ppi: PPIOutput | None = None,
@@ -565,10 +581,14 @@ def _emit(
 
     if output is not None:
         write_calibration(result, output)
-    if as_json:
+    if fmt == "json":
         extra = {} if correction is None else {"correction": correction.to_dict()}
         extra |= {} if ppi is None else {"ppi": ppi.to_dict()}
         typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
+    elif fmt != "terminal":
+        from gatestats.publish.formats import render
+
+        typer.echo(render(result.table(), fmt), nl=False)
     else:
         console = Console()
         render_calibration(result, Console(width=max(console.width, 120)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from typing import TYPE_CHECKING, Annotated, TypedDict, cast, get_args
 
 import typer
@@ -13,8 +12,16 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_option,
     comma_separated,
-    print_result,
     reports_errors,
+)
+from gatestats.cli._publish import (
+    FormatOption,
+    LabelOption,
+    LabelsFileOption,
+    OutputOption,
+    Publishing,
+    checked_publishing,
+    emit,
 )
 from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import (
@@ -32,10 +39,13 @@ from gatestats.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import polars as pl
     from rich.console import Console
 
     from gatestats.paired import Comparison, MultipleComparison
+    from gatestats.publish.labels import Labels
 
 __all__ = ["compare_command", "render_comparison", "render_many"]
 
@@ -57,8 +67,8 @@ def _cases(labels: tuple[str, ...], show: int) -> str:
     return head + (f" ... and {len(labels) - show} more" if len(labels) > show else "")
 
 
-def render_comparison(result: Comparison, console: Console, *, show: int = 20) -> None:
-    """Print one comparison: the table, the tests, the interval, flips and what was not paired.
+def render_comparison(result: Comparison, console: Console, *, show: int = 20, labels: Labels | None = None) -> None:
+    """Print one comparison: the table, the tests, the interval, the decision, flips and what was not paired.
 
     Parameters
     ----------
@@ -68,7 +78,13 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20) -
         Where to print.
     show
         Case ids shown per list.
+    labels
+        Display names of the two systems (None: their ids).
     """
+    from gatestats.paired.published import decision, family_alpha, pvalue_header
+    from gatestats.publish.labels import Labels
+
+    name = labels or Labels()
     level = f"{result.confidence_level:.0%}"
     unit = "case groups" if result.clustered else "cases"
     design = (
@@ -76,10 +92,14 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20) -
         if result.design == "one_trial"
         else f"several trials per case ({result.metric} at k={result.k})"
     )
-    title = f"{result.candidate} (candidate) vs {result.baseline} (baseline): {result.n_pairs} paired cases, {design}"
+    title = (
+        f"{name(result.candidate)} (candidate) vs {name(result.baseline)} (baseline): "
+        f"{result.n_pairs} paired cases, {design}"
+    )
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, title_justify="left", show_header=False)
+    table = Table(title=Text(title), title_justify="left", show_header=False)  # a name or label is never markup
     table.add_column("what")
     table.add_column("value")
     if result.design == "one_trial":
@@ -118,8 +138,14 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20) -
             f"non-inferiority (margin {ni.margin:g}, {ni.method})",
             f"{verdict[ni.non_inferior]}: p = {_p(ni.pvalue)} (one-sided level {ni.alpha:g})",
         )
-    table.add_row("status", result.status.replace("_", " "))
+    alpha = family_alpha((result,))
+    table.add_row(f"decision ({pvalue_header((result,), adjusted=False)} at alpha {alpha:g})", decision(result, alpha))
     console.print(table)
+    _print_cases(result, console, show)
+
+
+def _print_cases(result: Comparison, console: Console, show: int) -> None:
+    """The reason, the flips and what was not paired, below the table of one comparison."""
     if result.reason:
         console.print(f"  {result.reason}", highlight=False)
     console.print(f"  flips pass → fail: {_cases(result.flips_pass_to_fail, show)}", highlight=False)
@@ -134,8 +160,10 @@ def render_comparison(result: Comparison, console: Console, *, show: int = 20) -
     console.print()
 
 
-def render_many(result: MultipleComparison, console: Console) -> None:
-    """Print one row per comparison with raw and adjusted p-values.
+def render_many(result: MultipleComparison, console: Console, *, labels: Labels | None = None) -> None:
+    """Print one row per comparison: p headed by its test, adjusted p by its correction, and the decision.
+
+    System names are never cut: a long name folds onto more lines (``--label`` gives short ones).
 
     Parameters
     ----------
@@ -143,32 +171,13 @@ def render_many(result: MultipleComparison, console: Console) -> None:
         The comparisons, their p-values adjusted by the family's correction.
     console
         Where to print.
+    labels
+        Display names of the systems (None: their ids).
     """
-    title = f"{len(result.comparisons)} paired comparisons ({result.family.replace('_', ' ')}), {result.correction}"
-    from rich.table import Table
+    from gatestats.publish.formats import render
 
-    table = Table(title=title, title_justify="left")
-    for name in ("baseline", "candidate", "pairs", "b", "c", "difference [CI]", "p", "p adjusted", "status"):
-        table.add_column(name, justify="left" if name in ("baseline", "candidate", "status") else "right")
-    for x in result.comparisons:
-        diff = "—" if x.diff is None else f"{x.diff:+.4f}"
-        if x.interval.status == "ok":
-            diff += f" [{_fmt(x.diff_ci_low)}, {_fmt(x.diff_ci_high)}]"
-        table.add_row(
-            x.baseline,
-            x.candidate,
-            str(x.n_pairs),
-            str(x.b),
-            str(x.c),
-            diff,
-            _p(x.pvalue),
-            _p(x.pvalue_adjusted),
-            x.status.replace("_", " "),
-        )
-    console.print(table)
-    for x in result.comparisons:
-        if x.reason:
-            console.print(f"  {x.candidate} vs {x.baseline}: {x.reason}", highlight=False)
+    text = render(result.table(labels), "terminal", width=console.width)
+    console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
 
 
 # The options whose declaration does not fit on one line of the signature.
@@ -211,8 +220,12 @@ def compare_command(
     n_permutations: Annotated[int, typer.Option(help="Monte Carlo permutations (test=permutation).")] = 9999,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations (recorded).")] = 0,
     show: Annotated[int, typer.Option(help="Case ids shown per list in the tables.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables (--format json).")] = False,
     where: WhereOption = None,
+    fmt: FormatOption = "terminal",
+    output: OutputOption = None,
+    label: LabelOption = None,
+    labels: LabelsFileOption = None,
 ) -> None:
     """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.
 
@@ -228,12 +241,11 @@ def compare_command(
         ``systems`` when given), with p-values adjusted by ``correction``.
     margin, alternative, confidence_level, test, interval, metric, k, shared_versions_only, by
         The options of :func:`gatestats.paired.compare` (``by``: its ``system_column``).
-    n_resamples, n_permutations, seed
-        Bootstrap resamples, Monte Carlo permutations and their seed.
-    show
-        Case ids shown per list in the tables.
-    as_json, where
-        Print JSON instead of tables; ``--where`` filters (all must hold), applied before any statistic.
+    n_resamples, n_permutations, seed, show
+        Bootstrap resamples, Monte Carlo permutations and their seed; case ids shown per list.
+    as_json, where, fmt, output, label, labels
+        ``--json`` (``--format json``), ``--where`` filters (all must hold, applied before any statistic)
+        and the publishing options of :mod:`gatestats.cli._publish`.
 
     Raises
     ------
@@ -255,20 +267,17 @@ def compare_command(
         shared_versions_only=shared_versions_only,
         system_column=by,
     )
-    chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
-    _refuse_unread(single, systems=systems, correction=correction, show=show, test=test, n_permutations=n_permutations)
-    checked_where(where)
+    chosen = _refuse_unread(single, systems, correction, show, test, n_permutations)
+    publishing = _checked_outputs(where, fmt, as_json, output, label, labels, records)
     from gatestats.paired import compare  # after the options are checked: a usage error stays fast
 
     frame = where_records(records, where)
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
-        draw = functools.partial(render_comparison, show=show)
-        print_result(result, records, as_json=as_json, render=draw, width=120)
+        _print_one(result, publishing, records=records, show=show)
         return
-    family: ComparisonFamily = "all_pairs" if all_pairs else "vs_baseline"
-    many = _many(frame, family=family, baseline=vs_baseline, systems=systems, correction=chosen, options=options)
-    _print_many(many, as_json=as_json)
+    many = _many(frame, all_pairs=all_pairs, baseline=vs_baseline, systems=systems, correction=chosen, options=options)
+    _print_many(many, publishing)
 
 
 class _PairedOptions(TypedDict):
@@ -291,7 +300,7 @@ class _PairedOptions(TypedDict):
 def _many(
     frame: pl.DataFrame,
     *,
-    family: ComparisonFamily,
+    all_pairs: bool,
     baseline: str | None,
     systems: str | None,
     correction: Correction,
@@ -301,17 +310,28 @@ def _many(
     from gatestats.paired import compare_many
 
     names = None if systems is None else comma_separated(systems)
+    family: ComparisonFamily = "all_pairs" if all_pairs else "vs_baseline"
     return compare_many(frame, family=family, baseline=baseline, systems=names, correction=correction, **options)
 
 
-def _print_many(many: MultipleComparison, *, as_json: bool) -> None:
-    """Print the family of comparisons: one JSON object, or its table."""
-    from rich.console import Console
+def _print_one(result: Comparison, publishing: Publishing, *, records: list[Path], show: int) -> None:
+    """Print one comparison: its JSON object (with the record files read), its tables, or another format."""
+    emit(
+        publishing,
+        table=result.table,
+        payload=lambda: {**result.to_dict(), "records": [str(p) for p in records]},
+        terminal=functools.partial(render_comparison, result, show=show, labels=publishing.labels),
+    )
 
-    if as_json:
-        typer.echo(json.dumps(many.to_dict(), allow_nan=False))
-    else:
-        render_many(many, Console(width=max(Console().width, 120)))
+
+def _print_many(many: MultipleComparison, publishing: Publishing) -> None:
+    """Print the family of comparisons: one JSON list, its table, or its table in another format."""
+    emit(
+        publishing,
+        table=many.table,
+        payload=many.to_dict,
+        terminal=functools.partial(render_many, many, labels=publishing.labels),
+    )
 
 
 def _options(
@@ -358,10 +378,25 @@ def _choice(value: str, hint: str, words: object) -> str:
     return checked_option(check_choice, value, hint, get_args(words))
 
 
+def _checked_outputs(
+    where: list[str] | None,
+    fmt: str,
+    as_json: bool,
+    output: Path | None,
+    label: list[str] | None,
+    labels: Path | None,
+    records: list[Path],
+) -> Publishing:
+    """Check ``--where`` and the publishing options (usage errors, before any record is read)."""
+    checked_where(where)
+    return checked_publishing(fmt=fmt, as_json=as_json, output=output, label=label, labels_file=labels, inputs=records)
+
+
 def _refuse_unread(
-    single: bool, *, systems: str | None, correction: str, show: int, test: str, n_permutations: int
-) -> None:
-    """Options that mean nothing in the chosen mode are usage errors, never silently ignored."""
+    single: bool, systems: str | None, correction: str, show: int, test: str, n_permutations: int
+) -> Correction:
+    """The correction, checked; options that mean nothing in the chosen mode are usage errors (never ignored)."""
+    chosen = cast("Correction", checked_option(check_choice, correction, "--correction", CORRECTIONS))
     unread = [
         ("--systems", single and systems is not None, "one comparison names its two systems"),
         ("--correction", single and correction != "holm", "one comparison is no family to correct"),
@@ -371,6 +406,7 @@ def _refuse_unread(
     for hint, refused, why in unread:
         if refused:
             raise typer.BadParameter(f"means nothing here: {why}", param_hint=hint)
+    return chosen
 
 
 def _check_mode(baseline: str | None, candidate: str | None, *, all_pairs: bool, vs_baseline: str | None) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
@@ -18,13 +19,14 @@ from gatestats.cli._common import (
     ResamplesOption,
     checked_bootstrap_options,
     comma_separated,
-    print_result,
     reports_errors,
 )
+from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
 from gatestats.cli._where import WhereOption, checked_where, where_records
 
 if TYPE_CHECKING:
     from gatestats.cost import CostAnalysis, CostEstimate
+    from gatestats.publish.labels import Labels
 
 __all__ = ["cost_columns", "cost_command", "render_cost"]
 
@@ -43,8 +45,8 @@ def _hours(value: float | None, missing: int = 0) -> str:
     return ("≥" if missing else "") + f"{value:.2f}"
 
 
-def _label(value: object) -> str:
-    return "(none)" if value is None else str(value)
+def _label(value: object, labels: Labels | None = None) -> str:
+    return "(none)" if value is None else labels(str(value)) if labels else str(value)
 
 
 def _cpa_cell(g: CostEstimate) -> Text:
@@ -55,7 +57,7 @@ def _cpa_cell(g: CostEstimate) -> Text:
     return Text(f"{_money(g.estimate)} [{_money(g.ci_low)}, {_money(g.ci_high)}]")
 
 
-def _table(result: CostAnalysis) -> Table:
+def _table(result: CostAnalysis, labels: Labels | None = None) -> Table:
     level = f"{result.confidence_level:.0%}"
     title = f"Cost per accepted outcome (USD) by {', '.join(result.by)}"
     table = Table(title=title, title_justify="left")
@@ -68,7 +70,7 @@ def _table(result: CostAnalysis) -> Table:
         table.add_column(name, justify="right", no_wrap=True)
     for g in result.groups:
         table.add_row(
-            *(Text(_label(v)) for _, v in g.group),
+            *(Text(_label(v, labels)) for _, v in g.group),
             _cpa_cell(g),
             f"{g.accepted}/{g.trials}",
             f"{g.attempts} ({g.attempts_infra_error})",
@@ -84,7 +86,7 @@ def _table(result: CostAnalysis) -> Table:
     return table
 
 
-def render_cost(result: CostAnalysis, console: Console) -> None:
+def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None = None) -> None:
     """Print the table and, below it, every reason and note behind it.
 
     Parameters
@@ -93,10 +95,12 @@ def render_cost(result: CostAnalysis, console: Console) -> None:
         The cost per accepted outcome of every group.
     console
         Where to print.
+    labels
+        Display names of the group values (None: the values).
     """
-    console.print(_table(result))
+    console.print(_table(result, labels))
     for g in result.groups:
-        name = ", ".join(f"{k}={_label(v)}" for k, v in g.group)
+        name = ", ".join(f"{k}={_label(v, labels)}" for k, v in g.group)
         if g.status != "ok":
             console.print(f"  {name}: insufficient evidence: {g.reason}", highlight=False, markup=False)
         elif g.interval_status != "ok":
@@ -200,6 +204,10 @@ def cost_command(
     seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     where: WhereOption = None,
+    fmt: FormatOption = "terminal",
+    output: OutputOption = None,
+    label: LabelOption = None,
+    labels: LabelsFileOption = None,
 ) -> None:
     """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.
 
@@ -215,10 +223,10 @@ def cost_command(
         :func:`gatestats.cost.cost_per_accepted`.
     confidence_level, n_resamples, seed
         As in :func:`gatestats.cost.cost_per_accepted`.
-    as_json
-        Print the JSON object instead of the table.
-    where
-        ``--where`` filters (all must hold), applied before any statistic.
+    as_json, where
+        Print the JSON object instead of the table; ``--where`` filters (all must hold), applied first.
+    fmt, output, label, labels
+        The publishing options of :mod:`gatestats.cli._publish`.
 
     Raises
     ------
@@ -233,6 +241,9 @@ def cost_command(
     _rate(review_rate, "--review-rate")
     _rate(machine_rate, "--machine-rate")
     checked_where(where)
+    publishing = checked_publishing(
+        fmt=fmt, as_json=as_json, output=output, label=label, labels_file=labels, inputs=records
+    )
     from gatestats.cost import cost_per_accepted
 
     result = cost_per_accepted(
@@ -244,4 +255,10 @@ def cost_command(
         n_resamples=n_resamples,
         seed=seed,
     )
-    print_result(result, records, as_json=as_json, render=render_cost, width=160)
+    emit(
+        publishing,
+        table=result.table,
+        payload=lambda: {**result.to_dict(), "records": [str(p) for p in records]},
+        terminal=functools.partial(render_cost, result, labels=publishing.labels),
+        width=160,
+    )

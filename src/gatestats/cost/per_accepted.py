@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypedDict
 
 import polars as pl
 
@@ -45,7 +45,11 @@ from gatestats.cost._bootstrap import (
 )
 from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare, record_ids_text
 from gatestats.errors import find_by_key
+from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import INFRA_ERROR, FrameLike, Status
+
+if TYPE_CHECKING:
+    from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["CPA_INTERVAL_METHOD", "CostAnalysis", "CostEstimate", "cost_per_accepted", "group_statistics"]
 
@@ -194,7 +198,7 @@ _ANALYSIS_SETTINGS: Final = (
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CostAnalysis:
+class CostAnalysis(Presentable):
     """Result of :func:`cost_per_accepted`: one :class:`CostEstimate` per group."""
 
     groups: tuple[CostEstimate, ...]
@@ -239,6 +243,23 @@ class CostAnalysis:
         overrides = {**_FRAME_SCHEMA, **({SLICE: pl.String()} if SLICE in self.by else {})}
         frame = pl.DataFrame(rows, schema_overrides=overrides, infer_schema_length=None)
         return frame.select(*self.by, *_FRAME_SCHEMA)
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The result as a published table (:func:`gatestats.cost.published.cost_analysis_table`).
+
+        Parameters
+        ----------
+        labels
+            Display names of the ids shown (None: the ids).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.render`).
+        """
+        from gatestats.cost.published import cost_analysis_table  # noqa: PLC0415 - the tables on first use
+
+        return cost_analysis_table(self, labels)
 
 
 def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import numpy as np
 import polars as pl
@@ -58,7 +58,11 @@ from gatestats.cost._frames import SLICE, CostOptions, OptionsEcho, explode_grou
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.paired import PairedCases, pair_cases
+from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import FrameLike
+
+if TYPE_CHECKING:
+    from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["DECISION_PVALUE_FACTOR", "MIN_EFFECTIVE_UNITS", "RATIO_INTERVAL_METHOD", "CostRatio", "cost_ratio"]
 
@@ -82,7 +86,7 @@ _RULE: Final = IntervalRule(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CostRatio(RebuildableInterval):
+class CostRatio(RebuildableInterval, Presentable):
     """Candidate over baseline cost per accepted outcome on their shared cases.
 
     ``ratio`` (and the interval) are ``None`` with ``status == "insufficient_evidence"`` when a
@@ -265,6 +269,23 @@ class CostRatio(RebuildableInterval):
                 "interval_reason": pl.String,
             },
         )
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The result as a published table (:func:`gatestats.cost.published.cost_ratio_table`).
+
+        Parameters
+        ----------
+        labels
+            Display names of the ids shown (None: the ids).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.render`).
+        """
+        from gatestats.cost.published import cost_ratio_table  # noqa: PLC0415 - the tables on first use
+
+        return cost_ratio_table(self, labels)
 
 
 def _kish(spend: np.ndarray[Any, np.dtype[np.float64]]) -> float:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +18,7 @@ from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
+from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     ESTIMANDS,
     FrameLike,
@@ -27,6 +28,9 @@ from gatestats.vocabulary import (
     Status,
     metric_spec,
 )
+
+if TYPE_CHECKING:
+    from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
 
@@ -195,7 +199,7 @@ class SystemAnalysis:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Analysis:
+class Analysis(Presentable):
     """Result of :func:`analyze`: one :class:`SystemAnalysis` per system."""
 
     systems: tuple[SystemAnalysis, ...]
@@ -273,6 +277,23 @@ class Analysis:
             "reason": pl.String,
         }
         return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The analysis as a published table (:func:`gatestats.estimators.published.analysis_table`).
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their names).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.render`).
+        """
+        from gatestats.estimators.published import analysis_table  # noqa: PLC0415 - the tables on first use
+
+        return analysis_table(self, labels)
 
 
 def _case_label(row: Mapping[str, object]) -> str:

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypedDict
+from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 import polars as pl
 
@@ -31,7 +31,11 @@ from gatestats.judges._stats import Kappa, Proportion
 from gatestats.judges._types import JUDGE_KINDS, JudgeKind, ProportionMethod, SwappedCoding
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import FrameLike, check_choice, check_confidence_level
+
+if TYPE_CHECKING:
+    from gatestats.publish import Labels, PublishedTable
 
 __all__ = [
     "CALIBRATION_SCHEMA",
@@ -74,7 +78,7 @@ def _sha256(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeCalibration:
+class JudgeCalibration(Presentable):
     """A judge's calibration: identity, the headline statistics, and every result in ``details``.
 
     ``flip_rate`` and ``position_bias_pvalue`` exist for pairwise judges judged in both orders,
@@ -151,6 +155,23 @@ class JudgeCalibration:
             "reason": pl.String,
         }
         return pl.DataFrame(rows, schema=schema)
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The calibration as a published table (:func:`gatestats.judges.published.calibration_table`).
+
+        Parameters
+        ----------
+        labels
+            Display name of the judge model (None: its name).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.render`).
+        """
+        from gatestats.judges.published import calibration_table  # noqa: PLC0415 - the tables on first use
+
+        return calibration_table(self, labels)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> JudgeCalibration:

@@ -76,7 +76,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -86,6 +86,7 @@ from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     CORRECTIONS,
     WEIGHTED_CORRECTIONS,
@@ -99,6 +100,9 @@ from gatestats.vocabulary import (
     WeightedCorrection,
     check_choice,
 )
+
+if TYPE_CHECKING:
+    from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
 
@@ -224,7 +228,7 @@ def adjust_pvalues_weighted(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MultipleComparison:
+class MultipleComparison(Presentable):
     """Many paired comparisons with multiplicity-adjusted p-values (``pvalue_adjusted`` of each)."""
 
     family: ComparisonFamily
@@ -271,6 +275,23 @@ class MultipleComparison:
     def to_frame(self) -> pl.DataFrame:
         """One row per comparison (fixed columns)."""
         return comparisons_frame(self.comparisons)
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The family as a published table (:func:`gatestats.paired.published.multiple_comparison_table`).
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their ids).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.render`).
+        """
+        from gatestats.paired.published import multiple_comparison_table  # noqa: PLC0415 - on first use
+
+        return multiple_comparison_table(self, labels)
 
 
 def compare_many(

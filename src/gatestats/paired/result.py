@@ -6,7 +6,7 @@ See :func:`gatestats.paired.compare` for what every field means and how it is co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict, get_args
+from typing import TYPE_CHECKING, TypedDict, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +25,7 @@ from gatestats.paired.noninferiority import NonInferiorityTest, bounded_mean_pva
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.resolution import Resolution
 from gatestats.paired.trials import case_difference_interval, unit_sums
+from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     Alternative,
     ComparisonStatus,
@@ -39,6 +40,9 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
+
+if TYPE_CHECKING:
+    from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
 
@@ -144,7 +148,7 @@ class ComparisonOptions:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Comparison:
+class Comparison(Presentable):
     """A paired comparison of ``candidate`` against ``baseline``.
 
     ``diff`` is :math:`p_\\text{candidate} - p_\\text{baseline}` (mean over paired cases of the
@@ -348,6 +352,23 @@ class Comparison:
     def to_frame(self) -> pl.DataFrame:
         """One row with fixed columns (see :data:`FRAME_SCHEMA`)."""
         return comparisons_frame([self])
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The comparison as a published table (:func:`gatestats.paired.published.comparison_table`).
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their ids).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.render`).
+        """
+        from gatestats.paired.published import comparison_table  # noqa: PLC0415 - the tables on first use
+
+        return comparison_table(self, labels)
 
 
 def _reference_methods(x: Comparison) -> JSONObject | None:
