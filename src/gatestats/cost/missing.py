@@ -42,13 +42,22 @@ from typing import Any, Final, Literal
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.cost._bootstrap import CostInterval, IntervalRule, RatioBootstrap
+from gatestats.cost._frames import prepare
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.vocabulary import Status, check_confidence_level
+from gatestats.vocabulary import FrameLike, Status, check_confidence_level
 
-__all__ = ["CAP_SOURCES", "CapSource", "MissingCosts", "check_max_cost_per_attempt", "missing_costs"]
+__all__ = [
+    "CAP_SOURCES",
+    "CapSource",
+    "MissingCosts",
+    "attempts_without_cost",
+    "check_max_cost_per_attempt",
+    "missing_costs",
+]
 
 #: Where the upper cost per attempt of the bounds comes from.
 CapSource = Literal["largest observed", "given", "policy"]
@@ -77,6 +86,34 @@ def check_max_cost_per_attempt(value: float | None) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
         msg = f"max_cost_per_attempt_usd must be a finite number >= 0 in USD, or None (got {value!r})"
         raise ValueError(msg)
+
+
+def attempts_without_cost(
+    records: FrameLike, *, review_rate_usd_per_hour: float | None, machine_rate_usd_per_hour: float | None
+) -> pl.DataFrame:
+    """The attempts whose spend is unknown, as :func:`gatestats.cost.cost_per_accepted` decides it.
+
+    Parameters
+    ----------
+    records
+        Run records (checked as by :func:`gatestats.cost.cost_per_accepted`).
+    review_rate_usd_per_hour, machine_rate_usd_per_hour
+        As there (an attempt with only ``machine_seconds`` has a cost when a machine rate is given).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``system``, ``record_id`` of every attempt without a cost, sorted.
+
+    Raises
+    ------
+    ReviewRateRequiredError, ValueError
+        As :func:`gatestats.cost.cost_per_accepted`.
+    """
+    frame, _ = prepare(
+        records, by=("system",), review_rate=review_rate_usd_per_hour, machine_rate=machine_rate_usd_per_hour
+    )
+    return frame.filter(pl.col("__spend").is_null()).select("system", "record_id").sort("system", "record_id")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,23 +206,42 @@ class MissingCosts:
         }
 
 
+def _end(
+    rule: IntervalRule, boot: RatioBootstrap, level: float, *, seed: int, clustered: bool
+) -> tuple[tuple[float, float] | None, CostInterval]:
+    """One imputation's interval; a zero-width one is kept (inside a union it is an end, not the interval)."""
+    ci = rule.interval(boot, confidence_level=level, seed=seed, clustered=clustered)
+    if ci.status == "ok" and ci.ci_low is not None and ci.ci_high is not None:
+        return (ci.ci_low, ci.ci_high), ci
+    raw = boot.bounds(level, rule.kind)
+    point = raw is not None and math.isfinite(raw[0]) and raw[0] == raw[1] and boot.n_units >= rule.min_units
+    if point and raw is not None and not (rule.positive and raw[0] <= 0):
+        return raw, ci
+    return None, ci
+
+
 def _union(
     rule: IntervalRule, low: RatioBootstrap, high: RatioBootstrap, level: float, *, seed: int, clustered: bool
 ) -> CostInterval:
     """The union of the interval with the missing costs at 0 (its lower end) and at the cap (its upper end)."""
-    at_zero = rule.interval(low, confidence_level=level, seed=seed, clustered=clustered)
-    at_cap = rule.interval(high, confidence_level=level, seed=seed, clustered=clustered)
+    zero_ends, at_zero = _end(rule, low, level, seed=seed, clustered=clustered)
+    cap_ends, at_cap = _end(rule, high, level, seed=seed, clustered=clustered)
     reasons = [
         f"{name}: {ci.reason}"
-        for name, ci in (("missing costs at 0", at_zero), ("missing costs at the cap", at_cap))
-        if ci.status != "ok"
+        for name, ends, ci in (
+            ("missing costs at 0", zero_ends, at_zero),
+            ("missing costs at the cap", cap_ends, at_cap),
+        )
+        if ends is None
     ]
-    ok = not reasons and at_zero.ci_low is not None and at_cap.ci_high is not None
+    if not reasons and zero_ends is not None and cap_ends is not None and not zero_ends[0] < cap_ends[1]:
+        reasons.append(f"the resampled values do not vary (all {zero_ends[0]:g}): the interval would have zero width")
+    ok = not reasons and zero_ends is not None and cap_ends is not None
     return CostInterval(
         status="ok" if ok else "insufficient_evidence",
         reason="; ".join(reasons) if reasons else None,
-        ci_low=at_zero.ci_low if ok else None,
-        ci_high=at_cap.ci_high if ok else None,
+        ci_low=zero_ends[0] if ok and zero_ends is not None else None,
+        ci_high=cap_ends[1] if ok and cap_ends is not None else None,
         confidence_level=level,
         method=rule.kind,
         n_resamples=at_cap.n_resamples,
