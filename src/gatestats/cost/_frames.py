@@ -264,6 +264,13 @@ def _timestamp(name: str, dtype: pl.DataType) -> pl.Expr:
     return col.str.to_datetime(time_zone="UTC", strict=False).dt.epoch("us")
 
 
+def _check_type(name: str, got: pl.DataType, expected: pl.DataType) -> None:
+    """A numeric field must hold numbers (or only nulls): ``"0.5"`` as text is refused, never parsed."""
+    if expected == pl.Float64() and not (got.is_numeric() or got == pl.Null()):
+        msg = f"records: field {name!r}: expected a number (got a column of {got})"
+        raise ValueError(msg)
+
+
 def _first_bad(frame: pl.DataFrame, mask: pl.Expr, field: str, expected: str, *, show: str | None = None) -> None:
     bad = frame.filter(mask)
     if bad.is_empty():
@@ -328,6 +335,7 @@ def prepare(
             wanted.append(pl.col(name))
             wanted.append(_timestamp(name, schema[name]).alias(f"__{name}"))
         else:
+            _check_type(name, schema[name], dtype)
             wanted.append(pl.col(name).cast(dtype))
     if SLICE in columns:
         slices = pl.col("slices") if "slices" in schema else pl.lit(None, dtype=pl.List(pl.String))

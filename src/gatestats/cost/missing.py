@@ -129,7 +129,7 @@ class MissingCosts:
     n_attempts_missing: int
     attempts_with_cost: int
     record_ids: tuple[str, ...]
-    known_spend_usd: float
+    known_spend_usd: float | None
     known_total_usd: float | None
     cap_usd_per_attempt: float | None
     cap_source: CapSource
@@ -309,6 +309,10 @@ def missing_costs(
     if human is not None and accepted_cc:
         cc = (known_spend + row["human_s_known"] / 3600 * request.review_rate) / accepted_cc
     reason = undefined
+    sums = (known_spend, known_total or 0.0, missing * (cap or 0.0))
+    if not all(math.isfinite(v) for v in sums):
+        reason = "the known spend or its bound overflows a 64-bit float (costs near 1e308): no bounds"
+        known_spend, known_total, cc = math.nan, None, None
     if reason is None and cap is None:
         reason = (
             f"no attempt of the group has a cost, so there is no largest observed cost to bound the {missing} "
@@ -318,11 +322,11 @@ def missing_costs(
         "n_attempts_missing": missing,
         "attempts_with_cost": int(row["attempts"]) - missing,
         "record_ids": tuple(str(i) for i in row["cost_unknown_ids"][:5]),
-        "known_spend_usd": known_spend,
+        "known_spend_usd": known_spend if math.isfinite(known_spend) else None,
         "known_total_usd": known_total,
         "cap_usd_per_attempt": cap,
         "cap_source": source,
-        "missing_spend_high_usd": None if cap is None else missing * cap,
+        "missing_spend_high_usd": None if cap is None or not math.isfinite(missing * cap) else missing * cap,
         "complete_case_estimate": cc,
         "complete_case_accepted": accepted_cc,
         "confidence_level": request.confidence_level,
