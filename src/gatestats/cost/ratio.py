@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, Final, Literal, TypeAlias
+from typing import Any, ClassVar, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import polars as pl
@@ -306,6 +306,14 @@ class _RequestEcho(OptionsEcho):
     method: BootstrapKind
 
 
+class _Names(TypedDict):
+    """The systems and slice of a :func:`cost_ratio` call."""
+
+    baseline: str
+    candidate: str
+    slice: str | None
+
+
 class _RatioFields(_RequestEcho):
     """The fields of :class:`CostRatio` known before its interval: the request, the sides' sums, the pairing."""
 
@@ -350,6 +358,14 @@ def _check_names(baseline: object, candidate: object, slice: object) -> None:
             raise ValueError(msg)
     if slice is not None and not isinstance(slice, str):
         msg = f"slice must be a slice name or None (got {slice!r})"
+        raise ValueError(msg)
+
+
+def _check_fill(fill: object, cap: float | None) -> None:
+    """``fill_missing_costs`` is ``None``, ``upper`` or ``lower``; the cap ``None`` or a number >= 0."""
+    check_max_cost_per_attempt(cap)
+    if fill not in (None, "upper", "lower"):
+        msg = f"fill_missing_costs must be None, 'upper' or 'lower' (got {fill!r})"
         raise ValueError(msg)
 
 
@@ -537,13 +553,9 @@ def cost_ratio(
     confidence_level, n_resamples, seed
         The paired bootstrap's two-sided level, resamples (>= 100) and seed (recorded), as in
         :func:`gatestats.cost.cost_per_accepted`; :meth:`CostRatio.pvalues` uses the same resamples.
-    fill_missing_costs
-        ``None`` (default): an attempt without a cost makes its side's spend unknown (the ratio is
-        ``insufficient_evidence``). ``"upper"``: the candidate's are counted at the cap and the
-        baseline's at 0, the largest ratio the data allow; ``"lower"``: the reverse. What was filled
-        is in ``missing_costs_filled``. The gate decides "within" on ``upper`` and "above" on ``lower``.
-    max_cost_per_attempt_usd
-        The cap of the filled side; ``None``: its largest observed cost per attempt on the paired cases.
+    fill_missing_costs, max_cost_per_attempt_usd
+        ``None``: a missing cost leaves the ratio ``insufficient_evidence``; ``upper``/``lower``: see
+        :data:`MissingCostFill` (cap: ``max_cost_per_attempt_usd``, else the side's largest observed).
 
     Returns
     -------
@@ -576,17 +588,8 @@ def cost_ratio(
         review_rate_usd_per_hour, machine_rate_usd_per_hour, confidence_level, n_resamples, seed
     )
     _check_names(baseline, candidate, slice)
-    check_max_cost_per_attempt(max_cost_per_attempt_usd)
-    if fill_missing_costs not in (None, "upper", "lower"):
-        msg = f"fill_missing_costs must be None, 'upper' or 'lower' (got {fill_missing_costs!r})"
-        raise ValueError(msg)
-    request = _Request(
-        baseline=baseline,
-        candidate=candidate,
-        slice=slice,
-        fill=fill_missing_costs,
-        cap=max_cost_per_attempt_usd,
-        **asdict(options),
-    )
+    _check_fill(fill_missing_costs, max_cost_per_attempt_usd)
+    names = _Names(baseline=baseline, candidate=candidate, slice=slice)
+    request = _Request(**names, fill=fill_missing_costs, cap=max_cost_per_attempt_usd, **asdict(options))
     paired, pairs, n_cases = _paired_attempts(records, request, shared_versions_only=shared_versions_only)
     return _ratio(request, paired, pairs=pairs, n_cases=n_cases)
