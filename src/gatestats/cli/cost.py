@@ -186,7 +186,12 @@ def render_cost(result: CostAnalysis, console: Console) -> None:
     )
     console.print(
         f"  spend = every attempt (failed, retried, infra-errored) + merged human time x rate ({review}); "
-        f"{result.method} bootstrap over cases, {result.n_resamples} resamples, seed {result.seed}",
+        f"{result.method} bootstrap over cases, {result.n_resamples} resamples, seed {result.seed}"
+        + (
+            ""
+            if result.max_cost_per_attempt_usd is None
+            else f"; a missing cost is bounded by {_money(result.max_cost_per_attempt_usd)} USD per attempt (given)"
+        ),
         highlight=False,
         markup=False,
     )
