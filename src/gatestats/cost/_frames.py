@@ -111,15 +111,17 @@ def record_ids_text(ids: Sequence[Any], total: int) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def check_rate(name: str, value: float | None) -> None:
-    """A rate is ``None`` or a finite number >= 0.
+def check_rate(name: str, value: float | None, *, unit: str = "USD per hour") -> None:
+    """A rate (or a price) is ``None`` or a finite number >= 0.
 
     Parameters
     ----------
     name
         The option's name in the message.
     value
-        The rate in USD per hour.
+        The rate in ``unit``.
+    unit
+        The unit in the message.
 
     Raises
     ------
@@ -129,7 +131,7 @@ def check_rate(name: str, value: float | None) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        msg = f"{name} must be a finite number >= 0 in USD per hour, or None (got {value!r})"
+        msg = f"{name} must be a finite number >= 0 in {unit}, or None (got {value!r})"
         raise ValueError(msg)
 
 

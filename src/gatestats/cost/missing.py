@@ -46,7 +46,7 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.cost._bootstrap import CostInterval, IntervalRule, RatioBootstrap
-from gatestats.cost._frames import prepare
+from gatestats.cost._frames import check_rate, prepare
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.vocabulary import FrameLike, Status, check_confidence_level
 
@@ -81,11 +81,7 @@ def check_max_cost_per_attempt(value: float | None) -> None:
     ValueError
         Not ``None`` and not a finite number >= 0.
     """
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        msg = f"max_cost_per_attempt_usd must be a finite number >= 0 in USD, or None (got {value!r})"
-        raise ValueError(msg)
+    check_rate("max_cost_per_attempt_usd", value, unit="USD")
 
 
 def attempts_without_cost(

@@ -30,7 +30,7 @@ from typing import TypedDict
 
 import polars as pl
 
-from gatestats.cost import CostRatio, cost_per_accepted, cost_ratio
+from gatestats.cost import CostEstimate, CostRatio, MissingCosts, cost_per_accepted, cost_ratio
 from gatestats.cost.missing import attempts_without_cost
 from gatestats.errors import GatestatsError
 from gatestats.gate.bindings import CostSummary
@@ -130,19 +130,8 @@ def _bounded_ratio_evidence(
     except (GatestatsError, ValueError) as exc:
         reason = f"with the missing costs bounded: {upper.reason or lower.reason or exc}"
         return _missing("cost_increase", reason, 1 + limit, upper.ratio, n_cases=upper.n_cases)
-    return RuleEvidence(
-        kind="cost_increase",
-        observed=upper.ratio,
-        baseline=1.0,
-        ci_low=lower.ci_low,
-        ci_high=upper.ci_high,
-        test=_TESTS["cost_increase"] + ", missing costs bounded",
-        threshold=1 + limit,
-        pvalue_pass=p_within,
-        pvalue_fail=p_above,
-        status="ok",
-        reason=None,
-        n_cases=upper.n_cases,
+    return _ratio_row(
+        upper.ratio, (lower.ci_low, upper.ci_high), (p_within, p_above), limit, upper.n_cases, _BOUNDED["cost_increase"]
     )
 
 
@@ -161,19 +150,33 @@ def _ratio_evidence(
         p_within, p_above = ratio.decision_pvalues(1 + limit)
     except (GatestatsError, ValueError) as exc:
         return _missing("cost_increase", ratio.reason or str(exc), 1 + limit, ratio.ratio, n_cases=ratio.n_cases)
+    return _ratio_row(
+        ratio.ratio, (ratio.ci_low, ratio.ci_high), (p_within, p_above), limit, ratio.n_cases, _TESTS["cost_increase"]
+    )
+
+
+def _ratio_row(
+    observed: float | None,
+    ci: tuple[float | None, float | None],
+    pvalues: tuple[float, float],
+    limit: float,
+    n_cases: int,
+    test: str,
+) -> RuleEvidence:
+    """A ratio row's evidence: the ratio, its interval, and the p-values of "within" and "above" ``1 + limit``."""
     return RuleEvidence(
         kind="cost_increase",
-        observed=ratio.ratio,
+        observed=observed,
         baseline=1.0,
-        ci_low=ratio.ci_low,
-        ci_high=ratio.ci_high,
-        test=_TESTS["cost_increase"],
+        ci_low=ci[0],
+        ci_high=ci[1],
+        test=test,
         threshold=1 + limit,
-        pvalue_pass=p_within,
-        pvalue_fail=p_above,
+        pvalue_pass=pvalues[0],
+        pvalue_fail=pvalues[1],
         status="ok",
         reason=None,
-        n_cases=ratio.n_cases,
+        n_cases=n_cases,
     )
 
 
@@ -195,25 +198,8 @@ def _bounded_threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: 
         reason = "no candidate cost" if bounds is None else f"with the missing costs bounded: {bounds.interval_reason}"
         observed = None if bounds is None else bounds.estimate_high
         return _missing("cost_threshold", reason, threshold, observed, n_cases=_n_cases(frame, candidate))
-
-    def union(alpha: float) -> tuple[float | None, float | None]:
-        ci = bounds.confidence_interval(1 - 2 * alpha)
-        return ci.ci_low, ci.ci_high
-
-    p_above, p_within = interval_pvalues(union, threshold)
-    return RuleEvidence(
-        kind="cost_threshold",
-        observed=bounds.estimate_high,
-        baseline=None,
-        ci_low=bounds.ci_low,
-        ci_high=bounds.ci_high,
-        test=_TESTS["cost_threshold"] + ", missing costs bounded",
-        threshold=threshold,
-        pvalue_pass=p_within,
-        pvalue_fail=p_above,
-        status="ok",
-        reason=None,
-        n_cases=est.n_cases,
+    return _inverted(
+        bounds, observed=bounds.estimate_high, threshold=threshold, n_cases=est.n_cases, test=_BOUNDED["cost_threshold"]
     )
 
 
@@ -233,25 +219,34 @@ def _threshold_evidence(
         reason = "no candidate cost" if est is None else (est.reason or est.interval_reason or "no interval")
         observed, n_cases = (None, _n_cases(frame, candidate)) if est is None else (est.estimate, est.n_cases)
         return _missing("cost_threshold", reason, threshold, observed, n_cases=n_cases)
+    return _inverted(
+        est, observed=est.estimate, threshold=threshold, n_cases=est.n_cases, test=_TESTS["cost_threshold"]
+    )
+
+
+def _inverted(
+    source: CostEstimate | MissingCosts, *, observed: float | None, threshold: float, n_cases: int, test: str
+) -> RuleEvidence:
+    """A threshold row from the inversion of ``source``'s interval (each end a one-sided bound)."""
 
     def bounds(alpha: float) -> tuple[float | None, float | None]:
-        ci = est.confidence_interval(1 - 2 * alpha)
+        ci = source.confidence_interval(1 - 2 * alpha)
         return ci.ci_low, ci.ci_high
 
     p_above, p_within = interval_pvalues(bounds, threshold)
     return RuleEvidence(
         kind="cost_threshold",
-        observed=est.estimate,
+        observed=observed,
         baseline=None,
-        ci_low=est.ci_low,
-        ci_high=est.ci_high,
-        test=_TESTS["cost_threshold"],
+        ci_low=source.ci_low,
+        ci_high=source.ci_high,
+        test=test,
         threshold=threshold,
         pvalue_pass=p_within,
         pvalue_fail=p_above,
         status="ok",
         reason=None,
-        n_cases=est.n_cases,
+        n_cases=n_cases,
     )
 
 
@@ -259,6 +254,7 @@ _TESTS = {
     "cost_increase": "paired case bootstrap of the CPA ratio (calibrated)",
     "cost_threshold": "case bootstrap of the CPA",
 }
+_BOUNDED = {kind: f"{test}, missing costs bounded" for kind, test in _TESTS.items()}
 
 
 def _n_cases(frame: pl.DataFrame, candidate: str) -> int:
