@@ -208,3 +208,14 @@ def test_cli_refuses_a_bad_max_cost_per_attempt_with_exit_2(write_jsonl: Callabl
     result = _invoke("cost", str(path), "--max-cost-per-attempt", value)
     assert result.exit_code == 2
     assert "--max-cost-per-attempt" in result.output
+
+
+def test_cli_note_shows_hostile_record_ids_escaped(write_jsonl: Callable[..., Path]) -> None:
+    hostile = "x\x1b[31m[bold]red\u202e"
+    rows = [make_record(record_id=f"r{i}", case_id=f"c{i}", cost_usd=1.0) for i in range(1, 40)]
+    rows.insert(0, make_record(record_id=hostile, case_id="c0", cost_usd=None))
+    result = _invoke("cost", str(write_jsonl(rows)))
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout
+    assert "\u202e" not in result.stdout
+    assert "(e.g. record(s) 'x\\x1b[31m[bold]red\\u202e')" in result.stdout
