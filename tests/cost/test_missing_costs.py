@@ -219,3 +219,28 @@ def test_cli_note_shows_hostile_record_ids_escaped(write_jsonl: Callable[..., Pa
     assert "\x1b" not in result.stdout
     assert "\u202e" not in result.stdout
     assert "(e.g. record(s) 'x\\x1b[31m[bold]red\\u202e')" in result.stdout
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_filled_ratio_p_values_are_never_below_those_of_the_true_costs(seed: int) -> None:
+    # same cases, same seed: the same resamples. With every hidden cost <= the cap, each resample of
+    # the "upper" ratio is >= that of the true ratio, so p_within can only grow (and p_above for "lower").
+    from tests.cost.conftest import many_cases
+
+    rows = many_cases(80, system="b", seed=seed) + many_cases(80, system="c", seed=seed + 10, scale=1.1)
+    truth = frame(rows)
+    cap = float(truth["cost_model_usd"].max())
+    hidden = truth.with_columns(
+        pl.when(pl.int_range(pl.len()) % 7 == 0).then(None).otherwise(pl.col("cost_model_usd")).alias("cost_model_usd")
+    )
+    full = cost_ratio(truth, baseline="b", candidate="c", seed=seed)
+    kw: dict[str, Any] = {"baseline": "b", "candidate": "c", "seed": seed, "max_cost_per_attempt_usd": cap}
+    upper = cost_ratio(hidden, fill_missing_costs="upper", **kw)
+    lower = cost_ratio(hidden, fill_missing_costs="lower", **kw)
+    assert upper.ratio is not None
+    assert lower.ratio is not None
+    assert full.ratio is not None
+    assert lower.ratio <= full.ratio <= upper.ratio
+    for limit in (0.8, 1.0, 1.1, 1.3):
+        assert upper.pvalues(limit)[0] >= full.pvalues(limit)[0]
+        assert lower.pvalues(limit)[1] >= full.pvalues(limit)[1]
