@@ -155,7 +155,9 @@ def run_cell(
 
 def main(replications: int = 1000) -> None:
     """Print the coverage table of docs/cost.md."""
-    print("| scenario | true CPA | cases | missing | bounds interval | miss high | offered | complete-case | offered |")
+    print(
+        "| scenario | true CPA | cases | share missing | bounds interval | miss high | offered | complete-case | offered |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for scenario in SCENARIOS:
         for n_cases in (50, 100, 300):
