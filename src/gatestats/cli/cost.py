@@ -78,9 +78,8 @@ def _missing_note(name: str, g: CostEstimate, console: Console) -> None:
     m = g.missing_costs
     if m is None:
         return
-    ids = ", ".join(repr(i) for i in m.record_ids) + (" and more" if m.n_attempts_missing > len(m.record_ids) else "")
     text = (
-        f"  {name}: {m.n_attempts_missing} of {g.attempts} attempt(s) carry no cost (e.g. record(s) {ids}); "
+        f"  {name}: {m.n_attempts_missing} of {g.attempts} attempt(s) carry no cost (e.g. record(s) {m.ids_text}); "
         f"known spend {_money(m.known_spend_usd)} USD"
     )
     if m.cap_usd_per_attempt is not None:

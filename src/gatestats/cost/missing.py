@@ -46,7 +46,7 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.cost._bootstrap import CostInterval, IntervalRule, RatioBootstrap
-from gatestats.cost._frames import check_rate, prepare
+from gatestats.cost._frames import check_rate, prepare, record_ids_text
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.vocabulary import FrameLike, Status, check_confidence_level
 
@@ -144,6 +144,11 @@ class MissingCosts:
     _rule: IntervalRule | None = field(default=None, repr=False, compare=False)
     _seed: int = field(default=0, repr=False, compare=False)
     _clustered: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def ids_text(self) -> str:
+        """The ids of the attempts lacking a cost as the cost messages show them: ``'r-1', 'r-2' and 3 more``."""
+        return record_ids_text(self.record_ids, self.n_attempts_missing)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> CostInterval:
         """The interval of the bounds at another level (same resamples): the union of both imputations'.
