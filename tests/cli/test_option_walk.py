@@ -151,6 +151,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--by": ("--by", "model_id"),
         "--review-rate": ("--review-rate", "90"),
         "--machine-rate": ("--machine-rate", "3.5"),
+        "--max-cost-per-attempt": ("--max-cost-per-attempt", "2.5"),
         "--confidence-level": ("--confidence-level", "0.8"),
         "--n-resamples": ("--n-resamples", "300"),
         "--seed": ("--seed", "7"),

@@ -50,11 +50,62 @@ def _label(value: object, labels: Labels | None = None) -> str:
 
 
 def _cpa_cell(g: CostEstimate) -> Text:
+    bounds = g.missing_costs
+    if bounds is not None and bounds.estimate_low is not None and bounds.estimate_high is not None:
+        interval = (
+            "no interval"
+            if bounds.ci_low is None or bounds.ci_high is None
+            else (f"{_money(bounds.ci_low)}, {_money(bounds.ci_high)}")
+        )
+        return Text(f"{_money(bounds.estimate_low)}–{_money(bounds.estimate_high)}\n[{interval}]")
     if g.status != "ok" or g.estimate is None:
         return Text("insufficient evidence")
     if g.ci_low is None or g.ci_high is None:
         return Text(f"{_money(g.estimate)} [no interval]")
     return Text(f"{_money(g.estimate)} [{_money(g.ci_low)}, {_money(g.ci_high)}]")
+
+
+def _spend_cell(g: CostEstimate) -> str:
+    """The total spend, or the known part with the count of attempts lacking a cost beside it."""
+    missing = g.missing_costs
+    if missing is None or missing.known_total_usd is None:
+        return _money(g.total_spend_usd)
+    return f"≥{_money(missing.known_total_usd)}"
+
+
+def _missing_note(name: str, g: CostEstimate, console: Console) -> None:
+    """The known spend, the missing count with ids, and the bounds of a group lacking costs."""
+    from gatestats.cost.missing import CAP_SOURCES
+
+    m = g.missing_costs
+    if m is None:
+        return
+    text = (
+        f"  {name}: {m.n_attempts_missing} of {g.attempts} attempt(s) carry no cost (e.g. record(s) {m.ids_text}); "
+        f"known spend {_money(m.known_spend_usd)} USD"
+    )
+    if m.cap_usd_per_attempt is not None:
+        text += (
+            f"; the missing could add 0 to {_money(m.missing_spend_high_usd)} USD ({m.n_attempts_missing} x "
+            f"{_money(m.cap_usd_per_attempt)} USD, {CAP_SOURCES[m.cap_source]})"
+        )
+    if m.estimate_low is not None and m.estimate_high is not None:
+        text += f"; cost per accepted outcome between {_money(m.estimate_low)} and {_money(m.estimate_high)}"
+        if m.ci_low is not None and m.ci_high is not None:
+            text += (
+                f", {m.confidence_level:.0%} interval of the bounds [{_money(m.ci_low)}, {_money(m.ci_high)}] "
+                "(union of the intervals with the missing costs at 0 and at the cap)"
+            )
+        else:
+            text += f"; no interval: {m.interval_reason}"
+    else:
+        text += f"; no bounds: {m.interval_reason}"
+    if m.complete_case_estimate is not None:
+        text += (
+            f"; over the attempts with a cost alone {_money(m.complete_case_estimate)} per accepted outcome "
+            "(assumes the lost costs are like the known ones)"
+        )
+    console.print(text, highlight=False, markup=False)
 
 
 def _table(result: CostAnalysis, labels: Labels | None = None) -> Table:
@@ -66,6 +117,9 @@ def _table(result: CostAnalysis, labels: Labels | None = None) -> Table:
     table.add_column(f"per accepted [{level} CI]", justify="right", no_wrap=True)
     for name in ("accepted/trials", "attempts (infra)", "spend", "model", "tool", "execution", "review"):
         table.add_column(name, justify="right", no_wrap=True)
+    missing = any(g.missing_costs is not None for g in result.groups)
+    if missing:
+        table.add_column("no cost", justify="right", no_wrap=True)
     for name in ("human h", "machine h", "calendar h"):
         table.add_column(name, justify="right", no_wrap=True)
     for g in result.groups:
@@ -74,11 +128,12 @@ def _table(result: CostAnalysis, labels: Labels | None = None) -> Table:
             _cpa_cell(g),
             f"{g.accepted}/{g.trials}",
             f"{g.attempts} ({g.attempts_infra_error})",
-            _money(g.total_spend_usd),
+            _spend_cell(g),
             _money(g.model_usd),
             _money(g.tool_usd),
             _money(g.execution_usd),
             _money(g.review_usd),
+            *([str(g.n_attempts_cost_unknown)] if missing else []),
             _hours(g.human_hours),
             _hours(g.machine_hours, g.n_attempts_missing_machine_seconds),
             _hours(g.calendar_hours),
@@ -105,6 +160,7 @@ def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None
             console.print(f"  {name}: insufficient evidence: {g.reason}", highlight=False, markup=False)
         elif g.interval_status != "ok":
             console.print(f"  {name}: no interval: {g.interval_reason}", highlight=False, markup=False)
+        _missing_note(name, g, console)
         if g.n_resamples_no_accepted:
             console.print(
                 f"  {name}: {g.n_resamples_no_accepted} of {g.n_resamples} resamples had no accepted outcome "
@@ -133,7 +189,12 @@ def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None
     )
     console.print(
         f"  spend = every attempt (failed, retried, infra-errored) + merged human time x rate ({review}); "
-        f"{result.method} bootstrap over cases, {result.n_resamples} resamples, seed {result.seed}",
+        f"{result.method} bootstrap over cases, {result.n_resamples} resamples, seed {result.seed}"
+        + (
+            ""
+            if result.max_cost_per_attempt_usd is None
+            else f"; a missing cost is bounded by {_money(result.max_cost_per_attempt_usd)} USD per attempt (given)"
+        ),
         highlight=False,
         markup=False,
     )
@@ -208,6 +269,14 @@ def cost_command(
     output: OutputOption = None,
     label: LabelOption = None,
     labels: LabelsFileOption = None,
+    max_cost_per_attempt: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost-per-attempt",
+            metavar="USD",
+            help="Upper cost of one attempt for the bounds of missing costs (default: the largest observed).",
+        ),
+    ] = None,
 ) -> None:
     """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.
 
@@ -227,6 +296,8 @@ def cost_command(
         Print the JSON object instead of the table; ``--where`` filters (all must hold), applied first.
     fmt, output, label, labels
         The publishing options of :mod:`gatestats.cli._publish`.
+    max_cost_per_attempt
+        ``max_cost_per_attempt_usd`` of :func:`gatestats.cost.cost_per_accepted`.
 
     Raises
     ------
@@ -240,6 +311,7 @@ def cost_command(
     checked_bootstrap_options(confidence_level, n_resamples, seed)
     _rate(review_rate, "--review-rate")
     _rate(machine_rate, "--machine-rate")
+    _rate(max_cost_per_attempt, "--max-cost-per-attempt")
     checked_where(where)
     publishing = checked_publishing(
         fmt=fmt, as_json=as_json, output=output, label=label, labels_file=labels, inputs=records
@@ -254,6 +326,7 @@ def cost_command(
         confidence_level=confidence_level,
         n_resamples=n_resamples,
         seed=seed,
+        max_cost_per_attempt_usd=max_cost_per_attempt,
     )
     emit(
         publishing,

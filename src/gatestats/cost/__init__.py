@@ -6,6 +6,8 @@
   of the ratio of sums; human, machine and calendar time in separate columns.
 - :func:`cost_ratio`: candidate over baseline cost per accepted outcome on the cases both ran,
   with a paired case bootstrap interval and one-sided p-values against a limit (for the gate).
+- :class:`MissingCosts`: when some attempts carry no cost, the known spend, how many are missing,
+  and bounds for what they could add (0 up to a stated cost per attempt), with an interval.
 - :func:`merge_intervals`, :func:`attribute_overlaps`: a reviewer's overlapping time counted once,
   and split among the outcomes it served.
 
@@ -15,6 +17,7 @@ Definitions, the JSON of ``gatestats cost`` and the coverage simulation: ``docs/
 from gatestats.cost._bootstrap import MIN_UNITS_INTERVAL, MIN_UNITS_RATIO, CostInterval
 from gatestats.cost._frames import RECORD_COLUMNS, ReviewRateRequiredError
 from gatestats.cost.human_time import attribute_overlaps, merge_intervals
+from gatestats.cost.missing import MissingCosts
 from gatestats.cost.per_accepted import CPA_INTERVAL_METHOD, CostAnalysis, CostEstimate, cost_per_accepted
 from gatestats.cost.ratio import RATIO_INTERVAL_METHOD, CostRatio, cost_ratio
 
@@ -28,6 +31,7 @@ __all__ = [
     "CostEstimate",
     "CostInterval",
     "CostRatio",
+    "MissingCosts",
     "ReviewRateRequiredError",
     "attribute_overlaps",
     "cost_per_accepted",

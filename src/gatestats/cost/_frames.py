@@ -111,15 +111,17 @@ def record_ids_text(ids: Sequence[Any], total: int) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def check_rate(name: str, value: float | None) -> None:
-    """A rate is ``None`` or a finite number >= 0.
+def check_rate(name: str, value: float | None, *, unit: str = "USD per hour") -> None:
+    """A rate (or a price) is ``None`` or a finite number >= 0.
 
     Parameters
     ----------
     name
         The option's name in the message.
     value
-        The rate in USD per hour.
+        The rate in ``unit``.
+    unit
+        The unit in the message.
 
     Raises
     ------
@@ -129,7 +131,7 @@ def check_rate(name: str, value: float | None) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        msg = f"{name} must be a finite number >= 0 in USD per hour, or None (got {value!r})"
+        msg = f"{name} must be a finite number >= 0 in {unit}, or None (got {value!r})"
         raise ValueError(msg)
 
 
@@ -264,6 +266,13 @@ def _timestamp(name: str, dtype: pl.DataType) -> pl.Expr:
     return col.str.to_datetime(time_zone="UTC", strict=False).dt.epoch("us")
 
 
+def _check_type(name: str, got: pl.DataType, expected: pl.DataType) -> None:
+    """A numeric field must hold numbers (or only nulls): ``"0.5"`` as text is refused, never parsed."""
+    if expected == pl.Float64() and not (got.is_numeric() or got == pl.Null()):
+        msg = f"records: field {name!r}: expected a number (got a column of {got})"
+        raise ValueError(msg)
+
+
 def _first_bad(frame: pl.DataFrame, mask: pl.Expr, field: str, expected: str, *, show: str | None = None) -> None:
     bad = frame.filter(mask)
     if bad.is_empty():
@@ -328,6 +337,7 @@ def prepare(
             wanted.append(pl.col(name))
             wanted.append(_timestamp(name, schema[name]).alias(f"__{name}"))
         else:
+            _check_type(name, schema[name], dtype)
             wanted.append(pl.col(name).cast(dtype))
     if SLICE in columns:
         slices = pl.col("slices") if "slices" in schema else pl.lit(None, dtype=pl.List(pl.String))

@@ -44,6 +44,7 @@ from gatestats.cost._bootstrap import (
     cpa_statistic,
 )
 from gatestats.cost._frames import SLICE, CostOptions, explode_groups, prepare, record_ids_text
+from gatestats.cost.missing import BoundsRequest, CapSource, MissingCosts, check_max_cost_per_attempt, missing_costs
 from gatestats.errors import find_by_key
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import INFRA_ERROR, FrameLike, Status
@@ -106,6 +107,8 @@ class CostEstimate(RebuildableInterval):
     n_attempts_missing_machine_seconds: int
     calendar_hours: float | None
     n_attempts_missing_timestamps: int
+    #: The known part and bounds when some attempts carry no cost (``None``: every attempt has one).
+    missing_costs: MissingCosts | None = None
     _rule: ClassVar[IntervalRule] = _RULE
 
     @property
@@ -118,7 +121,7 @@ class CostEstimate(RebuildableInterval):
 
     def to_dict(self) -> JSONObject:
         """JSON-ready mapping (one entry of ``groups`` in ``gatestats cost --json``)."""
-        return {
+        entries: JSONObject = {
             "group": self.key,
             "status": self.status,
             "reason": self.reason,
@@ -154,6 +157,9 @@ class CostEstimate(RebuildableInterval):
             "calendar_hours": self.calendar_hours,
             "n_attempts_missing_timestamps": self.n_attempts_missing_timestamps,
         }
+        if self.missing_costs is not None:
+            entries["missing_costs"] = self.missing_costs.to_dict()
+        return entries
 
 
 _FRAME_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -211,6 +217,8 @@ class CostAnalysis(Presentable):
     method: BootstrapKind
     #: Merged human time of every record passed in (each reviewer's overlaps counted once).
     human_hours_total: float
+    #: The upper cost per attempt given for the bounds of missing costs (``None``: the largest observed).
+    max_cost_per_attempt_usd: float | None = None
 
     def group(self, **values: Any) -> CostEstimate:
         """The estimate of the group with these values, e.g. ``group(system="a")``.
@@ -235,6 +243,8 @@ class CostAnalysis(Presentable):
     def to_dict(self) -> JSONObject:
         """The documented ``gatestats cost --json`` object (docs/cost.md)."""
         settings = {name: getattr(self, name) for name in _ANALYSIS_SETTINGS}
+        if self.max_cost_per_attempt_usd is not None:
+            settings["max_cost_per_attempt_usd"] = self.max_cost_per_attempt_usd
         return {"by": list(self.by), **settings, "groups": [g.to_dict() for g in self.groups]}
 
     def to_frame(self) -> pl.DataFrame:
@@ -293,6 +303,9 @@ def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
             cost_unknown.sum().cast(pl.Int64).alias("n_cost_unknown"),
             pl.col("record_id").filter(cost_unknown).sort().head(5).alias("cost_unknown_ids"),
             pl.col("__spend").sum().alias("attempt_spend"),
+            pl.col("__spend").max().alias("max_spend"),
+            pl.col("__accepted").filter(~cost_unknown).sum().cast(pl.Int64).alias("accepted_known"),
+            pl.col("__human_s").filter(~cost_unknown).sum().alias("human_s_known"),
             pl.col("cost_model_usd").sum().alias("model"),
             pl.col("cost_tool_usd").sum().alias("tool"),
             pl.col("__execution").sum().alias("execution"),
@@ -428,8 +441,21 @@ def _interval_fields(
     return fields, boot
 
 
+def _missing(row: Mapping[str, Any], units: pl.DataFrame, bounds: BoundsRequest) -> MissingCosts | None:
+    """The known part and bounds of a group some of whose attempts carry no cost (``None`` when all do)."""
+    if not row["n_cost_unknown"]:
+        return None
+    columns = units.select(
+        pl.col("spend") + pl.col("human_s") / 3600 * bounds.review_rate,
+        pl.col("accepted").cast(pl.Float64),
+        pl.col("n_missing"),
+    ).to_numpy()
+    others = [p for p in insufficiency(row) if not p.startswith("spend unknown")]
+    return missing_costs(row, columns, request=bounds, undefined="; ".join(others) if others else None)
+
+
 def _estimate(
-    row: Mapping[str, Any], units: pl.DataFrame, *, by: tuple[str, ...], options: CostOptions
+    row: Mapping[str, Any], units: pl.DataFrame, *, by: tuple[str, ...], options: CostOptions, bounds: BoundsRequest
 ) -> CostEstimate:
     problems = insufficiency(row)
     reason = "; ".join(problems) if problems else None
@@ -466,6 +492,7 @@ def _estimate(
         n_human_time_unknown=row["n_human_unknown"],
         n_attempts_missing_machine_seconds=row["n_machine_missing"],
         n_attempts_missing_timestamps=row["n_no_timestamps"],
+        missing_costs=_missing(row, units, bounds),
         _bootstrap=boot,
         **interval,
         **spend,
@@ -481,18 +508,30 @@ def _units_by_group(exploded: pl.DataFrame, columns: tuple[str, ...]) -> dict[tu
             pl.col("__spend").sum().alias("spend"),
             pl.col("__human_s").sum().alias("human_s"),
             pl.col("__accepted").sum().alias("accepted"),
+            pl.col("__spend").is_null().sum().cast(pl.Float64).alias("n_missing"),
         )
         .sort(*columns, "__unit", nulls_last=True)
     )
     return unit_frame.partition_by(*columns, as_dict=True, maintain_order=True, include_key=False)
 
 
-def _analysis(frame: pl.DataFrame, columns: tuple[str, ...], options: CostOptions) -> CostAnalysis:
+def _analysis(
+    frame: pl.DataFrame, columns: tuple[str, ...], options: CostOptions, *, cap: float | None, cap_source: CapSource
+) -> CostAnalysis:
     """Estimate every group of the prepared attempts (the options are checked)."""
     exploded = explode_groups(frame, columns)
     units = _units_by_group(exploded, columns)
+    bounds = BoundsRequest(
+        rule=_RULE,
+        max_cost_per_attempt_usd=cap,
+        cap_source=cap_source,
+        review_rate=options.rate,
+        confidence_level=options.confidence_level,
+        n_resamples=options.n_resamples,
+        seed=options.seed,
+    )
     groups = tuple(
-        _estimate(row, units[tuple(row[name] for name in columns)], by=columns, options=options)
+        _estimate(row, units[tuple(row[name] for name in columns)], by=columns, options=options, bounds=bounds)
         for row in group_statistics(exploded, columns).iter_rows(named=True)
     )
     return CostAnalysis(
@@ -501,6 +540,7 @@ def _analysis(frame: pl.DataFrame, columns: tuple[str, ...], options: CostOption
         **options.echo(),
         method=CPA_INTERVAL_METHOD,
         human_hours_total=float(frame["__human_s"].sum()) / 3600,
+        max_cost_per_attempt_usd=cap,
     )
 
 
@@ -513,6 +553,8 @@ def cost_per_accepted(
     confidence_level: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
+    max_cost_per_attempt_usd: float | None = None,
+    cap_source: CapSource = "given",
 ) -> CostAnalysis:
     r"""Cost per accepted outcome per group, with a case-level BCa bootstrap interval (see the module docstring).
 
@@ -537,6 +579,13 @@ def cost_per_accepted(
     seed
         Seed of the bootstrap (recorded); every group is resampled from a generator seeded with
         it, so a group's interval does not depend on the other groups.
+    max_cost_per_attempt_usd
+        Upper cost of one attempt for the bounds of a group whose attempts lack a cost
+        (:class:`gatestats.cost.MissingCosts`); ``None``: the largest observed cost per attempt in
+        the group (stated as such in the result).
+    cap_source
+        Where a given ``max_cost_per_attempt_usd`` comes from, for the result: ``"given"`` (the
+        user) or ``"policy"``.
 
     Returns
     -------
@@ -567,5 +616,9 @@ def cost_per_accepted(
     options = CostOptions.checked(
         review_rate_usd_per_hour, machine_rate_usd_per_hour, confidence_level, n_resamples, seed
     )
+    check_max_cost_per_attempt(max_cost_per_attempt_usd)
+    if cap_source not in ("given", "policy"):
+        msg = f"cap_source must be 'given' or 'policy' (got {cap_source!r})"
+        raise ValueError(msg)
     frame, columns = prepare(records, by=by, review_rate=options.review_rate, machine_rate=options.machine_rate)
-    return _analysis(frame, columns, options)
+    return _analysis(frame, columns, options, cap=max_cost_per_attempt_usd, cap_source=cap_source)

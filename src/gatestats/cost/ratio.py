@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import polars as pl
@@ -55,6 +55,7 @@ from gatestats.cost._bootstrap import (
     paired_ratio_statistic,
 )
 from gatestats.cost._frames import SLICE, CostOptions, OptionsEcho, explode_groups, prepare
+from gatestats.cost.missing import check_max_cost_per_attempt
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.paired import PairedCases, pair_cases
@@ -64,7 +65,19 @@ from gatestats.vocabulary import FrameLike
 if TYPE_CHECKING:
     from gatestats.publish import Labels, PublishedTable
 
-__all__ = ["DECISION_PVALUE_FACTOR", "MIN_EFFECTIVE_UNITS", "RATIO_INTERVAL_METHOD", "CostRatio", "cost_ratio"]
+__all__ = [
+    "DECISION_PVALUE_FACTOR",
+    "MIN_EFFECTIVE_UNITS",
+    "RATIO_INTERVAL_METHOD",
+    "CostRatio",
+    "MissingCostFill",
+    "cost_ratio",
+]
+
+#: Which extreme of the ratio the attempts without a cost are filled to: ``upper`` counts the
+#: candidate's at the cap and the baseline's at 0 (the largest ratio the data allow), ``lower`` the
+#: reverse.
+MissingCostFill: TypeAlias = Literal["upper", "lower"]
 
 #: Interval construction for the paired ratio, chosen by the coverage simulation (docs/cost.md):
 #: the percentile interval covered better than BCa (whose jackknife acceleration is noisy here).
@@ -115,6 +128,8 @@ class CostRatio(RebuildableInterval, Presentable):
     machine_rate_usd_per_hour: float | None
     #: Kish's effective number of paired units (the smaller side); ``None`` without a ratio.
     effective_units: float | None = None
+    #: Attempts without a cost filled by ``fill_missing_costs``: ``(system, count, USD each)``.
+    missing_costs_filled: tuple[tuple[str, int, float], ...] = ()
     _rule: ClassVar[IntervalRule] = _RULE
 
     def pvalues(self, limit_ratio: float) -> tuple[float, float]:
@@ -225,7 +240,16 @@ class CostRatio(RebuildableInterval, Presentable):
             "review_rate_usd_per_hour": self.review_rate_usd_per_hour,
             "machine_rate_usd_per_hour": self.machine_rate_usd_per_hour,
             "effective_units": self.effective_units,
-        }
+        } | (
+            {}
+            if not self.missing_costs_filled
+            else {
+                "missing_costs_filled": [
+                    {"system": system, "n_attempts": n, "usd_per_attempt": usd}
+                    for system, n, usd in self.missing_costs_filled
+                ]
+            }
+        )
 
     def to_frame(self) -> pl.DataFrame:
         """One row with fixed columns."""
@@ -303,6 +327,14 @@ class _RequestEcho(OptionsEcho):
     method: BootstrapKind
 
 
+class _Names(TypedDict):
+    """The systems and slice of a :func:`cost_ratio` call."""
+
+    baseline: str
+    candidate: str
+    slice: str | None
+
+
 class _RatioFields(_RequestEcho):
     """The fields of :class:`CostRatio` known before its interval: the request, the sides' sums, the pairing."""
 
@@ -316,6 +348,7 @@ class _RatioFields(_RequestEcho):
     unpaired_baseline: tuple[str, ...]
     unpaired_candidate: tuple[str, ...]
     excluded_versions: tuple[str, ...]
+    missing_costs_filled: tuple[tuple[str, int, float], ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -325,6 +358,8 @@ class _Request(CostOptions):
     baseline: str
     candidate: str
     slice: str | None
+    fill: MissingCostFill | None = None
+    cap: float | None = None
 
     def echo(self) -> _RequestEcho:
         """The fields of :class:`CostRatio` that repeat the request."""
@@ -344,6 +379,14 @@ def _check_names(baseline: object, candidate: object, slice: object) -> None:
             raise ValueError(msg)
     if slice is not None and not isinstance(slice, str):
         msg = f"slice must be a slice name or None (got {slice!r})"
+        raise ValueError(msg)
+
+
+def _check_fill(fill: object, cap: float | None) -> None:
+    """``fill_missing_costs`` is ``None``, ``upper`` or ``lower``; the cap ``None`` or a number >= 0."""
+    check_max_cost_per_attempt(cap)
+    if fill not in (None, "upper", "lower"):
+        msg = f"fill_missing_costs must be None, 'upper' or 'lower' (got {fill!r})"
         raise ValueError(msg)
 
 
@@ -401,8 +444,33 @@ def _unit_sums(paired: pl.DataFrame, request: _Request) -> pl.DataFrame:
     )
 
 
+def _fill_missing(paired: pl.DataFrame, request: _Request) -> tuple[pl.DataFrame, tuple[tuple[str, int, float], ...]]:
+    """Fill the attempts without a cost to one extreme (``request.fill``): one side at 0, the other at its cap.
+
+    A side's cap is ``request.cap``, else its largest observed cost per attempt on the paired cases;
+    a side with no observed cost and no cap stays unfilled (its spend stays unknown).
+    """
+    if request.fill is None:
+        return paired, ()
+    high = request.candidate if request.fill == "upper" else request.baseline
+    filled: list[tuple[str, int, float]] = []
+    spend = pl.col("__spend")
+    for system in (request.baseline, request.candidate):
+        side = paired.filter(pl.col("system") == system)["__spend"]
+        n = side.null_count()
+        observed = side.max()
+        value = 0.0 if system != high else (request.cap if request.cap is not None else observed)
+        if not n or value is None:
+            continue
+        usd = float(value)  # type: ignore[arg-type]
+        spend = pl.when(pl.col("__spend").is_null() & (pl.col("system") == system)).then(usd).otherwise(spend)
+        filled.append((system, n, usd))
+    return paired.with_columns(spend.alias("__spend")), tuple(filled)
+
+
 def _ratio(request: _Request, paired: pl.DataFrame, *, pairs: PairedCases, n_cases: int) -> CostRatio:
     """The ratio and its bootstrap on the paired attempts, or why there is none."""
+    paired, filled = _fill_missing(paired, request)
     stats = group_statistics(paired, ("system",))
     row_b, spend_b = _side(stats, request.baseline, request.rate)
     row_c, spend_c = _side(stats, request.candidate, request.rate)
@@ -420,6 +488,7 @@ def _ratio(request: _Request, paired: pl.DataFrame, *, pairs: PairedCases, n_cas
         "unpaired_baseline": pairs.unpaired_baseline,
         "unpaired_candidate": pairs.unpaired_candidate,
         "excluded_versions": pairs.excluded_versions,
+        "missing_costs_filled": filled,
     }
     problems = [f"baseline {request.baseline!r}: {p}" for p in insufficiency(row_b)]
     problems += [f"candidate {request.candidate!r}: {p}" for p in insufficiency(row_c)]
@@ -482,6 +551,8 @@ def cost_ratio(
     confidence_level: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
+    fill_missing_costs: MissingCostFill | None = None,
+    max_cost_per_attempt_usd: float | None = None,
 ) -> CostRatio:
     r"""Candidate over baseline cost per accepted outcome, with a paired case bootstrap.
 
@@ -503,6 +574,9 @@ def cost_ratio(
     confidence_level, n_resamples, seed
         The paired bootstrap's two-sided level, resamples (>= 100) and seed (recorded), as in
         :func:`gatestats.cost.cost_per_accepted`; :meth:`CostRatio.pvalues` uses the same resamples.
+    fill_missing_costs, max_cost_per_attempt_usd
+        ``None``: a missing cost leaves the ratio ``insufficient_evidence``; ``upper``/``lower``: see
+        :data:`MissingCostFill` (cap: ``max_cost_per_attempt_usd``, else the side's largest observed).
 
     Returns
     -------
@@ -535,6 +609,8 @@ def cost_ratio(
         review_rate_usd_per_hour, machine_rate_usd_per_hour, confidence_level, n_resamples, seed
     )
     _check_names(baseline, candidate, slice)
-    request = _Request(baseline=baseline, candidate=candidate, slice=slice, **asdict(options))
+    _check_fill(fill_missing_costs, max_cost_per_attempt_usd)
+    names = _Names(baseline=baseline, candidate=candidate, slice=slice)
+    request = _Request(**names, fill=fill_missing_costs, cap=max_cost_per_attempt_usd, **asdict(options))
     paired, pairs, n_cases = _paired_attempts(records, request, shared_versions_only=shared_versions_only)
     return _ratio(request, paired, pairs=pairs, n_cases=n_cases)

@@ -12,6 +12,16 @@ A ``cost_per_accepted`` rule with ``test = "paired"`` and margin :math:`m` is th
 slice; with a ``threshold`` :math:`T` (USD) it must show the candidate's CPA is below :math:`T`.
 The cost is computed over every case (severe slices included: their spend is real spend) unless
 the rule names a slice.
+
+**Missing costs.** When an attempt on a row's cases carries no cost, ``[cost]
+require_complete_costs = true`` makes the row insufficient evidence. Without it the row decides
+on the conservative side of the bounds (docs/cost.md): the missing costs counted from 0 up to a
+cap (``[cost] max_cost_per_attempt_usd``, else the largest observed cost per attempt of that
+side). A threshold row passes only if the upper end of the interval of the bounds (missing at the
+cap) is below the threshold, and fails only if its lower end (missing at 0) is above it; a ratio
+row tests "within" on the ratio with the candidate's missing costs at the cap and the baseline's
+at 0, and "above" on the reverse. The row's label says how many costs were missing. Rows on
+complete data are computed exactly as before.
 """
 
 from __future__ import annotations
@@ -20,7 +30,8 @@ from typing import TypedDict
 
 import polars as pl
 
-from gatestats.cost import cost_per_accepted, cost_ratio
+from gatestats.cost import CostEstimate, CostRatio, MissingCosts, cost_per_accepted, cost_ratio
+from gatestats.cost.missing import attempts_without_cost
 from gatestats.errors import GatestatsError
 from gatestats.gate.bindings import CostSummary
 from gatestats.gate.policy import Policy, Rule
@@ -50,7 +61,87 @@ def _rates(policy: Policy) -> _Rates:
     }
 
 
-def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str) -> RuleEvidence:
+def _missing_costs(frame: pl.DataFrame, policy: Policy, systems: tuple[str, ...]) -> pl.DataFrame:
+    """The attempts of ``systems`` without a cost (none when the records cannot be read: the row says why)."""
+    try:
+        missing = attempts_without_cost(
+            frame.filter(pl.col("system").is_in(list(systems))),
+            review_rate_usd_per_hour=policy.cost.review_rate_usd_per_hour,
+            machine_rate_usd_per_hour=policy.cost.machine_rate_usd_per_hour,
+        )
+    except (GatestatsError, ValueError):
+        return pl.DataFrame(schema={"system": pl.String, "record_id": pl.String})
+    return missing
+
+
+def _missing_text(missing: pl.DataFrame, frame: pl.DataFrame, sides: tuple[str, ...]) -> str:
+    """``5 of 200 candidate attempt(s)`` (and the baseline's) without a cost, with up to five ids."""
+    parts = []
+    for side in sides:
+        n = missing.filter(pl.col("system") == side).height
+        if n:
+            parts.append(f"{n} of {frame.filter(pl.col('system') == side).height} {side} attempt(s)")
+    ids = ", ".join(repr(i) for i in missing["record_id"].head(5).to_list())
+    more = f" and {missing.height - 5} more" if missing.height > 5 else ""
+    return f"{' and '.join(parts)} carry no cost (e.g. {ids}{more})"
+
+
+def _missing_note(frame: pl.DataFrame, policy: Policy, sides: tuple[str, ...]) -> str | None:
+    """What a row's label and reason say about attempts without a cost, or ``None`` when every attempt has one."""
+    missing = _missing_costs(frame, policy, sides)
+    return None if missing.is_empty() else _missing_text(missing, frame, sides)
+
+
+def _labelled(label: str, missing: str | None) -> str:
+    """The row's label, with the count of missing costs beside it when there are any."""
+    return label if missing is None else f"{label} ({missing.split(' (e.g.')[0]})"
+
+
+def _complete_required(kind: str, text: str, threshold: float, *, n_cases: int) -> RuleEvidence:
+    reason = (
+        f"[cost] require_complete_costs: {text}; a missing cost is insufficient evidence under this policy, "
+        "never counted as 0"
+    )
+    return _missing(kind, reason, threshold, n_cases=n_cases)
+
+
+def _bounded_ratio_evidence(
+    frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str
+) -> RuleEvidence:
+    """The ratio row when costs are missing: "within" tested at the upper extreme, "above" at the lower."""
+    extremes: list[CostRatio] = []
+    for fill in ("upper", "lower"):
+        try:
+            ratio = cost_ratio(
+                frame,
+                baseline=baseline,
+                candidate=candidate,
+                fill_missing_costs=fill,
+                max_cost_per_attempt_usd=policy.cost.max_cost_per_attempt_usd,
+                **_rates(policy),
+            )
+        except (GatestatsError, ValueError) as exc:
+            return _missing("cost_increase", str(exc), 1 + limit, n_cases=_n_cases(frame, candidate))
+        extremes.append(ratio)
+    upper, lower = extremes
+    try:
+        p_within = upper.decision_pvalues(1 + limit)[0]
+        p_above = lower.decision_pvalues(1 + limit)[1]
+    except (GatestatsError, ValueError) as exc:
+        reason = f"with the missing costs bounded: {upper.reason or lower.reason or exc}"
+        return _missing("cost_increase", reason, 1 + limit, upper.ratio, n_cases=upper.n_cases)
+    return _ratio_row(
+        upper.ratio, (lower.ci_low, upper.ci_high), (p_within, p_above), limit, upper.n_cases, _BOUNDED["cost_increase"]
+    )
+
+
+def _ratio_evidence(
+    frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str, *, missing: str | None = None
+) -> RuleEvidence:
+    if missing is not None and policy.cost.require_complete_costs:
+        return _complete_required("cost_increase", missing, 1 + limit, n_cases=_n_cases(frame, candidate))
+    if missing is not None:
+        return _bounded_ratio_evidence(frame, policy, limit, baseline, candidate)
     try:
         ratio = cost_ratio(frame, baseline=baseline, candidate=candidate, **_rates(policy))
     except (GatestatsError, ValueError) as exc:
@@ -59,23 +150,66 @@ def _ratio_evidence(frame: pl.DataFrame, policy: Policy, limit: float, baseline:
         p_within, p_above = ratio.decision_pvalues(1 + limit)
     except (GatestatsError, ValueError) as exc:
         return _missing("cost_increase", ratio.reason or str(exc), 1 + limit, ratio.ratio, n_cases=ratio.n_cases)
-    return RuleEvidence(
-        kind="cost_increase",
-        observed=ratio.ratio,
-        baseline=1.0,
-        ci_low=ratio.ci_low,
-        ci_high=ratio.ci_high,
-        test=_TESTS["cost_increase"],
-        threshold=1 + limit,
-        pvalue_pass=p_within,
-        pvalue_fail=p_above,
-        status="ok",
-        reason=None,
-        n_cases=ratio.n_cases,
+    return _ratio_row(
+        ratio.ratio, (ratio.ci_low, ratio.ci_high), (p_within, p_above), limit, ratio.n_cases, _TESTS["cost_increase"]
     )
 
 
-def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str) -> RuleEvidence:
+def _ratio_row(
+    observed: float | None,
+    ci: tuple[float | None, float | None],
+    pvalues: tuple[float, float],
+    limit: float,
+    n_cases: int,
+    test: str,
+) -> RuleEvidence:
+    """A ratio row's evidence: the ratio, its interval, and the p-values of "within" and "above" ``1 + limit``."""
+    return RuleEvidence(
+        kind="cost_increase",
+        observed=observed,
+        baseline=1.0,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        test=test,
+        threshold=1 + limit,
+        pvalue_pass=pvalues[0],
+        pvalue_fail=pvalues[1],
+        status="ok",
+        reason=None,
+        n_cases=n_cases,
+    )
+
+
+def _bounded_threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str) -> RuleEvidence:
+    """The threshold row when costs are missing: decided on the interval of the bounds (union of both extremes)."""
+    cap = policy.cost.max_cost_per_attempt_usd
+    try:
+        analysis = cost_per_accepted(
+            frame.filter(pl.col("system") == candidate),
+            **_rates(policy),
+            max_cost_per_attempt_usd=cap,
+            cap_source="policy",
+        )
+    except (GatestatsError, ValueError) as exc:
+        return _missing("cost_threshold", str(exc), threshold, n_cases=_n_cases(frame, candidate))
+    est = analysis.groups[0] if analysis.groups else None
+    bounds = None if est is None else est.missing_costs
+    if est is None or bounds is None or bounds.interval_status != "ok":
+        reason = "no candidate cost" if bounds is None else f"with the missing costs bounded: {bounds.interval_reason}"
+        observed = None if bounds is None else bounds.estimate_high
+        return _missing("cost_threshold", reason, threshold, observed, n_cases=_n_cases(frame, candidate))
+    return _inverted(
+        bounds, observed=bounds.estimate_high, threshold=threshold, n_cases=est.n_cases, test=_BOUNDED["cost_threshold"]
+    )
+
+
+def _threshold_evidence(
+    frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str, *, missing: str | None = None
+) -> RuleEvidence:
+    if missing is not None and policy.cost.require_complete_costs:
+        return _complete_required("cost_threshold", missing, threshold, n_cases=_n_cases(frame, candidate))
+    if missing is not None:
+        return _bounded_threshold_evidence(frame, policy, threshold, candidate)
     try:
         analysis = cost_per_accepted(frame.filter(pl.col("system") == candidate), **_rates(policy))
     except (GatestatsError, ValueError) as exc:
@@ -85,25 +219,34 @@ def _threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, c
         reason = "no candidate cost" if est is None else (est.reason or est.interval_reason or "no interval")
         observed, n_cases = (None, _n_cases(frame, candidate)) if est is None else (est.estimate, est.n_cases)
         return _missing("cost_threshold", reason, threshold, observed, n_cases=n_cases)
+    return _inverted(
+        est, observed=est.estimate, threshold=threshold, n_cases=est.n_cases, test=_TESTS["cost_threshold"]
+    )
+
+
+def _inverted(
+    source: CostEstimate | MissingCosts, *, observed: float | None, threshold: float, n_cases: int, test: str
+) -> RuleEvidence:
+    """A threshold row from the inversion of ``source``'s interval (each end a one-sided bound)."""
 
     def bounds(alpha: float) -> tuple[float | None, float | None]:
-        ci = est.confidence_interval(1 - 2 * alpha)
+        ci = source.confidence_interval(1 - 2 * alpha)
         return ci.ci_low, ci.ci_high
 
     p_above, p_within = interval_pvalues(bounds, threshold)
     return RuleEvidence(
         kind="cost_threshold",
-        observed=est.estimate,
+        observed=observed,
         baseline=None,
-        ci_low=est.ci_low,
-        ci_high=est.ci_high,
-        test=_TESTS["cost_threshold"],
+        ci_low=source.ci_low,
+        ci_high=source.ci_high,
+        test=test,
         threshold=threshold,
         pvalue_pass=p_within,
         pvalue_fail=p_above,
         status="ok",
         reason=None,
-        n_cases=est.n_cases,
+        n_cases=n_cases,
     )
 
 
@@ -111,6 +254,7 @@ _TESTS = {
     "cost_increase": "paired case bootstrap of the CPA ratio (calibrated)",
     "cost_threshold": "case bootstrap of the CPA",
 }
+_BOUNDED = {kind: f"{test}, missing costs bounded" for kind, test in _TESTS.items()}
 
 
 def _n_cases(frame: pl.DataFrame, candidate: str) -> int:
@@ -177,8 +321,10 @@ def cost_rows(
             k=1,
             grader=None,
         )
-        ev = _ratio_evidence(both, policy, limit, baseline, candidate)
-        rows.append(rule_result(rule, f"cost per accepted outcome rises by at most {limit:.0%}", ev, margin=limit))
+        missing = _missing_note(both, policy, (baseline, candidate))
+        ev = _ratio_evidence(both, policy, limit, baseline, candidate, missing=missing)
+        label = f"cost per accepted outcome rises by at most {limit:.0%}"
+        rows.append(rule_result(rule, _labelled(label, missing), ev, margin=limit))
     for rule in rules:
         frame = both
         where = ""
@@ -187,20 +333,20 @@ def cost_rows(
             frame = both.filter(pl.col("case_id").is_in(list(cases - severe_cases)))
             where = f" [{rule.slice}]"
         if rule.threshold is not None:
-            ev = _threshold_evidence(frame, policy, rule.threshold, candidate)
-            rows.append(
-                rule_result(rule, f"{rule.name}: cost per accepted{where} ≤ ${rule.threshold:g}", ev, margin=None)
-            )
+            missing = _missing_note(frame, policy, (candidate,))
+            ev = _threshold_evidence(frame, policy, rule.threshold, candidate, missing=missing)
+            label = f"{rule.name}: cost per accepted{where} ≤ ${rule.threshold:g}"
+            rows.append(rule_result(rule, _labelled(label, missing), ev, margin=None))
         if rule.test == "paired":
             margin = float(rule.margin or 0.0)
-            ev = _ratio_evidence(frame, policy, margin, baseline, candidate)
-            rows.append(
-                rule_result(
-                    rule, f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}", ev, margin=margin
-                )
-            )
+            missing = _missing_note(frame, policy, (baseline, candidate))
+            ev = _ratio_evidence(frame, policy, margin, baseline, candidate, missing=missing)
+            label = f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}"
+            rows.append(rule_result(rule, _labelled(label, missing), ev, margin=margin))
+    cap = policy.cost.max_cost_per_attempt_usd
+    extra = {} if cap is None else {"max_cost_per_attempt_usd": cap, "cap_source": "policy"}
     try:
-        analysis = cost_per_accepted(both, **_rates(policy))
+        analysis = cost_per_accepted(both, **_rates(policy), **extra)  # type: ignore[arg-type]
     except (GatestatsError, ValueError) as exc:
         return rows, CostSummary(error=str(exc), max_cost_increase=policy.max_cost_increase)
     return rows, CostSummary(per_system=analysis.to_dict(), max_cost_increase=policy.max_cost_increase)

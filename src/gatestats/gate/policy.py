@@ -153,6 +153,10 @@ class CostPolicy:
     alpha: float = 0.05
     n_resamples: int = 2000
     action: Action = "block"
+    #: A cost row with an attempt lacking a cost is insufficient evidence (never decided on bounds).
+    require_complete_costs: bool = False
+    #: Upper cost of one attempt for the bounds of missing costs; ``None``: the largest observed.
+    max_cost_per_attempt_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -303,6 +307,7 @@ NUMERIC_RANGES: Mapping[str, tuple[float, float]] = {
     "cost.machine_rate_usd_per_hour": (0.0, 1e6),
     "cost.alpha": (1e-6, 0.5),
     "cost.n_resamples": (200, 100_000),
+    "cost.max_cost_per_attempt_usd": (0.0, 1e6),
     "rules.threshold": (0.0, 1.0),
     "rules.threshold (cost_per_accepted)": (0.0, 1e6),
     "rules.margin": (0.0, 1.0),
@@ -448,7 +453,15 @@ _TOP = (
 )
 _RULE = ("name", "metric", "slice", "direction", "threshold", "test", "margin", "alpha", "action", "k", "grader")
 _SYSTEM = ("system", "system_digest", "pins")
-_COST = ("review_rate_usd_per_hour", "machine_rate_usd_per_hour", "alpha", "n_resamples", "action")
+_COST = (
+    "review_rate_usd_per_hour",
+    "machine_rate_usd_per_hour",
+    "alpha",
+    "n_resamples",
+    "action",
+    "require_complete_costs",
+    "max_cost_per_attempt_usd",
+)
 _JUDGE = (
     "calibrations",
     "judge_model",
@@ -733,6 +746,10 @@ def _cost(r: _Reader, raw: Mapping[str, Any]) -> CostPolicy:
         alpha=r.number(table, ("cost",), "alpha", *_range("cost.alpha"), default=0.05),
         n_resamples=r.integer(table, ("cost",), "n_resamples", *_range("cost.n_resamples")) or 2000,
         action=r.choice(table, ("cost",), "action", ACTIONS, default="block"),
+        require_complete_costs=r.get(table, ("cost",), "require_complete_costs", bool, default=False),
+        max_cost_per_attempt_usd=r.number(
+            table, ("cost",), "max_cost_per_attempt_usd", *_range("cost.max_cost_per_attempt_usd")
+        ),
     )
 
 
