@@ -209,6 +209,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--alias": ("--alias", "fail=pass"),
         "--correct": ("--correct", "{judgments.csv}"),
         "--case": ("--case", "id"),
+        "--positional-agreement": ("--positional-agreement", "both-unparseable-agree"),
     },
     "gate": {
         "--policy": ("--policy", "{policy}"),

@@ -19,12 +19,22 @@ from gatestats.cli._calibrate_classes import (
     render_correction,
     run_multiclass,
 )
+from gatestats.cli._calibrate_pairwise import pairwise_row_names, render_pairwise, term
+from gatestats.cli._calibrate_pairwise import rate_cells as _rate
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
 from gatestats.io.digest import digest_file, digest_text
 from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:
-    from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
+    from gatestats.judges import (
+        AgreementConvention,
+        JudgeCalibration,
+        JudgeKind,
+        JudgmentSet,
+        PairwiseAgreement,
+        ProportionMethod,
+        SwappedCoding,
+    )
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
 
 __all__ = ["calibrate_command", "render_calibration"]
@@ -67,28 +77,46 @@ _AliasOption = Annotated[
 _CorrectOption = Annotated[
     Path | None, typer.Option(help="Production verdicts (same verdict column): print the corrected pass rate.")
 ]
+_AgreementOption = Annotated[
+    str,
+    typer.Option(
+        "--positional-agreement",
+        help=(
+            "Pairwise judges in both orders: parseable-only (pairs unparseable in either order left out) or "
+            "both-unparseable-agree (a pair unparseable in both orders agrees, as LLMBar counts)."
+        ),
+    ),
+]
 _CaseOption = Annotated[
     str | None, typer.Option(help="Case column of the --correct file (verdicts clustered by case).")
 ]
-
-
-def _rate(value: Proportion | Mapping[str, Any] | None) -> tuple[str, str]:
-    """A rate's cell and count: a :class:`Proportion`, or one as its ``to_dict`` (inside ``details``)."""
-    if value is None:
-        return "not measured", "—"
-    if not isinstance(value, Mapping):
-        value = value.to_dict()
-    counts = f"{value['numerator']}/{value['n']}"
-    if value["status"] != "ok":
-        return "insufficient evidence", counts
-    return f"{value['estimate']:.3f} [{value['ci_low']:.3f}, {value['ci_high']:.3f}]", counts
 
 
 def _pvalue(value: float | None) -> str:
     return "—" if value is None else (f"{value:.2e}" if value < 1e-3 else f"{value:.4f}")
 
 
-def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
+#: The error-rate rows of a pointwise judge (a pairwise judge's use pairwise words).
+_POINTWISE_ROWS = (
+    "false-pass rate P(judge passes | label fails)",
+    "false-fail rate P(judge fails | label passes)",
+    "accuracy (parseable verdicts)",
+)
+
+
+def _title(calibration: JudgeCalibration, errors: Mapping[str, Any]) -> str:
+    """The summary's first line: the judge, the rubric, the items by label, the unparseable count."""
+    return (
+        f"judge {term(calibration.judge_model or '(unnamed)')}, rubric {term(calibration.rubric_version or '(none)')}: "
+        f"{calibration.n_items} items ({errors['n_label_positive']} labelled {term(repr(calibration.positive))}, "
+        f"{errors['n_label_negative']} labelled {term(repr(calibration.negative))}), "
+        f"{calibration.n_unparseable} unparseable"
+    )
+
+
+def render_calibration(
+    calibration: JudgeCalibration, console: Console, *, pairwise: PairwiseAgreement | None = None
+) -> None:
     """Print the human-readable summary of a calibration.
 
     Parameters
@@ -97,23 +125,22 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
         The calibration.
     console
         Where to print (its width decides the table layout).
+    pairwise
+        A pairwise judge's agreement with people (:func:`gatestats.judges.pairwise_agreement`):
+        printed after the summary, whose error-rate rows then use pairwise words.
     """
     details = calibration.details
     errors = details["errors"]
     level = f"{calibration.confidence_level:.0%}"
-    title = (
-        f"judge {calibration.judge_model or '(unnamed)'}, rubric {calibration.rubric_version or '(none)'}: "
-        f"{calibration.n_items} items ({errors['n_label_positive']} labelled {calibration.positive!r}, "
-        f"{errors['n_label_negative']} labelled {calibration.negative!r}), {calibration.n_unparseable} unparseable"
-    )
-    console.print(title, highlight=False)
+    names = pairwise_row_names(calibration) if calibration.kind == "pairwise" else _POINTWISE_ROWS
+    console.print(_title(calibration, errors), highlight=False)
     table = Table()
     table.add_column("statistic")
     table.add_column(f"estimate [{level} CI]", justify="right", no_wrap=True)
     table.add_column("count", justify="right")
-    table.add_row("false-pass rate P(judge passes | label fails)", *_rate(calibration.false_pass_rate))
-    table.add_row("false-fail rate P(judge fails | label passes)", *_rate(calibration.false_fail_rate))
-    table.add_row("accuracy (parseable verdicts)", *_rate(errors["accuracy"]))
+    table.add_row(names[0], *_rate(calibration.false_pass_rate))
+    table.add_row(names[1], *_rate(calibration.false_fail_rate))
+    table.add_row(names[2], *_rate(errors["accuracy"]))
     table.add_row("unparseable verdicts", *_rate(errors["unparseable_rate"]))
     kappa = calibration.kappa
     kappa_cell = (
@@ -150,6 +177,8 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
     console.print(table)
     if details["errors_by_slice"]:
         console.print(_slice_table(details["errors_by_slice"]))
+    if pairwise is not None:
+        render_pairwise(pairwise, calibration, console)
     for rate in (calibration.false_pass_rate, calibration.false_fail_rate):
         if rate.status != "ok":
             console.print(f"  insufficient evidence: {rate.reason}", highlight=False)
@@ -173,7 +202,7 @@ def _slice_table(slices: Sequence[Mapping[str, Any]]) -> Table:
     for s in slices:
         fp, fp_n = _rate(s["false_pass_rate"])
         ff, ff_n = _rate(s["false_fail_rate"])
-        by.add_row(s["slice"], str(s["n_items"]), fp, fp_n, ff, ff_n, str(s["n_unparseable"]))
+        by.add_row(term(s["slice"]), str(s["n_items"]), fp, fp_n, ff, ff_n, str(s["n_unparseable"]))
     return by
 
 
@@ -201,6 +230,7 @@ def calibrate_command(
     alias: _AliasOption = None,
     correct: _CorrectOption = None,
     case: _CaseOption = None,
+    positional_agreement: _AgreementOption = "parseable-only",
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -219,6 +249,8 @@ def calibrate_command(
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
     correct, case
         A production verdicts file to correct for the judge's errors, and its case column.
+    positional_agreement
+        The convention of a pairwise judge's positional agreement (:func:`gatestats.judges.pairwise_agreement`).
 
     Raises
     ------
@@ -233,6 +265,7 @@ def calibrate_command(
         judgments=judgments, labels=labels, fields=fields, filters=filters, unparseable=unparseable or []
     )
     judge = _Judge(model=judge_model, rubric=rubric, rubric_version=rubric_version)
+    convention = _checked_convention(positional_agreement, fields, multiclass=multiclass is not None)
     if multiclass is not None:
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
@@ -249,7 +282,39 @@ def calibrate_command(
         if correct is None
         else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
     )
-    _emit(result, output=output, as_json=as_json, correction=correction, production=correct)
+    pairwise = _pairwise(judged, result, convention) if chosen_kind == "pairwise" else None
+    _emit(result, output=output, as_json=as_json, correction=correction, production=correct, pairwise=pairwise)
+
+
+def _checked_convention(value: str, fields: dict[str, str], *, multiclass: bool) -> AgreementConvention:
+    """``--positional-agreement``, checked; a usage error when it would change nothing."""
+    from gatestats.judges import AGREEMENT_CONVENTIONS
+
+    convention = cast(
+        "AgreementConvention", checked_option(check_choice, value, "--positional-agreement", AGREEMENT_CONVENTIONS)
+    )
+    if convention != "parseable-only" and (multiclass or "verdict_swapped" not in fields):
+        raise typer.BadParameter(
+            "positional agreement compares the two orders: map verdict_swapped=COL (binary mode, --kind pairwise)",
+            param_hint="--positional-agreement",
+        )
+    return convention
+
+
+def _pairwise(judged: JudgmentSet, calibration: JudgeCalibration, convention: AgreementConvention) -> PairwiseAgreement:
+    """The pairwise judge's agreement with people, measured as the calibration was."""
+    from gatestats.judges import pairwise_agreement
+
+    return pairwise_agreement(
+        judged.frame,
+        positive=judged.positive,
+        negative=judged.negative,
+        tie=judged.tie,
+        swapped_coding=calibration.swapped_coding or "original",
+        convention=convention,
+        method=calibration.method,
+        confidence_level=calibration.confidence_level,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -493,6 +558,7 @@ def _emit(
     as_json: bool,
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
+    pairwise: PairwiseAgreement | None = None,
 ) -> None:
     """Write the calibration file (when asked), then print the JSON or the summary."""
     from gatestats.judges import write_calibration
@@ -501,10 +567,12 @@ def _emit(
         write_calibration(result, output)
     if as_json:
         extra = {} if correction is None else {"correction": correction.to_dict()}
+        if pairwise is not None:
+            extra["pairwise"] = pairwise.to_dict()
         typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
     else:
         console = Console()
-        render_calibration(result, Console(width=max(console.width, 120)))
+        render_calibration(result, Console(width=max(console.width, 120)), pairwise=pairwise)
         if correction is not None and production is not None:
             render_correction(correction, Console(width=max(console.width, 120)), production)
     if output is not None:

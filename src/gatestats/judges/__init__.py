@@ -5,7 +5,8 @@
   confusion matrix, Cohen's kappa, by slice; :func:`weighted_kappa` (linear or quadratic weights,
   Fleiss-Cohen-Everitt interval) for ordinal judge scales.
 - :func:`order_sensitivity` — flip rate and the exact sign test of position bias (pairwise judges);
-  :func:`persuasion_test` — exact McNemar test of self-advocating text.
+  :func:`persuasion_test` — exact McNemar test of self-advocating text; :func:`pairwise_agreement` —
+  a pairwise judge against people in each order, both orders and positional agreement.
 - :func:`corrected_pass_rate` — a production pass rate corrected for judge error (Rogan-Gladen,
   Lang-Reiczigel interval carrying both samples' uncertainty).
 - :func:`calibrate` / :func:`write_calibration` / :func:`load_calibration` — the versioned,
@@ -26,12 +27,14 @@ from gatestats.judges._stats import (
     sign_test,
 )
 from gatestats.judges._types import (
+    AGREEMENT_CONVENTIONS,
     CORRECTION_METHODS,
     JUDGE_KINDS,
     KAPPA_WEIGHTS,
     LIMIT_CRITERIA,
     PROPORTION_METHODS,
     SWAPPED_CODINGS,
+    AgreementConvention,
     CorrectionMethod,
     JudgeKind,
     KappaWeights,
@@ -56,10 +59,12 @@ from gatestats.judges.correction import (
 from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
 from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
+from gatestats.judges.pairwise import OrderAgreement, PairwiseAgreement, pairwise_agreement
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
 from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
 __all__ = [
+    "AGREEMENT_CONVENTIONS",
     "CALIBRATION_SCHEMA",
     "CORRECTION_METHODS",
     "JUDGE_KINDS",
@@ -68,6 +73,7 @@ __all__ = [
     "LIMIT_CRITERIA",
     "PROPORTION_METHODS",
     "SWAPPED_CODINGS",
+    "AgreementConvention",
     "CorrectedPassRate",
     "CorrectionMethod",
     "JudgeCalibration",
@@ -81,8 +87,10 @@ __all__ = [
     "Kappa",
     "KappaWeights",
     "LimitCriterion",
+    "OrderAgreement",
     "OrderSensitivity",
     "PairedDifference",
+    "PairwiseAgreement",
     "PersuasionTest",
     "Proportion",
     "ProportionMethod",
@@ -102,6 +110,7 @@ __all__ = [
     "load_calibrations",
     "order_sensitivity",
     "paired_difference_interval",
+    "pairwise_agreement",
     "parse_judgment_mapping",
     "parse_where",
     "persuasion_test",
