@@ -274,9 +274,7 @@ def calibrate_command(
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
-    result = _calibrated(
-        judged, kind=chosen_kind, coding=coding, method=method, confidence_level=confidence_level, judge=judge
-    )
+    result = _calibrated(judged, coding=coding, method=method, confidence_level=confidence_level, judge=judge)
     correction = (
         None
         if correct is None
@@ -459,30 +457,23 @@ def _refuse_unused_in_binary(
 def _calibrated(
     judged: JudgmentSet,
     *,
-    kind: JudgeKind,
     coding: SwappedCoding,
     method: ProportionMethod,
     confidence_level: float,
     judge: _Judge,
 ) -> JudgeCalibration:
-    """The calibration of the judgments read (the options given win over the file's judge and rubric columns)."""
+    """The calibration of the judgments read (the judge and rubric options fill in what the columns do not give)."""
     from gatestats.judges import calibrate
 
     version_label = judge.rubric_version if judge.rubric_version is not None else judged.rubric_version
     return calibrate(
-        judged.frame,
-        positive=judged.positive,
-        negative=judged.negative,
-        tie=judged.tie,
-        kind=kind,
+        judged,
         swapped_coding=coding,
-        judge_model=judge.model if judge.model is not None else judged.judge_model,
+        judge_model=judge.model,
         rubric_digest=_rubric_digest(judge.rubric, version_label),
-        rubric_version=version_label,
+        rubric_version=judge.rubric_version,
         method=method,
         confidence_level=confidence_level,
-        n_labels_without_verdict=judged.n_labels_without_verdict,
-        sources=judged.sources,
     )
 
 
