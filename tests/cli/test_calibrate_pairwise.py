@@ -128,3 +128,45 @@ def test_positional_agreement_without_both_orders_is_a_usage_error(tmp_path: Pat
     assert ok.exit_code == 0, ok.output
     assert _cells(ok.stdout, "original (A first)")[:4] == ["3", "1", "1", "1"]
     assert "pairwise: both orders" not in ok.stdout
+
+
+# --- judge bias by covariate (--by-covariate) --------------------------------------------------
+
+
+def test_by_covariate_table_and_json(tmp_path: Path) -> None:
+    rows = [(str(i), "A", "B" if i < 8 else "A", "A", "long" if i < 10 else "short", "j") for i in range(20)]
+    path = _write(tmp_path / "j.csv", rows)
+    result = _invoke(path, *PAIRWISE, "--by-covariate", "topic", "--by-covariate", "id", "--covariate-bins", "2")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "judge bias by covariate" in out
+    assert _cells(out, "topic", after="judge bias by covariate")[1:] == ["n=20", "Fisher exact", "7.14e-04", "0.0014 *"]
+    assert _cells(out, "long", after="judge bias by covariate")[1] == "8/10"
+    payload = json.loads(_invoke(path, *PAIRWISE, "--by-covariate", "topic", "--json").stdout)
+    (topic,) = payload["covariates"]["covariates"]
+    assert (topic["test"], topic["flagged"], [b["n_disagree"] for b in topic["bins"]]) == ("fisher-exact", True, [8, 0])
+
+
+def test_by_covariate_hostile_values_missing_column_and_usage_errors(tmp_path: Path) -> None:
+    rows = [(str(i), "A", "B" if i % 3 else "A", "A", "[bold]x[/]" if i % 2 else "\x1b[2J", "j") for i in range(9)]
+    path = _write(tmp_path / "j.csv", rows)
+    ok = _invoke(path, *PAIRWISE, "--by-covariate", "topic")
+    assert ok.exit_code == 0, ok.output
+    assert "[bold]x[/]" in ok.stdout
+    assert "\x1b" not in ok.stdout
+    missing = _invoke(path, *PAIRWISE, "--by-covariate", "nope")
+    assert missing.exit_code == 1
+    assert f"{path}:1" in missing.stderr
+    assert "nope" in missing.stderr
+    assert _invoke(path, *PAIRWISE, "--covariate-bins", "3").exit_code == 2
+    assert _invoke(path, *PAIRWISE, "--by-covariate", "topic", "--covariate-bins", "1").exit_code == 2
+    assert _invoke(path, *PAIRWISE, "--by-covariate", "topic", "--by-covariate", "topic").exit_code == 2
+    classes = ["--map", "item=id,label=human,verdict=v1", "--positive", "A", "--classes", "A,B"]
+    assert _invoke(path, *classes, "--by-covariate", "topic").exit_code == 2
+
+
+def test_by_covariate_all_agree_is_insufficient_evidence(tmp_path: Path) -> None:
+    rows = [(str(i), "A", "A", "A", "x" if i % 2 else "y", "j") for i in range(6)]
+    result = _invoke(_write(tmp_path / "j.csv", rows), *PAIRWISE, "--by-covariate", "topic")
+    assert result.exit_code == 0, result.output
+    assert "topic: insufficient evidence: the judge agrees with people on all 6 items" in result.stdout

@@ -210,6 +210,8 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--correct": ("--correct", "{judgments.csv}"),
         "--case": ("--case", "id"),
         "--positional-agreement": ("--positional-agreement", "both-unparseable-agree"),
+        "--by-covariate": ("--by-covariate", "human"),
+        "--covariate-bins": ("--covariate-bins", "3"),
     },
     "gate": {
         "--policy": ("--policy", "{policy}"),

@@ -19,6 +19,7 @@ from gatestats.cli._calibrate_classes import (
     render_correction,
     run_multiclass,
 )
+from gatestats.cli._calibrate_covariates import render_covariates
 from gatestats.cli._calibrate_pairwise import pairwise_row_names, render_pairwise, term
 from gatestats.cli._calibrate_pairwise import rate_cells as _rate
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         SwappedCoding,
     )
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+    from gatestats.judges.covariates import CovariateBias
 
 __all__ = ["calibrate_command", "render_calibration"]
 
@@ -87,6 +89,14 @@ _AgreementOption = Annotated[
         ),
     ),
 ]
+_CovariateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--by-covariate",
+        help="Judge bias: disagreement with people by this column's bins, tested, Holm across them (repeatable).",
+    ),
+]
+_BinsOption = Annotated[int, typer.Option("--covariate-bins", help="Quantile bins of a numeric --by-covariate.")]
 _CaseOption = Annotated[
     str | None, typer.Option(help="Case column of the --correct file (verdicts clustered by case).")
 ]
@@ -231,6 +241,8 @@ def calibrate_command(
     correct: _CorrectOption = None,
     case: _CaseOption = None,
     positional_agreement: _AgreementOption = "parseable-only",
+    by_covariate: _CovariateOption = None,
+    covariate_bins: _BinsOption = 4,
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -245,12 +257,12 @@ def calibrate_command(
         The options of :func:`gatestats.judges.calibrate` (``interval``: its ``method``).
     judge_model, rubric, rubric_version, as_json, output
         The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write.
+    positional_agreement, by_covariate, covariate_bins
+        Pairwise agreement convention; judge bias by covariate columns, bins (:mod:`gatestats.judges`).
     classes, ordinal, alias
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
     correct, case
         A production verdicts file to correct for the judge's errors, and its case column.
-    positional_agreement
-        The convention of a pairwise judge's positional agreement (:func:`gatestats.judges.pairwise_agreement`).
 
     Raises
     ------
@@ -260,12 +272,16 @@ def calibrate_command(
     chosen_kind, coding, method = _checked_words(kind, swapped_coding, interval, confidence_level)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
-    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
+    convention, covs = _checked_extras(positional_agreement, by_covariate, covariate_bins, fields, multiclass)
     reading = _Reading(
-        judgments=judgments, labels=labels, fields=fields, filters=filters, unparseable=unparseable or []
+        judgments=judgments,
+        labels=labels,
+        fields=fields,
+        filters=filters,
+        unparseable=unparseable or [],
+        covariates=covs,
     )
-    judge = _Judge(model=judge_model, rubric=rubric, rubric_version=rubric_version)
-    convention = _checked_convention(positional_agreement, fields, multiclass=multiclass is not None)
+    judge = _checked_judge(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     if multiclass is not None:
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
@@ -275,13 +291,60 @@ def calibrate_command(
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
     result = _calibrated(judged, coding=coding, method=method, confidence_level=confidence_level, judge=judge)
-    correction = (
-        None
-        if correct is None
-        else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
+    correction = _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
+    extra = _Extra(
+        pairwise=_pairwise(judged, result, convention), bias=_covariate_bias(judged, result, covs, covariate_bins)
     )
-    pairwise = _pairwise(judged, result, convention) if chosen_kind == "pairwise" else None
-    _emit(result, output=output, as_json=as_json, correction=correction, production=correct, pairwise=pairwise)
+    _emit(result, output=output, as_json=as_json, correction=correction, production=correct, extra=extra)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Extra:
+    """What the binary mode prints after the calibration: pairwise agreement, judge bias by covariate."""
+
+    pairwise: PairwiseAgreement | None = None
+    bias: CovariateBias | None = None
+
+
+def _checked_extras(
+    convention: str, names: list[str] | None, bins: int, fields: dict[str, str], multiclass: list[str] | None
+) -> tuple[AgreementConvention, list[str]]:
+    """``--positional-agreement`` and the ``--by-covariate`` columns, checked (usage errors name the option)."""
+    several = multiclass is not None
+    return _checked_convention(convention, fields, multiclass=several), _checked_covariates(
+        names or [], bins, multiclass=several
+    )
+
+
+def _checked_covariates(names: list[str], bins: int, *, multiclass: bool) -> list[str]:
+    """The ``--by-covariate`` columns, checked (usage errors name the option)."""
+    if bins < 2:
+        raise typer.BadParameter(f"expected an integer >= 2 (got {bins})", param_hint="--covariate-bins")
+    if bins != 4 and not names:
+        raise typer.BadParameter(
+            "--covariate-bins bins the --by-covariate columns: give one", param_hint="--covariate-bins"
+        )
+    if names and multiclass:
+        raise typer.BadParameter(
+            "--by-covariate works in the binary mode (without --classes)", param_hint="--by-covariate"
+        )
+    stripped = [n.strip() for n in names]
+    if any(not n for n in stripped) or len(set(stripped)) != len(stripped):
+        raise typer.BadParameter(f"each column once, non-empty (got {names!r})", param_hint="--by-covariate")
+    return stripped
+
+
+def _covariate_bias(
+    judged: JudgmentSet, calibration: JudgeCalibration, covariates: list[str], bins: int
+) -> CovariateBias | None:
+    """Judge bias by the covariates, measured as the calibration was (``None`` without covariates)."""
+    from gatestats.judges.covariates import judge_bias_by_covariate
+
+    if not covariates:
+        return None
+    return judge_bias_by_covariate(
+        judged, covariates, bins=bins, method=calibration.method, confidence_level=calibration.confidence_level
+    )
 
 
 def _checked_convention(value: str, fields: dict[str, str], *, multiclass: bool) -> AgreementConvention:
@@ -299,10 +362,14 @@ def _checked_convention(value: str, fields: dict[str, str], *, multiclass: bool)
     return convention
 
 
-def _pairwise(judged: JudgmentSet, calibration: JudgeCalibration, convention: AgreementConvention) -> PairwiseAgreement:
-    """The pairwise judge's agreement with people, measured as the calibration was."""
+def _pairwise(
+    judged: JudgmentSet, calibration: JudgeCalibration, convention: AgreementConvention
+) -> PairwiseAgreement | None:
+    """A pairwise judge's agreement with people, measured as the calibration was (``None``: pointwise)."""
     from gatestats.judges import pairwise_agreement
 
+    if judged.kind != "pairwise":
+        return None
     return pairwise_agreement(
         judged.frame,
         positive=judged.positive,
@@ -324,6 +391,7 @@ class _Reading:
     fields: dict[str, str]
     filters: dict[str, str]
     unparseable: list[str]
+    covariates: list[str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -385,19 +453,22 @@ def _read_binary(
         labels=reading.labels,
         where=reading.filters,
         unparseable=reading.unparseable,
+        covariates=reading.covariates,
     )
 
 
 def _production_correction(
-    production: Path,
+    production: Path | None,
     reading: _Reading,
     judged: JudgmentSet,
     calibration: JudgeCalibration,
     *,
     aliases: list[str],
     case: str | None,
-) -> ClusteredCorrectedPassRate:
-    """The ``--correct`` file's pass rate corrected for the errors of the judge just calibrated."""
+) -> ClusteredCorrectedPassRate | None:
+    """The ``--correct`` file's pass rate corrected for the errors of the judge just calibrated (``None``: no file)."""
+    if production is None:
+        return None
     return correct_production(
         production,
         verdict=reading.fields["verdict"],
@@ -521,6 +592,19 @@ def _parse_selection(
     return fields, filters
 
 
+def _checked_judge(
+    fields: dict[str, str],
+    *,
+    judge_model: str | None,
+    rubric_version: str | None,
+    rubric: Path | None,
+    output: Path | None,
+) -> _Judge:
+    """The judge's identity options, checked with the output file (:func:`_check_sources`)."""
+    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
+    return _Judge(model=judge_model, rubric=rubric, rubric_version=rubric_version)
+
+
 def _check_sources(
     fields: dict[str, str],
     *,
@@ -549,7 +633,7 @@ def _emit(
     as_json: bool,
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
-    pairwise: PairwiseAgreement | None = None,
+    extra: _Extra | None = None,
 ) -> None:
     """Write the calibration file (when asked), then print the JSON or the summary."""
     from gatestats.judges import write_calibration
@@ -557,13 +641,18 @@ def _emit(
     if output is not None:
         write_calibration(result, output)
     if as_json:
-        extra = {} if correction is None else {"correction": correction.to_dict()}
-        if pairwise is not None:
-            extra["pairwise"] = pairwise.to_dict()
-        typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
+        more = {} if correction is None else {"correction": correction.to_dict()}
+        if extra is not None and extra.pairwise is not None:
+            more["pairwise"] = extra.pairwise.to_dict()
+        if extra is not None and extra.bias is not None:
+            more["covariates"] = extra.bias.to_dict()
+        typer.echo(json.dumps({**result.to_dict(), **more}, allow_nan=False))
     else:
         console = Console()
-        render_calibration(result, Console(width=max(console.width, 120)), pairwise=pairwise)
+        wide = Console(width=max(console.width, 120))
+        render_calibration(result, wide, pairwise=None if extra is None else extra.pairwise)
+        if extra is not None and extra.bias is not None:
+            render_covariates(extra.bias, wide, confidence_level=result.confidence_level)
         if correction is not None and production is not None:
             render_correction(correction, Console(width=max(console.width, 120)), production)
     if output is not None:

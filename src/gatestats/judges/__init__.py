@@ -7,6 +7,8 @@
 - :func:`order_sensitivity` — flip rate and the exact sign test of position bias (pairwise judges);
   :func:`persuasion_test` — exact McNemar test of self-advocating text; :func:`pairwise_agreement` —
   a pairwise judge against people in each order, both orders and positional agreement.
+- :func:`judge_bias_by_covariate` — does the judge's disagreement with people depend on a field
+  (length, position, model family)? Rates by bin, one test per field, Holm across them.
 - :func:`corrected_pass_rate` — a production pass rate corrected for judge error (Rogan-Gladen,
   Lang-Reiczigel interval carrying both samples' uncertainty).
 - :func:`calibrate` / :func:`write_calibration` / :func:`load_calibration` — the versioned,
@@ -56,6 +58,7 @@ from gatestats.judges.correction import (
     corrected_pass_rate_known,
     rogan_gladen,
 )
+from gatestats.judges.covariates import CovariateBias, CovariateBin, CovariateTest, judge_bias_by_covariate
 from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
 from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
@@ -76,6 +79,9 @@ __all__ = [
     "AgreementConvention",
     "CorrectedPassRate",
     "CorrectionMethod",
+    "CovariateBias",
+    "CovariateBin",
+    "CovariateTest",
     "JudgeCalibration",
     "JudgeEligibility",
     "JudgeErrorRates",
@@ -103,6 +109,7 @@ __all__ = [
     "cohens_kappa",
     "corrected_pass_rate",
     "corrected_pass_rate_known",
+    "judge_bias_by_covariate",
     "judge_eligibility",
     "judge_error_rates",
     "kappa_weights",
