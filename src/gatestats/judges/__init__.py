@@ -13,6 +13,8 @@
   Lang-Reiczigel interval carrying both samples' uncertainty).
 - :func:`calibrate` / :func:`write_calibration` / :func:`load_calibration` — the versioned,
   content-addressed calibration artifact.
+- :func:`recalibration_change` — a judge re-calibrated on a new sample against its stored
+  calibration (Fisher's exact test per rate, Holm); the gate refuses one that moved too far.
 - :func:`judge_eligibility` — the gate's check that a judge is calibrated, current and good enough
   to vote.
 """
@@ -64,6 +66,7 @@ from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
 from gatestats.judges.pairwise import OrderAgreement, PairwiseAgreement, pairwise_agreement
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+from gatestats.judges.recalibration import RateChange, RecalibrationChange, recalibration_change
 from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
 __all__ = [
@@ -100,6 +103,8 @@ __all__ = [
     "PersuasionTest",
     "Proportion",
     "ProportionMethod",
+    "RateChange",
+    "RecalibrationChange",
     "SignTest",
     "SwappedCoding",
     "WeightedKappa",
@@ -123,6 +128,7 @@ __all__ = [
     "persuasion_test",
     "proportion",
     "read_judgments",
+    "recalibration_change",
     "rogan_gladen",
     "sign_test",
     "weighted_kappa",
