@@ -5,12 +5,14 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats
 
+from gatestats.errors import RecordFileError
 from gatestats.judges import read_judgments
 from gatestats.judges.covariates import judge_bias_by_covariate
 from tests.judges.conftest import LLMBAR
@@ -157,3 +159,34 @@ def test_false_alarm_rate_at_the_null_is_at_most_alpha_plus_2se(n: int, p: float
     bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / reps)
     assert single.max() <= bound, single
     assert family <= bound, family
+
+
+def test_covariates_read_from_jsonl_numbers_ids_and_refusals(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": i,
+            "human": "pass",
+            "judge": "fail" if i % 2 else "pass",
+            "len": [1.5, 7, 1e308, None][i % 4],
+            "fam": "a",
+        }
+        for i in range(8)
+    ]
+    path = tmp_path / "j.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    mapping = {"item": "id", "label": "human", "verdict": "judge"}
+    judged = read_judgments(path, mapping, positive="pass", negative="fail", covariates=["len", "fam", "id"])
+    assert judged.frame["covariate:len"].to_list()[:4] == ["1.5", "7", "1e+308", None]
+    r = judge_bias_by_covariate(judged, ["len", "fam", "id"])
+    length, fam, item = r.covariates
+    assert (length.kind, length.n_missing) == ("numeric", 2)
+    assert fam.status == "insufficient_evidence"  # one level
+    assert item.kind == "numeric"
+    # A boolean (or a list) in a covariate cell is refused with file, line and field.
+    path.write_text(json.dumps({**rows[0], "len": True}) + "\n" + json.dumps({**rows[1], "len": [1]}) + "\n")
+    with pytest.raises(RecordFileError) as info:
+        read_judgments(path, mapping, positive="pass", negative="fail", covariates=["len"])
+    text = str(info.value)
+    assert f"{path}:1" in text
+    assert f"{path}:2" in text
+    assert "covariate len" in text

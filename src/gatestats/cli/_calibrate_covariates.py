@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.cli._calibrate_pairwise import rate_cells, term
+from gatestats.cli._calibrate_pairwise import pvalue_cell, rate_cells, term
 
 if TYPE_CHECKING:
     from gatestats.judges.covariates import CovariateBias, CovariateTest
@@ -60,8 +60,4 @@ def _test_cells(c: CovariateTest) -> tuple[str, str, str]:
     if c.test is None or c.pvalue is None or c.adjusted_pvalue is None:
         return "insufficient evidence", "—", "—"
     flag = " *" if c.flagged else ""
-    return _TESTS[c.test], _p(c.pvalue), _p(c.adjusted_pvalue) + flag
-
-
-def _p(value: float) -> str:
-    return f"{value:.2e}" if value < 1e-3 else f"{value:.4f}"
+    return _TESTS[c.test], pvalue_cell(c.pvalue), pvalue_cell(c.adjusted_pvalue) + flag

@@ -41,6 +41,22 @@ def term(text: object) -> str:
     return escape(visible(text))
 
 
+def pvalue_cell(value: float | None) -> str:
+    """A p-value as printed: 4 decimals, scientific below 0.001, a dash when there is none.
+
+    Parameters
+    ----------
+    value
+        The p-value.
+
+    Returns
+    -------
+    str
+        The cell.
+    """
+    return "—" if value is None else (f"{value:.2e}" if value < 1e-3 else f"{value:.4f}")
+
+
 def rate_cells(value: Proportion | Mapping[str, Any] | None) -> tuple[str, str]:
     """A rate's cell and count: a :class:`Proportion`, or one as its ``to_dict``.
 
@@ -171,7 +187,7 @@ def _slice_table(slices: Sequence[PairwiseAgreement], order: Sequence[Mapping[st
             flips,
             flip,
             "—" if o is None else f"{o['n_biased_first']} / {o['n_biased_second']}",
-            "—" if p is None else (f"{p:.2e}" if p < 1e-3 else f"{p:.4f}"),
+            pvalue_cell(p),
             rate_cells(s.positional_agreement)[1],
         )
     return table

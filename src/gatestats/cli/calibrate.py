@@ -20,7 +20,7 @@ from gatestats.cli._calibrate_classes import (
     run_multiclass,
 )
 from gatestats.cli._calibrate_covariates import render_covariates
-from gatestats.cli._calibrate_pairwise import pairwise_row_names, render_pairwise, term
+from gatestats.cli._calibrate_pairwise import pairwise_row_names, pvalue_cell, render_pairwise, term
 from gatestats.cli._calibrate_pairwise import rate_cells as _rate
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
 from gatestats.io.digest import digest_file, digest_text
@@ -102,10 +102,6 @@ _CaseOption = Annotated[
 ]
 
 
-def _pvalue(value: float | None) -> str:
-    return "—" if value is None else (f"{value:.2e}" if value < 1e-3 else f"{value:.4f}")
-
-
 #: The error-rate rows of a pointwise judge (a pairwise judge's use pairwise words).
 _POINTWISE_ROWS = (
     "false-pass rate P(judge passes | label fails)",
@@ -167,7 +163,7 @@ def render_calibration(
         table.add_row("order-flip rate (both orders parseable)", *_rate(calibration.flip_rate))
         table.add_row(
             "position bias: first / second, exact sign test p",
-            _pvalue(calibration.position_bias_pvalue),
+            pvalue_cell(calibration.position_bias_pvalue),
             f"{order['n_biased_first']} / {order['n_biased_second']}",
         )
     persuasion = details["persuasion"]
@@ -181,7 +177,7 @@ def render_calibration(
         table.add_row("persuasion: pass-rate change with self-advocacy", cell, f"n={persuasion['n_pairs']}")
         table.add_row(
             "persuasion: exact McNemar p (+ / -)",
-            _pvalue(calibration.persuasion_pvalue),
+            pvalue_cell(calibration.persuasion_pvalue),
             f"{persuasion['n_pass_with_text_only']} / {persuasion['n_pass_without_text_only']}",
         )
     console.print(table)
