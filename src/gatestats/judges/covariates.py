@@ -15,8 +15,9 @@ The test of dependence is the test of independence of the 2 × k table (disagree
 - k > 2 and every expected count ≥ 5 (Cochran 1954): **Pearson's chi-square** test, k - 1 degrees
   of freedom (R ``chisq.test(correct = FALSE)``);
 - k > 2 with a small expected count: a **Monte Carlo permutation test** of the chi-square statistic
-  (the disagreements permuted over the items, margins fixed; p = (1 + #{X²* ≥ X²}) / (B + 1), valid
-  at any B; Hope 1968), seeded and recorded.
+  (the disagreements permuted over the items, margins fixed — the disagreements per bin are then
+  multivariate hypergeometric and are drawn as such; p = (1 + #{X²* ≥ X²}) / (B + 1), valid at any
+  B; Hope 1968), seeded and recorded.
 
 A table without a disagreement, or without an agreement, has nothing to explain: the covariate is
 ``insufficient_evidence`` (no p-value), as is one with fewer than two non-empty bins. The p-values
@@ -338,11 +339,11 @@ def _test(
     expected = np.concatenate([n_bin * p_all, n_bin * (1 - p_all)])
     if expected.min() >= _MIN_EXPECTED:
         return "chi-square", float(observed), float(stats.chi2.sf(observed, len(used) - 1))
+    # Permuting the disagreements over the items with the margins fixed puts a multivariate
+    # hypergeometric count of them in each bin: drawn directly (memory k per resample, not n).
     rng = np.random.default_rng(seed)
-    permuted = rng.permuted(np.tile(disagree.astype(np.int8), (n_permutations, 1)), axis=1)
-    one_hot = np.zeros((codes.size, len(used)), dtype=np.float64)
-    one_hot[np.arange(codes.size), codes] = 1.0
-    resampled = _chi_square(permuted.astype(np.float64) @ one_hot, n_bin, int(disagree.sum()))
+    counts = rng.multivariate_hypergeometric(n_bin, int(disagree.sum()), size=n_permutations)
+    resampled = _chi_square(counts.astype(np.float64), n_bin, int(disagree.sum()))
     exceed = int((resampled >= observed - 1e-9 * max(1.0, observed)).sum())
     return "permutation-chi-square", float(observed), (1 + exceed) / (n_permutations + 1)
 
