@@ -224,6 +224,9 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--estimator": ("--estimator", "ppi"),  # without --correct: refused (exit 2)
         "--label-budget": ("--label-budget", "0.05"),  # without --estimator ppi: refused (exit 2)
         "--format": ("--format", "markdown"),
+        "--positional-agreement": ("--positional-agreement", "both-unparseable-agree"),
+        "--by-covariate": ("--by-covariate", "human"),
+        "--covariate-bins": ("--covariate-bins", "3"),
     },
     "gate": {
         "--policy": ("--policy", "{policy}"),

@@ -32,8 +32,10 @@ def test_reproduces_llmbar_published_figures(llmbar_judgments: Path, judge: str)
         correct_swapped,
         correct_both,
     )
-    # LLMBar's "equal" also counts pairs unparseable in both orders as equal; we count them as
-    # unparseable and leave them out of the flip rate (PaLM2: 7 such pairs, 8 with any).
+    # LLMBar's "equal" also counts pairs unparseable in both orders as equal; the flip rate leaves
+    # them out (PaLM2: 7 such pairs, 8 with any). `calibrate --positional-agreement
+    # both-unparseable-agree` prints LLMBar's number (tests/judges/test_pairwise_llmbar.py, all 24
+    # configurations read off the terminal under both conventions).
     both_unparseable = s.frame.filter(pl.col("verdict").is_null() & pl.col("verdict_swapped").is_null()).height
     assert r.n_consistent + both_unparseable == equal
     assert r.n_pairs == 200

@@ -19,6 +19,9 @@ from gatestats.cli._calibrate_classes import (
     render_correction,
     run_multiclass,
 )
+from gatestats.cli._calibrate_covariates import render_covariates
+from gatestats.cli._calibrate_pairwise import pairwise_row_names, pvalue_cell, render_pairwise, term
+from gatestats.cli._calibrate_pairwise import rate_cells as _rate
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
 from gatestats.cli._publish import FormatOption, checked_publishing
 from gatestats.io.digest import digest_file, digest_text
@@ -26,8 +29,17 @@ from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:
     from gatestats.cli._calibrate_ppi import PPIOutput
-    from gatestats.judges import JudgeCalibration, JudgeKind, JudgmentSet, Proportion, ProportionMethod, SwappedCoding
+    from gatestats.judges import (
+        AgreementConvention,
+        JudgeCalibration,
+        JudgeKind,
+        JudgmentSet,
+        PairwiseAgreement,
+        ProportionMethod,
+        SwappedCoding,
+    )
     from gatestats.judges.clustered_correction import ClusteredCorrectedPassRate
+    from gatestats.judges.covariates import CovariateBias
     from gatestats.vocabulary import OutputFormat
 
 __all__ = ["calibrate_command", "render_calibration"]
@@ -81,28 +93,50 @@ _BudgetOption = Annotated[
     float | None,
     typer.Option(help="With --estimator ppi: print the labels a ±HALF_WIDTH interval needs (human, PPI, PPI++)."),
 ]
+_AgreementOption = Annotated[
+    str,
+    typer.Option(
+        "--positional-agreement",
+        help=(
+            "Pairwise judges in both orders: parseable-only (pairs unparseable in either order left out) or "
+            "both-unparseable-agree (a pair unparseable in both orders agrees, as LLMBar counts)."
+        ),
+    ),
+]
+_CovariateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--by-covariate",
+        help="Judge bias: disagreement with people by this column's bins, tested, Holm across them (repeatable).",
+    ),
+]
+_BinsOption = Annotated[int, typer.Option("--covariate-bins", help="Quantile bins of a numeric --by-covariate.")]
 _CaseOption = Annotated[
     str | None, typer.Option(help="Case column of the --correct file (verdicts clustered by case).")
 ]
 
 
-def _rate(value: Proportion | Mapping[str, Any] | None) -> tuple[str, str]:
-    """A rate's cell and count: a :class:`Proportion`, or one as its ``to_dict`` (inside ``details``)."""
-    if value is None:
-        return "not measured", "—"
-    if not isinstance(value, Mapping):
-        value = value.to_dict()
-    counts = f"{value['numerator']}/{value['n']}"
-    if value["status"] != "ok":
-        return "insufficient evidence", counts
-    return f"{value['estimate']:.3f} [{value['ci_low']:.3f}, {value['ci_high']:.3f}]", counts
+#: The error-rate rows of a pointwise judge (a pairwise judge's use pairwise words).
+_POINTWISE_ROWS = (
+    "false-pass rate P(judge passes | label fails)",
+    "false-fail rate P(judge fails | label passes)",
+    "accuracy (parseable verdicts)",
+)
 
 
-def _pvalue(value: float | None) -> str:
-    return "—" if value is None else (f"{value:.2e}" if value < 1e-3 else f"{value:.4f}")
+def _title(calibration: JudgeCalibration, errors: Mapping[str, Any]) -> str:
+    """The summary's first line: the judge, the rubric, the items by label, the unparseable count."""
+    return (
+        f"judge {term(calibration.judge_model or '(unnamed)')}, rubric {term(calibration.rubric_version or '(none)')}: "
+        f"{calibration.n_items} items ({errors['n_label_positive']} labelled {term(repr(calibration.positive))}, "
+        f"{errors['n_label_negative']} labelled {term(repr(calibration.negative))}), "
+        f"{calibration.n_unparseable} unparseable"
+    )
 
 
-def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
+def render_calibration(
+    calibration: JudgeCalibration, console: Console, *, pairwise: PairwiseAgreement | None = None
+) -> None:
     """Print the human-readable summary of a calibration.
 
     Parameters
@@ -111,23 +145,22 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
         The calibration.
     console
         Where to print (its width decides the table layout).
+    pairwise
+        A pairwise judge's agreement with people (:func:`gatestats.judges.pairwise_agreement`):
+        printed after the summary, whose error-rate rows then use pairwise words.
     """
     details = calibration.details
     errors = details["errors"]
     level = f"{calibration.confidence_level:.0%}"
-    title = (
-        f"judge {calibration.judge_model or '(unnamed)'}, rubric {calibration.rubric_version or '(none)'}: "
-        f"{calibration.n_items} items ({errors['n_label_positive']} labelled {calibration.positive!r}, "
-        f"{errors['n_label_negative']} labelled {calibration.negative!r}), {calibration.n_unparseable} unparseable"
-    )
-    console.print(title, highlight=False)
+    names = pairwise_row_names(calibration) if calibration.kind == "pairwise" else _POINTWISE_ROWS
+    console.print(_title(calibration, errors), highlight=False)
     table = Table()
     table.add_column("statistic")
     table.add_column(f"estimate [{level} CI]", justify="right", no_wrap=True)
     table.add_column("count", justify="right")
-    table.add_row("false-pass rate P(judge passes | label fails)", *_rate(calibration.false_pass_rate))
-    table.add_row("false-fail rate P(judge fails | label passes)", *_rate(calibration.false_fail_rate))
-    table.add_row("accuracy (parseable verdicts)", *_rate(errors["accuracy"]))
+    table.add_row(names[0], *_rate(calibration.false_pass_rate))
+    table.add_row(names[1], *_rate(calibration.false_fail_rate))
+    table.add_row(names[2], *_rate(errors["accuracy"]))
     table.add_row("unparseable verdicts", *_rate(errors["unparseable_rate"]))
     kappa = calibration.kappa
     kappa_cell = (
@@ -144,7 +177,7 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
         table.add_row("order-flip rate (both orders parseable)", *_rate(calibration.flip_rate))
         table.add_row(
             "position bias: first / second, exact sign test p",
-            _pvalue(calibration.position_bias_pvalue),
+            pvalue_cell(calibration.position_bias_pvalue),
             f"{order['n_biased_first']} / {order['n_biased_second']}",
         )
     persuasion = details["persuasion"]
@@ -158,12 +191,14 @@ def render_calibration(calibration: JudgeCalibration, console: Console) -> None:
         table.add_row("persuasion: pass-rate change with self-advocacy", cell, f"n={persuasion['n_pairs']}")
         table.add_row(
             "persuasion: exact McNemar p (+ / -)",
-            _pvalue(calibration.persuasion_pvalue),
+            pvalue_cell(calibration.persuasion_pvalue),
             f"{persuasion['n_pass_with_text_only']} / {persuasion['n_pass_without_text_only']}",
         )
     console.print(table)
     if details["errors_by_slice"]:
         console.print(_slice_table(details["errors_by_slice"]))
+    if pairwise is not None:
+        render_pairwise(pairwise, calibration, console)
     for rate in (calibration.false_pass_rate, calibration.false_fail_rate):
         if rate.status != "ok":
             console.print(f"  insufficient evidence: {rate.reason}", highlight=False)
@@ -187,7 +222,7 @@ def _slice_table(slices: Sequence[Mapping[str, Any]]) -> Table:
     for s in slices:
         fp, fp_n = _rate(s["false_pass_rate"])
         ff, ff_n = _rate(s["false_fail_rate"])
-        by.add_row(s["slice"], str(s["n_items"]), fp, fp_n, ff, ff_n, str(s["n_unparseable"]))
+        by.add_row(term(s["slice"]), str(s["n_items"]), fp, fp_n, ff, ff_n, str(s["n_unparseable"]))
     return by
 
 
@@ -218,6 +253,9 @@ def calibrate_command(
     estimator: _EstimatorOption = "rogan-gladen",
     label_budget: _BudgetOption = None,
     fmt: FormatOption = "terminal",
+    positional_agreement: _AgreementOption = "parseable-only",
+    by_covariate: _CovariateOption = None,
+    covariate_bins: _BinsOption = 4,
 ) -> None:
     """Calibrate an LLM judge against human labels; optionally write the versioned calibration.
 
@@ -230,15 +268,16 @@ def calibrate_command(
         ``--map`` (field = column), ``--where`` filters, unparseable values: :func:`gatestats.judges.read_judgments`.
     positive, negative, tie, kind, swapped_coding, interval, confidence_level
         The options of :func:`gatestats.judges.calibrate` (``interval``: its ``method``).
-    judge_model, rubric, rubric_version, as_json, output
-        The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write.
+    judge_model, rubric, rubric_version, as_json, output, fmt
+        The judge's identity (the rubric file's digest is the rubric digest); print JSON; the file to write;
+        ``--format`` (terminal, json as ``--json``, or the calibration's table as markdown, latex, html, csv).
+    positional_agreement, by_covariate, covariate_bins
+        Pairwise agreement convention; judge bias by covariate columns, bins (:mod:`gatestats.judges`).
     classes, ordinal, alias
         Multi-class mode: the classes (comma-separated), an ordered scale, ``VALUE=CLASS`` aliases.
     correct, case, estimator, label_budget
         A production verdicts file to correct for the judge's errors, its case column, the estimator,
         and (``ppi``) the half-width whose label budget is printed.
-    fmt
-        ``--format``: terminal, json (as ``--json``), or the calibration's table as markdown, latex, html, csv.
 
     Raises
     ------
@@ -250,11 +289,9 @@ def calibrate_command(
     shown = _checked_format(fmt, as_json=as_json, multiclass=classes is not None, correct=correct is not None)
     fields, filters = _parse_selection(mapping, where or [], kind=kind, tie=tie, case_without_file=case and not correct)
     multiclass = _multiclass_classes(classes, ordinal=ordinal, label=fields["label"], output=output)
-    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
-    reading = _Reading(
-        judgments=judgments, labels=labels, fields=fields, filters=filters, unparseable=unparseable or []
-    )
-    judge = _Judge(model=judge_model, rubric=rubric, rubric_version=rubric_version)
+    convention, covs = _checked_extras(positional_agreement, by_covariate, covariate_bins, fields, multiclass)
+    reading = _reading(judgments, labels, fields, filters, unparseable or [], covs)
+    judge = _checked_judge(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
     if multiclass is not None:
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
@@ -263,16 +300,116 @@ def calibrate_command(
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
-    result = _calibrated(
-        judged, kind=chosen_kind, coding=coding, method=method, confidence_level=confidence_level, judge=judge
-    )
-    correction = (
-        None
-        if correct is None
-        else _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
+    result = _calibrated(judged, coding=coding, method=method, confidence_level=confidence_level, judge=judge)
+    correction = _production_correction(correct, reading, judged, result, aliases=alias or [], case=case)
+    extra = _Extra(
+        pairwise=_pairwise(judged, result, convention), bias=_covariate_bias(judged, result, covs, covariate_bins)
     )
     ppi = _ppi(correct, reading, judged, alias or [], (estimator, label_budget, confidence_level))
-    _emit(result, output=output, fmt=shown, correction=correction, production=correct, ppi=ppi)
+    _emit(result, output=output, fmt=shown, correction=correction, production=correct, ppi=ppi, extra=extra)
+
+
+def _reading(
+    judgments: Path,
+    labels: Path | None,
+    fields: dict[str, str],
+    filters: dict[str, str],
+    unparseable: list[str],
+    covariates: list[str],
+) -> _Reading:
+    """What to read: the files, the field mapping, the filters, the unparseable values, the covariate columns."""
+    return _Reading(
+        judgments=judgments,
+        labels=labels,
+        fields=fields,
+        filters=filters,
+        unparseable=unparseable,
+        covariates=covariates,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Extra:
+    """What the binary mode prints after the calibration: pairwise agreement, judge bias by covariate."""
+
+    pairwise: PairwiseAgreement | None = None
+    bias: CovariateBias | None = None
+
+
+def _checked_extras(
+    convention: str, names: list[str] | None, bins: int, fields: dict[str, str], multiclass: list[str] | None
+) -> tuple[AgreementConvention, list[str]]:
+    """``--positional-agreement`` and the ``--by-covariate`` columns, checked (usage errors name the option)."""
+    several = multiclass is not None
+    return _checked_convention(convention, fields, multiclass=several), _checked_covariates(
+        names or [], bins, multiclass=several
+    )
+
+
+def _checked_covariates(names: list[str], bins: int, *, multiclass: bool) -> list[str]:
+    """The ``--by-covariate`` columns, checked (usage errors name the option)."""
+    if bins < 2:
+        raise typer.BadParameter(f"expected an integer >= 2 (got {bins})", param_hint="--covariate-bins")
+    if bins != 4 and not names:
+        raise typer.BadParameter(
+            "--covariate-bins bins the --by-covariate columns: give one", param_hint="--covariate-bins"
+        )
+    if names and multiclass:
+        raise typer.BadParameter(
+            "--by-covariate works in the binary mode (without --classes)", param_hint="--by-covariate"
+        )
+    stripped = [n.strip() for n in names]
+    if any(not n for n in stripped) or len(set(stripped)) != len(stripped):
+        raise typer.BadParameter(f"each column once, non-empty (got {names!r})", param_hint="--by-covariate")
+    return stripped
+
+
+def _covariate_bias(
+    judged: JudgmentSet, calibration: JudgeCalibration, covariates: list[str], bins: int
+) -> CovariateBias | None:
+    """Judge bias by the covariates, measured as the calibration was (``None`` without covariates)."""
+    from gatestats.judges.covariates import judge_bias_by_covariate
+
+    if not covariates:
+        return None
+    return judge_bias_by_covariate(
+        judged, covariates, bins=bins, method=calibration.method, confidence_level=calibration.confidence_level
+    )
+
+
+def _checked_convention(value: str, fields: dict[str, str], *, multiclass: bool) -> AgreementConvention:
+    """``--positional-agreement``, checked; a usage error when it would change nothing."""
+    from gatestats.judges import AGREEMENT_CONVENTIONS
+
+    convention = cast(
+        "AgreementConvention", checked_option(check_choice, value, "--positional-agreement", AGREEMENT_CONVENTIONS)
+    )
+    if convention != "parseable-only" and (multiclass or "verdict_swapped" not in fields):
+        raise typer.BadParameter(
+            "positional agreement compares the two orders: map verdict_swapped=COL (binary mode, --kind pairwise)",
+            param_hint="--positional-agreement",
+        )
+    return convention
+
+
+def _pairwise(
+    judged: JudgmentSet, calibration: JudgeCalibration, convention: AgreementConvention
+) -> PairwiseAgreement | None:
+    """A pairwise judge's agreement with people, measured as the calibration was (``None``: pointwise)."""
+    from gatestats.judges import pairwise_agreement
+
+    if judged.kind != "pairwise":
+        return None
+    return pairwise_agreement(
+        judged.frame,
+        positive=judged.positive,
+        negative=judged.negative,
+        tie=judged.tie,
+        swapped_coding=calibration.swapped_coding or "original",
+        convention=convention,
+        method=calibration.method,
+        confidence_level=calibration.confidence_level,
+    )
 
 
 def _check_estimator(
@@ -332,6 +469,7 @@ class _Reading:
     fields: dict[str, str]
     filters: dict[str, str]
     unparseable: list[str]
+    covariates: list[str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -393,19 +531,22 @@ def _read_binary(
         labels=reading.labels,
         where=reading.filters,
         unparseable=reading.unparseable,
+        covariates=reading.covariates,
     )
 
 
 def _production_correction(
-    production: Path,
+    production: Path | None,
     reading: _Reading,
     judged: JudgmentSet,
     calibration: JudgeCalibration,
     *,
     aliases: list[str],
     case: str | None,
-) -> ClusteredCorrectedPassRate:
-    """The ``--correct`` file's pass rate corrected for the errors of the judge just calibrated."""
+) -> ClusteredCorrectedPassRate | None:
+    """The ``--correct`` file's pass rate corrected for the errors of the judge just calibrated (``None``: no file)."""
+    if production is None:
+        return None
     return correct_production(
         production,
         verdict=reading.fields["verdict"],
@@ -465,30 +606,23 @@ def _refuse_unused_in_binary(
 def _calibrated(
     judged: JudgmentSet,
     *,
-    kind: JudgeKind,
     coding: SwappedCoding,
     method: ProportionMethod,
     confidence_level: float,
     judge: _Judge,
 ) -> JudgeCalibration:
-    """The calibration of the judgments read (the options given win over the file's judge and rubric columns)."""
+    """The calibration of the judgments read (the judge and rubric options fill in what the columns do not give)."""
     from gatestats.judges import calibrate
 
     version_label = judge.rubric_version if judge.rubric_version is not None else judged.rubric_version
     return calibrate(
-        judged.frame,
-        positive=judged.positive,
-        negative=judged.negative,
-        tie=judged.tie,
-        kind=kind,
+        judged,
         swapped_coding=coding,
-        judge_model=judge.model if judge.model is not None else judged.judge_model,
+        judge_model=judge.model,
         rubric_digest=_rubric_digest(judge.rubric, version_label),
-        rubric_version=version_label,
+        rubric_version=judge.rubric_version,
         method=method,
         confidence_level=confidence_level,
-        n_labels_without_verdict=judged.n_labels_without_verdict,
-        sources=judged.sources,
     )
 
 
@@ -536,6 +670,19 @@ def _parse_selection(
     return fields, filters
 
 
+def _checked_judge(
+    fields: dict[str, str],
+    *,
+    judge_model: str | None,
+    rubric_version: str | None,
+    rubric: Path | None,
+    output: Path | None,
+) -> _Judge:
+    """The judge's identity options, checked with the output file (:func:`_check_sources`)."""
+    _check_sources(fields, judge_model=judge_model, rubric_version=rubric_version, rubric=rubric, output=output)
+    return _Judge(model=judge_model, rubric=rubric, rubric_version=rubric_version)
+
+
 def _check_sources(
     fields: dict[str, str],
     *,
@@ -575,6 +722,7 @@ def _emit(
     correction: ClusteredCorrectedPassRate | None = None,
     production: Path | None = None,
     ppi: PPIOutput | None = None,
+    extra: _Extra | None = None,
 ) -> None:
     """Write the calibration file (when asked), then print the JSON or the summary."""
     from gatestats.judges import write_calibration
@@ -582,20 +730,27 @@ def _emit(
     if output is not None:
         write_calibration(result, output)
     if fmt == "json":
-        extra = {} if correction is None else {"correction": correction.to_dict()}
-        extra |= {} if ppi is None else {"ppi": ppi.to_dict()}
-        typer.echo(json.dumps({**result.to_dict(), **extra}, allow_nan=False))
+        more = {} if correction is None else {"correction": correction.to_dict()}
+        more |= {} if ppi is None else {"ppi": ppi.to_dict()}
+        if extra is not None and extra.pairwise is not None:
+            more["pairwise"] = extra.pairwise.to_dict()
+        if extra is not None and extra.bias is not None:
+            more["covariates"] = extra.bias.to_dict()
+        typer.echo(json.dumps({**result.to_dict(), **more}, allow_nan=False))
     elif fmt != "terminal":
         from gatestats.publish.formats import render
 
         typer.echo(render(result.table(), fmt), nl=False)
     else:
         console = Console()
-        render_calibration(result, Console(width=max(console.width, 120)))
+        wide = Console(width=max(console.width, 120))
+        render_calibration(result, wide, pairwise=None if extra is None else extra.pairwise)
+        if extra is not None and extra.bias is not None:
+            render_covariates(extra.bias, wide, confidence_level=result.confidence_level)
         if ppi is not None and production is not None:
             from gatestats.cli._calibrate_ppi import render_ppi
 
-            render_ppi(ppi, Console(width=max(console.width, 120)), production)
+            render_ppi(ppi, wide, production)
         elif correction is not None and production is not None:
             render_correction(correction, Console(width=max(console.width, 120)), production)
     if output is not None:

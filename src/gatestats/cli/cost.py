@@ -242,24 +242,38 @@ def cost_columns(by: Sequence[str]) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys((*RECORD_COLUMNS, *named)))
 
 
+# The options whose declaration does not fit on one line of the signature.
+_ByOption = Annotated[
+    str, typer.Option(help="Grouping columns, comma-separated; 'slice' explodes each record's slices.")
+]
+_ReviewRateOption = Annotated[
+    float | None,
+    typer.Option("--review-rate", metavar="USD_PER_HOUR", help="Price of an hour of human review/correction."),
+]
+_MachineRateOption = Annotated[
+    float | None,
+    typer.Option(
+        "--machine-rate",
+        metavar="USD_PER_HOUR",
+        help="Impute execution spend from machine_seconds where an attempt has none.",
+    ),
+]
+_MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost-per-attempt",
+        metavar="USD",
+        help="Upper cost of one attempt for the bounds of missing costs (default: the largest observed).",
+    ),
+]
+
+
 @reports_errors
 def cost_command(
     records: RecordFilesArgument,
-    by: Annotated[
-        str, typer.Option(help="Grouping columns, comma-separated; 'slice' explodes each record's slices.")
-    ] = "system",
-    review_rate: Annotated[
-        float | None,
-        typer.Option("--review-rate", metavar="USD_PER_HOUR", help="Price of an hour of human review/correction."),
-    ] = None,
-    machine_rate: Annotated[
-        float | None,
-        typer.Option(
-            "--machine-rate",
-            metavar="USD_PER_HOUR",
-            help="Impute execution spend from machine_seconds where an attempt has none.",
-        ),
-    ] = None,
+    by: _ByOption = "system",
+    review_rate: _ReviewRateOption = None,
+    machine_rate: _MachineRateOption = None,
     confidence_level: ConfidenceLevelOption = 0.95,
     n_resamples: ResamplesOption = 2000,
     seed: BootstrapSeedOption = 0,
@@ -269,14 +283,7 @@ def cost_command(
     output: OutputOption = None,
     label: LabelOption = None,
     labels: LabelsFileOption = None,
-    max_cost_per_attempt: Annotated[
-        float | None,
-        typer.Option(
-            "--max-cost-per-attempt",
-            metavar="USD",
-            help="Upper cost of one attempt for the bounds of missing costs (default: the largest observed).",
-        ),
-    ] = None,
+    max_cost_per_attempt: _MaxCostOption = None,
 ) -> None:
     """Cost per accepted outcome: spend of every attempt plus review time, over accepted outcomes.
 

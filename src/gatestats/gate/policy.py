@@ -171,6 +171,11 @@ class JudgeRequirement:
     max_false_fail_rate: float | None
     max_flip_rate: float | None
     criterion: JudgeCriterion
+    #: Calibrations of the same judge on newer labelled samples (``recalibrations``), and the largest
+    #: change of a rate tolerated when it is significant (``max_calibration_change``;
+    #: :mod:`gatestats.judges.recalibration`).
+    recalibrations: tuple[Path, ...] = ()
+    max_calibration_change: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -317,6 +322,7 @@ NUMERIC_RANGES: Mapping[str, tuple[float, float]] = {
     "judges.max_false_pass_rate": (0.0, 1.0),
     "judges.max_false_fail_rate": (0.0, 1.0),
     "judges.max_flip_rate": (0.0, 1.0),
+    "judges.max_calibration_change": (0.0, 1.0),
 }
 
 
@@ -470,6 +476,8 @@ _JUDGE = (
     "max_false_fail_rate",
     "max_flip_rate",
     "criterion",
+    "recalibrations",
+    "max_calibration_change",
 )
 
 
@@ -782,8 +790,18 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
             max_false_fail_rate=r.number(entry, path, "max_false_fail_rate", *_range("judges.max_false_fail_rate")),
             max_flip_rate=r.number(entry, path, "max_flip_rate", *_range("judges.max_flip_rate")),
             criterion=r.choice(entry, path, "criterion", JUDGE_CRITERIA, default="upper_bound"),
+            **_recalibration(r, entry, path, policy_path),
         )
     return judges
+
+
+def _recalibration(r: _Reader, entry: Mapping[str, Any], path: KeyPath, policy_path: Path) -> dict[str, Any]:
+    """``recalibrations`` (files) and ``max_calibration_change`` of a judge: both or neither."""
+    files = r.strings(entry, path, "recalibrations") if "recalibrations" in entry else []
+    limit = r.number(entry, path, "max_calibration_change", *_range("judges.max_calibration_change"))
+    if bool(files) != (limit is not None):
+        r.problem((*path, "max_calibration_change"), "give recalibrations and max_calibration_change together")
+    return {"recalibrations": tuple(policy_path.parent / f for f in files), "max_calibration_change": limit}
 
 
 def _rules(

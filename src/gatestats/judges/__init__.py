@@ -5,7 +5,10 @@
   confusion matrix, Cohen's kappa, by slice; :func:`weighted_kappa` (linear or quadratic weights,
   Fleiss-Cohen-Everitt interval) for ordinal judge scales.
 - :func:`order_sensitivity` — flip rate and the exact sign test of position bias (pairwise judges);
-  :func:`persuasion_test` — exact McNemar test of self-advocating text.
+  :func:`persuasion_test` — exact McNemar test of self-advocating text; :func:`pairwise_agreement` —
+  a pairwise judge against people in each order, both orders and positional agreement.
+- :func:`judge_bias_by_covariate` — does the judge's disagreement with people depend on a field
+  (length, position, model family)? Rates by bin, one test per field, Holm across them.
 - :func:`corrected_pass_rate` — a production pass rate corrected for judge error (Rogan-Gladen,
   Lang-Reiczigel interval carrying both samples' uncertainty).
 - :func:`calibrate` / :func:`write_calibration` / :func:`load_calibration` — the versioned,
@@ -13,6 +16,8 @@
 - :func:`ppi_pass_rate` / :func:`ppi_paired_difference` — prediction-powered estimates (PPI, PPI++)
   from a judge-graded set and a human-labelled subset, beside the human-only, judge-only and
   Rogan-Gladen estimates (:mod:`gatestats.judges.ppi` for the array-level estimators).
+- :func:`recalibration_change` — a judge re-calibrated on a new sample against its stored
+  calibration (Fisher's exact test per rate, Holm); the gate refuses one that moved too far.
 - :func:`judge_eligibility` — the gate's check that a judge is calibrated, current and good enough
   to vote.
 """
@@ -29,12 +34,14 @@ from gatestats.judges._stats import (
     sign_test,
 )
 from gatestats.judges._types import (
+    AGREEMENT_CONVENTIONS,
     CORRECTION_METHODS,
     JUDGE_KINDS,
     KAPPA_WEIGHTS,
     LIMIT_CRITERIA,
     PROPORTION_METHODS,
     SWAPPED_CODINGS,
+    AgreementConvention,
     CorrectionMethod,
     JudgeKind,
     KappaWeights,
@@ -56,15 +63,19 @@ from gatestats.judges.correction import (
     corrected_pass_rate_known,
     rogan_gladen,
 )
+from gatestats.judges.covariates import CovariateBias, CovariateBin, CovariateTest, judge_bias_by_covariate
 from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
 from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
+from gatestats.judges.pairwise import OrderAgreement, PairwiseAgreement, pairwise_agreement
 from gatestats.judges.ppi import MeanEstimate, ppi_mean, ppi_mean_weighted
 from gatestats.judges.ppi_items import PPIComparison, ppi_paired_difference, ppi_pass_rate
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+from gatestats.judges.recalibration import RateChange, RecalibrationChange, recalibration_change
 from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
 __all__ = [
+    "AGREEMENT_CONVENTIONS",
     "CALIBRATION_SCHEMA",
     "CORRECTION_METHODS",
     "JUDGE_KINDS",
@@ -73,8 +84,12 @@ __all__ = [
     "LIMIT_CRITERIA",
     "PROPORTION_METHODS",
     "SWAPPED_CODINGS",
+    "AgreementConvention",
     "CorrectedPassRate",
     "CorrectionMethod",
+    "CovariateBias",
+    "CovariateBin",
+    "CovariateTest",
     "JudgeCalibration",
     "JudgeEligibility",
     "JudgeErrorRates",
@@ -87,12 +102,16 @@ __all__ = [
     "KappaWeights",
     "LimitCriterion",
     "MeanEstimate",
+    "OrderAgreement",
     "OrderSensitivity",
     "PPIComparison",
     "PairedDifference",
+    "PairwiseAgreement",
     "PersuasionTest",
     "Proportion",
     "ProportionMethod",
+    "RateChange",
+    "RecalibrationChange",
     "SignTest",
     "SwappedCoding",
     "WeightedKappa",
@@ -102,6 +121,7 @@ __all__ = [
     "cohens_kappa",
     "corrected_pass_rate",
     "corrected_pass_rate_known",
+    "judge_bias_by_covariate",
     "judge_eligibility",
     "judge_error_rates",
     "kappa_weights",
@@ -109,6 +129,7 @@ __all__ = [
     "load_calibrations",
     "order_sensitivity",
     "paired_difference_interval",
+    "pairwise_agreement",
     "parse_judgment_mapping",
     "parse_where",
     "persuasion_test",
@@ -118,6 +139,7 @@ __all__ = [
     "ppi_pass_rate",
     "proportion",
     "read_judgments",
+    "recalibration_change",
     "rogan_gladen",
     "sign_test",
     "weighted_kappa",

@@ -11,12 +11,14 @@ from typing import Final, Literal, TypeAlias, get_args
 from gatestats.vocabulary import JUDGE_CRITERIA, JudgeCriterion
 
 __all__ = [
+    "AGREEMENT_CONVENTIONS",
     "CORRECTION_METHODS",
     "JUDGE_KINDS",
     "KAPPA_WEIGHTS",
     "LIMIT_CRITERIA",
     "PROPORTION_METHODS",
     "SWAPPED_CODINGS",
+    "AgreementConvention",
     "CorrectionMethod",
     "JudgeKind",
     "KappaWeights",
@@ -56,3 +58,10 @@ SWAPPED_CODINGS: Final[tuple[SwappedCoding, ...]] = get_args(SwappedCoding)
 #: (Fleiss-Cohen).
 KappaWeights: TypeAlias = Literal["linear", "quadratic"]
 KAPPA_WEIGHTS: Final[tuple[KappaWeights, ...]] = get_args(KappaWeights)
+
+#: Positional agreement of a pairwise judge judged in both orders: ``parseable-only`` leaves out
+#: every pair with an unparseable verdict in either order (agreement = 1 - flip rate);
+#: ``both-unparseable-agree`` counts a pair unparseable in both orders as agreeing over all pairs
+#: (the ``equal`` column of LLMBar's statistics files, Zeng et al. 2024).
+AgreementConvention: TypeAlias = Literal["parseable-only", "both-unparseable-agree"]
+AGREEMENT_CONVENTIONS: Final[tuple[AgreementConvention, ...]] = get_args(AgreementConvention)

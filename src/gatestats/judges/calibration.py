@@ -27,8 +27,10 @@ from gatestats.io.digest import canonical_json, digest_text
 from gatestats.io.jsonfile import read_json_file
 from gatestats.io.limits import SMALL_JSON_MAX_BYTES
 from gatestats.judges._frames import collect_checked, verdict_vocabulary
+from gatestats.judges._resolve import CalibrationArguments, ResolvedArguments, resolve_arguments
 from gatestats.judges._stats import Kappa, Proportion
 from gatestats.judges._types import JUDGE_KINDS, JudgeKind, ProportionMethod, SwappedCoding
+from gatestats.judges.inputs import JudgmentSet
 from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
 from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
 from gatestats.publish.notebook import Presentable
@@ -217,44 +219,47 @@ def content_version(document: Mapping[str, object]) -> str:
 
 
 def calibrate(
-    judgments: FrameLike,
+    judgments: FrameLike | JudgmentSet,
     *,
-    positive: str,
-    negative: str,
+    positive: str | None = None,
+    negative: str | None = None,
     tie: str | None = None,
-    kind: JudgeKind = "pointwise",
+    kind: JudgeKind | None = None,
     swapped_coding: SwappedCoding = "original",
     judge_model: str | None = None,
     rubric_digest: str | None = None,
     rubric_version: str | None = None,
     method: ProportionMethod = "wilson",
     confidence_level: float = 0.95,
-    n_labels_without_verdict: int = 0,
-    sources: Sequence[str] = (),
+    n_labels_without_verdict: int | None = None,
+    sources: Sequence[str] | None = None,
 ) -> JudgeCalibration:
     """Calibrate a judge against human labels: error rates, kappa, order and persuasion tests, version.
 
     Parameters
     ----------
     judgments
-        DataFrame or LazyFrame, one row per labelled item: ``item`` (unique), ``label``,
-        ``verdict``; optional ``verdict_swapped`` (pairwise judges: the verdict with the
-        presentation order swapped), ``verdict_persuaded`` (the verdict with self-advocating text),
-        ``slice``. :func:`~gatestats.judges.read_judgments` builds it from files.
+        The :class:`~gatestats.judges.JudgmentSet` that :func:`~gatestats.judges.read_judgments`
+        returns — its values, kind, judge model, rubric version, unlabelled count and sources are
+        used, nothing needs repeating — or a DataFrame / LazyFrame, one row per labelled item:
+        ``item`` (unique), ``label``, ``verdict``; optional ``verdict_swapped`` (pairwise judges:
+        the verdict with the presentation order swapped), ``verdict_persuaded`` (the verdict with
+        self-advocating text), ``slice``.
     positive, negative, tie
-        Label and verdict values (see :func:`~gatestats.judges.judge_error_rates`).
+        Label and verdict values (see :func:`~gatestats.judges.judge_error_rates`); required with a
+        frame, read from a judgment set (given as well, they must equal the set's).
     kind
-        ``pointwise`` or ``pairwise``; a ``verdict_swapped`` column needs ``pairwise``.
+        ``pointwise`` (the default with a frame) or ``pairwise``; a ``verdict_swapped`` column
+        needs ``pairwise``. A judgment set's kind is used.
     swapped_coding
         See :func:`~gatestats.judges.order_sensitivity`.
     judge_model, rubric_digest, rubric_version
-        The judge's identity, bound into the version; a release gate checks them.
+        The judge's identity, bound into the version. A judgment set supplies the model and rubric
+        version it read; the rubric digest defaults to the digest of the version's text (as the CLI).
     method, confidence_level
         Interval of every proportion (``wilson`` or ``clopper-pearson``).
-    n_labels_without_verdict
-        Labelled items the judge produced no row for (recorded; see ``read_judgments``).
-    sources
-        File names, recorded but not part of the version.
+    n_labels_without_verdict, sources
+        Labelled items without a verdict row (recorded), file names (not part of the version).
 
     Returns
     -------
@@ -265,7 +270,8 @@ def calibrate(
     ------
     ValueError
         Unknown options, a tie with a pointwise judge, missing columns, values outside the declared
-        ones, or item ids that are null or repeated.
+        ones, item ids that are null or repeated, a frame without ``positive`` and ``negative``, or
+        a keyword that contradicts the judgment set (the message names both values).
 
     Examples
     --------
@@ -276,21 +282,47 @@ def calibrate(
     >>> cal.false_pass_rate.numerator, cal.false_pass_rate.n, cal.version.startswith("judge-cal-")
     (1, 4, True)
     """
-    _check_options(kind, tie, n_labels_without_verdict, confidence_level)
-    frame = _checked_frame(judgments, positive=positive, negative=negative, tie=tie, kind=kind)
+    given = CalibrationArguments(
+        positive=positive,
+        negative=negative,
+        tie=tie,
+        kind=kind,
+        judge_model=judge_model,
+        rubric_digest=rubric_digest,
+        rubric_version=rubric_version,
+        n_labels_without_verdict=n_labels_without_verdict,
+        sources=None if sources is None else tuple(sources),
+    )
+    frame_like, resolved = resolve_arguments(judgments, given)
+    return _calibrated(
+        frame_like, resolved, swapped_coding=swapped_coding, method=method, confidence_level=confidence_level
+    )
+
+
+def _calibrated(
+    judgments: FrameLike,
+    r: ResolvedArguments,
+    *,
+    swapped_coding: SwappedCoding,
+    method: ProportionMethod,
+    confidence_level: float,
+) -> JudgeCalibration:
+    """The calibration of a frame with the arguments resolved (see :func:`calibrate`)."""
+    _check_options(r.kind, r.tie, r.n_labels_without_verdict, confidence_level)
+    frame = _checked_frame(judgments, positive=r.positive, negative=r.negative, tie=r.tie, kind=r.kind)
     options = _RateOptions(
-        positive=positive, negative=negative, tie=tie, method=method, confidence_level=confidence_level
+        positive=r.positive, negative=r.negative, tie=r.tie, method=method, confidence_level=confidence_level
     )
     document: JSONObject = {
         "schema": CALIBRATION_SCHEMA,
-        "judge_model": judge_model,
-        "rubric_digest": rubric_digest,
-        "rubric_version": rubric_version,
-        "kind": kind,
-        "n_labels_without_verdict": int(n_labels_without_verdict),
+        "judge_model": r.judge_model,
+        "rubric_digest": r.rubric_digest,
+        "rubric_version": r.rubric_version,
+        "kind": r.kind,
+        "n_labels_without_verdict": int(r.n_labels_without_verdict),
         **_measured(frame, swapped_coding=swapped_coding, options=options),
     }
-    return _sealed(document, sources)
+    return _sealed(document, r.sources)
 
 
 def _sealed(document: JSONObject, sources: Sequence[str]) -> JudgeCalibration:

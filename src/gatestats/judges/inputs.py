@@ -44,6 +44,7 @@ from gatestats.tables.mapping import parse_field_mapping
 from gatestats.vocabulary import check_choice
 
 __all__ = [
+    "COVARIATE_PREFIX",
     "JUDGMENT_FIELDS",
     "VERDICT_COLUMNS",
     "JudgmentSet",
@@ -65,6 +66,8 @@ JUDGMENT_FIELDS: tuple[str, ...] = (
     "judge",
     "rubric",
 )
+#: Output-frame name of a covariate column read with ``covariates=`` (``covariate:<column>``).
+COVARIATE_PREFIX = "covariate:"
 #: Columns that hold verdicts.
 VERDICT_COLUMNS: tuple[str, ...] = ("verdict", "verdict_swapped", "verdict_persuaded")
 _REQUIRED = ("item", "label", "verdict")
@@ -160,12 +163,13 @@ class JudgmentSet:
     labels_without_verdict: tuple[str, ...]
 
 
-def _read_table(path: Path, names: Mapping[str, str], score: str | None) -> pl.DataFrame:
+def _read_table(path: Path, names: Mapping[str, str], score: str | None, free: Sequence[str] = ()) -> pl.DataFrame:
     """The columns ``names`` (column -> field it feeds, for messages) of a table, read strictly.
 
     Every column is an id (string, or integer as its decimal text) except ``score``, a finite
-    number. The frame has one String column per name (Float64 for the score), as text (stripped,
-    empty -> null), and ``__row``, the row's index in the file.
+    number, and the ``free`` columns (covariates), a number or an id kept as its text. The frame
+    has one String column per name (Float64 for the score), as text (stripped, empty -> null), and
+    ``__row``, the row's index in the file.
     """
     table = read_input_table(path, list(names))
     problems = ProblemList()
@@ -174,6 +178,9 @@ def _read_table(path: Path, names: Mapping[str, str], score: str | None) -> pl.D
         for column in table.columns:
             kind: CellKind = "number" if column == score else "id"
             value, bad = typed_cell(row[column], kind, text=table.text)
+            if bad is not None and column in free:
+                number, bad = typed_cell(row[column], "number", text=table.text)
+                value = None if number is None else repr(number)
             if bad is not None:
                 problems.add(table.problem(index, names[column], f"column {column!r}: {bad}"))
             data[column].append(value)
@@ -321,6 +328,7 @@ def read_judgments(
     labels: str | Path | None = None,
     where: Mapping[str, str] | None = None,
     unparseable: Sequence[str] = (),
+    covariates: Sequence[str] = (),
 ) -> JudgmentSet:
     """Read, filter, join and validate a labelled set and its judge verdicts.
 
@@ -344,6 +352,9 @@ def read_judgments(
         ``column -> value`` filters applied to the judgments file before anything else.
     unparseable
         Verdict values that mean "the judge's answer could not be parsed" (besides empty).
+    covariates
+        Columns of the judgments file kept as ``covariate:<column>`` (text; a number or an id in
+        each cell) for :func:`~gatestats.judges.judge_bias_by_covariate`.
 
     Returns
     -------
@@ -372,7 +383,7 @@ def read_judgments(
     """
     fields = _checked_options(mapping, kind, positive, negative, tie)
     tokens = {t.strip().lower() for t in unparseable if t.strip()}
-    read = _read_sources(Path(judgments), fields, dict(where or {}), labels)
+    read = _read_sources(Path(judgments), fields, dict(where or {}), labels, tuple(covariates))
     if negative is None:
         negative = _infer_negative(read.label_frame, read.frame, positive, tie, tokens, read.label_path)
     vocabulary = _vocabulary(kind, positive, negative, tie)
@@ -395,10 +406,14 @@ class _Sources:
 
 
 def _read_sources(
-    path: Path, fields: Mapping[str, str], filters: dict[str, str], labels: str | Path | None
+    path: Path,
+    fields: Mapping[str, str],
+    filters: dict[str, str],
+    labels: str | Path | None,
+    covariates: tuple[str, ...] = (),
 ) -> _Sources:
     """The judgments file and the labelled set, read and checked for their items and labels."""
-    frame = _read_verdicts(path, fields, filters, separate_labels=labels is not None)
+    frame = _read_verdicts(path, fields, filters, separate_labels=labels is not None, covariates=covariates)
     label_path, label_frame = _read_labelled(path, frame, fields, labels)
     return _Sources(
         path=path,
@@ -464,19 +479,28 @@ def _checked_options(
 
 
 def _read_verdicts(
-    path: Path, fields: Mapping[str, str], filters: Mapping[str, str], *, separate_labels: bool
+    path: Path,
+    fields: Mapping[str, str],
+    filters: Mapping[str, str],
+    *,
+    separate_labels: bool,
+    covariates: tuple[str, ...] = (),
 ) -> pl.DataFrame:
     """The judgments file's mapped fields (without ``label`` and ``reason`` when they come from a
     labels file), its rows kept by ``filters``; raises when no row is left."""
     judged = {f: c for f, c in fields.items() if not separate_labels or f not in ("label", "reason")}
-    names = {**{c: c for c in filters}, **_names(judged)}
+    names = {**{c: c for c in filters}, **{c: f"covariate {c}" for c in covariates}, **_names(judged)}
     score = judged.get("score")
     uses = [c for f, spec in judged.items() for c in (spec.split("+") if f == "item" else [spec])]
     numeric = score if score is not None and uses.count(score) == 1 and score not in filters else None
-    table = _read_table(path, names, numeric)
+    free = [c for c in covariates if c not in uses and c not in filters]
+    table = _read_table(path, names, numeric, free)
     for column, value in filters.items():
         table = table.filter(pl.col(column) == value)
-    frame = _select(table, judged)
+    frame = _select(table, judged).with_columns(
+        (table[c] if table.schema[c] == pl.String() else table[c].cast(pl.String)).alias(COVARIATE_PREFIX + c)
+        for c in covariates
+    )
     if frame.is_empty():
         shown = ", ".join(f"{k}={v}" for k, v in filters.items())
         raise RecordFileError.single(path, "<file>", f"no judgment rows{' match ' + shown if shown else ''}")
@@ -589,6 +613,7 @@ def _normalised(frame: pl.DataFrame, vocabulary: Mapping[str, str]) -> pl.DataFr
     if "score" in out.columns:
         out = out.with_columns(pl.col("score").cast(pl.Float64))
     keep = ["item", "label", *verdict_fields, *(c for c in ("slice", "reason", "score") if c in out.columns)]
+    keep += [c for c in out.columns if c.startswith(COVARIATE_PREFIX)]
     return out.sort("__row").select(keep).with_columns(pl.col("item").str.replace_all(_KEY_SEPARATOR, " | "))
 
 
