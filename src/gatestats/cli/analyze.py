@@ -16,6 +16,7 @@ from gatestats.cli._common import (
     print_result,
     reports_errors,
 )
+from gatestats.cli._plot import PlotOption, write_plot
 from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
 
@@ -199,6 +200,7 @@ def analyze_command(
     seed: BootstrapSeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     where: WhereOption = None,
+    plot: PlotOption = None,
 ) -> None:
     """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.
 
@@ -215,6 +217,8 @@ def analyze_command(
         Print the JSON object instead of the tables.
     where
         ``--where`` filters (all must hold), applied before any statistic.
+    plot
+        Also write the pass@k / pass^k curves with their intervals to this ``.svg``, ``.png`` or ``.html``.
 
     Raises
     ------
@@ -240,3 +244,4 @@ def analyze_command(
         seed=seed,
     )
     print_result(result, records, as_json=as_json, render=render_analysis, width=120)
+    write_plot(plot, result.plot, records)

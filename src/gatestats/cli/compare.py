@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypedDict, cast, get_args
 
 import typer
@@ -16,6 +17,7 @@ from gatestats.cli._common import (
     print_result,
     reports_errors,
 )
+from gatestats.cli._plot import PlotOption, write_plot
 from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import (
     CORRECTIONS,
@@ -213,6 +215,7 @@ def compare_command(
     show: Annotated[int, typer.Option(help="Case ids shown per list in the tables.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     where: WhereOption = None,
+    plot: PlotOption = None,
 ) -> None:
     """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.
 
@@ -232,8 +235,8 @@ def compare_command(
         Bootstrap resamples, Monte Carlo permutations and their seed.
     show
         Case ids shown per list in the tables.
-    as_json, where
-        Print JSON instead of tables; ``--where`` filters (all must hold), applied before any statistic.
+    as_json, where, plot
+        Print JSON instead of tables; ``--where`` filters, applied first; ``--plot`` also writes a forest plot.
 
     Raises
     ------
@@ -265,10 +268,10 @@ def compare_command(
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         draw = functools.partial(render_comparison, show=show)
         print_result(result, records, as_json=as_json, render=draw, width=120)
-        return
+        return write_plot(plot, result.plot, records)
     family: ComparisonFamily = "all_pairs" if all_pairs else "vs_baseline"
     many = _many(frame, family=family, baseline=vs_baseline, systems=systems, correction=chosen, options=options)
-    _print_many(many, as_json=as_json)
+    _print_many(many, as_json=as_json, plot=plot, records=records)
 
 
 class _PairedOptions(TypedDict):
@@ -304,14 +307,15 @@ def _many(
     return compare_many(frame, family=family, baseline=baseline, systems=names, correction=correction, **options)
 
 
-def _print_many(many: MultipleComparison, *, as_json: bool) -> None:
-    """Print the family of comparisons: one JSON object, or its table."""
+def _print_many(many: MultipleComparison, *, as_json: bool, plot: Path | None, records: list[Path]) -> None:
+    """Print the family of comparisons: one JSON object, or its table; then its forest plot to ``plot``."""
     from rich.console import Console
 
     if as_json:
         typer.echo(json.dumps(many.to_dict(), allow_nan=False))
     else:
         render_many(many, Console(width=max(Console().width, 120)))
+    write_plot(plot, many.plot, records)
 
 
 def _options(

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -14,10 +14,12 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
+from gatestats.estimators.charts_frame import pass_curve_frame
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
+from gatestats.publish.charts import pass_curves
 from gatestats.vocabulary import (
     ESTIMANDS,
     FrameLike,
@@ -27,6 +29,9 @@ from gatestats.vocabulary import (
     Status,
     metric_spec,
 )
+
+if TYPE_CHECKING:
+    import altair as alt
 
 __all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
 
@@ -273,6 +278,10 @@ class Analysis:
             "reason": pl.String,
         }
         return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def plot(self) -> alt.FacetChart:
+        """pass@k and pass^k against k with their intervals, one line per system (altair)."""
+        return pass_curves(pass_curve_frame(self.to_frame()), level=self.confidence_level)
 
 
 def _case_label(row: Mapping[str, object]) -> str:

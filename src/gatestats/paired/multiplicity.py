@@ -76,16 +76,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
+from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+from gatestats.publish.charts import forest
 from gatestats.vocabulary import (
     CORRECTIONS,
     WEIGHTED_CORRECTIONS,
@@ -99,6 +101,9 @@ from gatestats.vocabulary import (
     WeightedCorrection,
     check_choice,
 )
+
+if TYPE_CHECKING:
+    import altair as alt
 
 __all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
 
@@ -271,6 +276,11 @@ class MultipleComparison:
     def to_frame(self) -> pl.DataFrame:
         """One row per comparison (fixed columns)."""
         return comparisons_frame(self.comparisons)
+
+    def plot(self) -> alt.LayerChart:
+        """A forest plot of the family's differences with their intervals, decided on the adjusted p-values."""
+        title = f"Paired differences, {len(self.comparisons)} comparison(s), {self.correction} adjustment"
+        return forest(forest_frame(self.comparisons, adjusted=True), title=title)
 
 
 def compare_many(

@@ -6,13 +6,14 @@ See :func:`gatestats.paired.compare` for what every field means and how it is co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict, get_args
+from typing import TYPE_CHECKING, TypedDict, get_args
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
+from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.intervals import (
     DifferenceInterval,
     _no_interval,
@@ -25,6 +26,7 @@ from gatestats.paired.noninferiority import NonInferiorityTest, bounded_mean_pva
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.resolution import Resolution
 from gatestats.paired.trials import case_difference_interval, unit_sums
+from gatestats.publish.charts import forest
 from gatestats.vocabulary import (
     Alternative,
     ComparisonStatus,
@@ -39,6 +41,9 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
+
+if TYPE_CHECKING:
+    import altair as alt
 
 __all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
 
@@ -348,6 +353,10 @@ class Comparison:
     def to_frame(self) -> pl.DataFrame:
         """One row with fixed columns (see :data:`FRAME_SCHEMA`)."""
         return comparisons_frame([self])
+
+    def plot(self) -> alt.LayerChart:
+        """The difference with its interval and the zero line (a one-row forest plot; altair)."""
+        return forest(forest_frame([self], adjusted=False), title=f"{self.candidate} − {self.baseline}")
 
 
 def _reference_methods(x: Comparison) -> JSONObject | None:

@@ -1,0 +1,1 @@
+"""Tables and charts going out: labels, cells, formats, charts (docs/publish.md)."""
