@@ -175,7 +175,8 @@ def test_hostile_labels_stay_text_in_the_files(tmp_path: Path, suffix: str) -> N
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"estimate": [float("nan"), 0.0, 0.1, 0.0]}, "row 0, field 'estimate': NaN"),
+        ({"estimate": [float("nan"), 0.0, 0.1, 0.0]}, "row 0, field 'estimate': nan"),
+        ({"ci_high": [0.18, 0.04, float("inf"), 0.07]}, "row 2, field 'ci_high': inf"),
         ({"ci_low": [0.3, -0.08, -0.01, -0.11]}, "row 0, field 'ci_low': ci_low > ci_high"),
         ({"ci_low": [None, -0.08, -0.01, -0.11]}, "one end of the interval is missing"),
         ({"interval": ["per-comparison", "adjusted", "x", "y"]}, "field 'interval'"),
@@ -187,6 +188,13 @@ def test_hostile_labels_stay_text_in_the_files(tmp_path: Path, suffix: str) -> N
 def test_forest_refuses_a_broken_frame(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ChartFrameError, match=message.replace("(", r"\(").replace(")", r"\)")):
         forest(_forest_frame(**change))
+
+
+@pytest.mark.parametrize("draw", [forest, pass_curves, rank_intervals])
+def test_an_empty_frame_is_refused_not_drawn_as_an_empty_chart(draw: Any) -> None:
+    frame = {forest: _forest_frame, pass_curves: _curve_frame, rank_intervals: _rank_frame}[draw]().head(0)
+    with pytest.raises(ChartFrameError, match="no rows"):
+        draw(frame)
 
 
 def test_forest_refuses_a_missing_column() -> None:
@@ -302,3 +310,8 @@ def test_save_chart_refuses_what_is_not_a_chart(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="Altair top-level chart"):
         save_chart(json.loads("{}"), tmp_path / "x.svg")  # type: ignore[arg-type]
     assert not list(tmp_path.iterdir())
+
+
+def test_a_hostile_title_is_shown_on_one_line() -> None:
+    spec = forest(_forest_frame(), title="a\nb\u202e").to_dict()
+    assert spec["title"]["text"] == "a\\nb\\u202e"

@@ -52,6 +52,7 @@ def test_comparison_plot_is_one_row_decided_on_the_raw_p() -> None:
     ]
     chart = one.plot()
     assert isinstance(chart, alt.LayerChart)
+    assert chart.to_dict()["layer"][2]["encoding"]["shape"]["title"] == "decision at α = 0.05"  # one test: unadjusted
     assert [r["shown"] for r in _rows(chart)] == ["C − A"]
 
 

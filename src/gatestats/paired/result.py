@@ -356,7 +356,9 @@ class Comparison:
 
     def plot(self) -> alt.LayerChart:
         """The difference with its interval and the zero line (a one-row forest plot; altair)."""
-        return forest(forest_frame([self], adjusted=False), title=f"{self.candidate} − {self.baseline}")
+        alpha = round(1 - self.confidence_level, 12)
+        title = f"{self.candidate} − {self.baseline}"
+        return forest(forest_frame([self], adjusted=False), title=title, decision=f"decision at α = {alpha:g}")
 
 
 def _reference_methods(x: Comparison) -> JSONObject | None:

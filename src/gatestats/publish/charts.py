@@ -94,6 +94,7 @@ _ROW_HEIGHT: Final = 22
 _WIDTH: Final = 460
 POINT_ONLY_NOTE: Final = "a point without a bar: estimate without an interval (insufficient evidence)"
 NO_ESTIMATE: Final = "no estimate"
+_FOREST_TITLE: Final = "Paired differences with their intervals"
 _PLACEHOLDER: Final = {"gatestats": "spec"}
 _SCRIPT_ESCAPES: Final = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -226,10 +227,14 @@ def _checked(frame: pl.DataFrame, schema: Mapping[str, type[pl.DataType]], chart
         raise ChartFrameError(msg)
     for name, dtype in schema.items():
         if dtype is pl.Float64:
-            bad = out.get_column(name).is_nan().fill_null(False).arg_true()
+            bad = (~out.get_column(name).is_finite()).fill_null(False).arg_true()
             if bad.len():
-                msg = f"{chart} frame row {bad[0]}, field {name!r}: NaN (a missing value is null, never NaN)"
+                value = out.get_column(name)[bad[0]]
+                msg = f"{chart} frame row {bad[0]}, field {name!r}: {value} (a missing value is null, never NaN or inf)"
                 raise ChartFrameError(msg)
+    if out.height == 0:
+        msg = f"{chart} frame: no rows (nothing to draw)"
+        raise ChartFrameError(msg)
     return out
 
 
@@ -315,7 +320,7 @@ def _forest_rows(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _forest_legends(kinds: Sequence[str]) -> tuple[alt.Color, alt.StrokeDash, alt.Shape]:
+def _forest_legends(kinds: Sequence[str], decision: str) -> tuple[alt.Color, alt.StrokeDash, alt.Shape]:
     """Colour and dash of the interval kinds (one legend: readable in greyscale), shape of the decision."""
     import altair as alt  # noqa: PLC0415 - only when a chart is made
 
@@ -329,11 +334,17 @@ def _forest_legends(kinds: Sequence[str]) -> tuple[alt.Color, alt.StrokeDash, al
     dashes = alt.Scale(domain=list(kinds), range=[_INTERVAL_DASHES[i] for i in index])
     dash = alt.StrokeDash("interval:N", title="interval", scale=dashes)
     decisions = alt.Scale(domain=list(_DECISIONS), range=list(_DECISION_SHAPES))
-    shape = alt.Shape("decision:N", title="adjusted decision", scale=decisions)
+    shape = alt.Shape("decision:N", title=visible(decision), scale=decisions)
     return colour, dash, shape
 
 
-def forest(frame: pl.DataFrame, *, title: str | None = None, x_title: str | None = None) -> alt.LayerChart:
+def forest(
+    frame: pl.DataFrame,
+    *,
+    title: str | None = None,
+    x_title: str | None = None,
+    decision: str = "adjusted decision",
+) -> alt.LayerChart:
     """A forest plot of paired differences: one row per pair, each interval kind its own bar, the zero line.
 
     Parameters
@@ -344,6 +355,8 @@ def forest(frame: pl.DataFrame, *, title: str | None = None, x_title: str | None
         interval kind. Rows are drawn in frame order, top to bottom.
     title, x_title
         The chart's title and the x axis title (defaults name the difference).
+    decision
+        The title of the legend of ``significant`` (a single comparison's is not adjusted).
 
     Returns
     -------
@@ -361,7 +374,7 @@ def forest(frame: pl.DataFrame, *, title: str | None = None, x_title: str | None
     order = list(dict.fromkeys(rows.get_column("shown").to_list()))
     kinds = [k for k in INTERVAL_KINDS if k in set(rows.get_column("interval"))]
     y = alt.Y("shown:N", sort=order, title=None, axis=alt.Axis(labelLimit=0))
-    colour, dash, shape = _forest_legends(kinds)
+    colour, dash, shape = _forest_legends(kinds, decision)
     tooltip: list[str | alt.Tooltip] = [alt.Tooltip("full:N", title="label"), "interval:N", "estimate:Q", "ci_low:Q"]
     tooltip += ["ci_high:Q", "decision:N"]
     base = alt.Chart(rows).encode(y=y)
@@ -396,7 +409,7 @@ def forest(frame: pl.DataFrame, *, title: str | None = None, x_title: str | None
     chart = alt.layer(zero, bars, points, empty).properties(
         width=_WIDTH,
         height=max(60, _ROW_HEIGHT * len(order) * max(1, len(kinds))),
-        title=alt.Title(title or "Paired differences with their intervals", subtitle=_subtitle(rows, "ci_low")),
+        title=alt.Title(visible(title or _FOREST_TITLE), subtitle=_subtitle(rows, "ci_low")),
     )
     return cast("alt.LayerChart", chart)
 
@@ -436,7 +449,7 @@ def pass_curves(frame: pl.DataFrame, *, title: str | None = None, level: float |
     rows = _checked(frame, PASS_CURVE_SCHEMA, "pass curves")
     _check_interval(rows, "ci_low", "ci_high", "pass curves")
     metrics = set(rows.get_column("metric").to_list())
-    if not metrics <= set(_METRICS) or rows.height == 0:
+    if not metrics <= set(_METRICS):
         msg = f"pass curves frame, field 'metric': expected {list(_METRICS)} (got {sorted(map(str, metrics))})"
         raise ChartFrameError(msg)
     if rows.filter((pl.col("k") < 1) | pl.col("k").is_null()).height:
@@ -469,7 +482,7 @@ def pass_curves(frame: pl.DataFrame, *, title: str | None = None, level: float |
     layered = alt.layer(band, bars, line, data=rows).properties(width=340, height=260)
     facet = layered.facet(column=alt.Column("metric:N", title=None, sort=list(_METRICS)))
     title_text = title or "pass@k (capability) and pass^k (reliability) against k"
-    return facet.properties(title=alt.Title(title_text, subtitle=_subtitle(rows, "ci_low")))
+    return facet.properties(title=alt.Title(visible(title_text), subtitle=_subtitle(rows, "ci_low")))
 
 
 def rank_intervals(frame: pl.DataFrame, *, title: str | None = None) -> alt.LayerChart:
@@ -523,6 +536,6 @@ def rank_intervals(frame: pl.DataFrame, *, title: str | None = None) -> alt.Laye
     chart = alt.layer(bars, *ends, points).properties(
         width=_WIDTH,
         height=max(60, _ROW_HEIGHT * len(order)),
-        title=alt.Title(title or "Ranks with their intervals (systems in one tie group are not separated)"),
+        title=alt.Title(visible(title or "Ranks with their intervals (systems in one tie group are not separated)")),
     )
     return cast("alt.LayerChart", chart)
