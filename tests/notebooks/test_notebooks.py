@@ -139,7 +139,10 @@ def test_committed_notebook_has_no_outputs_and_the_python3_kernel(name: str) -> 
     ("name", "expected"),
     [
         ("harness_comparison.ipynb", {"DATA_DIR", "SUBSETS", "EVALUATORS", "STRATEGIES", "ALPHA"}),
-        ("judge_calibration.ipynb", {"DATA_DIR", "SUBSETS", "EVALUATORS", "STRATEGIES", "HELD_OUT", "SHIPPED", "SEED"}),
+        (
+            "judge_calibration.ipynb",
+            {"DATA_DIR", "SUBSETS", "EVALUATORS", "STRATEGIES", "HELD_OUT", "SHIPPED", "SEED", "ALPHA"},
+        ),
     ],
 )
 def test_the_parameters_cell_only_assigns_literals_naming_the_inputs(name: str, expected: set[str]) -> None:
