@@ -137,6 +137,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        "--plot": ("--plot", "{out}/chart.svg"),
     },
     "cost": {
         "--by": ("--by", "model_id"),
@@ -170,6 +171,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--show": ("--show", "1"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        "--plot": ("--plot", "{out}/chart.svg"),
     },
     "plan": {
         "--delta": ("--delta", "0.2"),
