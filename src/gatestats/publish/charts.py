@@ -43,7 +43,9 @@ __all__ = [
     "CHART_SUFFIXES",
     "FOREST_SCHEMA",
     "INTERVAL_KINDS",
+    "NO_ESTIMATE",
     "PASS_CURVE_SCHEMA",
+    "POINT_ONLY_NOTE",
     "RANK_SCHEMA",
     "ChartFrameError",
     "ChartPathError",
@@ -52,6 +54,7 @@ __all__ = [
     "pass_curves",
     "rank_intervals",
     "save_chart",
+    "shown_labels",
 ]
 
 #: The file types :func:`save_chart` writes.
