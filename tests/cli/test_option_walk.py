@@ -146,6 +146,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
         **PUBLISH_VALUES,
+        "--plot": ("--plot", "{out}/chart.svg"),
     },
     "cost": {
         "--by": ("--by", "model_id"),
@@ -182,6 +183,7 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
         **PUBLISH_VALUES,
+        "--plot": ("--plot", "{out}/chart.svg"),
     },
     "plan": {
         "--delta": ("--delta", "0.2"),

@@ -16,6 +16,7 @@ from gatestats.cli._common import (
     checked_option,
     reports_errors,
 )
+from gatestats.cli._plot import PlotOption, write_plot
 from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
 from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import IntervalMethod, check_choice, metric_spec
@@ -208,6 +209,7 @@ def analyze_command(
     output: OutputOption = None,
     label: LabelOption = None,
     labels: LabelsFileOption = None,
+    plot: PlotOption = None,
 ) -> None:
     """pass^k (all k trials pass) and pass@k (at least one passes) per system, case-level intervals.
 
@@ -224,6 +226,8 @@ def analyze_command(
         Print the JSON object instead of the tables; ``--where`` filters (all must hold), applied first.
     fmt, output, label, labels
         The publishing options of :mod:`gatestats.cli._publish`.
+    plot
+        Also write the pass@k / pass^k curves with their intervals to this ``.svg``, ``.png`` or ``.html``.
 
     Raises
     ------
@@ -257,3 +261,4 @@ def analyze_command(
         payload=lambda: {**result.to_dict(), "records": [str(p) for p in records]},
         terminal=functools.partial(render_analysis, result, labels=publishing.labels),
     )
+    write_plot(plot, result.plot, records)

@@ -14,6 +14,7 @@ from gatestats.cli._common import (
     comma_separated,
     reports_errors,
 )
+from gatestats.cli._plot import PlotOption, write_plot
 from gatestats.cli._publish import (
     FormatOption,
     LabelOption,
@@ -226,6 +227,7 @@ def compare_command(
     output: OutputOption = None,
     label: LabelOption = None,
     labels: LabelsFileOption = None,
+    plot: PlotOption = None,
 ) -> None:
     """Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.
 
@@ -243,9 +245,9 @@ def compare_command(
         The options of :func:`gatestats.paired.compare` (``by``: its ``system_column``).
     n_resamples, n_permutations, seed, show
         Bootstrap resamples, Monte Carlo permutations and their seed; case ids shown per list.
-    as_json, where, fmt, output, label, labels
+    as_json, where, fmt, output, label, labels, plot
         ``--json`` (``--format json``), ``--where`` filters (all must hold, applied before any statistic)
-        and the publishing options of :mod:`gatestats.cli._publish`.
+        and the publishing options of :mod:`gatestats.cli._publish`; ``--plot`` also writes a forest plot.
 
     Raises
     ------
@@ -275,9 +277,9 @@ def compare_command(
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         _print_one(result, publishing, records=records, show=show)
-        return
+        return write_plot(plot, result.plot, records)
     many = _many(frame, all_pairs=all_pairs, baseline=vs_baseline, systems=systems, correction=chosen, options=options)
-    _print_many(many, publishing)
+    _print_many(many, publishing, plot=plot, records=records)
 
 
 class _PairedOptions(TypedDict):
@@ -324,14 +326,15 @@ def _print_one(result: Comparison, publishing: Publishing, *, records: list[Path
     )
 
 
-def _print_many(many: MultipleComparison, publishing: Publishing) -> None:
-    """Print the family of comparisons: one JSON list, its table, or its table in another format."""
+def _print_many(many: MultipleComparison, publishing: Publishing, *, plot: Path | None, records: list[Path]) -> None:
+    """Print the family of comparisons (one JSON list, its table, or its table in another format); then ``--plot``."""
     emit(
         publishing,
         table=many.table,
         payload=many.to_dict,
         terminal=functools.partial(render_many, many, labels=publishing.labels),
     )
+    write_plot(plot, many.plot, records)
 
 
 def _options(

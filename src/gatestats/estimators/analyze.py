@@ -14,10 +14,12 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
+from gatestats.estimators.charts_frame import pass_curve_frame
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
+from gatestats.publish.charts import pass_curves
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     ESTIMANDS,
@@ -30,6 +32,8 @@ from gatestats.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    import altair as alt
+
     from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
@@ -294,6 +298,10 @@ class Analysis(Presentable):
         from gatestats.estimators.published import analysis_table  # noqa: PLC0415 - the tables on first use
 
         return analysis_table(self, labels)
+
+    def plot(self) -> alt.FacetChart:
+        """pass@k and pass^k against k with their intervals, one line per system (altair)."""
+        return pass_curves(pass_curve_frame(self.to_frame()), level=self.confidence_level)
 
 
 def _case_label(row: Mapping[str, object]) -> str:

@@ -83,9 +83,11 @@ import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
+from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+from gatestats.publish.charts import forest
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     CORRECTIONS,
@@ -102,6 +104,8 @@ from gatestats.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    import altair as alt
+
     from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
@@ -292,6 +296,11 @@ class MultipleComparison(Presentable):
         from gatestats.paired.published import multiple_comparison_table  # noqa: PLC0415 - on first use
 
         return multiple_comparison_table(self, labels)
+
+    def plot(self) -> alt.LayerChart:
+        """A forest plot of the family's differences with their intervals, decided on the adjusted p-values."""
+        title = f"Paired differences, {len(self.comparisons)} comparison(s), {self.correction} adjustment"
+        return forest(forest_frame(self.comparisons, adjusted=True), title=title)
 
 
 def compare_many(

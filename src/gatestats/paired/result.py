@@ -13,6 +13,7 @@ import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
+from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.intervals import (
     DifferenceInterval,
     _no_interval,
@@ -25,6 +26,7 @@ from gatestats.paired.noninferiority import NonInferiorityTest, bounded_mean_pva
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.resolution import Resolution
 from gatestats.paired.trials import case_difference_interval, unit_sums
+from gatestats.publish.charts import forest
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     Alternative,
@@ -42,6 +44,8 @@ from gatestats.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    import altair as alt
+
     from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["FRAME_SCHEMA", "Comparison", "ComparisonOptions", "comparisons_frame", "difference_interval"]
@@ -369,6 +373,12 @@ class Comparison(Presentable):
         from gatestats.paired.published import comparison_table  # noqa: PLC0415 - the tables on first use
 
         return comparison_table(self, labels)
+
+    def plot(self) -> alt.LayerChart:
+        """The difference with its interval and the zero line (a one-row forest plot; altair)."""
+        alpha = round(1 - self.confidence_level, 12)
+        title = f"{self.candidate} − {self.baseline}"
+        return forest(forest_frame([self], adjusted=False), title=title, decision=f"decision at α = {alpha:g}")
 
 
 def _reference_methods(x: Comparison) -> JSONObject | None:
