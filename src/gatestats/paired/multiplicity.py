@@ -76,7 +76,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import get_args
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -86,6 +86,13 @@ from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+from gatestats.paired.simultaneous import (
+    Decision,
+    SimultaneousInterval,
+    SimultaneousMethod,
+    pvalue_decision,
+    simultaneous_intervals,
+)
 from gatestats.vocabulary import (
     CORRECTIONS,
     WEIGHTED_CORRECTIONS,
@@ -101,6 +108,10 @@ from gatestats.vocabulary import (
 )
 
 __all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
+
+#: Which simultaneous intervals a family gets: ``auto`` (``holm`` with Holm, ``bonferroni`` with
+#: Bonferroni, none with the other corrections, for which no compatible construction is offered).
+SimultaneousChoice = Literal["auto", "bonferroni", "holm", "none"]
 
 
 def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> npt.NDArray[np.float64]:
@@ -225,13 +236,22 @@ def adjust_pvalues_weighted(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MultipleComparison:
-    """Many paired comparisons with multiplicity-adjusted p-values (``pvalue_adjusted`` of each)."""
+    """Many paired comparisons with multiplicity-adjusted p-values (``pvalue_adjusted`` of each).
+
+    ``alpha`` is the family's level (``1 - confidence_level``); ``decisions[i]`` is comparison
+    ``i``'s adjusted decision at it (:func:`~gatestats.paired.simultaneous.pvalue_decision`);
+    ``simultaneous[i]`` its interval compatible with the correction
+    (:mod:`gatestats.paired.simultaneous`; empty when the correction has none).
+    """
 
     family: ComparisonFamily
     correction: Correction
     baseline: str | None
     systems: tuple[str, ...]
     comparisons: tuple[Comparison, ...]
+    alpha: float | None = None
+    decisions: tuple[Decision, ...] = ()
+    simultaneous: tuple[SimultaneousInterval, ...] = ()
 
     def get(self, baseline: str, candidate: str) -> Comparison:
         """The comparison of ``candidate`` against ``baseline``.
@@ -261,16 +281,31 @@ class MultipleComparison:
     def to_dict(self) -> list[JSONObject]:
         """The documented ``--json`` list: one object per comparison, with ``family`` added."""
         out = []
-        for item in self.comparisons:
+        for i, item in enumerate(self.comparisons):
             entry = item.to_dict()
             entry["family"] = self.family
             entry["n_comparisons"] = len(self.comparisons)
+            entry["alpha"] = self.alpha
+            entry["decision"] = self.decisions[i] if self.decisions else None
+            entry.update(_simultaneous_fields(self.simultaneous[i] if self.simultaneous else None))
             out.append(entry)
         return out
 
     def to_frame(self) -> pl.DataFrame:
         """One row per comparison (fixed columns)."""
         return comparisons_frame(self.comparisons)
+
+
+def _simultaneous_fields(x: SimultaneousInterval | None) -> JSONObject:
+    """The ``simultaneous_*`` keys of one comparison's ``--json`` object (``None`` without such an interval)."""
+    return {
+        "simultaneous_method": None if x is None else x.method,
+        "simultaneous_confidence_level": None if x is None else x.confidence_level,
+        "simultaneous_ci_low": None if x is None else x.ci_low,
+        "simultaneous_ci_high": None if x is None else x.ci_high,
+        "simultaneous_open_at_zero": None if x is None else x.open_at_zero,
+        "simultaneous_decision": None if x is None else x.decision,
+    }
 
 
 def compare_many(
@@ -292,6 +327,7 @@ def compare_many(
     n_permutations: int = 9999,
     seed: int = 0,
     system_column: str = "system",
+    simultaneous: SimultaneousChoice = "auto",
 ) -> MultipleComparison:
     """Compare many configurations pairwise on their shared cases, with adjusted p-values.
 
@@ -313,11 +349,13 @@ def compare_many(
         As for :func:`gatestats.paired.compare`, for every comparison.
     shared_versions_only, n_resamples, n_permutations, seed, system_column
         As for :func:`gatestats.paired.compare`, for every comparison.
+    simultaneous
+        Joint intervals (:mod:`~gatestats.paired.simultaneous`); ``auto``: the correction's (holm, bonferroni).
 
     Returns
     -------
     MultipleComparison
-        One comparison per pair, each with its adjusted p-value.
+        One comparison per pair, each with its adjusted p-value, decision and simultaneous interval.
 
     Raises
     ------
@@ -327,9 +365,9 @@ def compare_many(
 
     Examples
     --------
-    Each of two systems against a baseline: in the module docstring.
+    In the module docstring (each of two systems against a baseline).
     """
-    _check_family(family, correction, baseline)
+    _check_family(family, correction, baseline, simultaneous)
     options = ComparisonOptions(
         margin=margin,
         alternative=alternative,
@@ -340,18 +378,30 @@ def compare_many(
         n_permutations=n_permutations,
         seed=seed,
     )
-    table, names = _family_table(
-        records,
-        systems,
-        baseline,
-        metric=metric,
-        k=k,
-        system_column=system_column,
-        shared_versions_only=shared_versions_only,
-    )
-    return _compare_family(
+    where = {"metric": metric, "k": k, "system_column": system_column, "shared_versions_only": shared_versions_only}
+    table, names = _family_table(records, systems, baseline, **where)  # type: ignore[arg-type]
+    result = _compare_family(
         table, names, options, family, correction, baseline, shared_versions_only=shared_versions_only
     )
+    return _with_simultaneous(result, _simultaneous_method(simultaneous, correction))
+
+
+def _with_simultaneous(result: MultipleComparison, method: SimultaneousMethod | None) -> MultipleComparison:
+    """The family with its simultaneous intervals (``method``; unchanged with ``None``)."""
+    if method is None:
+        return result
+    return replace(result, simultaneous=simultaneous_intervals(result.comparisons, method=method))
+
+
+def _simultaneous_method(choice: SimultaneousChoice, correction: Correction) -> SimultaneousMethod | None:
+    """The simultaneous intervals asked for (``auto``: the ones compatible with ``correction``, if any)."""
+    if choice == "none":
+        return None
+    if choice != "auto":
+        return choice
+    if correction == "holm":
+        return "holm"
+    return "bonferroni" if correction == "bonferroni" else None
 
 
 def _family_table(
@@ -380,8 +430,11 @@ def _family_table(
     return table, names
 
 
-def _check_family(family: ComparisonFamily, correction: Correction, baseline: str | None) -> None:
+def _check_family(
+    family: ComparisonFamily, correction: Correction, baseline: str | None, simultaneous: SimultaneousChoice = "auto"
+) -> None:
     check_choice(family, get_args(ComparisonFamily), "family")
+    check_choice(simultaneous, get_args(SimultaneousChoice), "simultaneous")
     check_choice(correction, CORRECTIONS, "correction")
     if family == "vs_baseline" and baseline is None:
         msg = "family 'vs_baseline' needs a baseline (got none)"
@@ -430,6 +483,13 @@ def _compare_family(
         replace(x, correction=correction, pvalue_adjusted=None if x.pvalue is None else float(p))
         for x, p in zip(items, adjusted, strict=True)
     )
+    alpha = options.test_alpha
     return MultipleComparison(
-        family=family, correction=correction, baseline=baseline, systems=tuple(sorted(names)), comparisons=comparisons
+        family=family,
+        correction=correction,
+        baseline=baseline,
+        systems=tuple(sorted(names)),
+        comparisons=comparisons,
+        alpha=alpha,
+        decisions=tuple(pvalue_decision(x, alpha) for x in comparisons),
     )
