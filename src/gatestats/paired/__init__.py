@@ -44,7 +44,6 @@ from gatestats.paired.mcnemar import (
     mcnemar_test,
 )
 from gatestats.paired.multiplicity import CORRECTIONS, MultipleComparison, adjust_pvalues, compare_many
-from gatestats.paired.simultaneous import SimultaneousInterval, simultaneous_intervals
 from gatestats.paired.noninferiority import NonInferiorityTest, noninferiority_test
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.pairing import (
@@ -67,6 +66,7 @@ from gatestats.paired.planning import (
     power_curve,
 )
 from gatestats.paired.resolution import Resolution, resolution
+from gatestats.paired.simultaneous import SimultaneousInterval, simultaneous_intervals
 from gatestats.paired.trials import case_difference_interval, permutation_test
 
 __all__ = [
