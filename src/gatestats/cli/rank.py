@@ -15,6 +15,7 @@ from gatestats.cli._common import (
 )
 from gatestats.cli._where import WhereOption, checked_where, where_records
 from gatestats.vocabulary import (
+    RANK_CORRECTIONS,
     Correction,
     Metric,
     PairedTest,
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
     from gatestats.paired.rank import Ranking
 
 __all__ = ["rank_command", "render_ranking"]
-
-#: The corrections a rank interval can rest on (family-wise error control); gatestats.paired.rank.RANK_CORRECTIONS.
-_RANK_CORRECTIONS = ("holm", "bonferroni", "hochberg")
 
 
 def _name(text: str) -> Text:
@@ -92,7 +90,7 @@ def render_ranking(result: Ranking, console: Console) -> None:
 
 _Systems = Annotated[str | None, typer.Option(help="Rank only these systems (comma-separated; default: all).")]
 _Correction = Annotated[
-    str, typer.Option(help=f"Multiplicity correction of the pairwise tests: {', '.join(_RANK_CORRECTIONS)}.")
+    str, typer.Option(help=f"Multiplicity correction of the pairwise tests: {', '.join(RANK_CORRECTIONS)}.")
 ]
 _Test = Annotated[
     str, typer.Option(help="Pairwise test: auto (mid-p with one trial per case), midp, exact, permutation.")
@@ -141,7 +139,7 @@ def rank_command(
     typer.BadParameter
         A usage error (exit 2): an option outside its domain.
     """
-    chosen = cast("Correction", checked_option(check_choice, correction, "--correction", _RANK_CORRECTIONS))
+    chosen = cast("Correction", checked_option(check_choice, correction, "--correction", RANK_CORRECTIONS))
     level = checked_option(check_confidence_level, confidence_level, "--confidence-level")
     if k < 1:
         raise typer.BadParameter(f"must be an integer >= 1 (got {k})", param_hint="--k")

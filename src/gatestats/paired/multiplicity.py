@@ -86,13 +86,7 @@ from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
-from gatestats.paired.simultaneous import (
-    Decision,
-    SimultaneousInterval,
-    SimultaneousMethod,
-    pvalue_decision,
-    simultaneous_intervals,
-)
+from gatestats.paired.simultaneous import PairDecision, SimultaneousInterval, pvalue_decision, simultaneous_intervals
 from gatestats.vocabulary import (
     CORRECTIONS,
     WEIGHTED_CORRECTIONS,
@@ -103,6 +97,7 @@ from gatestats.vocabulary import (
     Metric,
     PairedIntervalMethod,
     PairedTest,
+    SimultaneousMethod,
     WeightedCorrection,
     check_choice,
 )
@@ -250,7 +245,7 @@ class MultipleComparison:
     systems: tuple[str, ...]
     comparisons: tuple[Comparison, ...]
     alpha: float | None = None
-    decisions: tuple[Decision, ...] = ()
+    decisions: tuple[PairDecision, ...] = ()
     simultaneous: tuple[SimultaneousInterval, ...] = ()
 
     def get(self, baseline: str, candidate: str) -> Comparison:

@@ -73,6 +73,7 @@ from gatestats._typing import JSONObject
 from gatestats.paired.multiplicity import MultipleComparison, compare_many
 from gatestats.paired.pairing import NoPairedCasesError, UnknownSystemError
 from gatestats.vocabulary import (
+    RANK_CORRECTIONS,
     Correction,
     FrameLike,
     Metric,
@@ -81,9 +82,6 @@ from gatestats.vocabulary import (
 )
 
 __all__ = ["RANK_CORRECTIONS", "RANK_FRAME_SCHEMA", "Ranking", "SystemRank", "rank_systems"]
-
-#: The corrections that control the family-wise error a joint rank interval needs.
-RANK_CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "hochberg")
 
 RANK_FRAME_SCHEMA = {
     "system": pl.String,

@@ -63,25 +63,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare
 from gatestats.paired.result import Comparison
-from gatestats.vocabulary import Alternative, check_choice
+from gatestats.vocabulary import FAILED, PASSED, SIMULTANEOUS_METHODS, Alternative, SimultaneousMethod, check_choice
 
 __all__ = [
-    "Decision",
+    "PairDecision",
     "SimultaneousInterval",
     "SimultaneousMethod",
     "pvalue_decision",
     "simultaneous_intervals",
 ]
 
-SimultaneousMethod = Literal["bonferroni", "holm"]
-Decision = Literal["candidate better", "baseline better", "no significant difference", "insufficient evidence"]
+PairDecision = Literal["candidate better", "baseline better", "no significant difference", "insufficient evidence"]
 _Side = Literal["low", "high"]
 
 
@@ -109,7 +108,7 @@ class SimultaneousInterval:
     ci_high: float | None
     method: SimultaneousMethod
     confidence_level: float
-    decision: Decision
+    decision: PairDecision
     open_at_zero: bool
 
     def to_dict(self) -> JSONObject:
@@ -124,7 +123,7 @@ class SimultaneousInterval:
         }
 
 
-def pvalue_decision(comparison: Comparison, alpha: float) -> Decision:
+def pvalue_decision(comparison: Comparison, alpha: float) -> PairDecision:
     """The decision of an adjusted p-value at ``alpha``: which system is better, if either.
 
     Parameters
@@ -136,7 +135,7 @@ def pvalue_decision(comparison: Comparison, alpha: float) -> Decision:
 
     Returns
     -------
-    Decision
+    PairDecision
         ``insufficient evidence`` without a p-value or when the comparison cannot resolve a
         difference at its level; otherwise the direction of the difference when the p-value is at
         most ``alpha``, else ``no significant difference``.
@@ -187,7 +186,7 @@ def simultaneous_intervals(
     >>> [(round(x.ci_low, 3), round(x.ci_high, 3)) for x in simultaneous_intervals(family, method="bonferroni")]
     [(0.069, 0.235), (-0.07, 0.091), (-0.17, -0.013)]
     """
-    check_choice(method, get_args(SimultaneousMethod), "simultaneous interval method")
+    check_choice(method, SIMULTANEOUS_METHODS, "simultaneous interval method")
     if not comparisons:
         return ()
     level, alternative = _family_level(comparisons)
@@ -201,7 +200,7 @@ def simultaneous_intervals(
             continue
         low, low_rejected = bounds["low"][i] if "low" in bounds else (-1.0, False)
         high, high_rejected = bounds["high"][i] if "high" in bounds else (1.0, False)
-        decision: Decision = "no significant difference"
+        decision: PairDecision = "no significant difference"
         if low_rejected:
             decision = "candidate better"
         elif high_rejected:
@@ -314,13 +313,13 @@ def _example_family(counts: Sequence[tuple[int, int]], n: int = 200) -> list[Com
             base = 1 if i < b or i >= b + c + (n - b - c) // 2 else 0
             cand = 1 if b <= i < b + c or i >= b + c + (n - b - c) // 2 else 0
             rows += [(f"base{j}", f"c{i}", base), (f"cand{j}", f"c{i}", cand)]
-    records = pl.DataFrame(rows, schema=["system", "case_id", "passed"], orient="row").select(
+    records = pl.DataFrame(rows, schema=["system", "case_id", "won"], orient="row").select(
         "system",
         "case_id",
         case_version=None,
         case_group=None,
         trial=0,
         attempt=0,
-        outcome=pl.when(pl.col("passed") == 1).then(pl.lit("passed")).otherwise(pl.lit("failed")),
+        outcome=pl.when(pl.col("won") == 1).then(pl.lit(PASSED)).otherwise(pl.lit(FAILED)),
     )
     return [compare(records, baseline=f"base{j}", candidate=f"cand{j}") for j in range(len(counts))]
