@@ -8,7 +8,9 @@
   families at alpha / 2; a rejected side's bound is 0 read as "beyond 0", so it covers only a
   difference strictly beyond 0);
 * ``bonferroni``: each interval at ``1 - alpha / m_pairs``;
-* ``unadjusted``: the per-comparison 95% intervals (for contrast: they are not simultaneous).
+* ``unadjusted``: the per-comparison 95% intervals (for contrast: they are not simultaneous);
+* ``ranks``: whether every rank interval of ``gatestats rank`` holds, i.e. no adjusted pairwise
+  decision (Holm on the mid-p tests) declares a difference that is absent or reversed.
 
 Cases are drawn with replacement from a population of case types; a type has a pass probability per
 system and is either *shared* (one uniform draw decides every system: outcomes as correlated as the
@@ -137,14 +139,24 @@ def replicate(pop: Population, rng: np.random.Generator) -> dict[str, bool]:
             <= float(result.comparisons[i].diff_ci_high or 0)
         ),
     }
+    covered["ranks"] = lambda i: _decision_holds(result.decisions[i], deltas[i])
     return {name: all(f(i) for i in range(len(deltas))) for name, f in covered.items()}
+
+
+def _decision_holds(decision: str, delta: float) -> bool:
+    """Whether an adjusted pairwise decision is true of the difference ``delta`` (candidate - baseline)."""
+    if decision == "candidate better":
+        return delta > 0
+    if decision == "baseline better":
+        return delta < 0
+    return True
 
 
 def coverage(shape: str, m: int, reps: int, seed: int) -> dict[str, float]:
     """Family-wise coverage of each kind of interval over ``reps`` replications (seeded)."""
     rng = np.random.default_rng([seed, m, SHAPES.index(shape)])
     pop = population(shape, m)
-    counts = {"holm": 0, "bonferroni": 0, "unadjusted": 0}
+    counts = {"holm": 0, "bonferroni": 0, "unadjusted": 0, "ranks": 0}
     for _ in range(reps):
         for name, ok in replicate(pop, rng).items():
             counts[name] += ok
@@ -157,16 +169,18 @@ def main() -> None:
     parser.add_argument("--reps-5", type=int, default=1000)
     parser.add_argument("--reps-25", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261204)
+    parser.add_argument("--systems", default="5,25", help="comma-separated numbers of systems")
     args = parser.parse_args()
     print(f"seed {args.seed}, alpha {ALPHA}; coverage of all pairs at once (SE in brackets)\n")
-    print("| systems | shape | reps | holm | bonferroni | unadjusted | 1 - alpha - 2 SE |")
-    print("|---|---|---|---|---|---|---|")
-    for m, reps in ((5, args.reps_5), (25, args.reps_25)):
+    print("| systems | shape | reps | holm | bonferroni | unadjusted | ranks | 1 - alpha - 2 SE |")
+    print("|---|---|---|---|---|---|---|---|")
+    sizes = [int(x) for x in args.systems.split(",")]
+    for m, reps in ((m, args.reps_5 if m == 5 else args.reps_25) for m in sizes):
         for shape in SHAPES:
             start = time.perf_counter()
             c = coverage(shape, m, reps, args.seed)
             se = math.sqrt(ALPHA * (1 - ALPHA) / reps)
-            row = " | ".join(f"{c[k]:.3f}" for k in ("holm", "bonferroni", "unadjusted"))
+            row = " | ".join(f"{c[k]:.3f}" for k in ("holm", "bonferroni", "unadjusted", "ranks"))
             took = time.perf_counter() - start
             print(f"| {m} | {shape} | {reps} | {row} | {1 - ALPHA - 2 * se:.3f} |  <!-- {took:.0f} s -->", flush=True)
 

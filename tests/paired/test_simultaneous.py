@@ -199,3 +199,4 @@ def test_family_wise_coverage_of_five_systems(shape: str) -> None:
     floor = 0.95 - 2 * math.sqrt(0.05 * 0.95 / reps)
     assert got["holm"] >= floor, got
     assert got["bonferroni"] >= floor, got
+    assert got["ranks"] >= floor, got
