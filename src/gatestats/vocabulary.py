@@ -53,11 +53,13 @@ __all__ = [
     "OUTCOMES",
     "OUTPUT_FORMATS",
     "PASSED",
+    "RANK_CORRECTIONS",
     "RESOURCE_KILLED",
     "ROLLOUT_METRICS",
     "ROLLOUT_METRIC_BETTER",
     "RULE_TESTS",
     "SEVERITIES",
+    "SIMULTANEOUS_METHODS",
     "SPLITS",
     "STAGES",
     "TABLE_FORMATS",
@@ -92,11 +94,13 @@ __all__ = [
     "PairedIntervalMethod",
     "PairedTest",
     "PlanTest",
+    "RankCorrection",
     "ResolvedIntervalMethod",
     "ResolvedPairedIntervalMethod",
     "RolloutMetric",
     "RuleTest",
     "Severity",
+    "SimultaneousMethod",
     "Split",
     "Stage",
     "Status",
@@ -408,6 +412,13 @@ CORRECTIONS: Final[tuple[Correction, ...]] = get_args(Correction)
 #: ``none`` for a family of one or a policy that takes the risk knowingly.
 GateCorrection: TypeAlias = Literal["holm", "bonferroni", "hochberg", "none"]
 GATE_CORRECTIONS: Final[tuple[GateCorrection, ...]] = get_args(GateCorrection)
+#: Corrections with intervals compatible with them (:mod:`gatestats.paired.simultaneous`): Holm
+#: (Strassburger & Bretz 2008) and Bonferroni.
+SimultaneousMethod: TypeAlias = Literal["holm", "bonferroni"]
+SIMULTANEOUS_METHODS: Final[tuple[SimultaneousMethod, ...]] = get_args(SimultaneousMethod)
+#: Corrections a joint rank interval can rest on (``gatestats rank``): the family-wise ones.
+RankCorrection: TypeAlias = Literal["holm", "bonferroni", "hochberg"]
+RANK_CORRECTIONS: Final[tuple[RankCorrection, ...]] = get_args(RankCorrection)
 
 #: Corrections that split α over a family by each hypothesis's own level (weighted Holm or
 #: Bonferroni, :func:`gatestats.paired.adjust_pvalues_weighted`).

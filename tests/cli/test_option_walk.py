@@ -73,6 +73,7 @@ MODES: dict[str, dict[str, Mode]] = {
         ),
         "vs-baseline": Mode(args=("{records.jsonl}", "--vs-baseline", "baseline"), given=frozenset({"--vs-baseline"})),
     },
+    "rank": {"records": Mode(args=("{records.jsonl}",))},
     "plan": {
         "cases": Mode(
             args=("cases", "--delta", "0.1", "--discordance", "0.3"), given=frozenset({"--delta", "--discordance"})
@@ -185,6 +186,20 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         **PUBLISH_VALUES,
         "--plot": ("--plot", "{out}/chart.svg"),
     },
+    "rank": {
+        "--systems": ("--systems", "baseline,candidate"),
+        "--correction": ("--correction", "bonferroni"),
+        "--confidence-level": ("--confidence-level", "0.8"),
+        "--test": ("--test", "permutation"),
+        "--metric": ("--metric", "pass_at_k"),
+        "--k": ("--k", "2"),
+        "--shared-versions-only": ("--shared-versions-only",),
+        "--by": ("--by", "model_id"),
+        "--n-permutations": ("--n-permutations", "300"),
+        "--seed": ("--seed", "7"),
+        "--json": ("--json",),
+        "--where": ("--where", "trial = 0"),
+    },
     "plan": {
         "--delta": ("--delta", "0.2"),
         "--discordance": ("--discordance", "0.5"),
@@ -270,6 +285,10 @@ CONDITIONAL: dict[tuple[str, str, str], str] = {
     "table of many comparisons does not name the metric (the JSON does)",
     ("compare", "vs-baseline", "--systems"): "the corpus has two systems: naming both selects every system "
     "(tests/paired checks a subset)",
+    ("rank", "records", "--systems"): "the corpus has two systems: naming both selects every system "
+    "(tests/cli/test_rank.py checks a subset)",
+    ("rank", "records", "--shared-versions-only"): "every case has one version in the corpus "
+    "(tests/paired checks several versions)",
     **{
         ("compare", mode, "--shared-versions-only"): "every case has one version on both sides in the corpus "
         "(tests/paired checks several versions)"

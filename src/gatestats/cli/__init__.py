@@ -47,6 +47,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "compare:compare_command",
         "Paired comparison on shared cases: flips, exact and mid-p McNemar, interval, non-inferiority.",
     ),
+    "rank": _command(
+        "rank:rank_command",
+        "Rank systems on the cases all of them ran: rank intervals and tie groups from adjusted pairwise tests.",
+    ),
     "plan": _command(
         "plan:plan_command",
         "Plan a decision: cases needed, minimum detectable effect, false-block risk of all-k rules, cases or trials.",

@@ -6,7 +6,8 @@
   exact interval of the conditional odds ratio, non-inferiority against a margin, and a
   resolution check.
 - :func:`compare_many`: all pairs, or each against a baseline, with Holm (default), Bonferroni,
-  Hochberg or Benjamini-Hochberg adjusted p-values.
+  Hochberg or Benjamini-Hochberg adjusted p-values, the adjusted decision of each pair and
+  intervals that hold jointly, compatible with Holm or Bonferroni (:func:`simultaneous_intervals`).
 - :func:`factor_model`: pass probability on configuration factors (GEE, clustered by case).
 - :func:`cases_needed`, :func:`minimum_detectable_effect`, :func:`false_block`: planning;
   :func:`plan_cases_trials_from_pilot` / :func:`plan_cases_trials`: cases or trials (Miller 2024).
@@ -65,6 +66,7 @@ from gatestats.paired.planning import (
     power_curve,
 )
 from gatestats.paired.resolution import Resolution, resolution
+from gatestats.paired.simultaneous import SimultaneousInterval, simultaneous_intervals
 from gatestats.paired.trials import case_difference_interval, permutation_test
 
 __all__ = [
@@ -88,6 +90,7 @@ __all__ = [
     "PairedCases",
     "Resolution",
     "SampleSizePlan",
+    "SimultaneousInterval",
     "TrialsOption",
     "UnknownSystemError",
     "adjust_pvalues",
@@ -116,6 +119,7 @@ __all__ = [
     "resolution",
     "scas_interval",
     "scas_statistic",
+    "simultaneous_intervals",
     "tango_interval",
     "tango_statistic",
 ]

@@ -76,7 +76,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -87,6 +87,7 @@ from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
+from gatestats.paired.simultaneous import PairDecision, SimultaneousInterval, pvalue_decision, simultaneous_intervals
 from gatestats.publish.charts import forest
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
@@ -99,6 +100,7 @@ from gatestats.vocabulary import (
     Metric,
     PairedIntervalMethod,
     PairedTest,
+    SimultaneousMethod,
     WeightedCorrection,
     check_choice,
 )
@@ -109,6 +111,10 @@ if TYPE_CHECKING:
     from gatestats.publish import Labels, PublishedTable
 
 __all__ = ["CORRECTIONS", "MultipleComparison", "adjust_pvalues", "adjust_pvalues_weighted", "compare_many"]
+
+#: Which simultaneous intervals a family gets: ``auto`` (``holm`` with Holm, ``bonferroni`` with
+#: Bonferroni, none with the other corrections, for which no compatible construction is offered).
+SimultaneousChoice = Literal["auto", "bonferroni", "holm", "none"]
 
 
 def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> npt.NDArray[np.float64]:
@@ -233,13 +239,22 @@ def adjust_pvalues_weighted(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MultipleComparison(Presentable):
-    """Many paired comparisons with multiplicity-adjusted p-values (``pvalue_adjusted`` of each)."""
+    """Many paired comparisons with multiplicity-adjusted p-values (``pvalue_adjusted`` of each).
+
+    ``alpha`` is the family's level (``1 - confidence_level``); ``decisions[i]`` is comparison
+    ``i``'s adjusted decision at it (:func:`~gatestats.paired.simultaneous.pvalue_decision`);
+    ``simultaneous[i]`` its interval compatible with the correction
+    (:mod:`gatestats.paired.simultaneous`; empty when the correction has none).
+    """
 
     family: ComparisonFamily
     correction: Correction
     baseline: str | None
     systems: tuple[str, ...]
     comparisons: tuple[Comparison, ...]
+    alpha: float | None = None
+    decisions: tuple[PairDecision, ...] = ()
+    simultaneous: tuple[SimultaneousInterval, ...] = ()
 
     def get(self, baseline: str, candidate: str) -> Comparison:
         """The comparison of ``candidate`` against ``baseline``.
@@ -269,10 +284,13 @@ class MultipleComparison(Presentable):
     def to_dict(self) -> list[JSONObject]:
         """The documented ``--json`` list: one object per comparison, with ``family`` added."""
         out = []
-        for item in self.comparisons:
+        for i, item in enumerate(self.comparisons):
             entry = item.to_dict()
             entry["family"] = self.family
             entry["n_comparisons"] = len(self.comparisons)
+            entry["alpha"] = self.alpha
+            entry["decision"] = self.decisions[i] if self.decisions else None
+            entry.update(_simultaneous_fields(self.simultaneous[i] if self.simultaneous else None))
             out.append(entry)
         return out
 
@@ -293,14 +311,44 @@ class MultipleComparison(Presentable):
         PublishedTable
             The table (render it with :func:`gatestats.publish.render`).
         """
-        from gatestats.paired.published import multiple_comparison_table  # noqa: PLC0415 - on first use
+        from gatestats.paired.published import (  # noqa: PLC0415 - on first use
+            SimultaneousColumn,
+            multiple_comparison_table,
+        )
 
-        return multiple_comparison_table(self, labels)
+        sim = self.simultaneous
+        column = (
+            SimultaneousColumn(
+                method=sim[0].method,
+                ci_low=tuple(x.ci_low for x in sim),
+                ci_high=tuple(x.ci_high for x in sim),
+                confidence_level=sim[0].confidence_level,
+                open_at_zero=tuple(x.open_at_zero for x in sim),
+            )
+            if sim
+            else None
+        )
+        return multiple_comparison_table(self, labels, simultaneous=column)
 
     def plot(self) -> alt.LayerChart:
         """A forest plot of the family's differences with their intervals, decided on the adjusted p-values."""
         title = f"Paired differences, {len(self.comparisons)} comparison(s), {self.correction} adjustment"
-        return forest(forest_frame(self.comparisons, adjusted=True), title=title)
+        merged: dict[str, dict[tuple[str, str], tuple[float | None, float | None]]] = {}
+        for c, x in zip(self.comparisons, self.simultaneous, strict=False):
+            merged.setdefault(f"simultaneous ({x.method})", {})[c.baseline, c.candidate] = (x.ci_low, x.ci_high)
+        return forest(forest_frame(self.comparisons, adjusted=True, simultaneous=merged or None), title=title)
+
+
+def _simultaneous_fields(x: SimultaneousInterval | None) -> JSONObject:
+    """The ``simultaneous_*`` keys of one comparison's ``--json`` object (``None`` without such an interval)."""
+    return {
+        "simultaneous_method": None if x is None else x.method,
+        "simultaneous_confidence_level": None if x is None else x.confidence_level,
+        "simultaneous_ci_low": None if x is None else x.ci_low,
+        "simultaneous_ci_high": None if x is None else x.ci_high,
+        "simultaneous_open_at_zero": None if x is None else x.open_at_zero,
+        "simultaneous_decision": None if x is None else x.decision,
+    }
 
 
 def compare_many(
@@ -322,6 +370,7 @@ def compare_many(
     n_permutations: int = 9999,
     seed: int = 0,
     system_column: str = "system",
+    simultaneous: SimultaneousChoice = "auto",
 ) -> MultipleComparison:
     """Compare many configurations pairwise on their shared cases, with adjusted p-values.
 
@@ -343,11 +392,13 @@ def compare_many(
         As for :func:`gatestats.paired.compare`, for every comparison.
     shared_versions_only, n_resamples, n_permutations, seed, system_column
         As for :func:`gatestats.paired.compare`, for every comparison.
+    simultaneous
+        Joint intervals (:mod:`~gatestats.paired.simultaneous`); ``auto``: the correction's (holm, bonferroni).
 
     Returns
     -------
     MultipleComparison
-        One comparison per pair, each with its adjusted p-value.
+        One comparison per pair, each with its adjusted p-value, decision and simultaneous interval.
 
     Raises
     ------
@@ -357,9 +408,9 @@ def compare_many(
 
     Examples
     --------
-    Each of two systems against a baseline: in the module docstring.
+    In the module docstring (each of two systems against a baseline).
     """
-    _check_family(family, correction, baseline)
+    _check_family(family, correction, baseline, simultaneous)
     options = ComparisonOptions(
         margin=margin,
         alternative=alternative,
@@ -370,18 +421,30 @@ def compare_many(
         n_permutations=n_permutations,
         seed=seed,
     )
-    table, names = _family_table(
-        records,
-        systems,
-        baseline,
-        metric=metric,
-        k=k,
-        system_column=system_column,
-        shared_versions_only=shared_versions_only,
-    )
-    return _compare_family(
+    where = {"metric": metric, "k": k, "system_column": system_column, "shared_versions_only": shared_versions_only}
+    table, names = _family_table(records, systems, baseline, **where)  # type: ignore[arg-type]
+    result = _compare_family(
         table, names, options, family, correction, baseline, shared_versions_only=shared_versions_only
     )
+    return _with_simultaneous(result, _simultaneous_method(simultaneous, correction))
+
+
+def _with_simultaneous(result: MultipleComparison, method: SimultaneousMethod | None) -> MultipleComparison:
+    """The family with its simultaneous intervals (``method``; unchanged with ``None``)."""
+    if method is None:
+        return result
+    return replace(result, simultaneous=simultaneous_intervals(result.comparisons, method=method))
+
+
+def _simultaneous_method(choice: SimultaneousChoice, correction: Correction) -> SimultaneousMethod | None:
+    """The simultaneous intervals asked for (``auto``: the ones compatible with ``correction``, if any)."""
+    if choice == "none":
+        return None
+    if choice != "auto":
+        return choice
+    if correction == "holm":
+        return "holm"
+    return "bonferroni" if correction == "bonferroni" else None
 
 
 def _family_table(
@@ -410,8 +473,11 @@ def _family_table(
     return table, names
 
 
-def _check_family(family: ComparisonFamily, correction: Correction, baseline: str | None) -> None:
+def _check_family(
+    family: ComparisonFamily, correction: Correction, baseline: str | None, simultaneous: SimultaneousChoice = "auto"
+) -> None:
     check_choice(family, get_args(ComparisonFamily), "family")
+    check_choice(simultaneous, get_args(SimultaneousChoice), "simultaneous")
     check_choice(correction, CORRECTIONS, "correction")
     if family == "vs_baseline" and baseline is None:
         msg = "family 'vs_baseline' needs a baseline (got none)"
@@ -460,6 +526,13 @@ def _compare_family(
         replace(x, correction=correction, pvalue_adjusted=None if x.pvalue is None else float(p))
         for x, p in zip(items, adjusted, strict=True)
     )
+    alpha = options.test_alpha
     return MultipleComparison(
-        family=family, correction=correction, baseline=baseline, systems=tuple(sorted(names)), comparisons=comparisons
+        family=family,
+        correction=correction,
+        baseline=baseline,
+        systems=tuple(sorted(names)),
+        comparisons=comparisons,
+        alpha=alpha,
+        decisions=tuple(pvalue_decision(x, alpha) for x in comparisons),
     )

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, get_args
 
 import polars as pl
 
+from gatestats.paired.simultaneous import PairDecision, pvalue_decision
 from gatestats.publish.cells import (
     MISSING,
     estimate_cell,
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 #: The words of the decision column.
-DECISIONS_SHOWN: Final = ("candidate better", "baseline better", "no significant difference", "insufficient evidence")
+DECISIONS_SHOWN: Final = get_args(PairDecision)
 #: How each test is named in a p column's header.
 TEST_NAMES: Final = {"midp": "mid-p", "exact": "exact", "permutation": "permutation", "asymptotic": "asymptotic"}
 
@@ -69,12 +70,16 @@ class SimultaneousColumn:
         The interval of each comparison's difference (None: no interval for that comparison).
     confidence_level
         Their joint level.
+    open_at_zero
+        Per comparison: the end at 0 is open, meaning "beyond 0" (Holm-compatible bounds of a rejected
+        side, Strassburger & Bretz 2008), shown with a round bracket; empty: none is.
     """
 
     method: str
     ci_low: tuple[float | None, ...]
     ci_high: tuple[float | None, ...]
     confidence_level: float
+    open_at_zero: tuple[bool, ...] = ()
 
 
 def family_alpha(comparisons: Sequence[Comparison]) -> float:
@@ -111,15 +116,9 @@ def decision(x: Comparison, alpha: float) -> str:
     Returns
     -------
     str
-        One of :data:`DECISIONS_SHOWN`.
+        One of :data:`DECISIONS_SHOWN` (:func:`gatestats.paired.simultaneous.pvalue_decision`).
     """
-    p = _adjusted(x)
-    if x.status != "ok" or p is None:
-        return DECISIONS_SHOWN[3]
-    if p > alpha:
-        return DECISIONS_SHOWN[2]
-    better = (x.diff or 0.0) > 0 if x.test == "permutation" and x.diff is not None else x.c > x.b
-    return DECISIONS_SHOWN[0] if better else DECISIONS_SHOWN[1]
+    return pvalue_decision(x, alpha)
 
 
 def _test_names(comparisons: Sequence[Comparison]) -> str:
@@ -285,6 +284,15 @@ def multiple_comparison_table(
     return table if simultaneous is None else _with_simultaneous(table, many, simultaneous)
 
 
+def _interval_cell(low: float | None, high: float | None, *, open_at_zero: bool) -> str:
+    """``[low, high]``, with a round bracket on an end at 0 that is open ("beyond 0")."""
+    if low is None or high is None:
+        return MISSING
+    left = "(" if open_at_zero and low == 0.0 else "["
+    right = ")" if open_at_zero and high == 0.0 else "]"
+    return f"{left}{number_cell(low)}, {number_cell(high)}{right}"
+
+
 def _with_simultaneous(table: PublishedTable, many: MultipleComparison, sim: SimultaneousColumn) -> PublishedTable:
     """``table`` with a simultaneous-interval column after the difference, its note, and its numbers in ``data``."""
     m = len(many.comparisons)
@@ -293,14 +301,17 @@ def _with_simultaneous(table: PublishedTable, many: MultipleComparison, sim: Sim
         raise ValueError(msg)
     at = next(i for i, c in enumerate(table.columns) if c.header.startswith("difference [")) + 1
     header = f"simultaneous [{sim.confidence_level:.0%} CI] ({sim.method})"
+    opens = sim.open_at_zero or (False,) * m
     cells = [
-        MISSING if low is None or high is None else f"[{number_cell(low)}, {number_cell(high)}]"
-        for low, high in zip(sim.ci_low, sim.ci_high, strict=True)
+        _interval_cell(low, high, open_at_zero=open_)
+        for low, high, open_ in zip(sim.ci_low, sim.ci_high, opens, strict=True)
     ]
     note = (
         f"difference [CI]: per-comparison intervals; simultaneous ({sim.method}): the {m} intervals hold together "
         f"at {sim.confidence_level:.0%}, compatible with the {many.correction}-adjusted decision."
     )
+    if any(opens):
+        note += " A round bracket at 0 means the interval lies beyond 0 (0 itself excluded)."
     notes = tuple(note if n.startswith("The intervals are per-comparison") else n for n in table.notes)
     return replace(
         table,
