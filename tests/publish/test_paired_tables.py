@@ -91,14 +91,17 @@ def test_a_family_names_its_correction_and_says_the_intervals_are_per_comparison
     many = compare_many(_family(), family="all_pairs")
     table = many.table(Labels.from_options(["C=Cee"]))
     headers = [c.header for c in table.columns]
-    assert headers[8:] == ["p (mid-p)", "p adjusted (holm, mid-p)", "decision"]
+    # Holm: the simultaneous intervals compatible with the adjustment sit after the per-comparison ones.
+    assert headers[8:] == ["simultaneous [95% CI] (holm)", "p (mid-p)", "p adjusted (holm, mid-p)", "decision"]
     assert table.legend == ("* : p adjusted (holm, mid-p) <= 0.05",)
-    assert any("per-comparison, not adjusted for the 3 comparisons" in note for note in table.notes)
+    assert any("the 3 intervals hold together at 95%" in note for note in table.notes)
     assert [row[:2] for row in table.rows] == [("A", "B"), ("A", "Cee"), ("B", "Cee")]
     for x, row in zip(many.comparisons, table.rows, strict=True):
         significant = x.pvalue_adjusted is not None and x.pvalue_adjusted <= 0.05
-        assert row[9].endswith(" *") == significant
-        assert (row[10] in ("candidate better", "baseline better")) == significant
+        assert row[10].endswith(" *") == significant
+        assert (row[11] in ("candidate better", "baseline better")) == significant
+    hochberg = compare_many(_family(), family="all_pairs", correction="hochberg").table()
+    assert any("per-comparison, not adjusted for the 3 comparisons" in note for note in hochberg.notes)
     none = compare_many(_family(), family="all_pairs", correction="none").table()
     assert not any("per-comparison" in note for note in none.notes)
     with pytest.raises(LabelsError, match="'D' is none of the ids shown here"):

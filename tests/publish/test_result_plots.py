@@ -68,7 +68,10 @@ def test_multiple_comparison_plot_decides_on_the_adjusted_p_and_takes_simultaneo
     assert both.filter(pl.col("interval") == INTERVAL_KINDS[1])["ci_low"].to_list() == [-0.5, None]
     with pytest.raises(ValueError, match="simultaneous interval kind"):
         forest_frame(many.comparisons, adjusted=True, simultaneous={"adjusted": simultaneous})
-    assert len(_rows(many.plot())) == 3
+    # The family's plot draws each pair's per-comparison and Holm-compatible simultaneous interval.
+    rows = _rows(many.plot())
+    assert len(rows) == 6
+    assert sorted({row["interval"] for row in rows}) == sorted([INTERVAL_KINDS[0], "simultaneous (holm)"])
 
 
 def test_a_comparison_that_cannot_resolve_is_drawn_not_significant_with_its_interval() -> None:
