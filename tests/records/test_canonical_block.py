@@ -339,3 +339,32 @@ def test_the_float_guard_names_every_number_field() -> None:
     pattern = canonical_block._float_form().pattern
     for name in ("cost_usd", "cost_model_usd", "cost_tool_usd", "cost_execution_usd", "machine_seconds"):
         assert name.encode() in pattern
+
+
+@pytest.mark.parametrize(
+    "name", ["duplicate key deep in a nested object", "NaN", "1e999", "exponent float, sealed over msgspec's form"]
+)
+def test_a_resealed_malformed_run_set_is_still_refused(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A malformed line, its checksum and the run set's seal recomputed: the line pass still refuses it."""
+    from gatestats.records import read_run_set
+    from gatestats_runner.store import MANIFEST_FORMAT, seal_records
+
+    good = _good_lines(6)
+    hostile = _HOSTILE[name].replace(b'"run_set_id":"s"', b'"run_set_id":"set-1"')
+    (tmp_path / "records.jsonl").write_bytes(b"".join([*good[:3], hostile + b"\n", *good[3:]]))
+    manifest = {"format": MANIFEST_FORMAT, "run_set_id": "set-1", "complete": True}
+    manifest["records_seal"] = seal_records(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    def refusal() -> list[str]:
+        with pytest.raises(RecordFileError) as exc:
+            read_run_set(tmp_path)
+        return [str(p) for p in exc.value.problems]
+
+    fast = refusal()
+    with monkeypatch.context() as patch:
+        patch.setattr(lines, "proves_block", lambda block: None)
+        assert refusal() == fast
+    assert fast[0].startswith(f"{tmp_path / 'records.jsonl'}:4: field ")
