@@ -29,6 +29,12 @@ from gatestats_runner.runsets import encode_record, record_checksum
 from tests.conftest import make_record
 
 
+@pytest.fixture(autouse=True)
+def _prove_every_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small files of these tests are proved too (the reader leaves a small file to the line pass)."""
+    monkeypatch.setattr(lines, "_PROVE_FROM_LINES", 0)
+
+
 def _runner_record(i: int, **overrides: Any) -> dict[str, Any]:
     record = make_record(
         record_id=f"r-{i}",
@@ -368,3 +374,15 @@ def test_a_resealed_malformed_run_set_is_still_refused(
         patch.setattr(lines, "proves_block", lambda block: None)
         assert refusal() == fast
     assert fast[0].startswith(f"{tmp_path / 'records.jsonl'}:4: field ")
+
+
+def test_a_small_file_is_read_without_importing_msgspec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a block and 1,000 lines the line pass is cheaper than the proof's start (importing msgspec)."""
+    import subprocess
+    import sys
+
+    monkeypatch.undo()
+    path = _file(tmp_path, b"".join(_good_lines(200)))
+    code = f"import sys; from gatestats.records.lines import check_jsonl; check_jsonl({str(path)!r}); print('msgspec' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

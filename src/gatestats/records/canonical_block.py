@@ -27,9 +27,10 @@ What the proof establishes for every line of a block, and how:
   differ: a block with a backslash (an escaped character in a string) or with a float written in
   exponent form, below ``1e-4`` or from ``1e16`` (where Python writes ``1e-05``/``1e+16`` and
   ``msgspec`` does not) is not proved;
-* the checksum: each line holds exactly one ``,"checksum":"sha256:<64 hex>"``; with it removed,
-  the line is the canonical JSON of the record without its checksum, whose sha256 must be the one
-  named (``hashlib`` over each stripped line, compared in one join);
+* the checksum: every record names one, ``sha256:`` and 64 characters; the records are encoded
+  again without it (the canonical JSON of each record without its checksum: the line with that
+  member taken out, the runner's checksum input) and the sha256 of each such line must be the one
+  named (``hashlib`` over each line, the digests compared in one join);
 * the rule across fields on costs (``cost_usd`` null when a cost part is set), and the calendar of
   every timestamp (a day its month has, a year from 0001): on the canonical bytes, by two regular
   expressions over the block (every timestamp whose day is 29-31 or whose year is 0000 is checked
@@ -48,9 +49,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Literal
-
-import msgspec
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from gatestats.vocabulary import PASSED, RESOURCE_KILLED
 from gatestats_runner.contract import (
@@ -62,6 +61,9 @@ from gatestats_runner.contract import (
     load_schema,
     validate_field,
 )
+
+if TYPE_CHECKING:
+    import msgspec
 
 __all__ = ["BlockProof", "proves_block"]
 
@@ -85,6 +87,8 @@ class BlockProof:
 
 def _scalar(spec: SchemaNode) -> Any:
     """The msgspec type of one non-null JSON Schema type of ``spec`` (constraints applied)."""
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     kinds = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
     kind = next(k for k in kinds if k != "null")
     low = spec.get("minimum")
@@ -121,6 +125,8 @@ def _value(spec: SchemaNode) -> Any:
 
 def _fields(spec: SchemaNode, overrides: dict[str, Any]) -> list[tuple[str, Any] | tuple[str, Any, Any]]:
     """Struct fields: required ones without default; optional ones absent (UNSET) unless given."""
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     required = set(spec.get("required", ()))
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for name, item in spec["properties"].items():
@@ -133,6 +139,8 @@ def _fields(spec: SchemaNode, overrides: dict[str, Any]) -> list[tuple[str, Any]
 
 
 def _struct(name: str, spec: SchemaNode, overrides: dict[str, Any] | None = None, **options: Any) -> Any:
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     return msgspec.defstruct(
         name, _fields(spec, overrides or {}), kw_only=True, forbid_unknown_fields=True, gc=False, **options
     )
@@ -157,6 +165,8 @@ def _float_form() -> re.Pattern[bytes]:
 @cache
 def _codec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder]:
     """A decoder of one record per outcome (the rules across fields as types), and the sorted encoder."""
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     schema = load_schema()
     properties = dict(schema["properties"])
     outcome = properties.pop("outcome")
@@ -206,6 +216,8 @@ def _checksums_ok(records: list[Any], encoder: msgspec.json.Encoder) -> bool:
     again (the canonical JSON of each record without its checksum, the runner's checksum input),
     and every line is hashed; the lines also prove that none is longer than the limit.
     """
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     try:
         named = [r.checksum for r in records]
         if set(map(len, named)) != {_CHECKSUM_TEXT}:
@@ -253,6 +265,8 @@ def proves_block(block: bytes) -> BlockProof | None:
         The number of lines and their run set ids; ``None`` when the proof does not hold for
         some line (the line pass then decides, and names what is wrong).
     """
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     if not _plain(block):
         return None
     decoder, encoder = _codec()

@@ -38,6 +38,9 @@ __all__ = ["MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
 ChecksumStatus = Literal["verified", "none", "empty"]
 #: The pass reads this many bytes at a time and proves or checks the whole lines among them.
 _BLOCK_BYTES = 1 << 20
+#: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
+#: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
+_PROVE_FROM_LINES = 1_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,7 +148,8 @@ class _Scan:
 
     def block(self, block: bytes) -> None:
         """Whole lines: proved at once when they are runner-written, else checked line by line."""
-        proof = proves_block(block)
+        worth = self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES
+        proof = proves_block(block) if worth else None
         if proof is not None:
             self.number += proof.n_lines
             self.with_checksum.count += proof.n_lines
