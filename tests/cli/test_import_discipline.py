@@ -41,9 +41,22 @@ HELP_FORBIDDEN = (
 )
 #: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record).
 VALIDATE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "scipy", "statsmodels", "ray", "great_tables")
-#: What ``analyze`` may not import: the report stack (it needs scipy for its intervals), and great-tables
-#: (only ``--format latex|html`` renders through it).
-ANALYZE_FORBIDDEN = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "statsmodels", "ray", "great_tables")
+#: What ``analyze`` may not import: the report stack, the tables and the schema's explainer (issue 28);
+#: scipy only where an interval needs its quantiles (bootstrap, Wilson), never for CLT intervals.
+ANALYZE_FORBIDDEN = (
+    "altair",
+    "vl_convert",
+    "great_tables",
+    "nbconvert",
+    "nbclient",
+    "zmq",
+    "bs4",
+    "statsmodels",
+    "pandera",
+    "pandas",
+    "matplotlib",
+    "ray",
+)
 
 # The console script's body, then the top-level packages and the command modules it left in sys.modules.
 _CHILD = """
@@ -123,6 +136,21 @@ def test_analyze_imports_no_report_stack(small_records: Path) -> None:
     assert report["code"] == 0
     assert json.loads(report["stdout"])["systems"][0]["n_cases"] == 3
     assert _heavy(report, ANALYZE_FORBIDDEN) == []
+
+
+def test_analyze_with_clt_intervals_imports_no_scipy(
+    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]]
+) -> None:
+    from gatestats.estimators.intervals import CLT_FROM_CASES
+
+    rows = [
+        record(record_id=f"r{case}", case_id=f"c{case}", outcome="passed" if case % 3 else "failed")
+        for case in range(CLT_FROM_CASES)
+    ]
+    report = _run("analyze", write_jsonl(rows), "--json")
+    assert report["code"] == 0
+    assert json.loads(report["stdout"])["systems"][0]["n_cases"] == CLT_FROM_CASES
+    assert _heavy(report, (*ANALYZE_FORBIDDEN, "scipy")) == []
 
 
 def test_unknown_command_is_refused_with_a_suggestion_without_importing_commands() -> None:

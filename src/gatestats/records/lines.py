@@ -25,9 +25,10 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
+from gatestats.records.canonical_block import proves_block
 from gatestats_runner.contract import decode_line, validate_record
 from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 
@@ -35,6 +36,11 @@ __all__ = ["MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
 
 
 ChecksumStatus = Literal["verified", "none", "empty"]
+#: The pass reads this many bytes at a time and proves or checks the whole lines among them.
+_BLOCK_BYTES = 1 << 20
+#: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
+#: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
+_PROVE_FROM_LINES = 1_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +82,11 @@ def _add(problems: ProblemList, file: Path, line: int, field: str, message: str)
 def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
     """Decode, contract-check and checksum-verify every line of a JSONL record file.
 
+    The file is read in blocks of whole lines. A block of runner-written lines is proved to pass
+    every check at once, in compiled code (:func:`gatestats.records.canonical_block.proves_block`);
+    every other block is checked line by line. Either way every line is checked, and every problem
+    is found and named by the line pass.
+
     Parameters
     ----------
     path
@@ -95,63 +106,103 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
         a checksum in a checksummed file, a torn last line (no newline: a writer crashed).
     """
     file = Path(path)
-    problems = ProblemList()
-    digest = hashlib.sha256()
-    size = 0
-    blank: list[int] = []
-    with_checksum = _LineSample()
-    without_checksum = _LineSample()
-    run_set_ids: set[str] = set()
-    number = 0
-    torn = False
+    scan = _Scan(file)
     try:
         handle = file.open("rb")
     except OSError as exc:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        for raw in handle:
-            number += 1
-            digest.update(raw)
-            size += len(raw)
-            if not raw.endswith(b"\n"):
-                torn = True
-            body = raw.rstrip(b"\r\n")
-            if not body.strip():
-                blank.append(number)
+        scan.read(handle)
+    return scan.result()
+
+
+class _Scan:
+    """The state of one line pass: the digest, the line count, the checksums seen, the problems."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.problems = ProblemList()
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.blank: list[int] = []
+        self.with_checksum = _LineSample()
+        self.without_checksum = _LineSample()
+        self.run_set_ids: set[str] = set()
+        self.number = 0
+        self.torn = False
+
+    def read(self, handle: BinaryIO) -> None:
+        """Every line of ``handle``, in blocks of whole lines (the last line may lack its newline)."""
+        partial: list[bytes] = []
+        while chunk := handle.read(_BLOCK_BYTES):
+            self.digest.update(chunk)
+            self.size += len(chunk)
+            end = chunk.rfind(b"\n") + 1
+            if not end:
+                partial.append(chunk)  # a line longer than a block: joined once its newline comes
                 continue
-            if torn and decode_line(body)[0] is None:
+            self.block(b"".join([*partial, chunk[:end]]))
+            partial = [chunk[end:]] if end < len(chunk) else []
+        if partial:
+            self.line(b"".join(partial))
+
+    def block(self, block: bytes) -> None:
+        """Whole lines: proved at once when they are runner-written, else checked line by line."""
+        worth = self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES
+        proof = proves_block(block) if worth else None
+        if proof is not None:
+            self.number += proof.n_lines
+            self.with_checksum.count += proof.n_lines
+            self.run_set_ids |= proof.run_set_ids
+            return
+        lines = block.split(b"\n")
+        lines.pop()  # after the last newline
+        for raw in lines:
+            self.line(raw + b"\n")
+
+    def line(self, raw: bytes) -> None:
+        """One line, as read from the file (with its newline, unless it is the last and torn)."""
+        self.number += 1
+        if not raw.endswith(b"\n"):
+            self.torn = True
+        body = raw.rstrip(b"\r\n")
+        if not body.strip():
+            self.blank.append(self.number)
+            return
+        if self.torn and decode_line(body)[0] is None:
+            why = "torn last line: not complete JSON and no final newline (a crashed writer?)"
+            _add(self.problems, self.file, self.number, "<line>", why)
+            return
+        _check_line(
+            self.file, body, self.number, self.problems, self.with_checksum, self.without_checksum, self.run_set_ids
+        )
+
+    def result(self) -> JsonlCheck:
+        """What the pass established; raises with every problem found."""
+        problems, with_checksum, without_checksum = self.problems, self.with_checksum, self.without_checksum
+        if with_checksum.count and without_checksum.count:
+            for line in without_checksum.first:
                 _add(
                     problems,
-                    file,
-                    number,
-                    "<line>",
-                    "torn last line: not complete JSON and no final newline (a crashed writer?)",
+                    self.file,
+                    line,
+                    CHECKSUM_FIELD,
+                    f"no checksum, but {with_checksum.count} other line(s) of this file have one: "
+                    "a line of a checksummed file was replaced or its checksum removed",
                 )
-                break
-            _check_line(file, body, number, problems, with_checksum, without_checksum, run_set_ids)
-    if with_checksum.count and without_checksum.count:
-        for line in without_checksum.first:
-            _add(
-                problems,
-                file,
-                line,
-                CHECKSUM_FIELD,
-                f"no checksum, but {with_checksum.count} other line(s) of this file have one: "
-                "a line of a checksummed file was replaced or its checksum removed",
-            )
-        problems.total += without_checksum.count - len(without_checksum.first)
-    problems.raise_if_any()
-    lines = _record_lines(number, blank)
-    status: ChecksumStatus = "empty" if not lines else "verified" if with_checksum.count else "none"
-    return JsonlCheck(
-        path=str(file),
-        digest="sha256:" + digest.hexdigest(),
-        size=size,
-        n_records=len(lines),
-        checksums=status,
-        run_set_ids=frozenset(run_set_ids),
-        lines=lines,
-    )
+            problems.total += without_checksum.count - len(without_checksum.first)
+        problems.raise_if_any()
+        lines = _record_lines(self.number, self.blank)
+        status: ChecksumStatus = "empty" if not lines else "verified" if with_checksum.count else "none"
+        return JsonlCheck(
+            path=str(self.file),
+            digest="sha256:" + self.digest.hexdigest(),
+            size=self.size,
+            n_records=len(lines),
+            checksums=status,
+            run_set_ids=frozenset(self.run_set_ids),
+            lines=lines,
+        )
 
 
 def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:

@@ -1,0 +1,105 @@
+"""JSONL at the polars floor: `gatestats validate` and `analyze` beside a bare polars read, in one run.
+
+    .venv/bin/python benchmarks/make_jsonl.py --cases 10000 --out /tmp/h28/records_1m.jsonl --damaged
+    .venv/bin/python benchmarks/bench_jsonl.py /tmp/h28/records_1m.jsonl --before-src /tmp/h28/before --repeat 3
+
+Contenders, each a child process (CPU = user + system of the child from ``os.wait4``), interleaved
+(floor, before, after, floor, ...) so that the load of a shared machine hits all alike:
+
+* ``floor``: ``polars.read_ndjson(FILE)`` + ``group_by(system, case_id)`` computing n and c (the
+  issue's bare reader);
+* ``validate`` and ``analyze --k 1-10 --json``, with this checkout's source and, with
+  ``--before-src``, with another copy of ``src/`` and ``runner/`` (same virtual environment).
+
+With ``--damaged`` the damaged copies written by ``make_jsonl.py --damaged`` (torn last line, edited
+line) are validated once each with this checkout, and the first line of each error is printed.
+Prints Markdown tables: medians, ratios to the floor's median, and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOOR = (
+    "import sys, polars as pl; pl.read_ndjson(sys.argv[1]).group_by('system', 'case_id')"
+    ".agg(n=pl.len(), c=(pl.col('outcome') == 'passed').sum())"
+)
+CLI = "from gatestats.cli import main; main()"
+
+
+def child(code: str, args: list[str], pythonpath: str) -> dict[str, float | int | str]:
+    """Run ``python -c code args`` and measure it (exit, wall, CPU, peak RSS, first stderr line)."""
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    stderr = process.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(process.pid, 0)
+    return {
+        "exit": os.waitstatus_to_exitcode(status),
+        "wall": time.perf_counter() - start,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+        "stderr": stderr.strip().splitlines()[0] if stderr.strip() else "",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--before-src", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--damaged", action="store_true")
+    parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out (e.g. 'before analyze')")
+    options = parser.parse_args()
+    after = f"{ROOT / 'src'}:{ROOT / 'runner'}"
+    contenders: list[tuple[str, str, list[str], str]] = [("floor", FLOOR, [str(options.file)], after)]
+    sources = [("after", after)]
+    if options.before_src is not None:
+        sources.insert(0, ("before", f"{options.before_src / 'src'}:{options.before_src / 'runner'}"))
+    for label, path in sources:
+        contenders.append((f"{label} validate", CLI, ["validate", str(options.file)], path))
+        contenders.append((f"{label} analyze", CLI, ["analyze", str(options.file), "--k", "1-10", "--json"], path))
+    contenders = [c for c in contenders if c[0] not in options.skip]
+    runs: dict[str, list[dict[str, float | int | str]]] = {}
+    loads = [os.getloadavg()]
+    for _ in range(options.repeat):
+        for name, code, args, path in contenders:
+            runs.setdefault(name, []).append(child(code, args, path))
+            loads.append(os.getloadavg())
+    floor_cpu = statistics.median(float(r["cpu"]) for r in runs["floor"])
+    floor_wall = statistics.median(float(r["wall"]) for r in runs["floor"])
+    size = options.file.stat().st_size / 1e6
+    print(f"file: {options.file} ({size:.0f} MB); {options.repeat} interleaved runs; medians")
+    low, high = min(x[0] for x in loads), max(x[0] for x in loads)
+    print(f"load average (1, 5, 15 min) before: {loads[0]}; after: {loads[-1]}; 1-min range {low:.1f}-{high:.1f}\n")
+    print("| contender | exit | CPU s (median) | CPU ÷ floor | wall s (median) | wall ÷ floor | peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, results in runs.items():
+        cpu = statistics.median(float(r["cpu"]) for r in results)
+        wall = statistics.median(float(r["wall"]) for r in results)
+        peak = max(float(r["peak_mib"]) for r in results)
+        print(
+            f"| {name} | {results[0]['exit']} | {cpu:.2f} | {cpu / floor_cpu:.2f}× | {wall:.2f} | "
+            f"{wall / floor_wall:.2f}× | {peak:.0f} |"
+        )
+    if options.damaged:
+        print("\n| damaged copy | exit | CPU s | wall s | first line of the error |\n|---|---:|---:|---:|---|")
+        for suffix in (".torn.jsonl", ".edited.jsonl"):
+            damaged = options.file.with_suffix(suffix)
+            result = child(CLI, ["validate", str(damaged)], after)
+            cells = f"{result['exit']} | {result['cpu']:.2f} | {result['wall']:.2f} | `{result['stderr']}`"
+            print(f"| {damaged.name} | {cells} |")
+
+
+if __name__ == "__main__":
+    main()

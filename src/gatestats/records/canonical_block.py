@@ -1,0 +1,282 @@
+"""A compiled proof that a block of runner-written JSONL lines passes the strict line pass.
+
+The strict line pass (:func:`gatestats.records.lines.check_jsonl`) decodes every line with the
+runner's strict decoder, checks it against the contract and recomputes its checksum from the
+canonical JSON of the record: about 14 µs of Python a line. The runner (and ``gatestats import``)
+writes every line in that canonical form (sorted keys, no whitespace, the checksum a member of the
+line). :func:`proves_block` proves, for a whole block of such lines at once and in compiled code,
+that every line would pass the line pass with its checksum verified; when it cannot prove it (any
+line of another shape, any defect, anything it does not handle), it answers ``None`` and the
+caller runs the line pass on that block, which names every problem as it always has. So the proof
+only ever *accepts*; every refusal, and its message, comes from the line pass.
+
+What the proof establishes for every line of a block, and how:
+
+* the line is one JSON object of the contract's types at every depth, with no unknown and no
+  missing field, ``outcome``/``bound``/grader/``split``/``layer``/``stage`` values of their enums,
+  non-negative counts and costs, non-empty ids, integers within 64 bits, finite numbers, and the
+  timestamps' pattern; and the contract's rules across fields (``bound`` set exactly when
+  ``resource_killed``, a ``passed`` trial without ``failed_check`` or missing artifacts):
+  ``msgspec`` decodes the block into structs built from the contract file (one tagged struct per
+  outcome), which refuses anything else;
+* the line *is* the canonical JSON of the decoded record, byte for byte: re-encoding the records
+  with sorted keys gives the block back. This is what rules out duplicate keys (a re-encoded record
+  has each key once), ``NaN``/``Infinity``/overflowing literals, a byte-order mark, whitespace,
+  ``CRLF`` and blank lines, and it makes the line's bytes those the checksum is computed over. Two
+  guards keep ``msgspec``'s encoder and the runner's (``json.dumps``) byte-identical where they can
+  differ: a block with a backslash (an escaped character in a string) or with a float written in
+  exponent form, below ``1e-4`` or from ``1e16`` (where Python writes ``1e-05``/``1e+16`` and
+  ``msgspec`` does not) is not proved;
+* the checksum: every record names one, ``sha256:`` and 64 characters; the records are encoded
+  again without it (the canonical JSON of each record without its checksum: the line with that
+  member taken out, the runner's checksum input) and the sha256 of each such line must be the one
+  named (``hashlib`` over each line, the digests compared in one join);
+* the rule across fields on costs (``cost_usd`` null when a cost part is set), and the calendar of
+  every timestamp (a day its month has, a year from 0001): on the canonical bytes, by two regular
+  expressions over the block (every timestamp whose day is 29-31 or whose year is 0000 is checked
+  by the contract's own checker);
+* the line is not longer than :data:`~gatestats_runner.contract.MAX_LINE_BYTES` and is UTF-8.
+
+Nesting depth needs no check: the structs nest three levels. ``tests/records/test_canonical_block.py``
+keeps the differential test (the line pass and this proof on hostile lines: the proof never accepts
+a line the line pass refuses).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from gatestats.vocabulary import PASSED, RESOURCE_KILLED
+from gatestats_runner.contract import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_LINE_BYTES,
+    RFC3339_PATTERN,
+    SchemaNode,
+    load_schema,
+    validate_field,
+)
+
+if TYPE_CHECKING:
+    import msgspec
+
+__all__ = ["BlockProof", "proves_block"]
+
+#: The length of a checksum (``sha256:`` and 64 hex digits), and the bytes its member adds to a line.
+_PREFIX = "sha256:"
+_CHECKSUM_TEXT = len(_PREFIX) + 64
+_CHECKSUM_BYTES = len(b',"checksum":""') + _CHECKSUM_TEXT
+#: A cost part set and ``cost_usd`` set on one line (the parts sort before ``cost_usd``).
+_COST_BOTH = re.compile(rb'"cost_(?:execution|model|tool)_usd":[^n][^\n]*"cost_usd":[^n]')
+#: A timestamp (every date-time field's name ends in ``_at``) whose day needs the calendar.
+_CALENDAR = re.compile(rb'_at":"([0-9]{4}-[0-9]{2}-(?:29|30|31)[^"]*|0000-[^"]*)"')
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockProof:
+    """What a proved block holds: its number of lines (each a checksummed record) and run set ids."""
+
+    n_lines: int
+    run_set_ids: frozenset[str]
+
+
+def _scalar(spec: SchemaNode) -> Any:
+    """The msgspec type of one non-null JSON Schema type of ``spec`` (constraints applied)."""
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    kinds = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    kind = next(k for k in kinds if k != "null")
+    low = spec.get("minimum")
+    if kind == "integer":
+        return Annotated[int, msgspec.Meta(ge=max(INT64_MIN, int(low or INT64_MIN)), le=INT64_MAX)]
+    if kind == "number":
+        whole = Annotated[int, msgspec.Meta(ge=max(INT64_MIN, int(low or INT64_MIN)), le=INT64_MAX)]
+        return whole | (float if low is None else Annotated[float, msgspec.Meta(ge=low)])
+    if kind == "boolean":
+        return bool
+    if kind == "array":
+        return list[_value(spec["items"])]  # type: ignore[misc]
+    if kind == "object":
+        return _struct("Item", spec)
+    meta: dict[str, Any] = {}
+    if spec.get("minLength"):
+        meta["min_length"] = spec["minLength"]
+    if spec.get("format") == "date-time":
+        meta["pattern"] = RFC3339_PATTERN
+    return Annotated[str, msgspec.Meta(**meta)] if meta else str
+
+
+def _value(spec: SchemaNode) -> Any:
+    """The msgspec type of a schema node: enums and constants as literals, null where the schema allows it."""
+    kinds = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    if "const" in spec:
+        kind: Any = Literal[spec["const"]]
+    elif "enum" in spec:
+        kind = Literal[tuple(v for v in spec["enum"] if v is not None)]
+    else:
+        kind = _scalar(spec)
+    return kind | None if "null" in kinds else kind
+
+
+def _fields(spec: SchemaNode, overrides: dict[str, Any]) -> list[tuple[str, Any] | tuple[str, Any, Any]]:
+    """Struct fields: required ones without default; optional ones absent (UNSET) unless given."""
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    required = set(spec.get("required", ()))
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for name, item in spec["properties"].items():
+        kind = overrides.get(name, _value(item))
+        if name in required:
+            fields.append((name, kind))
+        else:
+            fields.append((name, kind | msgspec.UnsetType, msgspec.UNSET))
+    return fields
+
+
+def _struct(name: str, spec: SchemaNode, overrides: dict[str, Any] | None = None, **options: Any) -> Any:
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    return msgspec.defstruct(
+        name, _fields(spec, overrides or {}), kw_only=True, forbid_unknown_fields=True, gc=False, **options
+    )
+
+
+@cache
+def _float_form() -> re.Pattern[bytes]:
+    """A number field's value in a form Python and msgspec may write differently.
+
+    Python writes a float in exponent form below ``1e-4`` and from ``1e16`` (``1e-05``, ``1e+16``);
+    msgspec writes ``0.00001`` and ``1e16``. A block with any number in exponent form, or in a
+    fixed form below ``1e-4``, is left to the line pass (the contract's numbers are not negative).
+    """
+    numbers = [
+        name
+        for name, spec in load_schema()["properties"].items()
+        if "number" in ([spec["type"]] if isinstance(spec["type"], str) else spec["type"])
+    ]
+    return re.compile(rb'"(?:' + b"|".join(n.encode() for n in numbers) + rb')":-?(?:0\.0000|[0-9.]*[eE])')
+
+
+@cache
+def _codec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder]:
+    """A decoder of one record per outcome (the rules across fields as types), and the sorted encoder."""
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    schema = load_schema()
+    properties = dict(schema["properties"])
+    outcome = properties.pop("outcome")
+    rest: SchemaNode = {
+        **schema,
+        "properties": properties,
+        "required": [f for f in schema["required"] if f != "outcome"],
+    }
+    bounds: Any = Literal[tuple(b for b in properties["bound"]["enum"] if b is not None)]
+    variants = []
+    for value in outcome["enum"]:
+        if value is None:
+            continue
+        overrides: dict[str, Any] = {"bound": bounds if value == RESOURCE_KILLED else None}
+        if value == PASSED:
+            overrides["failed_check"] = None
+            overrides["missing_artifacts"] = Annotated[list[str], msgspec.Meta(max_length=0)] | None
+        fields = _fields(rest, overrides)
+        if value == RESOURCE_KILLED:  # bound required and set
+            fields = [("bound", bounds) if f[0] == "bound" else f for f in fields]
+        variants.append(
+            msgspec.defstruct(
+                f"Record_{value}",
+                fields,
+                kw_only=True,
+                forbid_unknown_fields=True,
+                gc=False,
+                tag_field="outcome",
+                tag=value,
+            )
+        )
+    union: Any = variants[0]
+    for variant in variants[1:]:
+        union = union | variant
+    return msgspec.json.Decoder(union), msgspec.json.Encoder(order="sorted")
+
+
+def _calendar_ok(block: bytes) -> bool:
+    """Every timestamp of ``block`` whose day or year needs the calendar names a real day."""
+    return not any(validate_field("started_at", stamp.decode("utf-8")) for stamp in set(_CALENDAR.findall(block)))
+
+
+def _checksums_ok(records: list[Any], encoder: msgspec.json.Encoder) -> bool:
+    """Every record names a ``sha256:`` checksum, the digest of its canonical JSON without it.
+
+    Each checksum is taken out of its (already proved canonical) record, the records are encoded
+    again (the canonical JSON of each record without its checksum, the runner's checksum input),
+    and every line is hashed; the lines also prove that none is longer than the limit.
+    """
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    try:
+        named = [r.checksum for r in records]
+        if set(map(len, named)) != {_CHECKSUM_TEXT}:
+            return False
+    except TypeError:  # a record without a checksum (absent or null)
+        return False
+    joined, n = "".join(named), len(named)
+    if any(joined[i::_CHECKSUM_TEXT] != char * n for i, char in enumerate(_PREFIX)):
+        return False  # every checksum starts with "sha256:"
+    for record in records:
+        record.checksum = msgspec.UNSET
+    stripped = encoder.encode_lines(records).split(b"\n")
+    stripped.pop()  # after the last newline
+    if max(map(len, stripped)) + _CHECKSUM_BYTES > MAX_LINE_BYTES:
+        return False
+    sha256: Callable[[bytes], Any] = hashlib.sha256
+    computed = b"".join([sha256(line).digest() for line in stripped]).hex()
+    return computed == joined.replace(_PREFIX, "")
+
+
+def _plain(block: bytes) -> bool:
+    """Whole UTF-8 lines without what the proof leaves to the line pass (escapes, floats, costs)."""
+    if not block.endswith(b"\n") or b"\\" in block or _COST_BOTH.search(block) or _float_form().search(block):
+        return False
+    if block.isascii():
+        return True
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def proves_block(block: bytes) -> BlockProof | None:
+    """Prove that every line of ``block`` passes the strict line pass with a verified checksum.
+
+    Parameters
+    ----------
+    block
+        Whole lines, each ending with a newline.
+
+    Returns
+    -------
+    BlockProof or None
+        The number of lines and their run set ids; ``None`` when the proof does not hold for
+        some line (the line pass then decides, and names what is wrong).
+    """
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    if not _plain(block):
+        return None
+    decoder, encoder = _codec()
+    try:
+        records = decoder.decode_lines(block)
+    except (msgspec.MsgspecError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if encoder.encode_lines(records) != block or not _calendar_ok(block):
+        return None
+    run_set_ids = frozenset([r.run_set_id for r in records])
+    if not _checksums_ok(records, encoder):
+        return None
+    return BlockProof(n_lines=len(records), run_set_ids=run_set_ids)
