@@ -113,7 +113,7 @@ def _limit(reps: int) -> float:
     return ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / reps)
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_regression_concentrated_in_five_cases_is_not_passed_more_than_alpha() -> None:
     # 100 cases x 20 trials, margin 0.05: about 5 cases broken completely (the size study's conc-5).
     reps = 200
@@ -125,7 +125,7 @@ def test_regression_concentrated_in_five_cases_is_not_passed_more_than_alpha() -
     assert power >= 0.25, shown  # the gate is not blocking everything: about 0.4 in the size study's terms
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_few_case_groups_at_the_margin_are_not_passed_more_than_alpha() -> None:
     # 40 groups of 5 cases, 4 trials, margin 0.2: a fifth of the groups broken (the size study's groups-40x5).
     reps = 200
