@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 from altair.utils.mimebundle import spec_to_mimebundle
@@ -108,23 +109,14 @@ def save_chart(
     # The spec is built and validated once for both files (``chart.save`` would do it per format):
     # the same conversion calls as ``chart.save(..., format="svg"/"png")``, byte for byte.
     spec = chart.to_dict(context={"pre_transform": False})
-    svg = spec_to_mimebundle(
-        spec,
-        format="svg",
-        mode="vega-lite",
-        vega_version=alt.VEGA_VERSION,
-        vegaembed_version=alt.VEGAEMBED_VERSION,
-        vegalite_version=alt.VEGALITE_VERSION,
-    )["image/svg+xml"]
-    png = spec_to_mimebundle(
-        spec,
-        format="png",
-        mode="vega-lite",
-        vega_version=alt.VEGA_VERSION,
-        vegaembed_version=alt.VEGAEMBED_VERSION,
-        vegalite_version=alt.VEGALITE_VERSION,
-        scale_factor=png_scale,
-    )[0]["image/png"]
+    versions: dict[str, Any] = {
+        "mode": "vega-lite",
+        "vega_version": alt.VEGA_VERSION,
+        "vegaembed_version": alt.VEGAEMBED_VERSION,
+        "vegalite_version": alt.VEGALITE_VERSION,
+    }
+    svg = spec_to_mimebundle(spec, format="svg", **versions)["image/svg+xml"]
+    png = spec_to_mimebundle(spec, format="png", scale_factor=png_scale, **versions)[0]["image/png"]
     svg_path = folder / f"{stem}.svg"
     png_path = folder / f"{stem}.png"
     write_atomic(svg_path, svg.encode("utf-8"))
