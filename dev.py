@@ -6,6 +6,7 @@ runs first.
 
     python3 dev.py demo   # set up, then run the main job on bundled data: runner, gate, report
     python3 dev.py test   # set up, then lint, type-check and run the whole test suite
+    python3 dev.py test --fast   # the inner loop: lint, then every test but the slow ones (no simulations)
 
 The virtual environment lives in ``.venv/``; it is (re)installed from
 ``requirements.lock`` (every package pinned with its hash) whenever the lock file
@@ -218,13 +219,23 @@ def system_tools(packages: tuple[str, ...] = ("bubblewrap", "chromium")) -> None
 
 
 def test() -> None:
-    """Lint, type-check, then run every test (slow ones included)."""
+    """Lint, type-check, then run every test (slow ones included).
+
+    ``--fast``: the inner loop. Lint (no type check), then every test except those marked ``slow``
+    (the statistical simulations, marked ``simulation`` and so ``slow`` too, and the long end-to-end
+    tests); CI runs the whole suite.
+    """
+    args = sys.argv[2:]
+    fast = "--fast" in args
+    args = [a for a in args if a != "--fast"]
     system_tools()
     _run(BIN / "ruff", "check", ".", cwd=ROOT)
     _run(BIN / "ruff", "format", "--check", ".", cwd=ROOT)
-    _run(BIN / "mypy", cwd=ROOT)
+    if not fast:
+        _run(BIN / "mypy", cwd=ROOT)
+    selection = ["-m", "not slow"] if fast else []
     completed = subprocess.run(
-        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *sys.argv[2:]], cwd=ROOT, check=False
+        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *selection, *args], cwd=ROOT, check=False
     )
     if completed.returncode == PYTEST_NO_TESTS_COLLECTED:
         print("pytest ran no test: that is a failure", file=sys.stderr)

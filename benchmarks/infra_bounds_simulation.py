@@ -227,10 +227,13 @@ class Rates:
         return ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / self.reps)
 
 
-def rates(cell: Cell, *, reps: int, power_reps: int, seed: int, infra_retries: str = "bounded") -> Rates:
+def rates(
+    cell: Cell, *, reps: int, power_reps: int, seed: int, infra_retries: str = "bounded", today: bool = True
+) -> Rates:
     """The cell's ``pass`` rates today and bounded, at the boundary and at a clear improvement (same draws).
 
     ``infra_retries`` is the policy's key (``bounded``: the default; ``counted``: retries count).
+    ``today=False`` skips the gate as it was before the bound (half the work; its rates read NaN).
     """
     start = time.perf_counter()
     policy = parse_policy((POLICY.format(limit=cell.limit, retries=infra_retries) + RULES[cell.rule]).encode())
@@ -245,11 +248,13 @@ def rates(cell: Cell, *, reps: int, power_reps: int, seed: int, infra_retries: s
             passes["bounded"] += (
                 evaluate_gate(policy, base, cand, registration=reg, now="t").rules[0].decision == "pass"
             )
+            if not today:
+                continue
             with _today():
                 passes["today"] += (
                     evaluate_gate(policy, base, cand, registration=reg, now="t").rules[0].decision == "pass"
                 )
-        out[f"{label}today"] = passes["today"] / max(n, 1)
+        out[f"{label}today"] = passes["today"] / max(n, 1) if today else float("nan")
         out[f"{label}bounded"] = passes["bounded"] / max(n, 1)
     return Rates(cell=cell, reps=reps, power_reps=power_reps, seconds=time.perf_counter() - start, **out)
 

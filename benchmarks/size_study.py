@@ -179,17 +179,18 @@ def _mcnemar_size(n: int, alpha: float, delta: float = 0.0, psi: float = 0.2) ->
     return size, power
 
 
-def section_a(ns: Sequence[int], margins: Sequence[float]) -> list[Cell]:
+def section_a(ns: Sequence[int], margins: Sequence[float], alphas: Sequence[float] = ALPHAS) -> list[Cell]:
+    """Exact cells; ``alphas`` narrows the levels (the test recomputes one level per N)."""
     out: list[Cell] = []
     for n in ns:
-        for alpha in ALPHAS:
+        for alpha in alphas:
             size, power = _mcnemar_size(n, alpha, delta=0.05)
             out.append(_cell("A", "exact McNemar (one-sided)", True, "one trial, any discordance", n, n, 0.0,
                              alpha, size, power, 0))  # fmt: skip
         for margin in margins:
             if margin < 1 / n:
                 continue
-            for alpha in ALPHAS:
+            for alpha in alphas:
                 z = float(stats.norm.isf(alpha))
                 cut = rejection_cut(n, margin, z)
                 size = boundary_size(n, margin, cut)
@@ -464,13 +465,16 @@ def _cost_p(reps: int, n: int, sigma: float, limit: float, truth: float, rng: np
     return p, kish
 
 
-def section_d(reps: int, ns: Sequence[int], sigmas: Sequence[float], rng: np.random.Generator) -> list[Cell]:
+def section_d(
+    reps: int, ns: Sequence[int], sigmas: Sequence[float], rng: np.random.Generator, *, power: bool = True
+) -> list[Cell]:
+    """Cost-ratio cells; ``power=False`` skips the power draws (half the work; power then reads 0)."""
     out: list[Cell] = []
     limit = 1.15  # the p-value depends on R* / limit only, so one limit stands for all
     for n in ns:
         for sigma in sigmas:
             p0, k0 = _cost_p(reps, n, sigma, limit, limit, rng)
-            p1, k1 = _cost_p(reps, n, sigma, limit, 0.85 * limit, rng)
+            p1, k1 = _cost_p(reps, n, sigma, limit, 0.85 * limit, rng) if power else (np.ones(reps), np.zeros(reps))
             offered0 = k0 >= MIN_EFFECTIVE_UNITS
             offered1 = k1 >= MIN_EFFECTIVE_UNITS
             share = f"decision offered in {offered0.mean():.0%} of replications"

@@ -35,6 +35,7 @@ def _readme_block() -> list[str]:
     return section.split("```\n", 2)[1].splitlines()
 
 
+@pytest.mark.slow  # end to end: the sandbox runs both agents in batches (about 55 s in CI)
 @needs_sandbox
 def test_demo_gates_the_sequential_run_renders_its_report_and_prints_where_they_are(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]

@@ -14,7 +14,7 @@ from gatestats.cost import MIN_UNITS_INTERVAL, MIN_UNITS_RATIO, cost_per_accepte
 from tests.cost import cost_simulation as sim
 from tests.cost.conftest import frame
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.simulation
 
 REPS = 800
 RESAMPLES = 1000

@@ -71,7 +71,7 @@ def _set(system: str, records: pl.DataFrame) -> RecordSet:
     )
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_aa_false_fail_rate_is_within_alpha() -> None:
     rng = np.random.default_rng(20261130)
     p = rng.beta(2.0, 1.0, N_CASES)  # heterogeneous cases, mean pass rate about 2/3

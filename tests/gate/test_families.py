@@ -24,6 +24,7 @@ from gatestats.gate.verdict import RuleResult
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
 from gatestats.records.contract import POLARS_SCHEMA
 from tests.gate.factory import policy_text
+from tests.simulations import load_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 TAU_CSV = ROOT / "data" / "tau_bench" / "tau_bench_gpt4o_airline_trials.csv"
@@ -173,20 +174,11 @@ def test_an_inconclusive_row_says_how_many_cases_would_decide_it() -> None:
     assert floor.cases_needed == int(np.ceil(50 * (stats.norm.isf(0.05) / z) ** 2))
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_blocking_family_false_pass_at_the_boundary_of_every_blocking_rule() -> None:
     # benchmarks/family_simulation.py at a reduced size (80 replications): the family-wise false pass
     # of the blocking rows, every one at its boundary at once, stays within alpha + 2 SE.
-    import importlib.util
-    import sys
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # the script imports its sibling grouping_simulation
-    spec = importlib.util.spec_from_file_location("family_simulation", ROOT / "benchmarks" / "family_simulation.py")
-    assert spec is not None
-    assert spec.loader is not None
-    study = importlib.util.module_from_spec(spec)
-    sys.modules["family_simulation"] = study
-    spec.loader.exec_module(study)
+    study = load_simulation("family_simulation")  # it imports its sibling grouping_simulation
     result = study.simulate(80, null=True, seed=11)
     assert result.any_blocking_pass <= result.limit, result
     assert result.shipped <= result.any_blocking_pass  # shipping needs every blocking row to pass

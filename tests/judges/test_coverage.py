@@ -103,7 +103,7 @@ def plug_in_bootstrap(replicates: int = 1000, resamples: int = 1000, seed: int =
     return pl.DataFrame(rows)
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_lang_reiczigel_interval_covers_at_least_94_percent() -> None:
     start = time.process_time()
     cells = simulate()

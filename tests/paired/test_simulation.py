@@ -15,7 +15,7 @@ from gatestats.paired import compare, exact_power
 from tests.paired import paired_simulation as sim
 from tests.paired.conftest import trial_records
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.simulation
 
 AA_N = (10, 20, 30, 50, 75, 100, 200, 500)
 

@@ -70,7 +70,7 @@ def test_discordant_e_value_matches_numerical_integration_of_the_half_prior() ->
     assert e.worse[-1] < 1
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_discordant_e_process_keeps_its_level_at_the_null_and_below() -> None:
     # About 25 s. H0: P(win | discordant) <= 1/2. 4000 sequences of 200 cases, 30% discordant: P(sup E >= 20) <= 0.05.
     rng = np.random.default_rng(9)

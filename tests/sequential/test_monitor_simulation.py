@@ -8,9 +8,7 @@ on the same streams is above alpha (so the check can fail: a trigger that peeked
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -18,6 +16,7 @@ import numpy as np
 import pytest
 
 from gatestats.sequential import mean_trigger, rate_trigger
+from tests.simulations import load_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 REPS = 400
@@ -25,13 +24,7 @@ SEED = 20261204
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("monitor_simulation", ROOT / "benchmarks" / "monitor_simulation.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve the module by name
-    spec.loader.exec_module(module)
-    return module
+    return load_simulation("monitor_simulation")
 
 
 def test_the_vectorised_simulation_fires_where_the_triggers_fire() -> None:
@@ -53,7 +46,7 @@ def test_the_vectorised_simulation_fires_where_the_triggers_fire() -> None:
     assert path.first_crossing == (int(np.argmax(log_e >= math.log(20))) if np.any(log_e >= math.log(20)) else None)
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_false_rollbacks_stay_within_alpha_and_the_naive_monitor_does_not() -> None:
     sim = _script()
     se = math.sqrt(sim.ALPHA * (1 - sim.ALPHA) / REPS)
@@ -71,7 +64,7 @@ def test_false_rollbacks_stay_within_alpha_and_the_naive_monitor_does_not() -> N
         assert naive > sim.ALPHA + 2 * se, (cell, naive)
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_a_real_drop_is_rolled_back() -> None:
     sim = _script()
     drops = [c for c in sim.cells() if not c.null and c.name.startswith(("accepted", "CPA", "one"))]
@@ -80,7 +73,7 @@ def test_a_real_drop_is_rolled_back() -> None:
         assert float(np.mean(outcome.trigger <= sim.N)) >= 0.95, cell
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_the_vs_gate_level_pays_for_the_golden_sets_error_and_the_point_estimate_does_not() -> None:
     # docs/rollout.md: with the gate's lower bound, false rollback <= alpha + alpha_gate; with the
     # point estimate there is no bound (measured 0.30 in the full run)

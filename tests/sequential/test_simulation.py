@@ -6,9 +6,7 @@ replications and the properties are asserted with their Monte Carlo error stated
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -16,21 +14,14 @@ import numpy as np
 import pytest
 
 from gatestats.sequential import decide_rule
+from tests.simulations import load_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 ALPHA_PASS = 0.025
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "sequential_simulation", ROOT / "benchmarks" / "sequential_simulation.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve the module by name
-    spec.loader.exec_module(module)
-    return module
+    return load_simulation("sequential_simulation")
 
 
 def test_the_vectorised_simulation_decides_as_decide_rule_does() -> None:
@@ -55,7 +46,7 @@ def test_the_vectorised_simulation_decides_as_decide_rule_does() -> None:
             assert (d.decided_at or 200) == cases[row]
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_false_pass_stays_below_alpha_under_monitoring_after_every_batch_and_peeking_inflates_it() -> None:
     # About 10 s. 6000 replications per row: SE of a rate at 0.025 is 0.0020; we allow 3 SE (0.0060).
     reps = 6000
@@ -85,7 +76,7 @@ def test_false_pass_stays_below_alpha_under_monitoring_after_every_batch_and_pee
     )
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_the_sequential_gate_saves_cases_and_never_decides_the_wrong_way() -> None:
     # About 5 s. 1000 replications per truth, design of 600 cases.
     sim = _script()

@@ -20,12 +20,13 @@ References
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import altair as alt
+from altair.utils.mimebundle import spec_to_mimebundle
 
 from gatestats.io.files import write_atomic
 
@@ -105,12 +106,19 @@ def save_chart(
     if isinstance(png_scale, bool) or not isinstance(png_scale, int | float) or not 0 < png_scale <= 10:
         msg = f"png_scale must be a number in (0, 10] (got {png_scale!r})"
         raise ValueError(msg)
-    svg_buffer = io.StringIO()
-    chart.save(svg_buffer, format="svg")
-    png_buffer = io.BytesIO()
-    chart.save(png_buffer, format="png", scale_factor=png_scale)
+    # The spec is built and validated once for both files (``chart.save`` would do it per format):
+    # the same conversion calls as ``chart.save(..., format="svg"/"png")``, byte for byte.
+    spec = chart.to_dict(context={"pre_transform": False})
+    versions: dict[str, Any] = {
+        "mode": "vega-lite",
+        "vega_version": alt.VEGA_VERSION,
+        "vegaembed_version": alt.VEGAEMBED_VERSION,
+        "vegalite_version": alt.VEGALITE_VERSION,
+    }
+    svg = spec_to_mimebundle(spec, format="svg", **versions)["image/svg+xml"]
+    png = spec_to_mimebundle(spec, format="png", scale_factor=png_scale, **versions)[0]["image/png"]
     svg_path = folder / f"{stem}.svg"
     png_path = folder / f"{stem}.png"
-    write_atomic(svg_path, svg_buffer.getvalue().encode("utf-8"))
-    write_atomic(png_path, png_buffer.getvalue())
+    write_atomic(svg_path, svg.encode("utf-8"))
+    write_atomic(png_path, png)
     return svg_path, png_path

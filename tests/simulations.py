@@ -1,0 +1,62 @@
+"""The statistical simulations of ``benchmarks/``, loaded for the tests that re-run them smaller.
+
+A simulation establishes a property once (a size study, a coverage study, a false-pass rate at a
+rule's boundary). Its code lives in one script under ``benchmarks/``, run at full size on demand
+(``.venv/bin/python benchmarks/<name>.py``); a test calls the same functions at a reduced size that
+still fails when the property breaks (each test says what was planted to check that).
+
+Every test that calls a simulation's driver (:data:`DRIVERS`) carries ``@pytest.mark.simulation``
+(checked by ``tests/test_simulation_markers.py``); ``tests/conftest.py`` marks those tests ``slow``
+too, so ``-m "not slow"`` (``python3 dev.py test --fast``) leaves them out.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+
+#: Simulation script (``benchmarks/<name>.py``) -> the functions that run replications.
+DRIVERS: dict[str, tuple[str, ...]] = {
+    "coverage_simulation": ("simulate", "simulate_cell"),
+    "size_study": ("section_a", "section_b", "section_c", "section_d"),
+    "infra_bounds_simulation": ("rates",),
+    "grouping_simulation": ("run_cell",),
+    "family_simulation": ("simulate",),
+    "gate_rate_simulation": ("pass_rate", "aa_verdicts"),
+    "sequential_simulation": ("type1_table", "savings_table"),
+    "monitor_simulation": ("simulate",),
+}
+
+
+@cache
+def load_simulation(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as a module (loaded once per process, registered in ``sys.modules``).
+
+    Parameters
+    ----------
+    name
+        A key of :data:`DRIVERS`.
+
+    Returns
+    -------
+    ModuleType
+        The script as a module.
+    """
+    if name not in DRIVERS:
+        msg = f"unknown simulation {name!r}: add it to tests.simulations.DRIVERS with its drivers"
+        raise ValueError(msg)
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))  # scripts import their siblings (family -> grouping)
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses resolve their module through sys.modules
+    spec.loader.exec_module(module)
+    return module
