@@ -31,6 +31,8 @@ DRIVERS: dict[str, tuple[str, ...]] = {
     "gate_rate_simulation": ("pass_rate", "aa_verdicts"),
     "sequential_simulation": ("type1_table", "savings_table"),
     "monitor_simulation": ("simulate",),
+    "ppi_coverage": ("simulate", "simulate_cell"),
+    "simultaneous_coverage": ("coverage", "replicate"),
 }
 
 

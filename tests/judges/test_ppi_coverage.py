@@ -7,27 +7,19 @@ configuration (8) and size, seed 20261204, pooled over the configurations per si
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.simulations import load_simulation
 
 
 def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ppi_coverage", ROOT / "benchmarks" / "ppi_coverage.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ppi_coverage"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_simulation("ppi_coverage")
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 def test_ppi_intervals_cover_on_llmbar() -> None:
     bench = _benchmark()
     reps = 150

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -23,6 +21,7 @@ from gatestats.paired.simultaneous import (
     simultaneous_intervals,
 )
 from tests.paired.conftest import SCHEMA
+from tests.simulations import load_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,16 +164,7 @@ def test_decision_of_a_not_significant_pair_and_of_a_cannot_resolve_pair() -> No
 
 
 def _coverage_module() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "simultaneous_coverage", ROOT / "benchmarks" / "simultaneous_coverage.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up while it is defined
-    spec.loader.exec_module(module)
-    return module
+    return load_simulation("simultaneous_coverage")
 
 
 def test_coverage_simulation_truth_and_draws_are_what_the_shapes_say() -> None:
@@ -189,7 +179,7 @@ def test_coverage_simulation_truth_and_draws_are_what_the_shapes_say() -> None:
         sim.population("nope", 5)
 
 
-@pytest.mark.slow
+@pytest.mark.simulation
 @pytest.mark.parametrize("shape", ["all_equal", "few_differ", "near_0_and_1", "few_cases", "concentrated"])
 def test_family_wise_coverage_of_five_systems(shape: str) -> None:
     """All 10 intervals hold at once in >= 1 - alpha - 2 SE of 150 seeded replications (full size: benchmarks/)."""
