@@ -128,7 +128,7 @@ MODES: dict[str, dict[str, Mode]] = {
 }
 
 #: The value each option is given in the walk (``{name}`` placeholders as in :data:`MODES`).
-#: The publishing options (cli/_publish.py) of analyze, compare, cost and calibrate.
+#: The publishing options (cli/_publish.py) of analyze, compare, cost, rank and calibrate.
 PUBLISH_VALUES: dict[str, tuple[str, ...]] = {
     "--format": ("--format", "markdown"),
     "--output": ("--output", "{out}/table.txt"),
@@ -199,6 +199,8 @@ VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "--seed": ("--seed", "7"),
         "--json": ("--json",),
         "--where": ("--where", "trial = 0"),
+        **PUBLISH_VALUES,
+        "--plot": ("--plot", "{out}/chart.svg"),
     },
     "plan": {
         "--delta": ("--delta", "0.2"),

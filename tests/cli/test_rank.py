@@ -134,3 +134,47 @@ def test_one_system_and_no_shared_cases(tmp_path: Path) -> None:
     missing = _invoke(tmp_path / "missing.jsonl")
     assert missing.exit_code in (1, 2)
     assert "Traceback" not in missing.output
+
+
+def test_formats_labels_output_and_plot(three: Path, tmp_path: Path) -> None:
+    """rank publishes as the other commands do: Markdown/LaTeX/CSV/HTML, labels everywhere, --output, --plot."""
+    markdown = _invoke(three, "--format", "markdown", "--label", "A=Alpha <b>")
+    assert markdown.exit_code == 0, markdown.output
+    assert "| group | rank | rank interval (95% joint) | system |" in markdown.output
+    assert "| 1 | 1 | \\[1, 1\\] | Alpha &lt;b&gt; |" in markdown.output
+    latex = _invoke(three, "--format", "latex")
+    assert "\\begin{tabular" in latex.output
+    csv = _invoke(three, "--format", "csv", "--label", "C=Cee")
+    assert csv.output.splitlines()[0] == "system,label,estimate,rank,rank_low,rank_high,group,n_beaten,n_beaten_by"
+    assert csv.output.splitlines()[2].startswith("C,Cee,0.5,2.0,2,2,2,")
+    labelled = json.loads(_invoke(three, "--json", "--label", "B=Bee").output)
+    assert labelled["ranks"][2]["system"] == "B"
+    out = tmp_path / "ranks.html"
+    written = _invoke(three, "--format", "html", "--output", out)
+    assert written.exit_code == 0, written.output
+    assert "<table" in out.read_text(encoding="utf-8")
+    chart = tmp_path / "ranks.svg"
+    plotted = _invoke(three, "--plot", chart, "--label", "A=Alpha")
+    assert plotted.exit_code == 0, plotted.output
+    assert "Alpha" in chart.read_text(encoding="utf-8")
+    unknown = _invoke(three, "--label", "Z=zed")
+    assert unknown.exit_code != 0
+    assert "'Z'" in unknown.output
+    assert not (tmp_path / "bad.svg").exists()
+    assert _invoke(three, "--plot", tmp_path / "bad.txt").exit_code == 2
+
+
+def test_ranking_notebook_api(three: Path) -> None:
+    """A Ranking shows itself: summary(), _repr_html_(), to_frame() and plot()."""
+    import polars as pl
+
+    from gatestats.paired.rank import rank_systems
+    from gatestats.records import load_records
+
+    ranking = rank_systems(load_records([three]))
+    assert "3 systems ranked" in ranking.summary()
+    assert "<table" in ranking._repr_html_()
+    assert ranking.to_frame().select("system", "group").rows() == [("A", 1), ("C", 2), ("B", 3)]
+    spec = ranking.plot().to_dict()
+    assert spec["layer"]
+    assert isinstance(ranking.to_frame(), pl.DataFrame)

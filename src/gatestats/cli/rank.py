@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Annotated, cast, get_args
 
 import typer
@@ -10,10 +11,12 @@ from gatestats.cli._common import (
     RecordFilesArgument,
     checked_option,
     comma_separated,
-    print_result,
     reports_errors,
 )
+from gatestats.cli._plot import PlotOption, write_plot
+from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
 from gatestats.cli._where import WhereOption, checked_where, where_records
+from gatestats.publish.labels import Labels
 from gatestats.vocabulary import (
     RANK_CORRECTIONS,
     Correction,
@@ -42,7 +45,7 @@ def _name(text: str) -> Text:
     return Text(shown)
 
 
-def render_ranking(result: Ranking, console: Console) -> None:
+def render_ranking(result: Ranking, console: Console, *, labels: Labels | None = None) -> None:
     """Print the ranking: one row per system, best first, with its rank interval and tie group.
 
     Parameters
@@ -51,9 +54,12 @@ def render_ranking(result: Ranking, console: Console) -> None:
         The ranking.
     console
         Where to print.
+    labels
+        Display names of the systems (None: their ids).
     """
     from rich.table import Table
 
+    shown = labels or Labels()
     level = f"{result.confidence_level:.0%}"
     tests = sorted({x.test for x in result.comparisons.comparisons})
     title = (
@@ -69,7 +75,7 @@ def render_ranking(result: Ranking, console: Console) -> None:
             str(x.group),
             "—" if x.rank is None else f"{x.rank:g}",
             f"[{x.rank_low}, {x.rank_high}]",
-            _name(x.system),
+            _name(shown(x.system)),
             "—" if x.estimate is None else f"{x.estimate:.4f}",
             str(len(x.better_than)),
             str(len(x.worse_than)),
@@ -101,6 +107,21 @@ _SharedVersions = Annotated[
 ]
 
 
+def _checked_test_options(test: str, metric: str, n_permutations: int, seed: int) -> dict[str, object]:
+    """``--test``, ``--metric``, ``--n-permutations`` and ``--seed``, checked (the last two only with permutations)."""
+    options: dict[str, object] = {
+        "test": cast("PairedTest", checked_option(check_choice, test, "--test", get_args(PairedTest))),
+        "metric": cast("Metric", checked_option(check_choice, metric, "--metric", get_args(Metric))),
+        "n_permutations": checked_option(check_n_resamples, n_permutations, "--n-permutations", minimum=99),
+        "seed": checked_option(check_seed, seed, "--seed"),
+    }
+    for hint, given in (("--n-permutations", n_permutations != 9999), ("--seed", seed != 0)):
+        if given and test != "permutation":
+            msg = "means nothing here: only --test permutation draws permutations"
+            raise typer.BadParameter(msg, param_hint=hint)
+    return options
+
+
 @reports_errors
 def rank_command(
     records: RecordFilesArgument,
@@ -118,6 +139,11 @@ def rank_command(
     seed: Annotated[int, typer.Option(help="Seed of the permutations (test=permutation; recorded).")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of the table.")] = False,
     where: WhereOption = None,
+    fmt: FormatOption = "terminal",
+    output: OutputOption = None,
+    label: LabelOption = None,
+    labels: LabelsFileOption = None,
+    plot: PlotOption = None,
 ) -> None:
     """Rank systems on the cases all of them ran: rank intervals and tie groups from adjusted pairwise tests.
 
@@ -133,6 +159,8 @@ def rank_command(
         Monte Carlo permutations (``--test permutation``) and their seed.
     as_json, where
         Print JSON instead of the table; ``--where`` filters (all must hold), applied before any statistic.
+    fmt, output, label, labels, plot
+        The publishing options of :mod:`gatestats.cli._publish`; ``--plot`` also writes the rank intervals chart.
 
     Raises
     ------
@@ -143,18 +171,12 @@ def rank_command(
     level = checked_option(check_confidence_level, confidence_level, "--confidence-level")
     if k < 1:
         raise typer.BadParameter(f"must be an integer >= 1 (got {k})", param_hint="--k")
-    options = {
-        "test": cast("PairedTest", checked_option(check_choice, test, "--test", get_args(PairedTest))),
-        "metric": cast("Metric", checked_option(check_choice, metric, "--metric", get_args(Metric))),
-        "n_permutations": checked_option(check_n_resamples, n_permutations, "--n-permutations", minimum=99),
-        "seed": checked_option(check_seed, seed, "--seed"),
-    }
-    for hint, given in (("--n-permutations", n_permutations != 9999), ("--seed", seed != 0)):
-        if given and test != "permutation":
-            msg = "means nothing here: only --test permutation draws permutations"
-            raise typer.BadParameter(msg, param_hint=hint)
+    options = _checked_test_options(test, metric, n_permutations, seed)
     names = None if systems is None else comma_separated(systems)
     checked_where(where)
+    publishing = checked_publishing(
+        fmt=fmt, as_json=as_json, output=output, label=label, labels_file=labels, inputs=records
+    )
     from gatestats.paired.rank import rank_systems  # after the options are checked: a usage error stays fast
 
     frame = where_records(records, where)
@@ -168,4 +190,10 @@ def rank_command(
         system_column=by,
         **options,  # type: ignore[arg-type]
     )
-    print_result(result, records, as_json=as_json, render=render_ranking, width=120)
+    emit(
+        publishing,
+        table=result.table,
+        payload=lambda: {**result.to_dict(), "records": [str(p) for p in records]},
+        terminal=functools.partial(render_ranking, result, labels=publishing.labels),
+    )
+    write_plot(plot, lambda: result.plot(publishing.labels), records)

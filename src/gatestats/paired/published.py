@@ -39,6 +39,7 @@ from gatestats.publish.labels import Labels
 
 if TYPE_CHECKING:
     from gatestats.paired.multiplicity import MultipleComparison
+    from gatestats.paired.rank import Ranking
     from gatestats.paired.result import Comparison
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "family_alpha",
     "multiple_comparison_table",
     "pvalue_header",
+    "ranking_table",
 ]
 
 #: The words of the decision column.
@@ -323,4 +325,58 @@ def _with_simultaneous(table: PublishedTable, many: MultipleComparison, sim: Sim
             pl.Series("simultaneous_ci_high", sim.ci_high, dtype=pl.Float64),
             pl.lit(sim.method, dtype=pl.String).alias("simultaneous_method"),
         ),
+    )
+
+
+def ranking_table(result: Ranking, labels: Labels | None = None) -> PublishedTable:
+    """The ranking, best first: tie group, point rank, rank interval, estimate and the pairwise counts.
+
+    Parameters
+    ----------
+    result
+        The ranking.
+    labels
+        Display names of the systems (every labelled name must be one of them).
+
+    Returns
+    -------
+    PublishedTable
+        The table; its ``data`` is ``result.to_frame()`` with ``label`` set to the display names.
+
+    Raises
+    ------
+    LabelsError
+        A labelled name that is none of the systems.
+    """
+    chosen = labels or Labels()
+    chosen.check_known(x.system for x in result.ranks)
+    level = f"{result.confidence_level:.0%}"
+    tests = " / ".join(dict.fromkeys(TEST_NAMES.get(x.test, x.test) for x in result.comparisons.comparisons))
+    headers = ("group", "rank", f"rank interval ({level} joint)", "system", "estimate", "beats", "beaten by")
+    rows = tuple(
+        (
+            str(x.group),
+            MISSING if x.rank is None else f"{x.rank:g}",
+            f"[{x.rank_low}, {x.rank_high}]",
+            chosen(x.system),
+            number_cell(x.estimate, 4),
+            str(len(x.better_than)),
+            str(len(x.worse_than)),
+        )
+        for x in result.ranks
+    )
+    frame = result.to_frame()
+    notes = [
+        f"Pairwise {tests} tests on the {result.n_cases} cases every system ran, {result.correction}-adjusted at "
+        f"alpha = {result.alpha:g}; the rank intervals hold for all systems together with probability >= {level} "
+        "when the pairwise decisions do, and systems in different groups differ significantly (docs/paired.md, Ranks)."
+    ]
+    if result.n_excluded_cases:
+        notes.append(f"{result.n_excluded_cases} case(s) not run by every system were left out.")
+    return PublishedTable(
+        title=f"{len(result.ranks)} systems ranked ({result.metric} at k={result.k})",
+        columns=tuple(Column(header=h, numeric=h != "system") for h in headers),
+        rows=rows,
+        data=frame.with_columns(pl.Series("label", [chosen(s) for s in frame["system"]], dtype=pl.String)),
+        notes=tuple(notes),
     )

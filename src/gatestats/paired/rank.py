@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -72,6 +73,14 @@ from scipy import stats
 from gatestats._typing import JSONObject
 from gatestats.paired.multiplicity import MultipleComparison, compare_many
 from gatestats.paired.pairing import NoPairedCasesError, UnknownSystemError
+from gatestats.publish.charts import rank_intervals
+from gatestats.publish.notebook import Presentable
+
+if TYPE_CHECKING:
+    import altair as alt
+
+    from gatestats.publish import Labels, PublishedTable
+
 from gatestats.vocabulary import (
     RANK_CORRECTIONS,
     Correction,
@@ -128,7 +137,7 @@ class SystemRank:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Ranking:
+class Ranking(Presentable):
     """Systems ranked on shared cases (:func:`rank_systems`), best first.
 
     Attributes
@@ -196,6 +205,30 @@ class Ranking:
             for x in self.ranks
         ]
         return pl.DataFrame(rows, schema=RANK_FRAME_SCHEMA, orient="row")
+
+    def table(self, labels: Labels | None = None) -> PublishedTable:
+        """The ranking as a published table (:func:`gatestats.paired.published.ranking_table`).
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their ids).
+
+        Returns
+        -------
+        PublishedTable
+            The table (render it with :func:`gatestats.publish.formats.render`).
+        """
+        from gatestats.paired.published import ranking_table  # noqa: PLC0415 - on first use
+
+        return ranking_table(self, labels)
+
+    def plot(self, labels: Labels | None = None) -> alt.LayerChart:
+        """Each system's rank with its rank interval, tie groups coloured (altair); ``labels``: display names."""
+        frame = self.to_frame().select("label", "rank", "rank_low", "rank_high", "group")
+        if labels:
+            frame = frame.with_columns(pl.Series("label", [labels(s) for s in frame["label"]], dtype=pl.String))
+        return rank_intervals(frame, title=f"{len(self.ranks)} systems ranked, {self.correction}-adjusted pairs")
 
     def to_dict(self) -> JSONObject:
         """The documented ``gatestats rank --json`` object."""
