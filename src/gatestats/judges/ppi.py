@@ -383,7 +383,7 @@ def ppi_mean(
     --------
     >>> r = ppi_mean([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1], min_labels=2)
     >>> round(r.estimate, 4), round(r.se, 4)
-    (0.9167, 0.2393)
+    (0.9167, 0.2897)
     """
     y, f = _vector(labels, "labels"), _vector(predictions, "predictions")
     u = _vector(unlabelled_predictions, "unlabelled_predictions")

@@ -224,7 +224,18 @@ class Ranking(Presentable):
         return ranking_table(self, labels)
 
     def plot(self, labels: Labels | None = None) -> alt.LayerChart:
-        """Each system's rank with its rank interval, tie groups coloured (altair); ``labels``: display names."""
+        """Each system's rank with its rank interval, tie groups coloured (altair).
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their ids).
+
+        Returns
+        -------
+        altair.LayerChart
+            The chart (:func:`gatestats.publish.charts.rank_intervals`).
+        """
         frame = self.to_frame().select("label", "rank", "rank_low", "rank_high", "group")
         if labels:
             frame = frame.with_columns(pl.Series("label", [labels(s) for s in frame["label"]], dtype=pl.String))
