@@ -561,19 +561,15 @@ def evaluate_gate(
     registration
         The checked registration (``None``: checked here from the candidate's manifest, see
         :func:`~gatestats.gate.registration.check_registration`).
-    calibrations
-        For each judge grader a rule uses, its calibrations or why they could not be read
-        (:func:`~gatestats.gate.calibrations.load_judge_calibrations` reads the policy's files); a
-        judge without an entry cannot vote.
+    calibrations, labels
+        Per judge grader: its calibrations or why they could not be read, and its human labels by case
+        when its policy table names ``labels`` (:func:`~gatestats.gate.calibrations.load_judge_calibrations`,
+        :func:`~gatestats.gate.judge_labels.load_judge_labels`). A judge without an entry cannot vote.
     golden
         For a policy's ``golden_set``: :func:`gatestats.golden.check_graders`'s findings on the
         candidate's run set, or why none could be had (:func:`~gatestats.gate.graders.grader_checks`).
     now
         The verdict's ``created_at`` (tests; ``None``: the current UTC time).
-    labels
-        For each judge whose policy table names ``labels``: its human labels by case
-        (:func:`~gatestats.gate.judge_labels.load_judge_labels`); a judge without an entry makes its
-        rules ``insufficient_evidence``.
 
     Returns
     -------
@@ -592,7 +588,7 @@ def evaluate_gate(
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
-    found = _bounded_evidence(policy, both, stop, labels) if both_ran else _Evidence()
+    found = _bounded_evidence(policy, both, stop, labels=labels) if both_ran else _Evidence()
     rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
