@@ -259,6 +259,7 @@ def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
         RegistrationError,
         evaluate_gate,
         load_judge_calibrations,
+        load_judge_labels,
         load_policy,
         load_record_set,
     )
@@ -273,12 +274,17 @@ def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
     except (GatestatsError, ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     try:
+        labels = load_judge_labels(loaded, set(cand.records.get_column("case_id").to_list()))
+    except (GatestatsError, ValueError, OSError) as exc:
+        raise usage_error(str(exc)) from None
+    try:
         return evaluate_gate(
             loaded,
             base,
             cand,
             calibrations=load_judge_calibrations(loaded),
             golden=_golden_findings(loaded.golden_set, candidate),
+            labels=labels,
         )
     except RegistrationError as exc:
         raise usage_error(str(exc)) from None

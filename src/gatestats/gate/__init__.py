@@ -11,6 +11,7 @@
 
 from gatestats.gate.calibrations import JudgeCalibrations, load_judge_calibrations
 from gatestats.gate.engine import evaluate_gate
+from gatestats.gate.judge_labels import JudgeLabels, load_judge_labels
 from gatestats.gate.policy import POLICY_FORMAT, Policy, PolicyError, PolicyProblem, Rule, load_policy, parse_policy
 from gatestats.gate.recordset import RecordSet, load_record_set
 from gatestats.gate.registration import Registration, RegistrationError, check_registration, register_policy
@@ -34,6 +35,7 @@ __all__ = [
     "VERDICT_FORMAT",
     "CheckResult",
     "JudgeCalibrations",
+    "JudgeLabels",
     "Policy",
     "PolicyError",
     "PolicyProblem",
@@ -49,6 +51,7 @@ __all__ = [
     "check_registration",
     "evaluate_gate",
     "load_judge_calibrations",
+    "load_judge_labels",
     "load_policy",
     "load_record_set",
     "parse_policy",

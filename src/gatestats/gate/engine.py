@@ -61,6 +61,7 @@ from gatestats.gate.cost_rules import cost_rows
 from gatestats.gate.families import decide_families, no_cost_fields, pre_data_removals
 from gatestats.gate.graders import GoldenFindings, grader_checks
 from gatestats.gate.grouping import apply_grouping, n_units
+from gatestats.gate.judge_labels import JudgeLabels, ppi_threshold_evidence
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
@@ -187,7 +188,9 @@ def _rule_frame(rule: Rule, both: pl.DataFrame, cases: set[str], end: End) -> pl
     return bound_frame(frame, end, candidate=CANDIDATE)
 
 
-def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy, end: End) -> list[RuleResult]:
+def _rule_rows(
+    rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy, end: End, labels: JudgeLabels | None = None
+) -> list[RuleResult]:
     frame = _rule_frame(rule, both, cases, end)
     rows: list[RuleResult] = []
     spec = metric_spec(rule.metric)
@@ -212,13 +215,25 @@ def _rule_rows(rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy, 
         else:
             groups = values.get_column("case_group")
             g = None if groups.null_count() == groups.len() else groups.fill_null(values["case_id"]).to_numpy()
-            ev = threshold_evidence(
-                values.get_column("value").to_numpy().astype(np.float64),
-                g,
-                rule=rule,
-                alpha=rule.alpha,
-                confidence_level=policy.confidence_level,
-                seed=policy.seed,
+            labelled = rule.grader is not None and policy.judges[rule.grader].labels is not None
+            ev = (
+                ppi_threshold_evidence(
+                    values,
+                    (labels or {}).get(rule.grader or ""),
+                    rule=rule,
+                    grouped=g is not None,
+                    confidence_level=policy.confidence_level,
+                    seed=policy.seed,
+                )
+                if labelled
+                else threshold_evidence(
+                    values.get_column("value").to_numpy().astype(np.float64),
+                    g,
+                    rule=rule,
+                    alpha=rule.alpha,
+                    confidence_level=policy.confidence_level,
+                    seed=policy.seed,
+                )
             )
             rows.append(rule_result(rule, row, ev, margin=None))
     if rule.test == "paired":
@@ -381,7 +396,11 @@ class _Evidence:
 
 
 def _evidence(
-    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None = None, end: End = "observed"
+    policy: Policy,
+    both: pl.DataFrame,
+    stop: SequentialStop | None = None,
+    end: End = "observed",
+    labels: JudgeLabels | None = None,
 ) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
 
@@ -404,7 +423,7 @@ def _evidence(
         if stop is not None:  # decided by its sequence (gate/sequential_rules.py), never by a fixed-size test
             sequential.append((rule, _rule_frame(rule, both, cases, end), sorted(cases)))
             continue
-        rows += _rule_rows(rule, both, cases, policy, end)
+        rows += _rule_rows(rule, both, cases, policy, end, labels)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
     cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
@@ -438,17 +457,19 @@ def _row_counts(policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...]
     return out
 
 
-def _bounded_evidence(policy: Policy, both: pl.DataFrame, stop: SequentialStop | None) -> _Evidence:
+def _bounded_evidence(
+    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None, labels: JudgeLabels | None = None
+) -> _Evidence:
     """The evidence with unresolved attempts as bounds: each row and severe slice decided on both ends.
 
     With no unresolved attempt (and no judge rule, whose missing verdicts are unresolved too) this
     is :func:`_evidence` on the observed records, unchanged.
     """
-    found = _evidence(policy, both, stop)
+    found = _evidence(policy, both, stop, labels=labels)
     if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
         return found
-    pess = _evidence(policy, both, stop, "pessimistic")
-    opt = _evidence(policy, both, stop, "optimistic")
+    pess = _evidence(policy, both, stop, "pessimistic", labels)
+    opt = _evidence(policy, both, stop, "optimistic", labels)
     combine = bounded_row if stop is None else bounded_decided_row
     counts = _row_counts(policy, both, found.rows)
     rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
@@ -525,6 +546,7 @@ def evaluate_gate(
     calibrations: JudgeCalibrations | None = None,
     golden: GoldenFindings | None = None,
     now: str | None = None,
+    labels: JudgeLabels | None = None,
 ) -> Verdict:
     """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``, from data (reading no file).
 
@@ -539,10 +561,10 @@ def evaluate_gate(
     registration
         The checked registration (``None``: checked here from the candidate's manifest, see
         :func:`~gatestats.gate.registration.check_registration`).
-    calibrations
-        For each judge grader a rule uses, its calibrations or why they could not be read
-        (:func:`~gatestats.gate.calibrations.load_judge_calibrations` reads the policy's files); a
-        judge without an entry cannot vote.
+    calibrations, labels
+        Per judge grader: its calibrations or why they could not be read, and its human labels by case
+        when its policy table names ``labels`` (:func:`~gatestats.gate.calibrations.load_judge_calibrations`,
+        :func:`~gatestats.gate.judge_labels.load_judge_labels`). A judge without an entry cannot vote.
     golden
         For a policy's ``golden_set``: :func:`gatestats.golden.check_graders`'s findings on the
         candidate's run set, or why none could be had (:func:`~gatestats.gate.graders.grader_checks`).
@@ -566,7 +588,7 @@ def evaluate_gate(
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
-    found = _bounded_evidence(policy, both, stop) if both_ran else _Evidence()
+    found = _bounded_evidence(policy, both, stop, labels=labels) if both_ran else _Evidence()
     rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}

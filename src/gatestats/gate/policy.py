@@ -176,6 +176,9 @@ class JudgeRequirement:
     #: :mod:`gatestats.judges.recalibration`).
     recalibrations: tuple[Path, ...] = ()
     max_calibration_change: float | None = None
+    #: Human labels of cases (``labels``; case_id, label 0/1): its ``pass_rate`` threshold rules decide
+    #: on the prediction-powered estimate over cases (:mod:`gatestats.gate.judge_labels`, docs/gate.md).
+    labels: Path | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -478,6 +481,7 @@ _JUDGE = (
     "criterion",
     "recalibrations",
     "max_calibration_change",
+    "labels",
 )
 
 
@@ -640,6 +644,7 @@ def _read_policy(r: _Reader, raw: Mapping[str, Any], path: Path, digest: str) ->
     judges = _judges(r, raw, path)
     rules = tuple(_rules(r, raw, k, severe, judges))
     sequential = _sequential(r, raw, min_cases=min_cases, min_trials=min_trials)
+    _labels_problems(r, rules, judges, raw)
     if min_trials is not None and k is not None and min_trials < k:
         r.problem(("min_trials",), f"must be at least k = {k} (got {min_trials}): pass^k needs k valid trials")
     if not raw.get("rules") and not severe and top["max_cost_increase"] is None:
@@ -791,8 +796,31 @@ def _judges(r: _Reader, raw: Mapping[str, Any], policy_path: Path) -> dict[str, 
             max_flip_rate=r.number(entry, path, "max_flip_rate", *_range("judges.max_flip_rate")),
             criterion=r.choice(entry, path, "criterion", JUDGE_CRITERIA, default="upper_bound"),
             **_recalibration(r, entry, path, policy_path),
+            labels=None if (labels := r.get(entry, path, "labels", str)) is None else policy_path.parent / labels,
         )
     return judges
+
+
+def _labels_problems(
+    r: _Reader, rules: tuple[Rule, ...], judges: Mapping[str, JudgeRequirement], raw: Mapping[str, Any]
+) -> None:
+    """Refuse ``[judges.NAME] labels`` where the prediction-powered decision is not built (docs/gate.md)."""
+    for name, req in judges.items():
+        if req.labels is None:
+            continue
+        key: KeyPath = ("judges", name, "labels")
+        for rule in (x for x in rules if x.grader == name):
+            if rule.metric != "pass_rate" or rule.test == "paired" or rule.threshold is None:
+                r.problem(
+                    key,
+                    f"rule {rule.name!r}: human labels decide only a pass_rate threshold rule, not paired or pass^k",
+                )
+        if "sequential" in raw:
+            r.problem(
+                key, "human labels with [sequential]: the labelled sample is fixed, the looks are not (not built)"
+            )
+        if raw.get("case_grouping") not in (None, "independent"):
+            r.problem(key, "human labels with case_grouping: the PPI interval treats cases as independent")
 
 
 def _recalibration(r: _Reader, entry: Mapping[str, Any], path: KeyPath, policy_path: Path) -> dict[str, Any]:
