@@ -96,3 +96,29 @@ def test_plot_refuses_a_link_to_a_record_file_and_leaves_the_records_whole(recor
     assert "is one of the record files read" in result.stderr
     assert records.read_bytes() == before
     assert link.is_symlink()
+
+
+def test_compare_plot_uses_the_labels(tmp_path: Path) -> None:
+    """--label renames the systems in the forest plot as in the table (SWE-bench Verified, 3 systems)."""
+    data = Path(__file__).resolve().parents[2] / "data" / "swe_bench_verified" / "records.jsonl"
+    chart = tmp_path / "forest.svg"
+    systems = "20241028_solver,20241023_emergent,20241028_agentless-1.5_gpt4o"
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            str(data),
+            "--all-pairs",
+            "--systems",
+            systems,
+            "--label",
+            "20241028_solver=Solver <x>",
+            "--plot",
+            str(chart),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    svg = chart.read_text(encoding="utf-8")
+    assert "Solver &lt;x&gt;" in svg
+    assert "20241028_solver" not in svg

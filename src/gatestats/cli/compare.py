@@ -277,7 +277,7 @@ def compare_command(
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         _print_one(result, publishing, records=records, show=show)
-        return write_plot(plot, result.plot, records)
+        return write_plot(plot, lambda: result.plot(publishing.labels), records)
     many = _many(frame, all_pairs=all_pairs, baseline=vs_baseline, systems=systems, correction=chosen, options=options)
     _print_many(many, publishing, plot=plot, records=records)
 
@@ -334,7 +334,7 @@ def _print_many(many: MultipleComparison, publishing: Publishing, *, plot: Path 
         payload=many.to_dict,
         terminal=functools.partial(render_many, many, labels=publishing.labels),
     )
-    write_plot(plot, many.plot, records)
+    write_plot(plot, lambda: many.plot(publishing.labels), records)
 
 
 def _options(

@@ -9,7 +9,7 @@ raw p-value for a single comparison, null when there is no p-value (insufficient
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -25,20 +25,23 @@ __all__ = ["comparison_label", "forest_frame"]
 SimultaneousIntervals = Mapping[tuple[str, str], tuple[float | None, float | None]]
 
 
-def comparison_label(comparison: Comparison) -> str:
+def comparison_label(comparison: Comparison, labels: Callable[[str], str] | None = None) -> str:
     """``candidate − baseline``, the row label of a comparison in charts.
 
     Parameters
     ----------
     comparison
         The comparison.
+    labels
+        Display names of the systems (None: their ids).
 
     Returns
     -------
     str
         Its label.
     """
-    return f"{comparison.candidate} − {comparison.baseline}"
+    shown = labels or str
+    return f"{shown(comparison.candidate)} − {shown(comparison.baseline)}"
 
 
 def _significant(comparison: Comparison, *, adjusted: bool) -> bool | None:
@@ -53,6 +56,7 @@ def forest_frame(
     *,
     adjusted: bool,
     simultaneous: Mapping[str, SimultaneousIntervals] | None = None,
+    labels: Callable[[str], str] | None = None,
 ) -> pl.DataFrame:
     """The forest frame of ``comparisons``: their per-comparison intervals, and simultaneous ones if given.
 
@@ -65,6 +69,8 @@ def forest_frame(
     simultaneous
         Interval kind (``simultaneous (bonferroni)`` or ``simultaneous (holm)``) → the interval of
         each ``(baseline, candidate)``; a pair left out has no row of that kind.
+    labels
+        Display names of the systems (None: their ids).
 
     Returns
     -------
@@ -78,7 +84,7 @@ def forest_frame(
     """
     rows = []
     for x in comparisons:
-        label, decision = comparison_label(x), _significant(x, adjusted=adjusted)
+        label, decision = comparison_label(x, labels), _significant(x, adjusted=adjusted)
         common = {"label": label, "estimate": x.diff, "significant": decision}
         rows.append({**common, "ci_low": x.diff_ci_low, "ci_high": x.diff_ci_high, "interval": INTERVAL_KINDS[0]})
         for kind, intervals in (simultaneous or {}).items():

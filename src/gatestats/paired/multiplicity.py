@@ -330,13 +330,25 @@ class MultipleComparison(Presentable):
         )
         return multiple_comparison_table(self, labels, simultaneous=column)
 
-    def plot(self) -> alt.LayerChart:
-        """A forest plot of the family's differences with their intervals, decided on the adjusted p-values."""
+    def plot(self, labels: Labels | None = None) -> alt.LayerChart:
+        """A forest plot of the family's differences with their intervals, decided on the adjusted p-values.
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their ids).
+
+        Returns
+        -------
+        altair.LayerChart
+            The chart (:func:`gatestats.publish.charts.forest`).
+        """
         title = f"Paired differences, {len(self.comparisons)} comparison(s), {self.correction} adjustment"
         merged: dict[str, dict[tuple[str, str], tuple[float | None, float | None]]] = {}
         for c, x in zip(self.comparisons, self.simultaneous, strict=False):
             merged.setdefault(f"simultaneous ({x.method})", {})[c.baseline, c.candidate] = (x.ci_low, x.ci_high)
-        return forest(forest_frame(self.comparisons, adjusted=True, simultaneous=merged or None), title=title)
+        frame = forest_frame(self.comparisons, adjusted=True, simultaneous=merged or None, labels=labels or None)
+        return forest(frame, title=title)
 
 
 def _simultaneous_fields(x: SimultaneousInterval | None) -> JSONObject:

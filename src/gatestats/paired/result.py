@@ -374,11 +374,24 @@ class Comparison(Presentable):
 
         return comparison_table(self, labels)
 
-    def plot(self) -> alt.LayerChart:
-        """The difference with its interval and the zero line (a one-row forest plot; altair)."""
+    def plot(self, labels: Labels | None = None) -> alt.LayerChart:
+        """The difference with its interval and the zero line (a one-row forest plot; altair).
+
+        Parameters
+        ----------
+        labels
+            Display names of the systems (None: their ids).
+
+        Returns
+        -------
+        altair.LayerChart
+            The chart (:func:`gatestats.publish.charts.forest`).
+        """
         alpha = round(1 - self.confidence_level, 12)
-        title = f"{self.candidate} − {self.baseline}"
-        return forest(forest_frame([self], adjusted=False), title=title, decision=f"decision at α = {alpha:g}")
+        shown = labels or str
+        title = f"{shown(self.candidate)} − {shown(self.baseline)}"
+        frame = forest_frame([self], adjusted=False, labels=labels or None)
+        return forest(frame, title=title, decision=f"decision at α = {alpha:g}")
 
 
 def _reference_methods(x: Comparison) -> JSONObject | None:
