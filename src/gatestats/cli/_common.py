@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, Protocol, TypeVar, cast, get_args
 
 import typer
-from rich.console import Console
 
 from gatestats._typing import JSONObject, JSONValue
 from gatestats.errors import GatestatsError
@@ -34,7 +33,6 @@ __all__ = [
     "echo_json",
     "fail",
     "load_cli_records",
-    "print_result",
     "reports_errors",
     "usage_error",
 ]
@@ -182,43 +180,6 @@ def echo_json(payload: Mapping[str, JSONValue], records: Sequence[str | os.PathL
 
 class _Result(Protocol):
     def to_dict(self) -> JSONObject: ...
-
-
-ResultT = TypeVar("ResultT", bound=_Result)
-
-
-def print_result(
-    result: ResultT,
-    records: Sequence[str | os.PathLike[str]],
-    *,
-    as_json: bool,
-    render: Callable[[ResultT, Console], None],
-    width: int,
-) -> None:
-    """Print a command's result: its ``--json`` object, or the tables ``render`` draws.
-
-    Parameters
-    ----------
-    result
-        The result (anything with ``to_dict``).
-    records
-        The record files the command read (listed in the JSON object).
-    as_json
-        Whether ``--json`` was given.
-    render
-        Draws the tables on a console.
-    width
-        The console's least width (wider when the terminal is).
-
-    Raises
-    ------
-    ValueError
-        The JSON object holds NaN or infinity.
-    """
-    if as_json:
-        echo_json(result.to_dict(), records)
-        return
-    render(result, Console(width=max(Console().width, width)))
 
 
 T = TypeVar("T")
