@@ -8,11 +8,11 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, Protocol, TypeVar, cast, get_args
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast, get_args
 
 import typer
 
-from gatestats._typing import JSONObject, JSONValue
+from gatestats._typing import JSONValue
 from gatestats.errors import GatestatsError
 from gatestats.io.text import TEXT_LIMIT, visible
 from gatestats.vocabulary import check_confidence_level, check_n_resamples, check_seed
@@ -176,10 +176,6 @@ def echo_json(payload: Mapping[str, JSONValue], records: Sequence[str | os.PathL
     if records is not None:
         payload = {**payload, "records": [str(p) for p in records]}
     typer.echo(json.dumps(payload, allow_nan=False))
-
-
-class _Result(Protocol):
-    def to_dict(self) -> JSONObject: ...
 
 
 T = TypeVar("T")
