@@ -102,7 +102,9 @@ margin = 0.05
 """
 
 
-def _timestamps(seconds: np.ndarray[Any, np.dtype[np.float64]], clock: np.ndarray[Any, Any]) -> tuple[list[str], list[str]]:
+def _timestamps(
+    seconds: np.ndarray[Any, np.dtype[np.float64]], clock: np.ndarray[Any, Any]
+) -> tuple[list[str], list[str]]:
     """ISO start and end times (``Z``, milliseconds) of attempts starting ``clock`` s after START."""
     start = START + (clock * 1000).astype("timedelta64[ms]")
     end = start + (seconds * 1000).astype("timedelta64[ms]")
@@ -219,10 +221,26 @@ def one_round(data: Path, work: Path) -> list[dict[str, Any]]:
     """analyze, gate, report once each, in that order, in ``work``; the three measurements."""
     base, cand = data / "baseline", data / "candidate"
     commands = {
-        "analyze": [str(GATESTATS), "analyze", str(base / "records.jsonl"), str(cand / "records.jsonl")]
-        + ["--k", "1-4", "--json"],
-        "gate": [str(GATESTATS), "gate", "--policy", str(data / "policy.toml"), "--baseline", str(base)]
-        + ["--candidate", str(cand), "-o", "verdict.json"],
+        "analyze": [
+            str(GATESTATS),
+            "analyze",
+            *(str(side / "records.jsonl") for side in (base, cand)),
+            "--k",
+            "1-4",
+            "--json",
+        ],
+        "gate": [
+            str(GATESTATS),
+            "gate",
+            "--policy",
+            str(data / "policy.toml"),
+            "--baseline",
+            str(base),
+            "--candidate",
+            str(cand),
+            "-o",
+            "verdict.json",
+        ],
         "report": [str(GATESTATS), "report", "verdict.json"],
     }
     results = []
@@ -266,7 +284,8 @@ def main() -> None:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     print(f"load average after: {os.getloadavg()}")
-    print("\n| records | round | command | exit | CPU s | CPU s with children | wall s | peak RSS MiB | load 1-min before → after |")
+    header = "| records | round | command | exit | CPU s | CPU s (children) | wall s | peak RSS MiB | load 1-min |"
+    print("\n" + header)
     print("|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for r in results:
         print(
