@@ -240,6 +240,24 @@ def test_markdown_lists_at_most_fifty_flip_ids() -> None:
     assert line.endswith("… and 70 more (the verdict file lists them all)")
 
 
+def test_terminal_lists_at_most_fifty_flip_ids_and_long_lists_stay_linear() -> None:
+    """The terminal caps a flip list as the Markdown does; 20,000 distinct ids (a 1M-record gate lists
+    that many) are shortened in one pass (a list.count per id made the Markdown quadratic)."""
+    from gatestats.cli.gate import _case_ids
+
+    ids = tuple(f"case-{i:05d}@sha256:{i:064x}" for i in range(20_000))
+    shown = _case_ids(ids)
+    assert shown.count("case-") == 50
+    assert shown.endswith("… and 19950 more (the verdict file lists them all)")
+    assert _case_ids(ids[:3]) == "case-00000, case-00001, case-00002"
+    assert _case_ids(()) == "none"
+    verdict = _verdict("x")
+    many = Verdict(**{**{f: getattr(verdict, f) for f in verdict.__slots__}, "flips_pass_to_fail": ids})
+    line = next(line for line in many.to_markdown().splitlines() if line.startswith("- pass → fail"))
+    assert line.count("<code>") == 50
+    assert line.endswith("… and 19950 more (the verdict file lists them all)")
+
+
 # --- through the real CLI ------------------------------------------------------------------------
 
 # A policy refuses control characters in its names (gatestats.io.limits.name_problem): the hostile

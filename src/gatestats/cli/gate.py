@@ -112,9 +112,15 @@ def _render_sequential(binding: SequentialBinding, console: Console) -> None:
     console.print(f"  {guarantee_text(binding)}", highlight=False)
 
 
+#: Case ids shown per flip list in the terminal (the Markdown summary shows as many; the verdict file all).
+_IDS_SHOWN = 50
+
+
 def _case_ids(labels: tuple[str, ...]) -> str:
-    """Case labels without their version digests (the verdict file keeps them whole), escaped."""
-    return ", ".join(_term(label.rsplit("@", 1)[0]) for label in labels) or "none"
+    """Case labels without their version digests (the verdict file keeps them whole), escaped; the first 50."""
+    shown = ", ".join(_term(label.rsplit("@", 1)[0]) for label in labels[:_IDS_SHOWN]) or "none"
+    more = len(labels) - _IDS_SHOWN
+    return shown if more <= 0 else f"{shown}, … and {more} more (the verdict file lists them all)"
 
 
 def write_outputs(outputs: Sequence[tuple[Path, bytes]], *, append: Sequence[tuple[Path, bytes]] = ()) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -463,7 +464,7 @@ def _ids(ids: tuple[str, ...]) -> str:
     if not ids:
         return "none"
     short = [i.split("@", 1)[0] for i in ids]
-    twice = {s for s in short if short.count(s) > 1}
+    twice = {s for s, n in Counter(short).items() if n > 1}  # one pass: a list.count per id was quadratic
     shown = ", ".join(
         _code(s if s not in twice else i[: len(s) + 20])
         for s, i in zip(short[:_IDS_LIMIT], ids[:_IDS_LIMIT], strict=True)
