@@ -54,14 +54,43 @@ def _row(body: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 def test_a_threshold_far_above_both_bounds_passes_and_names_the_missing_count(tmp_path: Path) -> None:
-    body = _gate(tmp_path, rules=THRESHOLD.format(threshold=0.05), cand_cost=_lost(range(1, 6)))
+    body = _gate(
+        tmp_path,
+        rules=THRESHOLD.format(threshold=0.05),
+        extra="[cost]\nmax_cost_per_attempt_usd = 0.02",
+        cand_cost=_lost(range(1, 6)),
+    )
     row = _row(body, "cost_threshold")
     assert row["decision"] == "pass"
     assert "5 of 200 candidate attempt(s) carry no cost" in row["row"]
+    assert "cannot" not in row["row"]
     assert "missing costs bounded" in row["test"]
-    # bounds: known 195 x 0.01 over 160 accepted, up to (195 + 5) x 0.01 (cap: the largest observed)
-    assert row["observed"] == pytest.approx(200 * 0.01 / 160)
-    assert row["ci_high"] >= 200 * 0.01 / 160
+    # bounds: known 195 x 0.01 over 160 accepted, up to 195 x 0.01 + 5 x 0.02 (the policy's cap)
+    assert row["observed"] == pytest.approx((195 * 0.01 + 5 * 0.02) / 160)
+    assert row["ci_high"] >= row["observed"]
+
+
+def test_without_a_stated_cap_a_threshold_row_with_missing_costs_never_passes(tmp_path: Path) -> None:
+    # The same data as above without [cost] max_cost_per_attempt_usd: the largest observed cost is
+    # only an assumption about the lost ones, so the row cannot pass, however far the threshold is.
+    body = _gate(tmp_path, rules=THRESHOLD.format(threshold=50.0), cand_cost=_lost(range(1, 6)))
+    row = _row(body, "cost_threshold")
+    assert row["decision"] == "insufficient_evidence"
+    assert body["verdict"] != "pass"
+    assert row["pvalue_pass"] == 1.0
+    assert "no [cost] max_cost_per_attempt_usd: cannot pass" in row["row"]
+
+
+def test_the_lost_bills_of_runaway_trials_do_not_pass_a_cost_threshold(tmp_path: Path) -> None:
+    # Costs are not lost at random: here the ten runaway attempts ($1 each) are the ones whose bill
+    # went missing. The true cost per accepted outcome is (190 x 0.01 + 10 x 1) / 160 = 0.074, above
+    # the $0.05 threshold. With the largest observed cost ($0.01) as the cap, the bounds said at most
+    # 0.0125 and the row passed; without a stated cap it cannot.
+    lost = {f"c{i:03d}": (None if i % 20 == 1 else 0.01) for i in range(200)}
+    body = _gate(tmp_path, rules=THRESHOLD.format(threshold=0.05), extra="max_cost_increase = 0.15", cand_cost=lost)
+    assert {r["kind"]: r["decision"] for r in body["rules"]}["cost_threshold"] != "pass"
+    assert _row(body, "cost_increase")["decision"] != "pass"
+    assert body["verdict"] != "pass"
 
 
 def test_require_complete_costs_makes_a_missing_cost_insufficient_evidence_never_pass(tmp_path: Path) -> None:
@@ -99,13 +128,20 @@ def test_a_threshold_below_even_the_known_part_fails(tmp_path: Path) -> None:
 
 
 def test_missing_costs_in_one_system_of_the_ratio_are_bounded_on_the_conservative_side(tmp_path: Path) -> None:
-    # equal spend per attempt; 20 of the candidate's costs lost. With the largest observed as cap
-    # the ratio stays at 1 and passes a 15% limit; with a $1 cap the worst case is ~11x: no pass.
+    # equal spend per attempt; 20 of the candidate's costs lost. With a cap of $0.01 (what each
+    # attempt costs) the ratio stays at 1 and passes a 15% limit; with a $1 cap the worst case is
+    # ~11x: no pass; with no cap stated it cannot pass.
     lost = _lost(range(1, 21))
-    body = _gate(tmp_path / "a", extra="max_cost_increase = 0.15", cand_cost=lost)
+    body = _gate(
+        tmp_path / "a", extra="max_cost_increase = 0.15\n[cost]\nmax_cost_per_attempt_usd = 0.01", cand_cost=lost
+    )
     row = _row(body, "cost_increase")
     assert row["decision"] == "pass"
     assert "20 of 200 candidate attempt(s) carry no cost" in row["row"]
+    body = _gate(tmp_path / "c", extra="max_cost_increase = 0.15", cand_cost=lost)
+    row = _row(body, "cost_increase")
+    assert row["decision"] == "insufficient_evidence"
+    assert "cannot pass" in row["row"]
     body = _gate(
         tmp_path / "b", extra="max_cost_increase = 0.15\n[cost]\nmax_cost_per_attempt_usd = 1.0", cand_cost=lost
     )
@@ -122,6 +158,10 @@ def test_missing_baseline_costs_count_at_zero_for_the_pass_side(tmp_path: Path) 
     assert "40 of 200 baseline attempt(s) carry no cost" in row["row"]
     assert row["observed"] == pytest.approx((200 * 0.01 / 160) / (160 * 0.01 / 160))
     assert row["decision"] != "pass"
+    # without a cap the baseline's lost costs could be anything: the row cannot be shown violated
+    # either (the pass side, at 0, does not need the cap)
+    assert "no [cost] max_cost_per_attempt_usd: cannot be shown violated" in row["row"]
+    assert row["pvalue_fail"] == 1.0
 
 
 def test_every_cost_missing_is_insufficient_evidence(tmp_path: Path) -> None:

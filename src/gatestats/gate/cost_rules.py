@@ -22,10 +22,18 @@ cap) is below the threshold, and fails only if its lower end (missing at 0) is a
 row tests "within" on the ratio with the candidate's missing costs at the cap and the baseline's
 at 0, and "above" on the reverse. The row's label says how many costs were missing. Rows on
 complete data are computed exactly as before.
+
+**No cap stated.** The largest observed cost is an assumption about the costs that were lost, and
+costs are rarely lost at random (a trial that ran away is the one whose bill went missing). So
+without ``[cost] max_cost_per_attempt_usd`` the side of a row that rests on the cap is never
+decided: a threshold row cannot pass (the lower end, with the missing costs at 0, can still show
+it violated); a ratio row cannot pass when a candidate cost is missing, and cannot fail when a
+baseline cost is missing. Its p-value is set to 1 and the label says so.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TypedDict
 
 import polars as pl
@@ -86,15 +94,39 @@ def _missing_text(missing: pl.DataFrame, frame: pl.DataFrame, sides: tuple[str, 
     return f"{' and '.join(parts)} carry no cost (e.g. {ids}{more})"
 
 
-def _missing_note(frame: pl.DataFrame, policy: Policy, sides: tuple[str, ...]) -> str | None:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Missing:
+    """Attempts of a row without a cost: the text the row shows, and the sides they belong to."""
+
+    text: str
+    sides: frozenset[str]
+
+
+def _missing_note(frame: pl.DataFrame, policy: Policy, sides: tuple[str, ...]) -> _Missing | None:
     """What a row's label and reason say about attempts without a cost, or ``None`` when every attempt has one."""
     missing = _missing_costs(frame, policy, sides)
-    return None if missing.is_empty() else _missing_text(missing, frame, sides)
+    if missing.is_empty():
+        return None
+    return _Missing(text=_missing_text(missing, frame, sides), sides=frozenset(missing["system"].to_list()))
 
 
-def _labelled(label: str, missing: str | None) -> str:
-    """The row's label, with the count of missing costs beside it when there are any."""
-    return label if missing is None else f"{label} ({missing.split(' (e.g.')[0]})"
+_NO_CAP = "no [cost] max_cost_per_attempt_usd"
+
+
+def _blocked(policy: Policy, missing: _Missing, baseline: str | None, candidate: str) -> tuple[bool, bool]:
+    """Which sides (pass, fail) of a row rest on a cap the policy did not state."""
+    if policy.cost.max_cost_per_attempt_usd is not None or policy.cost.require_complete_costs:
+        return False, False
+    return candidate in missing.sides, baseline is not None and baseline in missing.sides
+
+
+def _labelled(label: str, missing: _Missing | None, blocked: tuple[bool, bool] = (False, False)) -> str:
+    """The row's label, with the count of missing costs beside it when there are any (and what they block)."""
+    if missing is None:
+        return label
+    cannot = " or ".join(w for w, b in zip(("pass", "be shown violated"), blocked, strict=True) if b)
+    tail = f"; {_NO_CAP}: cannot {cannot}" if cannot else ""
+    return f"{label} ({missing.text.split(' (e.g.')[0]}{tail})"
 
 
 def _complete_required(kind: str, text: str, threshold: float, *, n_cases: int) -> RuleEvidence:
@@ -106,9 +138,13 @@ def _complete_required(kind: str, text: str, threshold: float, *, n_cases: int) 
 
 
 def _bounded_ratio_evidence(
-    frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str
+    frame: pl.DataFrame, policy: Policy, limit: float, sides: tuple[str, str], blocked: tuple[bool, bool]
 ) -> RuleEvidence:
-    """The ratio row when costs are missing: "within" tested at the upper extreme, "above" at the lower."""
+    """The ratio row when costs are missing: "within" tested at the upper extreme, "above" at the lower.
+
+    A side in ``blocked`` (pass, fail) rests on a cap the policy did not state: its p-value is 1.
+    """
+    baseline, candidate = sides
     extremes: list[CostRatio] = []
     for fill in ("upper", "lower"):
         try:
@@ -130,18 +166,21 @@ def _bounded_ratio_evidence(
     except (GatestatsError, ValueError) as exc:
         reason = f"with the missing costs bounded: {upper.reason or lower.reason or exc}"
         return _missing("cost_increase", reason, 1 + limit, upper.ratio, n_cases=upper.n_cases)
+    no_pass, no_fail = blocked
+    p_within, p_above = (1.0 if no_pass else p_within), (1.0 if no_fail else p_above)
     return _ratio_row(
         upper.ratio, (lower.ci_low, upper.ci_high), (p_within, p_above), limit, upper.n_cases, _BOUNDED["cost_increase"]
     )
 
 
 def _ratio_evidence(
-    frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str, *, missing: str | None = None
+    frame: pl.DataFrame, policy: Policy, limit: float, baseline: str, candidate: str, *, missing: _Missing | None = None
 ) -> RuleEvidence:
     if missing is not None and policy.cost.require_complete_costs:
-        return _complete_required("cost_increase", missing, 1 + limit, n_cases=_n_cases(frame, candidate))
+        return _complete_required("cost_increase", missing.text, 1 + limit, n_cases=_n_cases(frame, candidate))
     if missing is not None:
-        return _bounded_ratio_evidence(frame, policy, limit, baseline, candidate)
+        blocked = _blocked(policy, missing, baseline, candidate)
+        return _bounded_ratio_evidence(frame, policy, limit, (baseline, candidate), blocked)
     try:
         ratio = cost_ratio(frame, baseline=baseline, candidate=candidate, **_rates(policy))
     except (GatestatsError, ValueError) as exc:
@@ -181,7 +220,10 @@ def _ratio_row(
 
 
 def _bounded_threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str) -> RuleEvidence:
-    """The threshold row when costs are missing: decided on the interval of the bounds (union of both extremes)."""
+    """The threshold row when costs are missing: decided on the interval of the bounds (union of both extremes).
+
+    Without a stated cap the upper end rests on the largest observed cost, an assumption: the row cannot pass.
+    """
     cap = policy.cost.max_cost_per_attempt_usd
     try:
         analysis = cost_per_accepted(
@@ -198,16 +240,17 @@ def _bounded_threshold_evidence(frame: pl.DataFrame, policy: Policy, threshold: 
         reason = "no candidate cost" if bounds is None else f"with the missing costs bounded: {bounds.interval_reason}"
         observed = None if bounds is None else bounds.estimate_high
         return _missing("cost_threshold", reason, threshold, observed, n_cases=_n_cases(frame, candidate))
-    return _inverted(
+    ev = _inverted(
         bounds, observed=bounds.estimate_high, threshold=threshold, n_cases=est.n_cases, test=_BOUNDED["cost_threshold"]
     )
+    return replace(ev, pvalue_pass=1.0) if cap is None else ev
 
 
 def _threshold_evidence(
-    frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str, *, missing: str | None = None
+    frame: pl.DataFrame, policy: Policy, threshold: float, candidate: str, *, missing: _Missing | None = None
 ) -> RuleEvidence:
     if missing is not None and policy.cost.require_complete_costs:
-        return _complete_required("cost_threshold", missing, threshold, n_cases=_n_cases(frame, candidate))
+        return _complete_required("cost_threshold", missing.text, threshold, n_cases=_n_cases(frame, candidate))
     if missing is not None:
         return _bounded_threshold_evidence(frame, policy, threshold, candidate)
     try:
@@ -324,7 +367,8 @@ def cost_rows(
         missing = _missing_note(both, policy, (baseline, candidate))
         ev = _ratio_evidence(both, policy, limit, baseline, candidate, missing=missing)
         label = f"cost per accepted outcome rises by at most {limit:.0%}"
-        rows.append(rule_result(rule, _labelled(label, missing), ev, margin=limit))
+        blocked = (False, False) if missing is None else _blocked(policy, missing, baseline, candidate)
+        rows.append(rule_result(rule, _labelled(label, missing, blocked), ev, margin=limit))
     for rule in rules:
         frame = both
         where = ""
@@ -336,13 +380,15 @@ def cost_rows(
             missing = _missing_note(frame, policy, (candidate,))
             ev = _threshold_evidence(frame, policy, rule.threshold, candidate, missing=missing)
             label = f"{rule.name}: cost per accepted{where} ≤ ${rule.threshold:g}"
-            rows.append(rule_result(rule, _labelled(label, missing), ev, margin=None))
+            blocked = (False, False) if missing is None else _blocked(policy, missing, None, candidate)
+            rows.append(rule_result(rule, _labelled(label, missing, blocked), ev, margin=None))
         if rule.test == "paired":
             margin = float(rule.margin or 0.0)
             missing = _missing_note(frame, policy, (baseline, candidate))
             ev = _ratio_evidence(frame, policy, margin, baseline, candidate, missing=missing)
             label = f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}"
-            rows.append(rule_result(rule, _labelled(label, missing), ev, margin=margin))
+            blocked = (False, False) if missing is None else _blocked(policy, missing, baseline, candidate)
+            rows.append(rule_result(rule, _labelled(label, missing, blocked), ev, margin=margin))
     cap = policy.cost.max_cost_per_attempt_usd
     extra = {} if cap is None else {"max_cost_per_attempt_usd": cap, "cap_source": "policy"}
     try:
