@@ -7,10 +7,12 @@ passes it far more often than alpha; the prediction-powered rule at most alpha +
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -19,7 +21,15 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.errors import RecordFileError
-from gatestats.gate import PolicyError, evaluate_gate, load_judge_calibrations, load_policy, load_record_set
+from gatestats.gate import (
+    PolicyError,
+    evaluate_gate,
+    load_judge_calibrations,
+    load_policy,
+    load_record_set,
+    read_verdict,
+)
+from gatestats.gate import judge_labels as judge_labels_module
 from gatestats.gate.judge_labels import label_blocks, load_judge_labels, ppi_threshold_evidence, read_case_labels
 from gatestats.gate.policy import Rule, parse_policy
 from gatestats.gate.rules import threshold_evidence
@@ -294,3 +304,64 @@ def test_the_gate_command_exits_2_on_a_label_that_is_not_a_case(tmp_path: Path) 
     )
     assert result.exit_code == 2, result.output
     assert "labels.csv:3: field 'case_id': 'not-a-case' is not a case of the candidate's run set" in result.output
+
+
+# --- the labels file bound into the verdict ------------------------------------------------------------------
+
+
+def _gate_to_file(tmp_path: Path, policy_path: Path, b: Path, c: Path) -> tuple[dict[str, Any], Path]:
+    out = tmp_path / "verdict.json"
+    args = ["gate", "--policy", str(policy_path), "--baseline", str(b), "--candidate", str(c), "-o", str(out)]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code in (0, 10, 11, 12), result.output
+    return json.loads(out.read_text()), out
+
+
+def test_the_verdict_binds_the_labels_file_and_verify_refuses_an_edited_one(tmp_path: Path) -> None:
+    policy_path, b, c = _judged_run_sets(tmp_path, labels="labels.csv")
+    labels = tmp_path / "labels.csv"
+    _write_labels(labels, range(0, 100, 2))
+    body, verdict = _gate_to_file(tmp_path, policy_path, b, c)
+    (bound,) = body["judge_labels"]
+    assert bound == {
+        "judge": "helpful",
+        "path": str(labels),
+        "digest": "sha256:" + hashlib.sha256(labels.read_bytes()).hexdigest(),
+        "n_labels": 50,
+    }
+    assert read_verdict(verdict).verdict.judge_labels[0].n_labels == 50  # read back strictly, typed
+    ok = CliRunner().invoke(app, ["verify", str(verdict)], catch_exceptions=False)
+    assert ok.exit_code == 0, ok.output
+    assert "labels of judge helpful" not in ok.output or "failed" not in ok.output
+    # one person's label turned after the gate: the verdict no longer rests on this file
+    labels.write_text(labels.read_text().replace("c000,0", "c000,1"))
+    bad = CliRunner().invoke(app, ["verify", str(verdict)], catch_exceptions=False)
+    assert bad.exit_code != 0, bad.output
+    assert "judge_labels[0].digest" in bad.output
+    assert "edited after the gate decided on it" in bad.output
+
+
+def test_a_verdict_without_labels_has_no_judge_labels_key(tmp_path: Path) -> None:
+    policy_path, b, c = _judged_run_sets(tmp_path, labels=None)
+    body, _ = _gate_to_file(tmp_path, policy_path, b, c)
+    assert "judge_labels" not in body
+
+
+def test_a_labels_file_that_changes_while_the_gate_reads_it_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy_path, b, c = _judged_run_sets(tmp_path, labels="labels.csv")
+    labels = tmp_path / "labels.csv"
+    _write_labels(labels, range(0, 100, 2))
+    real = judge_labels_module.load_judge_labels
+
+    def read_then_edit(policy: Any, case_ids: Any) -> Any:
+        out = real(policy, case_ids)
+        labels.write_text(labels.read_text() + "c001,1\n")  # a second writer appends after the read
+        return out
+
+    monkeypatch.setattr(judge_labels_module, "load_judge_labels", read_then_edit)
+    args = ["gate", "--policy", str(policy_path), "--baseline", str(b), "--candidate", str(c)]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert "changed while the gate read it" in result.output

@@ -290,6 +290,26 @@ def _policy(verdict: VerdictFile, override: Path | None, out: list[VerifyCheck])
         out.append(_passed("policy file", str(path), f"digest {got} matches"))
 
 
+def _judge_labels(verdict: VerdictFile, out: list[VerifyCheck]) -> None:
+    """Each human labels file a judge rule decided on (``judge_labels``): its bytes must be the ones bound."""
+    for i, bound in enumerate(verdict.verdict.judge_labels):
+        path = Path(bound.path)
+        check = f"labels of judge {bound.judge}"
+        if not path.is_file():
+            why = "the labels file is not reachable here: its bytes are not re-checked (the verdict holds its digest)"
+            out.append(_skipped(check, str(path), why))
+            continue
+        try:
+            got = digest_file(path)
+        except OSError as exc:
+            out.append(_failed(check, str(path), f"unreadable: {exc}"))
+            continue
+        field = f"judge_labels[{i}].digest"
+        why = "the labels file was edited after the gate decided on it"
+        if not _differs(check, str(path), field, bound.digest, got, why, out):
+            out.append(_passed(check, str(path), f"digest {got} matches ({bound.n_labels} labels)"))
+
+
 def _read_manifest(path: Path) -> Mapping[str, Any]:
     """The run set's manifest through the records layer's strict reader (one reader, one set of rules)."""
     try:
@@ -538,6 +558,7 @@ def verify_verdict(
         )
         out.append(_skipped("signature", str(envelope_path), why))
     _policy(read, None if policy is None else Path(policy), out)
+    _judge_labels(read, out)
     for side in ("baseline", "candidate"):
         _registration(read, key, side, out)
     for side in ("baseline", "candidate"):

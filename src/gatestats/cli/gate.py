@@ -264,8 +264,8 @@ def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
         PolicyError,
         RegistrationError,
         evaluate_gate,
+        load_bound_judge_labels,
         load_judge_calibrations,
-        load_judge_labels,
         load_policy,
         load_record_set,
     )
@@ -280,7 +280,7 @@ def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
     except (GatestatsError, ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     try:
-        labels = load_judge_labels(loaded, set(cand.records.get_column("case_id").to_list()))
+        labels, label_files = load_bound_judge_labels(loaded, set(cand.records.get_column("case_id").to_list()))
     except (GatestatsError, ValueError, OSError) as exc:
         raise usage_error(str(exc)) from None
     try:
@@ -291,6 +291,7 @@ def _evaluate(policy: Path, baseline: Path, candidate: Path) -> Verdict:
             calibrations=load_judge_calibrations(loaded),
             golden=_golden_findings(loaded.golden_set, candidate),
             labels=labels,
+            label_files=label_files,
         )
     except RegistrationError as exc:
         raise usage_error(str(exc)) from None

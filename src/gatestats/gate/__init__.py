@@ -11,7 +11,7 @@
 
 from gatestats.gate.calibrations import JudgeCalibrations, load_judge_calibrations
 from gatestats.gate.engine import evaluate_gate
-from gatestats.gate.judge_labels import JudgeLabels, load_judge_labels
+from gatestats.gate.judge_labels import JudgeLabels, load_bound_judge_labels, load_judge_labels
 from gatestats.gate.policy import POLICY_FORMAT, Policy, PolicyError, PolicyProblem, Rule, load_policy, parse_policy
 from gatestats.gate.recordset import RecordSet, load_record_set
 from gatestats.gate.registration import Registration, RegistrationError, check_registration, register_policy
@@ -50,6 +50,7 @@ __all__ = [
     "VerdictFileError",
     "check_registration",
     "evaluate_gate",
+    "load_bound_judge_labels",
     "load_judge_calibrations",
     "load_judge_labels",
     "load_policy",

@@ -28,6 +28,7 @@ __all__ = [
     "FlipCount",
     "InfraSide",
     "JudgeStatus",
+    "LabelsBinding",
     "Layer",
     "PolicyBinding",
     "RecordsSeal",
@@ -114,6 +115,16 @@ class FileBinding(_Json):
     size: int
     checksums: Literal["verified", "none", "empty"]
     n_records: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabelsBinding(_Json):
+    """A judge's human labels file the verdict decided on (``[judges.NAME] labels``): path, digest, labels read."""
+
+    judge: str
+    path: str
+    digest: str
+    n_labels: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -39,6 +39,7 @@ from gatestats.gate.bindings import (
     FailureClassCount,
     FlipCount,
     JudgeStatus,
+    LabelsBinding,
     SequentialBinding,
     SevereFailure,
     SliceRate,
@@ -547,6 +548,7 @@ def evaluate_gate(
     golden: GoldenFindings | None = None,
     now: str | None = None,
     labels: JudgeLabels | None = None,
+    label_files: tuple[LabelsBinding, ...] = (),
 ) -> Verdict:
     """Decide whether ``candidate`` may ship against ``baseline`` under ``policy``, from data (reading no file).
 
@@ -565,6 +567,9 @@ def evaluate_gate(
         Per judge grader: its calibrations or why they could not be read, and its human labels by case
         when its policy table names ``labels`` (:func:`~gatestats.gate.calibrations.load_judge_calibrations`,
         :func:`~gatestats.gate.judge_labels.load_judge_labels`). A judge without an entry cannot vote.
+    label_files
+        The labels files as read (:func:`~gatestats.gate.judge_labels.load_bound_judge_labels`): the
+        verdict binds their digests and ``gatestats verify`` re-checks them.
     golden
         For a policy's ``golden_set``: :func:`gatestats.golden.check_graders`'s findings on the
         candidate's run set, or why none could be had (:func:`~gatestats.gate.graders.grader_checks`).
@@ -614,6 +619,7 @@ def evaluate_gate(
         failure_classes=found.failure_classes,
         sequential=_sequential_binding(policy, stop, found, rows),
         flip_counts=found.flip_counts,
+        judge_labels=label_files,
         tool_version=f"gatestats {__version__}",
         created_at=now or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     )

@@ -23,14 +23,23 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from gatestats.errors import MAX_PROBLEMS, RecordFileError, RecordProblem
+from gatestats.errors import MAX_PROBLEMS, GatestatsError, RecordFileError, RecordProblem
+from gatestats.gate.bindings import LabelsBinding
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.rules import RuleEvidence
+from gatestats.io.digest import digest_file
 from gatestats.judges.ppi import MIN_LABELS, ppi_mean
 from gatestats.paired.noninferiority import bounded_mean_evalues
 from gatestats.tables.inputs import read_input_table, typed_cell
 
-__all__ = ["JudgeLabels", "label_blocks", "load_judge_labels", "ppi_threshold_evidence", "read_case_labels"]
+__all__ = [
+    "JudgeLabels",
+    "label_blocks",
+    "load_bound_judge_labels",
+    "load_judge_labels",
+    "ppi_threshold_evidence",
+    "read_case_labels",
+]
 
 #: The test named on a row that names no estimate.
 _TEST = "PPI (λ = 1), betting test on human labels"
@@ -110,6 +119,49 @@ def load_judge_labels(policy: Policy, case_ids: Collection[str]) -> dict[str, di
         A labels file that cannot be read or breaks the format (:func:`read_case_labels`).
     """
     return {name: read_case_labels(req.labels, case_ids) for name, req in sorted(policy.judges.items()) if req.labels}
+
+
+def load_bound_judge_labels(
+    policy: Policy, case_ids: Collection[str]
+) -> tuple[dict[str, dict[str, float]], tuple[LabelsBinding, ...]]:
+    """:func:`load_judge_labels`, and each file as the verdict binds it (path, digest, labels read).
+
+    Each file is digested before and after it is read; a file that changed in between is refused,
+    so the digest the verdict binds (and ``gatestats verify`` re-checks) is that of the labels used.
+
+    Parameters
+    ----------
+    policy
+        The gate policy (its ``[judges.NAME] labels``).
+    case_ids
+        The cases of the candidate's run set.
+
+    Returns
+    -------
+    tuple
+        ``{grader: {case id: label}}`` and one :class:`LabelsBinding` per judge with ``labels``.
+
+    Raises
+    ------
+    RecordFileError
+        A labels file that cannot be read or breaks the format (:func:`read_case_labels`).
+    GatestatsError
+        A labels file that changed while it was read (its path and both digests named).
+    """
+    files = {name: req.labels for name, req in sorted(policy.judges.items()) if req.labels is not None}
+    before = {name: digest_file(path) for name, path in files.items()}
+    labels = load_judge_labels(policy, case_ids)
+    bound: list[LabelsBinding] = []
+    for name, path in files.items():
+        after = digest_file(path)
+        if after != before[name]:
+            msg = (
+                f"{path}: the labels file of judge {name!r} changed while the gate read it "
+                f"(digest {before[name]} before, {after} after); run the gate again"
+            )
+            raise GatestatsError(msg)
+        bound.append(LabelsBinding(judge=name, path=str(path), digest=after, n_labels=len(labels[name])))
+    return labels, tuple(bound)
 
 
 def _insufficient(rule: Rule, reason: str, n_cases: int) -> RuleEvidence:

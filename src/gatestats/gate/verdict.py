@@ -33,6 +33,7 @@ from gatestats.gate.bindings import (
     FlipCount,
     InfraSide,
     JudgeStatus,
+    LabelsBinding,
     PolicyBinding,
     SequentialBinding,
     SevereFailure,
@@ -215,6 +216,8 @@ class Verdict:
     sequential: SequentialBinding | None = None
     #: Each flipped case's passed/valid trials on both sides (empty: nothing flipped, or an older verdict).
     flip_counts: tuple[FlipCount, ...] = ()
+    #: The human labels files judge rules decided on (empty: none named, or an older verdict).
+    judge_labels: tuple[LabelsBinding, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -257,6 +260,8 @@ class Verdict:
             body["sequential"] = self.sequential.to_dict()
         if self.flip_counts:  # only when a case flipped: a verdict written before the field reads back unchanged
             body["flip_counts"] = [c.to_dict() for c in self.flip_counts]
+        if self.judge_labels:  # only when a policy names human labels: `gatestats verify` re-checks their digests
+            body["judge_labels"] = [b.to_dict() for b in self.judge_labels]
         body["digest"] = verdict_digest(body)
         return body
 
@@ -562,9 +567,12 @@ _TOP_FIELDS = (
     "failure_classes",
     "sequential",
     "flip_counts",
+    "judge_labels",
     "digest",
 )
-_OPTIONAL_TOP = frozenset({"curves", "slice_rates", "case_sets", "failure_classes", "sequential", "flip_counts"})
+_OPTIONAL_TOP = frozenset(
+    {"curves", "slice_rates", "case_sets", "failure_classes", "sequential", "flip_counts", "judge_labels"}
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -604,6 +612,7 @@ class _Body:
     failure_classes: tuple[FailureClassCount, ...] = ()
     sequential: SequentialBinding | None = None
     flip_counts: tuple[FlipCount, ...] = ()
+    judge_labels: tuple[LabelsBinding, ...] = ()
 
 
 def _verdict_from_dict(body: Mapping[str, Any], *, check_digest: bool) -> Verdict:
