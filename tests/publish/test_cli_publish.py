@@ -198,3 +198,19 @@ def test_json_goes_to_output_too(three: Path, tmp_path: Path) -> None:
     assert json.loads(target.read_text(encoding="utf-8")) == json.loads(
         _invoke("compare", three, "--all-pairs", "--json").stdout
     )
+
+
+@pytest.mark.parametrize(
+    "label", ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tcmd", "\rcmd", "plain-name", "a=b"]
+)
+def test_a_csv_cell_a_spreadsheet_would_run_gets_a_leading_quote(label: str) -> None:
+    # OWASP "CSV Injection": a text cell starting with = + - @ tab or CR is run as a formula by a spreadsheet
+    from gatestats.publish.formats import Column, PublishedTable, render
+
+    frame = pl.DataFrame({"system": [label], "delta": [-0.25]})
+    columns = (Column(header="system"), Column(header="delta", numeric=True))
+    table = PublishedTable(title="t", columns=columns, rows=(("x", "-0.25"),), data=frame)
+    out = pl.read_csv(io.StringIO(render(table, "csv")))
+    defused = label[0] in "=+-@\t\r"
+    assert out["system"].to_list() == [("'" + label) if defused else label]
+    assert out["delta"].to_list() == [-0.25]  # numbers are never changed

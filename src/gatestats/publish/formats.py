@@ -12,7 +12,9 @@ invisible characters shown as ``\\n``, ``\\x00``; over-long values shortened); t
 escapes its own specials: rich markup is never parsed (cells are ``rich.text.Text``), Markdown
 backslash-escapes ``\\ ` * _ [ ] | ~ $`` and writes ``& < >`` as entities, great-tables escapes
 HTML (``&lt;``) and LaTeX (``\\%``, ``\\_``, ``\\textbackslash{}``; ``|`` and the backtick are
-written as ``\\textbar{}`` and ``\\textasciigrave{}`` here). The CSV keeps the values whole (polars quotes them).
+written as ``\\textbar{}`` and ``\\textasciigrave{}`` here). The CSV keeps the values whole (polars quotes them),
+except that a text cell beginning with ``= + - @``, a tab or a carriage return gets a leading ``'`` (a
+spreadsheet would run it as a formula: OWASP "CSV Injection"); numbers are never changed.
 """
 
 from __future__ import annotations
@@ -161,9 +163,23 @@ def _line(text: str) -> str:
     return visible(text, limit=TEXT_LIMIT)
 
 
+#: What starts a formula in a spreadsheet (OWASP, "CSV Injection": = + - @ tab CR): a text cell beginning
+#: with one is written with a leading ``'``, so Excel, LibreOffice and Google Sheets show it, not run it.
+_FORMULA_START = r"^[=+\-@\t\r]"
+
+
 def _csv(table: PublishedTable) -> str:
+    """The numeric frame as CSV; text cells that a spreadsheet would run as a formula are defused."""
+    text = [name for name, dtype in table.data.schema.items() if dtype == pl.String]
+    frame = table.data.with_columns(
+        pl.when(pl.col(name).str.contains(_FORMULA_START))
+        .then(pl.lit("'") + pl.col(name))
+        .otherwise(pl.col(name))
+        .alias(name)
+        for name in text
+    )
     buffer = io.StringIO()
-    table.data.write_csv(buffer)
+    frame.write_csv(buffer)
     return buffer.getvalue()
 
 
