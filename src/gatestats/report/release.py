@@ -62,15 +62,18 @@ from gatestats.report._release_data import (
     load_release_data,
     load_sides,
     read_verdict,
+    release_data,
     write_data,
 )
 from gatestats.report._release_format import side_system
 from gatestats.report._release_sections import SECTIONS, Section, qmd_body, section_html
 from gatestats.report._release_tables import compute_tables
+from gatestats.report.page import ReleasePage
 from gatestats.report.quarto import (
     Renderer,
     RenderResult,
     ResolvedRenderer,
+    chart_svg,
     render_qmd,
     resolve_renderer,
     save_chart,
@@ -91,6 +94,8 @@ __all__ = [
     "default_release_name",
     "load_release_data",
     "release_charts",
+    "release_page",
+    "release_page_parts",
     "section_html",
 ]
 
@@ -231,6 +236,64 @@ def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
     """
     level = data.verdict.policy.confidence_level
     return release_chart_set({name: data.table(name) for name in TABLES}, confidence_level=level)
+
+
+def release_page_parts(
+    data: ReleaseData, charts: Mapping[str, str], *, renderer: str | None = None, renderer_version: str | None = None
+) -> ReleasePage:
+    """The parts of the page: every section's HTML (:func:`section_html`) and the charts' SVG.
+
+    Parameters
+    ----------
+    data
+        The report's data.
+    charts
+        Chart stem → SVG (the stems with something to draw).
+    renderer, renderer_version
+        The renderer and its version, shown in the ``provenance`` section.
+
+    Returns
+    -------
+    ReleasePage
+    """
+    names = [section.name for section in SECTIONS]
+    sections = {n: section_html(data, n, renderer=renderer, renderer_version=renderer_version) for n in names}
+    return ReleasePage(sections=sections, charts=dict(charts))
+
+
+def release_page(
+    data_dir: str | os.PathLike[str],
+    *,
+    verdict_path: str | os.PathLike[str] | None = None,
+    verdict_digest: str | None = None,
+    renderer: str | None = None,
+    renderer_version: str | None = None,
+) -> dict[str, dict[str, str]]:
+    """The page's parts made from a report's ``data/``: what ``report.qmd`` does when rendered on its own.
+
+    ``gatestats report`` passes the parts it made while building (the ``.qmd``'s ``page``
+    parameter); ``quarto render report.qmd`` leaves ``page`` at ``None``, and the ``.qmd`` calls
+    this: ``data/`` read back (:func:`load_release_data`: every file checked against
+    ``data/digests.json``), the sections made and the charts drawn in the kernel.
+
+    Parameters
+    ----------
+    data_dir : str or PathLike
+        The report's ``data`` directory.
+    verdict_path, verdict_digest
+        As :func:`load_release_data` takes them.
+    renderer, renderer_version
+        The renderer and its version, shown in the ``provenance`` section.
+
+    Returns
+    -------
+    dict
+        ``{"sections": {name: html}, "charts": {stem: svg}}``
+        (:meth:`gatestats.report.page.ReleasePage.from_dict` reads it).
+    """
+    data = load_release_data(data_dir, verdict_path=verdict_path, verdict_digest=verdict_digest)
+    charts = {stem: chart_svg(chart) for stem, chart in release_charts(data).items()}
+    return release_page_parts(data, charts, renderer=renderer, renderer_version=renderer_version).to_dict()
 
 
 def _renderer_version(renderer: ResolvedRenderer) -> str:
@@ -451,10 +514,11 @@ def _write_report(
     digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
     (build / "charts").mkdir()
     charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
-    for stem, chart in charts.items():
-        save_chart(chart, build / "charts", stem)
+    svgs = {
+        stem: save_chart(chart, build / "charts", stem)[0].read_text(encoding="utf-8") for stem, chart in charts.items()
+    }
     body, policy = verdict.body, verdict.body["policy"]
-    params = {
+    params: dict[str, Any] = {
         "data_dir": "data",
         "verdict_path": "data/verdict.json",
         "verdict_digest": verdict.digest,
@@ -466,6 +530,10 @@ def _write_report(
     texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
     qmd = build / "report.qmd"
     qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
+    if renderer == "jupyter":  # the kernel shows the parts made here (Quarto's kernel makes them from data/)
+        data = release_data(build / "data", verdict, tables, provenance, digests, watch=watch)
+        page = release_page_parts(data, svgs, renderer=renderer, renderer_version=renderer_version)
+        params["page"] = page.to_dict()
     result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=build / "report.html")
     data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
     manifest = {
