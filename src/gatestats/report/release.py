@@ -30,6 +30,7 @@ candidate's system label (``bugfix-agent-release-candidate``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -77,11 +78,13 @@ from gatestats.report.quarto import (
     render_qmd,
     resolve_renderer,
     save_chart,
+    start_kernel,
 )
 from gatestats.rollout.record import decision_files, read_decision
 
 __all__ = [
     "CHART_NAMES",
+    "KERNEL",
     "REPORT_FORMAT",
     "SECTIONS",
     "TEMPLATE",
@@ -101,6 +104,8 @@ __all__ = [
 
 #: The ``.qmd`` template of a release report.
 TEMPLATE: Final = Path(__file__).resolve().parent / "templates" / "release" / "report.qmd"
+#: The Jupyter kernel of the template (its front matter's ``jupyter:``).
+KERNEL: Final = "python3"
 #: ``format`` of ``report.json`` in a report directory.
 REPORT_FORMAT: Final = "gatestats-release-report/1"
 _RELEASE_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -510,31 +515,43 @@ def _write_report(
     timeout_s: float,
     watch: bytes | None = None,
 ) -> _Built:
-    """Write ``data/``, ``charts/``, ``report.qmd``, ``report.html`` and ``report.json`` into ``build``."""
-    digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
-    (build / "charts").mkdir()
-    charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
-    svgs = {
-        stem: save_chart(chart, build / "charts", stem)[0].read_text(encoding="utf-8") for stem, chart in charts.items()
-    }
-    body, policy = verdict.body, verdict.body["policy"]
-    params: dict[str, Any] = {
-        "data_dir": "data",
-        "verdict_path": "data/verdict.json",
-        "verdict_digest": verdict.digest,
-        "renderer": renderer,
-        "renderer_version": renderer_version,
-    }
-    sides = [side_system(side, body[side].get("system")) for side in ("candidate", "baseline")]
-    subtitle = f"Policy {policy.get('name')} v{policy.get('version')}: {sides[0]} vs {sides[1]}"
-    texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
-    qmd = build / "report.qmd"
-    qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
-    if renderer == "jupyter":  # the kernel shows the parts made here (Quarto's kernel makes them from data/)
-        data = release_data(build / "data", verdict, tables, provenance, digests, watch=watch)
-        page = release_page_parts(data, svgs, renderer=renderer, renderer_version=renderer_version)
-        params["page"] = page.to_dict()
-    result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=build / "report.html")
+    """Write ``data/``, ``charts/``, ``report.qmd``, ``report.html`` and ``report.json`` into ``build``.
+
+    With the Jupyter renderer the kernel is started first: it gets ready while the data and the
+    charts are written (:func:`~gatestats.report.quarto.start_kernel`), and it is given the page
+    made here (the ``.qmd``'s ``page`` parameter), so it reads, computes and draws nothing.
+    """
+    with contextlib.ExitStack() as stack:
+        kernel = None
+        if renderer == "jupyter":
+            kernel = stack.enter_context(start_kernel(build, kernel_name=KERNEL, timeout_s=timeout_s))
+        digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
+        (build / "charts").mkdir()
+        charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
+        svgs = {
+            stem: save_chart(chart, build / "charts", stem)[0].read_text(encoding="utf-8")
+            for stem, chart in charts.items()
+        }
+        body, policy = verdict.body, verdict.body["policy"]
+        params: dict[str, Any] = {
+            "data_dir": "data",
+            "verdict_path": "data/verdict.json",
+            "verdict_digest": verdict.digest,
+            "renderer": renderer,
+            "renderer_version": renderer_version,
+        }
+        sides = [side_system(side, body[side].get("system")) for side in ("candidate", "baseline")]
+        subtitle = f"Policy {policy.get('name')} v{policy.get('version')}: {sides[0]} vs {sides[1]}"
+        texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
+        qmd = build / "report.qmd"
+        qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
+        if kernel is not None:  # the kernel shows the parts made here (Quarto's kernel makes them from data/)
+            data = release_data(build / "data", verdict, tables, provenance, digests, watch=watch)
+            params["page"] = release_page_parts(
+                data, svgs, renderer=renderer, renderer_version=renderer_version
+            ).to_dict()
+        output = build / "report.html"
+        result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=output, kernel=kernel)
     data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
     manifest = {
         "format": REPORT_FORMAT,
