@@ -9,8 +9,10 @@ removed by the next, :func:`gatestats.io.files.new_build_directory`), then renam
 next free version (1, 2, …; never overwritten):
 
 - ``report.qmd`` — the Quarto source (Jupyter engine): ``params`` in the front matter and a cell
-  tagged ``parameters`` holding its inputs (``data_dir``, ``verdict_path``, ``verdict_digest``, and
-  the renderer named in the provenance); ``quarto render report.qmd`` re-renders it;
+  tagged ``parameters`` holding its inputs (``data_dir``, ``verdict_path``, ``verdict_digest``, the
+  renderer named in the provenance, and ``page``: ``None`` in the file; the Jupyter render passes the
+  page made here, :func:`release_page_parts`, so that its kernel draws and computes nothing);
+  ``quarto render report.qmd`` re-renders it (making the page from ``data/``: :func:`release_page`);
 - ``data/`` — ``verdict.json`` (the verdict's bytes), ``provenance.json``, one Parquet file per table
   (``rules``, ``checks``, ``severe_slices``, ``severe_failures``, ``flips``, ``curves``, ``slices``,
   ``cost``, ``judges``, ``infra``, ``bounds``; sorted, fixed writer settings) and ``digests.json``
