@@ -25,6 +25,17 @@ Usage::
 
     .venv/bin/python benchmarks/bench_report.py                # 3 runs
     .venv/bin/python benchmarks/bench_report.py --repeat 1 --idle-wait 0
+
+``--versus-notebook VERDICT`` (issue 28, item 4) measures instead ``gatestats report VERDICT``
+against a trivial ``jupyter nbconvert --to html --execute`` of a one-cell notebook importing
+polars, interleaved in one run (``--repeat`` rounds, default 5; each command a child process in a
+fresh directory; CPU = user + system of the child and the descendants it waited for, the Jupyter
+kernels included, from ``os.wait4``; wall around the child; the 1-minute load average before each
+command). ``--before SRC`` adds the report of another source tree (``SRC/src`` put first on
+``PYTHONPATH``, the same virtual environment; e.g. ``git archive <commit> src | tar -x -C SRC``)
+to each round. The medians and the ratios to the trivial render are printed as a Markdown table::
+
+    .venv/bin/python benchmarks/bench_report.py --versus-notebook build/demo/<stamp>/verdict.json --before /tmp/old
 """
 
 from __future__ import annotations
@@ -244,6 +255,85 @@ def _wait_for_idle(limit: float) -> float:
     return busy
 
 
+TRIVIAL_CELL = "import polars as pl\n\npl.DataFrame({'a': [1, 2, 3]})"
+
+
+def _timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``command`` in ``cwd``; its wall time, CPU (user + system, waited-for descendants included), load before."""
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(command)} failed with status {os.waitstatus_to_exitcode(status)}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "load": load}
+
+
+def versus_notebook(verdict: Path, *, repeat: int, before: Path | None) -> None:
+    """``gatestats report`` on ``verdict`` against a trivial notebook render, interleaved (see the docstring)."""
+    import nbformat
+
+    bindir = Path(sys.executable).parent
+    verdict = verdict.resolve()
+    commands: dict[str, tuple[list[str], dict[str, str] | None]] = {
+        "trivial nbconvert": (
+            [
+                str(bindir / "jupyter"),
+                "nbconvert",
+                "--to",
+                "html",
+                "--execute",
+                "trivial.ipynb",
+                "--log-level",
+                "ERROR",
+            ],
+            None,
+        ),
+        "report": ([str(bindir / "gatestats"), "report", str(verdict), "--out", "reports"], None),
+    }
+    if before is not None:
+        env = {**os.environ, "PYTHONPATH": str((before / "src").resolve())}
+        commands["report (before)"] = (commands["report"][0], env)
+    notebook = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    notebook.cells.append(nbformat.v4.new_code_cell(TRIVIAL_CELL))  # type: ignore[no-untyped-call]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
+    print(f"load average before: {os.getloadavg()}")
+    for round_ in range(1, repeat + 1):
+        for name, (command, env) in commands.items():
+            with tempfile.TemporaryDirectory(prefix="bench-report-nb-") as tmp:
+                nbformat.write(notebook, Path(tmp) / "trivial.ipynb")  # type: ignore[no-untyped-call]
+                run = _timed(command, Path(tmp), env)
+            runs[name].append(run)
+            print(
+                f"round {round_} {name}: cpu {run['cpu_s']:.2f} s, wall {run['wall_s']:.2f} s, load {run['load']:.2f}"
+            )
+    print(f"load average after: {os.getloadavg()}")
+    trivial = {k: statistics.median(r[k] for r in runs["trivial nbconvert"]) for k in ("cpu_s", "wall_s")}
+    lines = [
+        f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M UTC}; {os.cpu_count()} CPUs, "
+        f"python {platform.python_version()}",
+        f"- verdict: {verdict}; {repeat} rounds, interleaved",
+        "",
+        "| command | CPU s (median) | CPU s (each round) | wall s (median) | wall s (each round) "
+        "| CPU ratio | wall ratio |",
+        "|---|---:|---|---:|---|---:|---:|",
+    ]
+    for name, rows in runs.items():
+        cpu = statistics.median(r["cpu_s"] for r in rows)
+        wall = statistics.median(r["wall_s"] for r in rows)
+        each_cpu = ", ".join(f"{r['cpu_s']:.2f}" for r in rows)
+        each_wall = ", ".join(f"{r['wall_s']:.2f}" for r in rows)
+        lines.append(
+            f"| {name} | {cpu:.2f} | {each_cpu} | {wall:.2f} | {each_wall} | {cpu / trivial['cpu_s']:.2f} | "
+            f"{wall / trivial['wall_s']:.2f} |"
+        )
+    loads = [r["load"] for rows in runs.values() for r in rows]
+    lines += ["", f"1-minute load average before the commands: {min(loads):.2f}-{max(loads):.2f}"]
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=500)
@@ -251,6 +341,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--idle-wait", type=float, default=120.0)
+    parser.add_argument("--versus-notebook", type=Path, default=None, metavar="VERDICT")
+    parser.add_argument("--before", type=Path, default=None, metavar="SRC")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
@@ -258,6 +350,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         _child(args.data, args.out, args.report)
+        return
+    if args.versus_notebook is not None:
+        versus_notebook(args.versus_notebook, repeat=args.repeat, before=args.before)
         return
     root = DATA_DIR / f"c{args.cases}-t{args.trials}-s{args.seed}"
     start = time.perf_counter()

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.gate import evaluate_gate, load_policy, load_record_set, write_verdict
-from gatestats.report import RenderError, find_network_references
+from gatestats.report import RenderError, find_network_references, render_qmd
 from gatestats.report import release as release_module
 from gatestats.report.release import (
     CHART_NAMES,
@@ -301,6 +302,22 @@ def test_every_chart_is_drawn_in_chromium_with_the_network_off(built: Built, chr
         assert check.probe["drawn_marks"] >= 2, (chart_id, check.probe)  # both sides drawn
 
 
+def test_the_page_made_while_building_is_the_page_the_qmd_makes_from_data(built: Built, tmp_path: Path) -> None:
+    """``gatestats report`` passes the page it made (sections and charts made once) to the kernel;
+    rendered on its own (``page`` left at ``None``), the ``.qmd`` makes it from ``data/``: the same page."""
+    copy = tmp_path / "copy"
+    shutil.copytree(built.first.directory, copy)
+    params = {
+        "data_dir": "data",
+        "verdict_path": "data/verdict.json",
+        "verdict_digest": built.first.verdict_digest,
+        "renderer": "jupyter",
+        "renderer_version": built.first.renderer_version,
+    }
+    result = render_qmd(copy / "report.qmd", params=params, renderer="jupyter", output=copy / "again.html")
+    assert result.html_path.read_bytes() == built.first.html_path.read_bytes()
+
+
 # --- versions and determinism ----------------------------------------------------------------------
 
 
@@ -546,8 +563,10 @@ def test_generated_qmd_is_parameterised_and_hides_code(built: Built) -> None:
     from gatestats.report import read_qmd
 
     doc = read_qmd(built.first.directory / "report.qmd")
-    assert doc.parameter_names() == ("data_dir", "verdict_path", "verdict_digest", "renderer", "renderer_version")
+    names = ("data_dir", "verdict_path", "verdict_digest", "renderer", "renderer_version", "page")
+    assert doc.parameter_names() == names
     assert doc.front_matter["params"]["verdict_digest"] == built.first.verdict_digest
+    assert doc.front_matter["params"]["page"] is None  # made in the kernel from data/ unless passed
     assert doc.front_matter["jupyter"] == "python3"
     code = [c for c in doc.cells if c.kind == "code"]
     assert all(c.options.get("echo") is False for c in code)

@@ -46,6 +46,7 @@ __all__ = [
     "load_sides",
     "parquet_bytes",
     "read_verdict",
+    "release_data",
     "write_data",
 ]
 
@@ -433,6 +434,51 @@ def load_release_data(
         digests=digests,
         **tables,
         watch=_json_data(contents[WATCH_FILE], directory / WATCH_FILE) if WATCH_FILE in contents else None,
+    )
+
+
+def release_data(
+    directory: Path,
+    verdict: VerdictInput,
+    tables: Mapping[str, pl.DataFrame],
+    provenance: Any,
+    digests: Mapping[str, str],
+    *,
+    watch: bytes | None = None,
+) -> ReleaseData:
+    """The data :func:`write_data` has just written, as :func:`load_release_data` would read them back.
+
+    Nothing is read again: the verdict is the one already read and checked, the tables are the
+    frames that were written, and the JSON files are decoded from the bytes written (by the same
+    strict decoder :func:`load_release_data` uses), so that the sections show the same values.
+
+    Parameters
+    ----------
+    directory
+        The ``data`` directory.
+    verdict
+        The verdict file (read and checked).
+    tables
+        The tables by name (:data:`TABLES`).
+    provenance
+        The provenance document (as passed to :func:`write_data`).
+    digests
+        What :func:`write_data` returned.
+    watch
+        The rollout's latest decision file (its bytes), if any.
+
+    Returns
+    -------
+    ReleaseData
+    """
+    return ReleaseData(
+        directory=directory,
+        verdict=verdict.verdict,
+        verdict_digest=verdict.digest,
+        provenance=_json_data(json_bytes(provenance), directory / "provenance.json"),
+        digests=dict(digests),
+        **{name: tables[name] for name in TABLES},
+        watch=None if watch is None else _json_data(watch, directory / WATCH_FILE),
     )
 
 

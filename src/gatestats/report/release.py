@@ -9,8 +9,10 @@ removed by the next, :func:`gatestats.io.files.new_build_directory`), then renam
 next free version (1, 2, …; never overwritten):
 
 - ``report.qmd`` — the Quarto source (Jupyter engine): ``params`` in the front matter and a cell
-  tagged ``parameters`` holding its inputs (``data_dir``, ``verdict_path``, ``verdict_digest``, and
-  the renderer named in the provenance); ``quarto render report.qmd`` re-renders it;
+  tagged ``parameters`` holding its inputs (``data_dir``, ``verdict_path``, ``verdict_digest``, the
+  renderer named in the provenance, and ``page``: ``None`` in the file; the Jupyter render passes the
+  page made here, :func:`release_page_parts`, so that its kernel draws and computes nothing);
+  ``quarto render report.qmd`` re-renders it (making the page from ``data/``: :func:`release_page`);
 - ``data/`` — ``verdict.json`` (the verdict's bytes), ``provenance.json``, one Parquet file per table
   (``rules``, ``checks``, ``severe_slices``, ``severe_failures``, ``flips``, ``curves``, ``slices``,
   ``cost``, ``judges``, ``infra``, ``bounds``; sorted, fixed writer settings) and ``digests.json``
@@ -30,6 +32,7 @@ candidate's system label (``bugfix-agent-release-candidate``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -62,23 +65,28 @@ from gatestats.report._release_data import (
     load_release_data,
     load_sides,
     read_verdict,
+    release_data,
     write_data,
 )
 from gatestats.report._release_format import side_system
 from gatestats.report._release_sections import SECTIONS, Section, qmd_body, section_html
 from gatestats.report._release_tables import compute_tables
+from gatestats.report.page import ReleasePage
 from gatestats.report.quarto import (
     Renderer,
     RenderResult,
     ResolvedRenderer,
+    chart_svg,
     render_qmd,
     resolve_renderer,
     save_chart,
+    start_kernel,
 )
 from gatestats.rollout.record import decision_files, read_decision
 
 __all__ = [
     "CHART_NAMES",
+    "KERNEL",
     "REPORT_FORMAT",
     "SECTIONS",
     "TEMPLATE",
@@ -91,11 +99,15 @@ __all__ = [
     "default_release_name",
     "load_release_data",
     "release_charts",
+    "release_page",
+    "release_page_parts",
     "section_html",
 ]
 
 #: The ``.qmd`` template of a release report.
 TEMPLATE: Final = Path(__file__).resolve().parent / "templates" / "release" / "report.qmd"
+#: The Jupyter kernel of the template (its front matter's ``jupyter:``).
+KERNEL: Final = "python3"
 #: ``format`` of ``report.json`` in a report directory.
 REPORT_FORMAT: Final = "gatestats-release-report/1"
 _RELEASE_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -231,6 +243,64 @@ def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
     """
     level = data.verdict.policy.confidence_level
     return release_chart_set({name: data.table(name) for name in TABLES}, confidence_level=level)
+
+
+def release_page_parts(
+    data: ReleaseData, charts: Mapping[str, str], *, renderer: str | None = None, renderer_version: str | None = None
+) -> ReleasePage:
+    """The parts of the page: every section's HTML (:func:`section_html`) and the charts' SVG.
+
+    Parameters
+    ----------
+    data
+        The report's data.
+    charts
+        Chart stem → SVG (the stems with something to draw).
+    renderer, renderer_version
+        The renderer and its version, shown in the ``provenance`` section.
+
+    Returns
+    -------
+    ReleasePage
+    """
+    names = [section.name for section in SECTIONS]
+    sections = {n: section_html(data, n, renderer=renderer, renderer_version=renderer_version) for n in names}
+    return ReleasePage(sections=sections, charts=dict(charts))
+
+
+def release_page(
+    data_dir: str | os.PathLike[str],
+    *,
+    verdict_path: str | os.PathLike[str] | None = None,
+    verdict_digest: str | None = None,
+    renderer: str | None = None,
+    renderer_version: str | None = None,
+) -> dict[str, dict[str, str]]:
+    """The page's parts made from a report's ``data/``: what ``report.qmd`` does when rendered on its own.
+
+    ``gatestats report`` passes the parts it made while building (the ``.qmd``'s ``page``
+    parameter); ``quarto render report.qmd`` leaves ``page`` at ``None``, and the ``.qmd`` calls
+    this: ``data/`` read back (:func:`load_release_data`: every file checked against
+    ``data/digests.json``), the sections made and the charts drawn in the kernel.
+
+    Parameters
+    ----------
+    data_dir : str or PathLike
+        The report's ``data`` directory.
+    verdict_path, verdict_digest
+        As :func:`load_release_data` takes them.
+    renderer, renderer_version
+        The renderer and its version, shown in the ``provenance`` section.
+
+    Returns
+    -------
+    dict
+        ``{"sections": {name: html}, "charts": {stem: svg}}``
+        (:meth:`gatestats.report.page.ReleasePage.from_dict` reads it).
+    """
+    data = load_release_data(data_dir, verdict_path=verdict_path, verdict_digest=verdict_digest)
+    charts = {stem: chart_svg(chart) for stem, chart in release_charts(data).items()}
+    return release_page_parts(data, charts, renderer=renderer, renderer_version=renderer_version).to_dict()
 
 
 def _renderer_version(renderer: ResolvedRenderer) -> str:
@@ -447,26 +517,43 @@ def _write_report(
     timeout_s: float,
     watch: bytes | None = None,
 ) -> _Built:
-    """Write ``data/``, ``charts/``, ``report.qmd``, ``report.html`` and ``report.json`` into ``build``."""
-    digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
-    (build / "charts").mkdir()
-    charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
-    for stem, chart in charts.items():
-        save_chart(chart, build / "charts", stem)
-    body, policy = verdict.body, verdict.body["policy"]
-    params = {
-        "data_dir": "data",
-        "verdict_path": "data/verdict.json",
-        "verdict_digest": verdict.digest,
-        "renderer": renderer,
-        "renderer_version": renderer_version,
-    }
-    sides = [side_system(side, body[side].get("system")) for side in ("candidate", "baseline")]
-    subtitle = f"Policy {policy.get('name')} v{policy.get('version')}: {sides[0]} vs {sides[1]}"
-    texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
-    qmd = build / "report.qmd"
-    qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
-    result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=build / "report.html")
+    """Write ``data/``, ``charts/``, ``report.qmd``, ``report.html`` and ``report.json`` into ``build``.
+
+    With the Jupyter renderer the kernel is started first: it gets ready while the data and the
+    charts are written (:func:`~gatestats.report.quarto.start_kernel`), and it is given the page
+    made here (the ``.qmd``'s ``page`` parameter), so it reads, computes and draws nothing.
+    """
+    with contextlib.ExitStack() as stack:
+        kernel = None
+        if renderer == "jupyter":
+            kernel = stack.enter_context(start_kernel(build, kernel_name=KERNEL, timeout_s=timeout_s))
+        digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
+        (build / "charts").mkdir()
+        charts = release_chart_set(tables, confidence_level=verdict.verdict.policy.confidence_level)
+        svgs = {
+            stem: save_chart(chart, build / "charts", stem)[0].read_text(encoding="utf-8")
+            for stem, chart in charts.items()
+        }
+        body, policy = verdict.body, verdict.body["policy"]
+        params: dict[str, Any] = {
+            "data_dir": "data",
+            "verdict_path": "data/verdict.json",
+            "verdict_digest": verdict.digest,
+            "renderer": renderer,
+            "renderer_version": renderer_version,
+        }
+        sides = [side_system(side, body[side].get("system")) for side in ("candidate", "baseline")]
+        subtitle = f"Policy {policy.get('name')} v{policy.get('version')}: {sides[0]} vs {sides[1]}"
+        texts = {"title": f"Release report: {name}", "subtitle": subtitle, "date": str(body["created_at"])[:10]}
+        qmd = build / "report.qmd"
+        qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
+        if kernel is not None:  # the kernel shows the parts made here (Quarto's kernel makes them from data/)
+            data = release_data(build / "data", verdict, tables, provenance, digests, watch=watch)
+            params["page"] = release_page_parts(
+                data, svgs, renderer=renderer, renderer_version=renderer_version
+            ).to_dict()
+        output = build / "report.html"
+        result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=output, kernel=kernel)
     data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
     manifest = {
         "format": REPORT_FORMAT,

@@ -39,7 +39,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -58,7 +58,16 @@ from gatestats.io.files import write_atomic
 from gatestats.report.quarto._html import export_html, find_network_references, prepare_for_export
 from gatestats.report.quarto.qmd import QmdDocument, _LocatedError, read_qmd, to_notebook, validate_params
 
-__all__ = ["RenderError", "RenderResult", "Renderer", "ResolvedRenderer", "render_qmd", "resolve_renderer"]
+__all__ = [
+    "RenderError",
+    "RenderResult",
+    "Renderer",
+    "ResolvedRenderer",
+    "StartedKernel",
+    "render_qmd",
+    "resolve_renderer",
+    "start_kernel",
+]
 
 #: ``auto``: ``quarto`` when the Quarto CLI is on ``PATH``, else ``jupyter``.
 Renderer: TypeAlias = Literal["auto", "quarto", "jupyter"]
@@ -169,6 +178,63 @@ def resolve_renderer(renderer: Renderer = "auto") -> ResolvedRenderer:
     return renderer
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartedKernel:
+    """A Jupyter kernel started ahead of :func:`render_qmd` (see :func:`start_kernel`)."""
+
+    kernel_name: str
+    directory: Path
+    client: nbclient.NotebookClient = field(repr=False, compare=False)
+    connection: Path = field(repr=False, compare=False)
+
+
+@contextlib.contextmanager
+def start_kernel(
+    directory: str | os.PathLike[str], *, kernel_name: str = "python3", timeout_s: float = 600.0
+) -> Iterator[StartedKernel]:
+    """Start the kernel of a later ``render_qmd(..., renderer="jupyter", kernel=...)`` now.
+
+    The kernel process starts (working directory ``directory``, where the ``.qmd`` will be) while
+    the caller goes on preparing the document; :func:`render_qmd` then connects to it instead of
+    starting one and waiting for it. The kernel is shut down when the render ends, or at the end
+    of the ``with`` block when there was no render (its connection file removed either way).
+
+    Parameters
+    ----------
+    directory : str or PathLike
+        The directory of the ``.qmd`` that will be rendered (an existing directory).
+    kernel_name : str
+        The kernel (the document's ``jupyter:``; ``render_qmd`` refuses a kernel of another name).
+    timeout_s : float
+        The budget of the kernel's start-up (at most 60 s are waited for it to answer).
+
+    Yields
+    ------
+    StartedKernel
+
+    Raises
+    ------
+    RenderError
+        There is no such kernel, or it could not be started.
+    """
+    folder = Path(directory)
+    file = str(folder)
+    client, connection = _client(nbformat.v4.new_notebook(), kernel_name, folder, timeout_s)  # type: ignore[no-untyped-call]
+    try:
+        client.create_kernel_manager()
+        client.start_new_kernel(cwd=str(folder.resolve()))
+    except Exception as exc:  # no such kernel, or its process did not start
+        connection.unlink(missing_ok=True)
+        msg = f"the {kernel_name!r} kernel did not start ({type(exc).__name__}: {exc})"
+        raise RenderError(msg, file=file) from None
+    try:
+        yield StartedKernel(kernel_name=kernel_name, directory=folder.resolve(), client=client, connection=connection)
+    finally:
+        if client.km is not None:  # not used by a render (which shuts it down), or the render failed
+            client._cleanup_kernel()  # nbclient's own clean-up of the kernel it started
+        connection.unlink(missing_ok=True)
+
+
 def render_qmd(
     qmd_path: str | os.PathLike[str],
     *,
@@ -177,6 +243,7 @@ def render_qmd(
     timeout_s: float = 600.0,
     output: str | os.PathLike[str] | None = None,
     notebook_output: str | os.PathLike[str] | None = None,
+    kernel: StartedKernel | None = None,
 ) -> RenderResult:
     """Execute a ``.qmd`` with parameters and write one self-contained, offline HTML page.
 
@@ -195,6 +262,9 @@ def render_qmd(
         The HTML file (default: the ``.qmd`` with suffix ``.html``). Replaced atomically.
     notebook_output : str or PathLike, optional
         Also write the executed notebook there (``jupyter`` renderer only).
+    kernel : StartedKernel, optional
+        A kernel started ahead by :func:`start_kernel` in the ``.qmd``'s directory, of the
+        document's kernel name (``jupyter`` renderer only); ``None``: one is started here.
 
     Returns
     -------
@@ -227,11 +297,14 @@ def render_qmd(
     if notebook_output is not None and resolved != "jupyter":
         msg = "notebook_output: the executed notebook is only available with the jupyter renderer"
         raise ValueError(msg)
+    if kernel is not None and (resolved != "jupyter" or kernel.directory != qmd.parent.resolve()):
+        msg = f"kernel: expected a kernel started in {qmd.parent} for the jupyter renderer (start_kernel)"
+        raise ValueError(msg)
     doc = read_qmd(qmd)
     values = validate_params(params, allowed=doc.parameter_names())
     if resolved == "quarto":
         return _render_quarto(doc, qmd, html_path, values, timeout_s)
-    return _render_jupyter(doc, qmd, html_path, values, timeout_s, notebook_output)
+    return _render_jupyter(doc, qmd, html_path, values, timeout_s, notebook_output, kernel)
 
 
 # --- Jupyter ------------------------------------------------------------------------------------
@@ -244,12 +317,13 @@ def _render_jupyter(
     params: JSONObject,
     timeout_s: float,
     notebook_output: str | os.PathLike[str] | None,
+    kernel: StartedKernel | None = None,
 ) -> RenderResult:
     started = time.perf_counter()
     deadline = started + timeout_s
     nb = to_notebook(doc, params)
     kernel_name = str(nb.metadata["kernelspec"]["name"])
-    client, connection = _client(nb, kernel_name, qmd, timeout_s)
+    client, connection = _render_client(nb, kernel_name, qmd, timeout_s, kernel)
     with _start_kernel(client, doc.file, connection):
         kernel_started = time.perf_counter()
         reply = client.wait_for_reply(client.kc.kernel_info())  # type: ignore[union-attr]
@@ -309,15 +383,28 @@ def _render_jupyter(
     )
 
 
-def _client(
-    nb: nbformat.NotebookNode, kernel_name: str, qmd: Path, timeout_s: float
+def _render_client(
+    nb: nbformat.NotebookNode, kernel_name: str, qmd: Path, timeout_s: float, kernel: StartedKernel | None
 ) -> tuple[nbclient.NotebookClient, Path]:
-    """The notebook client of a render, and where its kernel's connection file will be.
+    """The client of a render: a new one, or that of the kernel started ahead (:func:`start_kernel`)."""
+    if kernel is None:
+        return _client(nb, kernel_name, qmd.parent, timeout_s)
+    if kernel.kernel_name != kernel_name or kernel.client.km is None:
+        msg = f"the kernel started ahead is {kernel.kernel_name!r} (or was used), the document's is {kernel_name!r}"
+        raise RenderError(msg, file=str(qmd))
+    kernel.client.nb = nb
+    return kernel.client, kernel.connection
+
+
+def _client(
+    nb: nbformat.NotebookNode, kernel_name: str, directory: Path, timeout_s: float
+) -> tuple[nbclient.NotebookClient, Path]:
+    """The notebook client of a render of a .qmd in ``directory``, and where its kernel's connection file will be.
 
     The connection file is beside the .qmd (in a report's build directory), not in the system's
     temporary directory: left by a killed render, it goes with the build (gatestats.io.files.sweep_builds).
     """
-    connection = qmd.parent / f".kernel-{secrets.token_hex(8)}.json"
+    connection = directory / f".kernel-{secrets.token_hex(8)}.json"
     client = nbclient.NotebookClient(
         nb,
         kernel_name=kernel_name,
@@ -325,7 +412,7 @@ def _client(
         startup_timeout=max(1, min(_KERNEL_STARTUP_S, math.ceil(timeout_s))),
         allow_errors=True,
         record_timing=False,
-        resources={"metadata": {"path": str(qmd.parent.resolve())}},
+        resources={"metadata": {"path": str(directory.resolve())}},
         # the kernel is local and private to this render; keep its "TCP without encryption" notice off stderr
         extra_arguments=["--IPKernelApp.log_level=ERROR"],
         config=Config({"KernelManager": {"connection_file": str(connection)}}),
