@@ -508,7 +508,7 @@ def _interval_batch(
     method: IntervalMethod,
     confidence_level: float,
     n_resamples: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | int,
     max_effective_n: float | None,
     offer_everywhere: bool = False,
     bootstrap_kind: Literal["bca", "percentile"] = "bca",
@@ -520,7 +520,8 @@ def _interval_batch(
     refusal of constant samples) so that the coverage simulation can show where they fail;
     ``bootstrap_kind="percentile"`` gives the plain percentile interval and
     ``design_effect_from_units`` overrides :data:`DESIGN_EFFECT_FROM_UNITS`, for the same
-    comparison.
+    comparison. ``rng`` is a generator, or the seed of the one the bootstrap makes when it runs
+    (so that the other methods never import ``numpy.random``: issue 28, item 2).
     """
     rows, n_cases = values.shape
     n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
@@ -579,7 +580,7 @@ def _method_bounds(
     n_units: int,
     confidence_level: float,
     n_resamples: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | int,
     max_effective_n: float | None,
     bootstrap_kind: Literal["bca", "percentile"],
     design_effect_from_units: int | None,
@@ -616,7 +617,7 @@ def _method_bounds(
             inverse,
             n_units=n_units,
             n_resamples=n_resamples,
-            rng=rng,
+            rng=np.random.default_rng(rng) if isinstance(rng, int) else rng,
             confidence_level=confidence_level,
             kind=bootstrap_kind,
         )
@@ -729,7 +730,7 @@ def case_mean_interval(
         method=method,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
-        rng=np.random.default_rng(used_seed),
+        rng=used_seed,
         max_effective_n=max_effective_n,
     )
     return _single_result(
