@@ -16,6 +16,7 @@ from typing import Literal, TypedDict
 
 import typer
 
+from gatestats.cli._coercion import install as _install_plain_coercion
 from gatestats.cli._lazy import LazyCommand, LazyGroup
 
 __all__ = ["COMMANDS", "app", "main"]
@@ -142,6 +143,9 @@ app = typer.Typer(
     cls=_Group,
     **_SETTINGS,
 )
+
+
+_install_plain_coercion()  # typer coerces plain parameters without importing pydantic (cli/_coercion.py)
 
 
 @app.callback()
