@@ -16,7 +16,7 @@ The commands:
 - ``analyze --help``: ``gatestats analyze --help``;
 - ``analyze``: ``gatestats analyze tau.jsonl --k 1,2,3,4 --seed 0`` on the bundled τ-bench
   airline results (50 tasks × 4 trials), imported once beforehand with ``gatestats import
-  tau-bench`` as the README shows;
+  tau-bench`` as the README shows; ``analyze --json``: the same, printing JSON (no terminal tables);
 - ``validate``: ``gatestats validate tau.jsonl``;
 - the other reading commands, each on bundled data: ``compare`` (two SWE-bench Verified
   submissions, 500 shared cases), ``rank`` (three of them), ``cost tau.jsonl``, ``cases list``
@@ -33,6 +33,11 @@ and ``calibrate`` import).
 ``PYTHONPATH`` naming the source tree, so ``--before DIR`` measures another checkout (for example
 ``git clone -q /work/main /tmp/startup_before``) with the same virtual environment, side by side;
 ``--variant NAME=DIR`` adds further checkouts (for example HEAD with one change applied).
+Before measuring, every tree's modules are compiled to bytecode (``compileall``), as an installed
+package is: with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these benchmarks ran on) an
+editable checkout would otherwise compile every gatestats module from source at every start,
+~0.1-0.2 s of CPU that no installed copy pays (issue 28, item 2: the runs before 2026-12-04 17:10
+UTC included it, for ``before`` and ``after`` alike).
 Prints a Markdown table; writes ``benchmarks/_data/startup_last_run.json``.
 """
 
@@ -104,10 +109,12 @@ def _commands(records: Path, trees: dict[str, Path]) -> list[tuple[str, str, lis
     for variant, tree in trees.items():
         path = f"{tree / 'src'}{os.pathsep}{tree / 'runner'}"
         cli = [python, "-c", _CLI]
+        analyze = [*cli, "analyze", str(records), "--k", "1,2,3,4", "--seed", "0"]
         rows += [
             (variant, "--help", [*cli, "--help"], path),
             (variant, "analyze --help", [*cli, "analyze", "--help"], path),
-            (variant, "analyze", [*cli, "analyze", str(records), "--k", "1,2,3,4", "--seed", "0"], path),
+            (variant, "analyze", analyze, path),
+            (variant, "analyze --json", [*analyze, "--json"], path),
             (variant, "validate", [*cli, "validate", str(records)], path),
         ]
         rows += [
@@ -161,6 +168,8 @@ def main() -> None:
         name, _, directory = given.partition("=")
         trees[name] = Path(directory).resolve()
     trees["after"] = ROOT
+    for tree in trees.values():  # bytecode, as an installed copy has it (see the module docstring)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "src"), str(tree / "runner")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         records = _import_tau(Path(tmp))
         commands = [c for c in _commands(records, trees) if not args.only or c[1] in {"import polars", *args.only}]
