@@ -23,61 +23,26 @@ from gatestats.cli import COMMANDS, app
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: The report stack (and ray): no reading command imports it.
+_REPORT_STACK = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "great_tables", "ray")
 #: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose).
-HELP_FORBIDDEN = (
-    "altair",
-    "nbconvert",
-    "nbclient",
-    "zmq",
-    "bs4",
-    "scipy",
-    "statsmodels",
-    "pandera",
-    "pandas",
-    "hypothesis",
-    "typeguard",
-    "ray",
-    "great_tables",
-    "pydantic",
-)
+HELP_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard", "pydantic")
 #: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record);
 #: nor pydantic, which typer would use to coerce the parameters (cli/_coercion.py spares it).
-VALIDATE_FORBIDDEN = (
-    "altair",
-    "nbconvert",
-    "nbclient",
-    "zmq",
-    "bs4",
-    "scipy",
-    "statsmodels",
-    "ray",
-    "great_tables",
-    "pydantic",
-)
+VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pydantic")
 #: What ``analyze`` may not import (issue 28): the report stack, the tables, the schema's explainer,
 #: typer's pydantic, a labels file's TOML reader and scipy, which only a bootstrap interval or an
 #: uncommon confidence level needs (the common levels' quantiles are stored: estimators/quantiles.py).
+#: The last three stay last (a test of the uncommon level allows them).
 ANALYZE_FORBIDDEN = (
-    "altair",
-    "vl_convert",
-    "great_tables",
-    "nbconvert",
-    "nbclient",
-    "zmq",
-    "bs4",
-    "statsmodels",
-    "pandera",
-    "pandas",
-    "matplotlib",
-    "ray",
-    "scipy",
-    "pydantic",
-    "tomllib",
+    *_REPORT_STACK,
+    *("vl_convert", "statsmodels", "pandera", "pandas", "matplotlib"),
+    *("scipy", "pydantic", "tomllib"),
 )
 #: Submodules no reading command's normal run imports: scipy's array-API layer pulled these (issue 28).
 ANALYZE_FORBIDDEN_SUBMODULES = ("numpy.f2py", "numpy.ma", "numpy.testing", "numpy.random")
 #: What every other reading command may not import: the report stack and typer's pydantic.
-READING_FORBIDDEN = ("altair", "vl_convert", "nbconvert", "nbclient", "zmq", "bs4", "ray", "pydantic")
+READING_FORBIDDEN = (*_REPORT_STACK, "vl_convert", "pydantic")
 
 # The console script's body, then the top-level packages and the command modules it left in sys.modules.
 _CHILD = """

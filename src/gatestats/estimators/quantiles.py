@@ -90,12 +90,12 @@ def two_sided_t(df: int, confidence_level: float) -> float:
     df
         Degrees of freedom, a positive integer.
     confidence_level
-        In (0, 1) (the caller checks it).
+        The two-sided level, in (0, 1) (checked by the caller).
 
     Returns
     -------
     float
-        The quantile.
+        :math:`t_{df,\,1-\alpha/2}`, positive.
 
     Raises
     ------
