@@ -229,3 +229,13 @@ def test_every_command_module_is_listed() -> None:
         if not path.stem.startswith("_")
     }
     assert {command.module for command in COMMANDS.values()} == modules
+
+
+def test_cost_imports_no_paired_tests_and_no_scipy_stats(
+    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]]
+) -> None:
+    # gatestats cost never pairs cases: gatestats.paired (every test, scipy.stats) stays out (issue 28).
+    rows = [record(record_id=f"r{case}", case_id=f"c{case}", cost_usd=0.01 * (case + 1)) for case in range(20)]
+    report = _run("cost", write_jsonl(rows), "--json")
+    assert report["code"] == 0, report["stdout"]
+    assert [m for m in report["modules"] if m == "scipy.stats" or m.startswith("gatestats.paired")] == []
