@@ -63,14 +63,6 @@ ALLOWED: Mapping[tuple[str, str], str] = {
         "PolarsDataType, a type annotation only: polars documents the alias but exports it from its private "
         "_typing module alone; a polars upgrade that moves it fails mypy, not a run"
     ),
-    **{
-        ("gatestats.cli._coercion", module): (
-            "typer's parameter coercion, reproduced without pydantic for plain parameters (issue 28, item 2): "
-            "only for the typer version it is checked against (TYPER_VERSION), compared with typer's own "
-            "coercion by tests/cli/test_coercion.py"
-        )
-        for module in ("typer._click", "typer._coercion", "typer._param_types")
-    },
 }
 
 
