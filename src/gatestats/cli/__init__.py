@@ -16,7 +16,6 @@ from typing import Literal, TypedDict
 
 import typer
 
-from gatestats.cli._coercion import install as _install_plain_coercion
 from gatestats.cli._lazy import LazyCommand, LazyGroup
 
 __all__ = ["COMMANDS", "app", "main"]
@@ -143,9 +142,6 @@ app = typer.Typer(
     cls=_Group,
     **_SETTINGS,
 )
-
-
-_install_plain_coercion()  # typer coerces plain parameters without importing pydantic (cli/_coercion.py)
 
 
 @app.callback()
