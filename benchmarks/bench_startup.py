@@ -16,19 +16,28 @@ The commands:
 - ``analyze --help``: ``gatestats analyze --help``;
 - ``analyze``: ``gatestats analyze tau.jsonl --k 1,2,3,4 --seed 0`` on the bundled τ-bench
   airline results (50 tasks × 4 trials), imported once beforehand with ``gatestats import
-  tau-bench`` as the README shows;
-- ``validate``: ``gatestats validate tau.jsonl``.
+  tau-bench`` as the README shows; ``analyze --json``: the same, printing JSON (no terminal tables);
+- ``validate``: ``gatestats validate tau.jsonl``;
+- the other reading commands, each on bundled data: ``compare`` (two SWE-bench Verified
+  submissions, 500 shared cases), ``rank`` (three of them), ``cost tau.jsonl``, ``cases list``
+  (the bundled golden set) and ``calibrate`` (the README's LLMBar example, without ``-o``).
 
 Beside them, the import floors of ``analyze`` (what its imports cost at the least, whatever
-gatestats does): ``python -c "import polars, numpy"`` (the analysis' arrays),
-``+ scipy.special`` (the estimators' normal and t quantiles: BCa bootstrap and Wilson
-intervals), and ``+ typer, pydantic, rich.table`` (the command line: typer imports pydantic to
-coerce every parameter of a command it runs).
+gatestats does): ``python -c "import polars, numpy"`` (the analysis' arrays), ``+ typer,
+pydantic, rich.table`` (the command line: typer imports pydantic to coerce every parameter of a
+command it runs), and for comparison ``+ scipy.special`` (what the estimators' quantiles cost
+before issue 28 item 2 stored them) and ``+ scipy.stats`` (what ``compare``, ``rank``, ``cost``
+and ``calibrate`` import).
 
 ``gatestats`` is run as the console script does (``from gatestats.cli import main; main()``) with
 ``PYTHONPATH`` naming the source tree, so ``--before DIR`` measures another checkout (for example
 ``git clone -q /work/main /tmp/startup_before``) with the same virtual environment, side by side;
 ``--variant NAME=DIR`` adds further checkouts (for example HEAD with one change applied).
+Before measuring, every tree's modules are compiled to bytecode (``compileall``), as an installed
+package is: with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these benchmarks ran on) an
+editable checkout would otherwise compile every gatestats module from source at every start,
+~0.1-0.2 s of CPU that no installed copy pays (issue 28, item 2: the runs before 2026-12-04 17:10
+UTC included it, for ``before`` and ``after`` alike).
 Prints a Markdown table; writes ``benchmarks/_data/startup_last_run.json``.
 """
 
@@ -53,9 +62,28 @@ _CLI = "import sys; sys.argv[0] = 'gatestats'; from gatestats.cli import main; s
 _FLOORS = (
     "import polars",
     "import polars, numpy",
+    "import polars, numpy, typer, pydantic, rich.table",
     "import polars, numpy, scipy.special",
-    "import polars, numpy, scipy.special, typer, pydantic, rich.table",
+    "import polars, numpy, scipy.stats",
 )
+SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
+_SWE_A, _SWE_B, _SWE_C = "20240920_solver", "20240924_solver", "20241001_nfactorial"
+LLMBAR = ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"
+_LLMBAR_MAP = (
+    "item=item_idx,label=label,verdict=winner_original_order,verdict_swapped=winner_swapped_order,"
+    "judge=evaluator,rubric=strategy"
+)
+#: The other reading commands, each on bundled data (``RECORDS`` is the imported τ-bench file).
+_READING: dict[str, list[str]] = {
+    "compare": ["compare", str(SWE), "--baseline", _SWE_A, "--candidate", _SWE_B],
+    "rank": ["rank", str(SWE), "--systems", f"{_SWE_A},{_SWE_B},{_SWE_C}"],
+    "cost": ["cost", "RECORDS"],
+    "cases list": ["cases", "list", "--set", str(ROOT / "data" / "golden_bugfix" / "cases")],
+    "calibrate": [
+        "calibrate", str(LLMBAR), "--where", "subset=Processed/MT-Bench", "--where", "evaluator=GPT-4",
+        "--where", "strategy=Vanilla_NoRules", "--map", _LLMBAR_MAP, "--positive", "1", "--kind", "pairwise",
+    ],
+}  # fmt: skip
 
 
 def _child(argv: list[str], pythonpath: str | None) -> tuple[float, float, int]:
@@ -81,11 +109,17 @@ def _commands(records: Path, trees: dict[str, Path]) -> list[tuple[str, str, lis
     for variant, tree in trees.items():
         path = f"{tree / 'src'}{os.pathsep}{tree / 'runner'}"
         cli = [python, "-c", _CLI]
+        analyze = [*cli, "analyze", str(records), "--k", "1,2,3,4", "--seed", "0"]
         rows += [
             (variant, "--help", [*cli, "--help"], path),
             (variant, "analyze --help", [*cli, "analyze", "--help"], path),
-            (variant, "analyze", [*cli, "analyze", str(records), "--k", "1,2,3,4", "--seed", "0"], path),
+            (variant, "analyze", analyze, path),
+            (variant, "analyze --json", [*analyze, "--json"], path),
             (variant, "validate", [*cli, "validate", str(records)], path),
+        ]
+        rows += [
+            (variant, name, [*cli, *(str(records) if a == "RECORDS" else a for a in argv)], path)
+            for name, argv in _READING.items()
         ]
     return rows
 
@@ -127,15 +161,18 @@ def main() -> None:
         "--variant", action="append", default=[], metavar="NAME=DIR", help="a further checkout to measure (repeatable)"
     )
     parser.add_argument("--repeat", type=int, default=7, help="interleaved repetitions (default 7)")
+    parser.add_argument("--only", nargs="*", help="measure only these commands (names as in the table)")
     args = parser.parse_args()
     trees = {} if args.before is None else {"before": args.before.resolve()}
     for given in args.variant:
         name, _, directory = given.partition("=")
         trees[name] = Path(directory).resolve()
     trees["after"] = ROOT
+    for tree in trees.values():  # bytecode, as an installed copy has it (see the module docstring)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "src"), str(tree / "runner")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         records = _import_tau(Path(tmp))
-        commands = _commands(records, trees)
+        commands = [c for c in _commands(records, trees) if not args.only or c[1] in {"import polars", *args.only}]
         results: dict[tuple[str, str], dict[str, list[float]]] = {
             (variant, name): {"cpu": [], "wall": []} for variant, name, _, _ in commands
         }

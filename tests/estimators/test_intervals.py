@@ -501,9 +501,9 @@ def test_normal_quantile_is_scipys_float_at_every_level(level: float) -> None:
     # the very floats scipy.special.ndtri returns, or every interval there would move.
     from scipy import special
 
-    from gatestats.estimators.intervals import _z
+    from gatestats.estimators.quantiles import two_sided_z
 
-    assert _z(level) == float(special.ndtri(0.5 + level / 2))
+    assert two_sided_z(level) == float(special.ndtri(0.5 + level / 2))
 
 
 def test_analyze_with_clt_intervals_at_95_does_not_import_scipy() -> None:

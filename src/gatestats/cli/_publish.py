@@ -196,16 +196,18 @@ def emit(
     OSError
         ``--output`` cannot be written (nothing is left half-written).
     """
-    from rich.console import Console
-
     fmt = publishing.fmt
     published = table(publishing.labels) if publishing.labels or fmt not in ("terminal", "json") else None
     if fmt == "json":
         text = json.dumps(labelled_json(payload(), publishing.labels), allow_nan=False) + "\n"
     elif fmt == "terminal" and publishing.output is None:
+        from rich.console import Console  # only the terminal tables need rich (not --json)
+
         terminal(Console(width=max(Console().width, width)))
         return
     elif fmt == "terminal":
+        from rich.console import Console
+
         console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
         terminal(console)
         text = console.file.getvalue()  # type: ignore[attr-defined]

@@ -58,11 +58,11 @@ from gatestats.cost._frames import SLICE, CostOptions, OptionsEcho, explode_grou
 from gatestats.cost.missing import check_max_cost_per_attempt
 from gatestats.cost.per_accepted import group_statistics, insufficiency
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.paired import PairedCases, pair_cases
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import FrameLike
 
 if TYPE_CHECKING:
+    from gatestats.paired import PairedCases
     from gatestats.publish import Labels, PublishedTable
 
 __all__ = [
@@ -394,6 +394,9 @@ def _paired_attempts(
     records: FrameLike, request: _Request, *, shared_versions_only: bool
 ) -> tuple[pl.DataFrame, PairedCases, int]:
     """The prepared attempts of both systems on the cases both ran, the pairing, and the case count."""
+    # gatestats.paired imports every paired test and scipy.stats: ``gatestats cost`` never pairs (issue 28).
+    from gatestats.paired import pair_cases  # noqa: PLC0415
+
     by = ("system",) if request.slice is None else ("system", SLICE)
     frame, _ = prepare(records, by=by, review_rate=request.review_rate, machine_rate=request.machine_rate)
     if request.slice is not None:

@@ -14,12 +14,10 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
-from gatestats.estimators.charts_frame import pass_curve_frame
 from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
-from gatestats.publish.charts import pass_curves
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     ESTIMANDS,
@@ -301,6 +299,9 @@ class Analysis(Presentable):
 
     def plot(self) -> alt.FacetChart:
         """pass@k and pass^k against k with their intervals, one line per system (altair)."""
+        from gatestats.estimators.charts_frame import pass_curve_frame  # noqa: PLC0415 - charts on first use
+        from gatestats.publish.charts import pass_curves  # noqa: PLC0415
+
         return pass_curves(pass_curve_frame(self.to_frame()), level=self.confidence_level)
 
 

@@ -83,6 +83,7 @@ from typing import Final, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from gatestats.estimators.quantiles import two_sided_t, two_sided_z
 from gatestats.vocabulary import (
     IntervalMethod,
     ResolvedIntervalMethod,
@@ -160,23 +161,8 @@ class CaseMeanInterval:
 
 
 def _special() -> ModuleType:
-    """``scipy.special``, imported on first use: a CLT interval at a common level needs none of it."""
-    return importlib.import_module("scipy.special")  # ~0.13 s of import that most analyses never use
-
-
-#: ``scipy.special.ndtri(0.5 + level / 2)`` at the common levels, the very floats it returns
-#: (checked by a test), so that the CLT intervals there do not import scipy.
-_Z_AT: Final[dict[float, float]] = {
-    0.8: 1.2815515655446004,
-    0.9: 1.6448536269514722,
-    0.95: 1.959963984540054,
-    0.99: 2.5758293035489004,
-}
-
-
-def _z(confidence_level: float) -> float:
-    known = _Z_AT.get(confidence_level)
-    return known if known is not None else float(_special().ndtri(0.5 + confidence_level / 2))
+    """``scipy.special``, imported on first use: only the bootstrap needs it (see :mod:`.quantiles`)."""
+    return importlib.import_module("scipy.special")  # ~0.13-0.3 s of import that most analyses never use
 
 
 def _wilson_bounds(
@@ -270,7 +256,7 @@ def wilson_interval(
     low, high = _wilson_bounds(
         np.array([p_hat], dtype=np.float64),
         np.array([n], dtype=np.float64),
-        _z(confidence_level),
+        two_sided_z(confidence_level),
         continuity_correction=continuity_correction,
     )
     return float(low[0]), float(high[0])
@@ -495,8 +481,9 @@ def _wilson_batch(
     design_effect_from_units: int | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``."""
-    z = _z(confidence_level)
-    factor = (z / float(_special().stdtrit(n_units - 1, 0.5 + confidence_level / 2))) ** 2
+    z = two_sided_z(confidence_level)
+    # Only a sample with an estimated variance takes the degrees-of-freedom factor.
+    factor = 1.0 if constant.all() else (z / two_sided_t(n_units - 1, confidence_level)) ** 2
     sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
     # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
     # mean of the units is at least as precise as a proportion over this many units.
@@ -521,7 +508,7 @@ def _interval_batch(
     method: IntervalMethod,
     confidence_level: float,
     n_resamples: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | int,
     max_effective_n: float | None,
     offer_everywhere: bool = False,
     bootstrap_kind: Literal["bca", "percentile"] = "bca",
@@ -533,7 +520,8 @@ def _interval_batch(
     refusal of constant samples) so that the coverage simulation can show where they fail;
     ``bootstrap_kind="percentile"`` gives the plain percentile interval and
     ``design_effect_from_units`` overrides :data:`DESIGN_EFFECT_FROM_UNITS`, for the same
-    comparison.
+    comparison. ``rng`` is a generator, or the seed of the one the bootstrap makes when it runs
+    (so that the other methods never import ``numpy.random``: issue 28, item 2).
     """
     rows, n_cases = values.shape
     n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
@@ -592,7 +580,7 @@ def _method_bounds(
     n_units: int,
     confidence_level: float,
     n_resamples: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | int,
     max_effective_n: float | None,
     bootstrap_kind: Literal["bca", "percentile"],
     design_effect_from_units: int | None,
@@ -618,7 +606,7 @@ def _method_bounds(
 
     clt = (code == OK) & (chosen == 2)
     if clt.any():
-        z = _z(confidence_level)
+        z = two_sided_z(confidence_level)
         low[clt] = np.maximum(0.0, estimate[clt] - z * se[clt])
         high[clt] = np.minimum(1.0, estimate[clt] + z * se[clt])
 
@@ -629,7 +617,7 @@ def _method_bounds(
             inverse,
             n_units=n_units,
             n_resamples=n_resamples,
-            rng=rng,
+            rng=np.random.default_rng(rng) if isinstance(rng, int) else rng,
             confidence_level=confidence_level,
             kind=bootstrap_kind,
         )
@@ -742,7 +730,7 @@ def case_mean_interval(
         method=method,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
-        rng=np.random.default_rng(used_seed),
+        rng=used_seed,
         max_effective_n=max_effective_n,
     )
     return _single_result(

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import tomllib
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -232,6 +231,8 @@ def _csv_entries(path: Path, text: str) -> list[_Entry]:
 
 
 def _toml_entries(path: Path, text: str) -> list[_Entry]:
+    import tomllib  # noqa: PLC0415 - a labels TOML file is rare; tomllib is ~13 ms of every command's start-up
+
     origin = str(path)
     try:
         document = tomllib.loads(text)

@@ -1,0 +1,123 @@
+r"""The normal and Student-t quantiles of a two-sided interval, the very floats scipy returns, mostly without scipy.
+
+An interval at confidence level :math:`1 - \alpha` needs :math:`z_{1-\alpha/2}` (every method)
+and, for the Wilson interval's degrees-of-freedom factor, :math:`t_{U-1,\,1-\alpha/2}`. Importing
+``scipy.special`` for them costs more start-up than ``import polars`` itself (issue 28, item 2:
+scipy's array-API layer imports ``numpy.f2py``, ``numpy.ma`` and ``numpy.testing``), so at the
+common levels (:data:`COMMON_LEVELS`) they are read from stored values instead:
+
+- :math:`z`: four constants;
+- :math:`t`: a table of ``scipy.special.stdtrit(df, 0.5 + level / 2)`` for every ``df`` from 1 to
+  :data:`T_TABLE_MAX_DF` (``t_quantiles.f64`` beside this module: little-endian float64, one row
+  of :data:`T_TABLE_MAX_DF` values per level in the order of :data:`COMMON_LEVELS`). That covers
+  every Wilson interval ``auto`` computes (below ``CLT_FROM_CASES`` units).
+
+Both are scipy's own floats, compared bit for bit by ``tests/estimators/test_quantiles.py`` (and
+written by ``benchmarks/make_t_quantiles.py``), so no interval moves by an ulp. Any other level,
+a larger or non-integer ``df``, falls back to ``scipy.special`` itself, imported on first use.
+Why a table for :math:`t` and not a formula: scipy's ``stdtrit`` is Boost's
+``students_t_distribution`` quantile (an estimate refined by a Halley step through the incomplete
+beta function); an independent formula, however accurate, differs from it in the last bits, and
+the bounds of ``analyze --json`` and the verdicts are written to the last bit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import operator
+import struct
+from pathlib import Path
+from types import ModuleType
+from typing import Final
+
+__all__ = ["COMMON_LEVELS", "T_TABLE_MAX_DF", "two_sided_t", "two_sided_z"]
+
+#: The confidence levels whose quantiles are stored (no scipy import there).
+COMMON_LEVELS: Final[tuple[float, ...]] = (0.8, 0.9, 0.95, 0.99)
+#: The largest degrees of freedom in the stored t table.
+T_TABLE_MAX_DF: Final = 4999
+
+#: ``scipy.special.ndtri(0.5 + level / 2)`` at the common levels, the very floats it returns.
+_Z_AT: Final[dict[float, float]] = {
+    0.8: 1.2815515655446004,
+    0.9: 1.6448536269514722,
+    0.95: 1.959963984540054,
+    0.99: 2.5758293035489004,
+}
+_T_TABLE: Final = Path(__file__).with_name("t_quantiles.f64")
+_FLOAT64: Final = struct.Struct("<d")
+
+
+def _special() -> ModuleType:
+    """``scipy.special``, imported on first use (~0.13-0.3 s of CPU that the common levels never pay)."""
+    return importlib.import_module("scipy.special")
+
+
+def two_sided_z(confidence_level: float) -> float:
+    r"""The standard normal quantile :math:`z_{1-\alpha/2}` of a two-sided interval at ``confidence_level``.
+
+    Equal to ``float(scipy.special.ndtri(0.5 + confidence_level / 2))`` to the last bit; scipy is
+    imported only for a level outside :data:`COMMON_LEVELS`.
+
+    Parameters
+    ----------
+    confidence_level
+        In (0, 1) (the caller checks it).
+
+    Returns
+    -------
+    float
+        The quantile.
+
+    Examples
+    --------
+    >>> two_sided_z(0.95)
+    1.959963984540054
+    """
+    known = _Z_AT.get(confidence_level)
+    return known if known is not None else float(_special().ndtri(0.5 + confidence_level / 2))
+
+
+def two_sided_t(df: int, confidence_level: float) -> float:
+    r"""Student's t quantile :math:`t_{df,\,1-\alpha/2}` of a two-sided interval at ``confidence_level``.
+
+    Equal to ``float(scipy.special.stdtrit(df, 0.5 + confidence_level / 2))`` to the last bit;
+    scipy is imported only outside the stored table (a level outside :data:`COMMON_LEVELS`, or
+    ``df`` above :data:`T_TABLE_MAX_DF`).
+
+    Parameters
+    ----------
+    df
+        Degrees of freedom, a positive integer.
+    confidence_level
+        The two-sided level, in (0, 1) (checked by the caller).
+
+    Returns
+    -------
+    float
+        :math:`t_{df,\,1-\alpha/2}`, positive.
+
+    Raises
+    ------
+    ValueError
+        ``df`` is not a positive integer.
+
+    Examples
+    --------
+    >>> round(two_sided_t(49, 0.95), 6)
+    2.009575
+    """
+    try:
+        whole = operator.index(df)
+    except TypeError:
+        whole = None
+    if whole is None or whole < 1:
+        msg = f"df must be a positive integer (got {df!r})"
+        raise ValueError(msg)
+    if confidence_level in _Z_AT and whole <= T_TABLE_MAX_DF:
+        row = COMMON_LEVELS.index(confidence_level)
+        with _T_TABLE.open("rb") as table:
+            table.seek((row * T_TABLE_MAX_DF + whole - 1) * _FLOAT64.size)
+            value: float = _FLOAT64.unpack(table.read(_FLOAT64.size))[0]
+        return value
+    return float(_special().stdtrit(whole, 0.5 + confidence_level / 2))
