@@ -33,6 +33,7 @@ DRIVERS: dict[str, tuple[str, ...]] = {
     "monitor_simulation": ("simulate",),
     "ppi_coverage": ("simulate", "simulate_cell"),
     "simultaneous_coverage": ("coverage", "replicate"),
+    "eprocess_level": ("crossing_rate",),
 }
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from tests.fuzz.corpus import build_corpus
 from tests.fuzz.doors import ALL_TARGETS as TARGETS
 from tests.fuzz.targets import run_target
-from tests.fuzz.test_fuzz import FAST_SEEDS, SLOW_SEEDS
+from tests.fuzz.test_fuzz import FAST_SEEDS, FULL_SEEDS
 
 
 def main(argv: list[str]) -> int:
-    seeds = list(FAST_SEEDS) + (list(SLOW_SEEDS) if "--slow" in argv else [])
+    seeds = list(FAST_SEEDS) + (list(FULL_SEEDS) if "--slow" in argv else [])
     per_kind: Counter[tuple[str, str]] = Counter()
     valid: Counter[str] = Counter()
     per_command: Counter[str] = Counter()

@@ -17,7 +17,11 @@ from tests.fuzz.doors import ALL_TARGETS as TARGETS
 from tests.fuzz.targets import run_target, run_target_subprocess
 
 FAST_SEEDS = range(3)
-SLOW_SEEDS = range(3, 12)
+#: The slow suite's extra mutants: 3 more per target and kind (issue 28, item 3: 9 before, 162 s of the
+#: whole suite's wall time; every target and kind still runs 6 mutants in CI). The long run keeps all 9:
+#: ``python -m tests.fuzz.summary --slow --failures`` runs :data:`FULL_SEEDS` and lists any failure.
+SLOW_SEEDS = range(3, 6)
+FULL_SEEDS = range(3, 12)
 
 #: Defects in files this suite's author does not own, reported to their owners (reproducers in
 #: docs/fuzz.md). Strict: when one is fixed, its test starts passing and must lose its mark.

@@ -89,7 +89,11 @@ def test_aa_false_fail_rate_is_within_alpha() -> None:
     reg = Registration(
         run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None, origin="runner"
     )
-    reps = 300
+    # Issue 28, item 3: 100 replications (was 300). Planted break, every rule at alpha = 0.5: a pass by
+    # the 100th replication (pass 1, fail 2), so the first assert fails at 100 as at 300 (pass 2, fail 6);
+    # at alpha = 0.15 neither size fails (fail 1 of 150, 1 of 300): almost every replication is
+    # insufficient evidence at 80 cases (299 of 300), so more replications add no teeth.
+    reps = 100
     verdicts: list[str] = []
     for _ in range(reps):
         base = _set("baseline", _records("same", p, rng))
@@ -99,5 +103,5 @@ def test_aa_false_fail_rate_is_within_alpha() -> None:
     fail_rate = counts.get("fail", 0) / reps
     print(f"A/A over {reps} replications: {counts}; fail rate {fail_rate:.3f}")
     assert counts.get("pass", 0) == 0  # margin 0 means "shown better": never true of the same system
-    # an exact one-sided binomial bound: with a true rate of 5%, 300 replications exceed 24 fails < 1% of the time
-    assert counts.get("fail", 0) <= 24, counts
+    # an exact one-sided binomial bound: with a true rate of 5%, 100 replications exceed 11 fails < 1% of the time
+    assert counts.get("fail", 0) <= 11, counts

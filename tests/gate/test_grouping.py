@@ -142,11 +142,15 @@ def test_the_gate_uses_the_stated_unit() -> None:
 
 @pytest.mark.simulation
 def test_undeclared_groups_never_pass_silently() -> None:
-    # The issue's shapes at a reduced size (40 replications per cell; 20 x 10 and 8 x 10 with one and
+    # The issue's shapes at a reduced size (20 replications per cell; 20 x 10 and 8 x 10 with one and
     # four trials, 50 x 4 and 40 x 5 with one trial): no pass above alpha + 2 SE with the check,
     # and the same data stated independent pass too often, so the test fails if the check is removed.
+    # Sizes (issue 28, item 3; the full run is benchmarks/grouping_simulation.py): at 20 replications
+    # the threshold shapes stated independent pass 0.25 > 0.147 (so declared groups that the engine
+    # ignored would fail here: the same draws); the non-inferiority shapes pass 0.05 and 0.0 stated
+    # independent, so only their declared run is kept.
     study = _study()
-    reps = 40
+    reps = 20
     liberal = []
     for kind, groups, size, trials in (("threshold", 20, 10, 1), ("threshold", 8, 10, 4),
                                        ("noninferiority", 50, 4, 1), ("noninferiority", 40, 5, 1)):  # fmt: skip
@@ -157,8 +161,9 @@ def test_undeclared_groups_never_pass_silently() -> None:
         assert undeclared.blocked == 1.0, undeclared
         declared = study.run_cell(kind, groups, size, trials, "id_prefix:-", reps, 7, power=False)
         assert declared.false_pass <= declared.limit, declared
-        liberal.append(study.run_cell(kind, groups, size, trials, "independent", reps, 7, power=False).false_pass)
-    assert max(liberal) > study.ALPHA + 2 * (study.ALPHA * (1 - study.ALPHA) / reps) ** 0.5, liberal
+        if kind == "threshold":
+            liberal.append(study.run_cell(kind, groups, size, trials, "independent", reps, 7, power=False).false_pass)
+    assert min(liberal) > study.ALPHA + 2 * (study.ALPHA * (1 - study.ALPHA) / reps) ** 0.5, liberal
 
 
 def test_n_units_counts_each_group_once_and_each_ungrouped_case_as_its_own_unit() -> None:

@@ -78,16 +78,22 @@ def _passes(n_labels: int, reps: int, seed: int, *, raw: bool = False, rate: flo
     return passed / reps
 
 
+#: Replications per number of labels (issue 28, item 3). The full run (1,000 each) is
+#: ``benchmarks/judge_labels_boundary.py``. 300 at 300 labels is the fewest that still fails when the
+#: human labels are ignored in the betting units (``label_blocks`` given the judge's values as labels):
+#: 0.083 > 0.075 at 300, 0.078 > 0.064 at 1,000, but 0.080 < 0.081 at 200.
+BOUNDARY_REPS = {40: 150, 100: 150, 300: 300}
+
+
 @pytest.mark.slow
 def test_at_the_boundary_the_biased_judge_passes_often_and_ppi_at_most_alpha_plus_2se() -> None:
     # 1,000 cases, people's pass probability exactly the threshold 0.8, the judge's 0.82
     raw = _passes(100, 200, SEED, raw=True)
     assert raw > 0.25, raw  # measured: see docs/gate.md
-    reps = 1000
-    bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / reps)  # 0.0638
     for n_labels, seed in ((40, SEED + 1), (100, SEED + 2), (300, SEED + 3)):
+        reps = BOUNDARY_REPS[n_labels]
         found = _passes(n_labels, reps, seed)
-        assert found <= bound, (n_labels, found)
+        assert found <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / reps), (n_labels, found)
 
 
 def test_ppi_has_power_when_people_pass_clearly_more_than_the_threshold() -> None:

@@ -152,6 +152,7 @@ def _null_rates(n: int, p: float, reps: int, seed: int) -> tuple[np.ndarray, np.
     return single / reps, np.array(family / reps)
 
 
+@pytest.mark.slow  # a false-alarm simulation at the null (issue 28, item 3: out of the fast loop)
 @pytest.mark.parametrize(("n", "p"), [(20, 0.05), (20, 0.5), (40, 0.95), (60, 0.02), (100, 0.5)])
 def test_false_alarm_rate_at_the_null_is_at_most_alpha_plus_2se(n: int, p: float) -> None:
     reps = 1000

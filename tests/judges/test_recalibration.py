@@ -60,6 +60,7 @@ def test_an_undefined_rate_and_another_judge() -> None:
         recalibration_change(_cal(1, 10, 1, 10), _cal(1, 10, 1, 10, model="judge-2"))
 
 
+@pytest.mark.slow  # a false-alarm simulation at the null (issue 28, item 3: out of the fast loop)
 @pytest.mark.parametrize(("n", "fpr", "ffr"), [(30, 0.03, 0.97), (60, 0.1, 0.5), (200, 0.02, 0.2)])
 def test_false_alarm_rate_at_the_null(n: int, fpr: float, ffr: float) -> None:
     # Both calibrations drawn from the same judge: "changed" (Holm p <= 0.05, any limit 0) at most α + 2 SE.

@@ -201,6 +201,7 @@ def test_harness_comparison_runs_and_reproduces_the_llmbar_figures() -> None:
     assert re.search(rf"GPT-4/Vanilla_NoRules − GPT-4/Metrics_Reference\s+┆\s+{c}\s+┆\s+{b}\s+┆.*┆ {n_connor}\s", text)
 
 
+@pytest.mark.slow  # a notebook executed end to end (issue 28, item 3: out of the fast loop)
 def test_judge_calibration_runs_from_notebooks_dir_and_reproduces_the_llmbar_figures() -> None:
     text, charts = _outputs(_execute("judge_calibration.ipynb", cwd=NOTEBOOKS))
     assert charts == 1  # false-pass vs false-fail rate
@@ -261,6 +262,7 @@ def test_harness_comparison_runs_on_a_second_data_set_given_as_parameters() -> N
     assert "4. Evaluator LLaMA2 vs ChatGPT: GEE odds ratio" in text
 
 
+@pytest.mark.slow  # a notebook executed end to end (issue 28, item 3: out of the fast loop)
 def test_judge_calibration_runs_on_a_second_data_set_given_as_parameters() -> None:
     text, charts = _outputs(_execute("judge_calibration.ipynb", cwd=NOTEBOOKS, parameters=JUDGE_SECOND))
     assert charts == 1

@@ -18,6 +18,10 @@ from tests.paired.conftest import trial_records
 pytestmark = pytest.mark.simulation
 
 AA_N = (10, 20, 30, 50, 75, 100, 200, 500)
+#: Issue 28, item 3: 400 replications per CLT cell (was 1,000): min 0.945/0.940, mean 0.959 at the
+#: two shifts; planted break, every interval 15% narrower: min 0.882/0.892, mean 0.915 (fails). The
+#: bootstrap cells keep 1,000: at 400 the unbroken percentile bootstrap reads 0.932 (too close to 0.935).
+CLT_REPS = 400
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "less"])
@@ -43,9 +47,10 @@ def test_midp_size_at_a_fixed_number_of_discordant_units_exceeds_alpha() -> None
 
 
 def test_noninferiority_size_at_the_margin_stays_near_its_level() -> None:
-    sizes = [
-        sim.noninferiority_size(n, margin, psi) for n in (50, 100, 200) for margin in (0.05, 0.1) for psi in (0.2, 0.4)
-    ]
+    # Issue 28, item 3: N = 50 and 100 (N = 200 cost 6.4 of 8.5 CPU-s and its size, 0.0247, is the
+    # smallest of the three; the maximum, 0.0265, is at N = 50). ``python -m tests.paired.paired_simulation``
+    # prints the full table.
+    sizes = [sim.noninferiority_size(n, margin, psi) for n in (50, 100) for margin in (0.05, 0.1) for psi in (0.2, 0.4)]
     # Asymptotic score test (not an A/A null): at most 0.0265 at one-sided 0.025 in this grid -- a grid
     # too narrow to show its excess (issue 12: 0.069 at one-sided 0.05, docs/size_study.md); kept as a
     # regression check of method="tango_score", which compare no longer uses by default.
@@ -59,7 +64,9 @@ def test_tango_and_newcombe_coverage_is_at_least_94_percent() -> None:
         tango = [sim.tango_coverage(n, s, cache) for s in sim.COVERAGE_SCENARIOS]
         assert min(tango) >= 0.94, (n, tango)
         assert np.mean(tango) >= 0.95
-    for n in (20, 50):
+    # Issue 28, item 3: Newcombe at N = 20 only (N = 50 cost 5.7 CPU-s; its minimum, 0.947, is above
+    # N = 20's 0.945). Planted break, the interval 15% narrower: N = 20 falls below 0.94.
+    for n in (20,):
         newcombe = [sim.newcombe_coverage(n, s) for s in sim.COVERAGE_SCENARIOS]
         assert min(newcombe) >= 0.94, (n, newcombe)
 
@@ -88,11 +95,11 @@ def test_full_pipeline_aa_comparison_keeps_alpha() -> None:
 def test_clt_interval_coverage_is_at_least_94_percent(shift: float) -> None:
     truth = sim.true_difference(0.0, shift)
     coverage = [
-        sim.interval_coverage(n, k, shift, 1000, seed=n + k, method="clt", truth=truth)[0]
+        sim.interval_coverage(n, k, shift, CLT_REPS, seed=n + k, method="clt", truth=truth)[0]
         for n in (10, 20, 50, 200)
         for k in (1, 3, 5)
     ]
-    assert min(coverage) >= 0.935, coverage  # one Monte Carlo SE (0.007) below 0.94 at most
+    assert min(coverage) >= 0.935, coverage  # half a Monte Carlo SE (0.011 at 400) below 0.94 at most
     assert np.mean(coverage) >= 0.945
 
 

@@ -82,6 +82,7 @@ def test_tango_statistic_is_monotone_in_each_discordant_count() -> None:
                 assert (np.diff(t[: n - row + 1, row]) <= 1e-12).all()
 
 
+@pytest.mark.slow  # a size study (issue 28, item 3: out of the fast loop)
 def test_tango_asymptotic_size_reaches_the_issue_figure_and_exact_test_stays_within_alpha() -> None:
     cut = rejection_cut(20, 0.2, float(stats.norm.isf(0.05)))
     assert boundary_size(20, 0.2, cut) == pytest.approx(0.0692, abs=5e-5)  # issue 12: 0.069

@@ -381,6 +381,7 @@ def _kill_when(tmp_path: Path, resume: bool, event: str, rnd: int, after: float)
         proc.wait()
 
 
+@pytest.mark.slow  # a kill -9 loop end to end (issue 28, item 3: out of the fast loop)
 @needs_sandbox
 def test_kill_9_during_the_loop_then_resume_loses_and_duplicates_no_round(tmp_path: Path) -> None:
     cases, candidate = _counter_case(tmp_path)

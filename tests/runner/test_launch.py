@@ -119,6 +119,7 @@ def _ray_sessions() -> set[str]:
     return {p.name for p in Path("/tmp/ray").glob("session_*")} if Path("/tmp/ray").is_dir() else set()
 
 
+@pytest.mark.slow  # a Ray cluster started end to end (issue 28, item 3: out of the fast loop)
 @needs_sandbox
 def test_a_ray_run_prints_no_token_notice_and_leaves_no_session_or_process(tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="ray is not installed (pip install 'gatestats[ray]')")

@@ -26,6 +26,7 @@ pytestmark = needs_sandbox
 GOLDEN = DATA / "golden_example"
 
 
+@pytest.mark.slow  # a Ray cluster started end to end (issue 28, item 3: out of the fast loop)
 def test_a_run_set_on_ray_has_the_same_outcomes_and_evidence(tmp_path: Path) -> None:
     out = tmp_path / "ray-run-set"
     summary = run_run_set(

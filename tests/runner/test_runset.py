@@ -269,6 +269,7 @@ def _crash_and_resume(tmp_path: Path, *, kills: int, seed: int) -> None:
     assert mounts_under(scratch_root() / manifest["run_set_id"]) == []
 
 
+@pytest.mark.slow  # a kill -9 loop end to end (issue 28, item 3: out of the fast loop)
 def test_kill_9_then_resume_gives_exactly_200_valid_records(tmp_path: Path) -> None:
     _crash_and_resume(tmp_path, kills=2, seed=20261130)
 

@@ -111,6 +111,7 @@ def test_rate_trigger_fires_exactly_when_its_bound_crosses_the_level() -> None:
             assert path.first_crossing == (int(crossed[0]) if crossed.size else None)
 
 
+@pytest.mark.slow  # a coverage simulation (issue 28, item 3: out of the fast loop)
 def test_the_rate_bound_contains_the_truth_in_a_seeded_simulation() -> None:
     rng = np.random.default_rng(20261204)
     reps, misses = 60, 0
@@ -347,6 +348,7 @@ def test_vs_reference_level_is_the_lower_bound_minus_delta() -> None:
             vs_reference_level(*args)
 
 
+@pytest.mark.slow  # a false-rollback simulation (issue 28, item 3: out of the fast loop)
 def test_the_vs_gate_trigger_pays_for_the_golden_sets_uncertainty() -> None:
     # golden set: 100 cases, true rate 0.8; the gate's one-sided 95% Wilson-type lower bound;
     # production exactly delta below the truth (the null boundary): false rollback <= alpha + alpha_gate

@@ -19,7 +19,10 @@ from gatestats.sequential import mean_trigger, rate_trigger
 from tests.simulations import load_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
-REPS = 400
+#: Issue 28, item 3: 150 replications (was 400; the full table is the script's). The naive monitor read
+#: after every batch still exceeds alpha + 2 SE in every chosen cell at 150 (asserted in the same draws),
+#: and the point-estimate vs-gate level still exceeds its bound: a trigger that peeked is still caught.
+REPS = 150
 SEED = 20261204
 
 

@@ -48,8 +48,10 @@ def test_the_vectorised_simulation_decides_as_decide_rule_does() -> None:
 
 @pytest.mark.simulation
 def test_false_pass_stays_below_alpha_under_monitoring_after_every_batch_and_peeking_inflates_it() -> None:
-    # About 10 s. 6000 replications per row: SE of a rate at 0.025 is 0.0020; we allow 3 SE (0.0060).
-    reps = 6000
+    # 2000 replications per row (issue 28, item 3; was 6000, the script's full table has more): SE of a rate
+    # at 0.025 is 0.0035; we allow 3 SE (0.0105). The fixed-size test read after every batch (peeking) is
+    # the planted break, asserted above the limit in the same draws.
+    reps = 2000
     sim = _script()
     rows = {r["scenario"]: r for r in sim.type1_table(reps, 20261201)}
     allowed = ALPHA_PASS + 3 * math.sqrt(ALPHA_PASS * (1 - ALPHA_PASS) / reps)
