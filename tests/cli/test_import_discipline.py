@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The report stack (and ray): no reading command imports it.
 _REPORT_STACK = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "great_tables", "ray")
 #: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose).
-HELP_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard", "pydantic")
+HELP_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard")
 #: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record).
 #: (typer 0.29 coerces every parameter through pydantic: that import is typer's, not checked here.)
 VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels")
