@@ -86,6 +86,7 @@ def test_no_frame_when_a_line_is_left_to_the_line_pass(tmp_path: Path) -> None:
 def test_no_frame_for_a_field_the_proof_does_not_keep(tmp_path: Path) -> None:
     path = _write(tmp_path, _records())
     assert check_jsonl(path, keep=("graders",)).frame is None
+    assert check_jsonl(path, keep=("checksum",)).frame is None
     proof = proves_block(encode_record(_record(0)))
     assert proof is not None
     with pytest.raises(ValueError, match="graders"):

@@ -29,10 +29,10 @@ What the proof establishes for every line of a block, and how:
   it) and from ``1e-9`` to below ``1e-4`` (msgspec writes ``0.00001`` and ``1e-7`` where Python
   writes ``1e-05`` and ``1e-07``: a block holding ``0.0000`` or a digit followed by ``e-`` is not
   proved; a false alarm in a string only sends the block to the line pass);
-* the checksum: every record names one, ``sha256:`` and 64 characters; that member is taken out of
-  each (canonical) line, which gives the canonical JSON of the record without its checksum, the
-  runner's checksum input, and the sha256 of each such line must be the one named (``hashlib``
-  over each line, the digests compared in one join);
+* the checksum: every record names one, ``sha256:`` and 64 characters; the records are encoded
+  again without it (the canonical JSON of each record without its checksum: the line with that
+  member taken out, the runner's checksum input) and the sha256 of each such line must be the one
+  named (``hashlib`` over each line, the digests compared in one join);
 * the rule across fields on costs (``cost_usd`` null when a cost part is set), and the calendar of
   every timestamp (a day its month has, a year from 0001): on the canonical bytes, by two regular
   expressions over the block (every timestamp whose day is 29-31 or whose year is 0000 is checked
@@ -71,11 +71,13 @@ if TYPE_CHECKING:
 
 __all__ = ["VALUE_FIELDS", "BlockProof", "proved_values", "proves_block"]
 
-#: The fields :func:`proved_values` reads: those of a string, number or boolean value.
+#: The fields :func:`proved_values` reads: those of a string, number or boolean value, but the checksum
+#: (the proof takes it out of the records to verify it).
 VALUE_FIELDS = frozenset(
     name
     for name, spec in load_schema()["properties"].items()
-    if not {"array", "object"} & set([spec["type"]] if isinstance(spec["type"], str) else spec["type"])
+    if name != CHECKSUM_FIELD
+    and not {"array", "object"} & set([spec["type"]] if isinstance(spec["type"], str) else spec["type"])
 )
 #: Fields every record has (never left out of a line; null where the contract allows it).
 _REQUIRED = frozenset(load_schema()["required"])
@@ -83,8 +85,6 @@ _REQUIRED = frozenset(load_schema()["required"])
 _PREFIX = "sha256:"
 _CHECKSUM_TEXT = len(_PREFIX) + 64
 _CHECKSUM_BYTES = len(b',"checksum":""') + _CHECKSUM_TEXT
-#: The key of the checksum member as it stands in a canonical line.
-_MEMBER_KEY = b'"checksum":"'
 #: A cost part set and ``cost_usd`` set on one line (the parts sort before ``cost_usd``).
 _COST_BOTH = re.compile(rb'"cost_(?:execution|model|tool)_usd":[^n][^\n]*"cost_usd":[^n]')
 #: Where Python and msgspec write a float differently (measured on 2 million floats of every
@@ -160,9 +160,9 @@ def _scalar(spec: SchemaNode) -> Any:
         return Annotated[int, msgspec.Meta(ge=max(INT64_MIN, int(low or INT64_MIN)), le=INT64_MAX)]
     if kind == "number":  # a float from 1e16 on is left to the line pass (see _FLOAT_LIMIT)
         whole = Annotated[int, msgspec.Meta(ge=max(INT64_MIN, int(low or INT64_MIN)), le=INT64_MAX)]
-        if low is None:
-            return whole | Annotated[float, msgspec.Meta(gt=-_FLOAT_LIMIT, lt=_FLOAT_LIMIT)]
-        return whole | Annotated[float, msgspec.Meta(ge=low, lt=_FLOAT_LIMIT)]
+        limit = _FLOAT_LIMIT
+        below = msgspec.Meta(gt=-limit, lt=limit) if low is None else msgspec.Meta(ge=low, lt=limit)
+        return whole | Annotated[float, below]
     if kind == "boolean":
         return bool
     if kind == "array":
@@ -218,9 +218,6 @@ def _codec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder]:
     import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
 
     schema = load_schema()
-    if not any(name > CHECKSUM_FIELD for name in schema["required"]):  # pragma: no cover - outcome, system, ...
-        msg = "the block proof needs a required field that sorts after the checksum (see _checksums_ok)"
-        raise RuntimeError(msg)
     properties = dict(schema["properties"])
     outcome = properties.pop("outcome")
     rest: SchemaNode = {
@@ -268,17 +265,17 @@ def _calendar_ok(block: bytes) -> bool:
     return not any(validate_field("started_at", stamp.decode("utf-8")) for stamp in set(_CALENDAR.findall(block)))
 
 
-def _checksums_ok(records: list[Any], block: bytes) -> bool:
+def _checksums_ok(records: list[Any], encoder: msgspec.json.Encoder) -> bool:
     """Every record names a ``sha256:`` checksum, the digest of its canonical JSON without it.
 
-    ``block`` is the canonical JSON of ``records`` (proved before), so each of its lines holds
-    ``"checksum":"`` exactly once, as the key of the record's checksum member: a string cannot
-    hold a ``"`` (the block has no backslash), and no nested object has a ``checksum`` field. That
-    member is followed by ``,`` (a required field sorts after it: :func:`_codec` checks it), so
-    taking it out of each line gives the canonical JSON of the record without its checksum (the
-    runner's checksum input) without encoding the records again; every such line is hashed, and
-    the lines also prove that none is longer than the limit.
+    Each checksum is taken out of its (already proved canonical) record, the records are encoded
+    again (the canonical JSON of each record without its checksum, the runner's checksum input),
+    and every line is hashed; the lines also prove that none is longer than the limit. (Cutting
+    the checksum member out of the block's bytes instead was measured slower: 1.33 against 1.16 µs
+    a line.)
     """
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
     try:
         named = [r.checksum for r in records]
         if set(map(len, named)) != {_CHECKSUM_TEXT}:
@@ -288,12 +285,9 @@ def _checksums_ok(records: list[Any], block: bytes) -> bool:
     joined, n = "".join(named), len(named)
     if any(joined[i::_CHECKSUM_TEXT] != char * n for i, char in enumerate(_PREFIX)):
         return False  # every checksum starts with "sha256:"
-    pieces = block.split(_MEMBER_KEY)
-    if len(pieces) != n + 1:  # pragma: no cover - one member a canonical line (see above)
-        return False
-    tails = [piece[_CHECKSUM_TEXT + 2 :] for piece in pieces]  # each after its checksum and '",'
-    tails[0] = pieces[0]
-    stripped = b"".join(tails).split(b"\n")
+    for record in records:
+        record.checksum = msgspec.UNSET
+    stripped = encoder.encode_lines(records).split(b"\n")
     stripped.pop()  # after the last newline
     if max(map(len, stripped)) + _CHECKSUM_BYTES > MAX_LINE_BYTES:
         return False
@@ -343,6 +337,6 @@ def proves_block(block: bytes) -> BlockProof | None:
     if encoder.encode_lines(records) != block or not _calendar_ok(block):
         return None
     run_set_ids = frozenset([r.run_set_id for r in records])
-    if not _checksums_ok(records, block):
+    if not _checksums_ok(records, encoder):
         return None
     return BlockProof(n_lines=len(records), run_set_ids=run_set_ids, records=records)
