@@ -47,9 +47,6 @@ _BLOCK_BYTES = 1 << 20
 #: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
 #: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
 _PROVE_FROM_LINES = 1_000
-#: The kept columns of proved blocks are gathered this many rows at a time before their key columns
-#: are hashed and dropped (a polars call a block cost ~0.2 µs a line; the keys held stay small).
-_HASH_ROWS = 1 << 18
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -236,47 +233,35 @@ class _Scan:
 
 
 class _Frames:
-    """The kept columns of every proved block (and its key hashes), a frame every :data:`_HASH_ROWS` rows."""
+    """The kept columns of every proved block, and one hash of each record's key, a frame a block."""
 
     def __init__(self, keep: tuple[str, ...], key: tuple[str, ...]) -> None:
         self.keep = keep
         self.key = key
         self.parts: list[pl.DataFrame] = []
-        self.pending: list[pl.DataFrame] = []
-        self.rows = 0
 
     def add(self, proof: BlockProof) -> None:
-        """The block's columns, typed as the contract's (strictly: a value of another type raises)."""
+        """The block's columns, typed as the contract's (strictly: a value of another type raises).
+
+        The key hash is Python's hash of each record's key tuple (absent and null alike are
+        ``None``): equal keys hash alike, and a repeated hash sends the file to the reader that
+        names duplicates exactly, so a collision costs time, never a wrong answer.
+        """
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
         from gatestats.records.contract import POLARS_SCHEMA  # noqa: PLC0415 - only with a frame asked for
 
-        names = tuple(dict.fromkeys((*self.keep, *self.key)))
-        self.pending.append(
-            pl.DataFrame(
-                [pl.Series(name, proved_values(proof, name), POLARS_SCHEMA[name], strict=True) for name in names]
-            )
-        )
-        self.rows += proof.n_lines
-        if self.rows >= _HASH_ROWS:
-            self.flush()
-
-    def flush(self) -> None:
-        """The pending blocks' kept columns and key hashes (the key columns themselves are not kept)."""
-        import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
-
-        if not self.pending:
-            return
-        frame = pl.concat(self.pending, how="vertical")
-        hashes = [pl.struct(self.key).hash(seed=0).alias(KEY_HASH)] if self.key else []
-        self.parts.append(frame.select(*self.keep, *hashes))
-        self.pending, self.rows = [], 0
+        values = {name: proved_values(proof, name) for name in dict.fromkeys((*self.keep, *self.key))}
+        columns = [pl.Series(name, values[name], POLARS_SCHEMA[name], strict=True) for name in self.keep]
+        if self.key:
+            hashes = list(map(hash, zip(*(values[name] for name in self.key), strict=True)))
+            columns.append(pl.Series(KEY_HASH, hashes, pl.Int64))
+        self.parts.append(pl.DataFrame(columns))
 
     def frame(self) -> pl.DataFrame:
         """Every block's columns, in line order."""
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
-        self.flush()
         return pl.concat(self.parts, how="vertical", rechunk=True)
 
 
