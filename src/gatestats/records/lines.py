@@ -262,7 +262,7 @@ class _Frames:
         """Every block's columns, in line order."""
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
-        return pl.concat(self.parts, how="vertical", rechunk=True)
+        return pl.concat(self.parts, how="vertical", rechunk=False)
 
 
 def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:
