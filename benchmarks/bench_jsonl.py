@@ -60,6 +60,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--damaged", action="store_true")
     parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out (e.g. 'before analyze')")
+    parser.add_argument(
+        "--run-sets", type=Path, default=None, help="validate DIR/sealed and DIR/broken-seal (make_jsonl.py --run-sets)"
+    )
     options = parser.parse_args()
     after = f"{ROOT / 'src'}:{ROOT / 'runner'}"
     contenders: list[tuple[str, str, list[str], str]] = [("floor", FLOOR, [str(options.file)], after)]
@@ -99,6 +102,14 @@ def main() -> None:
             result = child(CLI, ["validate", str(damaged)], after)
             cells = f"{result['exit']} | {result['cpu']:.2f} | {result['wall']:.2f} | `{result['stderr']}`"
             print(f"| {damaged.name} | {cells} |")
+    if options.run_sets is not None:
+        print("\n| run set | exit | CPU s | wall s | peak RSS MiB | first line of the output |")
+        print("|---|---:|---:|---:|---:|---|")
+        for name in ("sealed", "broken-seal"):
+            result = child(CLI, ["validate", str(options.run_sets / name)], after)
+            cells = f"{result['exit']} | {result['cpu']:.2f} | {result['wall']:.2f} | {result['peak_mib']:.0f}"
+            print(f"| {name} | {cells} | `{result['stderr'] or 'ok'}` |")
+    print(f"\nload average at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

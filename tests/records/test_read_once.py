@@ -48,8 +48,8 @@ def test_the_manifest_is_parsed_once_per_read(
 
 
 def _miscounting(monkeypatch: pytest.MonkeyPatch, extra: int) -> None:
-    def check(path: Path) -> JsonlCheck:
-        found = check_jsonl(path)
+    def check(path: Path, **options: Any) -> JsonlCheck:
+        found = check_jsonl(path, **options)
         return dataclasses.replace(found, n_records=found.n_records + extra)
 
     monkeypatch.setattr(io, "check_jsonl", check)
@@ -57,13 +57,20 @@ def _miscounting(monkeypatch: pytest.MonkeyPatch, extra: int) -> None:
 
 @pytest.mark.parametrize("extra", [1, -1])
 @pytest.mark.parametrize("columns", [None, ("outcome",)], ids=["whole", "streaming"])
+@pytest.mark.parametrize("proved", [False, True], ids=["line pass", "proved"])
 def test_a_columnar_read_that_disagrees_with_the_line_pass_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: int, columns: tuple[str, ...] | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: int, columns: tuple[str, ...] | None, proved: bool
 ) -> None:
+    from gatestats.records import lines
+    from gatestats_runner.runsets import encode_record
     from tests.conftest import make_record
 
     path = tmp_path / "r.jsonl"
-    pl.DataFrame([make_record(trial=t) for t in range(3)]).write_ndjson(path)
+    if proved:  # runner lines, every block proved: the kept columns come from the proof, not polars
+        monkeypatch.setattr(lines, "_PROVE_FROM_LINES", 0)
+        path.write_bytes(b"".join(encode_record(make_record(trial=t)) for t in range(3)))
+    else:
+        pl.DataFrame([make_record(trial=t) for t in range(3)]).write_ndjson(path)
     assert read_record_file(path, columns=columns)[0].height == 3
     _miscounting(monkeypatch, extra)
     with pytest.raises(RecordFileError) as caught:

@@ -42,7 +42,7 @@ from gatestats.errors import RecordFileError, RecordProblem, at_lines
 from gatestats.io.digest import digest_file
 from gatestats.io.files import write_atomic, write_once
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
-from gatestats.records.lines import MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
+from gatestats.records.lines import KEY_HASH, MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
 from gatestats.records.schema import duplicate_problems, validate_records, value_checks
 from gatestats.tables.csvfile import CsvTable, csv_row_lines, read_csv_strict
@@ -468,10 +468,13 @@ def _read_streaming(
     whole-frame path then names every problem exactly as it always has.
     """
     identity = _identity(file)  # before the check reads a byte: the scan is tied to what was checked
+    proved: pl.DataFrame | None = None
     if kind == "jsonl":
-        check = check_jsonl(file)  # every value at every depth, checksums, torn lines: it streams
+        # Every value at every depth, checksums, torn lines: it streams. When every block is proved,
+        # the wanted columns and the key hashes come from the bytes it checked and digested.
+        check = check_jsonl(file, keep=wanted, key=RECORD_KEY)
         digest, checksums, run_set_ids = check.digest, check.checksums, tuple(sorted(check.run_set_ids))
-        n_records = check.n_records
+        n_records, proved = check.n_records, check.frame
         lazy = pl.scan_ndjson(file, schema=POLARS_SCHEMA) if n_records else pl.LazyFrame(schema=POLARS_SCHEMA)
     else:
         digest = digest_file(file)
@@ -493,15 +496,16 @@ def _read_streaming(
             run_set_ids = tuple(str(x) for x in stats["__run_sets"])
         # The wanted columns, and one 8-byte hash of each record's key: sorted, it proves that no
         # key repeats in 16 bytes a record, where a hash set would take several times that.
-        key_hash = pl.struct(RECORD_KEY).hash(seed=0).alias("__key_hash")
-        frame = lazy.select(*wanted, key_hash).collect(engine="streaming")
+        key_hash = pl.struct(RECORD_KEY).hash(seed=0).alias(KEY_HASH)
+        frame = proved if proved is not None else lazy.select(*wanted, key_hash).collect(engine="streaming")
     except (pl.exceptions.PolarsError, OSError):
         return None
     _same_count(file, frame.height, n_records)
-    if _repeats(frame.get_column("__key_hash")):
+    if _repeats(frame.get_column(KEY_HASH)):
         return None  # a repeated key (or a hash collision): the whole-frame path names it exactly
-    frame = frame.drop("__key_hash")
-    _unchanged(file, digest)
+    frame = frame.drop(KEY_HASH)
+    if proved is None:  # read again by polars: the bytes it read must be those checked
+        _unchanged(file, digest)
     if _identity(file) != identity:
         raise RecordFileError.single(file, "<file>", "the file changed while it was being read; read it again")
     # The scan reads the file again when collected: each batch it reads is checked to come from the

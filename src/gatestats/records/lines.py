@@ -25,14 +25,20 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
-from gatestats.records.canonical_block import proves_block
+from gatestats.records.canonical_block import VALUE_FIELDS, BlockProof, proved_values, proves_block
 from gatestats_runner.contract import decode_line, validate_record
 from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 
-__all__ = ["MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["KEY_HASH", "MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
+
+#: The column of :attr:`JsonlCheck.frame` holding an 8-byte hash of each record's key.
+KEY_HASH = "__key_hash"
 
 
 ChecksumStatus = Literal["verified", "none", "empty"]
@@ -60,6 +66,8 @@ class JsonlCheck:
     checksums: ChecksumStatus
     run_set_ids: frozenset[str]
     lines: Sequence[int]
+    #: The columns ``keep`` (and :data:`KEY_HASH`) when every block was proved (see :func:`check_jsonl`).
+    frame: pl.DataFrame | None = None
 
 
 class _LineSample:
@@ -79,7 +87,9 @@ def _add(problems: ProblemList, file: Path, line: int, field: str, message: str)
     problems.add(RecordProblem(file=str(file), line=line, field=field, message=message))
 
 
-def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
+def check_jsonl(
+    path: str | os.PathLike[str], *, keep: Sequence[str] | None = None, key: Sequence[str] = ()
+) -> JsonlCheck:
     """Decode, contract-check and checksum-verify every line of a JSONL record file.
 
     The file is read in blocks of whole lines. A block of runner-written lines is proved to pass
@@ -91,6 +101,15 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
     ----------
     path
         The JSONL record file.
+    keep
+        Fields (of :data:`~gatestats.records.canonical_block.VALUE_FIELDS`) whose values to keep
+        from the records the proof decoded: when every block of the file is proved,
+        :attr:`JsonlCheck.frame` holds them, typed as the contract's columns, in line order,
+        taken from the very bytes that were checked and digested (so the file need not be read
+        again). ``None``: no frame.
+    key
+        Fields hashed, block by block, into the frame's :data:`KEY_HASH` column (one 8-byte
+        hash a record, to prove that no key repeats without holding the keys).
 
     Returns
     -------
@@ -107,6 +126,8 @@ def check_jsonl(path: str | os.PathLike[str]) -> JsonlCheck:
     """
     file = Path(path)
     scan = _Scan(file)
+    if keep is not None and {*keep, *key} <= VALUE_FIELDS:
+        scan.frames = _Frames(tuple(keep), tuple(key))
     try:
         handle = file.open("rb")
     except OSError as exc:
@@ -130,21 +151,23 @@ class _Scan:
         self.run_set_ids: set[str] = set()
         self.number = 0
         self.torn = False
+        #: The kept columns of the blocks proved so far; None once a line is left to the line pass.
+        self.frames: _Frames | None = None
 
     def read(self, handle: BinaryIO) -> None:
         """Every line of ``handle``, in blocks of whole lines (the last line may lack its newline)."""
-        partial: list[bytes] = []
         while chunk := handle.read(_BLOCK_BYTES):
+            if not chunk.endswith(b"\n"):
+                chunk += handle.readline()  # up to the end of the line (a line longer than a block too)
             self.digest.update(chunk)
             self.size += len(chunk)
-            end = chunk.rfind(b"\n") + 1
-            if not end:
-                partial.append(chunk)  # a line longer than a block: joined once its newline comes
+            if chunk.endswith(b"\n"):
+                self.block(chunk)
                 continue
-            self.block(b"".join([*partial, chunk[:end]]))
-            partial = [chunk[end:]] if end < len(chunk) else []
-        if partial:
-            self.line(b"".join(partial))
+            end = chunk.rfind(b"\n") + 1  # the file's last line, without a newline
+            if end:
+                self.block(chunk[:end])
+            self.line(chunk[end:])
 
     def block(self, block: bytes) -> None:
         """Whole lines: proved at once when they are runner-written, else checked line by line."""
@@ -154,6 +177,8 @@ class _Scan:
             self.number += proof.n_lines
             self.with_checksum.count += proof.n_lines
             self.run_set_ids |= proof.run_set_ids
+            if self.frames is not None:
+                self.frames.add(proof)
             return
         lines = block.split(b"\n")
         lines.pop()  # after the last newline
@@ -163,6 +188,7 @@ class _Scan:
     def line(self, raw: bytes) -> None:
         """One line, as read from the file (with its newline, unless it is the last and torn)."""
         self.number += 1
+        self.frames = None  # a line the proof did not decode: its values are not at hand
         if not raw.endswith(b"\n"):
             self.torn = True
         body = raw.rstrip(b"\r\n")
@@ -202,7 +228,41 @@ class _Scan:
             checksums=status,
             run_set_ids=frozenset(self.run_set_ids),
             lines=lines,
+            frame=None if self.frames is None or not lines else self.frames.frame(),
         )
+
+
+class _Frames:
+    """The kept columns of every proved block, and one hash of each record's key, a frame a block."""
+
+    def __init__(self, keep: tuple[str, ...], key: tuple[str, ...]) -> None:
+        self.keep = keep
+        self.key = key
+        self.parts: list[pl.DataFrame] = []
+
+    def add(self, proof: BlockProof) -> None:
+        """The block's columns, typed as the contract's (strictly: a value of another type raises).
+
+        The key hash is Python's hash of each record's key tuple (absent and null alike are
+        ``None``): equal keys hash alike, and a repeated hash sends the file to the reader that
+        names duplicates exactly, so a collision costs time, never a wrong answer.
+        """
+        import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
+
+        from gatestats.records.contract import POLARS_SCHEMA  # noqa: PLC0415 - only with a frame asked for
+
+        values = {name: proved_values(proof, name) for name in dict.fromkeys((*self.keep, *self.key))}
+        columns = [pl.Series(name, values[name], POLARS_SCHEMA[name], strict=True) for name in self.keep]
+        if self.key:
+            hashes = list(map(hash, zip(*(values[name] for name in self.key), strict=True)))
+            columns.append(pl.Series(KEY_HASH, hashes, pl.Int64))
+        self.parts.append(pl.DataFrame(columns))
+
+    def frame(self) -> pl.DataFrame:
+        """Every block's columns, in line order."""
+        import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
+
+        return pl.concat(self.parts, how="vertical", rechunk=False)
 
 
 def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:
