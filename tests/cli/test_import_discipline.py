@@ -70,7 +70,7 @@ except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else 1
 loaded = sorted({name.split(".")[0] for name in sys.modules})
 commands = sorted(name for name in sys.modules if name.startswith("gatestats.cli.") and "._" not in name)
-print(json.dumps({"code": code, "loaded": loaded, "commands": commands}), file=sys.stderr)
+print(json.dumps({"code": code, "loaded": loaded, "commands": commands, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
 
 
@@ -214,6 +214,30 @@ def test_reading_a_verdict_loads_no_scipy_engine_or_judges() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(done.stdout) == []
+
+
+#: What ``gatestats report`` may not import: it reads a verdict and two record sets (issue 28, item 4:
+#: ``import gatestats.gate`` cost 1.12 CPU-s in the report's process, scipy ≈ 0.7 s of it).
+REPORT_FORBIDDEN = (
+    *LAZY_FORBIDDEN,
+    "gatestats.gate.families",
+    "gatestats.sequential.monitor",
+    "gatestats.sequential.eprocess",
+    "gatestats.sequential.compare_layers",
+    "gatestats.golden.checks",
+    "gatestats.golden.store",
+)
+
+
+def test_report_imports_no_scipy_engine_judges_or_golden_store(tmp_path: Path) -> None:
+    from tests.report.scenarios import make_one_trial_verdict
+
+    verdict = make_one_trial_verdict(tmp_path / "gate")
+    report = _run("report", verdict, "--out", tmp_path / "reports", "--renderer", "jupyter")
+    assert report["code"] == 0
+    assert "report.html" in report["stdout"]
+    assert "gatestats.gate.verdict" in report["modules"]  # the check sees the modules the report loaded
+    assert [name for name in REPORT_FORBIDDEN if name in report["modules"]] == []
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)

@@ -23,7 +23,6 @@ import gatestats.report
 from gatestats.report import quarto
 from gatestats.report.page import ChartSvg, ReleasePage
 from gatestats.report.quarto import chart_svg, save_chart
-from tests.report.scenarios import make_one_trial_verdict
 
 #: Modules the kernel's set-up cell must not import when it is given the page.
 HEAVY = ("gatestats.gate", "gatestats.report.release", "altair", "nbclient", "nbconvert", "polars", "scipy", "numpy")
@@ -50,49 +49,6 @@ def test_importing_the_report_package_imports_neither_layer() -> None:
     code = "import sys, gatestats.report\nprint([m for m in sys.modules if m.startswith('gatestats.report.')])\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
-
-
-#: Modules ``gatestats report`` must not import (issue 28, item 4: ``import gatestats.gate`` cost
-#: 1.12 CPU-s in the report's process, scipy ≈ 0.7 s of it): it reads a verdict and two record sets.
-REPORT_FORBIDDEN = (
-    "scipy",
-    "statsmodels",
-    "gatestats.gate.engine",
-    "gatestats.gate.families",
-    "gatestats.judges",
-    "gatestats.sequential.monitor",
-    "gatestats.sequential.eprocess",
-    "gatestats.sequential.compare_layers",
-    "gatestats.golden.checks",
-    "gatestats.golden.store",
-    "gatestats.importers",
-)
-# The console script's body, then what it left in sys.modules.
-_REPORT_CHILD = """
-import json, sys
-sys.argv = ["gatestats", *sys.argv[1:]]
-from gatestats.cli import main
-try:
-    main()
-    code = 0
-except SystemExit as exc:
-    code = exc.code if isinstance(exc.code, int) else 1
-print(json.dumps({"code": code, "loaded": sorted(sys.modules)}), file=sys.stderr)
-"""
-
-
-def test_gatestats_report_imports_no_scipy_engine_judges_or_golden_store(tmp_path: Path) -> None:
-    verdict = make_one_trial_verdict(tmp_path / "gate")
-    args = ["report", str(verdict), "--out", str(tmp_path / "reports"), "--renderer", "jupyter"]
-    done = subprocess.run(
-        [sys.executable, "-c", _REPORT_CHILD, *args], capture_output=True, text=True, check=False, timeout=300
-    )
-    child = json.loads(done.stderr.strip().splitlines()[-1])
-    assert child["code"] == 0, done.stderr
-    assert "report.html" in done.stdout
-    loaded = set(child["loaded"])
-    assert "gatestats.gate.verdict" in loaded  # the check sees the modules the report did load
-    assert [m for m in REPORT_FORBIDDEN if m in loaded] == []
 
 
 def test_the_package_re_exports_the_release_names_and_the_quarto_machinery() -> None:

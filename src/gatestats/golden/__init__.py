@@ -9,8 +9,9 @@ The names are imported on first use (PEP 562): the report, which reads
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
 
 if TYPE_CHECKING:
     from gatestats.golden.checks import Finding, check_graders, check_split_use, judges_without_calibration
@@ -117,14 +118,4 @@ _HOMES: Final = {
     **dict.fromkeys(("TrendRow", "Trends", "failure_class_trends"), "trends"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    """Import the module of ``name`` on first use (PEP 562)."""
-    if name in _HOMES:
-        return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
