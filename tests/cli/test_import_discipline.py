@@ -222,6 +222,80 @@ def test_package_attributes_resolve_on_first_use() -> None:
         _ = gatestats.nope  # type: ignore[attr-defined]
 
 
+#: Packages whose names are imported on first use (PEP 562), and what importing the package alone
+#: must not load (issue 28, item 4: the report reads a verdict; ``import gatestats.gate`` loaded the
+#: engine, the judges, the golden store and scipy, 1.12 CPU-s).
+LAZY_PACKAGES = ("gatestats.gate", "gatestats.sequential", "gatestats.golden")
+LAZY_FORBIDDEN = ("scipy", "statsmodels", "pandas", "gatestats.gate.engine", "gatestats.judges", "gatestats.importers")
+
+
+def test_importing_the_gate_sequential_and_golden_packages_loads_no_submodule_and_no_scipy() -> None:
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {LAZY_PACKAGES!r}: importlib.import_module(name)\n"
+        f"subs = [m for m in sys.modules if m.startswith({tuple(p + '.' for p in LAZY_PACKAGES)!r})]\n"
+        f"print(json.dumps([subs, [m for m in {LAZY_FORBIDDEN!r} if m in sys.modules]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert json.loads(done.stdout) == [[], []]
+
+
+def test_reading_a_verdict_loads_no_scipy_engine_or_judges() -> None:
+    code = (
+        "import json, sys\n"
+        "from gatestats.gate import VerdictFile, read_verdict, load_record_set\n"
+        "from gatestats.gate.bindings import SideBinding\n"
+        "from gatestats.gate.summaries import NO_SLICE\n"
+        "from gatestats.golden.trends import UNCLASSIFIED\n"
+        f"print(json.dumps([m for m in {LAZY_FORBIDDEN!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert json.loads(done.stdout) == []
+
+
+#: What ``gatestats report`` may not import: it reads a verdict and two record sets (issue 28, item 4:
+#: ``import gatestats.gate`` cost 1.12 CPU-s in the report's process, scipy ≈ 0.7 s of it).
+REPORT_FORBIDDEN = (
+    *LAZY_FORBIDDEN,
+    "gatestats.gate.families",
+    "gatestats.sequential.monitor",
+    "gatestats.sequential.eprocess",
+    "gatestats.sequential.compare_layers",
+    "gatestats.golden.checks",
+    "gatestats.golden.store",
+)
+
+
+def test_report_imports_no_scipy_engine_judges_or_golden_store(tmp_path: Path) -> None:
+    from tests.report.scenarios import make_one_trial_verdict
+
+    verdict = make_one_trial_verdict(tmp_path / "gate")
+    report = _run("report", verdict, "--out", tmp_path / "reports", "--renderer", "jupyter")
+    assert report["code"] == 0
+    assert "report.html" in report["stdout"]
+    assert "gatestats.gate.verdict" in report["modules"]  # the check sees the modules the report loaded
+    assert [name for name in REPORT_FORBIDDEN if name in report["modules"]] == []
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_lazy_package_names_are_its_modules_objects(package: str) -> None:
+    import importlib
+
+    module = importlib.import_module(package)
+    homes: dict[str, str] = module._HOMES
+    assert set(homes) == set(module.__all__)
+    assert len(module.__all__) == len(set(module.__all__))
+    for name in module.__all__:
+        home = importlib.import_module(f"{package}.{homes[name]}")
+        assert getattr(module, name) is getattr(home, name), name
+    assert set(module.__all__) <= set(dir(module))
+    with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'nope'"):
+        _ = module.nope
+    namespace: dict[str, Any] = {}
+    exec(f"from {package} import *", namespace)  # the star import reads __all__ through __getattr__
+    assert set(module.__all__) <= set(namespace)
+
+
 def test_every_command_module_is_listed() -> None:
     modules = {
         f"gatestats.cli.{path.stem}"

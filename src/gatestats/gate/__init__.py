@@ -7,27 +7,37 @@
 - :func:`write_verdict`: the immutable verdict file; :func:`read_verdict`: the one reader of it
   (strict JSON, every field typed, digest checked), :meth:`Verdict.from_dict`.
 - :mod:`gatestats.gate.bindings`: the typed parts of a verdict (policy, record sets, curves, ...).
+
+The names are imported on first use (PEP 562): reading a verdict (the report) loads the verdict
+and its bindings, not the engine, the judges or scipy (tested in tests/cli/test_import_discipline.py).
 """
 
-from gatestats.gate.calibrations import JudgeCalibrations, load_judge_calibrations
-from gatestats.gate.engine import evaluate_gate
-from gatestats.gate.judge_labels import JudgeLabels, load_bound_judge_labels, load_judge_labels
-from gatestats.gate.policy import POLICY_FORMAT, Policy, PolicyError, PolicyProblem, Rule, load_policy, parse_policy
-from gatestats.gate.recordset import RecordSet, load_record_set
-from gatestats.gate.registration import Registration, RegistrationError, check_registration, register_policy
-from gatestats.gate.verdict import (
-    EXIT_CODES,
-    VERDICT_FORMAT,
-    CheckResult,
-    RuleResult,
-    SevereSliceResult,
-    Verdict,
-    VerdictFile,
-    VerdictFileError,
-    read_verdict,
-    verdict_digest,
-    write_verdict,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from gatestats.gate.calibrations import JudgeCalibrations, load_judge_calibrations
+    from gatestats.gate.engine import evaluate_gate
+    from gatestats.gate.judge_labels import JudgeLabels, load_bound_judge_labels, load_judge_labels
+    from gatestats.gate.policy import POLICY_FORMAT, Policy, PolicyError, PolicyProblem, Rule, load_policy, parse_policy
+    from gatestats.gate.recordset import RecordSet, load_record_set
+    from gatestats.gate.registration import Registration, RegistrationError, check_registration, register_policy
+    from gatestats.gate.verdict import (
+        EXIT_CODES,
+        VERDICT_FORMAT,
+        CheckResult,
+        RuleResult,
+        SevereSliceResult,
+        Verdict,
+        VerdictFile,
+        VerdictFileError,
+        read_verdict,
+        verdict_digest,
+        write_verdict,
+    )
 
 __all__ = [
     "EXIT_CODES",
@@ -61,3 +71,32 @@ __all__ = [
     "verdict_digest",
     "write_verdict",
 ]
+#: The module (under this package) of each name in ``__all__``, imported on first use.
+_HOMES: Final = {
+    **dict.fromkeys(("JudgeCalibrations", "load_judge_calibrations"), "calibrations"),
+    "evaluate_gate": "engine",
+    **dict.fromkeys(("JudgeLabels", "load_bound_judge_labels", "load_judge_labels"), "judge_labels"),
+    **dict.fromkeys(
+        ("POLICY_FORMAT", "Policy", "PolicyError", "PolicyProblem", "Rule", "load_policy", "parse_policy"), "policy"
+    ),
+    **dict.fromkeys(("RecordSet", "load_record_set"), "recordset"),
+    **dict.fromkeys(("Registration", "RegistrationError", "check_registration", "register_policy"), "registration"),
+    **dict.fromkeys(
+        (
+            "EXIT_CODES",
+            "VERDICT_FORMAT",
+            "CheckResult",
+            "RuleResult",
+            "SevereSliceResult",
+            "Verdict",
+            "VerdictFile",
+            "VerdictFileError",
+            "read_verdict",
+            "verdict_digest",
+            "write_verdict",
+        ),
+        "verdict",
+    ),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -2,38 +2,48 @@
 
 Public API (docs/golden.md). Cases are written through the runner's public case API
 (``gatestats_runner.cases.write_case``), in the one format the runner reads.
+
+The names are imported on first use (PEP 562): the report, which reads
+:data:`gatestats.golden.trends.UNCLASSIFIED`, does not load the store, the checks or the importers.
 """
 
-from gatestats.golden.checks import Finding, check_graders, check_split_use, judges_without_calibration
-from gatestats.golden.diff import CaseChange, SetDiff, diff_sets
-from gatestats.golden.neardup import exact_jaccard, features, find_twins, minhash, minhash_jaccard
-from gatestats.golden.proposal import (
-    SEVERITIES,
-    SPLITS,
-    CodeProperty,
-    Expectation,
-    ExpectError,
-    JudgeGrader,
-    read_expect,
-)
-from gatestats.golden.splits import reclassify
-from gatestats.golden.store import (
-    CaseState,
-    GoldenSetError,
-    Promotion,
-    approve,
-    case_states,
-    events,
-    failure_class_of,
-    promote,
-    propose_revision,
-    retire,
-    set_version,
-    stale,
-    twins_of,
-)
-from gatestats.golden.trace import Trace, TraceError, read_run_record_trace, read_trace
-from gatestats.golden.trends import TrendRow, Trends, failure_class_trends
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from gatestats.golden.checks import Finding, check_graders, check_split_use, judges_without_calibration
+    from gatestats.golden.diff import CaseChange, SetDiff, diff_sets
+    from gatestats.golden.neardup import exact_jaccard, features, find_twins, minhash, minhash_jaccard
+    from gatestats.golden.proposal import (
+        SEVERITIES,
+        SPLITS,
+        CodeProperty,
+        Expectation,
+        ExpectError,
+        JudgeGrader,
+        read_expect,
+    )
+    from gatestats.golden.splits import reclassify
+    from gatestats.golden.store import (
+        CaseState,
+        GoldenSetError,
+        Promotion,
+        approve,
+        case_states,
+        events,
+        failure_class_of,
+        promote,
+        propose_revision,
+        retire,
+        set_version,
+        stale,
+        twins_of,
+    )
+    from gatestats.golden.trace import Trace, TraceError, read_run_record_trace, read_trace
+    from gatestats.golden.trends import TrendRow, Trends, failure_class_trends
 
 __all__ = [
     "SEVERITIES",
@@ -77,3 +87,35 @@ __all__ = [
     "stale",
     "twins_of",
 ]
+#: The module (under this package) of each name in ``__all__``, imported on first use.
+_HOMES: Final = {
+    **dict.fromkeys(("Finding", "check_graders", "check_split_use", "judges_without_calibration"), "checks"),
+    **dict.fromkeys(("CaseChange", "SetDiff", "diff_sets"), "diff"),
+    **dict.fromkeys(("exact_jaccard", "features", "find_twins", "minhash", "minhash_jaccard"), "neardup"),
+    **dict.fromkeys(
+        ("SEVERITIES", "SPLITS", "CodeProperty", "Expectation", "ExpectError", "JudgeGrader", "read_expect"), "proposal"
+    ),
+    "reclassify": "splits",
+    **dict.fromkeys(
+        (
+            "CaseState",
+            "GoldenSetError",
+            "Promotion",
+            "approve",
+            "case_states",
+            "events",
+            "failure_class_of",
+            "promote",
+            "propose_revision",
+            "retire",
+            "set_version",
+            "stale",
+            "twins_of",
+        ),
+        "store",
+    ),
+    **dict.fromkeys(("Trace", "TraceError", "read_run_record_trace", "read_trace"), "trace"),
+    **dict.fromkeys(("TrendRow", "Trends", "failure_class_trends"), "trends"),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -23,42 +23,52 @@ package's ``__init__`` never imports it); the gate's sequential rules in
 ``gate/sequential_rules.py`` and their words in ``gate/sequential_summary.py`` (beside the gate's
 other rule kinds); the report's section in ``report/_release_sequential.py``; the command in
 ``cli/_sequential_run.py``.
+
+The names are imported on first use (PEP 562): :mod:`gatestats.gate.bindings` imports
+:mod:`~gatestats.sequential.decide` without the monitor, the e-processes or scipy.
 """
 
-from gatestats.sequential.compare_layers import LayerComparison, LayerDecision, layer_comparison
-from gatestats.sequential.confseq import ConfidenceSequence, confidence_sequence, log_eprocess
-from gatestats.sequential.decide import (
-    SequencePoint,
-    SequentialDecision,
-    SequentialStatus,
-    decide_rule,
-    split_alpha,
-)
-from gatestats.sequential.design import (
-    SEQUENTIAL_METHODS,
-    SequentialDesign,
-    SequentialMethod,
-    parse_sequential_table,
-    sequential_problems,
-)
-from gatestats.sequential.eprocess import (
-    BernoulliConfidenceSequence,
-    DiscordantEProcess,
-    bernoulli_confidence_sequence,
-    discordant_eprocess,
-)
-from gatestats.sequential.monitor import (
-    CostReduction,
-    TriggerDirection,
-    TriggerKind,
-    TriggerPath,
-    cost_per_accepted_values,
-    count_trigger,
-    mean_trigger,
-    one_sided_log_mixture,
-    rate_trigger,
-    vs_reference_level,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from gatestats.sequential.compare_layers import LayerComparison, LayerDecision, layer_comparison
+    from gatestats.sequential.confseq import ConfidenceSequence, confidence_sequence, log_eprocess
+    from gatestats.sequential.decide import (
+        SequencePoint,
+        SequentialDecision,
+        SequentialStatus,
+        decide_rule,
+        split_alpha,
+    )
+    from gatestats.sequential.design import (
+        SEQUENTIAL_METHODS,
+        SequentialDesign,
+        SequentialMethod,
+        parse_sequential_table,
+        sequential_problems,
+    )
+    from gatestats.sequential.eprocess import (
+        BernoulliConfidenceSequence,
+        DiscordantEProcess,
+        bernoulli_confidence_sequence,
+        discordant_eprocess,
+    )
+    from gatestats.sequential.monitor import (
+        CostReduction,
+        TriggerDirection,
+        TriggerKind,
+        TriggerPath,
+        cost_per_accepted_values,
+        count_trigger,
+        mean_trigger,
+        one_sided_log_mixture,
+        rate_trigger,
+        vs_reference_level,
+    )
 
 __all__ = [
     "SEQUENTIAL_METHODS",
@@ -92,3 +102,36 @@ __all__ = [
     "split_alpha",
     "vs_reference_level",
 ]
+#: The module (under this package) of each name in ``__all__``, imported on first use.
+_HOMES: Final = {
+    **dict.fromkeys(("LayerComparison", "LayerDecision", "layer_comparison"), "compare_layers"),
+    **dict.fromkeys(("ConfidenceSequence", "confidence_sequence", "log_eprocess"), "confseq"),
+    **dict.fromkeys(
+        ("SequencePoint", "SequentialDecision", "SequentialStatus", "decide_rule", "split_alpha"), "decide"
+    ),
+    **dict.fromkeys(
+        ("SEQUENTIAL_METHODS", "SequentialDesign", "SequentialMethod", "parse_sequential_table", "sequential_problems"),
+        "design",
+    ),
+    **dict.fromkeys(
+        ("BernoulliConfidenceSequence", "DiscordantEProcess", "bernoulli_confidence_sequence", "discordant_eprocess"),
+        "eprocess",
+    ),
+    **dict.fromkeys(
+        (
+            "CostReduction",
+            "TriggerDirection",
+            "TriggerKind",
+            "TriggerPath",
+            "cost_per_accepted_values",
+            "count_trigger",
+            "mean_trigger",
+            "one_sided_log_mixture",
+            "rate_trigger",
+            "vs_reference_level",
+        ),
+        "monitor",
+    ),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
