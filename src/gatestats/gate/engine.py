@@ -22,7 +22,6 @@ Order of decision (documented in the README, "Gate"):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -556,20 +555,15 @@ def evaluate_gate(
     ----------
     policy
         The checked gate policy.
-    baseline
-        The baseline's record set.
-    candidate
-        The candidate's record set (its run set holds the policy's registration).
+    baseline, candidate
+        The record sets of both sides (the candidate's run set holds the policy's registration).
     registration
         The checked registration (``None``: checked here from the candidate's manifest, see
         :func:`~gatestats.gate.registration.check_registration`).
-    calibrations, labels
-        Per judge grader: its calibrations or why they could not be read, and its human labels by case
-        when its policy table names ``labels`` (:func:`~gatestats.gate.calibrations.load_judge_calibrations`,
-        :func:`~gatestats.gate.judge_labels.load_judge_labels`). A judge without an entry cannot vote.
-    label_files
-        The labels files as read (:func:`~gatestats.gate.judge_labels.load_bound_judge_labels`): the
-        verdict binds their digests and ``gatestats verify`` re-checks them.
+    calibrations, labels, label_files
+        Per judge grader: its calibrations or why not; its human labels by case when its policy names
+        ``labels``, and those files as read, whose digests the verdict binds (``load_judge_calibrations``,
+        :func:`~gatestats.gate.judge_labels.load_bound_judge_labels`). A judge without an entry cannot vote.
     golden
         For a policy's ``golden_set``: :func:`gatestats.golden.check_graders`'s findings on the
         candidate's run set, or why none could be had (:func:`~gatestats.gate.graders.grader_checks`).
@@ -596,8 +590,7 @@ def evaluate_gate(
     found = _bounded_evidence(policy, both, stop, labels=labels) if both_ran else _Evidence()
     rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
-    sides: Mapping[str, RecordSet] = {"baseline": baseline, "candidate": candidate}
-    provenance = {side: side_provenance(rs) for side, rs in sides.items()}
+    provenance = {"baseline": side_provenance(baseline), "candidate": side_provenance(candidate)}
     return Verdict(
         verdict=verdict,
         reasons=tuple(reasons),
