@@ -401,13 +401,16 @@ def _evidence(
     stop: SequentialStop | None = None,
     end: End = "observed",
     labels: JudgeLabels | None = None,
+    slices: pl.DataFrame | None = None,
 ) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
 
     ``end``: the imputation of the unresolved attempts the severe slices, rules and cost are computed
-    at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records.
+    at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records, so
+    they are computed at the ``observed`` end only (at the other ends they are left empty).
+    ``slices``: :func:`_case_slices` of ``both`` when the caller has it.
     """
-    slices = _case_slices(both)
+    slices = _case_slices(both) if slices is None else slices
     severe_cases = _severe_cases(slices, policy.severe_slices)
     framed = bound_frame(both, end, candidate=CANDIDATE)
     severe = tuple(_severe_result(s, framed, slices) for s in policy.severe_slices)
@@ -427,6 +430,8 @@ def _evidence(
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
     cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
+    if end != "observed":
+        return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
     return _Evidence(
         severe=severe,
@@ -441,9 +446,10 @@ def _evidence(
     )
 
 
-def _row_counts(policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...]) -> list[tuple[int, int]]:
+def _row_counts(
+    policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...], slices: pl.DataFrame
+) -> list[tuple[int, int]]:
     """Each row's unresolved attempts (the candidate's, the baseline's) among the records it is computed on."""
-    slices = _case_slices(both)
     severe_cases = _severe_cases(slices, policy.severe_slices)
     out = []
     for row in rows:
@@ -465,15 +471,15 @@ def _bounded_evidence(
     With no unresolved attempt (and no judge rule, whose missing verdicts are unresolved too) this
     is :func:`_evidence` on the observed records, unchanged.
     """
-    found = _evidence(policy, both, stop, labels=labels)
+    slices = _case_slices(both)
+    found = _evidence(policy, both, stop, labels=labels, slices=slices)
     if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
         return found
-    pess = _evidence(policy, both, stop, "pessimistic", labels)
-    opt = _evidence(policy, both, stop, "optimistic", labels)
+    pess = _evidence(policy, both, stop, "pessimistic", labels, slices)
+    opt = _evidence(policy, both, stop, "optimistic", labels, slices)
     combine = bounded_row if stop is None else bounded_decided_row
-    counts = _row_counts(policy, both, found.rows)
+    counts = _row_counts(policy, both, found.rows, slices)
     rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
-    slices = _case_slices(both)
     severe = tuple(
         bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
