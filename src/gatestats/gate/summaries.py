@@ -330,9 +330,21 @@ def flip_counts(both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...
     if not flips[0] and not flips[1]:
         return ()
     summary = case_summary(both, allow_several_versions=True)
-    counts: dict[tuple[str, str], tuple[int, int]] = {}
-    for system, cid, version, n, c in summary.select("system", "case_id", "case_version", "n", "c").iter_rows():
-        counts[(str(system), str(cid) if version is None else f"{cid}@{version}")] = (int(c), int(n))
+    label = (
+        pl.when(pl.col("case_version").is_null())
+        .then(pl.col("case_id"))
+        .otherwise(pl.col("case_id") + "@" + pl.col("case_version"))
+    )
+    # only the flipped cases' counts are read (a label written twice: its last row, as a dict keeps it)
+    flipped = pl.Series([*flips[0], *flips[1]], dtype=pl.String).implode()
+    rows = (
+        summary.select("system", label.alias("case"), "n", "c")
+        .filter(pl.col("case").is_in(flipped))
+        .unique(subset=["system", "case"], keep="last", maintain_order=True)
+    )
+    counts: dict[tuple[str, str], tuple[int, int]] = {
+        (str(system), str(case)): (int(c), int(n)) for system, case, n, c in rows.iter_rows()
+    }
     out = []
     for direction, cases in zip(("pass_to_fail", "fail_to_pass"), flips, strict=True):
         for case in cases:
