@@ -79,7 +79,16 @@ from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, V
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
-from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, Decision, final_attempts, is_valid_outcome, metric_spec
+from gatestats.vocabulary import (
+    FAILED,
+    INFRA_ERROR,
+    PASSED,
+    TRIAL_KEY,
+    Decision,
+    final_attempts,
+    is_valid_outcome,
+    metric_spec,
+)
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
 
@@ -89,8 +98,13 @@ def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
 
 
 def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl.DataFrame:
-    """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping)."""
+    """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping).
+
+    Without the line ``checksum`` (verified when the records were read; nothing decides on it, and
+    at 64 hex digits a record it was the largest column every filter of the records copied).
+    """
     both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
+    both = both.drop("checksum", strict=False)
     return mark_retried(apply_grouping(both, policy.case_grouping), policy.infra_retries)
 
 
@@ -138,7 +152,8 @@ def _judge_outcomes(records: pl.DataFrame, grader: str) -> pl.DataFrame:
 
 def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) -> SevereSliceResult:
     cases = set(slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list())
-    final = final_attempts(both.filter(pl.col("case_id").is_in(list(cases)))).collect()
+    read = both.select(*TRIAL_KEY, "attempt", "outcome", "bound")  # final_attempts' join copies every column
+    final = final_attempts(read.filter(pl.col("case_id").is_in(list(cases)))).collect()
     cand = final.filter((pl.col("system") == CANDIDATE) & is_valid_outcome())
     base = final.filter((pl.col("system") == BASELINE) & is_valid_outcome())
     bad = cand.filter(pl.col("outcome") != PASSED).sort("case_id", "trial")

@@ -17,7 +17,7 @@ from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureCl
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
-from gatestats.vocabulary import FAILING_OUTCOMES, Status, final_attempts
+from gatestats.vocabulary import FAILING_OUTCOMES, TRIAL_KEY, Status, final_attempts
 
 __all__ = [
     "NO_SLICE",
@@ -283,7 +283,9 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
     """
     if candidate.height == 0:
         return ()
-    final = final_attempts(candidate).collect()
+    # the columns read here: final_attempts' join would otherwise copy every column of the records
+    read = (*TRIAL_KEY, "attempt", "outcome", "failure_class")
+    final = final_attempts(candidate.select(c for c in read if c in candidate.columns)).collect()
     trends = failure_class_trends((), records=final, confidence_level=policy.confidence_level)
     failed = final.filter(pl.col("outcome").is_in(FAILING_OUTCOMES))
     by_class = failed.group_by("case_id").agg(
