@@ -27,25 +27,13 @@ from gatestats.records import load_record_files
 from gatestats.vocabulary import INFRA_ERROR, TRIAL_KEY, is_final_attempt
 from tests.gate.factory import policy_text, write_run_set
 
-RULES = """
-[[rules]]
-name = "pass rate floor"
-metric = "pass_rate"
-threshold = 0.5
-
-[[rules]]
-name = "pass rate non-inferior"
-metric = "pass_rate"
-test = "paired"
-margin = 0.03
-
-[[rules]]
-name = "billing non-inferior"
-metric = "pass_rate"
-slice = "billing"
-test = "paired"
-margin = 0.05
-"""
+#: The benchmark's rules (benchmarks/bench_gate_scale.py): a threshold, a paired rule, a paired rule on a slice.
+HEAD = """severe_slices = ["security"]
+rules = [
+    { name = "floor", metric = "pass_rate", threshold = 0.5 },
+    { name = "not worse", metric = "pass_rate", test = "paired", margin = 0.03 },
+    { name = "billing not worse", metric = "pass_rate", slice = "billing", test = "paired", margin = 0.05 },
+]"""
 CASES, TRIALS, SEED = 1200, 4, 2805
 NOW = "2026-12-04T00:00:00Z"
 
@@ -67,9 +55,7 @@ def _outcomes(rng: np.random.Generator, theta: np.ndarray, shift: float) -> dict
 def sides(tmp_path_factory: pytest.TempPathFactory) -> tuple[Policy, RecordSet, RecordSet]:
     """A policy and two run sets (1,200 cases x 4 trials a side, retries, infra errors, kills, slices)."""
     root = tmp_path_factory.mktemp("scale")
-    (root / "policy.toml").write_text(
-        policy_text(RULES, k=4, min_cases=100, min_trials=4, extra='severe_slices = ["security"]'), encoding="utf-8"
-    )
+    (root / "policy.toml").write_text(policy_text(k=4, min_cases=100, min_trials=4, extra=HEAD), encoding="utf-8")
     policy = load_policy(root / "policy.toml")
     rng = np.random.default_rng(SEED)
     theta = rng.beta(2.0, 0.8, size=CASES).clip(1e-6, 1 - 1e-6)
