@@ -220,8 +220,8 @@ def timed(command: list[str], cwd: Path) -> dict[str, Any]:
     }
 
 
-def one_round(data: Path, work: Path) -> list[dict[str, Any]]:
-    """analyze, gate, report once each, in that order, in ``work``; the three measurements."""
+def one_round(data: Path, work: Path, only: tuple[str, ...] = ("analyze", "gate", "report")) -> list[dict[str, Any]]:
+    """analyze, gate, report once each (those in ``only``), in that order, in ``work``; the measurements."""
     base, cand = data / "baseline", data / "candidate"
     commands = {
         "analyze": [
@@ -248,6 +248,8 @@ def one_round(data: Path, work: Path) -> list[dict[str, Any]]:
     }
     results = []
     for name, command in commands.items():
+        if name not in only:
+            continue
         row = {"command": name, **timed(command, work)}
         print(json.dumps(row), flush=True)
         results.append(row)
@@ -261,6 +263,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--repeat", type=int, default=2, help="interleaved rounds per size")
     parser.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
+    parser.add_argument(
+        "--commands", nargs="+", default=["analyze", "gate", "report"], choices=["analyze", "gate", "report"]
+    )
     parser.add_argument(
         "--data",
         type=Path,
@@ -284,7 +289,7 @@ def main() -> None:
             for r in range(args.repeat):
                 work = tmp / f"round-{r}"
                 work.mkdir()
-                rows = one_round(data, work)
+                rows = one_round(data, work, tuple(args.commands))
                 verdict = json.loads((work / "verdict.json").read_text()) if (work / "verdict.json").exists() else {}
                 for row in rows:
                     results.append({"records": n, "round": r + 1, "verdict": verdict.get("verdict"), **row})
