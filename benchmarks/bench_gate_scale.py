@@ -1,7 +1,8 @@
 """Time `gatestats analyze`, `gatestats gate` and `gatestats report` side by side at 1M and 10M records.
 
 Issue 28, item 5. For each ``--records`` size (total over both sides) the script writes, under a
-temporary directory in ``/tmp`` (deleted at the end, even on failure):
+temporary directory in ``/tmp`` (deleted at the end, even on failure; with ``--data DIR``, under
+``DIR/gate-scale-<records>-t<trials>-s<seed>``, kept and reused when it is there):
 
 - two sealed run sets as the runner writes them (``manifest.json`` + checksummed canonical
   ``records.jsonl`` lines from :func:`gatestats_runner.store.encode_record`, ``records_seal`` from
@@ -34,6 +35,8 @@ Usage::
 
     .venv/bin/python benchmarks/bench_gate_scale.py --records 1000000 --repeat 2
     .venv/bin/python benchmarks/bench_gate_scale.py --records 1000000 10000000 --repeat 1
+    # the data sets kept (and reused) under /work/bigdata/gate-scale-<records>-t<trials>-s<seed>:
+    .venv/bin/python benchmarks/bench_gate_scale.py --records 1000000 10000000 --repeat 1 --data /work/bigdata
 """
 
 from __future__ import annotations
@@ -217,8 +220,8 @@ def timed(command: list[str], cwd: Path) -> dict[str, Any]:
     }
 
 
-def one_round(data: Path, work: Path) -> list[dict[str, Any]]:
-    """analyze, gate, report once each, in that order, in ``work``; the three measurements."""
+def one_round(data: Path, work: Path, only: tuple[str, ...] = ("analyze", "gate", "report")) -> list[dict[str, Any]]:
+    """analyze, gate, report once each (those in ``only``), in that order, in ``work``; the measurements."""
     base, cand = data / "baseline", data / "candidate"
     commands = {
         "analyze": [
@@ -245,6 +248,8 @@ def one_round(data: Path, work: Path) -> list[dict[str, Any]]:
     }
     results = []
     for name, command in commands.items():
+        if name not in only:
+            continue
         row = {"command": name, **timed(command, work)}
         print(json.dumps(row), flush=True)
         results.append(row)
@@ -258,21 +263,33 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--repeat", type=int, default=2, help="interleaved rounds per size")
     parser.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
+    parser.add_argument(
+        "--commands", nargs="+", default=["analyze", "gate", "report"], choices=["analyze", "gate", "report"]
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="keep the data sets under this directory (DATA/<records>, made once and reused; never deleted)",
+    )
     args = parser.parse_args()
     print(f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M:%S} UTC; {os.cpu_count()} CPUs; {platform.platform()}")
     print(f"load average before: {os.getloadavg()}")
     results: list[dict[str, Any]] = []
     for size in args.records:
         tmp = Path(tempfile.mkdtemp(prefix="gate-scale-", dir="/tmp"))
+        data = tmp / "data" if args.data is None else args.data / f"gate-scale-{size}-t{args.trials}-s{args.seed}"
         try:
             t0 = time.perf_counter()
-            n = make_data(tmp / "data", records=size, trials=args.trials, seed=args.seed)
-            mb = sum(f.stat().st_size for f in (tmp / "data").rglob("records.jsonl")) / 1e6
-            print(f"data: {n:,} records, {mb:,.0f} MB of JSONL, written in {time.perf_counter() - t0:.0f} s")
+            if not (data / "candidate" / "manifest.json").exists():
+                make_data(data, records=size, trials=args.trials, seed=args.seed)
+            n = sum(1 for side in ("baseline", "candidate") for _ in (data / side / "records.jsonl").open("rb"))
+            mb = sum(f.stat().st_size for f in data.rglob("records.jsonl")) / 1e6
+            print(f"data: {n:,} records, {mb:,.0f} MB of JSONL, {data}, ready in {time.perf_counter() - t0:.0f} s")
             for r in range(args.repeat):
                 work = tmp / f"round-{r}"
                 work.mkdir()
-                rows = one_round(tmp / "data", work)
+                rows = one_round(data, work, tuple(args.commands))
                 verdict = json.loads((work / "verdict.json").read_text()) if (work / "verdict.json").exists() else {}
                 for row in rows:
                     results.append({"records": n, "round": r + 1, "verdict": verdict.get("verdict"), **row})

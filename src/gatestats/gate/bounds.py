@@ -109,7 +109,21 @@ def mark_retried(frame: pl.DataFrame, infra_retries: InfraRetries) -> pl.DataFra
         .any()
         .over(trial)
     )
-    return frame.with_columns((earlier_error & is_final_attempt()).alias(RETRIED))
+    # Only a trial with a retry (its latest attempt > 0; usually few) can have an earlier error: the
+    # nested window runs on those rows alone (over the whole frame it grew faster than the rows:
+    # 0.4 s at 100k records, 4.3 s at 300k), and the marked rows are set by their row number.
+    row = "__row"
+    marked = (
+        frame.lazy()
+        .select(pl.int_range(pl.len(), dtype=pl.UInt32).alias(row), *trial, "attempt", "outcome")
+        .filter(pl.col("attempt").max().over(trial) > 0)
+        .filter(earlier_error & is_final_attempt())
+        .select(row)
+        .collect()
+        .to_series()
+    )
+    flag = pl.repeat(False, frame.height, dtype=pl.Boolean, eager=True).scatter(marked, True)
+    return frame.with_columns(flag.alias(RETRIED))
 
 
 def bound_frame(frame: pl.DataFrame, end: End, *, candidate: str) -> pl.DataFrame:

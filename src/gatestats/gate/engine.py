@@ -79,7 +79,16 @@ from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, V
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
-from gatestats.vocabulary import FAILED, INFRA_ERROR, PASSED, Decision, final_attempts, is_valid_outcome, metric_spec
+from gatestats.vocabulary import (
+    FAILED,
+    INFRA_ERROR,
+    PASSED,
+    TRIAL_KEY,
+    Decision,
+    final_attempts,
+    is_valid_outcome,
+    metric_spec,
+)
 
 __all__ = ["BASELINE", "CANDIDATE", "evaluate_gate"]
 
@@ -89,8 +98,13 @@ def _side_frame(rs: RecordSet, label: str) -> pl.DataFrame:
 
 
 def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl.DataFrame:
-    """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping)."""
+    """Both sides' records, ``system`` relabelled, ``case_group`` the unit the policy states (gate.grouping).
+
+    Without the line ``checksum`` (verified when the records were read; nothing decides on it, and
+    at 64 hex digits a record it was the largest column every filter of the records copied).
+    """
     both = pl.concat([_side_frame(baseline, BASELINE), _side_frame(candidate, CANDIDATE)], how="vertical_relaxed")
+    both = both.drop("checksum", strict=False)
     return mark_retried(apply_grouping(both, policy.case_grouping), policy.infra_retries)
 
 
@@ -138,7 +152,8 @@ def _judge_outcomes(records: pl.DataFrame, grader: str) -> pl.DataFrame:
 
 def _severe_result(slice_name: str, both: pl.DataFrame, slices: pl.DataFrame) -> SevereSliceResult:
     cases = set(slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list())
-    final = final_attempts(both.filter(pl.col("case_id").is_in(list(cases)))).collect()
+    read = both.select(*TRIAL_KEY, "attempt", "outcome", "bound")  # final_attempts' join copies every column
+    final = final_attempts(read.filter(pl.col("case_id").is_in(list(cases)))).collect()
     cand = final.filter((pl.col("system") == CANDIDATE) & is_valid_outcome())
     base = final.filter((pl.col("system") == BASELINE) & is_valid_outcome())
     bad = cand.filter(pl.col("outcome") != PASSED).sort("case_id", "trial")
@@ -401,13 +416,16 @@ def _evidence(
     stop: SequentialStop | None = None,
     end: End = "observed",
     labels: JudgeLabels | None = None,
+    slices: pl.DataFrame | None = None,
 ) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
 
     ``end``: the imputation of the unresolved attempts the severe slices, rules and cost are computed
-    at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records.
+    at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records, so
+    they are computed at the ``observed`` end only (at the other ends they are left empty).
+    ``slices``: :func:`_case_slices` of ``both`` when the caller has it.
     """
-    slices = _case_slices(both)
+    slices = _case_slices(both) if slices is None else slices
     severe_cases = _severe_cases(slices, policy.severe_slices)
     framed = bound_frame(both, end, candidate=CANDIDATE)
     severe = tuple(_severe_result(s, framed, slices) for s in policy.severe_slices)
@@ -427,6 +445,8 @@ def _evidence(
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
     cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
+    if end != "observed":
+        return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
     return _Evidence(
         severe=severe,
@@ -441,9 +461,10 @@ def _evidence(
     )
 
 
-def _row_counts(policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...]) -> list[tuple[int, int]]:
+def _row_counts(
+    policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...], slices: pl.DataFrame
+) -> list[tuple[int, int]]:
     """Each row's unresolved attempts (the candidate's, the baseline's) among the records it is computed on."""
-    slices = _case_slices(both)
     severe_cases = _severe_cases(slices, policy.severe_slices)
     out = []
     for row in rows:
@@ -465,15 +486,15 @@ def _bounded_evidence(
     With no unresolved attempt (and no judge rule, whose missing verdicts are unresolved too) this
     is :func:`_evidence` on the observed records, unchanged.
     """
-    found = _evidence(policy, both, stop, labels=labels)
+    slices = _case_slices(both)
+    found = _evidence(policy, both, stop, labels=labels, slices=slices)
     if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
         return found
-    pess = _evidence(policy, both, stop, "pessimistic", labels)
-    opt = _evidence(policy, both, stop, "optimistic", labels)
+    pess = _evidence(policy, both, stop, "pessimistic", labels, slices)
+    opt = _evidence(policy, both, stop, "optimistic", labels, slices)
     combine = bounded_row if stop is None else bounded_decided_row
-    counts = _row_counts(policy, both, found.rows)
+    counts = _row_counts(policy, both, found.rows, slices)
     rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
-    slices = _case_slices(both)
     severe = tuple(
         bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)

@@ -17,7 +17,7 @@ from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureCl
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
-from gatestats.vocabulary import FAILING_OUTCOMES, Status, final_attempts
+from gatestats.vocabulary import FAILING_OUTCOMES, TRIAL_KEY, Status, final_attempts
 
 __all__ = [
     "NO_SLICE",
@@ -283,7 +283,9 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
     """
     if candidate.height == 0:
         return ()
-    final = final_attempts(candidate).collect()
+    # the columns read here: final_attempts' join would otherwise copy every column of the records
+    read = (*TRIAL_KEY, "attempt", "outcome", "failure_class")
+    final = final_attempts(candidate.select(c for c in read if c in candidate.columns)).collect()
     trends = failure_class_trends((), records=final, confidence_level=policy.confidence_level)
     failed = final.filter(pl.col("outcome").is_in(FAILING_OUTCOMES))
     by_class = failed.group_by("case_id").agg(
@@ -330,9 +332,21 @@ def flip_counts(both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...
     if not flips[0] and not flips[1]:
         return ()
     summary = case_summary(both, allow_several_versions=True)
-    counts: dict[tuple[str, str], tuple[int, int]] = {}
-    for system, cid, version, n, c in summary.select("system", "case_id", "case_version", "n", "c").iter_rows():
-        counts[(str(system), str(cid) if version is None else f"{cid}@{version}")] = (int(c), int(n))
+    label = (
+        pl.when(pl.col("case_version").is_null())
+        .then(pl.col("case_id"))
+        .otherwise(pl.col("case_id") + "@" + pl.col("case_version"))
+    )
+    # only the flipped cases' counts are read (a label written twice: its last row, as a dict keeps it)
+    flipped = pl.Series([*flips[0], *flips[1]], dtype=pl.String).implode()
+    rows = (
+        summary.select("system", label.alias("case"), "n", "c")
+        .filter(pl.col("case").is_in(flipped))
+        .unique(subset=["system", "case"], keep="last", maintain_order=True)
+    )
+    counts: dict[tuple[str, str], tuple[int, int]] = {
+        (str(system), str(case)): (int(c), int(n)) for system, case, n, c in rows.iter_rows()
+    }
     out = []
     for direction, cases in zip(("pass_to_fail", "fail_to_pass"), flips, strict=True):
         for case in cases:

@@ -352,7 +352,12 @@ def _bounded_pvalues(s: FloatArray, n_g: FloatArray, margin: float) -> tuple[flo
     y = (s + margin * n_g) / top
     e_pass = float(bounded_mean_evalues(y, lower=1 - margin))
     e_worse = float(bounded_mean_evalues(-y, lower=1 + margin))
-    return e_pass, min(1.0, 1 / e_pass), min(1.0, 1 / e_worse)
+    return e_pass, _evalue_pvalue(e_pass), _evalue_pvalue(e_worse)
+
+
+def _evalue_pvalue(e: float) -> float:
+    """``min(1, 1/e)``; 1 for an e-value that underflowed to 0 (1.25M units all against the bet: issue 28)."""
+    return min(1.0, 1 / e) if e > 0 else 1.0
 
 
 def bounded_mean_pvalues(

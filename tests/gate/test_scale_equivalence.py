@@ -1,0 +1,216 @@
+"""The gate's work at scale gives the same verdict as before it was made columnar (issue 28, item 5).
+
+Differential tests on a generated pair of run sets large enough to hold every kind of record the
+faster paths treat apart (retried trials, final infrastructure errors, resource kills, a severe
+slice, flips both ways): each faster path against the code it replaced, kept here as the reference.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from gatestats.gate import Policy, evaluate_gate, load_policy, load_record_set
+from gatestats.gate.bounds import RETRIED, mark_retried
+from gatestats.gate.engine import _both_sides
+from gatestats.gate.recordset import RecordSet
+from gatestats.gate.registration import _earliest, _parse_time
+from gatestats.gate.sides import flips
+from gatestats.gate.summaries import flip_counts
+from gatestats.gate.verdict import verdict_file_bytes
+from gatestats.records import load_record_files
+from gatestats.vocabulary import INFRA_ERROR, TRIAL_KEY, is_final_attempt
+from tests.gate.factory import policy_text, write_run_set
+
+#: The benchmark's rules (benchmarks/bench_gate_scale.py): a threshold, a paired rule, a paired rule on a slice.
+HEAD = """severe_slices = ["security"]
+rules = [
+    { name = "floor", metric = "pass_rate", threshold = 0.5 },
+    { name = "not worse", metric = "pass_rate", test = "paired", margin = 0.03 },
+    { name = "billing not worse", metric = "pass_rate", slice = "billing", test = "paired", margin = 0.05 },
+]"""
+CASES, TRIALS, SEED = 1200, 4, 2805
+NOW = "2026-12-04T00:00:00Z"
+
+
+def _outcomes(rng: np.random.Generator, theta: np.ndarray, shift: float) -> dict[str, list[str]]:
+    p = 1 / (1 + np.exp(-(np.log(theta / (1 - theta)) + shift)))
+    out: dict[str, list[str]] = {}
+    for i, pi in enumerate(p):
+        draws = rng.random(TRIALS)
+        kinds = rng.random(TRIALS)
+        out[f"case-{i:05d}"] = [
+            "infra_error" if k < 0.01 else "resource_killed" if k < 0.03 else "passed" if d < pi else "failed"
+            for d, k in zip(draws, kinds, strict=True)
+        ]
+    return out
+
+
+@pytest.fixture(scope="module")
+def sides(tmp_path_factory: pytest.TempPathFactory) -> tuple[Policy, RecordSet, RecordSet]:
+    """A policy and two run sets (1,200 cases x 4 trials a side, retries, infra errors, kills, slices)."""
+    root = tmp_path_factory.mktemp("scale")
+    (root / "policy.toml").write_text(policy_text(k=4, min_cases=100, min_trials=4, extra=HEAD), encoding="utf-8")
+    policy = load_policy(root / "policy.toml")
+    rng = np.random.default_rng(SEED)
+    theta = rng.beta(2.0, 0.8, size=CASES).clip(1e-6, 1 - 1e-6)
+    names = ("billing", "search", "auth", "export")
+    slices = {f"case-{i:05d}": ["security"] if i % 100 == 0 else [names[i % 4]] for i in range(CASES)}
+    for i in range(0, CASES, 7):  # some cases in two slices
+        slices[f"case-{i:05d}"].append("search")
+    sets = {}
+    for system, shift in (("baseline", 0.0), ("candidate", 0.2)):
+        outcomes = _outcomes(rng, theta, shift)
+        keys = [(c, t) for c in outcomes for t in range(TRIALS)]
+        picked = rng.choice(len(keys), size=60, replace=False)
+        retries = {keys[j]: 1 + int(j % 3 == 0) for j in picked}  # one or two attempts before the final one
+        write_run_set(
+            root / system,
+            system=system,
+            outcomes=outcomes,
+            policy=policy if system == "candidate" else None,
+            slices=slices,
+            retries=retries,
+            retry_outcome="infra_error",
+        )
+        sets[system] = load_record_set(root / system)
+    return policy, sets["baseline"], sets["candidate"]
+
+
+def _in_pieces(frame: pl.DataFrame, size: int = 97) -> pl.DataFrame:
+    """``frame`` as many chunks, as the reader gives a large file."""
+    return pl.concat([frame.slice(i, size) for i in range(0, frame.height, size)], rechunk=False)
+
+
+def test_the_record_set_holds_the_frame_read(sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    _, base, cand = sides
+    for rs in (base, cand):
+        read, _ = load_record_files([rs.path])
+        assert rs.records.schema == read.schema
+        assert rs.records.equals(read)
+        assert set(rs.records.n_chunks("all")) == {1}
+
+
+def test_verdict_is_the_same_on_the_records_as_read(sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    policy, base, cand = sides
+    raw = {}
+    for name, rs in (("baseline", base), ("candidate", cand)):
+        read, _ = load_record_files([rs.path])
+        raw[name] = dataclasses.replace(rs, records=_in_pieces(read))
+    fast = evaluate_gate(policy, base, cand, now=NOW)
+    slow = evaluate_gate(policy, raw["baseline"], raw["candidate"], now=NOW)
+    assert verdict_file_bytes(fast.to_dict()) == verdict_file_bytes(slow.to_dict())
+    assert any(r.unresolved is not None for r in fast.rules)  # the bounded path ran
+    assert fast.flips_pass_to_fail
+    assert fast.flips_fail_to_pass
+
+
+def _mark_retried_reference(frame: pl.DataFrame) -> pl.DataFrame:
+    """The nested window over the whole frame, as ``mark_retried`` was written before."""
+    trial = list(TRIAL_KEY)
+    earlier_error = (
+        ((pl.col("outcome") == INFRA_ERROR) & (pl.col("attempt") < pl.col("attempt").max().over(trial)))
+        .any()
+        .over(trial)
+    )
+    return frame.with_columns((earlier_error & is_final_attempt()).alias(RETRIED))
+
+
+def test_mark_retried_is_the_nested_window(sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    policy, base, cand = sides
+    both = _both_sides(dataclasses.replace(policy, infra_retries="counted"), base, cand)
+    # an error after a non-error attempt, and a trial whose final attempt is the error itself
+    extra = both.head(3).with_columns(
+        pl.lit("case-x").alias("case_id"),
+        pl.lit(0, dtype=pl.Int64).alias("trial"),
+        pl.Series("attempt", [0, 1, 2]),
+        pl.Series("outcome", ["failed", INFRA_ERROR, "passed"]),
+    )
+    final_error = both.head(2).with_columns(
+        pl.lit("case-y").alias("case_id"),
+        pl.lit(0, dtype=pl.Int64).alias("trial"),
+        pl.Series("attempt", [0, 1]),
+        pl.lit(INFRA_ERROR).alias("outcome"),
+    )
+    frame = pl.concat([_in_pieces(both), extra, final_error], how="vertical_relaxed")
+    got = mark_retried(frame, "bounded")
+    assert got.equals(_mark_retried_reference(frame))
+    assert 60 <= int(got.get_column(RETRIED).sum()) < frame.height
+    assert mark_retried(frame, "counted").equals(frame)
+
+
+def _flip_counts_reference(both: pl.DataFrame, flipped: tuple[tuple[str, ...], tuple[str, ...]]) -> list[object]:
+    """Every case's counts in a dict, then the flipped ones looked up, as ``flip_counts`` was written before."""
+    from gatestats.estimators import case_summary
+    from gatestats.gate.bindings import FlipCount
+
+    summary = case_summary(both, allow_several_versions=True)
+    counts: dict[tuple[str, str], tuple[int, int]] = {}
+    for system, cid, version, n, c in summary.select("system", "case_id", "case_version", "n", "c").iter_rows():
+        counts[(str(system), str(cid) if version is None else f"{cid}@{version}")] = (int(c), int(n))
+    out: list[object] = []
+    for direction, cases in zip(("pass_to_fail", "fail_to_pass"), flipped, strict=True):
+        for case in cases:
+            b, c = counts.get(("baseline", case)), counts.get(("candidate", case))
+            out.append(
+                FlipCount(
+                    case=case,
+                    direction=direction,
+                    baseline_passed=None if b is None else b[0],
+                    baseline_valid=None if b is None else b[1],
+                    candidate_passed=None if c is None else c[0],
+                    candidate_valid=None if c is None else c[1],
+                )
+            )
+    return out
+
+
+def test_flip_counts_are_the_dict_lookup(sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    policy, base, cand = sides
+    both = _both_sides(policy, base, cand)
+    flipped = flips(both)
+    assert len(flipped[0]) > 10
+    assert len(flipped[1]) > 10
+    assert list(flip_counts(both, flipped)) == _flip_counts_reference(both, flipped)
+    # a flipped label no case has (a side without the case), and a case without a version
+    unknown = ((*flipped[0][:3], "case-none@v"), flipped[1][:2])
+    assert list(flip_counts(both, unknown)) == _flip_counts_reference(both, unknown)
+    unversioned = both.with_columns(pl.lit(None, dtype=pl.String).alias("case_version"))
+    plain = flips(unversioned)
+    assert list(flip_counts(unversioned, plain)) == _flip_counts_reference(unversioned, plain)
+
+
+def test_earliest_start_is_pythons_minimum() -> None:
+    rng = np.random.default_rng(SEED)
+    t0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
+    offsets = ("Z", "+00:00", "+05:30", "-08:00", "+14:00", "-12:00")
+    for _ in range(40):
+        stamps = []
+        for _ in range(int(rng.integers(1, 60))):
+            at = t0 + timedelta(seconds=int(rng.integers(0, 3 * 86400)), milliseconds=int(rng.integers(0, 1000)))
+            off = offsets[int(rng.integers(len(offsets)))]
+            sign = 1 if off.startswith("+") else -1
+            shift = (
+                timedelta() if off in {"Z", "+00:00"} else sign * timedelta(hours=int(off[1:3]), minutes=int(off[4:]))
+            )
+            local = (at + shift).replace(tzinfo=None)
+            text = local.isoformat(timespec=str(rng.choice(["seconds", "milliseconds", "microseconds"])))
+            stamps.append(text + off)
+        stamps.append(stamps[0].replace("Z", "+00:00") if stamps[0].endswith("Z") else stamps[0])  # an equal instant
+        assert _earliest(pl.Series(stamps)) == min(stamps, key=_parse_time)
+
+
+def test_earliest_start_falls_back_when_polars_cannot_read_one() -> None:
+    stamps = ["2026-11-01T09:00:00Z", "2026-11-01T08:00:00+00:00", "2026-11-01 07:00:00Z"]
+    assert _earliest(pl.Series(stamps)) == min(stamps, key=_parse_time)
+
+
+def test_scale_fixture_is_sealed_runner_output(sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    _, base, cand = sides
+    assert base.checksums == cand.checksums == "verified"
+    assert Path(cand.path).name == "candidate"
