@@ -75,6 +75,7 @@ from scipy import optimize
 
 from gatestats.estimators import intervals
 from gatestats.estimators.passk import pass_at_k_exact, pass_hat_k_exact
+from gatestats.estimators.quantiles import two_sided_z
 from gatestats.vocabulary import IntervalMethod, Metric
 
 __all__ = [
@@ -338,7 +339,7 @@ def _wilson_before(
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(se > 0, np.minimum(est * (1 - est) / (se * se), cap), cap)
     n_eff = np.where((est == 0) | (est == 1), float(n_units), n_eff)
-    low, high = intervals._wilson_bounds(est, n_eff, intervals._z(NOMINAL), continuity_correction=False)
+    low, high = intervals._wilson_bounds(est, n_eff, two_sided_z(NOMINAL), continuity_correction=False)
     return est, low, high
 
 
