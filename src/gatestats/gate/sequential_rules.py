@@ -419,7 +419,8 @@ def _result(rule: Rule, r: _Row, d: SequentialDecision | None, method: str) -> R
     else:
         e_pass = max(p.e_pass for p in d.path)
         e_fail = max(p.e_fail for p in d.path)
-        p_pass, p_fail = min(1.0, 1.0 / e_pass), min(1.0, 1.0 / e_fail)
+        # An e-value that underflowed to 0 (every batch against the bet) is p = 1, never a ZeroDivisionError.
+        p_pass, p_fail = (min(1.0, 1.0 / e) if e > 0 else 1.0 for e in (e_pass, e_fail))
         # Scaled so that "adjusted p <= alpha" is "e-value >= 1 / alpha_side", as in the fixed-size rows.
         adj_pass = min(1.0, p_pass * rule.alpha / d.alpha_pass)
         adj_fail = min(1.0, p_fail * rule.alpha / d.alpha_fail)
