@@ -194,23 +194,11 @@ def test_a_severe_slice_passes_only_when_every_case_of_the_design_ran(example: P
 def test_an_e_value_that_underflowed_to_zero_is_p_one_not_a_traceback() -> None:
     # At 10M records the fixed-size paired e-value underflowed to 0 and 1/e raised ZeroDivisionError
     # (tests/paired/test_evalue_underflow.py); a sequential row reads 1/max(e) the same way.
-    from gatestats.gate.policy import Rule
     from gatestats.gate.sequential_rules import _result, _Row
     from gatestats.sequential.decide import SequencePoint, SequentialDecision
+    from tests.gate.test_judge_labels import RULE
 
-    rule = Rule(
-        name="r",
-        metric="pass_rate",
-        slice="all",
-        direction="higher",
-        threshold=0.8,
-        test="none",
-        margin=None,
-        alpha=0.05,
-        action="block",
-        k=1,
-        grader=None,
-    )
+    rule = dataclasses.replace(RULE, grader=None)
     point = SequencePoint(n_cases=100, estimate=0.5, lower=0.4, upper=0.6, e_pass=0.0, e_fail=0.0)
     decision = SequentialDecision(
         status="undecided",

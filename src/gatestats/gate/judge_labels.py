@@ -128,13 +128,7 @@ def load_bound_judge_labels(
 
     Each file is digested before and after it is read; a file that changed in between is refused,
     so the digest the verdict binds (and ``gatestats verify`` re-checks) is that of the labels used.
-
-    Parameters
-    ----------
-    policy
-        The gate policy (its ``[judges.NAME] labels``).
-    case_ids
-        The cases of the candidate's run set.
+    The parameters and the ``RecordFileError`` are :func:`load_judge_labels`'s.
 
     Returns
     -------
@@ -143,8 +137,6 @@ def load_bound_judge_labels(
 
     Raises
     ------
-    RecordFileError
-        A labels file that cannot be read or breaks the format (:func:`read_case_labels`).
     GatestatsError
         A labels file that changed while it was read (its path and both digests named).
     """
