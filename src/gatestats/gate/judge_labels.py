@@ -128,7 +128,11 @@ def load_bound_judge_labels(
 
     Each file is digested before and after it is read; a file that changed in between is refused,
     so the digest the verdict binds (and ``gatestats verify`` re-checks) is that of the labels used.
-    The parameters and the ``RecordFileError`` are :func:`load_judge_labels`'s.
+
+    Parameters
+    ----------
+    policy, case_ids
+        As for :func:`load_judge_labels` (which raises the ``RecordFileError`` of a bad file).
 
     Returns
     -------
