@@ -29,6 +29,7 @@ from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.rules import rule_row
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult
+from gatestats.paired.noninferiority import evalue_pvalue
 from gatestats.sequential import SequentialDecision, SequentialDesign, decide_rule, split_alpha
 from gatestats.vocabulary import INFRA_ERROR, Decision, final_attempts, metric_spec
 
@@ -419,8 +420,7 @@ def _result(rule: Rule, r: _Row, d: SequentialDecision | None, method: str) -> R
     else:
         e_pass = max(p.e_pass for p in d.path)
         e_fail = max(p.e_fail for p in d.path)
-        # An e-value that underflowed to 0 (every batch against the bet) is p = 1, never a ZeroDivisionError.
-        p_pass, p_fail = (min(1.0, 1.0 / e) if e > 0 else 1.0 for e in (e_pass, e_fail))
+        p_pass, p_fail = evalue_pvalue(e_pass), evalue_pvalue(e_fail)
         # Scaled so that "adjusted p <= alpha" is "e-value >= 1 / alpha_side", as in the fixed-size rows.
         adj_pass = min(1.0, p_pass * rule.alpha / d.alpha_pass)
         adj_fail = min(1.0, p_fail * rule.alpha / d.alpha_fail)

@@ -88,6 +88,7 @@ __all__ = [
     "bounded_mean_evalues",
     "bounded_mean_pvalues",
     "check_margin",
+    "evalue_pvalue",
     "noninferiority_bounded_mean",
     "noninferiority_case_level",
     "noninferiority_test",
@@ -352,11 +353,25 @@ def _bounded_pvalues(s: FloatArray, n_g: FloatArray, margin: float) -> tuple[flo
     y = (s + margin * n_g) / top
     e_pass = float(bounded_mean_evalues(y, lower=1 - margin))
     e_worse = float(bounded_mean_evalues(-y, lower=1 + margin))
-    return e_pass, _evalue_pvalue(e_pass), _evalue_pvalue(e_worse)
+    return e_pass, evalue_pvalue(e_pass), evalue_pvalue(e_worse)
 
 
-def _evalue_pvalue(e: float) -> float:
-    """``min(1, 1/e)``; 1 for an e-value that underflowed to 0 (1.25M units all against the bet: issue 28)."""
+def evalue_pvalue(e: float) -> float:
+    """The p-value of an e-value, ``min(1, 1/e)`` (Markov); 1 for an e-value that underflowed to 0.
+
+    At 10M records 1.25M units all against the bet took the product to 0 and ``1/e`` raised
+    ``ZeroDivisionError`` (issue 28). Every e-value the gate turns into a p-value goes through here.
+
+    Parameters
+    ----------
+    e
+        A non-negative e-value.
+
+    Returns
+    -------
+    float
+        The p-value, in (0, 1].
+    """
     return min(1.0, 1 / e) if e > 0 else 1.0
 
 
