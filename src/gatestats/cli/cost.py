@@ -23,26 +23,13 @@ from gatestats.cli._common import (
 )
 from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
 from gatestats.cli._where import WhereOption, checked_where, where_records
+from gatestats.publish.cells import hours_cell, money_cell
 
 if TYPE_CHECKING:
     from gatestats.cost import CostAnalysis, CostEstimate
     from gatestats.publish.labels import Labels
 
 __all__ = ["cost_columns", "cost_command", "render_cost"]
-
-_NONE = "—"
-
-
-def _money(value: float | None) -> str:
-    if value is None:
-        return _NONE
-    return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
-
-
-def _hours(value: float | None, missing: int = 0) -> str:
-    if value is None:
-        return _NONE
-    return ("≥" if missing else "") + f"{value:.2f}"
 
 
 def _label(value: object, labels: Labels | None = None) -> str:
@@ -55,22 +42,22 @@ def _cpa_cell(g: CostEstimate) -> Text:
         interval = (
             "no interval"
             if bounds.ci_low is None or bounds.ci_high is None
-            else (f"{_money(bounds.ci_low)}, {_money(bounds.ci_high)}")
+            else (f"{money_cell(bounds.ci_low)}, {money_cell(bounds.ci_high)}")
         )
-        return Text(f"{_money(bounds.estimate_low)}–{_money(bounds.estimate_high)}\n[{interval}]")
+        return Text(f"{money_cell(bounds.estimate_low)}–{money_cell(bounds.estimate_high)}\n[{interval}]")
     if g.status != "ok" or g.estimate is None:
         return Text("insufficient evidence")
     if g.ci_low is None or g.ci_high is None:
-        return Text(f"{_money(g.estimate)} [no interval]")
-    return Text(f"{_money(g.estimate)} [{_money(g.ci_low)}, {_money(g.ci_high)}]")
+        return Text(f"{money_cell(g.estimate)} [no interval]")
+    return Text(f"{money_cell(g.estimate)} [{money_cell(g.ci_low)}, {money_cell(g.ci_high)}]")
 
 
 def _spend_cell(g: CostEstimate) -> str:
     """The total spend, or the known part with the count of attempts lacking a cost beside it."""
     missing = g.missing_costs
     if missing is None or missing.known_total_usd is None:
-        return _money(g.total_spend_usd)
-    return f"≥{_money(missing.known_total_usd)}"
+        return money_cell(g.total_spend_usd)
+    return f"≥{money_cell(missing.known_total_usd)}"
 
 
 def _missing_note(name: str, g: CostEstimate, console: Console) -> None:
@@ -82,18 +69,18 @@ def _missing_note(name: str, g: CostEstimate, console: Console) -> None:
         return
     text = (
         f"  {name}: {m.n_attempts_missing} of {g.attempts} attempt(s) carry no cost (e.g. record(s) {m.ids_text}); "
-        f"known spend {_money(m.known_spend_usd)} USD"
+        f"known spend {money_cell(m.known_spend_usd)} USD"
     )
     if m.cap_usd_per_attempt is not None:
         text += (
-            f"; the missing could add 0 to {_money(m.missing_spend_high_usd)} USD ({m.n_attempts_missing} x "
-            f"{_money(m.cap_usd_per_attempt)} USD, {CAP_SOURCES[m.cap_source]})"
+            f"; the missing could add 0 to {money_cell(m.missing_spend_high_usd)} USD ({m.n_attempts_missing} x "
+            f"{money_cell(m.cap_usd_per_attempt)} USD, {CAP_SOURCES[m.cap_source]})"
         )
     if m.estimate_low is not None and m.estimate_high is not None:
-        text += f"; cost per accepted outcome between {_money(m.estimate_low)} and {_money(m.estimate_high)}"
+        text += f"; cost per accepted outcome between {money_cell(m.estimate_low)} and {money_cell(m.estimate_high)}"
         if m.ci_low is not None and m.ci_high is not None:
             text += (
-                f", {m.confidence_level:.0%} interval of the bounds [{_money(m.ci_low)}, {_money(m.ci_high)}] "
+                f", {m.confidence_level:.0%} interval of the bounds [{money_cell(m.ci_low)}, {money_cell(m.ci_high)}] "
                 "(union of the intervals with the missing costs at 0 and at the cap)"
             )
         else:
@@ -102,7 +89,7 @@ def _missing_note(name: str, g: CostEstimate, console: Console) -> None:
         text += f"; no bounds: {m.interval_reason}"
     if m.complete_case_estimate is not None:
         text += (
-            f"; over the attempts with a cost alone {_money(m.complete_case_estimate)} per accepted outcome "
+            f"; over the attempts with a cost alone {money_cell(m.complete_case_estimate)} per accepted outcome "
             "(assumes the lost costs are like the known ones)"
         )
     console.print(text, highlight=False, markup=False)
@@ -129,14 +116,14 @@ def _table(result: CostAnalysis, labels: Labels | None = None) -> Table:
             f"{g.accepted}/{g.trials}",
             f"{g.attempts} ({g.attempts_infra_error})",
             _spend_cell(g),
-            _money(g.model_usd),
-            _money(g.tool_usd),
-            _money(g.execution_usd),
-            _money(g.review_usd),
+            money_cell(g.model_usd),
+            money_cell(g.tool_usd),
+            money_cell(g.execution_usd),
+            money_cell(g.review_usd),
             *([str(g.n_attempts_cost_unknown)] if missing else []),
-            _hours(g.human_hours),
-            _hours(g.machine_hours, g.n_attempts_missing_machine_seconds),
-            _hours(g.calendar_hours),
+            hours_cell(g.human_hours),
+            hours_cell(g.machine_hours, g.n_attempts_missing_machine_seconds),
+            hours_cell(g.calendar_hours),
         )
     return table
 
@@ -171,7 +158,7 @@ def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None
         if g.n_attempts_imputed:
             console.print(
                 f"  {name}: execution spend of {g.n_attempts_imputed} attempt(s) imputed from machine_seconds at "
-                f"{result.machine_rate_usd_per_hour} USD/h ({_money(g.imputed_execution_usd)} USD)",
+                f"{result.machine_rate_usd_per_hour} USD/h ({money_cell(g.imputed_execution_usd)} USD)",
                 highlight=False,
                 markup=False,
             )
@@ -193,7 +180,7 @@ def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None
         + (
             ""
             if result.max_cost_per_attempt_usd is None
-            else f"; a missing cost is bounded by {_money(result.max_cost_per_attempt_usd)} USD per attempt (given)"
+            else f"; a missing cost is bounded by {money_cell(result.max_cost_per_attempt_usd)} USD per attempt (given)"
         ),
         highlight=False,
         markup=False,

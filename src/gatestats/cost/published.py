@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from gatestats.publish.cells import MISSING, count_cell
+from gatestats.publish.cells import count_cell, hours_cell, money_cell
 from gatestats.publish.formats import Column, PublishedTable
 from gatestats.publish.labels import Labels
 
@@ -22,44 +22,17 @@ if TYPE_CHECKING:
     from gatestats.cost.per_accepted import CostAnalysis, CostEstimate
     from gatestats.cost.ratio import CostRatio
 
-__all__ = ["cost_analysis_table", "cost_ratio_table", "money"]
+__all__ = ["cost_analysis_table", "cost_ratio_table"]
 
 _INSUFFICIENT = "insufficient evidence"
-
-
-def money(value: float | None) -> str:
-    """An amount of USD: thousands separated and 2 decimals from 100 up, 4 significant digits below.
-
-    Parameters
-    ----------
-    value
-        The amount (None: :data:`~gatestats.publish.cells.MISSING`).
-
-    Returns
-    -------
-    str
-        The cell.
-
-    Examples
-    --------
-    >>> money(1234.5), money(0.012345), money(None)
-    ('1,234.50', '0.01235', '—')
-    """
-    if value is None:
-        return MISSING
-    return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
-
-
-def _hours(value: float | None, missing: int = 0) -> str:
-    return MISSING if value is None else ("≥" if missing else "") + f"{value:.2f}"
 
 
 def _with_interval(estimate: float | None, low: float | None, high: float | None, status: str) -> str:
     if status != "ok" or estimate is None:
         return _INSUFFICIENT
     if low is None or high is None:
-        return f"{money(estimate)} [no interval]"
-    return f"{money(estimate)} [{money(low)}, {money(high)}]"
+        return f"{money_cell(estimate)} [no interval]"
+    return f"{money_cell(estimate)} [{money_cell(low)}, {money_cell(high)}]"
 
 
 def _group_row(g: CostEstimate, labels: Labels) -> tuple[str, ...]:
@@ -69,10 +42,10 @@ def _group_row(g: CostEstimate, labels: Labels) -> tuple[str, ...]:
         _with_interval(g.estimate, g.ci_low, g.ci_high, g.status),
         count_cell(g.accepted, g.trials),
         f"{g.attempts} ({g.attempts_infra_error})",
-        *(money(v) for v in (g.total_spend_usd, g.model_usd, g.tool_usd, g.execution_usd, g.review_usd)),
-        _hours(g.human_hours),
-        _hours(g.machine_hours, g.n_attempts_missing_machine_seconds),
-        _hours(g.calendar_hours),
+        *(money_cell(v) for v in (g.total_spend_usd, g.model_usd, g.tool_usd, g.execution_usd, g.review_usd)),
+        hours_cell(g.human_hours),
+        hours_cell(g.machine_hours, g.n_attempts_missing_machine_seconds),
+        hours_cell(g.calendar_hours),
     )
 
 
@@ -167,8 +140,8 @@ def cost_ratio_table(ratio: CostRatio, labels: Labels | None = None) -> Publishe
         chosen(ratio.baseline),
         chosen(ratio.candidate),
         str(ratio.n_cases),
-        money(ratio.baseline_cpa),
-        money(ratio.candidate_cpa),
+        money_cell(ratio.baseline_cpa),
+        money_cell(ratio.candidate_cpa),
         f"{ratio.baseline_accepted} / {ratio.candidate_accepted}",
         _with_interval(ratio.ratio, ratio.ci_low, ratio.ci_high, ratio.status),
     )

@@ -2,6 +2,7 @@
 
 - an estimate with its interval in one cell: ``0.512 [0.468, 0.556]`` (:func:`estimate_cell`);
 - counts beside rates: ``256/500`` (:func:`count_cell`), ``0.512 (256/500)`` (:func:`rate_cell`);
+- money (USD) and hours: :func:`money_cell`, :func:`hours_cell`;
 - p-values at a stated precision, and below it ``< 0.0001``, never ``0.0000`` (:func:`pvalue_cell`);
 - a significance mark (``*``) where the p-value that decides is at most α, and the legend that
   says which p-value, which α and which correction (:func:`mark`, :func:`significance_legend`).
@@ -19,7 +20,9 @@ __all__ = [
     "SIGNIFICANCE_MARK",
     "count_cell",
     "estimate_cell",
+    "hours_cell",
     "mark",
+    "money_cell",
     "number_cell",
     "pvalue_cell",
     "rate_cell",
@@ -92,6 +95,52 @@ def estimate_cell(
     if low is None or high is None or estimate is None:
         return text
     return f"{text} [{number_cell(low, digits)}, {number_cell(high, digits)}]"
+
+
+def money_cell(value: float | None) -> str:
+    """An amount of USD: thousands separated and 2 decimals from 100 up, 4 significant digits below.
+
+    Parameters
+    ----------
+    value
+        The amount (None: :data:`MISSING`).
+
+    Returns
+    -------
+    str
+        The cell.
+
+    Examples
+    --------
+    >>> money_cell(1234.5), money_cell(0.012345), money_cell(None)
+    ('1,234.50', '0.01235', '—')
+    """
+    if value is None:
+        return MISSING
+    return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
+
+
+def hours_cell(value: float | None, missing: int = 0) -> str:
+    """Hours at 2 decimals, ``≥`` before them when ``missing`` parts were left out (a lower bound).
+
+    Parameters
+    ----------
+    value
+        The hours (None: :data:`MISSING`).
+    missing
+        How many parts of the sum are missing (0: the sum is complete).
+
+    Returns
+    -------
+    str
+        The cell.
+
+    Examples
+    --------
+    >>> hours_cell(1.5), hours_cell(1.5, missing=2), hours_cell(None)
+    ('1.50', '≥1.50', '—')
+    """
+    return MISSING if value is None else ("≥" if missing else "") + f"{value:.2f}"
 
 
 def count_cell(count: int | None, total: int | None) -> str:
