@@ -65,7 +65,9 @@ class Capabilities:
         missing: dict[str, str] = {}
         cg = self.cgroups
         if cg.cpu_accounting:
-            enforced["cpu"] = f"{cg.cpu_accounting} (whole tree, runner kill) + RLIMIT_CPU per process (SIGXCPU)"
+            enforced["cpu"] = (
+                f"{cg.cpu_accounting} (whole tree, runner kill) + RLIMIT_CPU per process at twice the bound + 1 s"
+            )
         else:
             missing["cpu"] = "no cgroup CPU accounting: RLIMIT_CPU bounds each process, not the whole tree"
         if cg.memory is not None:

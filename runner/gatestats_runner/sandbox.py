@@ -90,8 +90,23 @@ class Execution:
     leftover_processes: bool = False
 
 
+def rlimit_cpu_seconds(caps: Capabilities, limits: Limits) -> int:
+    """The soft RLIMIT_CPU of each candidate process (the hard limit is one second more).
+
+    Without cgroup CPU accounting the rlimit is the CPU bound itself (whole seconds, rounded up).
+    With it, the runner's watch kills the whole tree when the cgroup's precise count reaches the
+    bound, and the rlimit is a backstop at twice the bound plus one second: the kernel checks
+    RLIMIT_CPU against its tick-sampled CPU time, which under load runs far ahead of the precise
+    count (measured on a 2-core machine at load 6-10: SIGXCPU at a 1 s rlimit with 0.71-0.93 s on
+    the cgroup's count), so an rlimit at the bound would kill before the bound is reached and
+    leave a record saying "killed for CPU" with less CPU than the bound on it.
+    """
+    bound = max(1, int(limits.cpu_s + 0.999))
+    return 2 * bound + 1 if caps.cgroups.cpu_accounting else bound
+
+
 def _wrapper_script(caps: Capabilities, limits: Limits, *, chdir: str | None) -> str:
-    cpu_soft = max(1, int(limits.cpu_s + 0.999))
+    cpu_soft = rlimit_cpu_seconds(caps, limits)
     fsize = max(limits.output_bytes, limits.disk_bytes) + 65536
     f_soft = -(-fsize // caps.fsize_unit)
     lines = [

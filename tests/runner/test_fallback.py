@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from gatestats_runner.case import Limits
 from gatestats_runner.cgroups import CgroupSupport
 from gatestats_runner.runset import RunSetOptions, run_run_set
-from gatestats_runner.sandbox import Capabilities, detect_capabilities
+from gatestats_runner.sandbox import Capabilities, detect_capabilities, rlimit_cpu_seconds
 from gatestats_runner.store import RECORDS, RunSetError, read_manifest, read_records
 from gatestats_runner.workspace import sweep_mounts
 from tests.runner.conftest import Trial, needs_sandbox, processes_with, write_case
@@ -66,6 +67,17 @@ def test_without_cgroups_cpu_memory_and_processes_are_reported_missing() -> None
     missing = caps.enforcement()["not_enforced"]
     assert set(missing) == {"cpu", "memory", "processes"}
     assert missing["cpu"] == "no cgroup CPU accounting: RLIMIT_CPU bounds each process, not the whole tree"
+
+
+@pytest.mark.parametrize(("cpu_s", "bound", "backstop"), [(1, 1, 3), (0.2, 1, 3), (2.5, 3, 7), (600, 600, 1201)])
+def test_rlimit_cpu_is_the_bound_only_without_cgroup_accounting(cpu_s: float, bound: int, backstop: int) -> None:
+    """Without cgroup CPU accounting RLIMIT_CPU is the bound; with it, a backstop the cgroup's watch never reaches."""
+    caps = detect_capabilities()
+    limits = Limits(cpu_s=cpu_s)
+    assert rlimit_cpu_seconds(dataclasses.replace(caps, cgroups=CgroupSupport()), limits) == bound
+    counted = dataclasses.replace(caps, cgroups=CgroupSupport(unified=Path("/sys/fs/cgroup")))
+    assert counted.cgroups.cpu_accounting is not None
+    assert rlimit_cpu_seconds(counted, limits) == backstop
 
 
 def test_without_bubblewrap_the_wall_clock_still_kills_the_whole_tree(

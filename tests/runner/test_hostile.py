@@ -522,10 +522,16 @@ def test_faking_a_resource_signal_is_an_ordinary_failure(
     assert_no_leftovers(trial, caps, scratch)
 
 
-def test_sigxcpu_from_the_cpu_rlimit_is_the_cpu_bound(
+def test_a_cpu_hog_is_killed_at_the_cpu_bound_with_the_bound_on_record(
     run_case: Callable[..., Trial], caps: Capabilities, scratch: Path
 ) -> None:
+    """Killed for CPU, never before the bound: the record's CPU is at least the bound.
+
+    With an rlimit at the bound, the kernel's tick-sampled CPU time fired SIGXCPU under load with
+    0.71-0.93 s on the cgroup's precise count, and the trial was recorded as an ordinary failure
+    (exit 152) in about a quarter of the runs at load 6-10 (session 36).
+    """
     trial = run_case("while True:\n    pass\n", limits={"cpu_s": 1, "wall_clock_s": 20})
     _killed(trial, "cpu")
-    assert trial.evidence["execution"]["cpu_seconds"] >= 0.9
+    assert trial.evidence["execution"]["cpu_seconds"] >= 0.95
     assert_no_leftovers(trial, caps, scratch)
