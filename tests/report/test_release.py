@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.gate import evaluate_gate, load_policy, load_record_set, write_verdict
-from gatestats.report import RenderError, find_network_references, render_qmd
+from gatestats.report import RenderError, chart_svg, find_network_references, render_qmd
 from gatestats.report import release as release_module
 from gatestats.report.release import (
     CHART_NAMES,
@@ -41,6 +41,7 @@ from gatestats.report.release import (
     check_release_name,
     default_release_name,
     load_release_data,
+    release_charts,
 )
 from tests.gate.factory import policy_text, write_run_set
 from tests.report.chromium import load_offline
@@ -177,6 +178,21 @@ def second(built: Built) -> dict[str, object]:
 
 
 # --- the directory ---------------------------------------------------------------------------------
+
+
+def test_every_chart_is_a_valid_vega_lite_spec_and_drawn_as_validated(built: Built) -> None:
+    """The report draws its charts without Altair's schema check (``save_chart(..., validate=False)``).
+
+    So the check is here: each chart of the report's own data is valid Vega-Lite (``to_dict``
+    raises ``SchemaValidationError`` otherwise), and the SVG drawn with the check is the file the
+    report wrote without it.
+    """
+    charts = release_charts(load_release_data(built.first.directory / "data"))
+    assert set(charts) == set(CHART_NAMES)
+    for stem, chart in charts.items():
+        chart.to_dict()  # validates
+        written = (built.first.directory / "charts" / f"{stem}.svg").read_text(encoding="utf-8")
+        assert chart_svg(chart, validate=True) == written, stem
 
 
 def test_report_is_version_1_of_the_default_release(built: Built) -> None:

@@ -65,7 +65,12 @@ def enable_offline_altair() -> str:
 
 
 def save_chart(
-    chart: alt.TopLevelMixin, directory: str | os.PathLike[str], stem: str, *, png_scale: float = 2.0
+    chart: alt.TopLevelMixin,
+    directory: str | os.PathLike[str],
+    stem: str,
+    *,
+    png_scale: float = 2.0,
+    validate: bool = True,
 ) -> tuple[Path, Path]:
     """Write ``<stem>.svg`` and ``<stem>.png`` of an Altair chart with vl-convert, atomically.
 
@@ -79,6 +84,9 @@ def save_chart(
         File name without suffix (letters, digits, ``.``, ``_``, ``-``).
     png_scale : float
         Pixel scale of the PNG (2 = twice the chart's CSS size, sharp on high-DPI screens).
+    validate : bool
+        Check the chart's spec against the Vega-Lite schema first (Altair's ``to_dict``), as for
+        :func:`chart_svg`.
 
     Returns
     -------
@@ -117,7 +125,7 @@ def save_chart(
     # The spec is built and validated once, and drawn once: the PNG is the SVG rasterised by
     # vl-convert (``svg_to_png``), the same bytes as ``chart.save(..., format="png")`` (which draws
     # the chart again, then rasterises its SVG; tested) in less than half the time.
-    svg = chart_svg(chart)
+    svg = chart_svg(chart, validate=validate)
     png = vl_convert.svg_to_png(svg, scale=png_scale)
     svg_path = folder / f"{stem}.svg"
     png_path = folder / f"{stem}.png"
@@ -126,7 +134,7 @@ def save_chart(
     return svg_path, png_path
 
 
-def chart_svg(chart: alt.TopLevelMixin) -> str:
+def chart_svg(chart: alt.TopLevelMixin, *, validate: bool = True) -> str:
     """The SVG of an Altair chart, made with vl-convert: the text :func:`save_chart` writes to ``<stem>.svg``.
 
     It is also what Altair's ``svg`` renderer (:func:`enable_offline_altair`) shows for the chart.
@@ -135,11 +143,16 @@ def chart_svg(chart: alt.TopLevelMixin) -> str:
     ----------
     chart : altair chart
         Any top-level Altair chart.
+    validate : bool
+        Check the spec against the Vega-Lite schema first (Altair's ``to_dict``; default). The
+        release report's charts skip it: their specs come from fixed code whatever the data, the
+        tests validate them (``tests/report/test_charts.py``), and the check is about a quarter of
+        a second of the report's CPU.
 
     Returns
     -------
     str
-        The SVG document.
+        The SVG document (the same whether validated or not).
 
     Raises
     ------
@@ -149,6 +162,6 @@ def chart_svg(chart: alt.TopLevelMixin) -> str:
     if not isinstance(chart, alt.TopLevelMixin):
         msg = f"chart must be an Altair top-level chart (got {type(chart).__name__})"
         raise TypeError(msg)
-    spec = chart.to_dict(context={"pre_transform": False})
+    spec = chart.to_dict(validate=validate, context={"pre_transform": False})
     svg: str = spec_to_mimebundle(spec, format="svg", **_VERSIONS)["image/svg+xml"]
     return svg
