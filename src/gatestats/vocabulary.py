@@ -65,6 +65,7 @@ __all__ = [
     "TABLE_FORMATS",
     "TRIAL_KEY",
     "TRIGGER_KINDS",
+    "UNCLASSIFIED",
     "UNPARSEABLE",
     "VALID_OUTCOMES",
     "WEIGHTED_CORRECTIONS",
@@ -143,6 +144,9 @@ INFRA_ERROR: Final = "infra_error"
 VALID_OUTCOMES: Final[tuple[Outcome, ...]] = (PASSED, FAILED, RESOURCE_KILLED)
 #: Outcomes that are failures of the candidate: a failure, or a kill at a declared bound.
 FAILING_OUTCOMES: Final[tuple[Outcome, ...]] = (FAILED, RESOURCE_KILLED)
+#: The failure class of a failing trial whose record names none (``failure_class`` null), in
+#: failure-class counts, trends and the report.
+UNCLASSIFIED: Final = "(unclassified)"
 
 #: A grader's verdict on one trial (``graders[].verdict`` in the contract): the outcome words
 #: ``passed`` and ``failed``, or ``unparseable``.

@@ -246,7 +246,7 @@ def test_reading_a_verdict_loads_no_scipy_engine_or_judges() -> None:
         "from gatestats.gate import VerdictFile, read_verdict, load_record_set\n"
         "from gatestats.gate.bindings import SideBinding\n"
         "from gatestats.gate.summaries import NO_SLICE\n"
-        "from gatestats.golden.trends import UNCLASSIFIED\n"
+        "from gatestats.vocabulary import UNCLASSIFIED\n"
         f"print(json.dumps([m for m in {LAZY_FORBIDDEN!r} if m in sys.modules]))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)

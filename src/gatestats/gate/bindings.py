@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gatestats._typing import JSONObject
 from gatestats.gate._typed import to_json
-from gatestats.sequential.decide import SequencePoint
 from gatestats.vocabulary import Action, GateCorrection, InfraRetries, Metric, Outcome
+
+if TYPE_CHECKING:
+    from gatestats.sequential.decide import SequencePoint
 
 __all__ = [
     "LAYERS",

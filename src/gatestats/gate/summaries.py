@@ -16,8 +16,8 @@ from gatestats.estimators import MetricEstimate, SystemAnalysis, analyze, case_s
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
-from gatestats.golden.trends import UNCLASSIFIED, failure_class_trends
-from gatestats.vocabulary import FAILING_OUTCOMES, TRIAL_KEY, Status, final_attempts
+from gatestats.golden.trends import failure_class_trends
+from gatestats.vocabulary import FAILING_OUTCOMES, TRIAL_KEY, UNCLASSIFIED, Status, final_attempts
 
 __all__ = [
     "NO_SLICE",

@@ -3,8 +3,8 @@
 Public API (docs/golden.md). Cases are written through the runner's public case API
 (``gatestats_runner.cases.write_case``), in the one format the runner reads.
 
-The names are imported on first use (PEP 562): the report, which reads
-:data:`gatestats.golden.trends.UNCLASSIFIED`, does not load the store, the checks or the importers.
+The names are imported on first use (PEP 562): a module that needs one name does not load the
+store, the checks or the importers.
 """
 
 from __future__ import annotations

@@ -15,11 +15,9 @@ from typing import Any, Literal
 import polars as pl
 
 from gatestats.estimators import wilson_interval
-from gatestats.vocabulary import FAILING_OUTCOMES
+from gatestats.vocabulary import FAILING_OUTCOMES, UNCLASSIFIED
 
 __all__ = ["TrendRow", "Trends", "failure_class_trends"]
-
-UNCLASSIFIED = "(unclassified)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,7 +16,6 @@ from typing import Any, Final
 
 import polars as pl
 
-from gatestats.golden.trends import UNCLASSIFIED
 from gatestats.report import _release_cells as gs
 from gatestats.report._release_data import ReleaseData
 from gatestats.report._release_format import NONE as _NONE
@@ -35,7 +34,7 @@ from gatestats.report._release_format import e as _e
 from gatestats.report._release_rollout import after_gate_html
 from gatestats.report._release_sequential import sequential_html
 from gatestats.report._release_words import severe_detail, verdict_reasons
-from gatestats.vocabulary import ESTIMANDS, PASSED
+from gatestats.vocabulary import ESTIMANDS, PASSED, UNCLASSIFIED
 
 __all__ = ["BUILDERS", "VERDICT_WORDS", "provenance_html"]
 
