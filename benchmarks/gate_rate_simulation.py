@@ -367,9 +367,11 @@ def binomial_limit(reps: int, alpha: float = ALPHA, level: float = 0.01) -> int:
 
 
 def _line(r: Rates, elapsed: float) -> str:
+    replaced = f"{r.rate_at(ALPHA, replaced=True):.3f}" if r.replaced else "—"
     return (
         f"| {r.cell} | {r.reps} | {r.seed} | {r.counts} | {r.false_rate:.3f} | {limit(r.reps):.3f} | "
-        f"{r.decidable:.2f} | {r.rate_at(TEETH_FACTOR * ALPHA):.3f} | {elapsed:.0f} |"
+        f"{r.decidable:.2f} | {r.rate_at(2 * ALPHA):.3f} | {r.rate_at(TEETH_FACTOR * ALPHA):.3f} | {replaced} | "
+        f"{elapsed:.0f} |"
     )
 
 
@@ -384,8 +386,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted = {c for c in args.cells.split(",") if c}
     print(f"plant={args.plant} factor={args.factor} reps={args.reps} seed={args.seed}")
-    print("| cell | reps | seed | decisions | false rate | α + 2 SE | decidable | rate at 3α (same draws) | CPU s |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    print(
+        "| cell | reps | seed | decisions | false rate | α + 2 SE | decidable | at 2α (same draws) | at 3α | "
+        "case t at α | CPU s |"
+    )
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     with planted(args.plant, args.factor):
         for i, (kind, cell) in enumerate(
             [("size", c) for c in SIZE_CELLS.values()] + [("aa", c) for c in AA_CELLS.values()]
