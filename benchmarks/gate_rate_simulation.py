@@ -13,18 +13,19 @@ Every replication goes through :func:`gatestats.gate.evaluate_gate`. Two drivers
   (``p ~ Beta(a, b)``, redrawn every replication). Counted: the row's decision (a ``pass`` is a false
   pass), whether the row was **decidable** (it had a test: an adjusted p-value, not refused for
   lack of cases) and its adjusted p-value, so the rate at any other alpha can be read from the same draws.
-* :func:`aa_verdicts` -- the same system against itself under a policy of three blocking rows
-  (pass rate "not worse" at Δ = 0, pass^k non-inferior by 0.05, a pass-rate floor at the population
-  mean), cases drawn afresh every replication from ``Beta(a, b)``. A ``fail`` verdict is a false fail.
+* :func:`aa_verdicts` -- the same system against itself under the cell's blocking rows (of: pass
+  rate "not worse" at Δ = 0, pass^k non-inferior by 0.05, a pass-rate floor at the population mean),
+  cases drawn afresh every replication from ``Beta(a, b)``. A ``fail`` verdict is a false fail.
 
 Why the cells (see RESULTS.md, "Issue 28 item 3, session 36"): the bounded-mean betting test the gate
 uses with several trials or case groups is conservative at the margin (Markov's bound on an e-value:
 its size is a fraction of α), so tripling α leaves its false-pass rate below α and no size test of
 such a cell can see it. Those cells catch liberal p-values (the replaced case-level t test, groups
-ignored). A cell with one trial per independent case (the exact unconditional test) and the A/A
-cells with one trial (exact McNemar, the Wilson threshold) are tight: there a doubled or tripled α
-shows. Each result carries the rate at the registered α and at ``teeth_factor × α`` from the same
-draws, so a test can assert both that the size holds and that it would see an inflated α.
+ignored). A cell with one trial per independent case (the exact unconditional test; its exact size
+at this cell's boundary is 0.0478) and the A/A cell with one trial (exact McNemar) are tight: there a
+doubled or tripled α shows. Each result carries the adjusted p-value of every replication, so the rate
+at ``TEETH_FACTOR × α`` (and of the replaced case t test) is read from the same draws: a test asserts
+both that the size holds and that it would see the break.
 
 Planted breaks (:func:`planted`, nothing in ``src/`` is edited; each patches a name the engine calls):
 
@@ -35,9 +36,9 @@ Planted breaks (:func:`planted`, nothing in ``src/`` is edited; each patches a n
 ``no_groups``   declared case groups ignored (each case its own unit);
 ``no_holm``     no multiplicity correction (each blocking row at its own alpha).
 
-Run (seeded; full size about 10 CPU-minutes on a shared 2-core machine)::
+Run (seeded; 300 replications of every cell about 3.5 CPU-minutes on a shared 2-core machine)::
 
-    nice -n 10 .venv/bin/python benchmarks/gate_rate_simulation.py --reps 400
+    nice -n 10 .venv/bin/python benchmarks/gate_rate_simulation.py --reps 300
     nice -n 10 .venv/bin/python benchmarks/gate_rate_simulation.py --reps 200 --plant alpha --factor 3
 """
 
@@ -84,7 +85,8 @@ system = "{baseline}"
 [candidate]
 system = "{candidate}"
 """
-_NI_RULE = """
+#: The paired non-inferiority row of :func:`pass_rate` (``margin``, ``alpha`` to fill in).
+NI_RULE = """
 [[rules]]
 name = "pass rate non-inferior"
 metric = "pass_rate"
@@ -218,7 +220,7 @@ def pass_rate(cell: SizeCell, *, reps: int, seed: int, at_margin: bool = True) -
     rng = np.random.default_rng(seed)
     drop = cell.margin / cell.broken_share if at_margin else 0.0
     policy, reg = _policy(
-        _NI_RULE.format(margin=cell.margin, alpha=ALPHA), k=1, n_cases=cell.n_cases, trials=cell.trials
+        NI_RULE.format(margin=cell.margin, alpha=ALPHA), k=1, n_cases=cell.n_cases, trials=cell.trials
     )
     n_units = cell.n_cases // cell.group_size
     groups = np.repeat(np.arange(n_units), cell.group_size) if cell.group_size > 1 else None
@@ -378,7 +380,7 @@ def _line(r: Rates, elapsed: float) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the table of every cell at ``--reps`` replications, optionally with a planted break."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=20261204)
     parser.add_argument("--plant", choices=PLANTS, default=None)
     parser.add_argument("--factor", type=float, default=TEETH_FACTOR)

@@ -45,14 +45,7 @@ def _planted() -> Iterator[None]:
 
 
 def _rule(margin: float) -> str:
-    return f"""
-[[rules]]
-name = "pass rate non-inferior"
-metric = "pass_rate"
-test = "paired"
-margin = {margin}
-alpha = {ALPHA}
-"""
+    return str(sim.NI_RULE.format(margin=margin, alpha=ALPHA))
 
 
 @pytest.mark.simulation
