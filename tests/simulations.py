@@ -8,12 +8,19 @@ still fails when the property breaks (each test says what was planted to check t
 Every test that calls a simulation's driver (:data:`DRIVERS`) carries ``@pytest.mark.simulation``
 (checked by ``tests/test_simulation_markers.py``); ``tests/conftest.py`` marks those tests ``slow``
 too, so ``-m "not slow"`` (``python3 dev.py test --fast``) leaves them out.
+
+A planted break (:func:`planted_from_env`) shows on demand that a test still fails when the
+property breaks: ``GATESTATS_PLANTED_BREAK=alpha:3 pytest tests/gate/test_size_gate.py -n 0`` runs
+the gate's size tests with every row decided at three times its alpha (they must fail).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -63,3 +70,27 @@ def load_simulation(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses resolve their module through sys.modules
     spec.loader.exec_module(module)
     return module
+
+
+#: The environment variable that plants a break for :func:`planted_from_env` (``name`` or ``name:factor``).
+PLANTED_BREAK_ENV = "GATESTATS_PLANTED_BREAK"
+
+
+@contextlib.contextmanager
+def planted_from_env() -> Iterator[str | None]:
+    """Run the block with the break named by ``GATESTATS_PLANTED_BREAK`` planted (unset: nothing planted).
+
+    The breaks are those of ``benchmarks/gate_rate_simulation.py`` (``planted``): ``alpha``, ``case_t``,
+    ``evalue``, ``no_groups``, ``no_holm``, each with an optional ``:factor`` (default 3). Only for
+    showing teeth on demand; the suite runs with the variable unset.
+
+    Yields
+    ------
+    str or None
+        The planted break as given, or ``None``.
+    """
+    given = os.environ.get(PLANTED_BREAK_ENV) or None
+    name, _, factor = (given or "").partition(":")
+    sim = load_simulation("gate_rate_simulation")
+    with sim.planted(name or None, float(factor) if factor else sim.TEETH_FACTOR):
+        yield given

@@ -1,9 +1,9 @@
 """The size study's two hardest shapes through the `gatestats gate` command line (issue 12).
 
-The false-pass rates are measured in-process (``tests/gate/test_size_gate.py``, 200 replications
-through :func:`evaluate_gate`, the engine the command runs). Here the same data are written as real,
-checksummed and sealed run sets and gated by the command: the row's test and decision must be the
-engine's, and at the margin the command never says ``pass``.
+The false-pass rates are measured in-process (``tests/gate/test_size_gate.py`` through
+:func:`evaluate_gate`, the engine the command runs; full size ``benchmarks/gate_rate_simulation.py``).
+Here the same data are written as real, checksummed and sealed run sets and gated by the command:
+the row's test and decision must be the engine's, and at the margin the command never says ``pass``.
 """
 
 from __future__ import annotations
