@@ -35,7 +35,7 @@ def argument_name(argument: TyperArgument) -> str:
     str
         For example ``CASES`` or ``RECORDS...``.
     """
-    name = argument.metavar or argument.name.upper()
+    name = argument.metavar or (argument.name or "").upper()  # typer names every argument (click types it optional)
     return f"{name}..." if argument.nargs != 1 else name
 
 
@@ -53,7 +53,7 @@ class PlainHelpCommand(TyperCommand):
             if param.metavar is not None:
                 continue
             if isinstance(param, TyperArgument):
-                param.metavar = param.name.upper()  # errors say "Missing argument 'RECORDS'", as help does
+                param.metavar = (param.name or "").upper()  # errors say "Missing argument 'RECORDS'", as help does
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """``[OPTIONS]`` then each argument: ``NAME``, ``NAME...``, or ``[NAME]`` when optional.
