@@ -24,15 +24,19 @@ The commands:
 
 Beside them, the import floors of ``analyze`` (what its imports cost at the least, whatever
 gatestats does): ``python -c "import polars, numpy"`` (the analysis' arrays), ``+ typer,
-pydantic, rich.table`` (the command line: typer imports pydantic to coerce every parameter of a
-command it runs), and for comparison ``+ scipy.special`` (what the estimators' quantiles cost
-before issue 28 item 2 stored them) and ``+ scipy.stats`` (what ``compare``, ``rank``, ``cost``
-and ``calibrate`` import).
+rich.table`` (the command line), ``+ typer, pydantic, rich.table`` (the command line under typer
+0.29, which imports pydantic to coerce every parameter of a command it runs; pyproject.toml pins
+typer below 0.29), and for comparison ``+ scipy.special`` (what the estimators' quantiles cost
+before issue 28 item 2 stored them) and ``+ scipy.stats`` (what ``compare``, ``rank`` and
+``calibrate`` import).
 
 ``gatestats`` is run as the console script does (``from gatestats.cli import main; main()``) with
 ``PYTHONPATH`` naming the source tree, so ``--before DIR`` measures another checkout (for example
 ``git clone -q /work/main /tmp/startup_before``) with the same virtual environment, side by side;
 ``--variant NAME=DIR`` adds further checkouts (for example HEAD with one change applied).
+``--before-python PATH`` runs the ``before`` tree with another interpreter (for example the
+virtual environment of the checkout measured, when the lock file changed a dependency); the
+floors and the other trees use this script's interpreter.
 Before measuring, every tree's modules are compiled to bytecode (``compileall``), as an installed
 package is: with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these benchmarks ran on) an
 editable checkout would otherwise compile every gatestats module from source at every start,
@@ -62,6 +66,7 @@ _CLI = "import sys; sys.argv[0] = 'gatestats'; from gatestats.cli import main; s
 _FLOORS = (
     "import polars",
     "import polars, numpy",
+    "import polars, numpy, typer, rich.table",
     "import polars, numpy, typer, pydantic, rich.table",
     "import polars, numpy, scipy.special",
     "import polars, numpy, scipy.stats",
@@ -100,13 +105,15 @@ def _child(argv: list[str], pythonpath: str | None) -> tuple[float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, process.returncode
 
 
-def _commands(records: Path, trees: dict[str, Path]) -> list[tuple[str, str, list[str], str | None]]:
+def _commands(
+    records: Path, trees: dict[str, Path], pythons: dict[str, str]
+) -> list[tuple[str, str, list[str], str | None]]:
     """(variant, command name, argv, PYTHONPATH) for every measured child."""
-    python = sys.executable
     rows: list[tuple[str, str, list[str], str | None]] = [
-        ("-", name, [python, "-c", f"import {name.removeprefix('import ')}"], None) for name in _FLOORS
+        ("-", name, [sys.executable, "-c", f"import {name.removeprefix('import ')}"], None) for name in _FLOORS
     ]
     for variant, tree in trees.items():
+        python = pythons.get(variant, sys.executable)
         path = f"{tree / 'src'}{os.pathsep}{tree / 'runner'}"
         cli = [python, "-c", _CLI]
         analyze = [*cli, "analyze", str(records), "--k", "1,2,3,4", "--seed", "0"]
@@ -157,6 +164,7 @@ def main() -> None:
     """Measure, print the table, write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="another checkout to measure beside this one")
+    parser.add_argument("--before-python", help="the interpreter of the --before tree (default: this one)")
     parser.add_argument(
         "--variant", action="append", default=[], metavar="NAME=DIR", help="a further checkout to measure (repeatable)"
     )
@@ -168,11 +176,14 @@ def main() -> None:
         name, _, directory = given.partition("=")
         trees[name] = Path(directory).resolve()
     trees["after"] = ROOT
-    for tree in trees.values():  # bytecode, as an installed copy has it (see the module docstring)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "src"), str(tree / "runner")], check=True)
+    pythons = {"before": args.before_python} if args.before_python else {}
+    for variant, tree in trees.items():  # bytecode, as an installed copy has it (see the module docstring)
+        compile_with = pythons.get(variant, sys.executable)
+        subprocess.run([compile_with, "-m", "compileall", "-q", str(tree / "src"), str(tree / "runner")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         records = _import_tau(Path(tmp))
-        commands = [c for c in _commands(records, trees) if not args.only or c[1] in {"import polars", *args.only}]
+        chosen = _commands(records, trees, pythons)
+        commands = [c for c in chosen if not args.only or c[1] in {"import polars", *args.only}]
         results: dict[tuple[str, str], dict[str, list[float]]] = {
             (variant, name): {"cpu": [], "wall": []} for variant, name, _, _ in commands
         }
@@ -200,6 +211,7 @@ def main() -> None:
         "uptime_after": uptime_after,
         "repeat": args.repeat,
         "trees": {k: str(v) for k, v in trees.items()},
+        "pythons": {k: pythons.get(k, sys.executable) for k in trees},
         "results": [{"variant": v, "command": n, **series} for (v, n), series in results.items()],
     }
     out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")

@@ -25,11 +25,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The report stack (and ray): no reading command imports it.
 _REPORT_STACK = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "great_tables", "ray")
+#: pydantic: typer 0.29 coerced every parameter of the command it ran through a pydantic TypeAdapter
+#: (≈0.1 s CPU at every start, issue 28 item 2); typer is pinned below 0.29 (pyproject.toml), and no
+#: command's normal run imports pydantic (pandera, which needs it, explains a bad record only).
+_TYPER_COERCION = ("pydantic", "pydantic_core")
 #: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose).
-HELP_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard")
-#: What ``validate`` may not import: the report stack and the statistics (pandera reports a bad record).
-#: (typer 0.29 coerces every parameter through pydantic: that import is typer's, not checked here.)
-VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels")
+HELP_FORBIDDEN = (
+    *_REPORT_STACK,
+    *("scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard"),
+    *_TYPER_COERCION,
+)
+#: What ``validate`` may not import: the report stack, the statistics and pydantic (pandera reports a bad record).
+VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", *_TYPER_COERCION)
 #: What ``analyze`` may not import (issue 28): the report stack, the tables, the schema's explainer,
 #: a labels file's TOML reader and scipy, which only a bootstrap interval or an
 #: uncommon confidence level needs (the common levels' quantiles are stored: estimators/quantiles.py).
@@ -37,12 +44,13 @@ VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels")
 ANALYZE_FORBIDDEN = (
     *_REPORT_STACK,
     *("vl_convert", "statsmodels", "pandera", "pandas", "matplotlib"),
+    *_TYPER_COERCION,
     *("scipy", "tomllib"),
 )
 #: Submodules no reading command's normal run imports: scipy's array-API layer pulled these (issue 28).
 ANALYZE_FORBIDDEN_SUBMODULES = ("numpy.f2py", "numpy.ma", "numpy.testing", "numpy.random")
-#: What every other reading command may not import: the report stack.
-READING_FORBIDDEN = (*_REPORT_STACK, "vl_convert")
+#: What every other reading command may not import: the report stack and pydantic.
+READING_FORBIDDEN = (*_REPORT_STACK, "vl_convert", *_TYPER_COERCION)
 
 # The console script's body, then the top-level packages and the command modules it left in sys.modules.
 _CHILD = """
@@ -129,6 +137,18 @@ def test_analyze_imports_no_report_stack_and_no_scipy(small_records: Path, fmt: 
     assert [name for name in ANALYZE_FORBIDDEN_SUBMODULES if name in report["modules"]] == []
 
 
+def test_typer_coerces_every_kind_of_parameter_without_pydantic(small_records: Path, tmp_path: Path) -> None:
+    # An int, a float, a str, a repeatable str and a Path option, coerced by typer in this process:
+    # none may bring pydantic (typer 0.29 built a pydantic TypeAdapter for each; pyproject.toml pins below).
+    out = tmp_path / "out.json"
+    argv = ("analyze", small_records, "--json", "--seed", "3", "--confidence-level", "0.9", "--by", "system")
+    report = _run(*argv, "--label", "baseline=b", "--output", out)
+    assert report["code"] == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["confidence_level"] == 0.9
+    assert "typer" in report["loaded"]  # the check sees what the command line loaded
+    assert _heavy(report, _TYPER_COERCION) == []
+
+
 @pytest.mark.parametrize("level", ["0.8", "0.9", "0.99"])
 def test_analyze_at_every_common_level_imports_no_scipy(small_records: Path, level: str) -> None:
     report = _run("analyze", small_records, "--json", "--confidence-level", level)
@@ -161,7 +181,7 @@ def test_analyze_at_an_uncommon_level_imports_scipy_on_demand(small_records: Pat
     ],
     ids=lambda argv: argv[0],
 )
-def test_other_reading_commands_import_no_report_stack(
+def test_other_reading_commands_import_no_report_stack_and_no_pydantic(
     write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]], argv: tuple[str, ...]
 ) -> None:
     rows = [

@@ -5,7 +5,8 @@ Typer's rich help shows a type beside every parameter, so a flag reads as if it 
 line writes arguments as ``{records}...``. The commands here use click's plain layout instead, in
 which a flag is shown alone, and name each argument the way a man page does: ``CASES``,
 ``RECORDS...`` (one or more), ``[NAME]`` when optional. Options that take a value keep their
-type (``--trials <int range>``); a repeatable one shows the type of one value (``--pilot <path>``).
+type (``--trials <int range>``); a repeatable one shows the type of one value (``--pilot <path>``),
+as typer 0.28 writes it (tests/cli/test_help.py refuses a ``<list[...]>``).
 
 :func:`use_plain_help` applies this to every command of an app, its sub-apps included, so a new
 command gets it without doing anything.
@@ -13,15 +14,12 @@ command gets it without doing anything.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import typer
-from typer.core import TyperArgument, TyperCommand, TyperOption
+from typer.core import TyperArgument, TyperCommand
 
 __all__ = ["PlainHelpCommand", "argument_name", "use_plain_help"]
-
-_LIST_TYPE = re.compile(r"list\[(\w+)\]")
 
 
 def argument_name(argument: TyperArgument) -> str:
@@ -37,7 +35,7 @@ def argument_name(argument: TyperArgument) -> str:
     str
         For example ``CASES`` or ``RECORDS...``.
     """
-    name = argument.metavar or argument.name.upper()
+    name = argument.metavar or (argument.name or "").upper()  # typer names every argument (click types it optional)
     return f"{name}..." if argument.nargs != 1 else name
 
 
@@ -55,12 +53,7 @@ class PlainHelpCommand(TyperCommand):
             if param.metavar is not None:
                 continue
             if isinstance(param, TyperArgument):
-                param.metavar = param.name.upper()  # errors say "Missing argument 'RECORDS'", as help does
-            elif isinstance(param, TyperOption) and param.multiple:
-                # A repeatable option takes one value each time: --pilot <path>, not --pilot <list[Path]>.
-                element = _LIST_TYPE.fullmatch(param.bare_type())
-                if element is not None:
-                    param.metavar = f"<{element.group(1).lower()}>"
+                param.metavar = (param.name or "").upper()  # errors say "Missing argument 'RECORDS'", as help does
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """``[OPTIONS]`` then each argument: ``NAME``, ``NAME...``, or ``[NAME]`` when optional.
