@@ -127,15 +127,16 @@ def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
     """
     key = ["system", *CASE_KEY]
     trial_hash = pl.struct(TRIAL_KEY).hash(seed=0)
+    # Whether any trial was retried and any record names a case group, in one pass (small record
+    # sets, e.g. a gate simulation's, pay per query); without any group (the common case) the group
+    # columns are constants, not aggregations.
+    flags = lazy.select((pl.col("attempt") > 0).any(), pl.col("case_group").is_not_null().any())
+    any_retried, grouped = flags.collect(engine="streaming").row(0)
     retried = (
-        lazy.filter(pl.col("attempt") > 0)
-        .select(trial_hash.alias("h"))
-        .unique()
-        .collect(engine="streaming")
-        .to_series()
+        lazy.filter(pl.col("attempt") > 0).select(trial_hash.alias("h")).unique().collect(engine="streaming").to_series()
+        if any_retried
+        else pl.Series("h", [], dtype=pl.UInt64)
     )
-    # Without any case group (the common case) the group columns are constants, not aggregations.
-    grouped = lazy.select(pl.col("case_group").is_not_null().any()).collect(engine="streaming").item()
     group_type = lazy.collect_schema()["case_group"]
     counts = lazy.group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type)).collect(engine="streaming")
     if retried.is_empty():

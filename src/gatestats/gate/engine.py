@@ -272,15 +272,15 @@ def _rule_rows(
     return rows
 
 
-def _pre_data(policy: Policy, both: pl.DataFrame) -> dict[tuple[str, str], str]:
+def _pre_data(policy: Policy, both: pl.DataFrame, slices: pl.DataFrame | None) -> dict[tuple[str, str], str]:
     """The rows undecidable before any outcome is seen (:func:`~gatestats.gate.families.pre_data_removals`).
 
     Read from the design only: the cases of each rule's slice outside the severe slices, and whether
-    the records carry cost fields.
+    the records carry cost fields. ``slices``: :func:`_case_slices` of ``both`` when the caller has it.
     """
     if both.height == 0:
         return {}
-    slices = _case_slices(both)
+    slices = _case_slices(both) if slices is None else slices
     severe = _severe_cases(slices, policy.severe_slices)
     cases = {r.slice: _cases_of(slices, r.slice, severe) for r in policy.rules}
     units = {name: n_units(both, c) for name, c in cases.items()}
@@ -408,6 +408,8 @@ class _Evidence:
     #: A sequential gate's rows (already decided), each with its label and its sequence's decision.
     sequential: tuple[tuple[str, SequentialDecision], ...] = ()
     flip_counts: tuple[FlipCount, ...] = ()
+    #: :func:`_case_slices` of the records the evidence was computed on (None: not computed).
+    slices: pl.DataFrame | None = None
 
 
 def _evidence(
@@ -444,8 +446,9 @@ def _evidence(
         rows += _rule_rows(rule, both, cases, policy, end, labels)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
-    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
-    if end != "observed":
+    observed = end == "observed"  # the summary shows the observed records (the other ends' were dropped)
+    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE, summary=observed)
+    if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
     return _Evidence(
@@ -489,7 +492,7 @@ def _bounded_evidence(
     slices = _case_slices(both)
     found = _evidence(policy, both, stop, labels=labels, slices=slices)
     if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
-        return found
+        return replace(found, slices=slices)
     pess = _evidence(policy, both, stop, "pessimistic", labels, slices)
     opt = _evidence(policy, both, stop, "optimistic", labels, slices)
     combine = bounded_row if stop is None else bounded_decided_row
@@ -499,10 +502,10 @@ def _bounded_evidence(
         bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
     )
-    return replace(found, rows=rows, severe=severe)
+    return replace(found, rows=rows, severe=severe, slices=slices)
 
 
-def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResult:
+def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.DataFrame | None) -> RuleResult:
     """``row`` with ``unresolved.to_decide``: the most of its candidate's unresolved attempts that may fail for a pass.
 
     Searched over the number counted as passes (the first ones in case-id and trial order; the rest
@@ -524,7 +527,7 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResul
     ):
         return row
     factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
-    slices = _case_slices(both)
+    slices = _case_slices(both) if slices is None else slices
     cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
     frame = both.filter(pl.col("case_id").is_in(list(cases)))
     keys = unresolved_keys(frame, candidate=CANDIDATE)
@@ -549,8 +552,8 @@ def _decided_rows(
     """The rows decided (multiplicity for a fixed-size gate), each bounded row with its ends in words."""
     if stop is not None:  # decided by their sequences
         return bound_words(list(found.rows), policy.infra_retries)
-    rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both))
-    return bound_words([_to_decide(policy, both, r) for r in rows], policy.infra_retries)
+    rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both, found.slices))
+    return bound_words([_to_decide(policy, both, r, found.slices) for r in rows], policy.infra_retries)
 
 
 def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
