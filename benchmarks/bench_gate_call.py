@@ -110,7 +110,8 @@ def _simple(rules: str, n_cases: int, trials: int, group_size: int, drop: float,
 def _infra_module() -> ModuleType:
     path = Path(__file__).with_name("infra_bounds_simulation.py")
     spec = importlib.util.spec_from_file_location("infra_bounds_simulation", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
@@ -137,7 +138,9 @@ SHAPES: dict[str, Callable[[], Shape]] = {
 
 def _call(shape: Shape) -> Verdict:
     policy, base, cand = shape
-    reg = Registration(run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None, origin="runner")
+    reg = Registration(
+        run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None, origin="runner"
+    )
     return evaluate_gate(policy, base, cand, registration=reg, now="t")
 
 
