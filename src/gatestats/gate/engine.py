@@ -74,7 +74,13 @@ from gatestats.gate.sequential_rules import (
     severe_after_stop,
 )
 from gatestats.gate.sides import BASELINE, CANDIDATE, case_sets, flips, infra_sides, side_provenance
-from gatestats.gate.summaries import curve_points, failure_class_counts, flip_counts, slice_rates
+from gatestats.gate.summaries import (
+    curve_analysis,
+    curve_points,
+    failure_class_counts,
+    flip_counts,
+    slice_rates,
+)
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired.search import fewest
@@ -451,13 +457,14 @@ def _evidence(
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
+    analysis = curve_analysis(both, policy)  # the curves' and the slice of every case's rates
     return _Evidence(
         severe=severe,
         rows=(*rows, *cost_results),
         flips=flipped,
         cost=cost,
-        curves=curve_points(both, policy),
-        rates=slice_rates(both, policy),
+        curves=curve_points(both, policy, analysis),
+        rates=slice_rates(both, policy, analysis),
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
         sequential=tuple(decisions),
         flip_counts=flip_counts(both, flipped),
