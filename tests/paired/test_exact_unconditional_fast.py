@@ -2,8 +2,8 @@
 
 Issue 28, item 3: ``region_probability`` called ``scipy.stats.binom`` a few thousand times per
 test, and the wrappers' argument parsing was most of a small gate call. It now calls the kernels
-those wrappers call (``scipy.special._ufuncs._binom_*``) with the wrappers' edges; these tests hold
-it to ``scipy.stats.binom`` bit for bit, so that a scipy whose wrappers or kernels change fails
+those wrappers call (``scipy.stats.binom._sf`` / ``_cdf`` / ``_pmf``) with the wrappers' edges;
+these tests hold it to ``scipy.stats.binom`` bit for bit, so that a scipy whose wrappers or kernels change fails
 here and not as a silently different p-value in a verdict.
 """
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-import scipy.special._ufuncs as _binom  # the kernels scipy.stats.binom calls (see _binom_tail)
+from scipy import stats
 
 from gatestats.paired._common import FloatArray
 
@@ -133,23 +133,24 @@ def _cut(n: int, delta0: float, t: float, *, upper: bool) -> npt.NDArray[np.int6
 def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: float, *, upper: bool) -> FloatArray:
     """``scipy.stats.binom.sf(k - 1, m, q)`` (upper) or ``binom.cdf(k, m, q)``, to the last bit, for ``0 <= q <= 1``.
 
-    The same kernels and the same edges as scipy's generic wrappers (``rv_discrete.sf`` / ``cdf``:
-    1 or 0 outside the support, the kernel clipped to [0, 1] inside), without their argument
-    parsing, which was most of the exact test's time (a few thousand calls a test).
-    ``tests/paired/test_exact_unconditional_fast.py`` checks it against scipy.stats bit for bit.
+    The distribution's own kernels (``binom._sf`` / ``binom._cdf``) with the edges of scipy's
+    generic wrappers (``rv_discrete.sf`` / ``cdf``: 1 or 0 outside the support, the kernel clipped
+    to [0, 1] inside), without their argument parsing, which was most of the exact test's time (a
+    few thousand calls a test). ``tests/paired/test_exact_unconditional_fast.py`` checks it against
+    ``scipy.stats.binom`` bit for bit, so a scipy that changes either fails there.
     """
     x = k - 1 if upper else k
     inside = (x >= 0) & (x < m)
     out = np.where(x < 0, 1.0 if upper else 0.0, 0.0 if upper else 1.0)
     if inside.any():
-        kernel = _binom._binom_sf if upper else _binom._binom_cdf
-        out[inside] = np.clip(kernel(np.floor(x[inside]), m[inside], q), 0, 1)
+        kernel = stats.binom._sf if upper else stats.binom._cdf  # binom's own kernels
+        out[inside] = np.clip(kernel(x[inside], m[inside], q), 0, 1)
     return out
 
 
 def _binom_pmf(b: npt.NDArray[np.int64], n: int, p: float) -> FloatArray:
     """``scipy.stats.binom.pmf(b, n, p)`` for integers ``0 <= b <= n`` and ``0 <= p <= 1`` (its kernel, clipped)."""
-    out: FloatArray = np.clip(_binom._binom_pmf(b, n, p), 0, 1)
+    out: FloatArray = np.clip(stats.binom._pmf(b, n, p), 0, 1)
     return out
 
 
