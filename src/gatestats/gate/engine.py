@@ -201,9 +201,16 @@ def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
     return rule_result(rule, row, ev, margin=rule.margin)
 
 
+def _of_cases(both: pl.DataFrame, cases: set[str]) -> pl.DataFrame:
+    """The records of ``cases`` (a subset of ``both``'s cases): ``both`` itself when they are all of them."""
+    if len(cases) == both.get_column("case_id").n_unique():  # no filter (a query on every column) for "all"
+        return both
+    return both.filter(pl.col("case_id").is_in(list(cases)))
+
+
 def _rule_frame(rule: Rule, both: pl.DataFrame, cases: set[str], end: End) -> pl.DataFrame:
     """The records of ``rule``'s cases (its judge's outcomes for a judge rule), unresolved ones imputed at ``end``."""
-    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    frame = _of_cases(both, cases)
     if rule.grader is not None:
         frame = _judge_outcomes(frame, rule.grader)
     return bound_frame(frame, end, candidate=CANDIDATE)
@@ -481,7 +488,7 @@ def _row_counts(
         # as gate/cost_rules.py: a cost row over "all" counts the severe cases too (their spend is real spend)
         everything = row.kind.startswith("cost") and row.slice == "all"
         cases = _cases_of(slices, row.slice, set() if everything else severe_cases)
-        frame = both.filter(pl.col("case_id").is_in(list(cases)))
+        frame = _of_cases(both, cases)
         frame = _judge_outcomes(frame, row.grader) if row.grader is not None else frame
         n_cand, n_base = unresolved_counts(frame, candidate=CANDIDATE)
         out.append((n_cand, n_base if row.kind in {"paired", "cost_increase"} else 0))  # thresholds: no baseline
@@ -536,7 +543,7 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.D
     factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
     slices = _case_slices(both) if slices is None else slices
     cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
-    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    frame = _of_cases(both, cases)
     keys = unresolved_keys(frame, candidate=CANDIDATE)
 
     def passes(j: int) -> bool:
