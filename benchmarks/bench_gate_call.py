@@ -28,13 +28,12 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import polars as pl
 
 from gatestats.gate import RecordSet, Registration, evaluate_gate, parse_policy
 from gatestats.gate.policy import Policy
 from gatestats.gate.verdict import Verdict, verdict_file_bytes
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: the tests' record builders
-from tests.gate.test_size_gate import _records, _set  # the records the size-gate test builds
+from gatestats.records.contract import POLARS_SCHEMA
 
 HEAD = """
 format = "gatestats-policy/1"
@@ -62,6 +61,41 @@ AA = (
     + '[[rules]]\nname = "pass^k"\nmetric = "pass_hat_k"\ntest = "paired"\nmargin = 0.05\n'
     + '[[rules]]\nname = "floor"\nmetric = "pass_rate"\nthreshold = 0.6\n'
 )
+
+
+def _records(system: str, p: np.ndarray, trials: int, rng: np.random.Generator, groups: np.ndarray | None
+             ) -> pl.DataFrame:  # fmt: skip
+    """One side's records as the size-gate test built them (a copy, kept here so the shapes stay the ones measured).
+
+    The same builder is ``records`` of ``benchmarks/gate_rate_simulation.py`` once that exists (it
+    moved there from ``tests/gate/test_size_gate.py`` in session 36): point this at it after the merge.
+    """
+    passed = rng.random((p.size, trials)) < p[:, None]
+    n = p.size * trials
+    frame = pl.DataFrame(
+        {
+            "schema_version": [1] * n,
+            "record_id": [f"{system}-{i}" for i in range(n)],
+            "run_set_id": [f"rs-{system}"] * n,
+            "system": [system] * n,
+            "case_id": np.repeat([f"c{i:04d}" for i in range(p.size)], trials),
+            "case_version": ["v1"] * n,
+            "case_group": None if groups is None else np.repeat([f"g{g:03d}" for g in groups], trials),
+            "trial": np.tile(np.arange(trials), p.size),
+            "attempt": [0] * n,
+            "outcome": np.where(passed.ravel(), "passed", "failed"),
+            "model_id": ["model-new"] * n,
+            "system_digest": ["sd"] * n,
+        }
+    )
+    return frame.with_columns(
+        [pl.lit(None, dtype=dtype).alias(name) for name, dtype in POLARS_SCHEMA.items() if name not in frame.columns]
+    ).select(list(POLARS_SCHEMA))
+
+
+def _set(name: str, records: pl.DataFrame) -> RecordSet:
+    manifest = {"complete": True, "cases": [{"case_id": c, "case_version": "v1"} for c in records["case_id"].unique()]}
+    return RecordSet(path=Path(name), kind="run_set", manifest=manifest, records=records, files=(), digest=name)
 
 
 Shape = tuple[Policy, RecordSet, RecordSet]
