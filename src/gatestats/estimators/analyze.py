@@ -337,12 +337,17 @@ def _estimate(
     seed: int,
 ) -> MetricEstimate:
     computed = pair_values(pairs, k=k, metric=metric)
-    undefined = cases.filter(pl.col("n") < k)
-    labels = tuple(
-        sorted(
-            (_case_label(r) for r in undefined.select("case_id", "case_version").iter_rows(named=True)),
-            key=_natural_key,
+    short = pairs.case_n < k  # the cases' n, in their order: no query when every case is defined
+    undefined = cases.filter(pl.Series(short)) if short.any() else None
+    labels = (
+        tuple(
+            sorted(
+                (_case_label(r) for r in undefined.select("case_id", "case_version").iter_rows(named=True)),
+                key=_natural_key,
+            )
         )
+        if undefined is not None
+        else ()
     )
     base = _EstimateBasis(
         metric=metric, k=k, confidence_level=confidence_level, n_cases=cases.height, undefined_cases=labels
@@ -351,7 +356,7 @@ def _estimate(
     name = metric_spec(metric).label(k)
     if cases.height == 0:
         return MetricEstimate(status="insufficient_evidence", reason="no cases", **base, **empty)
-    if labels:
+    if labels and undefined is not None:
         shown = ", ".join(labels[:_SHOWN_CASES]) + (" ..." if len(labels) > _SHOWN_CASES else "")
         min_n = int(undefined["n"].min())  # type: ignore[arg-type]
         reason = (

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import comb, prod
 from typing import get_args
 
@@ -198,6 +199,14 @@ def _exact(metric: Metric) -> Callable[[int, int, int], Fraction]:
     return pass_at_k_exact if metric == "pass_at_k" else pass_hat_k_exact
 
 
+@lru_cache(maxsize=1 << 16)
+def _kept_value(metric: Metric, n: int, c: int, k: int) -> tuple[Fraction, float]:
+    """One pair's exact value and its float, kept: the curves of a gate ask for the same ``(n, c, k)``
+    at every call (a simulation's replications, the bounds of unresolved attempts)."""
+    value = _exact(metric)(n, c, k)
+    return value, float(value)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CaseValues:
     """Per-case estimates of one metric at one k, computed once per distinct ``(n, c)`` pair.
@@ -302,13 +311,12 @@ def pair_values(pairs: CasePairs, *, k: int, metric: Metric) -> CaseValues:
     >>> pair_values(case_pairs([4, 4, 1], [4, 2, 1]), k=2, metric="pass_hat_k").exact_sum
     Fraction(7, 6)
     """
-    exact = _exact(metric)
+    _exact(metric)  # checked
     table = np.full(pairs.n.size, np.nan)
     total = Fraction(0)
     for j, (n_j, c_j, count) in enumerate(zip(pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), strict=True)):
         if n_j >= k:
-            value = exact(n_j, c_j, k)
-            table[j] = float(value)
+            value, table[j] = _kept_value(metric, n_j, c_j, int(k))
             total += count * value
     return CaseValues(values=table[pairs.inverse], defined=pairs.case_n >= k, exact_sum=total)
 

@@ -82,7 +82,7 @@ def case_summary(records: FrameLike, *, allow_several_versions: bool = False) ->
         raise ValueError(msg)
     per_case = _per_case_counts(lazy.select(_REQUIRED))
     _check_consistency(per_case, allow_several_versions=allow_several_versions)
-    return per_case.drop("__n_groups").select(
+    return per_case.select(
         "system",
         "case_id",
         "case_version",
@@ -127,15 +127,15 @@ def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
     """
     key = ["system", *CASE_KEY]
     trial_hash = pl.struct(TRIAL_KEY).hash(seed=0)
-    retried = (
-        lazy.filter(pl.col("attempt") > 0)
-        .select(trial_hash.alias("h"))
-        .unique()
-        .collect(engine="streaming")
-        .to_series()
-    )
-    # Without any case group (the common case) the group columns are constants, not aggregations.
-    grouped = lazy.select(pl.col("case_group").is_not_null().any()).collect(engine="streaming").item()
+    # Whether any trial was retried and any record names a case group, in one pass (small record
+    # sets, e.g. a gate simulation's, pay per query); without any group (the common case) the group
+    # columns are constants, not aggregations.
+    flags = lazy.select((pl.col("attempt") > 0).any(), pl.col("case_group").is_not_null().any())
+    any_retried, grouped = flags.collect(engine="streaming").row(0)
+    retried = pl.Series("h", [], dtype=pl.UInt64)
+    if any_retried:
+        hashes = lazy.filter(pl.col("attempt") > 0).select(trial_hash.alias("h")).unique()
+        retried = hashes.collect(engine="streaming").to_series()
     group_type = lazy.collect_schema()["case_group"]
     counts = lazy.group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type)).collect(engine="streaming")
     if retried.is_empty():
@@ -167,13 +167,14 @@ def _refuse_first(bad: pl.DataFrame, message: Callable[[Mapping[str, object]], s
 
 
 def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) -> None:
-    _refuse_first(
-        per_case.filter(pl.col("__n_groups") > 1),
-        lambda row: (
-            f"case {row['case_id']!r} of system {row['system']!r} carries more than one case_group; "
-            "a case belongs to exactly one group"
-        ),
-    )
+    if (per_case.get_column("__n_groups") > 1).any():  # a Series test, no query, when every case has one group
+        _refuse_first(
+            per_case.filter(pl.col("__n_groups") > 1),
+            lambda row: (
+                f"case {row['case_id']!r} of system {row['system']!r} carries more than one case_group; "
+                "a case belongs to exactly one group"
+            ),
+        )
     # Sorted by system, case id and version: a case id at two versions has two rows in a row.
     repeated = (
         (pl.int_range(pl.len()) > 0)

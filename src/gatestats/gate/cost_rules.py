@@ -323,7 +323,9 @@ def cost_rows(
     severe_cases: set[str],
     baseline: str,
     candidate: str,
-) -> tuple[list[RuleResult], CostSummary]:
+    *,
+    summary: bool = True,
+) -> tuple[list[RuleResult], CostSummary | None]:
     """The cost rows of a verdict and the cost summary per side.
 
     The summary is computed whether or not the policy has a cost rule (the report shows it);
@@ -341,11 +343,14 @@ def cost_rows(
         Cases of the severe slices (left out of sliced cost rules).
     baseline, candidate
         The side labels in ``both``.
+    summary
+        Compute the summary (``False``: the rows only, the summary ``None``; the engine's bounds
+        of unresolved attempts keep the summary of the observed records only).
 
     Returns
     -------
     tuple
-        The rule rows (before multiplicity) and the :class:`CostSummary`.
+        The rule rows (before multiplicity) and the :class:`CostSummary` (``None`` without ``summary``).
     """
     rules = [r for r in policy.rules if r.metric == "cost_per_accepted"]
     rows: list[RuleResult] = []
@@ -389,10 +394,15 @@ def cost_rows(
             label = f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}"
             blocked = (False, False) if missing is None else _blocked(policy, missing, baseline, candidate)
             rows.append(rule_result(rule, _labelled(label, missing, blocked), ev, margin=margin))
+    return rows, _cost_summary(policy, both) if summary else None
+
+
+def _cost_summary(policy: Policy, both: pl.DataFrame) -> CostSummary:
+    """The cost summary per side (the cost per accepted outcome of each), or why there is none."""
     cap = policy.cost.max_cost_per_attempt_usd
     extra = {} if cap is None else {"max_cost_per_attempt_usd": cap, "cap_source": "policy"}
     try:
         analysis = cost_per_accepted(both, **_rates(policy), **extra)  # type: ignore[arg-type]
     except (GatestatsError, ValueError) as exc:
-        return rows, CostSummary(error=str(exc), max_cost_increase=policy.max_cost_increase)
-    return rows, CostSummary(per_system=analysis.to_dict(), max_cost_increase=policy.max_cost_increase)
+        return CostSummary(error=str(exc), max_cost_increase=policy.max_cost_increase)
+    return CostSummary(per_system=analysis.to_dict(), max_cost_increase=policy.max_cost_increase)

@@ -74,7 +74,13 @@ from gatestats.gate.sequential_rules import (
     severe_after_stop,
 )
 from gatestats.gate.sides import BASELINE, CANDIDATE, case_sets, flips, infra_sides, side_provenance
-from gatestats.gate.summaries import curve_points, failure_class_counts, flip_counts, slice_rates
+from gatestats.gate.summaries import (
+    curve_analysis,
+    curve_points,
+    failure_class_counts,
+    flip_counts,
+    slice_rates,
+)
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired.search import fewest
@@ -195,9 +201,16 @@ def _undefined(rule: Rule, row: str, kind: str, reason: str) -> RuleResult:
     return rule_result(rule, row, ev, margin=rule.margin)
 
 
+def _of_cases(both: pl.DataFrame, cases: set[str]) -> pl.DataFrame:
+    """The records of ``cases`` (a subset of ``both``'s cases): ``both`` itself when they are all of them."""
+    if len(cases) == both.get_column("case_id").n_unique():  # no filter (a query on every column) for "all"
+        return both
+    return both.filter(pl.col("case_id").is_in(list(cases)))
+
+
 def _rule_frame(rule: Rule, both: pl.DataFrame, cases: set[str], end: End) -> pl.DataFrame:
     """The records of ``rule``'s cases (its judge's outcomes for a judge rule), unresolved ones imputed at ``end``."""
-    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    frame = _of_cases(both, cases)
     if rule.grader is not None:
         frame = _judge_outcomes(frame, rule.grader)
     return bound_frame(frame, end, candidate=CANDIDATE)
@@ -272,15 +285,15 @@ def _rule_rows(
     return rows
 
 
-def _pre_data(policy: Policy, both: pl.DataFrame) -> dict[tuple[str, str], str]:
+def _pre_data(policy: Policy, both: pl.DataFrame, slices: pl.DataFrame | None) -> dict[tuple[str, str], str]:
     """The rows undecidable before any outcome is seen (:func:`~gatestats.gate.families.pre_data_removals`).
 
     Read from the design only: the cases of each rule's slice outside the severe slices, and whether
-    the records carry cost fields.
+    the records carry cost fields. ``slices``: :func:`_case_slices` of ``both`` when the caller has it.
     """
     if both.height == 0:
         return {}
-    slices = _case_slices(both)
+    slices = _case_slices(both) if slices is None else slices
     severe = _severe_cases(slices, policy.severe_slices)
     cases = {r.slice: _cases_of(slices, r.slice, severe) for r in policy.rules}
     units = {name: n_units(both, c) for name, c in cases.items()}
@@ -408,6 +421,8 @@ class _Evidence:
     #: A sequential gate's rows (already decided), each with its label and its sequence's decision.
     sequential: tuple[tuple[str, SequentialDecision], ...] = ()
     flip_counts: tuple[FlipCount, ...] = ()
+    #: :func:`_case_slices` of the records the evidence was computed on (None: not computed).
+    slices: pl.DataFrame | None = None
 
 
 def _evidence(
@@ -444,17 +459,19 @@ def _evidence(
         rows += _rule_rows(rule, both, cases, policy, end, labels)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
-    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE)
-    if end != "observed":
+    observed = end == "observed"  # the summary shows the observed records (the other ends' were dropped)
+    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE, summary=observed)
+    if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
+    analysis = curve_analysis(both, policy)  # the curves' and the slice of every case's rates
     return _Evidence(
         severe=severe,
         rows=(*rows, *cost_results),
         flips=flipped,
         cost=cost,
-        curves=curve_points(both, policy),
-        rates=slice_rates(both, policy),
+        curves=curve_points(both, policy, analysis),
+        rates=slice_rates(both, policy, analysis),
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
         sequential=tuple(decisions),
         flip_counts=flip_counts(both, flipped),
@@ -471,7 +488,7 @@ def _row_counts(
         # as gate/cost_rules.py: a cost row over "all" counts the severe cases too (their spend is real spend)
         everything = row.kind.startswith("cost") and row.slice == "all"
         cases = _cases_of(slices, row.slice, set() if everything else severe_cases)
-        frame = both.filter(pl.col("case_id").is_in(list(cases)))
+        frame = _of_cases(both, cases)
         frame = _judge_outcomes(frame, row.grader) if row.grader is not None else frame
         n_cand, n_base = unresolved_counts(frame, candidate=CANDIDATE)
         out.append((n_cand, n_base if row.kind in {"paired", "cost_increase"} else 0))  # thresholds: no baseline
@@ -489,7 +506,7 @@ def _bounded_evidence(
     slices = _case_slices(both)
     found = _evidence(policy, both, stop, labels=labels, slices=slices)
     if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
-        return found
+        return replace(found, slices=slices)
     pess = _evidence(policy, both, stop, "pessimistic", labels, slices)
     opt = _evidence(policy, both, stop, "optimistic", labels, slices)
     combine = bounded_row if stop is None else bounded_decided_row
@@ -499,10 +516,10 @@ def _bounded_evidence(
         bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
     )
-    return replace(found, rows=rows, severe=severe)
+    return replace(found, rows=rows, severe=severe, slices=slices)
 
 
-def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResult:
+def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.DataFrame | None) -> RuleResult:
     """``row`` with ``unresolved.to_decide``: the most of its candidate's unresolved attempts that may fail for a pass.
 
     Searched over the number counted as passes (the first ones in case-id and trial order; the rest
@@ -524,9 +541,9 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult) -> RuleResul
     ):
         return row
     factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
-    slices = _case_slices(both)
+    slices = _case_slices(both) if slices is None else slices
     cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
-    frame = both.filter(pl.col("case_id").is_in(list(cases)))
+    frame = _of_cases(both, cases)
     keys = unresolved_keys(frame, candidate=CANDIDATE)
 
     def passes(j: int) -> bool:
@@ -549,8 +566,8 @@ def _decided_rows(
     """The rows decided (multiplicity for a fixed-size gate), each bounded row with its ends in words."""
     if stop is not None:  # decided by their sequences
         return bound_words(list(found.rows), policy.infra_retries)
-    rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both))
-    return bound_words([_to_decide(policy, both, r) for r in rows], policy.infra_retries)
+    rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both, found.slices))
+    return bound_words([_to_decide(policy, both, r, found.slices) for r in rows], policy.infra_retries)
 
 
 def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:

@@ -62,18 +62,27 @@ def infra_sides(both: pl.DataFrame) -> dict[str, InfraSide]:
     dict[str, InfraSide]
         :data:`BASELINE` and :data:`CANDIDATE` → their counts.
     """
+    is_infra, is_killed = pl.col("outcome") == INFRA_ERROR, pl.col("outcome") == RESOURCE_KILLED
+    counts = both.group_by("system").agg(  # one query for both sides (a query per count was most of this)
+        pl.len().alias("attempts"),
+        is_infra.sum().alias("infra_errors"),
+        is_killed.sum().alias("resource_killed"),
+        pl.col("case_id").filter(is_infra).unique().alias("cases"),
+    )
+    found = {str(row["system"]): row for row in counts.iter_rows(named=True)}
     out: dict[str, InfraSide] = {}
     for side in (BASELINE, CANDIDATE):
-        rows = both.filter(pl.col("system") == side)
-        bounds = rows.filter(pl.col("outcome") == RESOURCE_KILLED).group_by("bound").len().sort("bound")
+        row = found.get(side, {"attempts": 0, "infra_errors": 0, "resource_killed": 0, "cases": []})
+        bounds: dict[str, int] = {}
+        if row["resource_killed"]:
+            killed = both.filter((pl.col("system") == side) & is_killed)
+            bounds = {str(b): int(n) for b, n in killed.group_by("bound").len().sort("bound").iter_rows()}
         out[side] = InfraSide(
-            attempts=rows.height,
-            infra_errors=rows.filter(pl.col("outcome") == INFRA_ERROR).height,
-            resource_killed=rows.filter(pl.col("outcome") == RESOURCE_KILLED).height,
-            bounds={str(b): int(n) for b, n in bounds.iter_rows()},
-            infra_error_cases=tuple(
-                sorted(set(rows.filter(pl.col("outcome") == INFRA_ERROR).get_column("case_id").to_list()))
-            ),
+            attempts=int(row["attempts"]),
+            infra_errors=int(row["infra_errors"]),
+            resource_killed=int(row["resource_killed"]),
+            bounds=bounds,
+            infra_error_cases=tuple(sorted(set(row["cases"]))),
         )
     return out
 
@@ -149,9 +158,10 @@ def side_provenance(rs: RecordSet) -> SideBinding:
     facts = build(_ManifestFacts, {k: v for k, v in rs.to_dict().items() if k in _MANIFEST_FACTS}, "provenance")
     records = rs.records
     systems = sorted({str(s) for s in records.get_column("system").unique().to_list()}) if records.height else []
+    found = _distinct(records, ("system_digest", *SYSTEM_PARTS, "task_set_version"))
 
     def distinct(column: str) -> tuple[str, ...]:
-        return tuple(sorted({str(v) for v in records.get_column(column).drop_nulls().unique().to_list()}))
+        return found[column]
 
     return SideBinding(
         path=str(rs.path),
@@ -181,6 +191,17 @@ def side_provenance(rs: RecordSet) -> SideBinding:
         task_set_version=distinct("task_set_version") if records.height else (),
         layers=tuple(_layer(value, i) for i, value in enumerate(record_layers(records))),
     )
+
+
+def _distinct(records: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each column's distinct non-null values as sorted strings, read in one query (empty without records).
+
+    One query for all of them: a query per column was most of a small gate call's provenance.
+    """
+    if records.height == 0:
+        return dict.fromkeys(columns, ())
+    row = records.select(pl.col(c).drop_nulls().unique().implode() for c in columns).row(0, named=True)
+    return {c: tuple(sorted({str(v) for v in row[c]})) for c in columns}
 
 
 def _layer(value: str, index: int) -> Layer:

@@ -12,7 +12,7 @@ from typing import Final, Literal, TypeAlias, TypedDict, cast
 
 import polars as pl
 
-from gatestats.estimators import MetricEstimate, SystemAnalysis, analyze, case_summary
+from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis, analyze, case_summary
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
@@ -23,6 +23,7 @@ __all__ = [
     "NO_SLICE",
     "SIDES",
     "case_set_summary",
+    "curve_analysis",
     "curve_max_k",
     "curve_points",
     "failure_class_counts",
@@ -121,7 +122,31 @@ def _no_rate(side: Side, n_cases: int, reason: str, policy: Policy) -> _Rate:
     }
 
 
-def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
+def curve_analysis(both: pl.DataFrame, policy: Policy) -> Analysis | None:
+    """The analysis the curves are read from: both sides at k = 1..K (:func:`curve_max_k`), the policy's level, seed.
+
+    Computed once by the gate for :func:`curve_points` and :func:`slice_rates` (a slice of every
+    case reads its pass rate from it instead of analysing the same records again).
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    policy
+        The registered policy (confidence level and seed).
+
+    Returns
+    -------
+    Analysis or None
+        ``None`` without records.
+    """
+    if both.height == 0:
+        return None
+    ks = range(1, curve_max_k(both, policy) + 1)
+    return analyze(both, ks=ks, confidence_level=policy.confidence_level, seed=policy.seed)
+
+
+def curve_points(both: pl.DataFrame, policy: Policy, analysis: Analysis | None = None) -> tuple[CurvePoint, ...]:
     """pass^k and pass@k of both sides over k = 1..K (see :func:`curve_max_k`).
 
     Parameters
@@ -130,6 +155,8 @@ def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
         Both sides' records, ``system`` relabelled ``baseline`` / ``candidate`` (none: no points).
     policy
         The registered policy (confidence level and seed).
+    analysis
+        :func:`curve_analysis` of ``both`` when the caller has it.
 
     Returns
     -------
@@ -137,11 +164,9 @@ def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
         Sorted by metric, side and k; a k above a case's valid trials is ``insufficient_evidence``
         with its reason.
     """
-    if both.height == 0:
+    result = curve_analysis(both, policy) if analysis is None or both.height == 0 else analysis
+    if result is None:
         return ()
-    result = analyze(
-        both, ks=range(1, curve_max_k(both, policy) + 1), confidence_level=policy.confidence_level, seed=policy.seed
-    )
     points = [
         CurvePoint(
             **_point(cast(Side, s.system), e),  # both sides' records are relabelled baseline / candidate
@@ -157,7 +182,7 @@ def curve_points(both: pl.DataFrame, policy: Policy) -> tuple[CurvePoint, ...]:
     return tuple(sorted(points, key=lambda p: (p.metric, p.side, p.k)))
 
 
-def slice_rates(both: pl.DataFrame, policy: Policy) -> tuple[SliceRate, ...]:
+def slice_rates(both: pl.DataFrame, policy: Policy, whole: Analysis | None = None) -> tuple[SliceRate, ...]:
     """The pass rate (pass^1) of each side in each slice, with its case-level interval.
 
     Parameters
@@ -166,6 +191,9 @@ def slice_rates(both: pl.DataFrame, policy: Policy) -> tuple[SliceRate, ...]:
         Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
     policy
         The registered policy (confidence level, seed, severe slices).
+    whole
+        An analysis of all of ``both`` with k = 1 among its ks (:func:`curve_analysis`): a slice
+        of every case reads its rates from it (the same records, level and seed: the same numbers).
 
     Returns
     -------
@@ -179,10 +207,14 @@ def slice_rates(both: pl.DataFrame, policy: Policy) -> tuple[SliceRate, ...]:
     listed = pl.when(unsliced).then(pl.lit([NO_SLICE], dtype=pl.List(pl.String))).otherwise(pl.col("slices"))
     per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
     rows: list[SliceRate] = []
+    n_all = per_case.get_column("case_id").n_unique()
     for name in sorted(per_case.get_column("slices").unique().to_list()):
         cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
-        frame = both.filter(pl.col("case_id").is_in(cases.implode()))
-        result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
+        if whole is not None and cases.len() == n_all:
+            result = whole  # every case: the records analysed are all of both
+        else:
+            frame = both.filter(pl.col("case_id").is_in(cases.implode()))
+            result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
         found = {s.system: s for s in result.systems}
         for side in SIDES:
             fields = (

@@ -18,6 +18,7 @@ Tango, T. (1998). Equivalence test and confidence interval for the difference in
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -129,6 +130,30 @@ def _cut(n: int, delta0: float, t: float, *, upper: bool) -> npt.NDArray[np.int6
     return lo
 
 
+def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: float, *, upper: bool) -> FloatArray:
+    """``scipy.stats.binom.sf(k - 1, m, q)`` (upper) or ``binom.cdf(k, m, q)``, to the last bit, for ``0 <= q <= 1``.
+
+    The distribution's own kernels (``binom._sf`` / ``binom._cdf``) with the edges of scipy's
+    generic wrappers (``rv_discrete.sf`` / ``cdf``: 1 or 0 outside the support, the kernel clipped
+    to [0, 1] inside), without their argument parsing, which was most of the exact test's time (a
+    few thousand calls a test). ``tests/paired/test_exact_unconditional_fast.py`` checks it against
+    ``scipy.stats.binom`` bit for bit, so a scipy that changes either fails there.
+    """
+    x = k - 1 if upper else k
+    inside = (x >= 0) & (x < m)
+    out = np.where(x < 0, 1.0 if upper else 0.0, 0.0 if upper else 1.0)
+    if inside.any():
+        kernel = stats.binom._sf if upper else stats.binom._cdf  # binom's own kernels
+        out[inside] = np.clip(kernel(x[inside], m[inside], q), 0, 1)
+    return out
+
+
+def _binom_pmf(b: npt.NDArray[np.int64], n: int, p: float) -> FloatArray:
+    """``scipy.stats.binom.pmf(b, n, p)`` for integers ``0 <= b <= n`` and ``0 <= p <= 1`` (its kernel, clipped)."""
+    out: FloatArray = np.clip(stats.binom._pmf(b, n, p), 0, 1)
+    return out
+
+
 def region_probability(
     n: int, cut: npt.NDArray[np.int64], p_b: npt.ArrayLike, p_c: npt.ArrayLike, *, upper: bool
 ) -> FloatArray:
@@ -167,10 +192,10 @@ def region_probability(
         q = min(1.0, max(0.0, pc / rest)) if rest > 0 else 1.0
         k = cut[lo : hi + 1]
         if upper:
-            cond = np.where(k > m, 0.0, stats.binom.sf(k - 1, m, q))
+            cond = np.where(k > m, 0.0, _binom_tail(k, m, q, upper=True))
         else:
-            cond = np.where(k < 0, 0.0, stats.binom.cdf(k, m, q))
-        out[i] = float((stats.binom.pmf(b, n, pb) * cond).sum())
+            cond = np.where(k < 0, 0.0, _binom_tail(k, m, q, upper=False))
+        out[i] = float((_binom_pmf(b, n, pb) * cond).sum())
     return out
 
 
@@ -265,6 +290,13 @@ def exact_unconditional_pvalues(b: int, c: int, n: int, *, margin: float) -> tup
     if n < 1 or b < 0 or c < 0 or b + c > n:
         msg = f"need 0 <= b, c and b + c <= n with n >= 1 (got b={b}, c={c}, n={n})"
         raise ValueError(msg)
+    return _pvalues(int(b), int(c), int(n), margin)
+
+
+@lru_cache(maxsize=4096)
+def _pvalues(b: int, c: int, n: int, margin: float) -> tuple[float, float]:
+    """:func:`exact_unconditional_pvalues` of checked counts, kept: a gate asks for the same table at
+    each bound of its unresolved attempts and in its searches, and a simulation for the same ``n``."""
     t_obs = float(tango_statistics([b], [c], n, -margin)[0])
     p_pass = _sup_tail(n, margin, _cut(n, -margin, t_obs, upper=True), upper=True)
     p_worse = _sup_tail(n, margin, _cut(n, -margin, t_obs, upper=False), upper=False)

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
@@ -198,8 +199,14 @@ def _resolved_method(method: Literal["auto", "exact_unconditional", "tango_score
     return "exact_unconditional" if method == "auto" else method
 
 
+@lru_cache(maxsize=1024)
 def _exact_cannot_resolve(n: int, margin: float, alpha: float) -> tuple[int | None, str] | None:
-    """The cases needed and why, when even b = c = 0 of ``n`` cases cannot show non-inferiority by the exact test."""
+    """The cases needed and why, when even b = c = 0 of ``n`` cases cannot show non-inferiority by the exact test.
+
+    Kept per ``(n, margin, alpha)`` (it reads nothing else): its search over the cases needed
+    costs tens of exact tests, and every paired row of a gate, or replication of a simulation,
+    asks again for the same ``n``.
+    """
     if margin < 1 / n:
         return None
     clean = exact_unconditional_pvalues(0, 0, n, margin=margin)[0]
