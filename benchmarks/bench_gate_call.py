@@ -28,12 +28,10 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
-import polars as pl
 
 from gatestats.gate import RecordSet, Registration, evaluate_gate, parse_policy
 from gatestats.gate.policy import Policy
 from gatestats.gate.verdict import Verdict, verdict_file_bytes
-from gatestats.records.contract import POLARS_SCHEMA
 
 HEAD = """
 format = "gatestats-policy/1"
@@ -63,41 +61,6 @@ AA = (
 )
 
 
-def _records(system: str, p: np.ndarray, trials: int, rng: np.random.Generator, groups: np.ndarray | None
-             ) -> pl.DataFrame:  # fmt: skip
-    """One side's records as the size-gate test built them (a copy, kept here so the shapes stay the ones measured).
-
-    The same builder is ``records`` of ``benchmarks/gate_rate_simulation.py`` once that exists (it
-    moved there from ``tests/gate/test_size_gate.py`` in session 36): point this at it after the merge.
-    """
-    passed = rng.random((p.size, trials)) < p[:, None]
-    n = p.size * trials
-    frame = pl.DataFrame(
-        {
-            "schema_version": [1] * n,
-            "record_id": [f"{system}-{i}" for i in range(n)],
-            "run_set_id": [f"rs-{system}"] * n,
-            "system": [system] * n,
-            "case_id": np.repeat([f"c{i:04d}" for i in range(p.size)], trials),
-            "case_version": ["v1"] * n,
-            "case_group": None if groups is None else np.repeat([f"g{g:03d}" for g in groups], trials),
-            "trial": np.tile(np.arange(trials), p.size),
-            "attempt": [0] * n,
-            "outcome": np.where(passed.ravel(), "passed", "failed"),
-            "model_id": ["model-new"] * n,
-            "system_digest": ["sd"] * n,
-        }
-    )
-    return frame.with_columns(
-        [pl.lit(None, dtype=dtype).alias(name) for name, dtype in POLARS_SCHEMA.items() if name not in frame.columns]
-    ).select(list(POLARS_SCHEMA))
-
-
-def _set(name: str, records: pl.DataFrame) -> RecordSet:
-    manifest = {"complete": True, "cases": [{"case_id": c, "case_version": "v1"} for c in records["case_id"].unique()]}
-    return RecordSet(path=Path(name), kind="run_set", manifest=manifest, records=records, files=(), digest=name)
-
-
 Shape = tuple[Policy, RecordSet, RecordSet]
 
 
@@ -107,13 +70,15 @@ def _simple(rules: str, n_cases: int, trials: int, group_size: int, drop: float,
     groups = np.repeat(np.arange(n_cases // group_size), group_size) if group_size > 1 else None
     p_b = rng.beta(2.0, 1.0, n_cases)
     p_c = np.clip(p_b - drop, 0.0, 1.0)
-    base = _set("baseline", _records("baseline", p_b, trials, rng, groups))
-    return policy, base, _set("candidate", _records("candidate", p_c, trials, rng, groups))
+    sim = _module("gate_rate_simulation")  # the size-gate test's records (its ``records`` builder)
+    base = sim.record_set("baseline", sim.records("baseline", p_b, trials, rng, groups))
+    return policy, base, sim.record_set("candidate", sim.records("candidate", p_c, trials, rng, groups))
 
 
-def _infra_module() -> ModuleType:
-    path = Path(__file__).with_name("infra_bounds_simulation.py")
-    spec = importlib.util.spec_from_file_location("infra_bounds_simulation", path)
+def _module(name: str) -> ModuleType:
+    """A sibling benchmark script loaded as a module (``benchmarks/`` is not a package)."""
+    path = Path(__file__).with_name(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -124,7 +89,7 @@ def _infra_module() -> ModuleType:
 
 def _infra(name: str, seed: int) -> Shape:
     """A cell of benchmarks/infra_bounds_simulation.py: unresolved attempts, each row decided on both bounds."""
-    sim = _infra_module()
+    sim = _module("infra_bounds_simulation")
     (cell,) = [c for c in sim.CELLS if c.name == name]
     text = sim.POLICY.format(limit=cell.limit, retries="bounded") + "\n" + sim.RULES[cell.rule]
     base, cand = sim._draw(cell, np.random.default_rng(seed), power=False)
