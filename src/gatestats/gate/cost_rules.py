@@ -323,7 +323,9 @@ def cost_rows(
     severe_cases: set[str],
     baseline: str,
     candidate: str,
-) -> tuple[list[RuleResult], CostSummary]:
+    *,
+    summary: bool = True,
+) -> tuple[list[RuleResult], CostSummary | None]:
     """The cost rows of a verdict and the cost summary per side.
 
     The summary is computed whether or not the policy has a cost rule (the report shows it);
@@ -341,11 +343,14 @@ def cost_rows(
         Cases of the severe slices (left out of sliced cost rules).
     baseline, candidate
         The side labels in ``both``.
+    summary
+        Compute the summary (``False``: the rows only, the summary ``None``; the gate's rows at the
+        ends of the bounds, whose records no summary shows).
 
     Returns
     -------
     tuple
-        The rule rows (before multiplicity) and the :class:`CostSummary`.
+        The rule rows (before multiplicity) and the :class:`CostSummary` (``None`` without ``summary``).
     """
     rules = [r for r in policy.rules if r.metric == "cost_per_accepted"]
     rows: list[RuleResult] = []
@@ -389,6 +394,8 @@ def cost_rows(
             label = f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}"
             blocked = (False, False) if missing is None else _blocked(policy, missing, baseline, candidate)
             rows.append(rule_result(rule, _labelled(label, missing, blocked), ev, margin=margin))
+    if not summary:
+        return rows, None
     cap = policy.cost.max_cost_per_attempt_usd
     extra = {} if cap is None else {"max_cost_per_attempt_usd": cap, "cap_source": "policy"}
     try:
