@@ -31,7 +31,7 @@ def _frame(n: int = 60) -> pl.DataFrame:
 def test_repeated_keys_in_order_are_still_refused() -> None:
     frame = _frame()
     twice = pl.concat([frame.head(1), frame]).with_columns(pl.Series("record_id", [f"x-{i}" for i in range(61)]))
-    with pytest.raises(ValueError, match=r"duplicate key .* in records 'r-0', 'x-0'"):
+    with pytest.raises(ValueError, match=r"duplicate key .* in records 'x-0', 'x-1'"):
         prepare(twice, by=("system",), review_rate=None, machine_rate=None)
 
 
@@ -42,3 +42,30 @@ def test_a_case_in_a_group_and_in_none_is_still_refused() -> None:
     no_group = _frame().with_columns(pl.lit(None, dtype=pl.String).alias("case_group"))
     prepared, _ = prepare(no_group, by=("system",), review_rate=None, machine_rate=None)
     assert prepared.height == 60
+
+
+def test_a_column_null_on_every_record_is_prepared_as_before() -> None:
+    """Added after the sort as one null: the same columns, order, types and values as read and sorted."""
+    base = _frame().with_columns(pl.col("cost_usd").alias("machine_seconds"))
+    nulls = base.with_columns(
+        pl.lit(None, dtype=pl.Float64).alias("cost_model_usd"),
+        pl.lit(None, dtype=pl.String).alias("reviewer"),
+        pl.lit(None, dtype=pl.String).alias("review_started_at"),
+        pl.lit(None, dtype=pl.Null).alias("correction_ended_at"),
+        pl.lit(None, dtype=pl.String).alias("case_group"),
+    )
+    shuffled = nulls.sample(fraction=1.0, shuffle=True, seed=2836)
+    eager, _ = prepare(shuffled, by=("system",), review_rate=None, machine_rate=0.5)
+    lazy, _ = prepare(shuffled.lazy(), by=("system",), review_rate=None, machine_rate=0.5)  # read once: sorted whole
+    assert eager.columns == lazy.columns
+    assert eager.schema == lazy.schema
+    assert eager.equals(lazy)
+
+
+def test_a_mistyped_column_is_refused_even_when_every_value_is_null() -> None:
+    frame = _frame().with_columns(pl.lit(None, dtype=pl.String).alias("cost_tool_usd"))
+    with pytest.raises(ValueError, match="cost_tool_usd"):
+        prepare(frame, by=("system",), review_rate=None, machine_rate=None)
+    naive = _frame().with_columns(pl.lit(None, dtype=pl.Datetime("us")).alias("review_ended_at"))
+    with pytest.raises(ValueError, match="time zone"):
+        prepare(naive, by=("system",), review_rate=None, machine_rate=None)
