@@ -394,12 +394,15 @@ def cost_rows(
             label = f"{rule.name}: cost per accepted{where} rises by at most {margin:.0%}"
             blocked = (False, False) if missing is None else _blocked(policy, missing, baseline, candidate)
             rows.append(rule_result(rule, _labelled(label, missing, blocked), ev, margin=margin))
-    if not summary:
-        return rows, None
+    return rows, (_summary(policy, both) if summary else None)
+
+
+def _summary(policy: Policy, both: pl.DataFrame) -> CostSummary:
+    """The cost per accepted outcome of each side, as the verdict's cost summary shows it (or why none)."""
     cap = policy.cost.max_cost_per_attempt_usd
     extra = {} if cap is None else {"max_cost_per_attempt_usd": cap, "cap_source": "policy"}
     try:
         analysis = cost_per_accepted(both, **_rates(policy), **extra)  # type: ignore[arg-type]
     except (GatestatsError, ValueError) as exc:
-        return rows, CostSummary(error=str(exc), max_cost_increase=policy.max_cost_increase)
-    return rows, CostSummary(per_system=analysis.to_dict(), max_cost_increase=policy.max_cost_increase)
+        return CostSummary(error=str(exc), max_cost_increase=policy.max_cost_increase)
+    return CostSummary(per_system=analysis.to_dict(), max_cost_increase=policy.max_cost_increase)
