@@ -22,8 +22,10 @@ a record while it is sorted): memory follows the columns kept, not the file.
 54 columns. :func:`scan_records` keeps none: it checks the file the same way and returns a
 scan of it, so ``analyze(scan_records(path))`` holds only the per-case summary (the way to
 analyse a file larger than memory). A file with a problem, a CSV file and a run set's
-``records.jsonl`` (whose manifest checks read every column) take the whole-frame path, so every
-error names the same file, line and field on every path.
+``records.jsonl`` (checked against its manifest) take the whole-frame path, so every error names
+the same file, line and field on every path. There a JSONL file is parsed in batches and only the
+columns named, the record key and those the manifest checks read
+(:data:`~gatestats.records.runset.RUN_SET_COLUMNS`) are kept (:mod:`gatestats.records.batched`).
 """
 
 from __future__ import annotations
