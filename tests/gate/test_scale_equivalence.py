@@ -17,7 +17,8 @@ import pytest
 
 from gatestats.gate import Policy, evaluate_gate, load_policy, load_record_set
 from gatestats.gate.bounds import RETRIED, mark_retried
-from gatestats.gate.engine import _both_sides
+from gatestats.gate.cost_rules import cost_rows
+from gatestats.gate.engine import _both_sides, _case_slices, _severe_cases
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import _earliest, _parse_time
 from gatestats.gate.sides import flips
@@ -91,6 +92,7 @@ def test_the_record_set_holds_the_frame_read(sides: tuple[Policy, RecordSet, Rec
     _, base, cand = sides
     for rs in (base, cand):
         read, _ = load_record_files([rs.path])
+        read = read.drop("checksum")  # verified as read; the gate does not keep it
         assert rs.records.schema == read.schema
         assert rs.records.equals(read)
         assert set(rs.records.n_chunks("all")) == {1}
@@ -214,3 +216,18 @@ def test_scale_fixture_is_sealed_runner_output(sides: tuple[Policy, RecordSet, R
     _, base, cand = sides
     assert base.checksums == cand.checksums == "verified"
     assert Path(cand.path).name == "candidate"
+
+
+def test_cost_rows_without_the_summary_are_the_same_rows(sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    """At the ends of the bounds the gate asks for the rows only: the same rows, and no summary computed."""
+    policy, base, cand = sides
+    priced = dataclasses.replace(policy, max_cost_increase=0.2)
+    both = _both_sides(priced, base, cand)
+    slices = _case_slices(both)
+    severe = _severe_cases(slices, priced.severe_slices)
+    rows, summary = cost_rows(priced, both, slices, severe, "baseline", "candidate")
+    bare, none = cost_rows(priced, both, slices, severe, "baseline", "candidate", summary=False)
+    assert none is None
+    assert summary is not None
+    assert rows == bare
+    assert len(rows) == 1

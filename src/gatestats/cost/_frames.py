@@ -330,21 +330,20 @@ def prepare(
     columns = _check_by(by, schema)
     extra = [c for c in columns if c != SLICE and c not in _REQUIRED and c not in _OPTIONAL]
     wanted: list[pl.Expr] = [pl.col(name) for name in (*_REQUIRED, *extra)]
-    for name, dtype in _OPTIONAL.items():
-        if name not in schema:
-            wanted.append(pl.lit(None, dtype=dtype).alias(name))
-        elif name in TIMESTAMPS:
-            wanted.append(pl.col(name))
-            wanted.append(_timestamp(name, schema[name]).alias(f"__{name}"))
-        else:
-            _check_type(name, schema[name], dtype)
-            wanted.append(pl.col(name).cast(dtype))
+    names = [*_REQUIRED, *extra]  # the prepared columns' order
+    optional, after, optional_names = _optional_columns(schema, _null_columns(records, schema))
+    wanted += optional
+    names += optional_names
     if SLICE in columns:
         slices = pl.col("slices") if "slices" in schema else pl.lit(None, dtype=pl.List(pl.String))
         wanted.append(slices.cast(pl.List(pl.String)).alias("slices"))
+        names.append("slices")
     # A canonical row order (keys are unique, checked below) makes every sum independent of the
     # order of the input rows, to the last bit.
-    frame = lazy.select(wanted).sort(_KEY, nulls_last=False).collect().with_row_index("__row")
+    frame = lazy.select(wanted).sort(_KEY, nulls_last=False).collect()
+    if after:
+        frame = frame.with_columns(after).select(names)
+    frame = frame.with_row_index("__row")
     if frame.is_empty():
         msg = "records: no records (got an empty frame); cost per accepted outcome needs at least one attempt"
         raise ValueError(msg)
@@ -357,6 +356,55 @@ def prepare(
     return frame, columns
 
 
+def _optional_columns(schema: pl.Schema, empty: frozenset[str]) -> tuple[list[pl.Expr], list[pl.Expr], list[str]]:
+    """The optional columns read before the sort, those added after it (``empty``: null on every record), their names.
+
+    Each present column's type is checked (a timestamp's too, when every value is null).
+    """
+    wanted: list[pl.Expr] = []
+    after: list[pl.Expr] = []
+    names: list[str] = []
+    for name, dtype in _OPTIONAL.items():
+        if name not in schema:
+            wanted.append(pl.lit(None, dtype=dtype).alias(name))
+            names.append(name)
+        elif name in TIMESTAMPS:
+            parsed = _timestamp(name, schema[name]).alias(f"__{name}")
+            if name in empty:
+                after += [pl.lit(None, dtype=schema[name]).alias(name), pl.lit(None, dtype=pl.Int64).alias(f"__{name}")]
+            else:
+                wanted += [pl.col(name), parsed]
+            names += [name, f"__{name}"]
+        else:
+            _check_type(name, schema[name], dtype)
+            if name in empty:
+                after.append(pl.lit(None, dtype=dtype).alias(name))
+            else:
+                wanted.append(pl.col(name).cast(dtype))
+            names.append(name)
+    return wanted, after, names
+
+
+def _null_columns(records: FrameLike, schema: pl.Schema) -> frozenset[str]:
+    """The optional columns, but the key's, null on every record of a DataFrame (a LazyFrame is not read twice: none).
+
+    The sort of the records copies every column it carries; such a column is the same column
+    added after it as one null (a polars scalar column), not copied.
+    """
+    names = [n for n in _OPTIONAL if n in schema and n not in _KEY]
+    if not isinstance(records, pl.DataFrame) or records.height == 0 or not names:
+        return frozenset()
+    counts = records.select(pl.col(n).null_count() for n in names).row(0)
+    return frozenset(n for n, c in zip(names, counts, strict=True) if c == records.height)
+
+
+def _duplicate_keys(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows whose key another row has (none when every key's hash is distinct: equal keys hash alike)."""
+    if frame.select(pl.struct(_KEY).hash(seed=0).n_unique()).item() == frame.height:
+        return frame.clear()
+    return frame.filter(pl.struct(_KEY).is_duplicated())
+
+
 def _check_values(frame: pl.DataFrame) -> None:
     for name in _REQUIRED:
         nulls = frame.filter(pl.col(name).is_null())
@@ -364,7 +412,7 @@ def _check_values(frame: pl.DataFrame) -> None:
             where = "a record" if name == "record_id" else f"record {nulls['record_id'][0]!r}"
             msg = f"records: {where}: field {name!r}: expected a value (got null); {nulls.height} record(s) in all"
             raise ValueError(msg)
-    dupes = frame.filter(pl.struct(_KEY).is_duplicated())
+    dupes = _duplicate_keys(frame)
     if not dupes.is_empty():
         first = dupes.sort("__row").row(0, named=True)
         same = dupes.filter(pl.all_horizontal(pl.col(k).eq_missing(first[k]) for k in _KEY))
@@ -400,6 +448,8 @@ def _check_values(frame: pl.DataFrame) -> None:
             end,
             f"a time at or after {start}",
         )
+    if frame.get_column("case_group").null_count() == frame.height:
+        return  # no case carries a group: none carries two
     groups = (
         frame.group_by("case_id", "case_version")
         .agg(pl.col("case_group").unique().sort(nulls_last=True))

@@ -37,7 +37,7 @@ from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.gate._typed import to_json
 from gatestats.io.digest import digest_json
-from gatestats.records import load_record_files
+from gatestats.records import POLARS_SCHEMA, load_record_files, read_run_set
 from gatestats.records.io import RecordFileInfo
 from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest
 
@@ -137,6 +137,12 @@ class RecordSet:
         }
 
 
+#: The record columns the gate keeps: every contract column but the line ``checksum``
+#: (verified on every line as the records are read; nothing decides on it, and at 64 hex digits a
+#: record it would be the largest column held).
+_KEPT = tuple(name for name in POLARS_SCHEMA if name != "checksum")
+
+
 def _set_digest(files: Sequence[RecordFileDigest]) -> str:
     return digest_json(sorted([Path(f.path).name, f.digest] for f in files))
 
@@ -180,7 +186,7 @@ def load_record_set(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[s
         path=items[0],
         kind="records",
         manifest=None,
-        records=_compact(records),
+        records=_compact(records.select(_KEPT)),
         files=files,
         digest=_set_digest(files),
         checksums=_overall(infos),
@@ -230,7 +236,7 @@ def _overall(infos: Sequence[RecordFileInfo]) -> Checksums:
 
 
 def _load_run_set(root: Path) -> RecordSet:
-    records, (info,) = load_record_files([root])
+    records, info = read_run_set(root, columns=_KEPT, compact=True)
     manifest = info.manifest if info.manifest is not None else {}
     files = (_file_digest(info),) if info.size > 0 or (root / RECORDS).exists() else ()
     return RecordSet(

@@ -22,8 +22,10 @@ a record while it is sorted): memory follows the columns kept, not the file.
 54 columns. :func:`scan_records` keeps none: it checks the file the same way and returns a
 scan of it, so ``analyze(scan_records(path))`` holds only the per-case summary (the way to
 analyse a file larger than memory). A file with a problem, a CSV file and a run set's
-``records.jsonl`` (whose manifest checks read every column) take the whole-frame path, so every
-error names the same file, line and field on every path.
+``records.jsonl`` (checked against its manifest) take the whole-frame path, so every error names
+the same file, line and field on every path. There a JSONL file is parsed in batches and only the
+columns named, the record key and those the manifest checks read
+(:data:`~gatestats.records.runset.RUN_SET_COLUMNS`) are kept (:mod:`gatestats.records.batched`).
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ from polars._typing import PolarsDataType
 from gatestats.errors import RecordFileError, RecordProblem, at_lines
 from gatestats.io.digest import digest_file
 from gatestats.io.files import write_atomic, write_once
+from gatestats.records.batched import read_checked_jsonl
 from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY, REQUIRED_FIELDS
 from gatestats.records.lines import KEY_HASH, MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
-from gatestats.records.runset import MANIFEST, RECORDS, read_run_set_manifest, run_set_problems
+from gatestats.records.runset import MANIFEST, RECORDS, RUN_SET_COLUMNS, read_run_set_manifest, run_set_problems
 from gatestats.records.schema import duplicate_problems, validate_records, value_checks
 from gatestats.tables.csvfile import CsvTable, csv_row_lines, read_csv_strict
 from gatestats.tables.inputs import CellKind, typed_cell
@@ -114,16 +117,16 @@ def _compatible(got: PolarsDataType, expected: PolarsDataType) -> bool:
     return False
 
 
-def _read_jsonl(path: Path) -> tuple[pl.DataFrame, JsonlCheck]:
-    """The strict line pass, then polars reads the lines it proved well-formed (no coercion left to do)."""
+def _read_jsonl(path: Path, keep: tuple[str, ...] | None, *, compact: bool = False) -> tuple[pl.DataFrame, JsonlCheck]:
+    """The strict line pass, then polars reads the lines it proved well-formed (no coercion left to do).
+
+    The columns ``keep`` (``None``: all) are read in batches, each compacted as it is read
+    (:func:`gatestats.records.batched.read_checked_jsonl`): memory follows what is kept, not the file.
+    """
     check = check_jsonl(path)
     if check.n_records == 0:
         return pl.DataFrame(schema=POLARS_SCHEMA), check
-    try:
-        frame = pl.read_ndjson(path, schema=POLARS_SCHEMA)
-    except pl.exceptions.PolarsError as exc:  # pragma: no cover - the line pass accepts only what polars reads
-        raise RecordFileError.single(path, "<file>", f"polars could not read the checked lines: {exc}") from None
-    _unchanged(path, check.digest)
+    frame = read_checked_jsonl(path, schema=POLARS_SCHEMA, columns=keep, digest=check.digest, compact=compact)
     _same_count(path, frame.height, check.n_records)
     return frame, check
 
@@ -324,7 +327,9 @@ class RecordFileInfo:
     manifest: Mapping[str, Any] | None = None
 
 
-def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFileInfo]:
+def read_run_set(
+    root: str | os.PathLike[str], *, columns: Sequence[str] | None = None, compact: bool = False
+) -> tuple[pl.DataFrame, RecordFileInfo]:
     """Read a run set directory: its manifest, then its ``records.jsonl`` checked against the manifest.
 
     A run set prepared (``gatestats run --prepare``) and never run has no ``records.jsonl``: its
@@ -334,6 +339,14 @@ def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFile
     ----------
     root
         The run set directory.
+    columns
+        The columns to return; every record is still checked on every column and against the
+        manifest. ``None``: every contract column. Either way the records are read in batches
+        (:mod:`gatestats.records.batched`): memory follows the columns returned.
+    compact
+        Hold a column null or of one value on every record as that value once (a polars scalar
+        column: same values; the gate's reading, where ~30 contract columns a runner leaves null
+        cost nothing). ``False``: every column materialised.
 
     Returns
     -------
@@ -347,12 +360,13 @@ def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFile
         records are not the ones the manifest describes (see :mod:`gatestats.records.runset`).
     """
     directory = Path(root)
+    wanted = _wanted_columns(columns)
     manifest = read_run_set_manifest(directory / MANIFEST)
     path = directory / RECORDS
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise RecordFileError.single(path, "<file>", "records.jsonl must be a regular file inside the run set")
     if path.exists():
-        return _read_file(path, "jsonl", None, manifest)  # the manifest read once, passed on
+        return _read_file(path, "jsonl", wanted, manifest, compact=compact)  # the manifest read once, passed on
     empty = pl.DataFrame(schema=POLARS_SCHEMA)
     problems = run_set_problems(directory, manifest, empty, size=0, digest=_EMPTY_DIGEST, checksums="empty")
     if problems:
@@ -367,7 +381,7 @@ def read_run_set(root: str | os.PathLike[str]) -> tuple[pl.DataFrame, RecordFile
         run_set_ids=(),
         manifest=manifest,
     )
-    return empty, info
+    return (empty if wanted is None else empty.select(wanted)), info
 
 
 def read_record_file(
@@ -408,7 +422,7 @@ def read_record_file(
 
 
 def _read_file(
-    file: Path, kind: str, wanted: tuple[str, ...] | None, manifest: dict[str, Any] | None
+    file: Path, kind: str, wanted: tuple[str, ...] | None, manifest: dict[str, Any] | None, *, compact: bool = False
 ) -> tuple[pl.DataFrame, RecordFileInfo]:
     """Read a record file given its run set's manifest (read once by the caller; None: not a run set's)."""
     if not file.is_file():
@@ -418,8 +432,15 @@ def _read_file(
         streamed = _read_streaming(file, kind, wanted)
         if streamed is not None:
             return streamed[0], streamed[1]
-    checked, info = _read_whole(file, kind, manifest)
+    checked, info = _read_whole(file, kind, manifest, _checked_columns(wanted, manifest), compact=compact)
     return (checked if wanted is None else checked.select(wanted)), info
+
+
+def _checked_columns(wanted: tuple[str, ...] | None, manifest: dict[str, Any] | None) -> tuple[str, ...] | None:
+    """The columns a whole read keeps for ``wanted``: those, the record key, and what the manifest checks read."""
+    if wanted is None:
+        return None
+    return tuple(dict.fromkeys((*wanted, *RECORD_KEY, *(RUN_SET_COLUMNS if manifest is not None else ()))))
 
 
 def _wanted_columns(columns: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -537,9 +558,20 @@ def _repeats(hashes: pl.Series) -> bool:
     return bool((ordered.slice(1) == ordered.slice(0, ordered.len() - 1)).any())
 
 
-def _read_whole(file: Path, kind: str, manifest: dict[str, Any] | None) -> tuple[pl.DataFrame, RecordFileInfo]:
-    """Read every column of ``file`` and check every row, and against ``manifest`` when it is a run set's."""
-    read = _read_any(file, kind)
+def _read_whole(
+    file: Path,
+    kind: str,
+    manifest: dict[str, Any] | None,
+    keep: tuple[str, ...] | None = None,
+    *,
+    compact: bool = False,
+) -> tuple[pl.DataFrame, RecordFileInfo]:
+    """Read ``file`` and check every row, and against ``manifest`` when it is a run set's.
+
+    Every column is checked; a JSONL file's frame holds the columns ``keep`` only (``None``: all;
+    the record key and, for a run set, :data:`~gatestats.records.runset.RUN_SET_COLUMNS` among them).
+    """
+    read = _read_any(file, kind, keep, compact=compact)
     try:
         checked = _validated(file, kind, read.frame)
         if manifest is not None:
@@ -575,13 +607,13 @@ class _FileRead:
     run_set_ids: tuple[str, ...]
 
 
-def _read_any(file: Path, kind: str) -> _FileRead:
+def _read_any(file: Path, kind: str, keep: tuple[str, ...] | None = None, *, compact: bool = False) -> _FileRead:
     """Read ``file`` as ``kind`` (jsonl, parquet or csv) strictly, with its digest, lines, checksums and run sets."""
     lines: Sequence[int] | None = None
     checksums: ChecksumStatus = "none"
     run_set_ids: tuple[str, ...] = ()
     if kind == "jsonl":
-        frame, check = _read_jsonl(file)
+        frame, check = _read_jsonl(file, keep, compact=compact)
         digest, lines, checksums = check.digest, check.lines, check.checksums
         run_set_ids = tuple(sorted(check.run_set_ids))
     elif kind == "parquet":
@@ -695,8 +727,7 @@ def load_record_files(
     infos: list[RecordFileInfo] = []
     for item in items:
         if Path(item).is_dir():
-            frame, info = read_run_set(item)
-            frame = frame if reading is None else frame.select(reading)
+            frame, info = read_run_set(item, columns=reading)
         else:
             frame, info = read_record_file(item, columns=reading)
         frames.append(frame)

@@ -39,6 +39,7 @@ __all__ = [
     "MANIFEST_FORMAT",
     "MAX_MANIFEST_BYTES",
     "RECORDS",
+    "RUN_SET_COLUMNS",
     "contained",
     "named_evidence",
     "read_run_set_manifest",
@@ -52,6 +53,20 @@ MANIFEST_FORMAT = "gatestats-run-set/1"
 #: The largest manifest read (a manifest lists cases, not records).
 MAX_MANIFEST_BYTES = 64 << 20
 _SHOWN = 50
+#: The evidence a record names: (path field, digest field) pairs; artifacts are ``artifacts[i].path``/``.digest``.
+_EVIDENCE_FIELDS = (("stdout_path", "stdout_digest"), ("stderr_path", "stderr_digest"))
+#: The record columns :func:`run_set_problems` reads (membership, then the evidence each record names).
+RUN_SET_COLUMNS = (
+    "run_set_id",
+    "system",
+    "system_digest",
+    "case_id",
+    "case_version",
+    "candidate_digest",
+    "trial",
+    *(name for pair in _EVIDENCE_FIELDS for name in pair),
+    "artifacts",
+)
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
 
 
@@ -365,7 +380,7 @@ def _case_problems(path: Path, indexed: pl.DataFrame, cases: list[Any]) -> list[
         {"case_id": [c["case_id"] for c in cases], "__version": [c.get("case_version") for c in cases]},
         schema={"case_id": pl.String, "__version": pl.String},
     ).unique("case_id", keep="first")
-    joined = indexed.join(table, on="case_id", how="left")
+    joined = indexed.select("__row", "case_id", "case_version").join(table, on="case_id", how="left")
     listed = pl.col("case_id").is_in(table["case_id"].implode())
     unknown = _rows_problems(
         path, joined.filter(~listed), "case_id", "{case_id!r} is not a case of the run set's manifest"
@@ -386,8 +401,6 @@ def _listed(value: Any) -> list[str] | None:
     return value.split(",")
 
 
-#: The evidence a record names: (path field, digest field) pairs; artifacts are ``artifacts[i].path``/``.digest``.
-_EVIDENCE_FIELDS = (("stdout_path", "stdout_digest"), ("stderr_path", "stderr_digest"))
 _ARTIFACT = re.compile(r"artifacts\[(0|[1-9][0-9]*)\]\.path")
 
 
@@ -419,7 +432,10 @@ def _evidence_problems(root: Path, path: Path, records: pl.DataFrame, *, digests
     problems: list[RecordProblem] = []
     base = root.resolve()
     columns = ["stdout_path", "stdout_digest", "stderr_path", "stderr_digest", "artifacts"]
-    for row, record in enumerate(records.select(columns).iter_rows(named=True)):
+    # Only the records that name some evidence (most name none: no Python loop over every record).
+    naming = records.select(columns).with_row_index("__row").filter(pl.any_horizontal(pl.col(columns).is_not_null()))
+    for record in naming.iter_rows(named=True):
+        row = int(record.pop("__row"))
         for path_field, digest_field, rel, digest in named_evidence(record):
             if rel is None:
                 continue
