@@ -50,6 +50,7 @@ __all__ = [
     "LATE_LABELS",
     "METRICS",
     "METRICS_WITHOUT_K",
+    "NO_SLICE",
     "OUTCOMES",
     "OUTPUT_FORMATS",
     "PASSED",
@@ -147,6 +148,8 @@ FAILING_OUTCOMES: Final[tuple[Outcome, ...]] = (FAILED, RESOURCE_KILLED)
 #: The failure class of a failing trial whose record names none (``failure_class`` null), in
 #: failure-class counts, trends and the report.
 UNCLASSIFIED: Final = "(unclassified)"
+#: The slice of cases whose records carry no slice (in slice tables, the gate's and the report's).
+NO_SLICE: Final = "(none)"
 
 #: A grader's verdict on one trial (``graders[].verdict`` in the contract): the outcome words
 #: ``passed`` and ``failed``, or ``unparseable``.

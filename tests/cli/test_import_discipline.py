@@ -265,7 +265,7 @@ def test_reading_a_verdict_loads_no_scipy_engine_or_judges() -> None:
         "import json, sys\n"
         "from gatestats.gate import VerdictFile, read_verdict, load_record_set\n"
         "from gatestats.gate.bindings import SideBinding\n"
-        "from gatestats.gate.summaries import NO_SLICE\n"
+        "from gatestats.vocabulary import NO_SLICE\n"
         "from gatestats.vocabulary import UNCLASSIFIED\n"
         f"print(json.dumps([m for m in {LAZY_FORBIDDEN!r} if m in sys.modules]))\n"
     )
@@ -283,6 +283,11 @@ REPORT_FORBIDDEN = (
     "gatestats.sequential.compare_layers",
     "gatestats.golden.checks",
     "gatestats.golden.store",
+    # numpy (and its BLAS threads, ≈ 0.1 CPU-s): the report reads and draws; nothing it computes needs
+    # arrays (session 36: it came only through gate.summaries → golden.trends → estimators for one constant)
+    "numpy",
+    "gatestats.estimators",
+    "gatestats.gate.summaries",
 )
 
 

@@ -17,7 +17,7 @@ from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureCl
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import failure_class_trends
-from gatestats.vocabulary import FAILING_OUTCOMES, TRIAL_KEY, UNCLASSIFIED, Status, final_attempts
+from gatestats.vocabulary import FAILING_OUTCOMES, NO_SLICE, TRIAL_KEY, UNCLASSIFIED, Status, final_attempts
 
 __all__ = [
     "NO_SLICE",
@@ -31,8 +31,6 @@ __all__ = [
     "slice_rates",
 ]
 
-#: The slice of cases whose records carry no slice.
-NO_SLICE: Final = "(none)"
 SIDES: Final[tuple[Side, Side]] = ("baseline", "candidate")
 #: The case sets of :class:`CaseSetRate`: shared by both versions, added by the new one, retired.
 _CaseSetGroup: TypeAlias = Literal["shared", "added", "retired"]

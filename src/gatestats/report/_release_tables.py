@@ -16,9 +16,9 @@ import gatestats
 from gatestats._typing import JSONObject
 from gatestats.gate import RecordSet, Verdict, VerdictFile
 from gatestats.gate.bindings import FlipCount
-from gatestats.gate.summaries import NO_SLICE
 from gatestats.report._release_data import DATA_FORMAT, SIDES
 from gatestats.report._release_format import natural_key
+from gatestats.vocabulary import NO_SLICE
 
 __all__ = ["NO_SLICE", "compute_tables"]
 
