@@ -82,7 +82,6 @@ from gatestats.report.quarto import (
     save_chart,
     start_kernel,
 )
-from gatestats.rollout.record import decision_files, read_decision
 
 __all__ = [
     "CHART_NAMES",
@@ -375,6 +374,8 @@ def latest_reading(watch: str | os.PathLike[str], verdict_digest: str) -> bytes:
     ReportInputError
         No reading yet, an edited decision file, or a rollout that follows another verdict.
     """
+    from gatestats.rollout.record import decision_files, read_decision  # noqa: PLC0415 - only with --watch
+
     files = decision_files(watch)
     if not files:
         msg = f"{watch}: no reading of the rollout yet (run `gatestats watch status {watch} --plan PLAN` first)"
