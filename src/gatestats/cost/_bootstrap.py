@@ -226,7 +226,10 @@ def _resample_sums(
         idx = rng.integers(0, units, size=(rows, units))
         flat = (np.arange(rows)[:, None] * units + idx).ravel()
         counts = np.bincount(flat, minlength=rows * units).reshape(rows, units).astype(np.float64)
-        out[start : start + rows] = counts @ columns
+        # Not ``counts @ columns``: a BLAS matrix product's rounding depends on its thread count
+        # (up to 4e-14 between 1 and 2 OpenBLAS threads at 2,000 x 1,000 x 4), so the same seed gave
+        # other last digits on another machine. einsum without optimisation sums in a fixed order.
+        out[start : start + rows] = np.einsum("ru,um->rm", counts, columns, optimize=False)
     return out
 
 
