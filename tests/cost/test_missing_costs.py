@@ -218,7 +218,7 @@ def test_cli_note_shows_hostile_record_ids_escaped(write_jsonl: Callable[..., Pa
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.stdout
     assert "\u202e" not in result.stdout
-    assert "(e.g. record(s) 'x\\x1b[31m[bold]red\\u202e')" in result.stdout
+    assert "(e.g. record(s) 'x\\x1b[31m[bold]red\\u202e';" in " ".join(result.stdout.split())
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -8,9 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from gatestats.cli._common import (
     BootstrapSeedOption,
@@ -23,113 +20,21 @@ from gatestats.cli._common import (
 )
 from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
 from gatestats.cli._where import WhereOption, checked_where, where_records
-from gatestats.publish.cells import hours_cell, money_cell
 
 if TYPE_CHECKING:
-    from gatestats.cost import CostAnalysis, CostEstimate
+    from rich.console import Console
+
+    from gatestats.cost import CostAnalysis
     from gatestats.publish.labels import Labels
 
 __all__ = ["cost_columns", "cost_command", "render_cost"]
 
 
-def _label(value: object, labels: Labels | None = None) -> str:
-    return "(none)" if value is None else labels(str(value)) if labels else str(value)
-
-
-def _cpa_cell(g: CostEstimate) -> Text:
-    bounds = g.missing_costs
-    if bounds is not None and bounds.estimate_low is not None and bounds.estimate_high is not None:
-        interval = (
-            "no interval"
-            if bounds.ci_low is None or bounds.ci_high is None
-            else (f"{money_cell(bounds.ci_low)}, {money_cell(bounds.ci_high)}")
-        )
-        return Text(f"{money_cell(bounds.estimate_low)}–{money_cell(bounds.estimate_high)}\n[{interval}]")
-    if g.status != "ok" or g.estimate is None:
-        return Text("insufficient evidence")
-    if g.ci_low is None or g.ci_high is None:
-        return Text(f"{money_cell(g.estimate)} [no interval]")
-    return Text(f"{money_cell(g.estimate)} [{money_cell(g.ci_low)}, {money_cell(g.ci_high)}]")
-
-
-def _spend_cell(g: CostEstimate) -> str:
-    """The total spend, or the known part with the count of attempts lacking a cost beside it."""
-    missing = g.missing_costs
-    if missing is None or missing.known_total_usd is None:
-        return money_cell(g.total_spend_usd)
-    return f"≥{money_cell(missing.known_total_usd)}"
-
-
-def _missing_note(name: str, g: CostEstimate, console: Console) -> None:
-    """The known spend, the missing count with ids, and the bounds of a group lacking costs."""
-    from gatestats.cost.missing import CAP_SOURCES
-
-    m = g.missing_costs
-    if m is None:
-        return
-    text = (
-        f"  {name}: {m.n_attempts_missing} of {g.attempts} attempt(s) carry no cost (e.g. record(s) {m.ids_text}); "
-        f"known spend {money_cell(m.known_spend_usd)} USD"
-    )
-    if m.cap_usd_per_attempt is not None:
-        text += (
-            f"; the missing could add 0 to {money_cell(m.missing_spend_high_usd)} USD ({m.n_attempts_missing} x "
-            f"{money_cell(m.cap_usd_per_attempt)} USD, {CAP_SOURCES[m.cap_source]})"
-        )
-    if m.estimate_low is not None and m.estimate_high is not None:
-        text += f"; cost per accepted outcome between {money_cell(m.estimate_low)} and {money_cell(m.estimate_high)}"
-        if m.ci_low is not None and m.ci_high is not None:
-            text += (
-                f", {m.confidence_level:.0%} interval of the bounds [{money_cell(m.ci_low)}, {money_cell(m.ci_high)}] "
-                "(union of the intervals with the missing costs at 0 and at the cap)"
-            )
-        else:
-            text += f"; no interval: {m.interval_reason}"
-    else:
-        text += f"; no bounds: {m.interval_reason}"
-    if m.complete_case_estimate is not None:
-        text += (
-            f"; over the attempts with a cost alone {money_cell(m.complete_case_estimate)} per accepted outcome "
-            "(assumes the lost costs are like the known ones)"
-        )
-    console.print(text, highlight=False, markup=False)
-
-
-def _table(result: CostAnalysis, labels: Labels | None = None) -> Table:
-    level = f"{result.confidence_level:.0%}"
-    title = f"Cost per accepted outcome (USD) by {', '.join(result.by)}"
-    table = Table(title=title, title_justify="left")
-    for name in result.by:
-        table.add_column(name)
-    table.add_column(f"per accepted [{level} CI]", justify="right", no_wrap=True)
-    for name in ("accepted/trials", "attempts (infra)", "spend", "model", "tool", "execution", "review"):
-        table.add_column(name, justify="right", no_wrap=True)
-    missing = any(g.missing_costs is not None for g in result.groups)
-    if missing:
-        table.add_column("no cost", justify="right", no_wrap=True)
-    for name in ("human h", "machine h", "calendar h"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for g in result.groups:
-        table.add_row(
-            *(Text(_label(v, labels)) for _, v in g.group),
-            _cpa_cell(g),
-            f"{g.accepted}/{g.trials}",
-            f"{g.attempts} ({g.attempts_infra_error})",
-            _spend_cell(g),
-            money_cell(g.model_usd),
-            money_cell(g.tool_usd),
-            money_cell(g.execution_usd),
-            money_cell(g.review_usd),
-            *([str(g.n_attempts_cost_unknown)] if missing else []),
-            hours_cell(g.human_hours),
-            hours_cell(g.machine_hours, g.n_attempts_missing_machine_seconds),
-            hours_cell(g.calendar_hours),
-        )
-    return table
-
-
 def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None = None) -> None:
-    """Print the table and, below it, every reason and note behind it.
+    """Print the published table of ``result`` (:meth:`CostAnalysis.table`) with every reason and note below it.
+
+    The terminal shows what ``--format markdown`` (or any format) shows: one builder,
+    :func:`gatestats.cost.published.cost_analysis_table`.
 
     Parameters
     ----------
@@ -140,51 +45,10 @@ def render_cost(result: CostAnalysis, console: Console, *, labels: Labels | None
     labels
         Display names of the group values (None: the values).
     """
-    console.print(_table(result, labels))
-    for g in result.groups:
-        name = ", ".join(f"{k}={_label(v, labels)}" for k, v in g.group)
-        if g.status != "ok":
-            console.print(f"  {name}: insufficient evidence: {g.reason}", highlight=False, markup=False)
-        elif g.interval_status != "ok":
-            console.print(f"  {name}: no interval: {g.interval_reason}", highlight=False, markup=False)
-        _missing_note(name, g, console)
-        if g.n_resamples_no_accepted:
-            console.print(
-                f"  {name}: {g.n_resamples_no_accepted} of {g.n_resamples} resamples had no accepted outcome "
-                "(kept as infinite cost)",
-                highlight=False,
-                markup=False,
-            )
-        if g.n_attempts_imputed:
-            console.print(
-                f"  {name}: execution spend of {g.n_attempts_imputed} attempt(s) imputed from machine_seconds at "
-                f"{result.machine_rate_usd_per_hour} USD/h ({money_cell(g.imputed_execution_usd)} USD)",
-                highlight=False,
-                markup=False,
-            )
-        if g.n_attempts_missing_machine_seconds and g.machine_hours is not None:
-            console.print(
-                f"  {name}: {g.n_attempts_missing_machine_seconds} attempt(s) lack machine_seconds "
-                "(machine hours are a lower bound)",
-                highlight=False,
-                markup=False,
-            )
-    review = (
-        f"review at {result.review_rate_usd_per_hour} USD/h"
-        if result.review_rate_usd_per_hour is not None
-        else "no review time recorded"
-    )
-    console.print(
-        f"  spend = every attempt (failed, retried, infra-errored) + merged human time x rate ({review}); "
-        f"{result.method} bootstrap over cases, {result.n_resamples} resamples, seed {result.seed}"
-        + (
-            ""
-            if result.max_cost_per_attempt_usd is None
-            else f"; a missing cost is bounded by {money_cell(result.max_cost_per_attempt_usd)} USD per attempt (given)"
-        ),
-        highlight=False,
-        markup=False,
-    )
+    from gatestats.publish.formats import render
+
+    text = render(result.table(labels), "terminal", width=console.width)
+    console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
 
 
 def _rate(value: float | None, hint: str) -> None:

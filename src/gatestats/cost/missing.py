@@ -227,14 +227,17 @@ def _union(
     """The union of the interval with the missing costs at 0 (its lower end) and at the cap (its upper end)."""
     zero_ends, at_zero = _end(rule, low, level, seed=seed, clustered=clustered)
     cap_ends, at_cap = _end(rule, high, level, seed=seed, clustered=clustered)
-    reasons = [
-        f"{name}: {ci.reason}"
+    failed = {
+        name: ci.reason
         for name, ends, ci in (
             ("missing costs at 0", zero_ends, at_zero),
             ("missing costs at the cap", cap_ends, at_cap),
         )
         if ends is None
-    ]
+    }
+    if len(failed) == 2 and len(set(failed.values())) == 1:  # one reason for both: said once
+        failed = {"missing costs at 0 and at the cap": failed["missing costs at 0"]}
+    reasons = [f"{name}: {reason}" for name, reason in failed.items()]
     if not reasons and zero_ends is not None and cap_ends is not None and not zero_ends[0] < cap_ends[1]:
         reasons.append(f"the resampled values do not vary (all {zero_ends[0]:g}): the interval would have zero width")
     ok = not reasons and zero_ends is not None and cap_ends is not None

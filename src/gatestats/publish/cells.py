@@ -2,13 +2,15 @@
 
 - an estimate with its interval in one cell: ``0.512 [0.468, 0.556]`` (:func:`estimate_cell`);
 - counts beside rates: ``256/500`` (:func:`count_cell`), ``0.512 (256/500)`` (:func:`rate_cell`);
-- money (USD) and hours: :func:`money_cell`, :func:`hours_cell`;
+- money (USD) and hours: :func:`money_cell`, :func:`hours_cell` (``≥`` before a sum with unknown parts),
+  bounds on money with their interval (:func:`money_bounds_cell`);
 - p-values at a stated precision, and below it ``< 0.0001``, never ``0.0000`` (:func:`pvalue_cell`);
 - a significance mark (``*``) where the p-value that decides is at most α, and the legend that
   says which p-value, which α and which correction (:func:`mark`, :func:`significance_legend`).
 
-Cells are plain text (ASCII apart from the dash of a missing value); each format escapes them
-(:mod:`gatestats.publish.formats`). ``None`` is shown as :data:`MISSING`, never as 0.
+Cells are plain text (ASCII apart from the dash of a missing value, the ``≥`` of a lower bound and
+the ``–`` between two bounds); each format escapes them (:mod:`gatestats.publish.formats`).
+``None`` is shown as :data:`MISSING`, never as 0.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ __all__ = [
     "estimate_cell",
     "hours_cell",
     "mark",
+    "money_bounds_cell",
     "money_cell",
     "number_cell",
     "pvalue_cell",
@@ -97,13 +100,18 @@ def estimate_cell(
     return f"{text} [{number_cell(low, digits)}, {number_cell(high, digits)}]"
 
 
-def money_cell(value: float | None) -> str:
+def money_cell(value: float | None, missing: int = 0) -> str:
     """An amount of USD: thousands separated and 2 decimals from 100 up, 4 significant digits below.
+
+    ``≥`` before it when ``missing`` parts of the sum are unknown (the known part: a lower bound),
+    as :func:`hours_cell` does.
 
     Parameters
     ----------
     value
         The amount (None: :data:`MISSING`).
+    missing
+        How many parts of the sum are missing (0: the sum is complete).
 
     Returns
     -------
@@ -112,12 +120,42 @@ def money_cell(value: float | None) -> str:
 
     Examples
     --------
-    >>> money_cell(1234.5), money_cell(0.012345), money_cell(None)
-    ('1,234.50', '0.01235', '—')
+    >>> money_cell(1234.5), money_cell(0.012345), money_cell(0.5031, missing=5), money_cell(None)
+    ('1,234.50', '0.01235', '≥0.5031', '—')
     """
     if value is None:
         return MISSING
-    return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
+    return ("≥" if missing else "") + (f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}")
+
+
+def money_bounds_cell(low: float | None, high: float | None, ci_low: float | None, ci_high: float | None) -> str:
+    """Bounds on an amount of USD with the interval of the bounds: ``0.00599–0.006348 [0.004539, 0.00868]``.
+
+    Parameters
+    ----------
+    low, high
+        The bounds (either None: :data:`MISSING`, there are none).
+    ci_low, ci_high
+        The interval of the bounds (either None: ``[no interval]``).
+
+    Returns
+    -------
+    str
+        The cell.
+
+    Examples
+    --------
+    >>> money_bounds_cell(0.00599, 0.0063478, 0.0045391, 0.0086813)
+    '0.00599–0.006348 [0.004539, 0.008681]'
+    >>> money_bounds_cell(1.0, 2.5, None, 3.0), money_bounds_cell(None, 2.5, 1.0, 3.0)
+    ('1–2.5 [no interval]', '—')
+    """
+    if low is None or high is None:
+        return MISSING
+    bounds = f"{money_cell(low)}–{money_cell(high)}"
+    if ci_low is None or ci_high is None:
+        return f"{bounds} [no interval]"
+    return f"{bounds} [{money_cell(ci_low)}, {money_cell(ci_high)}]"
 
 
 def hours_cell(value: float | None, missing: int = 0) -> str:
