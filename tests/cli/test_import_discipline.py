@@ -330,11 +330,22 @@ def test_every_command_module_is_listed() -> None:
     assert {command.module for command in COMMANDS.values()} == modules
 
 
-def test_cost_imports_no_paired_tests_and_no_scipy_stats(
-    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]]
+@pytest.mark.parametrize("missing", [0, 3])
+def test_cost_imports_no_paired_tests_and_no_scipy(
+    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]], missing: int
 ) -> None:
     # gatestats cost never pairs cases: gatestats.paired (every test, scipy.stats) stays out (issue 28).
-    rows = [record(record_id=f"r{case}", case_id=f"c{case}", cost_usd=0.01 * (case + 1)) for case in range(20)]
+    # Its BCa ranks come from the standard library's normal distribution (scipy's only on a rank's
+    # edge, tests/cost/test_bca_levels.py): 40 cases give an interval (and bounds, with missing costs).
+    rows = [
+        record(record_id=f"r{case}", case_id=f"c{case}", cost_usd=None if case < missing else 0.01 * (case + 1))
+        for case in range(40)
+    ]
     report = _run("cost", write_jsonl(rows), "--json")
     assert report["code"] == 0, report["stdout"]
-    assert [m for m in report["modules"] if m == "scipy.stats" or m.startswith("gatestats.paired")] == []
+    body = json.loads(report["stdout"])
+    (group,) = body["groups"]
+    interval = group["missing_costs"]["cost_per_accepted"] if missing else group["cost_per_accepted"]
+    assert interval["ci_low"] is not None  # the BCa interval was computed
+    assert [m for m in report["modules"] if m.startswith("gatestats.paired")] == []
+    assert _heavy(report, ("scipy",)) == []

@@ -22,14 +22,15 @@ Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman 
 
 from __future__ import annotations
 
+import importlib
 import math
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
@@ -48,6 +49,28 @@ __all__ = [
     "paired_ratio_statistic",
     "ratio_bootstrap",
 ]
+
+#: Levels this close (times B + 1) to a rank's edge are computed again with scipy (:meth:`RatioBootstrap.bounds`):
+#: a million times the largest disagreement between the standard library's normal distribution and scipy's.
+_LEVEL_MARGIN: Final = 1e-9
+#: BCa denominators ``1 - a (z0 + z)`` below this are computed with scipy (an error in ``z`` grows as 1/denom^2).
+_DENOMINATOR_FLOOR: Final = 0.1
+_NORMAL: Final = statistics.NormalDist()
+
+
+def _quantile(p: float, *, exact: bool = False) -> float:
+    """The standard normal quantile: scipy's ``ndtri`` when ``exact``, else the standard library's (AS 241)."""
+    if exact:
+        return float(importlib.import_module("scipy.special").ndtri(p))
+    return _NORMAL.inv_cdf(p)
+
+
+def _cdf(x: float, *, exact: bool = False) -> float:
+    """The standard normal CDF: scipy's ``ndtr`` when ``exact``, else the standard library's (``erfc``)."""
+    if exact:
+        return float(importlib.import_module("scipy.special").ndtr(x))
+    return _NORMAL.cdf(x)
+
 
 #: Interval construction from the bootstrap draws.
 BootstrapKind: TypeAlias = Literal["bca", "percentile"]
@@ -121,19 +144,23 @@ class RatioBootstrap:
         """Resamples whose statistic is infinite (e.g. no accepted outcome)."""
         return int(np.isinf(self.draws).sum())
 
-    def z0(self) -> float:
+    def z0(self, *, exact: bool = False) -> float:
         """BCa bias correction: share of resamples below the estimate, ties counted half (Efron 1987).
 
-        Undefined resamples count half below and half above (they carry no direction).
+        Undefined resamples count half below and half above (they carry no direction). ``exact``:
+        scipy's ``ndtri`` (the reference); otherwise the standard library's normal quantile, within
+        about 1e-15 of it (see :meth:`bounds` for why that is enough).
         """
         b = self.draws.size
         tol = _TIE_TOLERANCE * max(1.0, abs(self.estimate))
         below = float((self.draws < self.estimate - tol).sum())
         ties = float((np.abs(self.draws - self.estimate) <= tol).sum()) + float(np.isnan(self.draws).sum())
         frac = (below + 0.5 * ties) / b
-        return float(special.ndtri(min(max(frac, 0.5 / b), 1 - 0.5 / b)))
+        return _quantile(min(max(frac, 0.5 / b), 1 - 0.5 / b), exact=exact)
 
-    def levels(self, confidence_level: float, kind: BootstrapKind) -> tuple[float, float] | None:
+    def levels(
+        self, confidence_level: float, kind: BootstrapKind, *, exact: bool = False
+    ) -> tuple[float, float] | None:
         """Quantile levels of the lower and upper bound.
 
         Parameters
@@ -142,6 +169,10 @@ class RatioBootstrap:
             Two-sided level of the interval.
         kind
             ``bca`` or ``percentile``.
+        exact
+            Compute the normal quantiles and CDF with scipy (``ndtri``, ``ndtr``), the reference;
+            otherwise with :class:`statistics.NormalDist`, which agrees to about 1e-15 and spares
+            ``gatestats cost`` the import of ``scipy.special`` (issue 28, item 2).
 
         Returns
         -------
@@ -153,13 +184,37 @@ class RatioBootstrap:
             return alpha / 2, 1 - alpha / 2
         if self.acceleration is None:
             return None
-        z0, a = self.z0(), self.acceleration
+        z0, a = self.z0(exact=exact), self.acceleration
         out = []
-        for z in (special.ndtri(alpha / 2), special.ndtri(1 - alpha / 2)):
+        for z in (_quantile(alpha / 2, exact=exact), _quantile(1 - alpha / 2, exact=exact)):
             w = z0 + z
             denom = 1 - a * w
-            out.append(float(special.ndtr(z0 + w / denom)) if denom > 0 else (0.0 if w < 0 else 1.0))
+            out.append(_cdf(z0 + w / denom, exact=exact) if denom > 0 else (0.0 if w < 0 else 1.0))
         return out[0], out[1]
+
+    def _clear_of_rank_edges(self, levels: tuple[float, float], kind: BootstrapKind, confidence_level: float) -> bool:
+        """Whether levels within :data:`_LEVEL_MARGIN` of ``levels`` give the same ranks (and the same BCa branch).
+
+        The standard library's normal quantile and CDF agree with scipy's to about 1e-15 (absolute
+        for the CDF, relative for the quantile); the acceleration's denominator ``1 - a (z0 + z)``
+        amplifies an error in ``z`` by ``1 / denom**2``, so a denominator below
+        :data:`_DENOMINATOR_FLOOR` is left to scipy too.
+        """
+        if kind == "percentile":
+            return True
+        b = self.draws.size
+        for level in levels:
+            scaled = level * (b + 1)
+            if abs(scaled - round(scaled)) <= _LEVEL_MARGIN * (b + 1):
+                return False
+        if self.acceleration is None:  # pragma: no cover - levels() returned None then
+            return False
+        alpha = 1 - confidence_level
+        z0 = self.z0()
+        return all(
+            abs(1 - self.acceleration * (z0 + _quantile(tail))) >= _DENOMINATOR_FLOOR
+            for tail in (alpha / 2, 1 - alpha / 2)
+        )
 
     def bounds(self, confidence_level: float, kind: BootstrapKind) -> tuple[float, float] | None:
         """Lower and upper bound (order statistics, undefined resamples outside both), or ``None``.
@@ -167,6 +222,12 @@ class RatioBootstrap:
         The lower bound is the ``floor(q_lo (B + 1))``-th smallest draw and the upper bound the
         ``ceil(q_hi (B + 1))``-th, with ranks clipped to ``[1, B]`` (Efron & Tibshirani 1993,
         sec. 13.3). Either may be infinite; the caller decides what that means.
+
+        Only the integer ranks depend on the levels. They are computed with the standard library's
+        normal distribution, and again with scipy's (the reference) when a level lies within
+        :data:`_LEVEL_MARGIN` of a rank's edge or the acceleration's denominator is small: the
+        bounds are scipy's to the last bit (tests/cost/test_bca_levels.py), without importing
+        ``scipy.special`` on ``gatestats cost``'s usual path.
 
         Parameters
         ----------
@@ -181,6 +242,10 @@ class RatioBootstrap:
         levels = self.levels(confidence_level, kind)
         if levels is None:
             return None
+        if not self._clear_of_rank_edges(levels, kind, confidence_level):
+            levels = self.levels(confidence_level, kind, exact=True)
+            if levels is None:  # pragma: no cover - the same acceleration as above
+                return None
         b = self.draws.size
         low_rank = min(max(math.floor(levels[0] * (b + 1)), 1), b)
         high_rank = min(max(math.ceil(levels[1] * (b + 1)), 1), b)
