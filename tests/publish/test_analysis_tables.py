@@ -86,5 +86,24 @@ def test_analysis_summary_and_html() -> None:
     result = analyze(_records(), ks=[1, 2])
     summary = result.summary()
     assert "pass^k and pass@k of 2 system(s) by system" in summary
-    assert len(summary.splitlines()) <= 15
+    # the title, 4 rows with their header, and per system its counts and variance split, then the method
+    assert len(summary.splitlines()) <= 18
+    assert "A: 30 cases," in summary
     assert "B&amp;&lt;b&gt;" in result._repr_html_()
+
+
+def test_infra_errors_and_counts_are_in_every_rendering(tmp_path: Path) -> None:
+    # the terminal named "10 infra errors" and the published table said nothing of them: a published
+    # pass@k rested on an assumption it did not state. One set of notes now serves both.
+    frame = _records().with_columns(
+        outcome=pl.when(pl.col("case_id").is_in(["case-0", "case-1", "case-2"]) & (pl.col("trial") == 1))
+        .then(pl.lit("infra_error"))
+        .otherwise(pl.col("outcome"))
+    )
+    path = _write(frame, tmp_path / "r.jsonl")
+    for fmt in ("terminal", "markdown", "html"):
+        text = " ".join(CliRunner().invoke(app, ["analyze", str(path), "--format", fmt]).stdout.split())
+        assert "A: 30 cases, 90 trials (87 valid," in text, fmt
+        assert "3 infra errors)" in text, fmt
+        assert "A: 3 infra error(s) left out: the estimates use the valid trials, which assumes" in text, fmt
+        assert "variance of pass@1" in text, fmt

@@ -104,14 +104,12 @@ def _system_table(result: Analysis, system: SystemAnalysis, name: str) -> Table:
     from rich.text import Text
 
     from gatestats.estimators import METRICS
+    from gatestats.estimators.published import system_counts
 
     level = f"{result.confidence_level:.0%}"
-    title = (
-        f"{name}: {system.n_cases} cases, {system.n_trials} trials "
-        f"({system.n_valid_trials} valid, {system.n_passed} passed, {system.n_resource_killed} resource-killed, "
-        f"{system.n_infra_errors} infra errors)"
-    )
-    table = Table(title=Text(title), title_justify="left")  # a system name or label is never markup
+    table = Table(
+        title=Text(system_counts(system, name)), title_justify="left"
+    )  # a system name or label is never markup
     table.add_column("k", justify="right")
     for label in (metric_spec(metric).short.format(k="k") for metric in METRICS):
         table.add_column(f"{label} [{level} CI]", justify="right", no_wrap=True)
@@ -136,30 +134,15 @@ def render_analysis(result: Analysis, console: Console, *, labels: Labels | None
     labels
         Display names of the systems (None: their names).
     """
+    from gatestats.estimators.published import method_note, system_notes
+
     for system in result.systems:
-        console.print(_system_table(result, system, labels(system.system) if labels else system.system))
-        notes = []
-        for e in system.estimates:
-            if e.status != "ok" and e.reason and e.reason not in notes:
-                notes.append(e.reason)
-        for note in notes:
-            console.print(f"  insufficient evidence: {note}", highlight=False)
-        unit = "case groups" if system.clustered else "cases"
-        console.print(
-            f"  intervals treat {unit} as the unit; bootstrap seed {result.seed}, {result.n_resamples} resamples "
-            "where used; sum/cases is the exact sum of per-case estimates over the number of cases",
-            highlight=False,
-        )
-        v = system.variance
-        if v.status == "ok":
-            console.print(
-                f"  variance of pass@1: between cases {v.between_case_variance:.4f}, within cases (trials) "
-                f"{v.within_case_variance:.4f}; {v.advice}",
-                highlight=False,
-            )
-        else:
-            console.print(f"  variance split: insufficient evidence: {v.reason}", highlight=False)
+        name = labels(system.system) if labels else system.system
+        console.print(_system_table(result, system, name))
+        for note in system_notes(system, name):
+            console.print(f"  {note}", highlight=False, markup=False)
         console.print()
+    console.print(f"  {method_note(result)}", highlight=False, markup=False)
 
 
 def analysis_columns(by: str) -> tuple[str, ...] | None:

@@ -22,7 +22,7 @@ from gatestats.vocabulary import metric_spec
 if TYPE_CHECKING:
     from gatestats.estimators.analyze import Analysis, MetricEstimate, SystemAnalysis
 
-__all__ = ["analysis_table"]
+__all__ = ["analysis_table", "method_note", "system_counts", "system_notes"]
 
 _INSUFFICIENT = "insufficient evidence"
 
@@ -50,16 +50,79 @@ def _rows(result: Analysis, system: SystemAnalysis, labels: Labels) -> list[tupl
     return rows
 
 
+def system_counts(system: SystemAnalysis, name: str) -> str:
+    """What a system's estimates rest on: ``gpt-4o: 50 cases, 200 trials (200 valid, 84 passed, ...)``.
+
+    Parameters
+    ----------
+    system
+        The system's analysis.
+    name
+        Its name as shown (a label or the id).
+
+    Returns
+    -------
+    str
+        The line (the terminal's table title and a note of the published table).
+    """
+    return (
+        f"{name}: {system.n_cases} cases, {system.n_trials} trials ({system.n_valid_trials} valid, "
+        f"{system.n_passed} passed, {system.n_resource_killed} resource-killed, {system.n_infra_errors} infra errors)"
+    )
+
+
+def system_notes(system: SystemAnalysis, name: str) -> list[str]:
+    """The notes under a system's estimates, in every rendering: why an estimate is missing, what infra
+    errors mean for them, and the variance split of pass@1.
+
+    Parameters
+    ----------
+    system
+        The system's analysis.
+    name
+        Its name as shown.
+
+    Returns
+    -------
+    list of str
+        The notes, each starting with ``name``.
+    """
+    notes = [f"{name}: {_INSUFFICIENT}: {reason}" for reason in _reasons(system)]
+    if system.n_infra_errors:
+        notes.append(
+            f"{name}: {system.n_infra_errors} infra error(s) left out: the estimates use the valid trials, which "
+            "assumes the lost trials are like them (the gate bounds them instead, docs/gate.md)"
+        )
+    v = system.variance
+    if v.status == "ok":
+        notes.append(
+            f"{name}: variance of pass@1: between cases {v.between_case_variance:.4f}, within cases (trials) "
+            f"{v.within_case_variance:.4f}; {v.advice}"
+        )
+    else:
+        notes.append(f"{name}: variance split: {_INSUFFICIENT}: {v.reason}")
+    return notes
+
+
+def method_note(result: Analysis) -> str:
+    """What an interval is and what the sums mean (the last note of every rendering)."""
+    return (
+        "Intervals treat cases (case groups where records have one) as the unit; bootstrap seed "
+        f"{result.seed}, {result.n_resamples} resamples where used; sum/cases is the exact sum of the per-case "
+        "estimates over the number of cases."
+    )
+
+
+def _reasons(system: SystemAnalysis) -> list[str]:
+    return [r for r in dict.fromkeys(e.reason for e in system.estimates if e.status != "ok") if r]
+
+
 def _notes(result: Analysis, labels: Labels) -> tuple[str, ...]:
-    notes = [
-        "sum/cases: the exact sum of the per-case estimates over the number of cases.",
-        f"Intervals treat cases (case groups where records have one) as the unit; bootstrap seed {result.seed}, "
-        f"{result.n_resamples} resamples where used.",
-    ]
+    notes = []
     for system in result.systems:
-        reasons = dict.fromkeys(e.reason for e in system.estimates if e.status != "ok" and e.reason)
-        notes.extend(f"{labels(system.system)}: {_INSUFFICIENT}: {reason}" for reason in reasons)
-    return tuple(notes)
+        name = labels(system.system)
+        notes += [system_counts(system, name), *system_notes(system, name)]
+    return (*notes, method_note(result))
 
 
 def analysis_table(result: Analysis, labels: Labels | None = None) -> PublishedTable:
