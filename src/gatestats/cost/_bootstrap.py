@@ -147,9 +147,18 @@ class RatioBootstrap:
     def z0(self, *, exact: bool = False) -> float:
         """BCa bias correction: share of resamples below the estimate, ties counted half (Efron 1987).
 
-        Undefined resamples count half below and half above (they carry no direction). ``exact``:
-        scipy's ``ndtri`` (the reference); otherwise the standard library's normal quantile, within
-        about 1e-15 of it (see :meth:`bounds` for why that is enough).
+        Undefined resamples count half below and half above (they carry no direction).
+
+        Parameters
+        ----------
+        exact
+            Use scipy's ``ndtri`` (the reference); otherwise the standard library's normal quantile,
+            within about 1e-15 of it (see :meth:`bounds` for why that is enough).
+
+        Returns
+        -------
+        float
+            The bias correction :math:`z_0`.
         """
         b = self.draws.size
         tol = _TIE_TOLERANCE * max(1.0, abs(self.estimate))

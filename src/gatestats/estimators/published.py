@@ -105,7 +105,18 @@ def system_notes(system: SystemAnalysis, name: str) -> list[str]:
 
 
 def method_note(result: Analysis) -> str:
-    """What an interval is and what the sums mean (the last note of every rendering)."""
+    """What an interval is and what the sums mean (the last note of every rendering).
+
+    Parameters
+    ----------
+    result
+        The analysis.
+
+    Returns
+    -------
+    str
+        The note.
+    """
     return (
         "Intervals treat cases (case groups where records have one) as the unit; bootstrap seed "
         f"{result.seed}, {result.n_resamples} resamples where used; sum/cases is the exact sum of the per-case "
