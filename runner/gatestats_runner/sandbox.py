@@ -44,6 +44,7 @@ from gatestats_runner._util import JSONObject
 from gatestats_runner.capabilities import Capabilities, Isolation, SandboxError, bwrap_base, detect_capabilities
 from gatestats_runner.case import Limits
 from gatestats_runner.cgroups import TrialCgroup
+from gatestats_runner.proccpu import CommandCpu
 from gatestats_runner.teardown import Defer, now
 from gatestats_runner.workspace import Workspace
 
@@ -306,8 +307,10 @@ def execute(
         procs = cgroup.procs_files
         script = _wrapper_script(caps, limits, chdir=chdir)
         argv = ["/bin/sh", "-c", script, "gatestats-trial", str(len(procs)), *procs, *argv_tail]
+        # under bubblewrap the rusage is bubblewrap's own: the command's CPU is read from /proc instead
+        command_cpu = CommandCpu(status_path) if caps.isolation == "bwrap" else None
         if not _spawn_and_monitor(
-            result, argv, spawn_env, caps, cgroup, workspace, limits, (out_fd, err_fd, status_fd)
+            result, argv, spawn_env, caps, cgroup, workspace, limits, (out_fd, err_fd, status_fd), command_cpu
         ):
             return result
     finally:
@@ -330,6 +333,7 @@ def _spawn_and_monitor(
     workspace: Workspace,
     limits: Limits,
     fds: tuple[int, int, int],
+    command_cpu: CommandCpu | None = None,
 ) -> bool:
     """Start the wrapper and watch it to its end under ``limits``; False (``start_error`` set) when it cannot start."""
     out_fd, err_fd, status_fd = fds
@@ -340,7 +344,10 @@ def _spawn_and_monitor(
     except OSError as exc:
         result.start_error = f"could not start the sandbox: {exc}"
         return False
-    _monitor(result, pid, cgroup, workspace, limits, out_fd, err_fd, start)
+    watch = _Watch(
+        cgroup=cgroup, workspace=workspace, limits=limits, out_fd=out_fd, err_fd=err_fd, command_cpu=command_cpu
+    )
+    _monitor(result, pid, watch, start)
     result.wall_seconds = time.monotonic() - start
     return True
 
@@ -465,9 +472,13 @@ class _Watch:
     out_fd: int
     err_fd: int
     min_disk_free: int | None = None
+    #: The command's own CPU under bubblewrap, sampled at every tick (:mod:`gatestats_runner.proccpu`).
+    command_cpu: CommandCpu | None = None
 
     def bounds(self, deadline: float | None, *, cpu_slack: float = 0.0) -> tuple[str | None, JSONObject]:
         """The bound that fired (or ``None``) and its evidence, as :func:`_check_bounds`; notes the free disk."""
+        if self.command_cpu is not None:
+            self.command_cpu.sample()
         fired, evidence = _check_bounds(
             self.cgroup, self.workspace, self.limits, self.out_fd, self.err_fd, deadline, cpu_slack=cpu_slack
         )
@@ -518,18 +529,8 @@ def _watch_until_exit(result: Execution, pid: int, pidfd: int | None, watch: _Wa
             return True
 
 
-def _monitor(
-    result: Execution,
-    pid: int,
-    cgroup: TrialCgroup,
-    workspace: Workspace,
-    limits: Limits,
-    out_fd: int,
-    err_fd: int,
-    start: float,
-) -> None:
+def _monitor(result: Execution, pid: int, watch: _Watch, start: float) -> None:
     """Watch the command until it ends, kill it when a bound fires, and record its exit and accounting."""
-    watch = _Watch(cgroup=cgroup, workspace=workspace, limits=limits, out_fd=out_fd, err_fd=err_fd)
     pidfd = _pidfd(pid)
     try:
         if not _watch_until_exit(result, pid, pidfd, watch, start):
@@ -551,6 +552,8 @@ def _monitor(
             os.close(pidfd)
         if watch.min_disk_free is not None:
             result.evidence["disk_free_bytes_min"] = watch.min_disk_free
+        if watch.command_cpu is not None and watch.command_cpu.seconds is not None:
+            result.evidence["sampled_cpu_seconds"] = round(watch.command_cpu.seconds, 6)
 
 
 def _counter_bound(cgroup: TrialCgroup, limits: Limits, cpu_slack: float) -> tuple[str | None, JSONObject]:

@@ -114,3 +114,45 @@ def test_a_workspace_lost_mid_trial_is_an_infra_error(
     [trial] = result
     assert trial.record["outcome"] == "infra_error"
     assert trial.evidence["infra_error"] == "workspace lost: the trial's workspace disappeared while the command ran"
+
+
+@pytest.fixture
+def bwrap_without_cgroups(caps: Capabilities) -> Capabilities:
+    if caps.isolation != "bwrap":
+        pytest.fail("these tests need bubblewrap (.ci/run installs it)")
+    return dataclasses.replace(caps, cgroups=CgroupSupport())
+
+
+def test_under_bubblewrap_without_cgroups_a_cpu_hog_is_killed_for_cpu(
+    run_case: Callable[..., Trial], bwrap_without_cgroups: Capabilities
+) -> None:
+    """RLIMIT_CPU is the bound there; the runner samples the command's own CPU time to confirm SIGXCPU.
+
+    Before session 37 the only account was bubblewrap's rusage (≈0.003 s: bubblewrap does not reap
+    the sandbox's init), so a genuine CPU kill was recorded as an ordinary failure (exit 152).
+    """
+    trial = run_case(
+        "while True:\n    pass\n", limits={"cpu_s": 1, "wall_clock_s": 20}, capabilities=bwrap_without_cgroups
+    )
+    assert (trial.record["outcome"], trial.record["bound"]) == ("resource_killed", "cpu"), trial.evidence["execution"]
+    # 0.87-1.02 s sampled at load 10 (the kernel's tick-sampled time runs ahead): OWN_CPU_CONFIRMS is 0.5
+    assert trial.evidence["execution"]["sampled_cpu_seconds"] >= 0.5
+    assert trial.evidence["execution"]["rusage_cpu_seconds"] < 0.1  # bubblewrap's own: why it is sampled
+
+
+@pytest.mark.parametrize(
+    "fake",
+    [
+        "os.kill(os.getpid(), signal.SIGXCPU)",
+        # the CPU is burnt by a child: the main process's own time stays far below the bound
+        "import subprocess\nsubprocess.run([sys.executable, '-c', 'import time\\nt=time.process_time()\\n"
+        "while time.process_time() - t < 1.2: pass'])\nos.kill(os.getpid(), signal.SIGXCPU)",
+    ],
+)
+def test_under_bubblewrap_without_cgroups_a_faked_sigxcpu_is_an_ordinary_failure(
+    run_case: Callable[..., Trial], bwrap_without_cgroups: Capabilities, fake: str
+) -> None:
+    trial = run_case(
+        f"import os, signal, sys\n{fake}\n", limits={"cpu_s": 1, "wall_clock_s": 20}, capabilities=bwrap_without_cgroups
+    )
+    assert (trial.record["outcome"], trial.record["bound"], trial.record["exit_code"]) == ("failed", None, 152)
