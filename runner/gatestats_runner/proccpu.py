@@ -17,10 +17,11 @@ command's end. The process's start time is checked at each sample, so a reused P
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from gatestats_runner.statusfile import status_documents
 
 __all__ = ["CommandCpu", "process_cpu"]
 
@@ -64,21 +65,7 @@ def _first_child(pid: int) -> int | None:
 
 def _sandbox_init(status_path: Path) -> int | None:
     """bubblewrap's ``child-pid`` from its ``--json-status-fd`` objects in ``status_path``, or ``None`` yet."""
-    try:
-        text = status_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    decoder = json.JSONDecoder()
-    pos = 0
-    while pos < len(text):
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            break
-        try:
-            doc, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            return None
+    for doc in status_documents(status_path):
         if isinstance(doc, dict) and isinstance(doc.get("child-pid"), int):
             return int(doc["child-pid"])
     return None

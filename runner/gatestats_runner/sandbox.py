@@ -30,7 +30,6 @@ there, and :meth:`Capabilities.enforcement` says which bounds are not enforced.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import select
 import signal
@@ -45,6 +44,7 @@ from gatestats_runner.capabilities import Capabilities, Isolation, SandboxError,
 from gatestats_runner.case import Limits
 from gatestats_runner.cgroups import TrialCgroup
 from gatestats_runner.proccpu import CommandCpu
+from gatestats_runner.statusfile import status_documents
 from gatestats_runner.teardown import Defer, now
 from gatestats_runner.workspace import Workspace
 
@@ -183,21 +183,8 @@ def _read_status(path: Path) -> tuple[bool, int | None]:
     sandbox writes just before it executes the command. Started means the mark is there; the exit
     code is bubblewrap's last ``exit-code`` (None when the command was killed or never ran).
     """
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False, None
-    decoder = json.JSONDecoder()
-    pos, exit_code, started = 0, None, False
-    while pos < len(text):
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            break
-        try:
-            doc, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            break
+    exit_code, started = None, False
+    for doc in status_documents(path):
         if isinstance(doc, dict) and isinstance(doc.get("exit-code"), int):
             exit_code = doc["exit-code"]
         if doc == {"gatestats-started": True}:
