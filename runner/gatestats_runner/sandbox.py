@@ -294,11 +294,8 @@ def execute(
         procs = cgroup.procs_files
         script = _wrapper_script(caps, limits, chdir=chdir)
         argv = ["/bin/sh", "-c", script, "gatestats-trial", str(len(procs)), *procs, *argv_tail]
-        # under bubblewrap the rusage is bubblewrap's own: the command's CPU is read from /proc instead
-        command_cpu = CommandCpu(status_path) if caps.isolation == "bwrap" else None
-        if not _spawn_and_monitor(
-            result, argv, spawn_env, caps, cgroup, workspace, limits, (out_fd, err_fd, status_fd), command_cpu
-        ):
+        fds = (out_fd, err_fd, status_fd)
+        if not _spawn_and_monitor(result, argv, spawn_env, caps, cgroup, workspace, limits, fds, status_path):
             return result
     finally:
         for fd in (out_fd, err_fd, status_fd):
@@ -320,9 +317,11 @@ def _spawn_and_monitor(
     workspace: Workspace,
     limits: Limits,
     fds: tuple[int, int, int],
-    command_cpu: CommandCpu | None = None,
+    status_path: Path,
 ) -> bool:
     """Start the wrapper and watch it to its end under ``limits``; False (``start_error`` set) when it cannot start."""
+    # under bubblewrap the rusage is bubblewrap's own: the command's CPU is read from /proc instead
+    command_cpu = CommandCpu(status_path) if caps.isolation == "bwrap" else None
     out_fd, err_fd, status_fd = fds
     actions = _file_actions(caps, out_fd, err_fd, status_fd)
     start = time.monotonic()
