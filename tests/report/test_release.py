@@ -333,6 +333,18 @@ def test_the_page_made_while_building_is_the_page_the_qmd_makes_from_data(built:
     assert result.html_path.read_bytes() == built.first.html_path.read_bytes()
 
 
+def test_the_page_made_from_data_draws_without_altair(built: Built) -> None:
+    """Rendered on its own, the ``.qmd``'s kernel draws the charts from their specs: no Altair is imported."""
+    code = (
+        "import json, sys\n"
+        "from gatestats.report.release import release_page\n"
+        f"page = release_page({str(built.first.directory / 'data')!r})\n"
+        "print(json.dumps([sorted(page['charts']), [m for m in ('altair', 'narwhals') if m in sys.modules]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert json.loads(done.stdout) == [sorted(CHART_NAMES), []]
+
+
 # --- versions and determinism ----------------------------------------------------------------------
 
 
