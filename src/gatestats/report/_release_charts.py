@@ -78,7 +78,7 @@ def dataset_name(values: list[dict[str, Any]]) -> str:
     Examples
     --------
     >>> dataset_name([{"a": 1}])
-    'data-d7db84c2b3cf76d8de0d8da5b8ec0a28'
+    'data-2696610e78752a9e7bd0c4b0404b2fb0'
     """
     if values == [{}]:
         return "empty"
