@@ -288,6 +288,11 @@ REPORT_FORBIDDEN = (
     "numpy",
     "gatestats.estimators",
     "gatestats.gate.summaries",
+    # Altair (and narwhals, which it brings): its import and chart building were ≈ 0.3 CPU-s of the
+    # report's process (session 37); the charts are Vega-Lite specs written as dicts, drawn by vl-convert
+    # (tests/report/test_chart_specs.py: the JSON Altair made of the same tables)
+    "altair",
+    "narwhals",
 )
 
 

@@ -86,7 +86,7 @@ def test_save_chart_bytes_are_deterministic_within_and_across_processes(tmp_path
 @pytest.mark.parametrize(
     ("args", "error", "expected"),
     [
-        (("not a chart", "."), TypeError, "chart must be an Altair top-level chart (got str)"),
+        (("not a chart", "."), TypeError, "chart must be an Altair top-level chart or a Vega-Lite spec (got str)"),
         ((None, "missing-dir"), ValueError, "directory: expected an existing directory (got 'missing-dir')"),
         (
             (None, ".", "../x"),

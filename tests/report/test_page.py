@@ -101,6 +101,8 @@ def test_chart_svg_is_the_svg_file_and_the_png_is_what_altair_would_write(tmp_pa
         "vegalite_version": alt.VEGALITE_VERSION,
     }
     spec = chart.to_dict(context={"pre_transform": False})
+    # chart_svg calls vl-convert itself (no Altair for a spec): the SVG of Altair's svg renderer
+    assert chart_svg(spec) == spec_to_mimebundle(spec, format="svg", **versions)["image/svg+xml"]
     drawn_again = spec_to_mimebundle(spec, format="png", scale_factor=2.0, **versions)[0]["image/png"]
     assert png_path.read_bytes() == drawn_again  # the SVG rasterised = the chart drawn again to PNG
     with pytest.raises(TypeError, match="chart must be an Altair top-level chart"):

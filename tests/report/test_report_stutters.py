@@ -168,7 +168,7 @@ def test_the_cost_dots_are_inside_the_plot(page: BrowserPage) -> None:
     )
     chart = cost_chart(table, confidence_level=0.95)
     assert chart is not None
-    domains = [layer["encoding"]["x"]["scale"]["domain"] for layer in chart.to_dict()["layer"]]
+    domains = [layer["encoding"]["x"]["scale"]["domain"] for layer in chart["layer"]]
     assert domains
     assert all(d[0] == 0 and d[1] >= 1.1 * 1.28e-05 for d in domains), domains
 

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import altair as alt
 import nbclient
 import nbconvert
 import polars as pl
@@ -55,7 +54,7 @@ from gatestats.errors import GatestatsError
 from gatestats.gate import VerdictFile
 from gatestats.io.digest import digest_bytes
 from gatestats.io.files import new_build_directory, rename_directory_once
-from gatestats.report._release_charts import CHART_NAMES, release_chart_set
+from gatestats.report._release_charts import CHART_NAMES, ChartSpec, release_chart_set
 from gatestats.report._release_data import (
     TABLES,
     ReleaseData,
@@ -227,8 +226,11 @@ def default_release_name(verdict: Mapping[str, Any]) -> str:
     return ("-".join(parts) or "release")[:100].strip("-._") or "release"
 
 
-def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
-    """The report's Altair charts (stems of :data:`CHART_NAMES` that have something to draw).
+def release_charts(data: ReleaseData) -> dict[str, ChartSpec]:
+    """The report's charts as Vega-Lite specs (stems of :data:`CHART_NAMES` that have something to draw).
+
+    Plain dicts, drawn by :func:`~gatestats.report.quarto.chart_svg` (vl-convert, no Altair);
+    ``altair.LayerChart.from_dict(spec)`` makes the Altair chart of one.
 
     Parameters
     ----------
@@ -237,8 +239,8 @@ def release_charts(data: ReleaseData) -> dict[str, alt.LayerChart]:
 
     Returns
     -------
-    dict[str, altair.LayerChart]
-        Chart stem → chart.
+    dict[str, ChartSpec]
+        Chart stem → Vega-Lite spec.
     """
     level = data.verdict.policy.confidence_level
     return release_chart_set({name: data.table(name) for name in TABLES}, confidence_level=level)
@@ -280,7 +282,8 @@ def release_page(
     ``gatestats report`` passes the parts it made while building (the ``.qmd``'s ``page``
     parameter); ``quarto render report.qmd`` leaves ``page`` at ``None``, and the ``.qmd`` calls
     this: ``data/`` read back (:func:`load_release_data`: every file checked against
-    ``data/digests.json``), the sections made and the charts drawn in the kernel.
+    ``data/digests.json``), the sections made and the charts drawn in the kernel (as the report
+    draws them: vl-convert, without Altair or its schema check; the specs are checked in the tests).
 
     Parameters
     ----------
@@ -298,7 +301,7 @@ def release_page(
         (:meth:`gatestats.report.page.ReleasePage.from_dict` reads it).
     """
     data = load_release_data(data_dir, verdict_path=verdict_path, verdict_digest=verdict_digest)
-    charts = {stem: chart_svg(chart) for stem, chart in release_charts(data).items()}
+    charts = {stem: chart_svg(chart, validate=False) for stem, chart in release_charts(data).items()}
     return release_page_parts(data, charts, renderer=renderer, renderer_version=renderer_version).to_dict()
 
 

@@ -1,4 +1,4 @@
-"""Altair charts that display without a network: SVG in the notebook and the page, SVG + PNG files.
+"""Charts that display without a network: SVG in the notebook and the page, SVG + PNG files.
 
 Altair's default ``html`` renderer loads vega, vega-lite and vega-embed from a CDN; a report opened
 offline shows nothing. :func:`enable_offline_altair` switches Altair to its ``svg`` renderer
@@ -8,7 +8,9 @@ which converts the chart in the kernel with vl-convert (no browser, no network) 
 ``<div class="gatestats-chart" data-chart-id="<cell id>-<n>">`` (cell id = the cell's ``label``).
 
 :func:`save_chart` writes the chart's SVG and PNG with vl-convert for the report directory
-(:func:`chart_svg`: the SVG alone, as the ``svg`` renderer shows it).
+(:func:`chart_svg`: the SVG alone, as the ``svg`` renderer shows it). A chart is an Altair chart
+or its Vega-Lite spec as a dict (what the release report draws: :mod:`gatestats.report._release_charts`;
+this module imports Altair only for an Altair chart, or to validate a spec).
 Both are byte-for-byte deterministic for the same spec and the same vl-convert version (checked
 in the tests: two conversions, also in two processes, give identical bytes).
 
@@ -23,24 +25,25 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
-import altair as alt
 import vl_convert
-from altair.utils.mimebundle import spec_to_mimebundle
 
 from gatestats.io.files import write_atomic
 
-__all__ = ["chart_svg", "enable_offline_altair", "save_chart"]
+if TYPE_CHECKING:
+    import altair as alt
 
+__all__ = ["VEGA_LITE_VERSION", "Chart", "chart_svg", "enable_offline_altair", "save_chart"]
+
+#: An Altair top-level chart, or a Vega-Lite spec (a JSON object).
+Chart: TypeAlias = "alt.TopLevelMixin | Mapping[str, Any]"
+#: vl-convert's name of the Vega-Lite version the specs are drawn with: that of the pinned Altair's
+#: schema (``v6.4.1`` → ``v6_4``, as Altair's ``svg`` renderer asks vl-convert; tested).
+VEGA_LITE_VERSION: Final = "v6_4"
 _STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_VERSIONS: dict[str, Any] = {
-    "mode": "vega-lite",
-    "vega_version": alt.VEGA_VERSION,
-    "vegaembed_version": alt.VEGAEMBED_VERSION,
-    "vegalite_version": alt.VEGALITE_VERSION,
-}
 
 
 def enable_offline_altair() -> str:
@@ -55,29 +58,33 @@ def enable_offline_altair() -> str:
 
     Examples
     --------
+    >>> import altair as alt
     >>> previous = alt.renderers.active
     >>> enable_offline_altair()
     'svg'
     >>> _ = alt.renderers.enable(previous)
     """
+    import altair as alt  # noqa: PLC0415 - only a kernel showing Altair charts needs it
+
     alt.renderers.enable("svg")
     return str(alt.renderers.active)
 
 
 def save_chart(
-    chart: alt.TopLevelMixin,
+    chart: Chart,
     directory: str | os.PathLike[str],
     stem: str,
     *,
     png_scale: float = 2.0,
     validate: bool = True,
 ) -> tuple[Path, Path]:
-    """Write ``<stem>.svg`` and ``<stem>.png`` of an Altair chart with vl-convert, atomically.
+    """Write ``<stem>.svg`` and ``<stem>.png`` of a chart with vl-convert, atomically.
 
     Parameters
     ----------
-    chart : altair chart
-        Any top-level Altair chart (``Chart``, ``LayerChart``, ``HConcatChart``, …).
+    chart : altair chart or dict
+        Any top-level Altair chart (``Chart``, ``LayerChart``, ``HConcatChart``, …), or a Vega-Lite
+        spec (a mapping, as Altair's ``to_dict`` gives).
     directory : str or PathLike
         An existing directory.
     stem : str
@@ -85,8 +92,7 @@ def save_chart(
     png_scale : float
         Pixel scale of the PNG (2 = twice the chart's CSS size, sharp on high-DPI screens).
     validate : bool
-        Check the chart's spec against the Vega-Lite schema first (Altair's ``to_dict``), as for
-        :func:`chart_svg`.
+        Check the chart's spec against the Vega-Lite schema first, as for :func:`chart_svg`.
 
     Returns
     -------
@@ -96,22 +102,20 @@ def save_chart(
     Raises
     ------
     TypeError
-        ``chart`` is not an Altair top-level chart.
+        ``chart`` is neither an Altair top-level chart nor a mapping.
     ValueError
         ``directory`` does not exist, ``stem`` is not a plain file name, or ``png_scale`` is not in (0, 10].
 
     Examples
     --------
-    >>> import tempfile, polars as pl
+    >>> import tempfile, polars as pl, altair as alt
     >>> chart = alt.Chart(pl.DataFrame({"k": [1, 2], "v": [0.5, 0.4]})).mark_line().encode(x="k:O", y="v:Q")
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     svg, png = save_chart(chart, tmp, "pass_hat_k")
     ...     (svg.name, png.name, png.read_bytes()[:4])
     ('pass_hat_k.svg', 'pass_hat_k.png', b'\\x89PNG')
     """
-    if not isinstance(chart, alt.TopLevelMixin):
-        msg = f"chart must be an Altair top-level chart (got {type(chart).__name__})"
-        raise TypeError(msg)
+    spec = _spec(chart, validate=validate)
     folder = Path(directory)
     if not folder.is_dir():
         msg = f"directory: expected an existing directory (got {str(folder)!r})"
@@ -125,7 +129,7 @@ def save_chart(
     # The spec is built and validated once, and drawn once: the PNG is the SVG rasterised by
     # vl-convert (``svg_to_png``), the same bytes as ``chart.save(..., format="png")`` (which draws
     # the chart again, then rasterises its SVG; tested) in less than half the time.
-    svg = chart_svg(chart, validate=validate)
+    svg = _draw(spec)
     png = vl_convert.svg_to_png(svg, scale=png_scale)
     svg_path = folder / f"{stem}.svg"
     png_path = folder / f"{stem}.png"
@@ -134,34 +138,55 @@ def save_chart(
     return svg_path, png_path
 
 
-def chart_svg(chart: alt.TopLevelMixin, *, validate: bool = True) -> str:
-    """The SVG of an Altair chart, made with vl-convert: the text :func:`save_chart` writes to ``<stem>.svg``.
+def chart_svg(chart: Chart, *, validate: bool = True) -> str:
+    """The SVG of a chart, made with vl-convert: the text :func:`save_chart` writes to ``<stem>.svg``.
 
     It is also what Altair's ``svg`` renderer (:func:`enable_offline_altair`) shows for the chart.
 
     Parameters
     ----------
-    chart : altair chart
-        Any top-level Altair chart.
+    chart : altair chart or dict
+        Any top-level Altair chart, or a Vega-Lite spec (a mapping).
     validate : bool
-        Check the spec against the Vega-Lite schema first (Altair's ``to_dict``; default). The
-        release report's charts skip it: their specs come from fixed code whatever the data, the
-        tests validate them (``tests/report/test_charts.py``), and the check is about a quarter of
-        a second of the report's CPU.
+        Check the spec against the Vega-Lite schema first (Altair's ``to_dict``, or for a spec
+        Altair's schema validation of it; default). The release report's charts skip it: their
+        specs come from fixed code whatever the data, the tests validate them
+        (``tests/report/test_chart_specs.py``), and the check costs CPU the report need not pay.
 
     Returns
     -------
     str
-        The SVG document (the same whether validated or not).
+        The SVG document (the same whether validated or not, and the same for an Altair chart
+        and its ``to_dict()``).
 
     Raises
     ------
     TypeError
-        ``chart`` is not an Altair top-level chart.
+        ``chart`` is neither an Altair top-level chart nor a mapping.
+    altair.SchemaValidationError, jsonschema.ValidationError
+        ``validate`` and the chart (or the spec) is not valid Vega-Lite.
     """
+    return _draw(_spec(chart, validate=validate))
+
+
+def _spec(chart: Chart, *, validate: bool) -> Mapping[str, Any]:
+    """The Vega-Lite spec of ``chart`` (Altair's ``to_dict``, or the mapping itself), validated if asked."""
+    if isinstance(chart, Mapping):
+        if validate:
+            import altair as alt  # noqa: PLC0415 - only to validate; the report's charts are validated in tests
+
+            alt.Root.validate(dict(chart))  # jsonschema's ValidationError names the first fault
+        return chart
+    import altair as alt  # noqa: PLC0415 - an Altair chart: Altair is already loaded
+
     if not isinstance(chart, alt.TopLevelMixin):
-        msg = f"chart must be an Altair top-level chart (got {type(chart).__name__})"
+        msg = f"chart must be an Altair top-level chart or a Vega-Lite spec (got {type(chart).__name__})"
         raise TypeError(msg)
-    spec = chart.to_dict(validate=validate, context={"pre_transform": False})
-    svg: str = spec_to_mimebundle(spec, format="svg", **_VERSIONS)["image/svg+xml"]
+    spec: dict[str, Any] = chart.to_dict(validate=validate, context={"pre_transform": False})
+    return spec
+
+
+def _draw(spec: Mapping[str, Any]) -> str:
+    """The SVG vl-convert draws of a Vega-Lite spec: what Altair's ``svg`` renderer asks of it."""
+    svg: str = vl_convert.vegalite_to_svg(dict(spec), vl_version=VEGA_LITE_VERSION)
     return svg
