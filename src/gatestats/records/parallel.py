@@ -1,0 +1,304 @@
+"""The strict line pass of a large JSONL file on every core: blocks proved in worker processes.
+
+:func:`gatestats.records.lines.check_jsonl` reads a file in blocks of whole lines and proves each
+(:func:`gatestats.records.canonical_block.proves_block`) or checks it line by line. A block's
+answer depends on its bytes and its first line number only, so the blocks of a large file are
+handed to worker processes, and the parent keeps what is sequential: it reads the file, digests
+every byte (the digest a verdict binds), counts the lines to number each block, and merges the
+workers' answers in line order (:func:`read_parallel`). Each worker runs the very code the
+sequential pass runs (``_Scan.block`` on one block), and its answer is what that block adds to the
+pass: lines, problems (the first :data:`~gatestats.errors.MAX_PROBLEMS` and their count), blank
+lines, the lines with and without a checksum, run set ids, and for a proved block the kept columns'
+values and key hashes. Merged in order, these are exactly what the sequential pass holds, so every
+answer, message, line number and count, and the first problem named, is the same whatever the
+number of workers. The torn last line is checked by the parent, after every block.
+
+The workers are fresh interpreters (``subprocess``: no fork of a process whose polars threads run)
+that import the block checker and msgspec, not polars (:func:`serve`). A worker that dies, or
+fails, stops the pass with an error naming the file: nothing is accepted. Python's string hash is
+seeded per process: the workers of one pass share a seed drawn for it, so their key hashes agree
+(they only prove that no key repeats; a collision costs time, never an answer).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import queue
+import secrets
+import signal
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
+from gatestats.errors import RecordFileError, RecordProblem
+from gatestats.records import lines
+
+if TYPE_CHECKING:
+    from gatestats.records.lines import _Scan
+
+__all__ = ["MAX_WORKERS", "default_workers", "read_parallel", "serve"]
+
+#: At most this many workers by default: the parent (reading, digesting, merging) keeps up with about as many.
+MAX_WORKERS = 8
+#: Blocks handed to a worker and not yet merged, at most (each about a MiB): enough to keep it busy.
+_IN_FLIGHT = 3
+#: A block's header: its first line's number, whether it is worth proving, its length.
+_HEADER = struct.Struct("<qBq")
+#: An answer's header: its kind (:data:`_PART` or :data:`_FAILED`), its length.
+_ANSWER = struct.Struct("<Bq")
+_PART = 0
+_FAILED = 1
+#: Linux's fcntl to size a pipe (the fcntl module names it from Python 3.10 on, where Linux has it).
+_PIPE_BYTES = 1 << 20
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (its affinity), at most :data:`MAX_WORKERS`."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - a platform without affinity
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_WORKERS))
+
+
+def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
+    """Every line of ``handle`` into ``scan``, as :meth:`_Scan.read` does, the blocks checked by ``workers`` processes.
+
+    Parameters
+    ----------
+    scan
+        The pass's state (:class:`gatestats.records.lines._Scan`), fresh.
+    handle
+        The file, open for reading at its start.
+    workers
+        How many worker processes (at least 2).
+
+    Raises
+    ------
+    RecordFileError
+        A worker died or failed before it answered (the file is not accepted).
+    """
+    keep = None if scan.frames is None else (scan.frames.keep, scan.frames.key)
+    pool = _Pool(scan.file, workers, keep)
+    try:
+        pending: deque[int] = deque()
+        number = 0  # lines handed out so far
+        torn: bytes | None = None
+        turn = 0
+        for block, last in scan.blocks(handle):
+            if block:
+                pool.send(turn, number + 1, scan.worth(block), block)
+                pending.append(turn)
+                number += block.count(b"\n")
+                turn = (turn + 1) % workers
+                if len(pending) >= workers * _IN_FLIGHT:
+                    _merge(scan, pool.answer(pending.popleft()))
+            torn = last
+        while pending:
+            _merge(scan, pool.answer(pending.popleft()))
+    finally:
+        pool.close()
+    if torn is not None:
+        scan.line(torn)
+
+
+def _merge(scan: _Scan, part: Sequence[Any]) -> None:
+    """What one block added to the pass (a worker's answer, :func:`_answer`), added to ``scan`` in line order."""
+    n_lines, proved, problems, total, blank, with_checksum, without_checksum, run_set_ids, columns, hashes = part
+    scan.number += n_lines
+    scan.problems.extend([_problem(scan.file, *p) for p in problems], total=total)
+    scan.blank.extend(blank)
+    scan.with_checksum.merge(*with_checksum)
+    scan.without_checksum.merge(*without_checksum)
+    scan.run_set_ids.update(run_set_ids)
+    if scan.frames is not None:
+        if proved:
+            scan.frames.add_values(columns, hashes)
+        else:
+            scan.frames = None
+
+
+def _problem(file: Path, line: int, field: str, message: str) -> RecordProblem:
+    return RecordProblem(file=str(file), line=line, field=field, message=message)
+
+
+class _Worker:
+    """One worker process, and the thread that writes its blocks (so that a full pipe never blocks the merge)."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env)
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.stdin = self.process.stdin
+        self.stdout = cast("io.RawIOBase", self.process.stdout)  # bufsize=0: the raw pipe
+        for pipe in (self.stdin, self.stdout):
+            with contextlib.suppress(OSError, AttributeError):  # a bigger pipe: fewer switches (Linux only)
+                import fcntl  # noqa: PLC0415 - POSIX only
+
+                fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+        self.blocks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.writer = threading.Thread(target=self._write, daemon=True)
+        self.writer.start()
+
+    def _write(self) -> None:
+        """Write each block queued to the worker; at ``None`` (or a worker gone), close its input."""
+        try:
+            while (message := self.blocks.get()) is not None:
+                self.stdin.write(message)  # a blocking raw write writes it all (or raises)
+        except OSError:
+            pass  # the worker is gone: the merge finds no answer and names it
+        finally:
+            with contextlib.suppress(OSError):
+                self.stdin.close()
+
+    def read(self, n: int) -> bytes | None:
+        """Exactly ``n`` bytes of the worker's answers (``None``: it ended first)."""
+        buffer = bytearray(n)
+        view = memoryview(buffer)
+        got = 0
+        while got < n:
+            count = self.stdout.readinto(view[got:])
+            if not count:
+                return None
+            got += count
+        return bytes(buffer)
+
+
+class _Pool:
+    """The worker processes of one pass (started by the constructor, ended by :meth:`close`)."""
+
+    def __init__(self, file: Path, workers: int, keep: tuple[tuple[str, ...], tuple[str, ...]] | None) -> None:
+        import msgspec  # noqa: PLC0415 - the proof imported it already
+
+        import gatestats  # noqa: PLC0415
+        import gatestats_runner  # noqa: PLC0415
+
+        self.file = file
+        self.decode = msgspec.msgpack.Decoder().decode
+        roots = dict.fromkeys(str(Path(p.__file__ or "").parent.parent) for p in (gatestats, gatestats_runner))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([*roots, *filter(None, [env.get("PYTHONPATH")])])
+        env["PYTHONHASHSEED"] = str(1 + secrets.randbelow(2**32 - 1))  # one seed for the pass's key hashes
+        spec = msgspec.json.encode(keep).decode()
+        command = [sys.executable, "-P", "-c", "from gatestats.records.parallel import serve; serve()", spec]
+        self.workers: list[_Worker] = []
+        try:
+            for _ in range(workers):
+                self.workers.append(_Worker(command, env))
+        except BaseException:
+            self.close()
+            raise
+
+    def send(self, worker: int, first_line: int, worth: bool, block: bytes) -> None:
+        """Hand ``block`` (whole lines, its first line numbered ``first_line``) to worker ``worker``."""
+        self.workers[worker].blocks.put(_HEADER.pack(first_line, worth, len(block)) + block)
+
+    def answer(self, worker: int) -> Sequence[Any]:
+        """The next answer of worker ``worker`` (its blocks answer in the order they were sent)."""
+        source = self.workers[worker]
+        header = source.read(_ANSWER.size)
+        kind, length = _ANSWER.unpack(header) if header is not None else (_FAILED, -1)
+        body = source.read(length) if length >= 0 else None
+        if kind == _PART and body is not None:
+            part: Sequence[Any] = self.decode(body)
+            return part
+        why = body.decode("utf-8", "replace") if body is not None else _ended(source.process)
+        msg = f"a worker process of the line pass (pid {source.process.pid}) {why}: the file was not checked"
+        raise RecordFileError.single(self.file, "<file>", msg)
+
+    def close(self) -> None:
+        """End every worker: its input closed when it is done, killed when the pass stops early; none left behind."""
+        for worker in self.workers:
+            worker.blocks.put(None)
+        for worker in self.workers:
+            if worker.process.poll() is None:
+                try:
+                    worker.process.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:  # still at work: the pass stopped early
+                    worker.process.kill()
+                    worker.process.wait()
+            worker.stdout.close()
+            worker.writer.join()
+
+
+def _ended(process: subprocess.Popen[bytes]) -> str:
+    """How a worker that stopped answering ended, in words."""
+    try:
+        code = process.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - it closed its output and lives on
+        process.kill()
+        return "closed its output before it answered"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by signal {-code} ({signal.Signals(-code).name}) before it answered"
+        return f"was killed by signal {-code} before it answered"
+    return f"ended with exit code {code} before it answered"
+
+
+def serve() -> None:
+    """A worker's loop: read blocks from standard input, answer each on standard output, until its end.
+
+    Run as ``python -P -c "from gatestats.records.parallel import serve; serve()" KEEP`` (``KEEP``:
+    JSON, ``null`` or the kept columns and key fields). Imports the block checker and msgspec, not polars.
+    """
+    import msgspec  # noqa: PLC0415 - the worker's one dependency
+
+    keep = msgspec.json.decode(sys.argv[1])
+    encode = msgspec.msgpack.Encoder().encode
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    try:
+        while header := source.read(_HEADER.size):
+            first_line, worth, length = _HEADER.unpack(header)
+            block = source.read(length)
+            if len(block) != length:
+                return  # the parent is gone
+            try:
+                body, kind = encode(_answer(block, first_line, bool(worth), keep)), _PART
+            except Exception as exc:
+                body, kind = f"failed at line {first_line}: {type(exc).__name__}: {exc}".encode(), _FAILED
+            sink.write(_ANSWER.pack(kind, len(body)) + body)
+            sink.flush()
+    except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C reaches the whole process group; the parent ends it
+        with contextlib.suppress(OSError):
+            os.close(1)  # no flush of a broken pipe at exit
+        os._exit(1)
+
+
+def _answer(block: bytes, first_line: int, worth: bool, keep: list[list[str]] | None) -> list[Any]:
+    """What one block adds to the pass: the sequential code run on it alone (see :func:`_merge`)."""
+    scan = lines._Scan(Path())
+    scan.number = first_line - 1
+    if keep is not None:
+        scan.frames = _Collected(tuple(keep[0]), tuple(keep[1]))
+    scan.block(block, worth=worth)
+    collected = scan.frames
+    proved = isinstance(collected, _Collected)
+    return [
+        scan.number - first_line + 1,
+        proved,
+        [(p.line, p.field, p.message) for p in scan.problems.kept],
+        scan.problems.total,
+        scan.blank,
+        (scan.with_checksum.count, scan.with_checksum.first),
+        (scan.without_checksum.count, scan.without_checksum.first),
+        sorted(scan.run_set_ids),
+        collected.columns if isinstance(collected, _Collected) else None,
+        collected.hashes if isinstance(collected, _Collected) else None,
+    ]
+
+
+class _Collected(lines._Frames):
+    """A proved block's kept values and key hashes, held as lists for the parent (no polars in a worker)."""
+
+    columns: list[list[Any]] | None = None
+    hashes: list[int] | None = None
+
+    def add(self, proof: Any) -> None:
+        self.columns, self.hashes = self.values(proof)
