@@ -49,8 +49,8 @@ __all__ = ["MAX_WORKERS", "default_workers", "read_parallel", "serve"]
 MAX_WORKERS = 8
 #: Blocks handed to a worker and not yet merged, at most (each about a MiB): enough to keep it busy.
 _IN_FLIGHT = 3
-#: A block's header: its first line's number, whether it is worth proving, its length.
-_HEADER = struct.Struct("<qBq")
+#: A block's header: whether it is worth proving, its length.
+_HEADER = struct.Struct("<Bq")
 #: An answer's header: its kind (:data:`_PART` or :data:`_FAILED`), its length.
 _ANSWER = struct.Struct("<Bq")
 _PART = 0
@@ -89,14 +89,12 @@ def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
     pool = _Pool(scan.file, workers, keep)
     try:
         pending: deque[int] = deque()
-        number = 0  # lines handed out so far
         torn: bytes | None = None
         turn = 0
         for block, last in scan.blocks(handle):
             if block:
-                pool.send(turn, number + 1, scan.worth(block), block)
+                pool.send(turn, scan.worth(block), block)
                 pending.append(turn)
-                number += block.count(b"\n")
                 turn = (turn + 1) % workers
                 if len(pending) >= workers * _IN_FLIGHT:
                     _merge(scan, pool.answer(pending.popleft()))
@@ -110,13 +108,17 @@ def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
 
 
 def _merge(scan: _Scan, part: Sequence[Any]) -> None:
-    """What one block added to the pass (a worker's answer, :func:`_answer`), added to ``scan`` in line order."""
+    """What one block added to the pass (a worker's answer, :func:`_answer`), added to ``scan`` in line order.
+
+    The worker numbers the block's lines from 1; they follow the lines merged so far.
+    """
     n_lines, proved, problems, total, blank, with_checksum, without_checksum, run_set_ids, columns, hashes = part
+    before = scan.number
     scan.number += n_lines
-    scan.problems.extend([_problem(scan.file, *p) for p in problems], total=total)
-    scan.blank.extend(blank)
-    scan.with_checksum.merge(*with_checksum)
-    scan.without_checksum.merge(*without_checksum)
+    scan.problems.extend([_problem(scan.file, before + line, *p) for line, *p in problems], total=total)
+    scan.blank.extend(before + line for line in blank)
+    for sample, (count, first) in ((scan.with_checksum, with_checksum), (scan.without_checksum, without_checksum)):
+        sample.merge(count, [before + line for line in first])
     scan.run_set_ids.update(run_set_ids)
     if scan.frames is not None:
         if proved:
@@ -143,7 +145,7 @@ class _Worker:
                 import fcntl  # noqa: PLC0415 - POSIX only
 
                 fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-        self.blocks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.blocks: queue.SimpleQueue[tuple[bytes, bytes] | None] = queue.SimpleQueue()
         self.writer = threading.Thread(target=self._write, daemon=True)
         self.writer.start()
 
@@ -151,7 +153,8 @@ class _Worker:
         """Write each block queued to the worker; at ``None`` (or a worker gone), close its input."""
         try:
             while (message := self.blocks.get()) is not None:
-                self.stdin.write(message)  # a blocking raw write writes it all (or raises)
+                for part in message:
+                    self.stdin.write(part)  # a blocking raw write writes it all (or raises)
         except OSError:
             pass  # the worker is gone: the merge finds no answer and names it
         finally:
@@ -196,9 +199,9 @@ class _Pool:
             self.close()
             raise
 
-    def send(self, worker: int, first_line: int, worth: bool, block: bytes) -> None:
-        """Hand ``block`` (whole lines, its first line numbered ``first_line``) to worker ``worker``."""
-        self.workers[worker].blocks.put(_HEADER.pack(first_line, worth, len(block)) + block)
+    def send(self, worker: int, worth: bool, block: bytes) -> None:
+        """Hand ``block`` (whole lines; ``worth``: proved if it can be) to worker ``worker``."""
+        self.workers[worker].blocks.put((_HEADER.pack(worth, len(block)), block))
 
     def answer(self, worker: int) -> Sequence[Any]:
         """The next answer of worker ``worker`` (its blocks answer in the order they were sent)."""
@@ -255,14 +258,14 @@ def serve() -> None:
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     try:
         while header := source.read(_HEADER.size):
-            first_line, worth, length = _HEADER.unpack(header)
+            worth, length = _HEADER.unpack(header)
             block = source.read(length)
             if len(block) != length:
                 return  # the parent is gone
             try:
-                body, kind = encode(_answer(block, first_line, bool(worth), keep)), _PART
+                body, kind = encode(_answer(block, bool(worth), keep)), _PART
             except Exception as exc:
-                body, kind = f"failed at line {first_line}: {type(exc).__name__}: {exc}".encode(), _FAILED
+                body, kind = f"failed: {type(exc).__name__}: {exc}".encode(), _FAILED
             sink.write(_ANSWER.pack(kind, len(body)) + body)
             sink.flush()
     except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C reaches the whole process group; the parent ends it
@@ -271,17 +274,19 @@ def serve() -> None:
         os._exit(1)
 
 
-def _answer(block: bytes, first_line: int, worth: bool, keep: list[list[str]] | None) -> list[Any]:
-    """What one block adds to the pass: the sequential code run on it alone (see :func:`_merge`)."""
+def _answer(block: bytes, worth: bool, keep: list[list[str]] | None) -> list[Any]:
+    """What one block adds to the pass: the sequential code run on it alone, its lines numbered from 1.
+
+    See :func:`_merge`.
+    """
     scan = lines._Scan(Path())
-    scan.number = first_line - 1
     if keep is not None:
         scan.frames = _Collected(tuple(keep[0]), tuple(keep[1]))
     scan.block(block, worth=worth)
     collected = scan.frames
     proved = isinstance(collected, _Collected)
     return [
-        scan.number - first_line + 1,
+        scan.number,
         proved,
         [(p.line, p.field, p.message) for p in scan.problems.kept],
         scan.problems.total,
