@@ -374,8 +374,8 @@ def test_a_worker_imports_the_block_checker_without_polars(tmp_path: Path, good:
     """What a worker loads (its command's import, then a block proved): msgspec and the checker, no polars."""
     code = (
         "import json, sys\n"
-        "from gatestats.records.parallel import _answer\n"
-        f"part = _answer(open({str(tmp_path / 'block')!r}, 'rb').read(), True, [['system'], ['system']])\n"
+        "from gatestats.records.block_worker import answer\n"
+        f"part = answer(open({str(tmp_path / 'block')!r}, 'rb').read(), True, [['system'], ['system']])\n"
         "heavy = ('polars', 'numpy', 'pandas', 'gatestats.records.io', 'gatestats.vocabulary')\n"
         "print(json.dumps([part[0], part[1], 'msgspec' in sys.modules, [m for m in heavy if m in sys.modules]]))\n"
     )

@@ -14,7 +14,7 @@ answer, message, line number and count, and the first problem named, is the same
 number of workers. The torn last line is checked by the parent, after every block.
 
 The workers are fresh interpreters (``subprocess``: no fork of a process whose polars threads run)
-that import the block checker and msgspec, not polars (:func:`serve`). A worker that dies, or
+that import the block checker and msgspec, not polars (:mod:`gatestats.records.block_worker`). A worker that dies, or
 fails, stops the pass with an error naming the file: nothing is accepted. Python's string hash is
 seeded per process: the workers of one pass share a seed drawn for it, so their key hashes agree
 (they only prove that no key repeats; a collision costs time, never an answer).
@@ -28,7 +28,6 @@ import os
 import queue
 import secrets
 import signal
-import struct
 import subprocess
 import sys
 import threading
@@ -38,23 +37,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.records import lines
+from gatestats.records.block_worker import ANSWER, BLOCK, FAILED, PART
 
 if TYPE_CHECKING:
     from gatestats.records.lines import _Scan
 
-__all__ = ["MAX_WORKERS", "default_workers", "read_parallel", "serve"]
+__all__ = ["MAX_WORKERS", "default_workers", "read_parallel"]
 
 #: At most this many workers by default: the parent (reading, digesting, merging) keeps up with about as many.
 MAX_WORKERS = 8
 #: Blocks handed to a worker and not yet merged, at most (each about a MiB): enough to keep it busy.
 _IN_FLIGHT = 3
-#: A block's header: whether it is worth proving, its length.
-_HEADER = struct.Struct("<Bq")
-#: An answer's header: its kind (:data:`_PART` or :data:`_FAILED`), its length.
-_ANSWER = struct.Struct("<Bq")
-_PART = 0
-_FAILED = 1
 #: Linux's fcntl to size a pipe (the fcntl module names it from Python 3.10 on, where Linux has it).
 _PIPE_BYTES = 1 << 20
 
@@ -108,9 +101,10 @@ def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
 
 
 def _merge(scan: _Scan, part: Sequence[Any]) -> None:
-    """What one block added to the pass (a worker's answer, :func:`_answer`), added to ``scan`` in line order.
+    """Add what one block added to the pass to ``scan``, in line order.
 
-    The worker numbers the block's lines from 1; they follow the lines merged so far.
+    ``part`` is a worker's answer (:func:`gatestats.records.block_worker.answer`). The worker
+    numbers the block's lines from 1; they follow the lines merged so far.
     """
     n_lines, proved, problems, total, blank, with_checksum, without_checksum, run_set_ids, columns, hashes = part
     before = scan.number
@@ -190,7 +184,7 @@ class _Pool:
         env["PYTHONPATH"] = os.pathsep.join([*roots, *filter(None, [env.get("PYTHONPATH")])])
         env["PYTHONHASHSEED"] = str(1 + secrets.randbelow(2**32 - 1))  # one seed for the pass's key hashes
         spec = msgspec.json.encode(keep).decode()
-        command = [sys.executable, "-P", "-c", "from gatestats.records.parallel import serve; serve()", spec]
+        command = [sys.executable, "-P", "-c", "from gatestats.records.block_worker import serve; serve()", spec]
         self.workers: list[_Worker] = []
         try:
             for _ in range(workers):
@@ -201,15 +195,15 @@ class _Pool:
 
     def send(self, worker: int, worth: bool, block: bytes) -> None:
         """Hand ``block`` (whole lines; ``worth``: proved if it can be) to worker ``worker``."""
-        self.workers[worker].blocks.put((_HEADER.pack(worth, len(block)), block))
+        self.workers[worker].blocks.put((BLOCK.pack(worth, len(block)), block))
 
     def answer(self, worker: int) -> Sequence[Any]:
         """The next answer of worker ``worker`` (its blocks answer in the order they were sent)."""
         source = self.workers[worker]
-        header = source.read(_ANSWER.size)
-        kind, length = _ANSWER.unpack(header) if header is not None else (_FAILED, -1)
+        header = source.read(ANSWER.size)
+        kind, length = ANSWER.unpack(header) if header is not None else (FAILED, -1)
         body = source.read(length) if length >= 0 else None
-        if kind == _PART and body is not None:
+        if kind == PART and body is not None:
             part: Sequence[Any] = self.decode(body)
             return part
         why = body.decode("utf-8", "replace") if body is not None else _ended(source.process)
@@ -243,67 +237,3 @@ def _ended(process: subprocess.Popen[bytes]) -> str:
             return f"was killed by signal {-code} ({signal.Signals(-code).name}) before it answered"
         return f"was killed by signal {-code} before it answered"
     return f"ended with exit code {code} before it answered"
-
-
-def serve() -> None:
-    """A worker's loop: read blocks from standard input, answer each on standard output, until its end.
-
-    Run as ``python -P -c "from gatestats.records.parallel import serve; serve()" KEEP`` (``KEEP``:
-    JSON, ``null`` or the kept columns and key fields). Imports the block checker and msgspec, not polars.
-    """
-    import msgspec  # noqa: PLC0415 - the worker's one dependency
-
-    keep = msgspec.json.decode(sys.argv[1])
-    encode = msgspec.msgpack.Encoder().encode
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
-    try:
-        while header := source.read(_HEADER.size):
-            worth, length = _HEADER.unpack(header)
-            block = source.read(length)
-            if len(block) != length:
-                return  # the parent is gone
-            try:
-                body, kind = encode(_answer(block, bool(worth), keep)), _PART
-            except Exception as exc:
-                body, kind = f"failed: {type(exc).__name__}: {exc}".encode(), _FAILED
-            sink.write(_ANSWER.pack(kind, len(body)) + body)
-            sink.flush()
-    except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C reaches the whole process group; the parent ends it
-        with contextlib.suppress(OSError):
-            os.close(1)  # no flush of a broken pipe at exit
-        os._exit(1)
-
-
-def _answer(block: bytes, worth: bool, keep: list[list[str]] | None) -> list[Any]:
-    """What one block adds to the pass: the sequential code run on it alone, its lines numbered from 1.
-
-    See :func:`_merge`.
-    """
-    scan = lines._Scan(Path())
-    if keep is not None:
-        scan.frames = _Collected(tuple(keep[0]), tuple(keep[1]))
-    scan.block(block, worth=worth)
-    collected = scan.frames
-    proved = isinstance(collected, _Collected)
-    return [
-        scan.number,
-        proved,
-        [(p.line, p.field, p.message) for p in scan.problems.kept],
-        scan.problems.total,
-        scan.blank,
-        (scan.with_checksum.count, scan.with_checksum.first),
-        (scan.without_checksum.count, scan.without_checksum.first),
-        sorted(scan.run_set_ids),
-        collected.columns if isinstance(collected, _Collected) else None,
-        collected.hashes if isinstance(collected, _Collected) else None,
-    ]
-
-
-class _Collected(lines._Frames):
-    """A proved block's kept values and key hashes, held as lists for the parent (no polars in a worker)."""
-
-    columns: list[list[Any]] | None = None
-    hashes: list[int] | None = None
-
-    def add(self, proof: Any) -> None:
-        self.columns, self.hashes = self.values(proof)
