@@ -94,8 +94,10 @@ def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
             torn = last
         while pending:
             _merge(scan, pool.answer(pending.popleft()))
-    finally:
-        pool.close()
+    except BaseException:  # a worker gone, Ctrl-C, ...: the others are ended at once
+        pool.close(stopped=True)
+        raise
+    pool.close()
     if torn is not None:
         scan.line(torn)
 
@@ -190,7 +192,7 @@ class _Pool:
             for _ in range(workers):
                 self.workers.append(_Worker(command, env))
         except BaseException:
-            self.close()
+            self.close(stopped=True)
             raise
 
     def send(self, worker: int, worth: bool, block: bytes) -> None:
@@ -210,17 +212,18 @@ class _Pool:
         msg = f"a worker process of the line pass (pid {source.process.pid}) {why}: the file was not checked"
         raise RecordFileError.single(self.file, "<file>", msg)
 
-    def close(self) -> None:
-        """End every worker: its input closed when it is done, killed when the pass stops early; none left behind."""
+    def close(self, *, stopped: bool = False) -> None:
+        """End and reap every worker: its input closed (it exits at its end), or killed when the pass ``stopped``."""
         for worker in self.workers:
+            if stopped and worker.process.poll() is None:
+                worker.process.kill()
             worker.blocks.put(None)
         for worker in self.workers:
-            if worker.process.poll() is None:
-                try:
-                    worker.process.wait(timeout=0.5)
-                except subprocess.TimeoutExpired:  # still at work: the pass stopped early
-                    worker.process.kill()
-                    worker.process.wait()
+            try:
+                worker.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a worker that does not see its input end
+                worker.process.kill()
+                worker.process.wait()
             worker.stdout.close()
             worker.writer.join()
 
