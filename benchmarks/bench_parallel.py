@@ -31,7 +31,7 @@ CHECK = (
     "lines.check_jsonl(sys.argv[1], keep=ANALYSIS_COLUMNS, key=RECORD_KEY, workers=int(sys.argv[2]))\n"
 )
 WORKER_START = (
-    "from gatestats.records.parallel import serve\nfrom gatestats.records.canonical_block import _codec\n_codec()\n"
+    "from gatestats.records.block_worker import serve\nfrom gatestats.records.canonical_block import _codec\n_codec()\n"
 )
 
 
