@@ -325,21 +325,27 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
-@pytest.mark.parametrize("group", [True, False], ids=["Ctrl-C (the process group)", "SIGINT to the parent alone"])
-def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path, good: list[bytes], group: bool) -> None:
+@pytest.mark.parametrize(
+    "how",
+    ["Ctrl-C (the process group)", "SIGINT to the parent alone", "kill -9 of the parent"],
+)
+def test_an_interrupted_pass_leaves_no_worker_behind(tmp_path: Path, good: list[bytes], how: str) -> None:
     path = tmp_path / "records.jsonl"
-    path.write_bytes(b"".join(good * 40))  # long enough to be interrupted in the middle
+    path.write_bytes(b"".join(good * 4))
     code = textwrap.dedent(
         f"""
-        import sys
+        import time
         from gatestats.records import lines, parallel
         lines._BLOCK_BYTES = {BLOCK}
         lines.PARALLEL_FROM_BYTES = 0
-        start = parallel._Pool.__init__
+        start, merge = parallel._Pool.__init__, parallel._merge
         def announce(self, *args):
             start(self, *args)
             print(*(w.process.pid for w in self.workers), flush=True)
-        parallel._Pool.__init__ = announce
+        def slowly(*args):  # the pass is still at work when it is interrupted
+            time.sleep(0.05)
+            merge(*args)
+        parallel._Pool.__init__, parallel._merge = announce, slowly
         lines.check_jsonl({str(path)!r}, workers=2)
         """
     )
@@ -350,14 +356,16 @@ def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path, good: list[bytes], group
     pids = [int(p) for p in child.stdout.readline().split()]
     assert len(pids) == 2
     assert all(map(_alive, pids))
-    time.sleep(0.2)
-    if group:
+    time.sleep(0.3)
+    if how.startswith("Ctrl-C"):
         os.killpg(child.pid, signal.SIGINT)
-    else:
+    elif how.startswith("SIGINT"):
         child.send_signal(signal.SIGINT)
+    else:
+        child.kill()
     _, err = child.communicate(timeout=60)
     assert child.returncode != 0
-    assert b"KeyboardInterrupt" in err
+    assert (b"KeyboardInterrupt" in err) == how.startswith(("Ctrl-C", "SIGINT"))
     deadline = time.monotonic() + 10
     while any(map(_alive, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
