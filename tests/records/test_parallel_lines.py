@@ -316,6 +316,18 @@ def test_validate_with_a_worker_killed_exits_non_zero_and_says_why(
     assert "ok" not in result.output.split()
 
 
+def test_a_worker_that_fails_refuses_the_file_and_says_why(tmp_path: Path, good: list[bytes]) -> None:
+    """An exception in a worker (here: a column no proof keeps) is named; nothing is accepted."""
+    pool = parallel._Pool(tmp_path / "records.jsonl", 2, (("nope",), ()))
+    try:
+        pool.send(0, True, b"".join(good))
+        with pytest.raises(RecordFileError, match=r"\(pid \d+\) failed: ValueError: 'nope' is not a field"):
+            pool.answer(0)
+    finally:
+        pool.close(stopped=True)
+    assert all(w.process.returncode is not None for w in pool.workers)
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0]

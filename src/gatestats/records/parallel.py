@@ -150,7 +150,9 @@ class _Worker:
         try:
             while (message := self.blocks.get()) is not None:
                 for part in message:
-                    self.stdin.write(part)  # a blocking raw write writes it all (or raises)
+                    view = memoryview(part)
+                    while view:  # a raw write may be partial (a signal in the middle)
+                        view = view[self.stdin.write(view) or 0 :]
         except OSError:
             pass  # the worker is gone: the merge finds no answer and names it
         finally:
