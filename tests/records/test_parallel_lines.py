@@ -257,6 +257,20 @@ def test_a_resealed_run_set_is_refused_by_its_seal_in_parallel(tmp_path: Path, m
         load_record_set([run_set])
 
 
+@pytest.mark.parametrize("command", [["analyze", "--k", "1-2", "--json"], ["analyze", "--k", "1-2"], ["validate"]])
+def test_the_commands_print_the_same_bytes_whatever_the_number_of_workers(
+    tmp_path: Path, good: list[bytes], monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    path = _write(tmp_path, good)
+    printed = set()
+    for workers in (1, 2, 3):
+        monkeypatch.setattr(parallel, "default_workers", lambda n=workers: n)
+        result = CliRunner().invoke(app, [command[0], str(path), *command[1:]])
+        assert result.exit_code == 0, result.output
+        printed.add(result.output)
+    assert len(printed) == 1
+
+
 def test_workers_must_be_at_least_one(tmp_path: Path, good: list[bytes]) -> None:
     with pytest.raises(ValueError, match="workers must be at least 1"):
         check_jsonl(_write(tmp_path, good), workers=0)
