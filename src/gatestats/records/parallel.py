@@ -2,10 +2,11 @@
 
 :func:`gatestats.records.lines.check_jsonl` reads a file in blocks of whole lines and proves each
 (:func:`gatestats.records.canonical_block.proves_block`) or checks it line by line. A block's
-answer depends on its bytes and its first line number only, so the blocks of a large file are
-handed to worker processes, and the parent keeps what is sequential: it reads the file, digests
-every byte (the digest a verdict binds), counts the lines to number each block, and merges the
-workers' answers in line order (:func:`read_parallel`). Each worker runs the very code the
+answer depends on its bytes only (and on whether it is worth proving, which the parent decides as
+the sequential pass does), so the blocks of a large file are handed to worker processes, and the
+parent keeps what is sequential: it reads the file, digests every byte (the digest a verdict
+binds), and merges the workers' answers in line order, numbering each block's lines after those
+merged before it (:func:`read_parallel`). Each worker runs the very code the
 sequential pass runs (``_Scan.block`` on one block), and its answer is what that block adds to the
 pass: lines, problems (the first :data:`~gatestats.errors.MAX_PROBLEMS` and their count), blank
 lines, the lines with and without a checksum, run set ids, and for a proved block the kept columns'
@@ -14,8 +15,8 @@ answer, message, line number and count, and the first problem named, is the same
 number of workers. The torn last line is checked by the parent, after every block.
 
 The workers are fresh interpreters (``subprocess``: no fork of a process whose polars threads run)
-that import the block checker and msgspec, not polars (:mod:`gatestats.records.block_worker`). A worker that dies, or
-fails, stops the pass with an error naming the file: nothing is accepted. Python's string hash is
+that import the block checker and msgspec, not polars (:mod:`gatestats.records.block_worker`). A
+worker that dies, or fails, stops the pass with an error naming the file: nothing is accepted. Python's string hash is
 seeded per process: the workers of one pass share a seed drawn for it, so their key hashes agree
 (they only prove that no key repeats; a collision costs time, never an answer).
 """
@@ -46,9 +47,9 @@ __all__ = ["MAX_WORKERS", "default_workers", "read_parallel"]
 
 #: At most this many workers by default: the parent (reading, digesting, merging) keeps up with about as many.
 MAX_WORKERS = 8
-#: Blocks handed to a worker and not yet merged, at most (each about a MiB): enough to keep it busy.
+#: Blocks handed to each worker and not yet merged, at most (each about a MiB): enough to keep it busy.
 _IN_FLIGHT = 3
-#: Linux's fcntl to size a pipe (the fcntl module names it from Python 3.10 on, where Linux has it).
+#: The size asked for each pipe to and from a worker (``F_SETPIPE_SZ``, Linux): a block in fewer writes.
 _PIPE_BYTES = 1 << 20
 
 
