@@ -9,7 +9,11 @@ Contenders, each a child process (CPU = user + system of the child from ``os.wai
 * ``floor``: ``polars.read_ndjson(FILE)`` + ``group_by(system, case_id)`` computing n and c (the
   issue's bare reader);
 * ``validate`` and ``analyze --k 1-10 --json``, with this checkout's source and, with
-  ``--before-src``, with another copy of ``src/`` and ``runner/`` (same virtual environment).
+  ``--before-src``, with another copy of ``src/`` and ``runner/`` (same virtual environment);
+* with ``--one-process``, the same two commands of this checkout with the line pass in one process
+  (``gatestats.records.lines.PARALLEL_FROM_BYTES`` lifted): what the workers change, in the same run.
+
+CPU includes the line pass's worker processes (``os.wait4`` counts the children a child waited for).
 
 With ``--damaged`` the damaged copies written by ``make_jsonl.py --damaged`` (torn last line, edited
 line) are validated once each with this checkout, and the first line of each error is printed.
@@ -32,6 +36,8 @@ FLOOR = (
     ".agg(n=pl.len(), c=(pl.col('outcome') == 'passed').sum())"
 )
 CLI = "from gatestats.cli import main; main()"
+#: The command line with the line pass in one process whatever the file's size (the workers' threshold lifted).
+CLI_ONE_PROCESS = "from gatestats.records import lines; lines.PARALLEL_FROM_BYTES = 1 << 62\n" + CLI
 
 
 def child(code: str, args: list[str], pythonpath: str) -> dict[str, float | int | str]:
@@ -61,6 +67,11 @@ def main() -> None:
     parser.add_argument("--damaged", action="store_true")
     parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out (e.g. 'before analyze')")
     parser.add_argument(
+        "--one-process",
+        action="store_true",
+        help="also run validate and analyze with the line pass in one process (no workers), this checkout",
+    )
+    parser.add_argument(
         "--run-sets", type=Path, default=None, help="validate DIR/sealed and DIR/broken-seal (make_jsonl.py --run-sets)"
     )
     options = parser.parse_args()
@@ -72,6 +83,10 @@ def main() -> None:
     for label, path in sources:
         contenders.append((f"{label} validate", CLI, ["validate", str(options.file)], path))
         contenders.append((f"{label} analyze", CLI, ["analyze", str(options.file), "--k", "1-10", "--json"], path))
+    if options.one_process:
+        contenders.append(("after validate, one process", CLI_ONE_PROCESS, ["validate", str(options.file)], after))
+        analyze = ["analyze", str(options.file), "--k", "1-10", "--json"]
+        contenders.append(("after analyze, one process", CLI_ONE_PROCESS, analyze, after))
     contenders = [c for c in contenders if c[0] not in options.skip]
     runs: dict[str, list[dict[str, float | int | str]]] = {}
     loads = [os.getloadavg()]

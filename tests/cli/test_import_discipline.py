@@ -245,7 +245,7 @@ def test_package_attributes_resolve_on_first_use() -> None:
 #: Packages whose names are imported on first use (PEP 562), and what importing the package alone
 #: must not load (issue 28, item 4: the report reads a verdict; ``import gatestats.gate`` loaded the
 #: engine, the judges, the golden store and scipy, 1.12 CPU-s).
-LAZY_PACKAGES = ("gatestats.gate", "gatestats.sequential", "gatestats.golden")
+LAZY_PACKAGES = ("gatestats.gate", "gatestats.sequential", "gatestats.golden", "gatestats.records")
 LAZY_FORBIDDEN = ("scipy", "statsmodels", "pandas", "gatestats.gate.engine", "gatestats.judges", "gatestats.importers")
 
 

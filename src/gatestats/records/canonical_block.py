@@ -54,7 +54,6 @@ from functools import cache
 from operator import attrgetter
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
-from gatestats.vocabulary import PASSED, RESOURCE_KILLED
 from gatestats_runner.contract import (
     INT64_MAX,
     INT64_MIN,
@@ -81,6 +80,10 @@ VALUE_FIELDS = frozenset(
 )
 #: Fields every record has (never left out of a line; null where the contract allows it).
 _REQUIRED = frozenset(load_schema()["required"])
+#: The outcomes whose records the decoder's types constrain (the names of :mod:`gatestats.vocabulary`,
+#: spelled here so that a worker of the line pass imports no polars; :func:`_codec` checks them).
+PASSED = "passed"
+RESOURCE_KILLED = "resource_killed"
 #: The length of a checksum (``sha256:`` and 64 hex digits), and the bytes its member adds to a line.
 _PREFIX = "sha256:"
 _CHECKSUM_TEXT = len(_PREFIX) + 64
@@ -225,6 +228,9 @@ def _codec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder]:
         "properties": properties,
         "required": [f for f in schema["required"] if f != "outcome"],
     }
+    if not {PASSED, RESOURCE_KILLED} <= set(outcome["enum"]):  # pragma: no cover - a contract without them
+        msg = f"the contract's outcomes {outcome['enum']} lack {PASSED!r} or {RESOURCE_KILLED!r}"
+        raise RuntimeError(msg)
     bounds: Any = Literal[tuple(b for b in properties["bound"]["enum"] if b is not None)]
     variants = []
     for value in outcome["enum"]:

@@ -22,10 +22,10 @@ from __future__ import annotations
 import hashlib
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
 from gatestats.records.canonical_block import VALUE_FIELDS, BlockProof, proved_values, proves_block
@@ -35,7 +35,7 @@ from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["KEY_HASH", "MAX_PROBLEMS", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
+__all__ = ["KEY_HASH", "MAX_PROBLEMS", "PARALLEL_FROM_BYTES", "ChecksumStatus", "JsonlCheck", "check_jsonl"]
 
 #: The column of :attr:`JsonlCheck.frame` holding an 8-byte hash of each record's key.
 KEY_HASH = "__key_hash"
@@ -47,6 +47,9 @@ _BLOCK_BYTES = 1 << 20
 #: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
 #: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
 _PROVE_FROM_LINES = 1_000
+#: A file from this size on is checked by worker processes (when more than one may run): below it,
+#: starting them costs more than they save (measured: benchmarks/RESULTS.md, issue 28 item 1, session 37).
+PARALLEL_FROM_BYTES = 64 << 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,13 +85,22 @@ class _LineSample:
         if len(self.first) < MAX_PROBLEMS:
             self.first.append(number)
 
+    def merge(self, count: int, first: Sequence[int]) -> None:
+        """Another sample's lines, all after these (its first :data:`MAX_PROBLEMS` and its count)."""
+        self.first.extend(first[: MAX_PROBLEMS - len(self.first)])
+        self.count += count
+
 
 def _add(problems: ProblemList, file: Path, line: int, field: str, message: str) -> None:
     problems.add(RecordProblem(file=str(file), line=line, field=field, message=message))
 
 
 def check_jsonl(
-    path: str | os.PathLike[str], *, keep: Sequence[str] | None = None, key: Sequence[str] = ()
+    path: str | os.PathLike[str],
+    *,
+    keep: Sequence[str] | None = None,
+    key: Sequence[str] = (),
+    workers: int | None = None,
 ) -> JsonlCheck:
     """Decode, contract-check and checksum-verify every line of a JSONL record file.
 
@@ -110,6 +122,11 @@ def check_jsonl(
     key
         Fields hashed, block by block, into the frame's :data:`KEY_HASH` column (one 8-byte
         hash a record, to prove that no key repeats without holding the keys).
+    workers
+        How many processes check the blocks of a file of at least
+        :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may
+        use, at most :data:`~gatestats.records.parallel.MAX_WORKERS`; 1: this process alone). The
+        answer is the same whatever the number (:mod:`gatestats.records.parallel`).
 
     Returns
     -------
@@ -133,8 +150,32 @@ def check_jsonl(
     except OSError as exc:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        scan.read(handle)
+        if _parallel(handle, workers):
+            from gatestats.records import parallel  # noqa: PLC0415 - only for a large file
+
+            parallel.read_parallel(scan, handle, _workers(workers))
+        else:
+            scan.read(handle)
     return scan.result()
+
+
+def _workers(workers: int | None) -> int:
+    """The number of processes asked for, or the default (:func:`gatestats.records.parallel.default_workers`)."""
+    if workers is None:
+        from gatestats.records.parallel import default_workers  # noqa: PLC0415 - only for a large file
+
+        return default_workers()
+    return workers
+
+
+def _parallel(handle: BinaryIO, workers: int | None) -> bool:
+    """Whether the file is checked by worker processes: it is large enough to pay, and more than one may run."""
+    if workers is not None and workers < 1:
+        msg = f"workers must be at least 1, got {workers}"
+        raise ValueError(msg)
+    if workers == 1 or os.fstat(handle.fileno()).st_size < PARALLEL_FROM_BYTES:
+        return False  # a small file imports nothing more and starts no process
+    return _workers(workers) > 1
 
 
 class _Scan:
@@ -156,22 +197,35 @@ class _Scan:
 
     def read(self, handle: BinaryIO) -> None:
         """Every line of ``handle``, in blocks of whole lines (the last line may lack its newline)."""
+        for block, torn in self.blocks(handle):
+            if block:
+                self.block(block, worth=self.worth(block))
+            if torn is not None:
+                self.line(torn)
+
+    def blocks(self, handle: BinaryIO) -> Iterator[tuple[bytes, bytes | None]]:
+        """Blocks of whole lines of ``handle``, digested and counted in :attr:`size` as they are read.
+
+        Each is ``(whole lines, None)``; the last is ``(whole lines, the last line)`` when that
+        line has no newline (the whole lines may then be empty).
+        """
         while chunk := handle.read(_BLOCK_BYTES):
             if not chunk.endswith(b"\n"):
                 chunk += handle.readline()  # up to the end of the line (a line longer than a block too)
             self.digest.update(chunk)
             self.size += len(chunk)
             if chunk.endswith(b"\n"):
-                self.block(chunk)
+                yield chunk, None
                 continue
             end = chunk.rfind(b"\n") + 1  # the file's last line, without a newline
-            if end:
-                self.block(chunk[:end])
-            self.line(chunk[end:])
+            yield chunk[:end], chunk[end:]
 
-    def block(self, block: bytes) -> None:
-        """Whole lines: proved at once when they are runner-written, else checked line by line."""
-        worth = self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES
+    def worth(self, block: bytes) -> bool:
+        """Whether proving ``block`` (just read) costs less than the line pass: not for a small file."""
+        return self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES
+
+    def block(self, block: bytes, *, worth: bool) -> None:
+        """Whole lines: proved at once when they are runner-written (and ``worth`` it), else checked line by line."""
         proof = proves_block(block) if worth else None
         if proof is not None:
             self.number += proof.n_lines
@@ -240,29 +294,52 @@ class _Frames:
         self.key = key
         self.parts: list[pl.DataFrame] = []
 
-    def add(self, proof: BlockProof) -> None:
-        """The block's columns, typed as the contract's (strictly: a value of another type raises).
+    def values(self, proof: BlockProof) -> tuple[list[list[Any]], list[int] | None]:
+        """The kept columns' values of a proved block, and its key hashes (``None`` without a key).
 
-        The key hash is Python's hash of each record's key tuple (absent and null alike are
-        ``None``): equal keys hash alike, and a repeated hash sends the file to the reader that
-        names duplicates exactly, so a collision costs time, never a wrong answer.
+        The key hash is Python's hash of each record's key tuple (absent and null alike are one
+        marker, :data:`_NULL_KEY`): equal keys hash alike, and a repeated hash sends the file to
+        the reader that names duplicates exactly, so a collision costs time, never a wrong answer.
+        (No polars here: a worker process of the line pass calls it.)
         """
+        values = {name: proved_values(proof, name) for name in dict.fromkeys((*self.keep, *self.key))}
+        hashes = _key_hashes([values[name] for name in self.key]) if self.key else None
+        return [values[name] for name in self.keep], hashes
+
+    def add(self, proof: BlockProof) -> None:
+        """The block's columns (see :meth:`values`, :meth:`add_values`)."""
+        self.add_values(*self.values(proof))
+
+    def add_values(self, columns: list[list[Any]], hashes: list[int] | None) -> None:
+        """One block's kept columns, typed as the contract's (strictly: a value of another type raises)."""
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
         from gatestats.records.contract import POLARS_SCHEMA  # noqa: PLC0415 - only with a frame asked for
 
-        values = {name: proved_values(proof, name) for name in dict.fromkeys((*self.keep, *self.key))}
-        columns = [pl.Series(name, values[name], POLARS_SCHEMA[name], strict=True) for name in self.keep]
-        if self.key:
-            hashes = list(map(hash, zip(*(values[name] for name in self.key), strict=True)))
-            columns.append(pl.Series(KEY_HASH, hashes, pl.Int64))
-        self.parts.append(pl.DataFrame(columns))
+        series = [
+            pl.Series(name, values, POLARS_SCHEMA[name], strict=True)
+            for name, values in zip(self.keep, columns, strict=True)
+        ]
+        if hashes is not None:
+            series.append(pl.Series(KEY_HASH, hashes, pl.Int64))
+        self.parts.append(pl.DataFrame(series))
 
     def frame(self) -> pl.DataFrame:
         """Every block's columns, in line order."""
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
         return pl.concat(self.parts, how="vertical", rechunk=False)
+
+
+#: What a null or absent key field hashes as: a value no key field holds, hashed alike in every process
+#: (Python 3.11 hashes ``None`` by its address, which differs between the worker processes of the pass).
+_NULL_KEY = ()
+
+
+def _key_hashes(columns: list[list[Any]]) -> list[int]:
+    """Python's hash of each record's key tuple (the key fields' values, null as :data:`_NULL_KEY`)."""
+    keys = [[_NULL_KEY if v is None else v for v in c] if None in c else c for c in columns]
+    return list(map(hash, zip(*keys, strict=True)))
 
 
 def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:
