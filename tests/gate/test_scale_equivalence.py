@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -254,7 +255,17 @@ def test_the_rules_hold_their_columns_and_each_slice_once(
         return of_cases(frame, cases)
 
     monkeypatch.setattr(engine, "_of_cases", counted)
+    summary_made_after: list[int] = []
+    cost_rows_ = engine.cost_rows
+
+    def cost(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("summary"):
+            summary_made_after.append(len(filtered))
+        return cost_rows_(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "cost_rows", cost)
     found = engine._bounded_evidence(policy, both, None)
+    assert summary_made_after == [0]  # the cost summary's frame is not held beside a rule's frame
     assert found.frames is not None
     held = found.frames.held()
     assert set(held) == {("all", False), ("billing", False)}

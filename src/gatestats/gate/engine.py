@@ -490,6 +490,10 @@ def _evidence(
     severe = tuple(_severe_result(s, framed, slices) for s in policy.severe_slices)
     if stop is not None:
         severe = severe_after_stop(severe, stop)
+    observed = end == "observed"  # the summary shows the observed records (the other ends' were dropped)
+    # before the rule rows: the cost summary's prepared frame (the largest the gate makes) is not
+    # held beside the rules' frames (CaseFrames filters a slice's records on the first rule reading them)
+    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE, summary=observed)
     rows: list[RuleResult] = []
     decisions: list[tuple[str, SequentialDecision]] = []
     sequential: list[tuple[Rule, pl.DataFrame, list[str]]] = []
@@ -503,8 +507,6 @@ def _evidence(
         rows += _rule_rows(rule, frames, cases, policy, end, labels)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
-    observed = end == "observed"  # the summary shows the observed records (the other ends' were dropped)
-    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE, summary=observed)
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
