@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from gatestats.cost._frames import prepare
+from gatestats.cost._frames import TIMESTAMPS, prepare
 
 
 def _frame(n: int = 60) -> pl.DataFrame:
@@ -69,3 +69,17 @@ def test_a_mistyped_column_is_refused_even_when_every_value_is_null() -> None:
     naive = _frame().with_columns(pl.lit(None, dtype=pl.Datetime("us")).alias("review_ended_at"))
     with pytest.raises(ValueError, match="time zone"):
         prepare(naive, by=("system",), review_rate=None, machine_rate=None)
+
+
+def test_the_prepared_frame_holds_the_parsed_times_not_their_texts() -> None:
+    """The timestamp texts are checked and parsed, then dropped: ~80 bytes a runner record not held (issue 28)."""
+    frame = _frame().with_columns(
+        pl.lit("2026-11-01T09:00:00Z").alias("started_at"), pl.lit("2026-11-01T09:00:05.5Z").alias("ended_at")
+    )
+    prepared, _ = prepare(frame, by=("system",), review_rate=None, machine_rate=None)
+    assert not set(TIMESTAMPS) & set(prepared.columns)
+    assert {f"__{name}" for name in TIMESTAMPS} <= set(prepared.columns)
+    assert prepared.get_column("__end_us").unique().to_list() == [prepared.get_column("__start_us")[0] + 5_500_000]
+    late = frame.with_columns(pl.lit("2026-11-01T08:00:00Z").alias("ended_at"))
+    with pytest.raises(ValueError, match=r"field 'ended_at'.*got '2026-11-01T08:00:00Z'"):
+        prepare(late, by=("system",), review_rate=None, machine_rate=None)  # still named with its text

@@ -10,15 +10,18 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 
-from gatestats.gate import Policy, evaluate_gate, load_policy, load_record_set
+from gatestats.gate import Policy, engine, evaluate_gate, load_policy, load_record_set
 from gatestats.gate.bounds import RETRIED, mark_retried
 from gatestats.gate.cost_rules import cost_rows
 from gatestats.gate.engine import _both_sides, _case_slices, _severe_cases
+from gatestats.gate.families import COST_FIELDS, no_cost_fields
+from gatestats.gate.grouping import n_units
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import _earliest, _parse_time
 from gatestats.gate.sides import flips
@@ -231,3 +234,95 @@ def test_cost_rows_without_the_summary_are_the_same_rows(sides: tuple[Policy, Re
     assert summary is not None
     assert rows == bare
     assert len(rows) == 1
+
+
+def test_the_rules_hold_their_columns_and_each_slice_once(
+    sides: tuple[Policy, RecordSet, RecordSet], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rule, end, count and search reads one frame per slice, cut to the columns the rules read.
+
+    The three ends of the bounds, the unresolved counts and the rows filtered the records of a
+    rule's cases from every record column each time (12 record-level copies for the benchmark's
+    three rules); now once per slice (two here: every case, and ``billing``), of ``RULE_COLUMNS``.
+    """
+    policy, base, cand = sides
+    both = _both_sides(policy, base, cand)
+    filtered: list[int] = []
+    of_cases = engine._of_cases
+
+    def counted(frame: pl.DataFrame, cases: set[str]) -> pl.DataFrame:
+        filtered.append(len(frame.columns))
+        return of_cases(frame, cases)
+
+    monkeypatch.setattr(engine, "_of_cases", counted)
+    summary_made_after: list[int] = []
+    cost_rows_ = engine.cost_rows
+
+    def cost(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("summary"):
+            summary_made_after.append(len(filtered))
+        return cost_rows_(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "cost_rows", cost)
+    found = engine._bounded_evidence(policy, both, None)
+    assert summary_made_after == [0]  # the cost summary's frame is not held beside a rule's frame
+    assert found.frames is not None
+    held = found.frames.held()
+    assert set(held) == {("all", False), ("billing", False)}
+    assert len(filtered) == 2
+    assert set(found.frames.records.columns) <= set(engine.RULE_COLUMNS)
+    assert len(found.frames.records.columns) < len(both.columns) / 4
+    slices = _case_slices(both)
+    severe = _severe_cases(slices, policy.severe_slices)
+    for (name, _), frame in held.items():
+        cases = engine._cases_of(slices, name, severe)
+        assert frame.equals(both.filter(pl.col("case_id").is_in(list(cases))).select(frame.columns))
+    rows = engine._decided_rows(policy, both, found, None)
+    assert any(r.unresolved is not None for r in rows)
+    assert len(filtered) == 2  # the search of to_decide read the same frames
+
+
+def _n_units_reference(records: pl.DataFrame, cases: set[str]) -> int:
+    """``grouping.n_units`` as it was: a unit's text per record of every column filtered."""
+    unit = pl.coalesce(pl.lit("group:") + pl.col("case_group"), pl.lit("case:") + pl.col("case_id"))
+    return int(records.filter(pl.col("case_id").is_in(list(cases))).select(unit.n_unique()).item())
+
+
+def _no_cost_reference(policy: Policy, records: pl.DataFrame, sides: tuple[str, ...]) -> str | None:
+    """``families.no_cost_fields`` as it was: each side's records filtered whole."""
+    machine = ["machine_seconds"] if policy.cost.machine_rate_usd_per_hour is not None else []
+    read = [*COST_FIELDS, *machine]
+    for side in sides:
+        rows = records.filter(pl.col("system") == side)
+        present = [f for f in read if f in rows.columns and rows.get_column(f).null_count() < rows.height]
+        if rows.height and not present:
+            return f"no {side} record carries a cost field ({', '.join(read)})"
+    return None
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_units_and_cost_fields_read_only_their_columns(seed: int, sides: tuple[Policy, RecordSet, RecordSet]) -> None:
+    policy = sides[0]
+    rng = np.random.default_rng([2837, seed])
+    n = int(rng.integers(0, 60))
+    groups = [None, "g1", "g2", "case-1"]
+    frame = pl.DataFrame(
+        {
+            "system": rng.choice(["baseline", "candidate"] if seed % 3 else ["candidate"], size=n).tolist(),
+            "case_id": [f"case-{i}" for i in rng.integers(0, 9, size=n)],
+            "case_group": [groups[i] for i in rng.integers(0, 4, size=n)],
+            "cost_usd": [None if u < 0.9 - seed / 12 else float(u) for u in rng.random(n)],
+            "machine_seconds": rng.random(n).tolist(),
+            "outcome": ["passed"] * n,
+        },
+        schema_overrides={"case_group": pl.String, "cost_usd": pl.Float64, "machine_seconds": pl.Float64},
+    )
+    for k in range(0, 10, 3):
+        cases = {f"case-{i}" for i in rng.choice(9, size=k, replace=False)}
+        assert n_units(frame, cases) == _n_units_reference(frame, cases)
+    for rate in (None, 1.0):
+        priced = dataclasses.replace(policy, cost=dataclasses.replace(policy.cost, machine_rate_usd_per_hour=rate))
+        for columns in (frame.columns, [c for c in frame.columns if c != "cost_usd"]):
+            sub = frame.select(columns)
+            sides_ = ("baseline", "candidate")
+            assert no_cost_fields(priced, sub, sides_) == _no_cost_reference(priced, sub, sides_)

@@ -23,7 +23,7 @@ import polars as pl
 import pytest
 
 from gatestats.errors import RecordFileError
-from gatestats.gate import evaluate_gate, load_policy, load_record_set
+from gatestats.gate import evaluate_gate, load_policy, load_record_set, recordset
 from gatestats.gate.verdict import verdict_file_bytes
 from gatestats.records import batched, read_run_set
 from gatestats.records.batched import read_checked_jsonl
@@ -227,3 +227,64 @@ def test_no_column_is_flagged_sorted_where_the_whole_read_is_not(tmp_path: Path)
     assert read.equals(whole)
     for name in ("case_version", "case_id", "trial"):
         assert read.get_column(name).flags == whole.get_column(name).flags, name
+
+
+def _signature(frame: pl.DataFrame) -> list[tuple[str, object, object, int]]:
+    """Each column's name, type, sorted flags and chunks: what decides how polars groups and sums it."""
+    return [(c, s.dtype, s.flags, s.n_chunks()) for c, s in ((c, frame.get_column(c)) for c in frame.columns)]
+
+
+@pytest.mark.parametrize("batch_bytes", [900, 1 << 30])
+@pytest.mark.parametrize(
+    "costs",
+    [
+        lambda i: {"cost_usd": None, "cost_model_usd": 0.25, "cost_tool_usd": 0.01 * (i % 5)},  # one value; varied
+        lambda i: {"cost_usd": -0.0 if i % 2 else 0.0},  # two signs of zero: one value as n_unique counts them
+        lambda i: {"cost_usd": 0.5 if i < 30 else None},  # one value, partly null
+        lambda i: {"cost_usd": 1e-300 * (i == 7)},  # one record apart
+    ],
+)
+def test_the_gate_compacts_a_run_set_once_as_it_did_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_bytes: int, costs: Any
+) -> None:
+    """``load_record_set`` of a run set is the reader's compaction alone: the frame the second pass gave.
+
+    The gate compacted the read records again (``recordset._compact``: a column of one value, floats
+    included, held once); the reader now holds a float column of one value once too. Same values,
+    same flags (a sorted flag changes the last bit of a grouped float sum), same float sums.
+    """
+    monkeypatch.setattr(batched, "BATCH_BYTES", batch_bytes)
+    root = write_run_set(tmp_path / "rs", system="candidate", outcomes={f"c-{i}": ["passed"] * 4 for i in range(12)})
+    records = _lines(root)
+    for i, record in enumerate(records):
+        record.pop("checksum", None)
+        record.update(machine_seconds=1.5, **costs(i))
+    rewrite_records(root, records)
+    once = load_record_set(root).records
+    twice = recordset._compact(once.clone())
+    assert once.equals(twice)
+    assert _signature(once) == _signature(twice)
+    assert once.estimated_size() == twice.estimated_size()  # nothing left for a second pass to hold once
+    floats = [c for c, t in once.schema.items() if t == pl.Float64]
+    sums = [f.group_by("case_id").agg(pl.col(floats).sum()).sort("case_id") for f in (once, twice)]
+    for name in floats:
+        assert sums[0].get_column(name).to_numpy().tobytes() == sums[1].get_column(name).to_numpy().tobytes()
+
+
+def test_a_float_column_of_one_value_is_held_once(tmp_path: Path) -> None:
+    records = [
+        make_record(record_id=f"r-{i}", case_id=f"c-{i // 4}", trial=i % 4, machine_seconds=1.5) for i in range(400)
+    ]
+    path = tmp_path / "r.jsonl"
+    digest = _write(path, records)
+    kept = read_checked_jsonl(path, schema=POLARS_SCHEMA, columns=None, digest=digest, compact=True, batch_bytes=2_000)
+    held = kept.estimated_size()  # before any read of the column (a read materialises it)
+    spelled = kept.with_columns(pl.Series("machine_seconds", [1.5] * 400)).estimated_size()
+    assert spelled - held >= 399 * 8  # the 400 floats are held as one
+    full = read_checked_jsonl(path, schema=POLARS_SCHEMA, columns=None, digest=digest, batch_bytes=2_000)
+    assert kept.equals(full)
+    assert batched._one_float(pl.Series([0.0, -0.0]))  # one value as n_unique counts them (the second pass's rule)
+    assert not batched._one_float(pl.Series([0.0, 1e-300]))
+    assert batched._one_float(pl.Series([float("nan")] * 3))
+    assert not batched._one_float(pl.Series([1.0, None]))
+    assert not batched._one_float(pl.Series([], dtype=pl.Float64))

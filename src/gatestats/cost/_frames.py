@@ -17,6 +17,9 @@ statistic starts from (names start with ``__``):
 - ``__start_us`` / ``__end_us``: ``started_at`` and the latest of ``ended_at``,
   ``review_ended_at``, ``correction_ended_at`` (microseconds since the epoch, UTC);
 - ``__unit``: the resampling unit, the ``case_group`` or else the case (``case_id``, ``case_version``).
+
+The timestamp texts (``started_at``...) are checked and parsed, then dropped: only their parsed
+``__`` columns are in the prepared frame.
 """
 
 from __future__ import annotations
@@ -351,6 +354,9 @@ def prepare(
         if f"__{name}" not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=pl.Int64).alias(f"__{name}"))
     _check_values(frame)
+    # Past the checks only the parsed times are read (``__started_at``...): the texts (two of ~40 bytes
+    # a record for a runner's records) are not held through the analysis.
+    frame = frame.drop(TIMESTAMPS)
     frame = _derive(frame, machine_rate=machine_rate)
     frame = _human_time(frame, review_rate=review_rate)
     return frame, columns

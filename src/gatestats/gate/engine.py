@@ -30,7 +30,7 @@ import polars as pl
 
 from gatestats import __version__
 from gatestats.errors import GatestatsError
-from gatestats.estimators import case_summary
+from gatestats.estimators import ANALYSIS_COLUMNS, case_summary
 from gatestats.estimators.passk import per_case_values
 from gatestats.gate.bindings import (
     CostSummary,
@@ -44,6 +44,7 @@ from gatestats.gate.bindings import (
     SliceRate,
 )
 from gatestats.gate.bounds import (
+    RETRIED,
     End,
     bound_frame,
     bound_words,
@@ -208,18 +209,56 @@ def _of_cases(both: pl.DataFrame, cases: set[str]) -> pl.DataFrame:
     return both.filter(pl.col("case_id").is_in(list(cases)))
 
 
-def _rule_frame(rule: Rule, both: pl.DataFrame, cases: set[str], end: End) -> pl.DataFrame:
+#: The record columns a rule row reads: :func:`~gatestats.estimators.case_summary`'s (the threshold,
+#: paired and sequential rows count per case from them), the marker of a trial retried after an infra
+#: error (:func:`~gatestats.gate.bounds.mark_retried`, read by the bounds) and a judge rule's verdicts.
+RULE_COLUMNS: tuple[str, ...] = (*ANALYSIS_COLUMNS, RETRIED, "graders")
+
+
+class CaseFrames:
+    """The records the rule rows read, held once: those columns only, and each slice's cases' records once.
+
+    Every rule row, at each end of the bounds (:mod:`gatestats.gate.bounds`), in the unresolved
+    counts and in the search of ``to_decide`` read the records of their slice's cases. Filtered from
+    every record column for each (a record-level copy per rule and per end, three ends, plus the
+    counts), those copies were the largest rise of the gate's memory after the read. Here the
+    records are cut to :data:`RULE_COLUMNS` once, and the records of each set of cases (a slice
+    without the severe cases, or with them for a cost row) are filtered once and shared by every
+    row, end and count that reads them. Same rows, same order, same values: only the columns no rule
+    reads are left out.
+    """
+
+    __slots__ = ("_frames", "records")
+
+    def __init__(self, both: pl.DataFrame) -> None:
+        #: The records cut to :data:`RULE_COLUMNS` (those ``both`` has).
+        self.records = both.select(c for c in RULE_COLUMNS if c in both.columns)
+        self._frames: dict[tuple[str, bool], pl.DataFrame] = {}
+
+    def of(self, cases: set[str], key: tuple[str, bool]) -> pl.DataFrame:
+        """The records of ``cases`` (those of ``key``: a slice's name, severe cases included or not), filtered once."""
+        frame = self._frames.get(key)
+        if frame is None:
+            frame = self._frames[key] = _of_cases(self.records, cases)
+        return frame
+
+    def held(self) -> dict[tuple[str, bool], pl.DataFrame]:
+        """The frames filtered so far, by key (tests: what the rules hold)."""
+        return dict(self._frames)
+
+
+def _rule_frame(rule: Rule, frames: CaseFrames, cases: set[str], end: End) -> pl.DataFrame:
     """The records of ``rule``'s cases (its judge's outcomes for a judge rule), unresolved ones imputed at ``end``."""
-    frame = _of_cases(both, cases)
+    frame = frames.of(cases, (rule.slice, False))
     if rule.grader is not None:
         frame = _judge_outcomes(frame, rule.grader)
     return bound_frame(frame, end, candidate=CANDIDATE)
 
 
 def _rule_rows(
-    rule: Rule, both: pl.DataFrame, cases: set[str], policy: Policy, end: End, labels: JudgeLabels | None = None
+    rule: Rule, frames: CaseFrames, cases: set[str], policy: Policy, end: End, labels: JudgeLabels | None = None
 ) -> list[RuleResult]:
-    frame = _rule_frame(rule, both, cases, end)
+    frame = _rule_frame(rule, frames, cases, end)
     rows: list[RuleResult] = []
     spec = metric_spec(rule.metric)
     metric = spec.estimand
@@ -423,6 +462,8 @@ class _Evidence:
     flip_counts: tuple[FlipCount, ...] = ()
     #: :func:`_case_slices` of the records the evidence was computed on (None: not computed).
     slices: pl.DataFrame | None = None
+    #: The records the rule rows read (None: not computed).
+    frames: CaseFrames | None = None
 
 
 def _evidence(
@@ -432,20 +473,27 @@ def _evidence(
     end: End = "observed",
     labels: JudgeLabels | None = None,
     slices: pl.DataFrame | None = None,
+    frames: CaseFrames | None = None,
 ) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
 
     ``end``: the imputation of the unresolved attempts the severe slices, rules and cost are computed
     at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records, so
     they are computed at the ``observed`` end only (at the other ends they are left empty).
-    ``slices``: :func:`_case_slices` of ``both`` when the caller has it.
+    ``slices``: :func:`_case_slices` of ``both`` when the caller has it; ``frames``: the rules' records
+    (a :class:`CaseFrames` of ``both``) when it has them.
     """
     slices = _case_slices(both) if slices is None else slices
+    frames = CaseFrames(both) if frames is None else frames
     severe_cases = _severe_cases(slices, policy.severe_slices)
     framed = bound_frame(both, end, candidate=CANDIDATE)
     severe = tuple(_severe_result(s, framed, slices) for s in policy.severe_slices)
     if stop is not None:
         severe = severe_after_stop(severe, stop)
+    observed = end == "observed"  # the summary shows the observed records (the other ends' were dropped)
+    # before the rule rows: the cost summary's prepared frame (the largest the gate makes) is not
+    # held beside the rules' frames (CaseFrames filters a slice's records on the first rule reading them)
+    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE, summary=observed)
     rows: list[RuleResult] = []
     decisions: list[tuple[str, SequentialDecision]] = []
     sequential: list[tuple[Rule, pl.DataFrame, list[str]]] = []
@@ -454,13 +502,11 @@ def _evidence(
             continue
         cases = _cases_of(slices, rule.slice, severe_cases)
         if stop is not None:  # decided by its sequence (gate/sequential_rules.py), never by a fixed-size test
-            sequential.append((rule, _rule_frame(rule, both, cases, end), sorted(cases)))
+            sequential.append((rule, _rule_frame(rule, frames, cases, end), sorted(cases)))
             continue
-        rows += _rule_rows(rule, both, cases, policy, end, labels)
+        rows += _rule_rows(rule, frames, cases, policy, end, labels)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
-    observed = end == "observed"  # the summary shows the observed records (the other ends' were dropped)
-    cost_results, cost = cost_rows(policy, framed, slices, severe_cases, BASELINE, CANDIDATE, summary=observed)
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both)
@@ -479,7 +525,7 @@ def _evidence(
 
 
 def _row_counts(
-    policy: Policy, both: pl.DataFrame, rows: tuple[RuleResult, ...], slices: pl.DataFrame
+    policy: Policy, frames: CaseFrames, rows: tuple[RuleResult, ...], slices: pl.DataFrame
 ) -> list[tuple[int, int]]:
     """Each row's unresolved attempts (the candidate's, the baseline's) among the records it is computed on."""
     severe_cases = _severe_cases(slices, policy.severe_slices)
@@ -488,7 +534,7 @@ def _row_counts(
         # as gate/cost_rules.py: a cost row over "all" counts the severe cases too (their spend is real spend)
         everything = row.kind.startswith("cost") and row.slice == "all"
         cases = _cases_of(slices, row.slice, set() if everything else severe_cases)
-        frame = _of_cases(both, cases)
+        frame = frames.of(cases, (row.slice, everything))
         frame = _judge_outcomes(frame, row.grader) if row.grader is not None else frame
         n_cand, n_base = unresolved_counts(frame, candidate=CANDIDATE)
         out.append((n_cand, n_base if row.kind in {"paired", "cost_increase"} else 0))  # thresholds: no baseline
@@ -504,28 +550,32 @@ def _bounded_evidence(
     is :func:`_evidence` on the observed records, unchanged.
     """
     slices = _case_slices(both)
-    found = _evidence(policy, both, stop, labels=labels, slices=slices)
-    if unresolved_counts(both, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
-        return replace(found, slices=slices)
-    pess = _evidence(policy, both, stop, "pessimistic", labels, slices)
-    opt = _evidence(policy, both, stop, "optimistic", labels, slices)
+    frames = CaseFrames(both)  # every end, count and search below reads the rules' records from it
+    found = _evidence(policy, both, stop, labels=labels, slices=slices, frames=frames)
+    if unresolved_counts(frames.records, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
+        return replace(found, slices=slices, frames=frames)
+    pess = _evidence(policy, both, stop, "pessimistic", labels, slices, frames)
+    opt = _evidence(policy, both, stop, "optimistic", labels, slices, frames)
     combine = bounded_row if stop is None else bounded_decided_row
-    counts = _row_counts(policy, both, found.rows, slices)
+    counts = _row_counts(policy, frames, found.rows, slices)
     rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
     severe = tuple(
-        bounded_severe(o, p, q, _severe_unresolved(both, slices, o.slice), policy.infra_retries)
+        bounded_severe(o, p, q, _severe_unresolved(frames.records, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
     )
-    return replace(found, rows=rows, severe=severe, slices=slices)
+    return replace(found, rows=rows, severe=severe, slices=slices, frames=frames)
 
 
-def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.DataFrame | None) -> RuleResult:
+def _to_decide(
+    policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.DataFrame | None, frames: CaseFrames | None = None
+) -> RuleResult:
     """``row`` with ``unresolved.to_decide``: the most of its candidate's unresolved attempts that may fail for a pass.
 
     Searched over the number counted as passes (the first ones in case-id and trial order; the rest
     fail, the baseline's pass), for a threshold or paired row between the bounds without a judge;
     the row passes there when its raw ``pvalue_pass`` times the row's present multiplicity factor
-    is at most its alpha. Left ``None`` when no number does, or for other rows.
+    is at most its alpha. Left ``None`` when no number does, or for other rows. ``frames``: the
+    rules' records (a :class:`CaseFrames` of ``both``) when the caller has them.
     """
     rule = next((r for r in policy.rules if r.name == row.rule), None)
     bound = row.unresolved
@@ -543,13 +593,12 @@ def _to_decide(policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.D
     factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
     slices = _case_slices(both) if slices is None else slices
     cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
-    frame = _of_cases(both, cases)
+    frame = (CaseFrames(both) if frames is None else frames).of(cases, (rule.slice, False))
     keys = unresolved_keys(frame, candidate=CANDIDATE)
 
     def passes(j: int) -> bool:
-        found = _rule_rows(
-            rule, imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE), cases, policy, "pessimistic"
-        )
+        imputed = CaseFrames(imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE))
+        found = _rule_rows(rule, imputed, cases, policy, "pessimistic")
         same = [r for r in found if r.kind == row.kind]
         p = same[0].pvalue_pass if same and same[0].decision != "insufficient_evidence" else None
         return p is not None and p * factor <= row.alpha
@@ -567,12 +616,13 @@ def _decided_rows(
     if stop is not None:  # decided by their sequences
         return bound_words(list(found.rows), policy.infra_retries)
     rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both, found.slices))
-    return bound_words([_to_decide(policy, both, r, found.slices) for r in rows], policy.infra_retries)
+    return bound_words([_to_decide(policy, both, r, found.slices, found.frames) for r in rows], policy.infra_retries)
 
 
-def _severe_unresolved(both: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
+def _severe_unresolved(records: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
+    """The candidate's unresolved attempts in the cases of a severe slice (``records``: :attr:`CaseFrames.records`)."""
     cases = slices.filter(pl.col("slices").list.contains(slice_name)).get_column("case_id").to_list()
-    return unresolved_counts(both.filter(pl.col("case_id").is_in(cases)), candidate=CANDIDATE)[0]
+    return unresolved_counts(records.filter(pl.col("case_id").is_in(cases)), candidate=CANDIDATE)[0]
 
 
 def evaluate_gate(

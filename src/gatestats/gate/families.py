@@ -92,12 +92,20 @@ def no_cost_fields(policy: Policy, records: pl.DataFrame, sides: tuple[str, ...]
         The reason, or ``None`` when every side's records carry at least one cost field.
     """
     machine = ["machine_seconds"] if policy.cost.machine_rate_usd_per_hour is not None else []
-    read = [*COST_FIELDS, *machine]
+    fields = [*COST_FIELDS, *machine]
+    read = [f for f in fields if f in records.columns]
     for side in sides:
-        rows = records.filter(pl.col("system") == side)
-        present = [f for f in read if f in rows.columns and rows.get_column(f).null_count() < rows.height]
-        if rows.height and not present:
-            return f"no {side} record carries a cost field ({', '.join(read)})"
+        # only the cost fields' null counts: a filter of the side's every column was a copy of its records
+        height, *nulls = (
+            records.lazy()
+            .filter(pl.col("system") == side)
+            .select(pl.len(), *(pl.col(f).null_count() for f in read))
+            .collect()
+            .row(0)
+        )
+        present = [f for f, n in zip(read, nulls, strict=True) if n < height]
+        if height and not present:
+            return f"no {side} record carries a cost field ({', '.join(fields)})"
     return None
 
 

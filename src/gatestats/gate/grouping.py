@@ -105,7 +105,10 @@ def n_units(records: pl.DataFrame, cases: set[str]) -> int:
         The distinct groups and ungrouped cases among ``cases``.
     """
     unit = pl.coalesce(pl.lit("group:") + pl.col("case_group"), pl.lit("case:") + pl.col("case_id"))
-    return int(records.filter(pl.col("case_id").is_in(list(cases))).select(unit.n_unique()).item())
+    # The two columns read, each (case, group) pair once, before a unit's text is made: a copy of
+    # every column of the cases' records, and a text per record, were a gate's transient per rule.
+    pairs = records.lazy().select("case_id", "case_group").filter(pl.col("case_id").is_in(list(cases))).unique()
+    return int(pairs.select(unit.n_unique()).collect().item())
 
 
 def _group_sizes(pairs: pl.DataFrame, column: str) -> pl.DataFrame:

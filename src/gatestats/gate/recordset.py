@@ -236,6 +236,8 @@ def _overall(infos: Sequence[RecordFileInfo]) -> Checksums:
 
 
 def _load_run_set(root: Path) -> RecordSet:
+    # compacted as it is read (records.batched: the columns of one value, floats too, held once),
+    # so not again here: a second pass counted the distinct values of every column of every record
     records, info = read_run_set(root, columns=_KEPT, compact=True)
     manifest = info.manifest if info.manifest is not None else {}
     files = (_file_digest(info),) if info.size > 0 or (root / RECORDS).exists() else ()
@@ -243,7 +245,7 @@ def _load_run_set(root: Path) -> RecordSet:
         path=root,
         kind="run_set",
         manifest=manifest,
-        records=_compact(records),
+        records=records,
         files=files,
         digest=_set_digest(files),
         checksums=_overall([info]),

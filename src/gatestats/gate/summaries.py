@@ -12,7 +12,7 @@ from typing import Final, Literal, TypeAlias, TypedDict, cast
 
 import polars as pl
 
-from gatestats.estimators import Analysis, MetricEstimate, SystemAnalysis, analyze, case_summary
+from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, MetricEstimate, SystemAnalysis, analyze, case_summary
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
@@ -206,12 +206,14 @@ def slice_rates(both: pl.DataFrame, policy: Policy, whole: Analysis | None = Non
     per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
     rows: list[SliceRate] = []
     n_all = per_case.get_column("case_id").n_unique()
+    # what analyze reads: the copy of a slice's records holds no other column
+    read = both.select(c for c in ANALYSIS_COLUMNS if c in both.columns)
     for name in sorted(per_case.get_column("slices").unique().to_list()):
         cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
         if whole is not None and cases.len() == n_all:
             result = whole  # every case: the records analysed are all of both
         else:
-            frame = both.filter(pl.col("case_id").is_in(cases.implode()))
+            frame = read.filter(pl.col("case_id").is_in(cases.implode()))
             result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
         found = {s.system: s for s in result.systems}
         for side in SIDES:

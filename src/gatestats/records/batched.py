@@ -88,6 +88,23 @@ def _one_value(parts: Sequence[_Kept]) -> tuple[bool, Any]:
     return True, parts[0].value
 
 
+def _one_float(column: pl.Series) -> bool:
+    """Whether a float column holds one value on every record (no null; one value as ``n_unique`` counts).
+
+    A batch keeps a float column as parsed: its equality is not the one ``n_unique`` counts (to which
+    NaN is one value, and -0.0 and 0.0 are one value, the first record's kept), so a float column
+    of one value is found here on the whole column, by the count the gate's second compaction
+    (``gate.recordset``) used before this read made it needless. Two different ends
+    (``min`` < ``max``) prove two values without the count's hash of every value.
+    """
+    if column.is_empty() or column.null_count():
+        return False
+    low, high = column.min(), column.max()
+    if isinstance(low, float) and isinstance(high, float) and low < high:
+        return False
+    return column.n_unique() == 1
+
+
 def _column(name: str, dtype: pl.DataType, parts: Sequence[_Kept]) -> pl.Series:
     """The parts of one column as one series (a part kept as one value repeated over its batch).
 
@@ -126,8 +143,12 @@ def _joined(
         one, value = _one_value(parts)
         if one and compact:
             scalars.append(pl.lit(value, dtype=dtype).alias(name))
+            continue
+        column = _column(name, dtype, parts)
+        if compact and dtype == pl.Float64 and _one_float(column):
+            scalars.append(pl.lit(column.head(1).item(), dtype=dtype).alias(name))
         else:
-            series.append(_column(name, dtype, parts))
+            series.append(column)
     frame = pl.DataFrame(series) if series else pl.DataFrame([pl.repeat(None, height, dtype=pl.Null, eager=True)])
     return frame.with_columns(scalars).select(list(schema)) if scalars else frame
 
@@ -156,6 +177,7 @@ def read_checked_jsonl(
     compact
         Return a column null or of one value on every record as a polars scalar column (the same
         values, materialised only where an operation needs it; polars flags such a column sorted).
+        A float column's one value is the one ``n_unique`` counts (so a column of NaN is one too).
         ``False``: every column materialised, as the whole read gives it. Either way a batch's
         column of one value is held once while the file is read.
     batch_bytes
