@@ -234,8 +234,12 @@ def test() -> None:
     if not fast:
         _run(BIN / "mypy", cwd=ROOT)
     selection = ["-m", "not slow"] if fast else []
+    # Bytecode is cached (``__pycache__/``, git-ignored) even where the shell says not to: the suite starts
+    # hundreds of interpreters (CLI children, notebook kernels), each compiling gatestats again without it
+    # (0.2 CPU-s of a report child's 2.0), and the pytest workers' assertion rewrites are kept for the next run.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     completed = subprocess.run(
-        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *selection, *args], cwd=ROOT, check=False
+        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *selection, *args], cwd=ROOT, env=env, check=False
     )
     if completed.returncode == PYTEST_NO_TESTS_COLLECTED:
         print("pytest ran no test: that is a failure", file=sys.stderr)

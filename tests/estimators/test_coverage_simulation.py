@@ -15,9 +15,10 @@ value and method:
   case values are all equal; ``wilson`` and ``auto`` never refuse (every cell has >= 2 units);
 - no offered interval has zero width or excludes its estimate.
 
-Replications: 1000 per cell (the report uses 2000), 1000 bootstrap resamples (the report and the
-default use 2000); N = 2000 and 5000 are included for the CLT thresholds. The scenarios run as
-separate tests so that ``pytest -n 2`` spreads them.
+Replications: :data:`REPS` per cell (the report uses 2000), 1000 bootstrap resamples (the report and the
+default use 2000); N = 2000 and 5000 are included for the CLT thresholds; the bootstrap at its threshold
+runs at :data:`BOOTSTRAP_TRUE_VALUES` only. The scenarios run as separate tests so that ``pytest -n 2``
+spreads them.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ SEED = 20250101
 RESAMPLES = 1000
 #: Cells with fewer offered replications than this are not judged (too few to estimate coverage).
 MIN_OFFERED = 200
+#: The true values at which the bootstrap runs at its threshold (500 units; issue 28, item 3: 8 of the 11
+#: cost 65% of this test's CPU). The two ends, where BCa corrects the skew of pass^k, and 0.3, its lowest
+#: cell from 500 units in the full run (93.7%, pass^4 of 8 trials; docs/coverage.md). At 500 replications
+#: the floor is 89.6%: what the check catches is a broken interval, which shows at every true value
+#: (planted, RESULTS.md: bootstrap bounds at a 90% level fail here); the full grid is the script's.
+BOOTSTRAP_TRUE_VALUES = (0.02, 0.3, 0.98)
 
 
 sim = load_simulation("coverage_simulation")
@@ -44,12 +51,17 @@ sim = load_simulation("coverage_simulation")
 @pytest.mark.parametrize("scenario", sim.SCENARIOS, ids=[s.name for s in sim.SCENARIOS])
 def test_every_offered_method_covers_at_least_93_percent(scenario: object) -> None:
     common = {"reps": REPS, "seed": SEED, "n_resamples": RESAMPLES, "scenarios": [scenario], "whatif": False}
-    # Every method up to the bootstrap's threshold (500 units); above it the bootstrap only gets better
-    # (the full run, benchmarks/coverage_simulation.py, has it at 1000), so the larger N run the others.
-    small = tuple(n for n in sim.CASE_COUNTS if n <= intervals.MIN_CASES_BOOTSTRAP)
-    large = (*(n for n in sim.CASE_COUNTS if n > intervals.MIN_CASES_BOOTSTRAP), 2000, 5000)
-    results = sim.simulate(**common, case_counts=small) + sim.simulate(
-        **common, case_counts=large, methods=sim.EXTENSION_METHODS
+    # Every method below the bootstrap's threshold (500 units: there it is refused, cheaply, unless the
+    # threshold breaks); above it the bootstrap only gets better (the full run, benchmarks/coverage_simulation.py,
+    # has it at 1000), so the larger N run the others. At the threshold the others run at every true value and
+    # the bootstrap (most of this test's cost) at BOOTSTRAP_TRUE_VALUES.
+    threshold = intervals.MIN_CASES_BOOTSTRAP
+    small = tuple(n for n in sim.CASE_COUNTS if n < threshold)
+    large = (*(n for n in sim.CASE_COUNTS if n >= threshold), 2000, 5000)
+    results = (
+        sim.simulate(**common, case_counts=small)
+        + sim.simulate(**common, case_counts=large, methods=sim.EXTENSION_METHODS)
+        + sim.simulate(**common, case_counts=(threshold,), true_values=BOOTSTRAP_TRUE_VALUES, methods=("bootstrap",))
     )
     assert {r.method for r in results} == set(sim.METHODS)
     failures = []

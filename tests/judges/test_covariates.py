@@ -133,11 +133,12 @@ def test_llmbar_position_of_the_better_output_from_a_judgment_set() -> None:
     assert r.n_unparseable == 27
 
 
-def _null_rates(n: int, p: float, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rejection rates at α = 0.05 of each covariate (unadjusted) and of the family (Holm), at the null."""
+def _null_rates(n: int, p: float, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Rejection rates at α = 0.05 at the null: of each covariate (unadjusted), of the family (Holm), and of
+    the family without Holm (some covariate's unadjusted p ≤ α: what Holm corrects)."""
     rng = np.random.default_rng(seed)
     single = np.zeros(3)
-    family = 0
+    family = unadjusted = 0
     for rep in range(reps):
         disagree = (rng.random(n) < p).astype(int)
         frame = _frame(
@@ -147,19 +148,33 @@ def _null_rates(n: int, p: float, reps: int, seed: int) -> tuple[np.ndarray, np.
             position=rng.choice(["first", "second"], n).tolist(),
         )
         r = judge_bias_by_covariate(frame, ["length", "family", "position"], n_permutations=499, seed=rep)
-        single += [c.pvalue is not None and c.pvalue <= 0.05 for c in r.covariates]
+        rejected = [c.pvalue is not None and c.pvalue <= 0.05 for c in r.covariates]
+        single += rejected
         family += r.any_flagged
-    return single / reps, np.array(family / reps)
+        unadjusted += any(rejected)
+    return single / reps, np.array(family / reps), unadjusted / reps
+
+
+#: Replications of the false-alarm cells (issue 28, item 3: 1,000 before, 16 CPU-s; the full size is
+#: ``benchmarks/covariate_null_rates.py``). At this size the family without Holm still exceeds the bound in
+#: the same draws of the cells where disagreement is common (``teeth``): a missing Holm fails them. Where it
+#: is rare (p = 0.02-0.05, 0.95) the exact tests are conservative at any size (unadjusted family 0.01-0.05).
+NULL_REPS = 400
 
 
 @pytest.mark.slow  # a false-alarm simulation at the null (issue 28, item 3: out of the fast loop)
-@pytest.mark.parametrize(("n", "p"), [(20, 0.05), (20, 0.5), (40, 0.95), (60, 0.02), (100, 0.5)])
-def test_false_alarm_rate_at_the_null_is_at_most_alpha_plus_2se(n: int, p: float) -> None:
-    reps = 1000
-    single, family = _null_rates(n, p, reps, seed=20241204 + n)
+@pytest.mark.parametrize(
+    ("n", "p", "teeth"), [(20, 0.05, False), (20, 0.5, True), (40, 0.95, False), (60, 0.02, False), (100, 0.5, True)]
+)
+def test_false_alarm_rate_at_the_null_is_at_most_alpha_plus_2se(n: int, p: float, teeth: bool) -> None:
+    reps = NULL_REPS
+    single, family, unadjusted = _null_rates(n, p, reps, seed=20241204 + n)
     bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / reps)
+    print(f"n={n}, p={p}: single {single}, Holm {family:.3f}, unadjusted family {unadjusted:.3f}, bound {bound:.4f}")
     assert single.max() <= bound, single
     assert family <= bound, family
+    if teeth:
+        assert unadjusted > bound, unadjusted  # without Holm the family fails here: the check has teeth
 
 
 def test_covariates_read_from_jsonl_numbers_ids_and_refusals(tmp_path: Path) -> None:

@@ -182,11 +182,16 @@ def test_coverage_simulation_truth_and_draws_are_what_the_shapes_say() -> None:
 @pytest.mark.simulation
 @pytest.mark.parametrize("shape", ["all_equal", "few_differ", "near_0_and_1", "few_cases", "concentrated"])
 def test_family_wise_coverage_of_five_systems(shape: str) -> None:
-    """All 10 intervals hold at once in >= 1 - alpha - 2 SE of 150 seeded replications (full size: benchmarks/)."""
+    """All 10 intervals hold at once in >= 1 - alpha - 2 SE of 100 seeded replications (full size: benchmarks/).
+
+    Issue 28, item 3: 150 replications before. The unadjusted intervals of the same draws hold at once in
+    0.66-0.79 of them (floor 0.906): an adjustment that is lost fails here.
+    """
     sim = _coverage_module()
-    reps = 150
+    reps = 100
     got = sim.coverage(shape, 5, reps, seed=26)
     floor = 0.95 - 2 * math.sqrt(0.05 * 0.95 / reps)
     assert got["holm"] >= floor, got
     assert got["bonferroni"] >= floor, got
     assert got["ranks"] >= floor, got
+    assert got["unadjusted"] < floor, got  # the check has teeth: without the adjustment it fails
