@@ -42,8 +42,10 @@ __all__ = [
     "MAX_LINE_BYTES",
     "OBSERVATION_FIELDS",
     "OUTCOMES",
+    "PASSED",
     "RECORD_KEY",
     "REQUIRED_FIELDS",
+    "RESOURCE_KILLED",
     "RFC3339_PATTERN",
     "SCHEMA_PATH",
     "STAGES",
@@ -188,6 +190,12 @@ def load_schema() -> SchemaNode:
 FIELDS: tuple[str, ...] = tuple(load_schema()["properties"])
 REQUIRED_FIELDS: tuple[str, ...] = tuple(load_schema()["required"])
 OUTCOMES: tuple[str, ...] = tuple(o for o in load_schema()["properties"]["outcome"]["enum"] if o is not None)
+#: The outcomes by name, for code that must not import ``gatestats.vocabulary`` (which imports polars):
+#: a worker of the JSONL line pass. Checked against the schema's enum at import.
+PASSED, RESOURCE_KILLED = "passed", "resource_killed"
+if not {PASSED, RESOURCE_KILLED} <= set(OUTCOMES):  # pragma: no cover - a schema without them
+    msg = f"the contract's outcomes {OUTCOMES} lack {PASSED!r} or {RESOURCE_KILLED!r}"
+    raise ImportError(msg)
 #: A grader's verdict on a trial (``graders[].verdict``).
 GRADER_VERDICTS: tuple[str, ...] = tuple(
     v for v in load_schema()["properties"]["graders"]["items"]["properties"]["verdict"]["enum"] if v is not None

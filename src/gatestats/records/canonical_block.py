@@ -58,6 +58,8 @@ from gatestats_runner.contract import (
     INT64_MAX,
     INT64_MIN,
     MAX_LINE_BYTES,
+    PASSED,
+    RESOURCE_KILLED,
     RFC3339_PATTERN,
     SchemaNode,
     load_schema,
@@ -80,10 +82,6 @@ VALUE_FIELDS = frozenset(
 )
 #: Fields every record has (never left out of a line; null where the contract allows it).
 _REQUIRED = frozenset(load_schema()["required"])
-#: The outcomes whose records the decoder's types constrain (the names of :mod:`gatestats.vocabulary`,
-#: spelled here so that a worker of the line pass imports no polars; :func:`_codec` checks them).
-PASSED = "passed"
-RESOURCE_KILLED = "resource_killed"
 #: The length of a checksum (``sha256:`` and 64 hex digits), and the bytes its member adds to a line.
 _PREFIX = "sha256:"
 _CHECKSUM_TEXT = len(_PREFIX) + 64

@@ -179,12 +179,13 @@ class _Pool:
     def __init__(self, file: Path, workers: int, keep: tuple[tuple[str, ...], tuple[str, ...]] | None) -> None:
         import msgspec  # noqa: PLC0415 - the proof imported it already
 
-        import gatestats  # noqa: PLC0415
         import gatestats_runner  # noqa: PLC0415
 
         self.file = file
         self.decode = msgspec.msgpack.Decoder().decode
-        roots = dict.fromkeys(str(Path(p.__file__ or "").parent.parent) for p in (gatestats, gatestats_runner))
+        # the directories holding the gatestats and gatestats_runner packages (src/ and runner/ in a checkout)
+        package = Path(__file__).resolve().parents[1]
+        roots = dict.fromkeys(str(p.parent) for p in (package, Path(gatestats_runner.__file__ or "").parent))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([*roots, *filter(None, [env.get("PYTHONPATH")])])
         env["PYTHONHASHSEED"] = str(1 + secrets.randbelow(2**32 - 1))  # one seed for the pass's key hashes
