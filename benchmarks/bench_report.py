@@ -348,6 +348,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--report", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.before is not None and not (args.before / "src" / "gatestats").is_dir():
+        # without this check PYTHONPATH named nothing and the "before" row silently ran today's code
+        parser.error(f"--before: {args.before} has no src/gatestats (give the tree's root, not its src/)")
     if args.child:
         _child(args.data, args.out, args.report)
         return

@@ -193,37 +193,26 @@ class RatioBootstrap:
             return alpha / 2, 1 - alpha / 2
         if self.acceleration is None:
             return None
+        found = self._bca_levels(alpha, exact=exact)
+        return found[0] if found is not None else None
+
+    def _bca_levels(self, alpha: float, *, exact: bool) -> tuple[tuple[float, float], float] | None:
+        """The BCa levels and the smaller of their denominators ``|1 - a (z0 + z)|`` (None: no acceleration)."""
+        if self.acceleration is None:
+            return None
         z0, a = self.z0(exact=exact), self.acceleration
-        out = []
+        out, smallest = [], math.inf
         for z in (_quantile(alpha / 2, exact=exact), _quantile(1 - alpha / 2, exact=exact)):
             w = z0 + z
             denom = 1 - a * w
+            smallest = min(smallest, abs(denom))
             out.append(_cdf(z0 + w / denom, exact=exact) if denom > 0 else (0.0 if w < 0 else 1.0))
-        return out[0], out[1]
+        return (out[0], out[1]), smallest
 
-    def _clear_of_rank_edges(self, levels: tuple[float, float], kind: BootstrapKind, confidence_level: float) -> bool:
-        """Whether levels within :data:`_LEVEL_MARGIN` of ``levels`` give the same ranks (and the same BCa branch).
-
-        The standard library's normal quantile and CDF agree with scipy's to about 1e-15 (absolute
-        for the CDF, relative for the quantile); the acceleration's denominator ``1 - a (z0 + z)``
-        amplifies an error in ``z`` by ``1 / denom**2``, so a denominator below
-        :data:`_DENOMINATOR_FLOOR` is left to scipy too.
-        """
-        if kind == "percentile":
-            return True
+    def _on_a_rank_edge(self, levels: tuple[float, float]) -> bool:
+        """Whether a level within :data:`_LEVEL_MARGIN` of ``levels`` could give another rank."""
         b = self.draws.size
-        for level in levels:
-            scaled = level * (b + 1)
-            if abs(scaled - round(scaled)) <= _LEVEL_MARGIN * (b + 1):
-                return False
-        if self.acceleration is None:  # pragma: no cover - levels() returned None then
-            return False
-        alpha = 1 - confidence_level
-        z0 = self.z0()
-        return all(
-            abs(1 - self.acceleration * (z0 + _quantile(tail))) >= _DENOMINATOR_FLOOR
-            for tail in (alpha / 2, 1 - alpha / 2)
-        )
+        return any(abs(q * (b + 1) - round(q * (b + 1))) <= _LEVEL_MARGIN * (b + 1) for q in levels)
 
     def bounds(self, confidence_level: float, kind: BootstrapKind) -> tuple[float, float] | None:
         """Lower and upper bound (order statistics, undefined resamples outside both), or ``None``.
@@ -248,13 +237,20 @@ class RatioBootstrap:
         tuple of float or None
             ``(low, high)``; ``None`` when BCa is undefined.
         """
-        levels = self.levels(confidence_level, kind)
-        if levels is None:
-            return None
-        if not self._clear_of_rank_edges(levels, kind, confidence_level):
-            levels = self.levels(confidence_level, kind, exact=True)
-            if levels is None:  # pragma: no cover - the same acceleration as above
+        alpha = 1 - confidence_level
+        if kind == "percentile":
+            levels = (alpha / 2, 1 - alpha / 2)
+        else:
+            fast = self._bca_levels(alpha, exact=False)
+            if fast is None:
                 return None
+            levels, smallest_denominator = fast
+            # The standard library agrees with scipy to about 1e-15; the acceleration's denominator
+            # amplifies an error in z by 1 / denom**2, so a small one is left to scipy too.
+            if self._on_a_rank_edge(levels) or smallest_denominator < _DENOMINATOR_FLOOR:
+                exact = self._bca_levels(alpha, exact=True)
+                assert exact is not None  # the same acceleration
+                levels = exact[0]
         b = self.draws.size
         low_rank = min(max(math.floor(levels[0] * (b + 1)), 1), b)
         high_rank = min(max(math.ceil(levels[1] * (b + 1)), 1), b)
