@@ -72,17 +72,16 @@ from gatestats.report._release_sections import SECTIONS, Section, qmd_body, sect
 from gatestats.report._release_tables import compute_tables
 from gatestats.report.page import ReleasePage
 from gatestats.report.quarto import (
-    HeldOut,
     Renderer,
     RenderResult,
     ResolvedRenderer,
     chart_svg,
-    hold_out,
     render_qmd,
     resolve_renderer,
     save_chart,
     start_kernel,
 )
+from gatestats.report.quarto._splice import HeldOut, hold_out
 
 __all__ = [
     "CHART_NAMES",

@@ -12,17 +12,14 @@ Nothing here knows about verdicts or release reports (that content lives in
 - :func:`enable_offline_altair` / :func:`save_chart` / :func:`chart_svg` — charts as in-kernel SVG
   (vl-convert) and deterministic SVG/PNG files; each chart on the page is a ``div.gatestats-chart``.
 - :func:`find_network_references` — what a page would fetch from the network.
-- :func:`hold_out` / :class:`HeldOut` — large inert HTML fragments kept out of the kernel and the
-  export, put back into the finished page by ``render_qmd(..., spliced=...)`` (byte for byte).
 """
 
 from gatestats.report.quarto import qmd, render
 from gatestats.report.quarto._html import find_network_references
-from gatestats.report.quarto._splice import HeldOut, hold_out
 from gatestats.report.quarto.charts import chart_svg, enable_offline_altair, save_chart
 from gatestats.report.quarto.qmd import *  # noqa: F403 (its __all__, re-exported as is)
 from gatestats.report.quarto.render import *  # noqa: F403 (its __all__, re-exported as is)
 
-__all__ = ["HeldOut", "chart_svg", "enable_offline_altair", "find_network_references", "hold_out", "save_chart"]
+__all__ = ["chart_svg", "enable_offline_altair", "find_network_references", "save_chart"]
 __all__ += qmd.__all__
 __all__ += render.__all__

@@ -11,7 +11,8 @@ renderer puts the fragment in place of its placeholder after the export and afte
 - the BeautifulSoup pass (``html.parser``, the ``minimal`` formatter) gives back the same text: a
   strict subset of HTML, read by a tokenizer here (no HTML parser): balanced tags from an allow-list
   (no raw-text or whitespace-preserving element: no ``script``, ``style``, ``pre``, ``textarea``,
-  ``title``), lower-case names, each attribute once, double-quoted, from an allow-list; text and
+  ``title``), lower-case names, each attribute once, in sorted order (the formatter sorts them),
+  double-quoted, from an allow-list; text and
   values without ``<``, ``>``, a carriage return or NUL, and with ``&`` only in ``&amp;``, ``&lt;``,
   ``&gt;`` (what the formatter writes back); a text of ASCII white space only is one space or one
   newline (BeautifulSoup collapses longer ones); ``class`` values single-spaced; void elements
@@ -65,11 +66,11 @@ _ASCII_SPACE = " \n\t\x0c\r"
 
 
 def _attrs_problem(tag: str, attrs: str) -> str | None:
-    names: set[str] = set()
+    last = ""
     for name, value in _ATTR.findall(attrs):
-        if name in names:
-            return f"attribute {name!r} twice"
-        names.add(name)
+        if name <= last:  # the formatter writes them sorted (bs4.formatter.Formatter.attributes)
+            return f"attribute {name!r} twice or not in sorted order"
+        last = name
         if name == "href" and tag == "a":
             continue
         if name not in ATTRIBUTES and not name.startswith(("data-", "aria-")):
