@@ -271,7 +271,8 @@ def render_qmd(
         Inert fragments whose placeholders the parameters carry (``_splice.hold_out``; ``jupyter``
         renderer only): each is put in place of its placeholder in the exported page, after the
         export and the network check (the same page byte for byte, see ``quarto/_splice.py``). A
-        placeholder not found exactly once, as an element of the page, is a ``RenderError``.
+        placeholder not found exactly once, as an element of the page, is a ``RenderError``. The
+        executed notebook (``notebook_output``, ``RenderResult.notebook``) shows the placeholders.
 
     Returns
     -------
