@@ -77,12 +77,15 @@ def inert_tree(draw: st.DrawFn, depth: int = 3) -> str:
         return f"<{draw(st.sampled_from(sorted(VOID)))}{draw(attrs())}/>"
     name = draw(st.sampled_from(NAMES))
     inner = ""
+    last_text = False  # two texts in a row are one text (one space + one space is not inert)
     for _ in range(draw(st.integers(0, 3 if depth else 0))):
-        if draw(st.booleans()):
+        if draw(st.booleans()) and not last_text:
             text = draw(TEXT)
             inner += " " if text.strip(" \n\t\x0c") == "" and text else minimal(text)
+            last_text = bool(text)
         else:
             inner += draw(inert_tree(depth - 1))
+            last_text = False
     return f"<{name}{draw(attrs())}>{inner}</{name}>"
 
 
