@@ -142,8 +142,17 @@ def test_mark_retried_is_the_nested_window(sides: tuple[Policy, RecordSet, Recor
         pl.Series("attempt", [0, 1]),
         pl.lit(INFRA_ERROR).alias("outcome"),
     )
-    frame = pl.concat([_in_pieces(both), extra, final_error], how="vertical_relaxed")
+    # a retried trial whose key holds a null (the semi join on the retried trials' keys matches nulls)
+    null_version = both.head(2).with_columns(
+        pl.lit("case-z").alias("case_id"),
+        pl.lit(None, dtype=both.schema["case_version"]).alias("case_version"),
+        pl.lit(0, dtype=pl.Int64).alias("trial"),
+        pl.Series("attempt", [0, 1]),
+        pl.Series("outcome", [INFRA_ERROR, "passed"]),
+    )
+    frame = pl.concat([_in_pieces(both), extra, final_error, null_version], how="vertical_relaxed")
     got = mark_retried(frame, "bounded")
+    assert got.filter(pl.col("case_id") == "case-z").get_column(RETRIED).to_list() == [False, True]
     assert got.equals(_mark_retried_reference(frame))
     assert 60 <= int(got.get_column(RETRIED).sum()) < frame.height
     assert mark_retried(frame, "counted").equals(frame)

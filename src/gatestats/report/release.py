@@ -81,6 +81,7 @@ from gatestats.report.quarto import (
     save_chart,
     start_kernel,
 )
+from gatestats.report.quarto._splice import HeldOut, hold_out
 
 __all__ = [
     "CHART_NAMES",
@@ -529,6 +530,7 @@ def _write_report(
     """
     with contextlib.ExitStack() as stack:
         kernel = None
+        spliced: HeldOut | None = None
         if renderer == "jupyter":
             kernel = stack.enter_context(start_kernel(build, kernel_name=KERNEL, timeout_s=timeout_s))
         digests = write_data(build / "data", verdict, tables, provenance, watch=watch)
@@ -553,11 +555,14 @@ def _write_report(
         qmd.write_text(_qmd_text({**texts, **params}), encoding="utf-8")
         if kernel is not None:  # the kernel shows the parts made here (Quarto's kernel makes them from data/)
             data = release_data(build / "data", verdict, tables, provenance, digests, watch=watch)
-            params["page"] = release_page_parts(
-                data, svgs, renderer=renderer, renderer_version=renderer_version
-            ).to_dict()
+            page = release_page_parts(data, svgs, renderer=renderer, renderer_version=renderer_version).to_dict()
+            # inert sections go around the kernel and the export, into the finished page (quarto/_splice.py)
+            page["sections"], spliced = hold_out(page["sections"])
+            params["page"] = page
         output = build / "report.html"
-        result = render_qmd(qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=output, kernel=kernel)
+        result = render_qmd(
+            qmd, params=params, renderer=renderer, timeout_s=timeout_s, output=output, kernel=kernel, spliced=spliced
+        )
     data_digest = digest_bytes((build / "data" / "digests.json").read_bytes())
     manifest = {
         "format": REPORT_FORMAT,

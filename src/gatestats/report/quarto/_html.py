@@ -24,7 +24,14 @@ from nbconvert import HTMLExporter
 
 from gatestats.report.quarto.qmd import EXECUTION_OPTIONS, _nb_new, strip_option_lines
 
-__all__ = ["TEMPLATES", "export_html", "find_network_references", "prepare_for_export", "quarto_markdown"]
+__all__ = [
+    "TEMPLATES",
+    "export_html",
+    "find_network_references",
+    "network_scan",
+    "prepare_for_export",
+    "quarto_markdown",
+]
 
 #: Directory holding the ``gatestats`` nbconvert template.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -263,23 +270,37 @@ def find_network_references(page: str) -> list[str]:
     >>> find_network_references('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>')
     []
     """
-    finder = _NetworkFinder()
+    return network_scan(page)[0]
+
+
+def network_scan(page: str, placeholders: frozenset[str] = frozenset()) -> tuple[list[str], dict[str, int]]:
+    """:func:`find_network_references` of ``page``, and how often each placeholder id was read as a tag.
+
+    ``placeholders`` are the ids of ``_splice`` placeholders (``<div id="...">``): each is counted
+    when the parser reads it as a start tag outside any ``script`` or ``style``, i.e. as an element
+    of the page, where an inert fragment can take its place.
+    """
+    finder = _NetworkFinder(placeholders)
     finder.feed(page)
     finder.close()
-    return finder.found
+    return finder.found, finder.placeholders
 
 
 # --- internals ----------------------------------------------------------------------------------
 
 
 class _NetworkFinder(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, placeholders: frozenset[str] = frozenset()) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[str] = []
+        self.placeholders = dict.fromkeys(placeholders, 0)
         self._in_style = False
         self._in_script = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        placeholder = tag == "div" and len(attrs) == 1 and attrs[0][0] == "id" and attrs[0][1] in self.placeholders
+        if placeholder and not (self._in_style or self._in_script):
+            self.placeholders[str(attrs[0][1])] += 1
         if tag == "style":
             self._in_style = True
         if tag == "script":

@@ -55,7 +55,8 @@ from traitlets.config import Config
 import gatestats
 from gatestats._typing import JSONObject
 from gatestats.io.files import write_atomic
-from gatestats.report.quarto._html import export_html, find_network_references, prepare_for_export
+from gatestats.report.quarto._html import export_html, network_scan, prepare_for_export
+from gatestats.report.quarto._splice import PLACEHOLDER, HeldOut, splice
 from gatestats.report.quarto.qmd import QmdDocument, _LocatedError, read_qmd, to_notebook, validate_params
 
 __all__ = [
@@ -244,6 +245,7 @@ def render_qmd(
     output: str | os.PathLike[str] | None = None,
     notebook_output: str | os.PathLike[str] | None = None,
     kernel: StartedKernel | None = None,
+    spliced: HeldOut | None = None,
 ) -> RenderResult:
     """Execute a ``.qmd`` with parameters and write one self-contained, offline HTML page.
 
@@ -265,6 +267,12 @@ def render_qmd(
     kernel : StartedKernel, optional
         A kernel started ahead by :func:`start_kernel` in the ``.qmd``'s directory, of the
         document's kernel name (``jupyter`` renderer only); ``None``: one is started here.
+    spliced : HeldOut, optional
+        Inert fragments whose placeholders the parameters carry (``_splice.hold_out``; ``jupyter``
+        renderer only): each is put in place of its placeholder in the exported page, after the
+        export and the network check (the same page byte for byte, see ``quarto/_splice.py``). A
+        placeholder not found exactly once, as an element of the page, is a ``RenderError``. The
+        executed notebook (``notebook_output``, ``RenderResult.notebook``) shows the placeholders.
 
     Returns
     -------
@@ -297,6 +305,9 @@ def render_qmd(
     if notebook_output is not None and resolved != "jupyter":
         msg = "notebook_output: the executed notebook is only available with the jupyter renderer"
         raise ValueError(msg)
+    if spliced is not None and (resolved != "jupyter" or not isinstance(spliced, HeldOut)):
+        msg = "spliced: held-out fragments (hold_out) are only put back by the jupyter renderer"
+        raise ValueError(msg)
     if kernel is not None and (resolved != "jupyter" or kernel.directory != qmd.parent.resolve()):
         msg = f"kernel: expected a kernel started in {qmd.parent} for the jupyter renderer (start_kernel)"
         raise ValueError(msg)
@@ -304,7 +315,7 @@ def render_qmd(
     values = validate_params(params, allowed=doc.parameter_names())
     if resolved == "quarto":
         return _render_quarto(doc, qmd, html_path, values, timeout_s)
-    return _render_jupyter(doc, qmd, html_path, values, timeout_s, notebook_output, kernel)
+    return _render_jupyter(doc, qmd, html_path, values, timeout_s, notebook_output, kernel, spliced)
 
 
 # --- Jupyter ------------------------------------------------------------------------------------
@@ -318,6 +329,7 @@ def _render_jupyter(
     timeout_s: float,
     notebook_output: str | os.PathLike[str] | None,
     kernel: StartedKernel | None = None,
+    spliced: HeldOut | None = None,
 ) -> RenderResult:
     started = time.perf_counter()
     deadline = started + timeout_s
@@ -360,7 +372,9 @@ def _render_jupyter(
         renderer_line=f"Rendered by gatestats {gatestats.__version__} with Jupyter ({version}; {kernel_text}).",
         generator=f"gatestats {gatestats.__version__} (jupyter renderer: {version})",
     )
-    _refuse_network(page, doc.file)
+    _refuse_network(page, doc.file, spliced)
+    if spliced is not None:
+        page = splice(page, spliced)
     notebook_path = None
     if notebook_output is not None:
         notebook_path = Path(notebook_output)
@@ -509,8 +523,17 @@ def _run_quarto(command: list[str], cwd: Path, timeout_s: float, file: str) -> s
 # --- shared -------------------------------------------------------------------------------------
 
 
-def _refuse_network(page: str, file: str) -> None:
-    found = find_network_references(page)
+def _refuse_network(page: str, file: str, spliced: HeldOut | None = None) -> None:
+    """Refuse a page that would fetch from the network, or whose placeholders are not each one element of it."""
+    matches = [PLACEHOLDER.fullmatch(p) for p in (spliced.fragments if spliced is not None else ())]
+    if None in matches:
+        raise RenderError("spliced: a key is not a placeholder made by hold_out", file=file)
+    ids = frozenset(m[1] for m in matches if m is not None)
+    found, seen = network_scan(page, ids)
+    wrong = sorted(i for i, n in seen.items() if n != 1 or page.count(i) != 1)
+    if wrong:
+        msg = f"the page does not hold each placeholder exactly once as an element: {', '.join(wrong[:3])}"
+        raise RenderError(msg, file=file)
     if found:
         shown = "; ".join(found[:5])
         msg = (

@@ -1,0 +1,269 @@
+"""Inert sections spliced into the exported page (``report/quarto/_splice.py``, issue 28 items 4-5).
+
+The claim: for a fragment :func:`inert_problem` accepts, nbconvert's BeautifulSoup pass over a page
+holding it gives back the page with the fragment unchanged, nbconvert's selectors do not touch it,
+and :func:`find_network_references` finds nothing in it; so putting it in place of a placeholder
+after the export gives the page the old way gave, byte for byte. Checked here against
+BeautifulSoup itself on random fragments (built from the subset and from a wider HTML alphabet),
+and on the release report built both ways.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gatestats.report import RenderError
+from gatestats.report import release as release_module
+from gatestats.report.quarto import _splice
+from gatestats.report.quarto._html import _FETCHING_TAGS, find_network_references, network_scan
+from gatestats.report.quarto._splice import ELEMENTS, VOID, HeldOut, hold_out, inert_problem, splice
+from gatestats.report.quarto.render import _refuse_network
+from gatestats.report.release import build_release_report
+from tests.report.test_release import make_verdict
+
+#: Around the fragment: what nbconvert's template writes around an HTML output (after its pass).
+BEFORE = (
+    '<!DOCTYPE html>\n<html><head><style>p{color:red}</style></head><body class="jp-Notebook">\n'
+    '<div class="jp-OutputArea-child"><div class="jp-RenderedHTMLCommon jp-OutputArea-output" '
+    'data-mime-type="text/html">\n'
+)
+AFTER = "\n</div>\n</div>\n</body></html>"
+
+
+def nbconvert_pass(page: str) -> str:
+    """What ``HTMLExporter.from_notebook_node`` does to the page after the template (nbconvert 7)."""
+    soup = BeautifulSoup(page, features="html.parser")
+    for elem in soup.select("img:not([alt])"):
+        elem.attrs["alt"] = "No description has been provided for this image"
+    for elem in soup.select(".jp-Notebook div.jp-Cell-inputWrapper"):
+        elem.attrs["tabindex"] = "0"
+    for elem in soup.select(".jp-Notebook div.jp-OutputArea-output"):
+        elem.attrs["tabindex"] = "0"
+    return str(soup)
+
+
+def minimal(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\r\x00"), max_size=12)
+NAMES = sorted(ELEMENTS)
+ATTRS = st.sampled_from(["class", "id", "title", "colspan", "data-x", "aria-label", "scope"])
+VALUE = st.text(st.characters(codec="utf-8", exclude_categories=("Cc",), exclude_characters='"'), max_size=10)
+
+
+@st.composite
+def attrs(draw: st.DrawFn) -> str:
+    names = sorted(draw(st.lists(ATTRS, max_size=3, unique=True)))
+    out = ""
+    for name in names:
+        value = draw(VALUE)
+        if name == "class":
+            value = " ".join(value.split()) or "c"
+        out += f' {name}="{minimal(value)}"'
+    return out
+
+
+@st.composite
+def inert_tree(draw: st.DrawFn, depth: int = 3) -> str:
+    """A fragment of the subset: elements of the allow-list, minimally escaped texts."""
+    if draw(st.integers(0, 5)) == 0:
+        return f"<{draw(st.sampled_from(sorted(VOID)))}{draw(attrs())}/>"
+    name = draw(st.sampled_from(NAMES))
+    inner = ""
+    last_text = False  # two texts in a row are one text (one space + one space is not inert)
+    for _ in range(draw(st.integers(0, 3 if depth else 0))):
+        if draw(st.booleans()) and not last_text:
+            text = draw(TEXT)
+            inner += " " if text.strip(" \n\t\x0c") == "" and text else minimal(text)
+            last_text = bool(text)
+        else:
+            inner += draw(inert_tree(depth - 1))
+            last_text = False
+    return f"<{name}{draw(attrs())}>{inner}</{name}>"
+
+
+#: Tokens of a wider HTML: what the subset refuses (entities, void forms, raw text, fetching, white space).
+WILD = st.lists(
+    st.sampled_from(
+        [
+            "<p>",
+            "</p>",
+            "<div>",
+            "</div>",
+            "<td class='a'>",
+            '<td class="a  b">',
+            '<td class="jp-OutputArea-output">',
+            "</td>",
+            "<br>",
+            "<br/>",
+            "<div/>",
+            "<img src=x.png>",
+            '<img alt="a"/>',
+            "<script>",
+            "</script>",
+            "<style>",
+            "</style>",
+            '<span style="x">',
+            "</span>",
+            '<a href="https://x.y/z">',
+            "</a>",
+            "<P>",
+            "&quot;",
+            "&amp;",
+            "&lt;",
+            "&nbsp;",
+            "&",
+            ">",
+            '"',
+            "'",
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            "\t",
+            "x",
+            "é",
+            "<!-- c -->",
+            '<code title="a&amp;b">',
+            "</code>",
+        ]
+    ),
+    max_size=14,
+).map("".join)
+
+
+def _identity_holds(fragment: str) -> None:
+    page = BEFORE + fragment + AFTER
+    placeholder = '<div id="gs-splice-' + "0" * 32 + '-0"></div>'
+    with_placeholder = nbconvert_pass(BEFORE + placeholder + AFTER)
+    assert with_placeholder.count(placeholder) == 1
+    assert nbconvert_pass(page) == with_placeholder.replace(placeholder, fragment)
+    assert find_network_references(fragment) == []
+    assert find_network_references(page) == find_network_references(BEFORE + placeholder + AFTER)
+
+
+@settings(max_examples=300, deadline=None)
+@given(inert_tree())
+def test_an_inert_fragment_survives_nbconvert_s_pass_unchanged(fragment: str) -> None:
+    assert inert_problem(fragment) is None, fragment
+    _identity_holds(fragment)
+
+
+@settings(max_examples=600, deadline=None)
+@given(WILD)
+def test_whatever_the_subset_accepts_survives_nbconvert_s_pass(fragment: str) -> None:
+    """From a wider alphabet: accepted ⇒ unchanged (the rejections are the other test's business)."""
+    if inert_problem(fragment) is None:
+        _identity_holds(fragment)
+
+
+@pytest.mark.parametrize(
+    ("fragment", "why"),
+    [
+        ("<p>a &quot;b&quot;</p>", "not a tag or text"),  # BeautifulSoup writes the quote back bare
+        ("<p>a&nbsp;b</p>", "not a tag or text"),
+        ("<p>a > b</p>", "not a tag or text"),
+        ("<p>a\r\nb</p>", "not a tag or text"),
+        ("<p>a<br>b</p>", "element <br> not allowed"),
+        ("<div/>", "element <div/> not allowed"),
+        ('<p><img alt="a"/></p>', "element <img/> not allowed"),
+        ("<script>x</script>", "element <script> not allowed"),
+        ("<pre>x</pre>", "element <pre> not allowed"),
+        ('<span style="color:red">x</span>', "attribute 'style' not allowed"),
+        ('<span src="x">x</span>', "attribute 'src' not allowed"),
+        ('<span href="x">x</span>', "attribute 'href' not allowed"),
+        ('<td class="a  b">x</td>', "not single-spaced"),
+        ('<td class=" a">x</td>', "not single-spaced"),
+        ('<div class="jp-Cell-inputWrapper">x</div>', "jp- class"),
+        ('<td class="a" class="b">x</td>', "twice"),
+        ('<td title="a" class="b">x</td>', "sorted order"),
+        ("<td class='a'>x</td>", "not a tag or text"),
+        ("<P>x</P>", "not a tag or text"),
+        ("<p>x</div>", "does not close"),
+        ("<p><b>x</p></b>", "does not close"),
+        ("<p>x", "does not start and end"),
+        ("<p>x</p><p>", "is not closed"),
+        (" <p>x</p>", "does not start and end"),
+        ("<p>x</p>  <p>y</p>", "white space only"),
+        ("<p>x</p>\n\n<p>y</p>", "white space only"),
+        ("<p><!-- c --></p>", "not a tag or text"),
+    ],
+)
+def test_what_is_not_inert_is_named(fragment: str, why: str) -> None:
+    problem = inert_problem(fragment)
+    assert problem is not None
+    assert why in problem
+
+
+def test_the_subset_fetches_nothing() -> None:
+    """No element of the allow-list is one ``find_network_references`` looks at."""
+    assert not (ELEMENTS | VOID) & _FETCHING_TAGS
+    assert not (ELEMENTS | VOID) & {"script", "style", "pre", "textarea", "title", "img"}
+
+
+def test_hold_out_keeps_what_is_not_inert() -> None:
+    shown, held = hold_out({"a": "<p>x</p>", "b": "<style>p{}</style><p>y</p>", "c": "<p>z</p>"})
+    assert shown["b"] == "<style>p{}</style><p>y</p>"
+    assert _splice.PLACEHOLDER.fullmatch(shown["a"])
+    assert _splice.PLACEHOLDER.fullmatch(shown["c"])
+    assert held.fragments == {shown["a"]: "<p>x</p>", shown["c"]: "<p>z</p>"}
+    page = f"<body>{shown['a']}{shown['b']}{shown['c']}</body>"
+    assert splice(page, held) == "<body><p>x</p><style>p{}</style><p>y</p><p>z</p></body>"
+
+
+def test_a_placeholder_missing_twice_or_not_an_element_is_refused() -> None:
+    shown, held = hold_out({"flips": "<p>x</p>"})
+    placeholder = shown["flips"]
+    ident = _splice.PLACEHOLDER.fullmatch(placeholder)[1]  # type: ignore[index]
+    _refuse_network(f"<body>{placeholder}</body>", "r.qmd", held)  # once, as an element: accepted
+    for page in (
+        "<body></body>",
+        f"<body>{placeholder}{placeholder}</body>",
+        f"<body><script>var s = '{placeholder}';</script></body>",
+        f'<body><p title="{html.escape(placeholder)}">x</p></body>',
+        f"<body><style>/* {placeholder} */</style></body>",
+    ):
+        with pytest.raises(RenderError, match="placeholder exactly once"):
+            _refuse_network(page, "r.qmd", held)
+    assert network_scan(f"<script>{placeholder}</script>", frozenset({ident}))[1] == {ident: 0}
+    with pytest.raises(ValueError, match="exactly once"):
+        splice("<body></body>", held)
+    with pytest.raises(RenderError, match="not a placeholder"):
+        _refuse_network("<body></body>", "r.qmd", HeldOut(fragments={"<p>forged</p>": "<p>x</p>"}))
+
+
+def test_the_report_is_the_same_spliced_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release report built with its inert sections spliced in and built the old way: the same bytes.
+
+    And the kernel was given placeholders for them (its parameters do not carry the sections).
+    """
+    verdict = make_verdict(tmp_path / "gate")
+    seen: list[tuple[dict[str, str], HeldOut | None]] = []
+    render = release_module.render_qmd
+
+    def spy(*args: object, **kwargs: object) -> object:
+        params = kwargs["params"]
+        assert isinstance(params, dict)
+        seen.append((dict(params["page"]["sections"]), kwargs.get("spliced")))  # type: ignore[arg-type]
+        return render(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(release_module, "render_qmd", spy)
+    spliced = build_release_report(verdict, out=tmp_path / "a", renderer="jupyter")
+    monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
+    plain = build_release_report(verdict, out=tmp_path / "b", renderer="jupyter")
+    assert spliced.html_path.read_bytes() == plain.html_path.read_bytes()
+    sections, held = seen[0]
+    assert held is not None
+    assert _splice.PLACEHOLDER.fullmatch(sections["flips"])
+    assert held.fragments[sections["flips"]].startswith("<p>A flip is a case")
+    assert "<style>" in sections["verdict"]  # not inert: shown by the kernel as before
+    assert "&#x27;" in sections["provenance"]  # html.escape's quotes: BeautifulSoup writes them bare
+    assert len(held.fragments) >= 8  # flips, curves, slices, cost, infra, ...
+    assert seen[1][1] == HeldOut(fragments={})
