@@ -165,3 +165,32 @@ def test_the_float_fields_are_every_number_field_of_the_contract() -> None:
     assert set(canonical_block._NUMBER_FIELDS) == numbers
     assert canonical_block._NESTED_NUMBERS is False
     assert json.loads(_line(0))["machine_seconds"] == 1.5
+
+
+@pytest.mark.parametrize(
+    "values", [["a", "", "b"], ["x"], [""], ["", ""], ["é", "ü\u2028"], ["a", None], [1, 2], [None, None], [True]]
+)
+def test_a_column_sent_by_a_worker_reads_back_the_same(values: list[Any]) -> None:
+    """Strings travel joined by newlines and polars splits them back; other columns travel as lists."""
+    from gatestats.records.block_worker import _joined
+
+    sent = _joined(values)
+    assert isinstance(sent, str) == all(isinstance(v, str) for v in values)
+    name = "trial" if isinstance(values[0], int) and not isinstance(values[0], bool) else "case_group"
+    name = "accepted" if isinstance(values[0], bool) else name
+    frames = lines._Frames((name,), ())
+    frames.add_values([sent], None)
+    assert frames.frame().to_series().to_list() == values
+    assert frames.frame().schema == {name: lines_schema()[name]}
+
+
+def lines_schema() -> Any:
+    from gatestats.records.contract import POLARS_SCHEMA
+
+    return POLARS_SCHEMA
+
+
+def test_a_string_with_a_newline_travels_as_a_list() -> None:
+    from gatestats.records.block_worker import _joined
+
+    assert _joined(["a\nb", "c"]) == ["a\nb", "c"]

@@ -322,16 +322,25 @@ class _Frames:
         """The block's columns (see :meth:`values`, :meth:`add_values`)."""
         self.add_values(*self.values(proof))
 
-    def add_values(self, columns: list[list[Any]], hashes: list[int] | None) -> None:
-        """One block's kept columns, typed as the contract's (strictly: a value of another type raises)."""
+    def add_values(self, columns: Sequence[list[Any] | str], hashes: list[int] | None) -> None:
+        """One block's kept columns, typed as the contract's (strictly: a value of another type raises).
+
+        A column may come as one text, its string values joined by newlines (from a worker:
+        :func:`gatestats.records.block_worker._joined`): polars splits it back.
+        """
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
         from gatestats.records.contract import POLARS_SCHEMA  # noqa: PLC0415 - only with a frame asked for
 
-        series = [
-            pl.Series(name, values, POLARS_SCHEMA[name], strict=True)
-            for name, values in zip(self.keep, columns, strict=True)
-        ]
+        series = []
+        for name, values in zip(self.keep, columns, strict=True):
+            dtype = POLARS_SCHEMA[name]
+            if not isinstance(values, str):
+                series.append(pl.Series(name, values, dtype, strict=True))
+            elif dtype == pl.String:
+                series.append(pl.Series(name, [values], pl.String).str.split("\n").explode())
+            else:  # pragma: no cover - every kept string field is a polars String today
+                series.append(pl.Series(name, values.split("\n"), dtype, strict=True))
         if hashes is not None:
             series.append(pl.Series(KEY_HASH, hashes, pl.Int64))
         self.parts.append(pl.DataFrame(series))
