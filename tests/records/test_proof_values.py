@@ -23,7 +23,7 @@ from gatestats.records import lines
 from gatestats.records.canonical_block import _codec, proves_block
 from gatestats.records.lines import KEY_HASH, _key_hashes, check_jsonl
 from gatestats_runner.contract import RECORD_KEY
-from gatestats_runner.runsets import encode_record
+from gatestats_runner.runsets import encode_record, record_checksum
 from tests.conftest import make_record
 
 
@@ -194,3 +194,41 @@ def test_a_string_with_a_newline_travels_as_a_list() -> None:
     from gatestats.records.block_worker import _joined
 
     assert _joined(["a\nb", "c"]) == ["a\nb", "c"]
+
+
+def _cost_line(i: int, **costs: Any) -> bytes:
+    """A line setting these costs, sealed over its canonical form (only the contract's cost rule can refuse it)."""
+    record = _record(i, **costs)
+    record.pop("checksum", None)
+    record["checksum"] = record_checksum(record)  # encode_record would refuse a record that breaks the rule
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+@pytest.mark.parametrize("part", ["cost_model_usd", "cost_tool_usd", "cost_execution_usd"])
+@pytest.mark.parametrize(
+    "others",
+    [{}, {"cost_usd": 1.5}, {"cost_usd": None, "cost_model_usd": 0.5}, {"cost_usd": 0}],
+    ids=["no costs", "totals", "parts", "zero totals"],
+)
+def test_cost_usd_beside_a_part_is_never_proved(part: str, others: dict[str, Any], tmp_path: Path) -> None:
+    """The rule across fields is searched in the bytes whenever the block sets a total and a part anywhere."""
+    bad = _cost_line(3, **{part: 0.25, "cost_usd": 0.75})
+    rows = [_cost_line(i, **others) for i in range(3)]
+    block = b"".join([*rows, bad])
+    assert proves_block(block) is None
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(block)
+    with pytest.raises(RecordFileError, match=r":4: field 'cost_usd'"):
+        check_jsonl(path)
+    assert proves_block(b"".join(rows)) is not None
+
+
+def test_totals_on_some_lines_and_parts_on_others_are_proved() -> None:
+    block = b"".join([_cost_line(0, cost_usd=1.5), _cost_line(1, cost_usd=None, cost_model_usd=0.5, cost_tool_usd=0)])
+    assert proves_block(block) is not None
+
+
+def test_the_cost_fields_are_number_fields() -> None:
+    from gatestats.records import canonical_block
+
+    assert {canonical_block._COST_TOTAL, *canonical_block._COST_PARTS} <= set(canonical_block._NUMBER_FIELDS)
