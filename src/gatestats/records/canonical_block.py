@@ -171,13 +171,15 @@ def proved_values(proof: BlockProof, name: str) -> list[Any]:
         msg = f"{name!r} is not a field whose values a proof keeps (one of {sorted(VALUE_FIELDS)})"
         raise ValueError(msg)
     if name == "outcome":  # the tag: the class of each record
-        tags = _tags()
-        return [tags[record.__class__] for record in proof.records]
+        return list(map(_tags().__getitem__, map(attrgetter("__class__"), proof.records)))
     values = list(map(attrgetter(name), proof.records))
     if name in _REQUIRED:
         return values
     unset = msgspec.UNSET
-    if unset in values:
+    absent = values.count(unset)  # by identity first: cheap
+    if absent == len(values):
+        return [None] * absent
+    if absent:
         return [None if value is unset else value for value in values]
     return values
 
