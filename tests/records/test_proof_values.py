@@ -232,3 +232,16 @@ def test_the_cost_fields_are_number_fields() -> None:
     from gatestats.records import canonical_block
 
     assert {canonical_block._COST_TOTAL, *canonical_block._COST_PARTS} <= set(canonical_block._NUMBER_FIELDS)
+
+
+def test_texts_and_lists_of_blocks_make_one_column_in_order() -> None:
+    """Blocks from workers (texts, split once at the end) and in-process blocks (lists) interleave in line order."""
+    frames = lines._Frames(("system", "trial"), ("system", "case_id"))
+    blocks = [("a\nb", [0, 1]), (["c"], [2]), ("d", [3]), ("e\n\nf", [4, 5, 6]), (["g", "h"], [7, 8])]
+    for names, trials in blocks:
+        frames.add_values([names, trials], [hash(t) for t in trials])
+    frame = frames.frame()
+    assert frame.columns == ["system", "trial", KEY_HASH]
+    assert frame.get_column("system").to_list() == ["a", "b", "c", "d", "e", "", "f", "g", "h"]
+    assert frame.get_column("trial").to_list() == list(range(9))
+    assert frame.get_column(KEY_HASH).to_list() == [hash(t) for t in range(9)]
