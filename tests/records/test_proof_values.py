@@ -245,3 +245,37 @@ def test_texts_and_lists_of_blocks_make_one_column_in_order() -> None:
     assert frame.get_column("system").to_list() == ["a", "b", "c", "d", "e", "", "f", "g", "h"]
     assert frame.get_column("trial").to_list() == list(range(9))
     assert frame.get_column(KEY_HASH).to_list() == [hash(t) for t in range(9)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "escaped"),
+    [(b"\x01", b"\\u0001"), (b"\x1f", b"\\u001f"), (b"\x7f", b"\\u007f"), (b"\t", b"\\t"), (b"\x00", b"\\u0000")],
+)
+def test_control_characters_in_an_id_are_never_proved_and_both_passes_agree(
+    raw: bytes, escaped: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw control character in a string is not JSON; an escaped one goes to the line pass, which decides."""
+    good = [_line(i) for i in range(4)]
+    record = _record(9, case_id="case-X")
+    record.pop("checksum", None)
+    record["checksum"] = record_checksum({**record, "case_id": "case-" + escaped.decode("unicode_escape")})
+    text = json.dumps(record, sort_keys=True, separators=(",", ":")).encode()
+    for spelling in (raw, escaped):
+        line = text.replace(b"case-X", b"case-" + spelling) + b"\n"
+        block = b"".join([*good[:2], line, *good[2:]])
+        if spelling != b"\x7f":  # DEL is not a control character to JSON: only the escape test applies
+            assert proves_block(block) is None
+        path = tmp_path / "r.jsonl"
+        path.write_bytes(block)
+        answers = []
+        for prove in (True, False):
+            with monkeypatch.context() as patch:
+                if not prove:
+                    patch.setattr(lines, "proves_block", lambda block: None)
+                try:
+                    answers.append(("accepted", check_jsonl(path).n_records))
+                except RecordFileError as exc:
+                    answers.append(("refused", tuple(str(p) for p in exc.problems)))
+        assert answers[0] == answers[1]
+        if spelling == raw and raw not in (b"\x7f",):
+            assert answers[0][0] == "refused"
