@@ -128,8 +128,9 @@ def check_jsonl(
         hash a record, to prove that no key repeats without holding the keys).
     workers
         How many processes check the blocks of a file of at least
-        :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may
-        use, at most :data:`~gatestats.records.parallel.MAX_WORKERS`; 1: this process alone). The
+        :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may use that no other task
+        takes now, at most :data:`~gatestats.records.parallel.MAX_WORKERS`, see
+        :func:`~gatestats.records.parallel.default_workers`; 1: this process alone). The
         answer is the same whatever the number (:mod:`gatestats.records.parallel`).
 
     Returns
