@@ -11,7 +11,9 @@ Contenders, each a child process (CPU = user + system of the child from ``os.wai
 * ``validate`` and ``analyze --k 1-10 --json``, with this checkout's source and, with
   ``--before-src``, with another copy of ``src/`` and ``runner/`` (same virtual environment);
 * with ``--one-process``, the same two commands of this checkout with the line pass in one process
-  (``gatestats.records.lines.PARALLEL_FROM_BYTES`` lifted): what the workers change, in the same run.
+  (``gatestats.records.lines.PARALLEL_FROM_BYTES`` lifted): what the workers change, in the same run;
+* with ``--two-workers``, the same two commands with two workers whatever else runs (the default
+  counts the CPUs no other task takes at the start: ``gatestats.records.parallel.default_workers``).
 
 CPU includes the line pass's worker processes (``os.wait4`` counts the children a child waited for).
 
@@ -38,6 +40,8 @@ FLOOR = (
 CLI = "from gatestats.cli import main; main()"
 #: The command line with the line pass in one process whatever the file's size (the workers' threshold lifted).
 CLI_ONE_PROCESS = "from gatestats.records import lines; lines.PARALLEL_FROM_BYTES = 1 << 62\n" + CLI
+#: The command line with two workers whatever the machine's other work (the default counts the CPUs free now).
+CLI_TWO_WORKERS = "from gatestats.records import parallel; parallel.default_workers = lambda: 2\n" + CLI
 
 
 def child(code: str, args: list[str], pythonpath: str) -> dict[str, float | int | str]:
@@ -72,6 +76,11 @@ def main() -> None:
         help="also run validate and analyze with the line pass in one process (no workers), this checkout",
     )
     parser.add_argument(
+        "--two-workers",
+        action="store_true",
+        help="also run validate and analyze with two workers whatever the other work (this checkout)",
+    )
+    parser.add_argument(
         "--run-sets", type=Path, default=None, help="validate DIR/sealed and DIR/broken-seal (make_jsonl.py --run-sets)"
     )
     options = parser.parse_args()
@@ -87,6 +96,10 @@ def main() -> None:
         contenders.append(("after validate, one process", CLI_ONE_PROCESS, ["validate", str(options.file)], after))
         analyze = ["analyze", str(options.file), "--k", "1-10", "--json"]
         contenders.append(("after analyze, one process", CLI_ONE_PROCESS, analyze, after))
+    if options.two_workers:
+        contenders.append(("after validate, 2 workers", CLI_TWO_WORKERS, ["validate", str(options.file)], after))
+        analyze = ["analyze", str(options.file), "--k", "1-10", "--json"]
+        contenders.append(("after analyze, 2 workers", CLI_TWO_WORKERS, analyze, after))
     contenders = [c for c in contenders if c[0] not in options.skip]
     runs: dict[str, list[dict[str, float | int | str]]] = {}
     loads = [os.getloadavg()]

@@ -87,7 +87,7 @@ def _edited(line: bytes) -> bytes:
     return (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
-def _outcome(path: Path, workers: int) -> tuple[Any, ...]:
+def _outcome(path: Path, workers: int | None) -> tuple[Any, ...]:
     try:
         check = check_jsonl(path, keep=KEEP, key=KEY, workers=workers)
     except RecordFileError as exc:
@@ -398,10 +398,57 @@ def test_an_interrupted_pass_leaves_no_worker_behind(tmp_path: Path, good: list[
     assert not any(map(_alive, pids)), "a worker outlived the interrupted pass"
 
 
-def test_default_workers_follow_the_affinity_capped() -> None:
-    n = parallel.default_workers()
+def test_default_workers_follow_the_affinity_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    cpus = len(os.sched_getaffinity(0))
+    for unknown_or_idle in (None, 0):
+        monkeypatch.setattr(parallel, "_others_running", lambda n=unknown_or_idle: n)
+        assert parallel.default_workers() == min(cpus, parallel.MAX_WORKERS)
+    n = min(cpus, parallel.MAX_WORKERS)
+    monkeypatch.setattr(parallel, "_others_running", lambda: 1)
+    assert parallel.default_workers() == max(1, min(cpus - 1, parallel.MAX_WORKERS))
+    monkeypatch.setattr(parallel, "_others_running", lambda: cpus + 7)
+    assert parallel.default_workers() == 1  # every CPU taken by other work: this process alone
     assert 1 <= n <= parallel.MAX_WORKERS
-    assert n == min(len(os.sched_getaffinity(0)), parallel.MAX_WORKERS)
+
+
+def test_others_running_reads_the_runnable_tasks_besides_this_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = iter([b"0.5 0.4 0.3 3/120 999\n", b"0.5 0.4 0.3 9/120 999\n", b"0.5 0.4 0.3 2/120 999\n"] * 3)
+
+    class Fake:
+        def __init__(self, *args: Any) -> None:
+            pass
+
+        def __enter__(self) -> Fake:
+            return self
+
+        def __exit__(self, *args: Any) -> None:
+            pass
+
+        def read(self) -> bytes:
+            return next(readings)
+
+    monkeypatch.setattr(parallel, "open", Fake, raising=False)
+    assert parallel._others_running() == 2  # the median of 3, 9, 2, 3, 9 is 3: two besides this process
+    monkeypatch.setattr(parallel, "open", lambda *a: (_ for _ in ()).throw(OSError("no /proc")), raising=False)
+    assert parallel._others_running() is None
+    monkeypatch.undo()
+    real = parallel._others_running()
+    assert real is None or real >= 0
+
+
+def test_a_large_file_on_a_busy_machine_starts_no_worker(
+    tmp_path: Path, good: list[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default, other work on every CPU means this process alone: the same answer, no process started."""
+    path = _write(tmp_path, good)
+    expected = _outcome(path, 1)
+    monkeypatch.setattr(parallel, "_others_running", lambda: 64)
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a worker was started on a busy machine")
+
+    monkeypatch.setattr(parallel.subprocess, "Popen", refuse)
+    assert _outcome(path, None) == expected
 
 
 def test_a_worker_imports_the_block_checker_without_polars(tmp_path: Path, good: list[bytes]) -> None:

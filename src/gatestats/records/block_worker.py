@@ -99,10 +99,24 @@ def answer(block: bytes, worth: bool, keep: list[list[str]] | None) -> list[Any]
 
 
 class _Collected(lines._Frames):
-    """A proved block's kept values and key hashes, held as lists for the parent (no polars in a worker)."""
+    """A proved block's kept values (lists, strings joined) and key hashes for the parent (no polars in a worker)."""
 
-    columns: list[list[Any]] | None = None
+    columns: list[list[Any] | str] | None = None
     hashes: list[int] | None = None
 
     def add(self, proof: Any) -> None:
-        self.columns, self.hashes = self.values(proof)
+        columns, self.hashes = self.values(proof)
+        self.columns = [_joined(values) for values in columns]
+
+
+def _joined(values: list[Any]) -> list[Any] | str:
+    """A column of strings as one text, a newline between values (cheaper to send and read); any other as it is.
+
+    A proved value holds no newline (it would be escaped, and a block with an escape is not proved);
+    the count of newlines is checked all the same, so the parent splits back exactly these values.
+    """
+    try:
+        text = "\n".join(values)
+    except TypeError:  # a value that is not a string (a number, null)
+        return values
+    return text if text.count("\n") == len(values) - 1 else values

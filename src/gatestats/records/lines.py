@@ -22,14 +22,16 @@ from __future__ import annotations
 import hashlib
 import os
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
-from gatestats.records.canonical_block import VALUE_FIELDS, BlockProof, proved_values, proves_block
-from gatestats_runner.contract import decode_line, validate_record
+from gatestats.records.canonical_block import VALUE_FIELDS, BlockProof, _unset, proved_values, proves_block
+from gatestats_runner.contract import decode_line, load_schema, validate_record
 from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 
 if TYPE_CHECKING:
@@ -42,8 +44,10 @@ KEY_HASH = "__key_hash"
 
 
 ChecksumStatus = Literal["verified", "none", "empty"]
-#: The pass reads this many bytes at a time and proves or checks the whole lines among them.
-_BLOCK_BYTES = 1 << 20
+#: The pass reads this many bytes at a time and proves or checks the whole lines among them. Half a
+#: MiB: the proof's buffers (the block, its re-encodings, its records) stay in cache and glibc's
+#: heap; at 1 MiB each block's buffers were fresh pages (a proof 7% slower a line; RESULTS, session 38).
+_BLOCK_BYTES = 1 << 19
 #: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
 #: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
 _PROVE_FROM_LINES = 1_000
@@ -124,8 +128,9 @@ def check_jsonl(
         hash a record, to prove that no key repeats without holding the keys).
     workers
         How many processes check the blocks of a file of at least
-        :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may
-        use, at most :data:`~gatestats.records.parallel.MAX_WORKERS`; 1: this process alone). The
+        :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may use that no other task
+        takes now, at most :data:`~gatestats.records.parallel.MAX_WORKERS`, see
+        :func:`~gatestats.records.parallel.default_workers`; 1: this process alone). The
         answer is the same whatever the number (:mod:`gatestats.records.parallel`).
 
     Returns
@@ -287,59 +292,122 @@ class _Scan:
 
 
 class _Frames:
-    """The kept columns of every proved block, and one hash of each record's key, a frame a block."""
+    """The kept columns of every proved block, and one hash of each record's key."""
 
     def __init__(self, keep: tuple[str, ...], key: tuple[str, ...]) -> None:
         self.keep = keep
         self.key = key
-        self.parts: list[pl.DataFrame] = []
+        #: Each column's values block after block: a series, or (from a worker) a text of strings joined by newlines.
+        self.pieces: dict[str, list[pl.Series | str]] = {name: [] for name in keep}
+        if key and not self.hashed_by_polars:
+            self.pieces[KEY_HASH] = []
 
     def values(self, proof: BlockProof) -> tuple[list[list[Any]], list[int] | None]:
-        """The kept columns' values of a proved block, and its key hashes (``None`` without a key).
+        """The kept columns' values of a proved block, and its key hashes (``None``: none needed here).
 
-        The key hash is Python's hash of each record's key tuple (absent and null alike are one
-        marker, :data:`_NULL_KEY`): equal keys hash alike, and a repeated hash sends the file to
-        the reader that names duplicates exactly, so a collision costs time, never a wrong answer.
+        When every key field is kept, the key is hashed by polars once the frame is whole
+        (:meth:`frame`: the hash the reader uses for a file it reads itself), not here. Otherwise
+        the key hash is Python's hash of each record's key tuple (:func:`_key_hashes`). Either way
+        equal keys hash alike, and a repeated hash sends the file to the reader that names
+        duplicates exactly, so a collision costs time, never a wrong answer.
         (No polars here: a worker process of the line pass calls it.)
         """
-        values = {name: proved_values(proof, name) for name in dict.fromkeys((*self.keep, *self.key))}
-        hashes = _key_hashes([values[name] for name in self.key]) if self.key else None
-        return [values[name] for name in self.keep], hashes
+        columns = [proved_values(proof, name) for name in self.keep]
+        if not self.key or self.hashed_by_polars:
+            return columns, None
+        return columns, _key_hashes(proof.records, self.key)
+
+    @property
+    def hashed_by_polars(self) -> bool:
+        """Whether the key is hashed in the whole frame (every key field kept), not block by block."""
+        return bool(self.key) and set(self.key) <= set(self.keep)
 
     def add(self, proof: BlockProof) -> None:
         """The block's columns (see :meth:`values`, :meth:`add_values`)."""
         self.add_values(*self.values(proof))
 
-    def add_values(self, columns: list[list[Any]], hashes: list[int] | None) -> None:
-        """One block's kept columns, typed as the contract's (strictly: a value of another type raises)."""
+    def add_values(self, columns: Sequence[list[Any] | str], hashes: list[int] | None) -> None:
+        """One block's kept columns, typed as the contract's (strictly: a value of another type raises).
+
+        A column may come as one text, its string values joined by newlines (from a worker:
+        :func:`gatestats.records.block_worker._joined`): such texts are kept as they are and split
+        by polars once, in :meth:`frame` (a polars string operation a block cost ~0.4 ms).
+        """
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
         from gatestats.records.contract import POLARS_SCHEMA  # noqa: PLC0415 - only with a frame asked for
 
-        series = [
-            pl.Series(name, values, POLARS_SCHEMA[name], strict=True)
-            for name, values in zip(self.keep, columns, strict=True)
-        ]
+        for name, values in zip(self.keep, columns, strict=True):
+            dtype = POLARS_SCHEMA[name]
+            if isinstance(values, str) and dtype == pl.String:
+                self.pieces[name].append(values)
+            elif isinstance(values, str):  # pragma: no cover - every kept string field is a polars String today
+                self.pieces[name].append(pl.Series(name, values.split("\n"), dtype, strict=True))
+            else:
+                self.pieces[name].append(pl.Series(name, values, dtype, strict=True))
         if hashes is not None:
-            series.append(pl.Series(KEY_HASH, hashes, pl.Int64))
-        self.parts.append(pl.DataFrame(series))
+            self.pieces[KEY_HASH].append(pl.Series(KEY_HASH, hashes, pl.Int64))
 
     def frame(self) -> pl.DataFrame:
         """Every block's columns, in line order."""
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
-        return pl.concat(self.parts, how="vertical", rechunk=False)
+        columns = []
+        for name, pieces in self.pieces.items():
+            parts: list[pl.Series] = []
+            texts: list[str] = []
+            for piece in [*pieces, None]:  # consecutive texts split at once
+                if isinstance(piece, str):
+                    texts.append(piece)
+                    continue
+                if texts:
+                    parts.append(pl.Series(name, ["\n".join(texts)], pl.String).str.split("\n").explode())
+                    texts = []
+                if piece is not None:
+                    parts.append(piece)
+            columns.append(pl.concat(parts, rechunk=False))
+        frame = pl.DataFrame(columns)
+        if self.hashed_by_polars:
+            frame = frame.with_columns(pl.struct(self.key).hash(seed=0).alias(KEY_HASH))
+        return frame
 
 
 #: What a null or absent key field hashes as: a value no key field holds, hashed alike in every process
 #: (Python 3.11 hashes ``None`` by its address, which differs between the worker processes of the pass).
 _NULL_KEY = ()
+#: Key fields the contract requires and never allows null (the proof's decoder holds them to it).
+_NEVER_NULL = frozenset(
+    name
+    for name in load_schema()["required"]
+    if "null" not in ([t] if isinstance(t := load_schema()["properties"][name]["type"], str) else t)
+)
 
 
-def _key_hashes(columns: list[list[Any]]) -> list[int]:
-    """Python's hash of each record's key tuple (the key fields' values, null as :data:`_NULL_KEY`)."""
-    keys = [[_NULL_KEY if v is None else v for v in c] if None in c else c for c in columns]
-    return list(map(hash, zip(*keys, strict=True)))
+def _key_hashes(records: Sequence[Any], key: Sequence[str]) -> list[int]:
+    """Python's hash of each record's key tuple (null and absent key fields as :data:`_NULL_KEY`).
+
+    One field at a time, in compiled loops: a field the contract requires non-null is taken as
+    decoded; a field null or absent on every record of the block is the marker repeated.
+    """
+    unset = _unset()
+    columns: list[Iterable[Any]] = []
+    for name in key:
+        values = list(map(attrgetter(name), records))
+        if name in _NEVER_NULL:
+            columns.append(values)
+            continue
+        absent = values.count(unset)
+        if absent < len(values):
+            absent += values.count(None)
+        if absent == len(values):
+            columns.append(repeat(_NULL_KEY))
+        elif absent:
+            columns.append([_NULL_KEY if v is None or v is unset else v for v in values])
+        else:
+            columns.append(values)
+    if not any(isinstance(column, list) for column in columns):  # every key field null on every record
+        return [hash((_NULL_KEY,) * len(key))] * len(records)
+    return list(map(hash, zip(*columns, strict=False)))  # a repeated marker is endless; the lists are alike
 
 
 def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:

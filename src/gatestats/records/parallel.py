@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,12 +55,46 @@ _PIPE_BYTES = 1 << 20
 
 
 def default_workers() -> int:
-    """The CPUs this process may run on (its affinity), at most :data:`MAX_WORKERS`."""
+    """The CPUs this process may run on (its affinity, at most :data:`MAX_WORKERS`) that no other task takes now.
+
+    A worker only pays on a CPU nothing else runs on: where other work already takes every core,
+    the workers share the same cores and add their start and the blocks' transfer to the CPU time
+    (+18% at 1M lines) without shortening the wait (measured: benchmarks/RESULTS.md, issue 28 item
+    1, sessions 37 and 38). So the CPUs are counted less the tasks running on the machine at this
+    moment besides this one (:func:`_others_running`, Linux); 1 means the calling process alone.
+    The answer is the same whatever the number.
+    """
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - a platform without affinity
         cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_WORKERS))
+    others = _others_running()
+    free = cpus if others is None else cpus - others
+    return max(1, min(free, MAX_WORKERS))
+
+
+#: How many times :func:`_others_running` reads the count of running tasks (2 ms apart; the median is taken).
+_SAMPLES = 5
+
+
+def _others_running() -> int | None:
+    """The tasks running or waiting for a CPU now, besides this process (``None``: not known here).
+
+    The fourth field of ``/proc/loadavg`` (Linux) counts the runnable tasks at the moment it is read,
+    this one included; the median of a few readings over ~10 ms smooths a task that merely passes.
+    (The load averages lag by a minute: a command just ended still counts there.)
+    """
+    counts = []
+    for sample in range(_SAMPLES):
+        if sample:
+            time.sleep(0.002)
+        try:
+            with open("/proc/loadavg", "rb") as handle:
+                running = int(handle.read().split()[3].split(b"/")[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        counts.append(running)
+    return max(0, sorted(counts)[len(counts) // 2] - 1)
 
 
 def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
