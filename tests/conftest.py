@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("simulation") is not None and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def sequential_example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sequential example (examples/sequential) run until decided, once per test process.
+
+    Three modules gate or read the same run (≈ 3 CPU-s a run; issue 28, item 3); each reads its own copy
+    (:func:`copy_sequential_example`). tests/sequential/run/test_controller.py runs its own: it tests the run.
+    """
+    from tests.sequential.run.conftest import run_example
+
+    out = tmp_path_factory.mktemp("sequential-example") / "out"
+    run_example(out)
+    return out
+
+
+def copy_sequential_example(run: Path, to: Path) -> Path:
+    """A copy of the example's run folder at ``to`` (its lock file left behind), as if it had run there."""
+    shutil.copytree(run, to, ignore=shutil.ignore_patterns(".lock"))
+    return to

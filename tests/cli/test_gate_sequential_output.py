@@ -21,6 +21,7 @@ from gatestats.cli.gate import render_verdict
 from gatestats.gate import Verdict, read_verdict
 from gatestats.gate.bindings import SequencePointBinding, SequentialBinding
 from gatestats.io.text import visible
+from tests.conftest import copy_sequential_example
 from tests.gate.test_safe_outputs import HOSTILE, RAW_CONTROL, _render, _texts
 from tests.sequential.run.conftest import EXAMPLE, run_example
 
@@ -74,9 +75,11 @@ def _gate(out: Path, tmp: Path, policy: Path = EXAMPLE / "policy.toml") -> tuple
 
 
 @pytest.fixture(scope="module")
-def example_gate(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], str, Verdict]:
+def example_gate(
+    tmp_path_factory: pytest.TempPathFactory, sequential_example_run: Path
+) -> tuple[list[str], str, Verdict]:
     tmp = tmp_path_factory.mktemp("sequential-gate")
-    run_example(tmp / "out")
+    copy_sequential_example(sequential_example_run, tmp / "out")
     return _gate(tmp / "out", tmp)
 
 

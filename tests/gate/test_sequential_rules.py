@@ -15,7 +15,8 @@ from gatestats.gate import RecordSet, Verdict, evaluate_gate, load_policy, load_
 from gatestats.gate.sequential_rules import case_order
 from gatestats.sequential.run import PATH_FILE
 from gatestats_runner.launch import RunSetOptions, run_run_set
-from tests.sequential.run.conftest import EXAMPLE, run_example
+from tests.conftest import copy_sequential_example
+from tests.sequential.run.conftest import EXAMPLE
 
 POLICY = EXAMPLE / "policy.toml"
 IDS = [f"product-{i:02d}" for i in range(1, 49)]
@@ -33,10 +34,8 @@ def test_the_order_is_the_ids_sorted_by_their_seeded_sha256() -> None:
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("gate-sequential") / "out"
-    run_example(out)
-    return out
+def example(tmp_path_factory: pytest.TempPathFactory, sequential_example_run: Path) -> Path:
+    return copy_sequential_example(sequential_example_run, tmp_path_factory.mktemp("gate-sequential") / "out")
 
 
 def _copy(example: Path, tmp_path: Path) -> Path:

@@ -184,12 +184,10 @@ def test_the_bound_round_trips_and_is_shown_in_markdown_and_the_terminal(tmp_pat
 
 
 @pytest.fixture(scope="module")
-def sequential_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.sequential.run.conftest import run_example
+def sequential_example(tmp_path_factory: pytest.TempPathFactory, sequential_example_run: Path) -> Path:
+    from tests.conftest import copy_sequential_example
 
-    out = tmp_path_factory.mktemp("bounds-sequential") / "out"
-    run_example(out)
-    return out
+    return copy_sequential_example(sequential_example_run, tmp_path_factory.mktemp("bounds-sequential") / "out")
 
 
 def test_a_sequential_row_passes_only_at_the_pessimistic_end(sequential_example: Path) -> None:

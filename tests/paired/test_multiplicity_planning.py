@@ -35,7 +35,7 @@ from gatestats.paired import (
     minimum_detectable_effect,
     power_curve,
 )
-from gatestats.paired.planning import connor_cases
+from gatestats.paired.planning import _PowerAt, connor_cases
 from tests.paired.conftest import SCHEMA, AsFrame, trial_records
 
 P = [0.01, 0.02, 0.03, 0.04, 0.05]
@@ -206,6 +206,51 @@ def test_exact_power_matches_complete_enumeration(
     assert exact_power(n, delta, psi, alternative=alternative, test=test) == pytest.approx(  # type: ignore[arg-type]
         _enumerated_power(n, delta, psi, alternative, test), abs=1e-12
     )
+
+
+def _cases_needed_by_exact_power(
+    delta: float, psi: float, power: float, alpha: float, alternative: str, test: str
+) -> int:
+    """The search of ``cases_needed`` before issue 28 item 3 (session 38): public ``exact_power`` at every step."""
+
+    def power_at(n: int) -> float:
+        return exact_power(n, delta, psi, alpha=alpha, alternative=alternative, test=test)  # type: ignore[arg-type]
+
+    low, high = 1, max(2, math.ceil(connor_cases(delta, psi, power=power, alpha=alpha, alternative=alternative) - 1e-9))  # type: ignore[arg-type]
+    while power_at(high) < power:
+        low, high = high, high * 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if power_at(mid) >= power else (mid, high)
+    return low if power_at(low) >= power else high
+
+
+@pytest.mark.parametrize(
+    ("delta", "psi", "power", "alpha", "alternative", "test"),
+    [
+        (0.4, 0.5, 0.8, 0.05, "two-sided", "auto"),
+        (0.05, 0.3, 0.8, 0.05, "two-sided", "midp"),
+        (-0.1, 0.6, 0.95, 0.01, "less", "exact"),
+        (0.25, 0.3, 0.5, 0.2, "greater", "midp"),
+        (0.1, 0.05 + 0.1, 0.9, 0.05, "two-sided", "exact"),
+    ],
+)
+def test_cases_needed_is_the_search_over_the_public_exact_power(
+    delta: float, psi: float, power: float, alpha: float, alternative: str, test: str
+) -> None:
+    """``cases_needed`` keeps the rejection probabilities given m across its search (issue 28, item 3):
+    the same numbers as the search calling ``exact_power`` at every step, bit for bit (648 plans compared
+    with the previous implementation when it changed; benchmarks/RESULTS.md)."""
+    plan = cases_needed(delta, psi, power=power, alpha=alpha, alternative=alternative, test=test)  # type: ignore[arg-type]
+    assert plan.n_exact == _cases_needed_by_exact_power(delta, psi, power, alpha, alternative, test)
+    resolved = plan.test
+    assert plan.exact_power_at_n_connor == exact_power(
+        plan.n_connor, delta, psi, alpha=alpha, alternative=alternative, test=resolved
+    )  # type: ignore[arg-type]
+    power_at = _PowerAt(delta, psi, alpha, alternative, resolved)  # type: ignore[arg-type]
+    for n in (plan.n_exact, 1, 2 * plan.n_exact + 3, 17, plan.n_exact - 1, 2 * plan.n_exact + 3):
+        if n >= 1:
+            assert power_at(n) == exact_power(n, delta, psi, alpha=alpha, alternative=alternative, test=resolved)  # type: ignore[arg-type]
 
 
 def test_minimum_detectable_effect_inverts_power() -> None:
