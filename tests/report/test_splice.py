@@ -1,4 +1,4 @@
-"""Inert sections spliced into the exported page (``report/quarto/_splice.py``, issue 28 items 4-5).
+"""Inert sections spliced into the exported page (``report/quarto/splicing.py``, issue 28 items 4-5).
 
 The claim: for a fragment :func:`inert_problem` accepts, nbconvert's BeautifulSoup pass over a page
 holding it gives back the page with the fragment unchanged, nbconvert's selectors do not touch it,
@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from gatestats.report import RenderError
 from gatestats.report import release as release_module
-from gatestats.report.quarto import _splice
+from gatestats.report.quarto import splicing
 from gatestats.report.quarto._html import _FETCHING_TAGS, find_network_references, network_scan
-from gatestats.report.quarto._splice import ELEMENTS, VOID, HeldOut, hold_out, inert_problem, splice
 from gatestats.report.quarto.render import _refuse_network
+from gatestats.report.quarto.splicing import ELEMENTS, VOID, HeldOut, hold_out, inert_problem, splice
 from gatestats.report.release import build_release_report
 from tests.report.test_release import make_verdict
 
@@ -211,8 +211,8 @@ def test_the_subset_fetches_nothing() -> None:
 def test_hold_out_keeps_what_is_not_inert() -> None:
     shown, held = hold_out({"a": "<p>x</p>", "b": "<style>p{}</style><p>y</p>", "c": "<p>z</p>"})
     assert shown["b"] == "<style>p{}</style><p>y</p>"
-    assert _splice.PLACEHOLDER.fullmatch(shown["a"])
-    assert _splice.PLACEHOLDER.fullmatch(shown["c"])
+    assert splicing.PLACEHOLDER.fullmatch(shown["a"])
+    assert splicing.PLACEHOLDER.fullmatch(shown["c"])
     assert held.fragments == {shown["a"]: "<p>x</p>", shown["c"]: "<p>z</p>"}
     page = f"<body>{shown['a']}{shown['b']}{shown['c']}</body>"
     assert splice(page, held) == "<body><p>x</p><style>p{}</style><p>y</p><p>z</p></body>"
@@ -221,7 +221,7 @@ def test_hold_out_keeps_what_is_not_inert() -> None:
 def test_a_placeholder_missing_twice_or_not_an_element_is_refused() -> None:
     shown, held = hold_out({"flips": "<p>x</p>"})
     placeholder = shown["flips"]
-    ident = _splice.PLACEHOLDER.fullmatch(placeholder)[1]  # type: ignore[index]
+    ident = splicing.PLACEHOLDER.fullmatch(placeholder)[1]  # type: ignore[index]
     _refuse_network(f"<body>{placeholder}</body>", "r.qmd", held)  # once, as an element: accepted
     for page in (
         "<body></body>",
@@ -261,7 +261,7 @@ def test_the_report_is_the_same_spliced_or_not(tmp_path: Path, monkeypatch: pyte
     assert spliced.html_path.read_bytes() == plain.html_path.read_bytes()
     sections, held = seen[0]
     assert held is not None
-    assert _splice.PLACEHOLDER.fullmatch(sections["flips"])
+    assert splicing.PLACEHOLDER.fullmatch(sections["flips"])
     assert held.fragments[sections["flips"]].startswith("<p>A flip is a case")
     assert "<style>" in sections["verdict"]  # not inert: shown by the kernel as before
     assert "&#x27;" in sections["provenance"]  # html.escape's quotes: BeautifulSoup writes them bare

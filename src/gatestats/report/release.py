@@ -81,7 +81,7 @@ from gatestats.report.quarto import (
     save_chart,
     start_kernel,
 )
-from gatestats.report.quarto._splice import HeldOut, hold_out
+from gatestats.report.quarto.splicing import HeldOut, hold_out
 
 __all__ = [
     "CHART_NAMES",
@@ -556,7 +556,7 @@ def _write_report(
         if kernel is not None:  # the kernel shows the parts made here (Quarto's kernel makes them from data/)
             data = release_data(build / "data", verdict, tables, provenance, digests, watch=watch)
             page = release_page_parts(data, svgs, renderer=renderer, renderer_version=renderer_version).to_dict()
-            # inert sections go around the kernel and the export, into the finished page (quarto/_splice.py)
+            # inert sections go around the kernel and the export, into the finished page (quarto/splicing.py)
             page["sections"], spliced = hold_out(page["sections"])
             params["page"] = page
         output = build / "report.html"

@@ -276,9 +276,22 @@ def find_network_references(page: str) -> list[str]:
 def network_scan(page: str, placeholders: frozenset[str] = frozenset()) -> tuple[list[str], dict[str, int]]:
     """:func:`find_network_references` of ``page``, and how often each placeholder id was read as a tag.
 
-    ``placeholders`` are the ids of ``_splice`` placeholders (``<div id="...">``): each is counted
+    ``placeholders`` are the ids of ``splicing`` placeholders (``<div id="...">``): each is counted
     when the parser reads it as a start tag outside any ``script`` or ``style``, i.e. as an element
     of the page, where an inert fragment can take its place.
+
+    Parameters
+    ----------
+    page
+        HTML text.
+    placeholders
+        Ids of the placeholders to count.
+
+    Returns
+    -------
+    tuple
+        What the page would fetch (as :func:`find_network_references`), and ``id -> times read as
+        an element`` for each placeholder.
     """
     finder = _NetworkFinder(placeholders)
     finder.feed(page)

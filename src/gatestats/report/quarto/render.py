@@ -56,8 +56,8 @@ import gatestats
 from gatestats._typing import JSONObject
 from gatestats.io.files import write_atomic
 from gatestats.report.quarto._html import export_html, network_scan, prepare_for_export
-from gatestats.report.quarto._splice import PLACEHOLDER, HeldOut, splice
 from gatestats.report.quarto.qmd import QmdDocument, _LocatedError, read_qmd, to_notebook, validate_params
+from gatestats.report.quarto.splicing import PLACEHOLDER, HeldOut, splice
 
 __all__ = [
     "RenderError",
@@ -268,9 +268,9 @@ def render_qmd(
         A kernel started ahead by :func:`start_kernel` in the ``.qmd``'s directory, of the
         document's kernel name (``jupyter`` renderer only); ``None``: one is started here.
     spliced : HeldOut, optional
-        Inert fragments whose placeholders the parameters carry (``_splice.hold_out``; ``jupyter``
+        Inert fragments whose placeholders the parameters carry (``splicing.hold_out``; ``jupyter``
         renderer only): each is put in place of its placeholder in the exported page, after the
-        export and the network check (the same page byte for byte, see ``quarto/_splice.py``). A
+        export and the network check (the same page byte for byte, see ``quarto/splicing.py``). A
         placeholder not found exactly once, as an element of the page, is a ``RenderError``. The
         executed notebook (``notebook_output``, ``RenderResult.notebook``) shows the placeholders.
 

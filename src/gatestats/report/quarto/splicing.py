@@ -82,7 +82,42 @@ def _attrs_problem(tag: str, attrs: str) -> str | None:
     return None
 
 
-def inert_problem(fragment: str) -> str | None:  # noqa: C901, PLR0911, PLR0912 -- one tokenizer, one pass
+def _text_problem(text: str) -> str | None:
+    if text in (" ", "\n") or text.strip(_ASCII_SPACE):
+        return None
+    return "a text of white space only other than one space or one newline"
+
+
+def _end_problem(name: str, stack: list[str]) -> str | None:
+    if not stack or stack[-1] != name:
+        return f"</{name}> does not close the open element"
+    stack.pop()
+    return None
+
+
+def _token_problem(m: re.Match[str], stack: list[str], checked: dict[str, str | None]) -> str | None:
+    """Why the token ``m`` breaks the inert subset, given the open elements ``stack`` (updated)."""
+    kind = m.lastgroup
+    if kind == "text":
+        return _text_problem(m.group("text"))
+    if kind == "end":
+        return _end_problem(m.group("end"), stack)
+    name = m.group("start")
+    void = m.group("void") is not None
+    if void != (name in VOID) or (not void and name not in ELEMENTS):
+        return f"element <{name}{'/' if void else ''}> not allowed"
+    attrs = m.group("attrs")
+    if attrs:
+        key = name + attrs
+        problem = checked[key] if key in checked else checked.setdefault(key, _attrs_problem(name, attrs))
+        if problem is not None:
+            return problem
+    if not void:
+        stack.append(name)
+    return None
+
+
+def inert_problem(fragment: str) -> str | None:
     """Why ``fragment`` is not inert (see the module docstring), or ``None`` when it is.
 
     Parameters
@@ -109,32 +144,11 @@ def inert_problem(fragment: str) -> str | None:  # noqa: C901, PLR0911, PLR0912 
     pos = 0
     for m in _TOKEN.finditer(fragment):
         if m.start() != pos:
-            return f"at {pos}: not a tag or text of the inert subset: {fragment[pos : pos + 20]!r}"
+            break
         pos = m.end()
-        kind = m.lastgroup
-        if kind == "text":
-            text = m.group("text")
-            if text in (" ", "\n") or text.strip(_ASCII_SPACE):
-                continue
-            return f"at {m.start()}: a text of white space only other than one space or one newline"
-        if kind == "end":
-            name = m.group("end")
-            if not stack or stack[-1] != name:
-                return f"at {m.start()}: </{name}> does not close the open element"
-            stack.pop()
-            continue
-        name = m.group("start")
-        void = m.group("void") is not None
-        if void != (name in VOID) or (not void and name not in ELEMENTS):
-            return f"at {m.start()}: element <{name}{'/' if void else ''}> not allowed"
-        attrs = m.group("attrs")
-        if attrs:
-            key = name + attrs
-            problem = checked[key] if key in checked else checked.setdefault(key, _attrs_problem(name, attrs))
-            if problem is not None:
-                return f"at {m.start()}: {problem}"
-        if not void:
-            stack.append(name)
+        problem = _token_problem(m, stack, checked)
+        if problem is not None:
+            return f"at {m.start()}: {problem}"
     if pos != len(fragment):
         return f"at {pos}: not a tag or text of the inert subset: {fragment[pos : pos + 20]!r}"
     if stack:
@@ -177,7 +191,25 @@ def hold_out(parts: Mapping[str, str]) -> tuple[dict[str, str], HeldOut]:
 
 
 def splice(page: str, held: HeldOut) -> str:
-    """``page`` with each placeholder replaced by its fragment (each found exactly once, else ``ValueError``)."""
+    """``page`` with each placeholder replaced by its fragment.
+
+    Parameters
+    ----------
+    page
+        The exported page, holding the placeholders :func:`hold_out` made.
+    held
+        The fragments held out, by placeholder.
+
+    Returns
+    -------
+    str
+        The page with every fragment in place of its placeholder.
+
+    Raises
+    ------
+    ValueError
+        A placeholder is missing from ``page`` or found more than once.
+    """
     fragments = held.fragments
     if not fragments:
         return page
