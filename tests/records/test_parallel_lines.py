@@ -463,3 +463,31 @@ def test_a_worker_imports_the_block_checker_without_polars(tmp_path: Path, good:
     (tmp_path / "block").write_bytes(b"".join(good))
     done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(done.stdout) == [N_LINES, True, True, []]
+
+
+def test_the_default_reads_the_machine_once_per_file(
+    tmp_path: Path, good: list[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether to use workers and how many are decided by one reading: a machine that gets busy between
+    two readings must not start a pool of one worker beside the parent."""
+    path = _write(tmp_path, good)
+    expected = _outcome(path, 1)
+    answers = iter([2, 1])
+    calls: list[int] = []
+
+    def busier_each_time() -> int:
+        calls.append(1)
+        return next(answers)
+
+    monkeypatch.setattr(parallel, "default_workers", busier_each_time)
+    seen: list[int] = []
+    read_parallel = parallel.read_parallel
+
+    def spy(scan: Any, handle: Any, workers: int) -> None:
+        seen.append(workers)
+        read_parallel(scan, handle, workers)
+
+    monkeypatch.setattr(parallel, "read_parallel", spy)
+    assert _outcome(path, None) == expected
+    assert calls == [1]
+    assert seen == [2]

@@ -155,10 +155,11 @@ def check_jsonl(
     except OSError as exc:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        if _parallel(handle, workers):
+        processes = _processes(handle, workers)
+        if processes > 1:
             from gatestats.records import parallel  # noqa: PLC0415 - only for a large file
 
-            parallel.read_parallel(scan, handle, _workers(workers))
+            parallel.read_parallel(scan, handle, processes)
         else:
             scan.read(handle)
     return scan.result()
@@ -173,14 +174,18 @@ def _workers(workers: int | None) -> int:
     return workers
 
 
-def _parallel(handle: BinaryIO, workers: int | None) -> bool:
-    """Whether the file is checked by worker processes: it is large enough to pay, and more than one may run."""
+def _processes(handle: BinaryIO, workers: int | None) -> int:
+    """How many worker processes check the file (1: this process alone), decided once.
+
+    More than one only when the file is large enough to pay and more than one may run; the default
+    reads the machine's running tasks once here, so the decision and the count cannot disagree.
+    """
     if workers is not None and workers < 1:
         msg = f"workers must be at least 1, got {workers}"
         raise ValueError(msg)
     if workers == 1 or os.fstat(handle.fileno()).st_size < PARALLEL_FROM_BYTES:
-        return False  # a small file imports nothing more and starts no process
-    return _workers(workers) > 1
+        return 1  # a small file imports nothing more and starts no process
+    return _workers(workers)
 
 
 class _Scan:
