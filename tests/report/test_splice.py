@@ -267,3 +267,56 @@ def test_the_report_is_the_same_spliced_or_not(tmp_path: Path, monkeypatch: pyte
     assert "&#x27;" in sections["provenance"]  # html.escape's quotes: BeautifulSoup writes them bare
     assert len(held.fragments) >= 8  # flips, curves, slices, cost, infra, ...
     assert seen[1][1] == HeldOut(fragments={})
+
+
+#: Case ids and slice names a hostile golden set may hold: markup, entities, backticks, U+2028 (all
+#: escaped into the inert subset: the sections naming them are held out), then the same with quotes
+#: (escaped as ``&quot;``/``&#x27;``, outside the subset: those sections go through the kernel).
+_HOSTILE = ("<script>alert(1)</script>", "x &amp; y", "`rm -rf`|*_", "line\u2028sep", "é&<>")
+_QUOTED = (*_HOSTILE, "a\"b'c")
+
+
+@pytest.mark.parametrize(("hostile", "held_out"), [(_HOSTILE, True), (_QUOTED, False)])
+def test_hostile_ids_give_the_same_report_spliced_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hostile: tuple[str, ...], held_out: bool
+) -> None:
+    """Hostile case ids and slice names in the flips, slices and failures: the spliced report is the old
+    report byte for byte, and neither carries their markup unescaped (held out or not, each section is
+    what the kernel would have shown)."""
+    from gatestats.gate import evaluate_gate, load_policy, load_record_set, write_verdict
+    from tests.gate.factory import policy_text, write_run_set
+    from tests.report.test_release import EXTRA, NOW, RULES
+
+    root = tmp_path / "gate"
+    root.mkdir()
+    (root / "policy.toml").write_text(policy_text(RULES, k=4, min_cases=10, min_trials=4, extra=EXTRA), "utf-8")
+    policy = load_policy(root / "policy.toml")
+    ids = [f"{hostile[i % len(hostile)]}-{i}" for i in range(24)]
+    base = {c: ["failed"] * 4 if i % 3 == 0 else ["passed"] * 4 for i, c in enumerate(ids)}
+    cand = {c: ["passed"] * 4 if i % 3 == 0 else ["passed", "failed", "passed", "passed"] for i, c in enumerate(ids)}
+    slices = {c: [hostile[i % 3]] for i, c in enumerate(ids)}
+    b = write_run_set(root / "base", system="baseline", outcomes=base, slices=slices, cost=0.02)
+    c = write_run_set(root / "cand", system="candidate", outcomes=cand, slices=slices, policy=policy, cost=0.025)
+    verdict = write_verdict(
+        evaluate_gate(policy, load_record_set(b), load_record_set(c), now=NOW), root / "verdict.json"
+    )
+    held: list[HeldOut] = []
+    real_hold_out = release_module.hold_out
+
+    def spy(parts: dict[str, str]) -> tuple[dict[str, str], HeldOut]:
+        shown, out = real_hold_out(parts)
+        held.append(out)
+        return shown, out
+
+    monkeypatch.setattr(release_module, "hold_out", spy)
+    spliced = build_release_report(verdict, out=tmp_path / "a", renderer="jupyter").html_path.read_text("utf-8")
+    monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
+    plain = build_release_report(verdict, out=tmp_path / "b", renderer="jupyter").html_path.read_text("utf-8")
+    assert spliced == plain
+    assert held
+    assert held[0].fragments  # some sections did go around the kernel
+    assert "<script>alert(1)</script>" not in spliced
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in spliced  # the flips name the case, escaped
+    flips = [f for f in held[0].fragments.values() if f.startswith("<p>A flip is a case")]
+    assert len(flips) == int(held_out)  # the flips section went around the kernel only without quotes
+    assert all("&lt;script&gt;alert(1)&lt;/script&gt;" in f for f in flips)
