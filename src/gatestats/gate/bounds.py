@@ -62,6 +62,7 @@ __all__ = [
     "mark_retried",
     "unresolved_counts",
     "unresolved_keys",
+    "unresolved_trials",
 ]
 
 #: Which extreme imputation of the unresolved attempts a frame carries (``observed``: none).
@@ -179,6 +180,31 @@ def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, i
         .sort("case_id", "trial")
     )
     return [(str(c), int(t)) for c, t in hit.iter_rows()]
+
+
+def unresolved_trials(frame: pl.DataFrame, *, candidate: str) -> pl.DataFrame:
+    """The candidate's unresolved attempts, in :func:`unresolved_keys`' order, with their case version and retry mark.
+
+    Parameters
+    ----------
+    frame
+        Records of both sides.
+    candidate
+        The candidate's label in ``system``.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``case_id``, ``case_version``, ``trial`` and ``retried`` (the final attempt of a
+        trial :func:`mark_retried` marked), one row per unresolved attempt of the candidate, sorted
+        by case id and trial as :func:`unresolved_keys` lists them.
+    """
+    retried = pl.col(RETRIED) if RETRIED in frame.columns else pl.lit(False)
+    return (
+        frame.filter(_unresolved(frame) & (pl.col("system") == candidate))
+        .select("case_id", "case_version", "trial", retried.alias("retried"))
+        .sort("case_id", "trial")
+    )
 
 
 def imputed_passes(frame: pl.DataFrame, keys: list[tuple[str, int]], *, candidate: str) -> pl.DataFrame:

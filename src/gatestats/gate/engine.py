@@ -22,16 +22,18 @@ Order of decision (documented in the README, "Gate"):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from gatestats import __version__
 from gatestats.errors import GatestatsError
 from gatestats.estimators import ANALYSIS_COLUMNS, case_summary
-from gatestats.estimators.passk import per_case_values
+from gatestats.estimators.passk import case_values, per_case_values
 from gatestats.gate.bindings import (
     CostSummary,
     CurvePoint,
@@ -51,10 +53,9 @@ from gatestats.gate.bounds import (
     bounded_decided_row,
     bounded_row,
     bounded_severe,
-    imputed_passes,
     mark_retried,
     unresolved_counts,
-    unresolved_keys,
+    unresolved_trials,
 )
 from gatestats.gate.calibrations import JudgeCalibrations
 from gatestats.gate.checks import silence_checks
@@ -66,7 +67,13 @@ from gatestats.gate.judge_labels import JudgeLabels, ppi_threshold_evidence
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration, check_registration
-from gatestats.gate.rules import RuleEvidence, paired_evidence, rule_result, threshold_evidence
+from gatestats.gate.rules import (
+    RuleEvidence,
+    paired_cases_evidence,
+    paired_metric,
+    rule_result,
+    threshold_evidence,
+)
 from gatestats.gate.sequential_rules import (
     SequentialStop,
     gate_decided,
@@ -84,6 +91,7 @@ from gatestats.gate.summaries import (
 )
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
+from gatestats.paired import PairedCases, pair_cases
 from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import (
@@ -255,72 +263,86 @@ def _rule_frame(rule: Rule, frames: CaseFrames, cases: set[str], end: End) -> pl
     return bound_frame(frame, end, candidate=CANDIDATE)
 
 
+def _threshold_label(rule: Rule) -> str:
+    spec = metric_spec(rule.metric)
+    where = "" if rule.slice == "all" else f" [{rule.slice}]"
+    return f"{rule.name}: {spec.label(rule.k)}{where} ≥ {rule.threshold:g}"
+
+
+def _paired_label(rule: Rule) -> str:
+    spec = metric_spec(rule.metric)
+    where = "" if rule.slice == "all" else f" [{rule.slice}]"
+    margin = float(rule.margin or 0.0)
+    shown = f"not worse by more than {margin:g}" if margin > 0 else "better"
+    return f"{rule.name}: {spec.label(rule.k)}{where} {shown} than baseline"
+
+
+def _threshold_row(rule: Rule, summary: pl.DataFrame, policy: Policy, labels: JudgeLabels | None) -> RuleResult:
+    """The threshold row of ``rule`` from its candidate's per-case counts (``case_summary``)."""
+    row = _threshold_label(rule)
+    values = per_case_values(summary, k=rule.k, metric=metric_spec(rule.metric).estimand)  # type: ignore[arg-type]
+    thin = values.filter(pl.col("value").is_null())
+    if values.height == 0 or thin.height:
+        ids = ", ".join(thin.get_column("case_id").to_list()[:8])
+        return _undefined(rule, row, "threshold", f"cases with fewer than k = {rule.k} valid trials: {ids}")
+    groups = values.get_column("case_group")
+    g = None if groups.null_count() == groups.len() else groups.fill_null(values["case_id"]).to_numpy()
+    labelled = rule.grader is not None and policy.judges[rule.grader].labels is not None
+    ev = (
+        ppi_threshold_evidence(
+            values,
+            (labels or {}).get(rule.grader or ""),
+            rule=rule,
+            grouped=g is not None,
+            confidence_level=policy.confidence_level,
+            seed=policy.seed,
+        )
+        if labelled
+        else threshold_evidence(
+            values.get_column("value").to_numpy().astype(np.float64),
+            g,
+            rule=rule,
+            alpha=rule.alpha,
+            confidence_level=policy.confidence_level,
+            seed=policy.seed,
+        )
+    )
+    return rule_result(rule, row, ev, margin=None)
+
+
+def _paired_row(rule: Rule, pairing: Callable[[], PairedCases], policy: Policy) -> RuleResult:
+    """The paired row of ``rule`` on its cases as ``pairing`` pairs them (its error: an undefined row)."""
+    row = _paired_label(rule)
+    try:
+        ev = paired_cases_evidence(
+            pairing(), rule=rule, alpha=rule.alpha, confidence_level=policy.confidence_level, seed=policy.seed
+        )
+    except (GatestatsError, ValueError) as exc:
+        return _undefined(rule, row, "paired", str(exc))
+    return rule_result(rule, row, ev, margin=float(rule.margin or 0.0))
+
+
+def _paired_cases(rule: Rule, frame: pl.DataFrame) -> PairedCases:
+    """The cases of ``frame`` paired as :func:`~gatestats.gate.rules.paired_evidence` pairs them."""
+    return pair_cases(frame, baseline=BASELINE, candidate=CANDIDATE, metric=paired_metric(rule), k=rule.k)
+
+
 def _rule_rows(
     rule: Rule, frames: CaseFrames, cases: set[str], policy: Policy, end: End, labels: JudgeLabels | None = None
 ) -> list[RuleResult]:
     frame = _rule_frame(rule, frames, cases, end)
     rows: list[RuleResult] = []
-    spec = metric_spec(rule.metric)
-    metric = spec.estimand
-    label = spec.label(rule.k)
-    where = "" if rule.slice == "all" else f" [{rule.slice}]"
     if not cases:
         why = f"no case in slice {rule.slice!r} (outside the severe slices)"
         if rule.threshold is not None:
-            rows.append(_undefined(rule, f"{rule.name}: {label}{where} ≥ {rule.threshold:g}", "threshold", why))
+            rows.append(_undefined(rule, _threshold_label(rule), "threshold", why))
         if rule.test == "paired":
-            rows.append(_undefined(rule, f"{rule.name}: {label}{where} vs baseline", "paired", why))
+            rows.append(_undefined(rule, _paired_label(rule), "paired", why))
         return rows
     if rule.threshold is not None:
-        row = f"{rule.name}: {label}{where} ≥ {rule.threshold:g}"
-        summary = case_summary(frame.filter(pl.col("system") == CANDIDATE))
-        values = per_case_values(summary, k=rule.k, metric=metric)  # type: ignore[arg-type]
-        thin = values.filter(pl.col("value").is_null())
-        if values.height == 0 or thin.height:
-            ids = ", ".join(thin.get_column("case_id").to_list()[:8])
-            rows.append(_undefined(rule, row, "threshold", f"cases with fewer than k = {rule.k} valid trials: {ids}"))
-        else:
-            groups = values.get_column("case_group")
-            g = None if groups.null_count() == groups.len() else groups.fill_null(values["case_id"]).to_numpy()
-            labelled = rule.grader is not None and policy.judges[rule.grader].labels is not None
-            ev = (
-                ppi_threshold_evidence(
-                    values,
-                    (labels or {}).get(rule.grader or ""),
-                    rule=rule,
-                    grouped=g is not None,
-                    confidence_level=policy.confidence_level,
-                    seed=policy.seed,
-                )
-                if labelled
-                else threshold_evidence(
-                    values.get_column("value").to_numpy().astype(np.float64),
-                    g,
-                    rule=rule,
-                    alpha=rule.alpha,
-                    confidence_level=policy.confidence_level,
-                    seed=policy.seed,
-                )
-            )
-            rows.append(rule_result(rule, row, ev, margin=None))
+        rows.append(_threshold_row(rule, case_summary(frame.filter(pl.col("system") == CANDIDATE)), policy, labels))
     if rule.test == "paired":
-        margin = float(rule.margin or 0.0)
-        shown = f"not worse by more than {margin:g}" if margin > 0 else "better"
-        row = f"{rule.name}: {label}{where} {shown} than baseline"
-        try:
-            ev = paired_evidence(
-                frame,
-                rule=rule,
-                baseline=BASELINE,
-                candidate=CANDIDATE,
-                alpha=rule.alpha,
-                confidence_level=policy.confidence_level,
-                seed=policy.seed,
-            )
-        except (GatestatsError, ValueError) as exc:
-            rows.append(_undefined(rule, row, "paired", str(exc)))
-        else:
-            rows.append(rule_result(rule, row, ev, margin=margin))
+        rows.append(_paired_row(rule, lambda: _paired_cases(rule, frame), policy))
     return rows
 
 
@@ -566,6 +588,76 @@ def _bounded_evidence(
     return replace(found, rows=rows, severe=severe, slices=slices, frames=frames)
 
 
+class _ImputedPasses:
+    """A threshold or paired row with the first ``j`` of the candidate's unresolved attempts counted as passes.
+
+    The row ``_to_decide`` searches over: the pessimistic end of the rule's records
+    (:func:`~gatestats.gate.bounds.bound_frame`) but for the first ``j`` unresolved (case_id,
+    trial)s of :func:`~gatestats.gate.bounds.unresolved_keys`, counted as passes
+    (:func:`~gatestats.gate.bounds.imputed_passes`). The records are reduced to per-case counts
+    once, at the pessimistic end; a pass counted there is one more success ``c`` of its case (the
+    trial was a valid failure at that end), so the row at ``j`` is the same statistics on the same
+    counts but for those cases' ``c``: :func:`~gatestats.gate.rules.threshold_evidence` on the
+    candidate's per-case values, or :func:`~gatestats.gate.rules.paired_cases_evidence` on the
+    pairing with the candidate's counts and values of those cases changed. No frame is rebuilt.
+
+    As the search always did (imputing the passes, then the pessimistic end), a trial
+    :func:`~gatestats.gate.bounds.mark_retried` marked is imputed again at that end (a failure):
+    counting it as a pass changes nothing.
+    """
+
+    def __init__(self, rule: Rule, frame: pl.DataFrame, kind: str, policy: Policy) -> None:
+        self.rule, self.kind, self.policy = rule, kind, policy
+        trials = unresolved_trials(frame, candidate=CANDIDATE)
+        #: The candidate's unresolved (case_id, trial)s, in :func:`unresolved_keys`' order.
+        self.keys = [(str(c), int(t)) for c, t in trials.select("case_id", "trial").iter_rows()]
+        first: dict[tuple[str, int], int] = {}
+        # a key counts every unresolved attempt of its (case_id, trial) as a pass: from its first place on
+        self._from = np.array([first.setdefault(key, i) for i, key in enumerate(self.keys)], dtype=np.int64)
+        self._counted = ~trials.get_column("retried").to_numpy().astype(np.bool_)
+        cases = list(trials.select("case_id", "case_version").iter_rows())
+        pessimistic = bound_frame(frame, "pessimistic", candidate=CANDIDATE)
+        place: dict[object, int] = {}
+        if kind == "threshold":
+            self._summary = case_summary(pessimistic.filter(pl.col("system") == CANDIDATE))
+            place = {key: i for i, key in enumerate(self._summary.select("case_id", "case_version").iter_rows())}
+            self._c = self._summary.get_column("c").to_numpy()
+        else:
+            try:
+                self._paired: PairedCases | Exception = _paired_cases(rule, pessimistic)
+            except (GatestatsError, ValueError) as exc:
+                self._paired = exc
+            else:
+                table = self._paired.table
+                self._row = table.systems.index(CANDIDATE)
+                place = {label: i for i, label in enumerate(table.labels.tolist())}
+                # the table's case labels (gatestats.paired.pairing): the id, or id@version
+                cases = [c if v is None else f"{c}@{v}" for c, v in cases]  # type: ignore[misc]
+        #: The place of each key's case among the counts (every key's case has counts at the pessimistic end).
+        self._column = np.array([place[key] for key in cases] if place else [], dtype=np.int64)
+
+    def row(self, j: int) -> RuleResult:
+        """The row with the first ``j`` keys' unresolved attempts counted as passes."""
+        chosen = (self._from < j) & self._counted
+        if self.kind == "threshold":
+            c = self._c.copy()
+            np.add.at(c, self._column[chosen], 1)
+            summary = self._summary.with_columns(pl.Series("c", c, dtype=pl.Int64))
+            return _threshold_row(self.rule, summary, self.policy, None)
+        return _paired_row(self.rule, lambda: self._pairing(chosen), self.policy)
+
+    def _pairing(self, chosen: npt.NDArray[np.bool_]) -> PairedCases:
+        if isinstance(self._paired, Exception):
+            raise self._paired
+        table = self._paired.table
+        c = table.c.copy()
+        np.add.at(c[self._row], self._column[chosen], 1)
+        value = table.value.copy()
+        found = case_values(table.n[self._row], c[self._row], k=table.k, metric=table.metric)
+        value[self._row] = np.where(found.defined & table.present[self._row], found.values, np.nan)
+        return replace(self._paired, table=replace(table, c=c, value=value))
+
+
 def _to_decide(
     policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.DataFrame | None, frames: CaseFrames | None = None
 ) -> RuleResult:
@@ -575,7 +667,8 @@ def _to_decide(
     fail, the baseline's pass), for a threshold or paired row between the bounds without a judge;
     the row passes there when its raw ``pvalue_pass`` times the row's present multiplicity factor
     is at most its alpha. Left ``None`` when no number does, or for other rows. ``frames``: the
-    rules' records (a :class:`CaseFrames` of ``both``) when the caller has them.
+    rules' records (a :class:`CaseFrames` of ``both``) when the caller has them. Each step of the
+    search is computed from the rule's per-case counts (:class:`_ImputedPasses`).
     """
     rule = next((r for r in policy.rules if r.name == row.rule), None)
     bound = row.unresolved
@@ -594,13 +687,12 @@ def _to_decide(
     slices = _case_slices(both) if slices is None else slices
     cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
     frame = (CaseFrames(both) if frames is None else frames).of(cases, (rule.slice, False))
-    keys = unresolved_keys(frame, candidate=CANDIDATE)
+    imputed = _ImputedPasses(rule, frame, row.kind, policy)
+    keys = imputed.keys
 
     def passes(j: int) -> bool:
-        imputed = CaseFrames(imputed_passes(frame, keys[: min(j, len(keys))], candidate=CANDIDATE))
-        found = _rule_rows(rule, imputed, cases, policy, "pessimistic")
-        same = [r for r in found if r.kind == row.kind]
-        p = same[0].pvalue_pass if same and same[0].decision != "insufficient_evidence" else None
+        found = imputed.row(min(j, len(keys)))
+        p = found.pvalue_pass if found.decision != "insufficient_evidence" else None
         return p is not None and p * factor <= row.alpha
 
     if not passes(len(keys)):  # not even with every one passed (the optimistic end)

@@ -46,7 +46,7 @@ from gatestats._typing import JSONObject
 from gatestats.estimators import case_mean_interval
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
-from gatestats.paired import Comparison, compare
+from gatestats.paired import Comparison, ComparisonOptions, PairedCases, compare_pair, pair_cases
 from gatestats.paired.search import fewest
 from gatestats.vocabulary import Metric, metric_spec
 
@@ -55,7 +55,9 @@ __all__ = [
     "RuleEvidence",
     "bisect_pvalue",
     "interval_pvalues",
+    "paired_cases_evidence",
     "paired_evidence",
+    "paired_metric",
     "rule_result",
     "rule_row",
     "threshold_evidence",
@@ -333,15 +335,23 @@ _NI_TESTS = {
 
 
 class _CompareOptions(TypedDict):
-    """The keyword arguments of :func:`gatestats.paired.compare` a paired row fixes: sides, estimand, levels, seed."""
+    """The options of :func:`gatestats.paired.compare_pair` a paired row fixes: levels and seed."""
 
-    baseline: str
-    candidate: str
-    metric: Metric
-    k: int
     confidence_level: float
     alpha: float
     seed: int
+
+
+def _compare(
+    paired: PairedCases,
+    options: _CompareOptions,
+    *,
+    margin: float | None = None,
+    alternative: Literal["two-sided", "less", "greater"] = "two-sided",
+    test: Literal["auto", "exact"] = "auto",
+) -> Comparison:
+    """:func:`gatestats.paired.compare` on cases paired once (its other options at their defaults)."""
+    return compare_pair(paired, ComparisonOptions(margin=margin, alternative=alternative, test=test, **options))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -358,9 +368,9 @@ class _PairedTest:
     needed: int | None
 
 
-def _noninferiority(records: pl.DataFrame, options: _CompareOptions, *, margin: float) -> _PairedTest:
+def _noninferiority(paired: PairedCases, options: _CompareOptions, *, margin: float) -> _PairedTest:
     """The non-inferiority test at margin ``margin > 0``, at the rule's alpha (``options["alpha"]``)."""
-    cmp = compare(records, margin=margin, **options)
+    cmp = _compare(paired, options, margin=margin)
     ni = cmp.noninferiority
     resolution_status = "ok" if ni is None else ni.status
     needed = None if ni is None else ni.cases_needed
@@ -380,15 +390,15 @@ def _noninferiority(records: pl.DataFrame, options: _CompareOptions, *, margin: 
     )
 
 
-def _not_worse(records: pl.DataFrame, options: _CompareOptions) -> _PairedTest:
+def _not_worse(paired: PairedCases, options: _CompareOptions) -> _PairedTest:
     """The test at margin 0: exact McNemar (one trial per independent case), else the bounded-mean test.
 
     Both run at the rule's alpha (``options["alpha"]``): the McNemar row's resolution check asks
     whether its discordant units could reach that alpha, not ``1 - confidence_level``.
     """
-    better = compare(records, alternative="greater", test="exact", **options)
+    better = _compare(paired, options, alternative="greater", test="exact")
     if better.design == "one_trial" and not better.clustered:
-        worse = compare(records, alternative="less", test="exact", **options)
+        worse = _compare(paired, options, alternative="less", test="exact")
         res = better.resolution
         unresolved = res is not None and res.status == "cannot_resolve"
         return _PairedTest(
@@ -432,6 +442,9 @@ def paired_evidence(
 ) -> RuleEvidence:
     """Evidence that the candidate is not worse than the baseline by more than ``rule.margin``.
 
+    The cases are paired once (:func:`gatestats.paired.pair_cases`, the rule's metric and k) and
+    every test of the row reads that pairing (:func:`paired_cases_evidence`).
+
     Parameters
     ----------
     records
@@ -455,19 +468,58 @@ def paired_evidence(
     RuleEvidence
         The paired row's evidence: both one-sided p-values, the interval of the difference and
         the flips; ``insufficient_evidence`` or ``cannot_resolve`` with a reason where it cannot decide.
+
+    Raises
+    ------
+    GatestatsError, ValueError
+        The cases cannot be paired (:func:`gatestats.paired.pair_cases`).
+    """
+    paired = pair_cases(records, baseline=baseline, candidate=candidate, metric=paired_metric(rule), k=rule.k)
+    return paired_cases_evidence(paired, rule=rule, alpha=alpha, confidence_level=confidence_level, seed=seed)
+
+
+def paired_metric(rule: Rule) -> Metric:
+    """The per-case estimate a paired ``rule`` compares (its metric's estimand; pass@k for the others).
+
+    Parameters
+    ----------
+    rule
+        The paired rule.
+
+    Returns
+    -------
+    Metric
+        The metric :func:`gatestats.paired.pair_cases` tabulates for it.
+    """
+    return metric_spec(rule.metric).estimand or "pass_at_k"
+
+
+def paired_cases_evidence(
+    paired: PairedCases, *, rule: Rule, alpha: float, confidence_level: float, seed: int
+) -> RuleEvidence:
+    """:func:`paired_evidence` on cases already paired (:func:`gatestats.paired.pair_cases` at :func:`paired_metric`).
+
+    Parameters
+    ----------
+    paired
+        The rule's cases of both systems, paired on the rule's metric and k.
+    rule
+        The paired rule (its metric, k and margin; no margin means 0).
+    alpha
+        The rule's alpha (as in :func:`paired_evidence`).
+    confidence_level
+        The level of the interval the row shows (and only of it).
+    seed
+        Seed of the comparison's resampling, recorded in the verdict.
+
+    Returns
+    -------
+    RuleEvidence
+        As :func:`paired_evidence`.
     """
     margin = float(rule.margin or 0.0)
-    metric: Metric = metric_spec(rule.metric).estimand or "pass_at_k"
-    options: _CompareOptions = {
-        "baseline": baseline,
-        "candidate": candidate,
-        "metric": metric,
-        "k": rule.k,
-        "confidence_level": confidence_level,
-        "alpha": alpha,
-        "seed": seed,
-    }
-    found = _noninferiority(records, options, margin=margin) if margin > 0 else _not_worse(records, options)
+    options: _CompareOptions = {"confidence_level": confidence_level, "alpha": alpha, "seed": seed}
+    found = _noninferiority(paired, options, margin=margin) if margin > 0 else _not_worse(paired, options)
     cmp, reason = found.cmp, found.reason
     status: Literal["ok", "cannot_resolve", "insufficient_evidence"]
     if found.blocked or found.p_pass is None or found.p_fail is None:
