@@ -13,7 +13,9 @@ temporary directory in ``/tmp`` (deleted at the end, even on failure; with ``--d
   about 1% ``resource_killed`` (bound ``wall_clock`` or ``memory``) and 0.5% ``infra_error``
   retried once (attempt 1); 1% of the cases are the severe slice ``security`` (always passed), the
   others carry one of 6 ordinary slices; machine seconds and start/end timestamps; no cost fields,
-  no human review, no judge;
+  no human review, no judge; ``--candidate-shift`` and ``--unresolved`` change the candidate's shift
+  and add final ``infra_error`` attempts to a share of its trials (``--candidate-shift 0 --unresolved
+  0.045``: the non-inferiority rows between their bounds, where the gate searches ``to_decide``);
 - the policy: k = 4, a ``pass_rate`` threshold rule, a paired ``pass_rate`` non-inferiority rule
   (several trials per case: the betting test), a paired rule on the ``billing`` slice, the severe
   slice ``security``.
@@ -116,8 +118,14 @@ def _timestamps(
     ]
 
 
-def write_side(path: Path, system: str, shift: float, cases: int, trials: int, seed: int, digest: str) -> int:
-    """Write one sealed run set (``system``) under ``path``; return its number of records."""
+def write_side(
+    path: Path, system: str, shift: float, cases: int, trials: int, seed: int, digest: str, unresolved: float = 0.0
+) -> int:
+    """Write one sealed run set (``system``) under ``path``; return its number of records.
+
+    ``unresolved``: the share of the candidate's trials (outside the severe slice) whose final attempt
+    is ``infra_error`` (drawn after every other draw: 0 leaves the data as without it).
+    """
     rng_cases = np.random.default_rng([seed, 0])  # shared by both sides: the same cases
     theta = rng_cases.beta(2.0, 0.8, size=cases).clip(1e-6, 1 - 1e-6)
     rng = np.random.default_rng([seed, 1 if system == "baseline" else 2])
@@ -138,6 +146,10 @@ def write_side(path: Path, system: str, shift: float, cases: int, trials: int, s
     killed = (rng.random(n) < 0.01) & ~infra & ~sec
     passed = (rng.random(n) < p[case_idx]) | sec
     outcome = np.where(infra, "infra_error", np.where(killed, "resource_killed", np.where(passed, "passed", "failed")))
+    if unresolved > 0 and system == "candidate":
+        final = np.r_[case_idx[1:] != case_idx[:-1], True] | np.r_[trial[1:] != trial[:-1], True]
+        outcome = np.where(final & ~sec & (rng.random(n) < unresolved), "infra_error", outcome)
+        killed &= outcome != "infra_error"
     bound = np.where(rng.random(n) < 0.5, "wall_clock", "memory")
     seconds = np.round(rng.gamma(4.0, 15.0, size=n), 3)
     started, ended = _timestamps(seconds, np.cumsum(seconds / 2) - seconds / 2)
@@ -184,7 +196,9 @@ def write_side(path: Path, system: str, shift: float, cases: int, trials: int, s
     return n
 
 
-def make_data(root: Path, *, records: int, trials: int, seed: int) -> int:
+def make_data(
+    root: Path, *, records: int, trials: int, seed: int, candidate_shift: float = 0.3, unresolved: float = 0.0
+) -> int:
     """The policy and both run sets under ``root`` (the two sides written in parallel); total records."""
     root.mkdir(parents=True)
     policy = root / "policy.toml"
@@ -193,8 +207,8 @@ def make_data(root: Path, *, records: int, trials: int, seed: int) -> int:
     cases = max(1, records // 2 // trials)
     with ProcessPoolExecutor(max_workers=2) as pool:
         sides = [
-            pool.submit(write_side, root / name, name, shift, cases, trials, seed, digest)
-            for name, shift in (("baseline", 0.0), ("candidate", 0.3))
+            pool.submit(write_side, root / name, name, shift, cases, trials, seed, digest, unresolved)
+            for name, shift in (("baseline", 0.0), ("candidate", candidate_shift))
         ]
         return sum(s.result() for s in sides)
 
@@ -262,6 +276,16 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=4)
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--repeat", type=int, default=2, help="interleaved rounds per size")
+    parser.add_argument(
+        "--candidate-shift", type=float, default=0.3, help="the candidate's shift on the logit scale (default 0.3)"
+    )
+    parser.add_argument(
+        "--unresolved",
+        type=float,
+        default=0.0,
+        help="share of the candidate's trials whose final attempt is infra_error (default 0; 0.045 puts the "
+        "non-inferiority rows between their bounds, so the gate searches to_decide)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
     parser.add_argument(
         "--commands", nargs="+", default=["analyze", "gate", "report"], choices=["analyze", "gate", "report"]
@@ -278,11 +302,21 @@ def main() -> None:
     results: list[dict[str, Any]] = []
     for size in args.records:
         tmp = Path(tempfile.mkdtemp(prefix="gate-scale-", dir="/tmp"))
-        data = tmp / "data" if args.data is None else args.data / f"gate-scale-{size}-t{args.trials}-s{args.seed}"
+        tag = f"gate-scale-{size}-t{args.trials}-s{args.seed}"
+        if (args.candidate_shift, args.unresolved) != (0.3, 0.0):
+            tag += f"-shift{args.candidate_shift:g}-unresolved{args.unresolved:g}"
+        data = tmp / "data" if args.data is None else args.data / tag
         try:
             t0 = time.perf_counter()
             if not (data / "candidate" / "manifest.json").exists():
-                make_data(data, records=size, trials=args.trials, seed=args.seed)
+                make_data(
+                    data,
+                    records=size,
+                    trials=args.trials,
+                    seed=args.seed,
+                    candidate_shift=args.candidate_shift,
+                    unresolved=args.unresolved,
+                )
             n = sum(1 for side in ("baseline", "candidate") for _ in (data / side / "records.jsonl").open("rb"))
             mb = sum(f.stat().st_size for f in data.rglob("records.jsonl")) / 1e6
             print(f"data: {n:,} records, {mb:,.0f} MB of JSONL, {data}, ready in {time.perf_counter() - t0:.0f} s")
