@@ -74,6 +74,7 @@ EXTRA = 'severe_slices = ["security"]\nmax_cost_increase = 0.5\n\n[cost]\nreview
 DATA_FILES = {
     "verdict.json",
     "provenance.json",
+    "flips.csv",
     *(
         f"{t}.parquet"
         for t in (

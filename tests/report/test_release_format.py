@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import unicodedata
+
 import pytest
 
 from gatestats.report._release_format import case_html, duration, number, short_case_id, threshold_text, usd, words
@@ -190,3 +193,20 @@ def test_words_name_a_side_once_and_write_no_exponent() -> None:
     text = "cost ratio 'candidate'/'baseline': baseline 'baseline': candidate 'candidate' spent 1.53e-05 (got 2e-3)"
     assert words(text) == "cost ratio candidate/baseline: baseline: candidate spent 0.0000153 (got 0.002)"
     assert words("system 'baseline-v2' and baseline 'released'") == "system 'baseline-v2' and baseline 'released'"
+
+
+#: Ids anyone can write: a line separator, zero-width and bidirectional controls, a NUL, a long id.
+_INVISIBLE = ("line\u2028sep", "zw\u200bj", "bidi\u202eevil\u202c", "nul\x00x", "tab\tx", "pua\ue000", "x" * 250)
+
+
+@pytest.mark.parametrize("case", _INVISIBLE)
+def test_ids_are_shown_by_the_terminals_rule(case: str) -> None:
+    """The report's ids read as the terminal's (``gatestats.io.text.visible``): no invisible character reaches
+    the page, the same escapes, the same shortening."""
+    from gatestats.io.text import TEXT_LIMIT, visible
+    from gatestats.report._release_format import shown
+
+    assert shown(case) == html.escape(visible(case))
+    got = case_html(case)
+    assert got == f'<code class="gs-case" title="{html.escape(visible(case, limit=TEXT_LIMIT))}">{shown(case)}</code>'
+    assert not any(unicodedata.category(ch) in {"Cc", "Cf", "Zl", "Zp", "Co"} for ch in got)

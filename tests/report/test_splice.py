@@ -272,7 +272,7 @@ def test_the_report_is_the_same_spliced_or_not(tmp_path: Path, monkeypatch: pyte
 #: Case ids and slice names a hostile golden set may hold: markup, entities, backticks, U+2028 (all
 #: escaped into the inert subset: the sections naming them are held out), then the same with quotes
 #: (escaped as ``&quot;``/``&#x27;``, outside the subset: those sections go through the kernel).
-_HOSTILE = ("<script>alert(1)</script>", "x &amp; y", "`rm -rf`|*_", "line\u2028sep", "é&<>")
+_HOSTILE = ("<script>alert(1)</script>", "x &amp; y", "`rm -rf`|*_", "line\u2028sep", "é&<>", "zw\u200bj\u202eevil")
 _QUOTED = (*_HOSTILE, "a\"b'c")
 
 
@@ -320,3 +320,7 @@ def test_hostile_ids_give_the_same_report_spliced_or_not(
     flips = [f for f in held[0].fragments.values() if f.startswith("<p>A flip is a case")]
     assert len(flips) == int(held_out)  # the flips section went around the kernel only without quotes
     assert all("&lt;script&gt;alert(1)&lt;/script&gt;" in f for f in flips)
+    # invisible characters are shown as the terminal shows them (gatestats.io.text.visible), never raw
+    assert not {"\u2028", "\u200b", "\u202e"} & set(spliced)
+    assert "line\\u2028sep" in spliced
+    assert "zw\\u200bj\\u202eevil" in spliced

@@ -301,7 +301,7 @@ def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
             pl.col("__unit").n_unique().cast(pl.Int64).alias("n_units"),
             pl.col("case_group").is_not_null().any().alias("clustered"),
             cost_unknown.sum().cast(pl.Int64).alias("n_cost_unknown"),
-            pl.col("record_id").filter(cost_unknown).sort().head(5).alias("cost_unknown_ids"),
+            pl.col("record_id").filter(cost_unknown).bottom_k(5).sort().alias("cost_unknown_ids"),
             pl.col("__spend").sum().alias("attempt_spend"),
             pl.col("__spend").max().alias("max_spend"),
             pl.col("__accepted").filter(~cost_unknown).sum().cast(pl.Int64).alias("accepted_known"),
@@ -314,7 +314,7 @@ def group_statistics(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
             pl.col("__imputed").is_not_null().sum().cast(pl.Int64).alias("n_imputed"),
             pl.col("__human_s").sum().alias("human_s"),
             pl.col("__human_unknown").sum().cast(pl.Int64).alias("n_human_unknown"),
-            pl.col("record_id").filter(pl.col("__human_unknown")).sort().head(5).alias("human_unknown_ids"),
+            pl.col("record_id").filter(pl.col("__human_unknown")).bottom_k(5).sort().alias("human_unknown_ids"),
             machine.sum().alias("machine_s"),
             machine.is_null().sum().cast(pl.Int64).alias("n_machine_missing"),
             pl.col("__start_us").min().alias("start_us"),
@@ -500,6 +500,23 @@ def _estimate(
     )
 
 
+def _units_read(statistics: pl.DataFrame, cap: float | None) -> bool:
+    """Whether any group's resampling units are read: a group with a known spend (its interval) or a cap.
+
+    A group whose attempts all lack a cost has no largest observed cost; without a given cap its
+    bounds are refused before its units are read (:func:`gatestats.cost.missing.missing_costs`) and it
+    has no interval. So when no attempt carries a cost and no cap is given (a runner's records without
+    cost fields: at 1M, 0.5 of the 2.8 CPU-s of the gate's cost summary) the units are not built.
+    """
+    return cap is not None or bool(statistics.select(pl.col("max_spend").is_not_null().any()).item())
+
+
+#: A group's units when none is read (see :func:`_analysis`): the columns of :func:`_units_by_group`, no row.
+_NO_UNITS: Final = pl.DataFrame(
+    schema={"spend": pl.Float64, "human_s": pl.Float64, "accepted": pl.Int64, "n_missing": pl.Float64}
+)
+
+
 def _units_by_group(exploded: pl.DataFrame, columns: tuple[str, ...]) -> dict[tuple[Any, ...], pl.DataFrame]:
     """Per group, one row per resampling unit: its attempt spend, human seconds and accepted outcomes."""
     unit_frame = (
@@ -520,7 +537,8 @@ def _analysis(
 ) -> CostAnalysis:
     """Estimate every group of the prepared attempts (the options are checked)."""
     exploded = explode_groups(frame, columns)
-    units = _units_by_group(exploded, columns)
+    statistics = group_statistics(exploded, columns)
+    units = _units_by_group(exploded, columns) if _units_read(statistics, cap) else None
     bounds = BoundsRequest(
         rule=_RULE,
         max_cost_per_attempt_usd=cap,
@@ -531,8 +549,14 @@ def _analysis(
         seed=options.seed,
     )
     groups = tuple(
-        _estimate(row, units[tuple(row[name] for name in columns)], by=columns, options=options, bounds=bounds)
-        for row in group_statistics(exploded, columns).iter_rows(named=True)
+        _estimate(
+            row,
+            _NO_UNITS if units is None else units[tuple(row[name] for name in columns)],
+            by=columns,
+            options=options,
+            bounds=bounds,
+        )
+        for row in statistics.iter_rows(named=True)
     )
     return CostAnalysis(
         groups=groups,

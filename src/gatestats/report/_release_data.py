@@ -11,6 +11,7 @@ back (every file checked against ``digests.json``) as a :class:`ReleaseData`, wh
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -33,6 +34,7 @@ from gatestats.io.limits import SMALL_JSON_MAX_BYTES
 
 __all__ = [
     "DATA_FORMAT",
+    "FLIPS_CSV",
     "JSON_FILES",
     "SIDES",
     "TABLES",
@@ -41,6 +43,7 @@ __all__ = [
     "ReportInputError",
     "VerdictInput",
     "check_record_files",
+    "flips_csv_bytes",
     "json_bytes",
     "load_release_data",
     "load_sides",
@@ -71,6 +74,10 @@ TABLES: Final = (
 JSON_FILES: Final = ("verdict.json", "provenance.json")
 #: The optional JSON file of ``data/``: the rollout's latest reading (``gatestats report --watch``).
 WATCH_FILE: Final = "watch.json"
+#: Every flipped case as CSV for a spreadsheet (:func:`flips_csv_bytes`; the page shows the first ones).
+FLIPS_CSV: Final = "flips.csv"
+#: What a spreadsheet may run as a formula at the start of a cell (OWASP, "CSV injection").
+_FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
 
 
 class _ParquetOptions(TypedDict):
@@ -106,6 +113,45 @@ def json_bytes(value: Any) -> bytes:
         The file's bytes.
     """
     return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def flips_csv_bytes(flips: pl.DataFrame) -> bytes:
+    """The flips table as CSV (RFC 4180) for a spreadsheet: every row, in the table's order.
+
+    UTF-8, a header row, ``\\r\\n`` line ends; a field holding a comma, a quote or a line break is
+    quoted (quotes doubled), so any case id is one cell. A text cell that starts with ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it
+    and does not run it as a formula; the exact ids are in ``flips.parquet`` and the verdict. A
+    missing count is an empty cell.
+
+    Parameters
+    ----------
+    flips
+        The ``flips`` table (direction, case, each side's passed and valid trials).
+
+    Returns
+    -------
+    bytes
+        The file's bytes.
+
+    Examples
+    --------
+    >>> table = pl.DataFrame({"direction": ["pass_to_fail"], "case": ['=cmd|"x",y'], "n": [None]})
+    >>> for line in flips_csv_bytes(table).decode().splitlines():
+    ...     print(line)
+    direction,case,n
+    pass_to_fail,"'=cmd|""x"",y",
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(flips.columns)
+    text = [dtype == pl.String for dtype in flips.dtypes]
+    for row in flips.iter_rows():
+        writer.writerow(
+            "" if v is None else f"'{v}" if s and str(v).startswith(_FORMULA_START) else v
+            for v, s in zip(row, text, strict=True)
+        )
+    return out.getvalue().encode("utf-8")
 
 
 def parquet_bytes(frame: pl.DataFrame) -> bytes:
@@ -258,7 +304,7 @@ def write_data(
     *,
     watch: bytes | None = None,
 ) -> dict[str, str]:
-    """Write ``data/``: the verdict copy, the tables, the provenance and ``digests.json``.
+    """Write ``data/``: the verdict copy, the tables, ``flips.csv``, the provenance and ``digests.json``.
 
     Parameters
     ----------
@@ -282,6 +328,7 @@ def write_data(
     contents: dict[str, bytes] = {"verdict.json": verdict.raw, "provenance.json": json_bytes(provenance)}
     for name in TABLES:
         contents[f"{name}.parquet"] = parquet_bytes(tables[name])
+    contents[FLIPS_CSV] = flips_csv_bytes(tables["flips"])
     if watch is not None:
         contents[WATCH_FILE] = watch
     digests = {name: digest_bytes(data) for name, data in sorted(contents.items())}

@@ -11,6 +11,9 @@ The rules (also in docs/architecture.md, "Report"):
 - **Durations** in the unit that keeps them readable: seconds below a minute (``42.0 s``), minutes
   below an hour (``4.5 min``), hours above (``2.35 h``); zero is ``0 s``.
 - **Case ids** without their ``@version`` (the full id goes in the ``title``, shown on hover).
+- **Ids, slice names and system labels** (anyone can write them) are shown by the terminal's rule,
+  :func:`gatestats.io.text.visible`: line breaks (U+2028 too), control, zero-width and bidirectional
+  characters as ``\\u2028``-style escapes, over-long values shortened with a count (:func:`shown`).
 - **Words**: ``insufficient_evidence`` and other tokens of the verdict file become words
   ("insufficient evidence"); a side named by its own label (``baseline 'baseline'``, the gate's
   internal labels) is named once.
@@ -28,6 +31,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from gatestats.io.text import LABEL_LIMIT, TEXT_LIMIT, visible
+
 __all__ = [
     "NONE",
     "case_html",
@@ -38,6 +43,7 @@ __all__ = [
     "plural",
     "rate",
     "short_case_id",
+    "shown",
     "side_system",
     "threshold_text",
     "usd",
@@ -75,6 +81,33 @@ def e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
+def shown(value: Any, *, limit: int = LABEL_LIMIT) -> str:
+    """An id, slice name or label from the data as escaped HTML text, shown as the terminal shows it.
+
+    The rule is :func:`gatestats.io.text.visible` (the gate's terminal and Markdown output): line
+    breaks, control, format (zero-width, bidirectional) and private-use characters are written as
+    ``\\n``, ``\\u2028``, ``\\u202e`` ..., and a value longer than ``limit`` is shortened with a count.
+
+    Parameters
+    ----------
+    value
+        The value (``None`` is empty).
+    limit
+        The most characters shown (see :func:`gatestats.io.text.shorten`).
+
+    Returns
+    -------
+    str
+        HTML-escaped text with no invisible character.
+
+    Examples
+    --------
+    >>> print(shown("case\\u2028<b>\\u200b"))
+    case\\u2028&lt;b&gt;\\u200b
+    """
+    return e(visible("" if value is None else value, limit=limit))
+
+
 def words(text: Any) -> str:
     """The verdict's tokens in a sentence as words.
 
@@ -86,7 +119,9 @@ def words(text: Any) -> str:
     Returns
     -------
     str
-        The text with tokens such as ``insufficient_evidence`` written as words.
+        The text with tokens such as ``insufficient_evidence`` written as words, and its invisible
+        characters shown as the terminal shows a reason (:func:`gatestats.io.text.visible`, up to
+        ``TEXT_LIMIT`` characters; ids inside a reason are data).
 
     Examples
     --------
@@ -97,7 +132,7 @@ def words(text: Any) -> str:
     """
     out = _TOKEN_RE.sub(lambda m: _TOKENS[m[1]], "" if text is None else str(text))
     out = _SIDE_LABEL.sub(r"\1", out.replace(_RATIO_LABELS, "candidate/baseline"))
-    return _EXPONENT.sub(lambda m: number(float(m[0]), 3), out)
+    return visible(_EXPONENT.sub(lambda m: number(float(m[0]), 3), out), limit=TEXT_LIMIT)  # the terminal's rule
 
 
 def number(value: float | None, digits: int = 4) -> str:
@@ -332,7 +367,7 @@ def case_html(case: str, *, ambiguous: bool = False) -> str:
     short = short_case_id(case)
     if ambiguous and "@" in case:
         short = f"{short}@{case.split('@', 1)[1][:12]}…"
-    return f'<code class="gs-case" title="{e(case)}">{e(short)}</code>'
+    return f'<code class="gs-case" title="{shown(case, limit=TEXT_LIMIT)}">{shown(short)}</code>'
 
 
 def threshold_text(row: Mapping[str, Any]) -> str:

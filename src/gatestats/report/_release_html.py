@@ -16,8 +16,9 @@ from typing import Any, Final
 
 import polars as pl
 
+from gatestats.io.text import TEXT_LIMIT
 from gatestats.report import _release_cells as gs
-from gatestats.report._release_data import ReleaseData
+from gatestats.report._release_data import FLIPS_CSV, ReleaseData
 from gatestats.report._release_format import NONE as _NONE
 from gatestats.report._release_format import (
     case_html,
@@ -25,6 +26,7 @@ from gatestats.report._release_format import (
     plural,
     rate,
     short_case_id,
+    shown,
     side_system,
     threshold_text,
     usd,
@@ -51,7 +53,7 @@ def _named(data: ReleaseData, side: str) -> str:
     system = getattr(data.verdict, side).system
     if side_system(side, system) == side:
         return _e(_side(data, side))
-    return f"{_e(_side(data, side))} <code>{_e(system)}</code>"
+    return f"{_e(_side(data, side))} <code>{shown(system)}</code>"
 
 
 def _side(data: ReleaseData, side: str) -> str:
@@ -130,7 +132,7 @@ def _rules(data: ReleaseData) -> str:
     ]
     rows = [
         [
-            _e(r["row"])
+            shown(r["row"], limit=TEXT_LIMIT)
             + (" <em>(warn only)</em>" if r["action"] == "warn" else "")
             + f'<br><span class="gs-test">{_e(r["test"])}</span>',
             _observed(r),
@@ -208,12 +210,12 @@ def _severe(data: ReleaseData) -> str:
         return "<p>The policy names no severe slice.</p>"
     rows = [
         [
-            _e(s["slice"]),
+            shown(s["slice"]),
             str(s["n_cases"]),
             f"{s['n_passed']}/{s['n_trials']}",
             _NONE if s["baseline_failures"] is None else str(s["baseline_failures"]),
             gs.badge(s["decision"]),
-            _e(severe_detail(s)),
+            shown(severe_detail(s), limit=TEXT_LIMIT),
         ]
         for s in gs.rows(data.severe_slices)
     ]
@@ -229,7 +231,7 @@ def _severe(data: ReleaseData) -> str:
     )
     if data.severe_failures.height:
         fails = (
-            [_e(f["slice"]), _e(f["case_id"]), str(f["trial"]), _e(f["outcome"]), _e(f["bound"] or _NONE)]
+            [shown(f["slice"]), shown(f["case_id"]), str(f["trial"]), _e(f["outcome"]), _e(f["bound"] or _NONE)]
             for f in gs.rows(data.severe_failures)
         )
         out += "<p><strong>Candidate trials that did not pass</strong></p>"
@@ -237,19 +239,40 @@ def _severe(data: ReleaseData) -> str:
     return out
 
 
+#: The most flips the page lists per direction (the first ones, in the table's order: case id in natural
+#: order); every flip is in ``data/flips.csv`` and ``data/flips.parquet``. At 10M records there were ~690k.
+FLIPS_SHOWN: Final = 100
+
+
+def _flips_more(shown: int, total: int, label: str, csv: bool) -> str:
+    """The sentence under a direction's table that lists only its first ``shown`` of ``total`` flips."""
+    where = f"<code>data/{FLIPS_CSV}</code> beside this page" if csv else "<code>data/flips.parquet</code>"
+    return (
+        f"<p>The first {shown:,} are listed, by case id; {total - shown:,} more {label} flips are not. "
+        f"Every flip is in {where}.</p>"
+    )
+
+
 def _flips(data: ReleaseData) -> str:
-    flips = gs.rows(data.flips)
-    by_direction = {d: [f for f in flips if f["direction"] == d] for d in ("pass_to_fail", "fail_to_pass")}
+    flips = data.flips
+    csv = FLIPS_CSV in data.digests
     out = (
         "<p>A flip is a case (at its version) whose candidate pass rate over its valid trials is below "
         "(pass → fail) or above (fail → pass) the baseline's, from the gate's paired comparison. Cases are named "
         "without their version; hover over a case for its full id.</p>"
     )
-    shorts = Counter(short_case_id(str(f["case"])) for f in flips)
+    if csv:
+        out += (
+            f"<p>Each direction lists at most its first {FLIPS_SHOWN} cases. All {flips.height:,} flips are in "
+            f"<code>data/{FLIPS_CSV}</code> beside this page, for a spreadsheet (a case id that starts like a "
+            "formula is written there after an apostrophe; the exact ids are in <code>data/flips.parquet</code>).</p>"
+        )
+    shorts = Counter(short_case_id(str(c)) for c in flips.get_column("case").to_list())
     ambiguous = {s for s, n in shorts.items() if n > 1}
     for direction, label in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
-        items = by_direction[direction]
-        out += f"<p><strong>{label}: {plural(len(items), 'case')}</strong></p>"
+        of_direction = flips.filter(pl.col("direction") == direction)
+        items = gs.rows(of_direction.head(FLIPS_SHOWN))
+        out += f"<p><strong>{label}: {plural(of_direction.height, 'case')}</strong></p>"
         if not items:
             out += "<p>none</p>"
             continue
@@ -263,6 +286,8 @@ def _flips(data: ReleaseData) -> str:
         )
         headers = ["case", f"{_side(data, 'baseline')} passed/valid", f"{_side(data, 'candidate')} passed/valid"]
         out += gs.table(headers, rows, numeric=(1, 2))
+        if of_direction.height > len(items):
+            out += _flips_more(len(items), of_direction.height, label, csv)
     return out
 
 
@@ -298,7 +323,7 @@ def _slices(data: ReleaseData) -> str:
     names = sorted({str(s) for s in slices.get_column("slice").to_list()})
     rows = []
     for name in names:
-        row = [_e(name) + (" <em>(severe)</em>" if cells[(name, "baseline")]["severe"] else "")]
+        row = [shown(name) + (" <em>(severe)</em>" if cells[(name, "baseline")]["severe"] else "")]
         for side in ("baseline", "candidate"):
             r = cells[(name, side)]
             row += [str(r["n_cases"]), gs.counts(r["n_passed"], r["n_valid_trials"]), gs.estimate(r)]

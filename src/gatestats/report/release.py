@@ -15,8 +15,9 @@ next free version (1, 2, …; never overwritten):
   ``quarto render report.qmd`` re-renders it (making the page from ``data/``: :func:`release_page`);
 - ``data/`` — ``verdict.json`` (the verdict's bytes), ``provenance.json``, one Parquet file per table
   (``rules``, ``checks``, ``severe_slices``, ``severe_failures``, ``flips``, ``curves``, ``slices``,
-  ``cost``, ``judges``, ``infra``, ``bounds``; sorted, fixed writer settings) and ``digests.json``
-  (``sha256`` of each). The same inputs give byte-identical data files;
+  ``cost``, ``judges``, ``infra``, ``bounds``; sorted, fixed writer settings), ``flips.csv`` (every
+  flipped case for a spreadsheet; the page lists the first ``FLIPS_SHOWN`` of each direction) and
+  ``digests.json`` (``sha256`` of each). The same inputs give byte-identical data files;
 - ``charts/`` — ``pass_hat_k``, ``pass_at_k``, ``slices``, ``cost`` as SVG and PNG
   (:func:`~gatestats.report.charts.save_chart`);
 - ``report.html`` — rendered by :func:`~gatestats.report.render_qmd` (Quarto when installed, else
