@@ -130,6 +130,22 @@ def test_a_clean_runner_file_is_accepted_alike_with_its_columns(tmp_path: Path, 
     assert answer[-1][1] is True  # no key repeats
 
 
+@pytest.mark.parametrize("where", [1, N_LINES // 3, N_LINES // 2, N_LINES - 5])
+@pytest.mark.parametrize("keep", [(), KEEP], ids=["validate", "columns"])
+def test_a_key_repeated_in_the_parents_and_a_workers_blocks_is_seen(
+    tmp_path: Path, good: list[bytes], where: int, keep: tuple[str, ...]
+) -> None:
+    """The parent proves every N-th block itself: its key hashes and its workers' agree (not Python's seeded hash)."""
+    rows = [*good]
+    rows.insert(where, encode_record(_record(0, record_id="r-again")))  # the key of line 1, in the parent's block 0
+    path = _write(tmp_path, rows)
+    for workers in (1, 2, 3):
+        check = check_jsonl(path, keep=keep, key=KEY, workers=workers)
+        assert check.frame is not None
+        hashes = check.frame.get_column(KEY_HASH)
+        assert hashes.n_unique() == hashes.len() - 1, f"{workers} processes: the repeated key was not seen"
+
+
 def test_a_repeated_key_repeats_its_hash_across_workers(tmp_path: Path, good: list[bytes]) -> None:
     """Equal keys in blocks of different workers hash alike (one seed; null keys hashed by value, not address)."""
     rows = [*good, encode_record(_record(0, record_id="r-again"))]
@@ -287,14 +303,14 @@ def test_a_small_file_starts_no_worker(tmp_path: Path, good: list[bytes], monkey
 
 
 def _kill_one_worker_after_the_first_answer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """kill -9 of worker 1 once the first block is merged (later blocks are sent to it after its death)."""
+    """kill -9 of the last worker once the first block is merged (later blocks are sent to it after its death)."""
     killed: list[int] = []
     answer = parallel._Pool.answer
 
     def answer_then_kill(self: Any, worker: int) -> Any:
         part = answer(self, worker)
         if not killed:
-            victim = self.workers[1].process
+            victim = self.workers[-1].process
             os.kill(victim.pid, signal.SIGKILL)
             victim.wait()
             killed.append(victim.pid)
