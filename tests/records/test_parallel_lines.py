@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def _small_blocks_in_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Small blocks, every file checked by workers (the reader's threshold is 64 MiB)."""
+    """Small blocks, every file checked by workers (the reader's threshold is 1 GiB)."""
     monkeypatch.setattr(lines, "_BLOCK_BYTES", BLOCK)
     monkeypatch.setattr(lines, "PARALLEL_FROM_BYTES", 0)
 
@@ -388,7 +388,7 @@ def test_an_interrupted_pass_leaves_no_worker_behind(tmp_path: Path, good: list[
             time.sleep(0.05)
             merge(*args)
         parallel._Pool.__init__, parallel._merge = announce, slowly
-        lines.check_jsonl({str(path)!r}, workers=2)
+        lines.check_jsonl({str(path)!r}, workers=3)  # the parent and two workers
         """
     )
     child = subprocess.Popen(

@@ -52,9 +52,12 @@ _BLOCK_BYTES = 1 << 19
 #: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
 #: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
 _PROVE_FROM_LINES = 1_000
-#: A file from this size on is checked by worker processes (when more than one may run): below it,
-#: starting them costs more than they save (measured: benchmarks/RESULTS.md, issue 28 item 1, session 37).
-PARALLEL_FROM_BYTES = 64 << 20
+#: A file from this size on (1 GiB, ~3.4M runner lines) is shared among processes when more than one
+#: may run: below it their extra CPU time (their start, the blocks' transfer, the portable key hash:
+#: +12-22% at 1M lines) takes the pass over the issue's CPU targets, which one process meets; above
+#: it the fixed costs of the command are spread over more lines and the wait saved is tens of seconds
+#: (measured: benchmarks/RESULTS.md, issue 28 item 1, sessions 37-39; docs/integrity.md).
+PARALLEL_FROM_BYTES = 1 << 30
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
