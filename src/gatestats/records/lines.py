@@ -134,8 +134,9 @@ def check_jsonl(
         How many processes check the blocks of a file of at least
         :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may use that no other task
         takes now, at most :data:`~gatestats.records.parallel.MAX_WORKERS`, see
-        :func:`~gatestats.records.parallel.default_workers`; 1: this process alone). The
-        answer is the same whatever the number (:mod:`gatestats.records.parallel`).
+        :func:`~gatestats.records.parallel.default_workers`, and one process when ``key`` is
+        hashed in Python, that is when not every key field is in ``keep``; 1: this process
+        alone). The answer is the same whatever the number (:mod:`gatestats.records.parallel`).
 
     Returns
     -------
@@ -159,7 +160,7 @@ def check_jsonl(
     except OSError as exc:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        processes = _processes(handle, workers)
+        processes = _processes(handle, workers, python_key=scan.frames is not None and scan.frames.python_key)
         if processes > 1:
             from gatestats.records import parallel  # noqa: PLC0415 - only for a large file
 
@@ -178,17 +179,24 @@ def _workers(workers: int | None) -> int:
     return workers
 
 
-def _processes(handle: BinaryIO, workers: int | None) -> int:
-    """How many worker processes check the file (1: this process alone), decided once.
+def _processes(handle: BinaryIO, workers: int | None, *, python_key: bool = False) -> int:
+    """How many processes check the file (1: this process alone), decided once.
 
     More than one only when the file is large enough to pay and more than one may run; the default
     reads the machine's running tasks once here, so the decision and the count cannot disagree.
+    The default keeps to one process when the key is hashed in Python block by block
+    (``python_key``, :attr:`_Frames.python_key`: ``validate``): a shared pass must then hash it
+    portably, and measured at 10M lines such a pass cost +19-24% CPU time, over the issue's target,
+    where a pass whose key polars hashes (``analyze``) or that hashes none (a run set) cost none
+    (docs/integrity.md, "When workers are used"). An explicit ``workers`` is obeyed either way.
     """
     if workers is not None and workers < 1:
         msg = f"workers must be at least 1, got {workers}"
         raise ValueError(msg)
     if workers == 1 or os.fstat(handle.fileno()).st_size < PARALLEL_FROM_BYTES:
         return 1  # a small file imports nothing more and starts no process
+    if workers is None and python_key:
+        return 1
     return _workers(workers)
 
 
@@ -327,6 +335,11 @@ class _Frames:
         if not self.key or self.hashed_by_polars:
             return columns, None
         return columns, _key_hashes(proof.records, self.key, portable=self.portable)
+
+    @property
+    def python_key(self) -> bool:
+        """Whether the key is hashed in Python, block by block (a key not every field of which is kept)."""
+        return bool(self.key) and not self.hashed_by_polars
 
     @property
     def hashed_by_polars(self) -> bool:
