@@ -12,8 +12,10 @@ Contenders, each a child process (CPU = user + system of the child from ``os.wai
   ``--before-src``, with another copy of ``src/`` and ``runner/`` (same virtual environment);
 * with ``--one-process``, the same two commands of this checkout with the line pass in one process
   (``gatestats.records.lines.PARALLEL_FROM_BYTES`` lifted): what the workers change, in the same run;
-* with ``--two-workers``, the same two commands with two workers whatever else runs (the default
-  counts the CPUs no other task takes at the start: ``gatestats.records.parallel.default_workers``).
+* with ``--two-workers``, the same two commands with the line pass shared by two processes (the
+  parent and one worker) whatever the file's size and whatever else runs (the default shares it from
+  ``PARALLEL_FROM_BYTES`` on, among the CPUs no other task takes at the start:
+  ``gatestats.records.parallel.default_workers``).
 
 CPU includes the line pass's worker processes (``os.wait4`` counts the children a child waited for).
 
@@ -40,8 +42,12 @@ FLOOR = (
 CLI = "from gatestats.cli import main; main()"
 #: The command line with the line pass in one process whatever the file's size (the workers' threshold lifted).
 CLI_ONE_PROCESS = "from gatestats.records import lines; lines.PARALLEL_FROM_BYTES = 1 << 62\n" + CLI
-#: The command line with two workers whatever the machine's other work (the default counts the CPUs free now).
-CLI_TWO_WORKERS = "from gatestats.records import parallel; parallel.default_workers = lambda: 2\n" + CLI
+#: The command line with the line pass shared by two processes (the parent and one worker) whatever the file's
+#: size and the machine's other work (the default counts the CPUs free now, from ``PARALLEL_FROM_BYTES`` on).
+CLI_TWO_WORKERS = (
+    "from gatestats.records import lines, parallel\n"
+    "parallel.default_workers = lambda: 2\nlines.PARALLEL_FROM_BYTES = 0\n" + CLI
+)
 
 
 def child(code: str, args: list[str], pythonpath: str) -> dict[str, float | int | str]:
@@ -78,7 +84,7 @@ def main() -> None:
     parser.add_argument(
         "--two-workers",
         action="store_true",
-        help="also run validate and analyze with two workers whatever the other work (this checkout)",
+        help="also run validate and analyze with the line pass in two processes whatever the size and other work",
     )
     parser.add_argument(
         "--run-sets", type=Path, default=None, help="validate DIR/sealed and DIR/broken-seal (make_jsonl.py --run-sets)"
@@ -97,9 +103,9 @@ def main() -> None:
         analyze = ["analyze", str(options.file), "--k", "1-10", "--json"]
         contenders.append(("after analyze, one process", CLI_ONE_PROCESS, analyze, after))
     if options.two_workers:
-        contenders.append(("after validate, 2 workers", CLI_TWO_WORKERS, ["validate", str(options.file)], after))
+        contenders.append(("after validate, 2 processes", CLI_TWO_WORKERS, ["validate", str(options.file)], after))
         analyze = ["analyze", str(options.file), "--k", "1-10", "--json"]
-        contenders.append(("after analyze, 2 workers", CLI_TWO_WORKERS, analyze, after))
+        contenders.append(("after analyze, 2 processes", CLI_TWO_WORKERS, analyze, after))
     contenders = [c for c in contenders if c[0] not in options.skip]
     runs: dict[str, list[dict[str, float | int | str]]] = {}
     loads = [os.getloadavg()]

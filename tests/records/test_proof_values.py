@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +98,8 @@ def _decoded(block: bytes) -> list[Any]:
     return list(_codec()[0].decode_lines(block))
 
 
-def test_a_key_hashes_alike_whatever_its_block_holds_in_the_other_records() -> None:
+@pytest.mark.parametrize("portable", [False, True], ids=["seeded", "portable"])
+def test_a_key_hashes_alike_whatever_its_block_holds_in_the_other_records(portable: bool) -> None:
     """``case_version`` absent or null hashes alike, in a block where every record, some, or none set it."""
     key = RECORD_KEY
     assert "case_version" in key
@@ -105,16 +110,66 @@ def test_a_key_hashes_alike_whatever_its_block_holds_in_the_other_records() -> N
         "all null": [_line(i, case_version=None) for i in range(3)],
         "all set": [_line(i, case_version=f"v{i}") for i in range(3)],
         "mixed": [_line(0, case_version="v"), _line(1, case_version=None), _line(2, case_version=_ABSENT)],
+        "other systems": [_line(i, system=f"s{i}", case_version=f"v{i}") for i in range(3)],
+        "alone": [],
     }
     hashes = set()
     for rows in shapes.values():
         for target in (target_absent, target_null):
             block = b"".join([*rows, target])
             assert proves_block(block) is not None
-            hashes.add(_key_hashes(_decoded(block), key)[-1])
+            hashes.add(_key_hashes(_decoded(block), key, portable=portable)[-1])
     assert len(hashes) == 1
-    other = _key_hashes(_decoded(_line(7, case_version="v7")), key)[0]
-    assert other not in hashes
+    for other in (_line(7, case_version="v7"), _line(7, case_version=_ABSENT, system="other")):
+        assert _key_hashes(_decoded(other), key, portable=portable)[0] not in hashes
+
+
+def test_portable_key_hashes_of_every_shape_match_the_tuple_of_checksums() -> None:
+    """Portable: each string of the key as its CRC-32 and Adler-32, null and absent as the marker twice."""
+    rows = [_line(0, case_version="v"), _line(1, case_version=None), _line(2, case_version=_ABSENT), _line(3)]
+    rows += [_line(4, system="sé", case_id="ü-4")]
+    records = _decoded(b"".join(rows))
+    expected = []
+    for record in records:
+        values: list[Any] = []
+        for name in RECORD_KEY:
+            value = getattr(record, name)
+            if isinstance(value, str):
+                values += [zlib.crc32(value.encode()), zlib.adler32(value.encode())]
+            elif value is None or value is msgspec.UNSET:
+                values += [(), ()]
+            else:
+                values.append(value)
+        expected.append(hash(tuple(values)))
+    assert _key_hashes(records, RECORD_KEY, portable=True) == expected
+    one = _decoded(_line(9))
+    assert _key_hashes(one, ("system", "case_group"), portable=True) == [
+        hash((zlib.crc32(one[0].system.encode()), zlib.adler32(one[0].system.encode()), (), ()))
+    ]  # one record: every field repeated, a null string field as the marker twice
+
+
+_HASHES_IN_A_PROCESS = """
+import json, sys
+from gatestats.records.canonical_block import _codec
+from gatestats.records.lines import _key_hashes
+from gatestats_runner.contract import RECORD_KEY
+records = list(_codec()[0].decode_lines(sys.stdin.buffer.read()))
+print(json.dumps([_key_hashes(records, RECORD_KEY, portable=p) for p in (True, False)]))
+"""
+
+
+def test_portable_key_hashes_are_alike_in_processes_of_other_hash_seeds() -> None:
+    """What lets the parent of a shared pass prove blocks beside its workers: the seed changes nothing."""
+    block = b"".join([_line(i, case_version=None if i % 3 else f"v{i}", system=f"s{i % 2}") for i in range(12)])
+    answers = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _HASHES_IN_A_PROCESS], input=block, env=env, capture_output=True, check=True
+        )
+        answers.append(json.loads(done.stdout))
+    assert answers[0][0] == answers[1][0]  # portable: alike
+    assert answers[0][1] != answers[1][1]  # Python's seeded hash of strings: not (what the test could miss)
 
 
 def test_key_hashes_of_every_shape_match_the_tuple_hash() -> None:

@@ -61,6 +61,10 @@ def serve() -> None:
 def answer(block: bytes, worth: bool, keep: list[list[str]] | None) -> list[Any]:
     """What one block adds to the pass: the sequential code run on it alone, its lines numbered from 1.
 
+    A worker calls it on the blocks it is handed, and the parent of the pass on its own share
+    (:func:`gatestats.records.parallel.read_parallel`): the key hashes are the portable ones
+    (:func:`gatestats.records.lines._key_hashes`), alike in every process.
+
     Parameters
     ----------
     block
@@ -80,7 +84,7 @@ def answer(block: bytes, worth: bool, keep: list[list[str]] | None) -> list[Any]
     """
     scan = lines._Scan(Path())
     if keep is not None:
-        scan.frames = _Collected(tuple(keep[0]), tuple(keep[1]))
+        scan.frames = _Collected(tuple(keep[0]), tuple(keep[1]), portable=True)
     scan.block(block, worth=worth)
     collected = scan.frames
     proved = isinstance(collected, _Collected)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zlib
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -51,9 +52,12 @@ _BLOCK_BYTES = 1 << 19
 #: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
 #: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
 _PROVE_FROM_LINES = 1_000
-#: A file from this size on is checked by worker processes (when more than one may run): below it,
-#: starting them costs more than they save (measured: benchmarks/RESULTS.md, issue 28 item 1, session 37).
-PARALLEL_FROM_BYTES = 64 << 20
+#: A file from this size on (1 GiB, ~3.4M runner lines) is shared among processes when more than one
+#: may run: below it their extra CPU time (their start, the blocks' transfer, the portable key hash:
+#: +12-22% at 1M lines) takes the pass over the issue's CPU targets, which one process meets; above
+#: it the fixed costs of the command are spread over more lines and the wait saved is tens of seconds
+#: (measured: benchmarks/RESULTS.md, issue 28 item 1, sessions 37-39; docs/integrity.md).
+PARALLEL_FROM_BYTES = 1 << 30
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,8 +134,9 @@ def check_jsonl(
         How many processes check the blocks of a file of at least
         :data:`PARALLEL_FROM_BYTES` (``None``: the CPUs this process may use that no other task
         takes now, at most :data:`~gatestats.records.parallel.MAX_WORKERS`, see
-        :func:`~gatestats.records.parallel.default_workers`; 1: this process alone). The
-        answer is the same whatever the number (:mod:`gatestats.records.parallel`).
+        :func:`~gatestats.records.parallel.default_workers`, and one process when ``key`` is
+        hashed in Python, that is when not every key field is in ``keep``; 1: this process
+        alone). The answer is the same whatever the number (:mod:`gatestats.records.parallel`).
 
     Returns
     -------
@@ -155,7 +160,7 @@ def check_jsonl(
     except OSError as exc:
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        processes = _processes(handle, workers)
+        processes = _processes(handle, workers, python_key=scan.frames is not None and scan.frames.python_key)
         if processes > 1:
             from gatestats.records import parallel  # noqa: PLC0415 - only for a large file
 
@@ -174,17 +179,24 @@ def _workers(workers: int | None) -> int:
     return workers
 
 
-def _processes(handle: BinaryIO, workers: int | None) -> int:
-    """How many worker processes check the file (1: this process alone), decided once.
+def _processes(handle: BinaryIO, workers: int | None, *, python_key: bool = False) -> int:
+    """How many processes check the file (1: this process alone), decided once.
 
     More than one only when the file is large enough to pay and more than one may run; the default
     reads the machine's running tasks once here, so the decision and the count cannot disagree.
+    The default keeps to one process when the key is hashed in Python block by block
+    (``python_key``, :attr:`_Frames.python_key`: ``validate``): a shared pass must then hash it
+    portably, and measured at 10M lines such a pass cost +19-24% CPU time, over the issue's target,
+    where a pass whose key polars hashes (``analyze``) or that hashes none (a run set) cost none
+    (docs/integrity.md, "When workers are used"). An explicit ``workers`` is obeyed either way.
     """
     if workers is not None and workers < 1:
         msg = f"workers must be at least 1, got {workers}"
         raise ValueError(msg)
     if workers == 1 or os.fstat(handle.fileno()).st_size < PARALLEL_FROM_BYTES:
         return 1  # a small file imports nothing more and starts no process
+    if workers is None and python_key:
+        return 1
     return _workers(workers)
 
 
@@ -299,9 +311,11 @@ class _Scan:
 class _Frames:
     """The kept columns of every proved block, and one hash of each record's key."""
 
-    def __init__(self, keep: tuple[str, ...], key: tuple[str, ...]) -> None:
+    def __init__(self, keep: tuple[str, ...], key: tuple[str, ...], *, portable: bool = False) -> None:
         self.keep = keep
         self.key = key
+        #: Whether key hashes must be alike in every process (a pass shared with workers: :func:`_key_hashes`).
+        self.portable = portable
         #: Each column's values block after block: a series, or (from a worker) a text of strings joined by newlines.
         self.pieces: dict[str, list[pl.Series | str]] = {name: [] for name in keep}
         if key and not self.hashed_by_polars:
@@ -320,7 +334,12 @@ class _Frames:
         columns = [proved_values(proof, name) for name in self.keep]
         if not self.key or self.hashed_by_polars:
             return columns, None
-        return columns, _key_hashes(proof.records, self.key)
+        return columns, _key_hashes(proof.records, self.key, portable=self.portable)
+
+    @property
+    def python_key(self) -> bool:
+        """Whether the key is hashed in Python, block by block (a key not every field of which is kept)."""
+        return bool(self.key) and not self.hashed_by_polars
 
     @property
     def hashed_by_polars(self) -> bool:
@@ -378,41 +397,81 @@ class _Frames:
 
 
 #: What a null or absent key field hashes as: a value no key field holds, hashed alike in every process
-#: (Python 3.11 hashes ``None`` by its address, which differs between the worker processes of the pass).
+#: (Python 3.11 hashes ``None`` by its address, which differs between the processes of a pass).
 _NULL_KEY = ()
+_PROPERTIES = load_schema()["properties"]
+
+
+def _types(spec: Any) -> list[str]:
+    """The JSON types a field of the contract may hold (none for a field without a ``type``)."""
+    kind = spec.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
+
+
 #: Key fields the contract requires and never allows null (the proof's decoder holds them to it).
-_NEVER_NULL = frozenset(
-    name
-    for name in load_schema()["required"]
-    if "null" not in ([t] if isinstance(t := load_schema()["properties"][name]["type"], str) else t)
-)
+_NEVER_NULL = frozenset(name for name in load_schema()["required"] if "null" not in _types(_PROPERTIES[name]))
+#: Fields whose values are strings (when set): Python seeds their hash per process.
+_STRINGS = frozenset(name for name, spec in _PROPERTIES.items() if "string" in _types(spec))
 
 
-def _key_hashes(records: Sequence[Any], key: Sequence[str]) -> list[int]:
-    """Python's hash of each record's key tuple (null and absent key fields as :data:`_NULL_KEY`).
+def _key_hashes(records: Sequence[Any], key: Sequence[str], *, portable: bool = False) -> list[int]:
+    """A hash of each record's key tuple (null and absent key fields as :data:`_NULL_KEY`).
 
     One field at a time, in compiled loops: a field the contract requires non-null is taken as
     decoded; a field null or absent on every record of the block is the marker repeated.
+
+    Python seeds the hash of a string per process. With ``portable`` (a pass whose blocks are
+    proved in several processes, :mod:`gatestats.records.parallel`) each string of the key is
+    hashed as two numbers of its UTF-8 bytes, its CRC-32 and its Adler-32 (:func:`_portable`),
+    which every process computes alike; numbers and the marker hash alike everywhere. Either way
+    equal keys hash alike; a collision sends the file to the reader that names duplicates exactly.
     """
     unset = _unset()
     columns: list[Iterable[Any]] = []
     for name in key:
         values = list(map(attrgetter(name), records))
-        if name in _NEVER_NULL:
-            columns.append(values)
-            continue
-        absent = values.count(unset)
-        if absent < len(values):
-            absent += values.count(None)
-        if absent == len(values):
+        absent = 0
+        if name not in _NEVER_NULL:
+            absent = values.count(unset)
+            if absent < len(values):
+                absent += values.count(None)
+        if portable and name in _STRINGS:
+            columns.extend(_portable(values, absent=absent))
+        elif absent == len(values):
             columns.append(repeat(_NULL_KEY))
         elif absent:
             columns.append([_NULL_KEY if v is None or v is unset else v for v in values])
         else:
             columns.append(values)
-    if not any(isinstance(column, list) for column in columns):  # every key field null on every record
-        return [hash((_NULL_KEY,) * len(key))] * len(records)
-    return list(map(hash, zip(*columns, strict=False)))  # a repeated marker is endless; the lists are alike
+    if not any(isinstance(column, list) for column in columns):  # one key on every record (every field null)
+        return [hash(tuple(next(iter(column)) for column in columns))] * len(records)
+    return list(map(hash, zip(*columns, strict=False)))  # a repeated value is endless; the lists are alike
+
+
+def _portable(values: list[Any], *, absent: int) -> list[Iterable[Any]]:
+    """A key column of strings (``absent`` of them null or absent) as two columns hashed alike in every process.
+
+    A string is its CRC-32 and its Adler-32 (of its UTF-8 bytes); a null or absent value is
+    :data:`_NULL_KEY` twice. Every shape of block gives the same two numbers for the same value.
+    """
+    if absent == len(values):
+        return [repeat(_NULL_KEY), repeat(_NULL_KEY)]
+    if values.count(values[0]) == len(values):  # one string on every record of the block (a system)
+        crc, adler = _portable_one(values[0])
+        return [repeat(crc), repeat(adler)]
+    if absent:
+        pairs = [_portable_one(v) for v in values]
+        return [[p[0] for p in pairs], [p[1] for p in pairs]]
+    encoded = list(map(str.encode, values))
+    return [list(map(zlib.crc32, encoded)), list(map(zlib.adler32, encoded))]
+
+
+def _portable_one(value: Any) -> tuple[Any, Any]:
+    """One key value as :func:`_portable` hashes it: a string's CRC-32 and Adler-32, else the marker twice."""
+    if isinstance(value, str):
+        encoded = value.encode()
+        return zlib.crc32(encoded), zlib.adler32(encoded)
+    return _NULL_KEY, _NULL_KEY
 
 
 def _record_lines(n_lines: int, blank: list[int]) -> Sequence[int]:

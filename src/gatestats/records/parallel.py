@@ -3,22 +3,26 @@
 :func:`gatestats.records.lines.check_jsonl` reads a file in blocks of whole lines and proves each
 (:func:`gatestats.records.canonical_block.proves_block`) or checks it line by line. A block's
 answer depends on its bytes only (and on whether it is worth proving, which the parent decides as
-the sequential pass does), so the blocks of a large file are handed to worker processes, and the
-parent keeps what is sequential: it reads the file, digests every byte (the digest a verdict
-binds), and merges the workers' answers in line order, numbering each block's lines after those
-merged before it (:func:`read_parallel`). Each worker runs the very code the
-sequential pass runs (``_Scan.block`` on one block), and its answer is what that block adds to the
-pass: lines, problems (the first :data:`~gatestats.errors.MAX_PROBLEMS` and their count), blank
-lines, the lines with and without a checksum, run set ids, and for a proved block the kept columns'
-values and key hashes. Merged in order, these are exactly what the sequential pass holds, so every
-answer, message, line number and count, and the first problem named, is the same whatever the
-number of workers. The torn last line is checked by the parent, after every block.
+the sequential pass does), so the blocks of a large file are shared among processes: the parent
+keeps what is sequential - it reads the file, digests every byte (the digest a verdict binds), and
+merges the answers in line order, numbering each block's lines after those merged before it
+(:func:`read_parallel`) - and proves every N-th block itself; worker processes prove the others.
+Every block, in the parent or in a worker, is answered by the very code the sequential pass runs
+(``_Scan.block`` on one block, :func:`gatestats.records.block_worker.answer`), and its answer is
+what that block adds to the pass: lines, problems (the first :data:`~gatestats.errors.MAX_PROBLEMS`
+and their count), blank lines, the lines with and without a checksum, run set ids, and for a
+proved block the kept columns' values and key hashes. Merged in order, these are exactly what the
+sequential pass holds, so every answer, message, line number and count, and the first problem
+named, is the same whatever the number of processes. The torn last line is checked by the parent,
+after every block.
 
 The workers are fresh interpreters (``subprocess``: no fork of a process whose polars threads run)
 that import the block checker and msgspec, not polars (:mod:`gatestats.records.block_worker`). A
-worker that dies, or fails, stops the pass with an error naming the file: nothing is accepted. Python's string hash is
-seeded per process: the workers of one pass share a seed drawn for it, so their key hashes agree
-(they only prove that no key repeats; a collision costs time, never an answer).
+worker that dies, or fails, stops the pass with an error naming the file: nothing is accepted.
+Python's string hash is seeded per process, so the key hashes of a shared pass hash each string
+of the key by its CRC-32 and Adler-32 (:func:`gatestats.records.lines._key_hashes`, ``portable``):
+alike in the parent and every worker (they only prove that no key repeats; a collision costs time,
+never an answer).
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import contextlib
 import io
 import os
 import queue
-import secrets
 import signal
 import subprocess
 import sys
@@ -39,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from gatestats.errors import RecordFileError, RecordProblem
-from gatestats.records.block_worker import ANSWER, BLOCK, FAILED, PART
+from gatestats.records.block_worker import ANSWER, BLOCK, FAILED, PART, answer
 
 if TYPE_CHECKING:
     from gatestats.records.lines import _Scan
@@ -100,6 +103,12 @@ def _others_running() -> int | None:
 def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
     """Every line of ``handle`` into ``scan``, as :meth:`_Scan.read` does, the blocks checked by ``workers`` processes.
 
+    This process is one of them: it proves every ``workers``-th block itself, between reading
+    and merging, and hands the others to ``workers - 1`` worker processes, round robin (one
+    process less to start, and that share of the blocks sent through no pipe and answered by no
+    message). Every block's part is made by the same function (:func:`block_worker.answer
+    <gatestats.records.block_worker.answer>`), with key hashes that are alike in every process.
+
     Parameters
     ----------
     scan
@@ -107,23 +116,28 @@ def read_parallel(scan: _Scan, handle: BinaryIO, workers: int) -> None:
     handle
         The file, open for reading at its start.
     workers
-        How many worker processes (at least 2).
+        How many processes check the blocks, this one included (at least 2).
 
     Raises
     ------
     RecordFileError
         A worker died or failed before it answered (the file is not accepted).
     """
-    keep = None if scan.frames is None else (scan.frames.keep, scan.frames.key)
-    pool = _Pool(scan.file, workers, keep)
+    keep = None if scan.frames is None else [list(scan.frames.keep), list(scan.frames.key)]
+    pool = _Pool(scan.file, workers - 1, keep)
     try:
-        pending: deque[int] = deque()
+        # each entry: a worker's number (its next answer) or this process's own part, in line order
+        pending: deque[int | list[Any]] = deque()
         torn: bytes | None = None
         turn = 0
         for block, last in scan.blocks(handle):
             if block:
-                pool.send(turn, scan.worth(block), block)
-                pending.append(turn)
+                worth = scan.worth(block)
+                if turn:
+                    pool.send(turn - 1, worth, block)
+                    pending.append(turn - 1)
+                else:
+                    pending.append(answer(block, worth, keep))
                 turn = (turn + 1) % workers
                 if len(pending) >= workers * _IN_FLIGHT:
                     _merge(scan, pool.answer(pending.popleft()))
@@ -211,7 +225,7 @@ class _Worker:
 class _Pool:
     """The worker processes of one pass (started by the constructor, ended by :meth:`close`)."""
 
-    def __init__(self, file: Path, workers: int, keep: tuple[tuple[str, ...], tuple[str, ...]] | None) -> None:
+    def __init__(self, file: Path, workers: int, keep: list[list[str]] | None) -> None:
         import msgspec  # noqa: PLC0415 - the proof imported it already
 
         import gatestats_runner  # noqa: PLC0415
@@ -223,7 +237,6 @@ class _Pool:
         roots = dict.fromkeys(str(p.parent) for p in (package, Path(gatestats_runner.__file__ or "").parent))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([*roots, *filter(None, [env.get("PYTHONPATH")])])
-        env["PYTHONHASHSEED"] = str(1 + secrets.randbelow(2**32 - 1))  # one seed for the pass's key hashes
         spec = msgspec.json.encode(keep).decode()
         command = [sys.executable, "-P", "-c", "from gatestats.records.block_worker import serve; serve()", spec]
         self.workers: list[_Worker] = []
@@ -238,8 +251,10 @@ class _Pool:
         """Hand ``block`` (whole lines; ``worth``: proved if it can be) to worker ``worker``."""
         self.workers[worker].blocks.put((BLOCK.pack(worth, len(block)), block))
 
-    def answer(self, worker: int) -> Sequence[Any]:
-        """The next answer of worker ``worker`` (its blocks answer in the order they were sent)."""
+    def answer(self, worker: int | list[Any]) -> Sequence[Any]:
+        """The next answer of worker ``worker`` (its blocks answer in order); a part made in this process as it is."""
+        if isinstance(worker, list):
+            return worker
         source = self.workers[worker]
         header = source.read(ANSWER.size)
         kind, length = ANSWER.unpack(header) if header is not None else (FAILED, -1)
