@@ -96,14 +96,37 @@ def test_page_lists_the_first_flips_and_says_how_many_more(tmp_path: Path, n: in
     listed = re.findall(r'<code class="gs-case" title="([^"]*)"', html)
     assert listed == [*cases[:FLIPS_SHOWN], *other]  # the first ones, in the table's order
     assert f"pass → fail: {n} case" in text
-    assert f"All {n + 2:,} flips are in data/{FLIPS_CSV} beside this page" in text
     hidden = n - FLIPS_SHOWN
+    if hidden > 0:
+        assert f"at most its first {FLIPS_SHOWN} cases. All {n + 2:,} flips are in data/{FLIPS_CSV} beside" in text
+    else:  # every flip is on the page: no limit spoken of
+        assert f"All {n + 2:,} flips are listed below and in data/{FLIPS_CSV} beside this page" in text
+        assert "at most" not in text
     if hidden > 0:
         assert f"The first {FLIPS_SHOWN} are listed, by case id; {hidden:,} more pass → fail flips are not." in text
     else:  # nothing said about flips that are not there
         assert "more pass → fail" not in text
-        assert "are listed" not in text
+        assert "The first" not in text
     assert "more fail → pass" not in text
+
+
+@pytest.mark.parametrize(
+    ("cases", "said"),
+    [
+        ([], None),  # no flip: each direction says none, no file is named
+        (["only"], "The one flip is listed below and in data/flips.csv"),
+    ],
+)
+def test_no_flip_or_one_is_said_plainly(tmp_path: Path, cases: list[str], said: str | None) -> None:
+    flips = _flips(cases) if cases else _flips(["x"]).clear()
+    text = _text(section_html(_data(tmp_path, flips, {FLIPS_CSV: "sha256:x"}), "flips"))
+    if said is None:
+        assert FLIPS_CSV not in text
+        assert text.count("none") == 2
+    else:
+        assert said in text
+    assert "1 flips" not in text
+    assert "0 flips" not in text
 
 
 def test_data_without_the_csv_names_the_parquet(tmp_path: Path) -> None:

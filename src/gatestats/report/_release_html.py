@@ -253,6 +253,21 @@ def _flips_more(shown: int, total: int, label: str, csv: bool) -> str:
     )
 
 
+def _flips_csv_note(flips: pl.DataFrame) -> str:
+    """The sentence naming ``data/flips.csv``: whether the page lists every flip or the first of each direction."""
+    most = max(flips.group_by("direction").len().get_column("len").to_list())
+    every = "The one flip is" if flips.height == 1 else f"All {flips.height:,} flips are"
+    listed = (
+        f"{every} listed below and in"
+        if most <= FLIPS_SHOWN
+        else f"Each direction lists at most its first {FLIPS_SHOWN} cases. {every} in"
+    )
+    return (
+        f"<p>{listed} <code>data/{FLIPS_CSV}</code> beside this page, for a spreadsheet (a case id that starts like "
+        "a formula is written there after an apostrophe; the exact ids are in <code>data/flips.parquet</code>).</p>"
+    )
+
+
 def _flips(data: ReleaseData) -> str:
     flips = data.flips
     csv = FLIPS_CSV in data.digests
@@ -261,12 +276,8 @@ def _flips(data: ReleaseData) -> str:
         "(pass → fail) or above (fail → pass) the baseline's, from the gate's paired comparison. Cases are named "
         "without their version; hover over a case for its full id.</p>"
     )
-    if csv:
-        out += (
-            f"<p>Each direction lists at most its first {FLIPS_SHOWN} cases. All {flips.height:,} flips are in "
-            f"<code>data/{FLIPS_CSV}</code> beside this page, for a spreadsheet (a case id that starts like a "
-            "formula is written there after an apostrophe; the exact ids are in <code>data/flips.parquet</code>).</p>"
-        )
+    if csv and flips.height:
+        out += _flips_csv_note(flips)
     shorts = Counter(short_case_id(str(c)) for c in flips.get_column("case").to_list())
     ambiguous = {s for s, n in shorts.items() if n > 1}
     for direction, label in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
