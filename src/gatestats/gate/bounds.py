@@ -174,11 +174,7 @@ def unresolved_keys(frame: pl.DataFrame, *, candidate: str) -> list[tuple[str, i
     list[tuple[str, int]]
         Each unresolved trial of the candidate once.
     """
-    hit = (
-        frame.filter(_unresolved(frame) & (pl.col("system") == candidate))
-        .select("case_id", "trial")
-        .sort("case_id", "trial")
-    )
+    hit = unresolved_trials(frame, candidate=candidate).select("case_id", "trial")
     return [(str(c), int(t)) for c, t in hit.iter_rows()]
 
 
