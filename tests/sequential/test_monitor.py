@@ -406,6 +406,18 @@ def test_swapping_the_layers_negates_the_interval(k1: int, n1: int, k2: int, n2:
     assert -1 <= a.lower <= a.difference <= a.upper <= 1  # type: ignore[operator]
 
 
+@pytest.mark.parametrize(("k1", "n1", "k2", "n2"), [(0, 1, 27, 27), (1, 1, 0, 27), (0, 30, 30, 30), (30, 30, 0, 30)])
+def test_the_interval_stays_within_minus_one_and_one_at_the_extremes(k1: int, n1: int, k2: int, n2: int) -> None:
+    """Production 0/1 against golden 27/27: the Wilson end at p = 1 rounds to 1 - 2**-53, which pushed the
+    lower end to -1.0000000000000002 (found by hypothesis in CI, session 39)."""
+    c = layer_comparison([1] * k2 + [0] * (n2 - k2), [1] * k1 + [0] * (n1 - k1))
+    assert c.lower is not None
+    assert c.upper is not None
+    assert -1 <= c.lower <= c.difference <= c.upper <= 1  # type: ignore[operator]
+    reference = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", compare="diff", alpha=0.05)
+    assert (c.lower, c.upper) == pytest.approx(tuple(float(v) for v in reference), abs=1e-10)
+
+
 def test_layer_comparison_counts_a_case_once_when_its_trials_agree() -> None:
     # 40 cases, 5 trials each, every case all-pass or all-fail: 40 units, not 200
     rates = np.array([1.0] * 30 + [0.0] * 10)

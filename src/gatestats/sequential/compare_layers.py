@@ -219,7 +219,9 @@ def layer_comparison(
     l1, u1 = _wilson(p1, float(events.size), z)
     l2, u2 = _wilson(p2, n2, z)
     d = p1 - p2
-    low, high = d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
+    # within [-1, 1] in exact arithmetic; a Wilson end rounded off 0 or 1 (u = 1 - 2**-53 at p = 1) must not push it out
+    low = max(-1.0, d - math.hypot(p1 - l1, u2 - p2))
+    high = min(1.0, d + math.hypot(u1 - p1, p2 - l2))
     decision: LayerDecision = "lower" if high < 0 else "higher" if low > 0 else "consistent"
     return LayerComparison(
         method=method,
