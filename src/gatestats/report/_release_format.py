@@ -301,7 +301,7 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
-    """``count`` and the noun in the number it takes (``1 case``, ``2 cases``, ``0 rule rows``).
+    """``count`` (thousands separated) and the noun in the number it takes (``1 case``, ``28,010 cases``).
 
     Parameters
     ----------
@@ -321,8 +321,10 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     --------
     >>> plural(1, "case"), plural(4, "case"), plural(0, "severe slice"), plural(2, "class", "classes")
     ('1 case', '4 cases', '0 severe slices', '2 classes')
+    >>> plural(28010, "case")
+    '28,010 cases'
     """
-    return f"{count} {noun if count == 1 else (many or noun + 's')}"
+    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
 def short_case_id(case: str) -> str:
