@@ -481,6 +481,19 @@ def test_a_worker_imports_the_block_checker_without_polars(tmp_path: Path, good:
     assert json.loads(done.stdout) == [N_LINES, True, True, []]
 
 
+def _spy_processes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process counts :func:`parallel.read_parallel` is called with (it still runs), in call order."""
+    seen: list[int] = []
+    read_parallel = parallel.read_parallel
+
+    def spy(scan: Any, handle: Any, processes: int) -> None:
+        seen.append(processes)
+        read_parallel(scan, handle, processes)
+
+    monkeypatch.setattr(parallel, "read_parallel", spy)
+    return seen
+
+
 def test_the_default_reads_the_machine_once_per_file(
     tmp_path: Path, good: list[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -496,14 +509,7 @@ def test_the_default_reads_the_machine_once_per_file(
         return next(answers)
 
     monkeypatch.setattr(parallel, "default_workers", busier_each_time)
-    seen: list[int] = []
-    read_parallel = parallel.read_parallel
-
-    def spy(scan: Any, handle: Any, workers: int) -> None:
-        seen.append(workers)
-        read_parallel(scan, handle, workers)
-
-    monkeypatch.setattr(parallel, "read_parallel", spy)
+    seen = _spy_processes(monkeypatch)
     assert _outcome(path, None, keep=(*KEY, "outcome")) == expected
     assert calls == [1]
     assert seen == [2]
@@ -530,14 +536,7 @@ def test_the_default_shares_the_pass_only_where_no_key_is_hashed_in_python(
     """A shared pass hashing the key in Python costs +19-24% CPU at 10M lines (portable hash, transfer)."""
     path = _write(tmp_path, good)
     monkeypatch.setattr(parallel, "default_workers", lambda: 3)
-    seen: list[int] = []
-    read_parallel = parallel.read_parallel
-
-    def spy(scan: Any, handle: Any, processes: int) -> None:
-        seen.append(processes)
-        read_parallel(scan, handle, processes)
-
-    monkeypatch.setattr(parallel, "read_parallel", spy)
+    seen = _spy_processes(monkeypatch)
     check = check_jsonl(path, keep=keep, key=KEY if keep is not None else (), workers=workers)
     assert check.n_records == N_LINES
     assert bool(seen) is shared
