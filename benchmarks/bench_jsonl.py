@@ -19,6 +19,12 @@ Contenders, each a child process (CPU = user + system of the child from ``os.wai
 
 CPU includes the line pass's worker processes (``os.wait4`` counts the children a child waited for).
 
+Every run starts from the same page cache: the file is read through once just before each run of every
+contender (not measured; ``--no-warm`` to skip), so that no contender pays for bytes another left on disk
+(session 39's 10M floor moved from 12.8 to 22.2 s CPU between runs when it did not). Each run's user and
+system CPU, its minor and major page faults, the 1-minute load and the memory available at its start
+are kept; ``--runs`` prints them all. The table gives medians and the CPU's range over the runs.
+
 With ``--damaged`` the damaged copies written by ``make_jsonl.py --damaged`` (torn last line, edited
 line) are validated once each with this checkout, and the first line of each error is printed.
 Prints Markdown tables: medians, ratios to the floor's median, and the load average.
@@ -50,9 +56,31 @@ CLI_TWO_WORKERS = (
 )
 
 
+def warm(file: Path) -> float:
+    """Read ``file`` through once (into the page cache), in seconds of wall time: every run starts alike."""
+    start = time.perf_counter()
+    buffer = bytearray(16 << 20)
+    with file.open("rb", buffering=0) as handle:
+        while handle.readinto(buffer):
+            pass
+    return time.perf_counter() - start
+
+
+def available_mib() -> float:
+    """MemAvailable of /proc/meminfo in MiB (NaN off Linux)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 def child(code: str, args: list[str], pythonpath: str) -> dict[str, float | int | str]:
-    """Run ``python -c code args`` and measure it (exit, wall, CPU, peak RSS, first stderr line)."""
+    """Run ``python -c code args`` and measure it (exit, wall, CPU, peak RSS, faults, first stderr line)."""
     env = {**os.environ, "PYTHONPATH": pythonpath}
+    load, available = os.getloadavg()[0], available_mib()
     start = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-c", code, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -64,6 +92,12 @@ def child(code: str, args: list[str], pythonpath: str) -> dict[str, float | int 
         "exit": os.waitstatus_to_exitcode(status),
         "wall": time.perf_counter() - start,
         "cpu": usage.ru_utime + usage.ru_stime,
+        "user": usage.ru_utime,
+        "sys": usage.ru_stime,
+        "minflt": usage.ru_minflt,
+        "majflt": usage.ru_majflt,
+        "load": load,
+        "available_mib": available,
         "peak_mib": usage.ru_maxrss / 1024,
         "stderr": stderr.strip().splitlines()[0] if stderr.strip() else "",
     }
@@ -75,6 +109,8 @@ def main() -> None:
     parser.add_argument("--before-src", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--damaged", action="store_true")
+    parser.add_argument("--no-warm", action="store_true", help="do not read the file through before each run")
+    parser.add_argument("--runs", action="store_true", help="also print every run (CPU user/sys, faults, load)")
     parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out (e.g. 'before analyze')")
     parser.add_argument(
         "--one-process",
@@ -109,8 +145,11 @@ def main() -> None:
     contenders = [c for c in contenders if c[0] not in options.skip]
     runs: dict[str, list[dict[str, float | int | str]]] = {}
     loads = [os.getloadavg()]
+    warms: list[float] = []
     for _ in range(options.repeat):
         for name, code, args, path in contenders:
+            if not options.no_warm:
+                warms.append(warm(options.file))
             runs.setdefault(name, []).append(child(code, args, path))
             loads.append(os.getloadavg())
     floor_cpu = statistics.median(float(r["cpu"]) for r in runs["floor"])
@@ -118,17 +157,37 @@ def main() -> None:
     size = options.file.stat().st_size / 1e6
     print(f"file: {options.file} ({size:.0f} MB); {options.repeat} interleaved runs; medians")
     low, high = min(x[0] for x in loads), max(x[0] for x in loads)
-    print(f"load average (1, 5, 15 min) before: {loads[0]}; after: {loads[-1]}; 1-min range {low:.1f}-{high:.1f}\n")
-    print("| contender | exit | CPU s (median) | CPU ÷ floor | wall s (median) | wall ÷ floor | peak RSS MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(f"load average (1, 5, 15 min) before: {loads[0]}; after: {loads[-1]}; 1-min range {low:.1f}-{high:.1f}")
+    if warms:
+        print(f"page cache warmed before every run: file read through in {min(warms):.2f}-{max(warms):.2f} s wall")
+    print()
+    print(
+        "| contender | exit | CPU s (median) | CPU range | user / sys s (median) | CPU ÷ floor | wall s (median) "
+        "| wall ÷ floor | peak RSS MiB |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, results in runs.items():
-        cpu = statistics.median(float(r["cpu"]) for r in results)
+        cpus = [float(r["cpu"]) for r in results]
+        cpu = statistics.median(cpus)
+        user = statistics.median(float(r["user"]) for r in results)
+        system = statistics.median(float(r["sys"]) for r in results)
         wall = statistics.median(float(r["wall"]) for r in results)
         peak = max(float(r["peak_mib"]) for r in results)
         print(
-            f"| {name} | {results[0]['exit']} | {cpu:.2f} | {cpu / floor_cpu:.2f}× | {wall:.2f} | "
-            f"{wall / floor_wall:.2f}× | {peak:.0f} |"
+            f"| {name} | {results[0]['exit']} | {cpu:.2f} | {min(cpus):.2f}-{max(cpus):.2f} | "
+            f"{user:.2f} / {system:.2f} | {cpu / floor_cpu:.2f}× | {wall:.2f} | {wall / floor_wall:.2f}× | {peak:.0f} |"
         )
+    if options.runs:
+        print("\n| run | contender | CPU s | user s | sys s | wall s | minor / major faults | load at start ", end="")
+        print("| MiB available |")
+        print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+        for turn in range(options.repeat):
+            for name, results in runs.items():
+                r = results[turn]
+                print(
+                    f"| {turn + 1} | {name} | {r['cpu']:.2f} | {r['user']:.2f} | {r['sys']:.2f} | {r['wall']:.2f} | "
+                    f"{r['minflt']} / {r['majflt']} | {r['load']:.1f} | {r['available_mib']:.0f} |"
+                )
     if options.damaged:
         print("\n| damaged copy | exit | CPU s | wall s | first line of the error |\n|---|---:|---:|---:|---|")
         for suffix in (".torn.jsonl", ".edited.jsonl"):
