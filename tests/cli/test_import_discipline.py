@@ -354,3 +354,33 @@ def test_cost_imports_no_paired_tests_and_no_scipy(
     assert interval["ci_low"] is not None  # the BCa interval was computed
     assert [m for m in report["modules"] if m.startswith("gatestats.paired")] == []
     assert _heavy(report, ("scipy",)) == []
+
+
+#: The bundled SWE-bench Verified submissions that benchmarks/bench_startup.py compares.
+_SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
+_SWE_PAIR = ("--baseline", "20240920_solver", "--candidate", "20240924_solver")
+
+
+@pytest.mark.parametrize("fmt", ["--json", "--format=terminal"])
+def test_compare_default_path_imports_no_scipy(fmt: str) -> None:
+    # Issue 28 item 2: the exact binomial (gatestats.paired.binomial), Brent's method in Python
+    # (paired.roots), the stored z at the common levels and the Clopper-Pearson bounds in doubles.
+    report = _run("compare", _SWE, *_SWE_PAIR, fmt)
+    assert report["code"] == 0, report["stdout"]
+    if fmt == "--json":
+        assert json.loads(report["stdout"])["odds_ratio"]["ci_low"] > 0
+    assert _heavy(report, ("scipy", *READING_FORBIDDEN)) == []
+
+
+def test_compare_at_an_uncommon_level_still_answers(
+    write_jsonl: Callable[..., Path], record: Callable[..., Any]
+) -> None:
+    # The paths the default does not take keep their scipy, imported when they run.
+    rows = [
+        record(record_id=f"{s}{case}", system=s, case_id=f"c{case}", outcome="passed" if (case + i) % 3 else "failed")
+        for i, s in enumerate("ab")
+        for case in range(30)
+    ]
+    report = _run("compare", write_jsonl(rows), "--baseline", "a", "--candidate", "b", "--json", "--margin", "0.05")
+    assert report["code"] == 0, report["stdout"]
+    assert json.loads(report["stdout"])["noninferiority"] is not None

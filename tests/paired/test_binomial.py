@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from gatestats.paired.binomial import EXACT_MAX_TRIALS, half_binomial_sums
+from gatestats.paired.binomial import BOUND_MAX_TRIALS, EXACT_MAX_TRIALS, clopper_pearson_bound, half_binomial_sums
 from gatestats.paired.mcnemar import _scipy_pvalues, mcnemar_pvalues
 from gatestats.paired.trials import permutation_test
 
@@ -134,3 +134,36 @@ def test_the_exact_sign_test_with_several_trials_is_the_exact_binomial() -> None
     assert permutation_test(sums) == (float(Fraction(2 * sum(math.comb(23, i) for i in range(10)), 2**23)), True)
     assert permutation_test(sums, alternative="greater")[0] == _definition(14, 9, "greater")[0]
     assert permutation_test(sums, alternative="less")[0] == _definition(14, 9, "less")[0]
+
+
+def test_clopper_pearson_matches_r_binom_test() -> None:
+    # R: binom.test(2, 10)$conf.int = 0.02521073 0.55609546 (as in tests/judges/test_rates.py).
+    low = clopper_pearson_bound(2, 10, 0.025, upper=False)
+    high = clopper_pearson_bound(2, 10, 0.025, upper=True)
+    assert (low, high) == pytest.approx((0.02521073, 0.55609546), abs=1e-8)
+
+
+#: clopper_pearson_bound against scipy's beta.ppf / beta.isf, relative: measured at most 1.1e-14 on the grid below.
+BOUND_RTOL = 1e-12
+
+
+@pytest.mark.parametrize("tail", [(1 - 0.95) / 2, 1 - 0.95, (1 - 0.99) / 2, (1 - 0.8) / 2, 0.3])
+def test_clopper_pearson_agrees_with_scipy_beta_quantiles(tail: float) -> None:
+    grid = [(k, m) for m in range(1, 61) for k in range(m + 1)]
+    grid += [(k, m) for m in (100, 333, 1000) for k in (0, 1, 2, m // 7, m // 2, m - 2, m - 1, m)]
+    for k, m in grid:
+        if k >= 1:
+            expected = float(stats.beta.ppf(tail, k, m - k + 1))
+            assert clopper_pearson_bound(k, m, tail, upper=False) == pytest.approx(expected, rel=BOUND_RTOL, abs=0)
+        if k < m:
+            expected = float(stats.beta.isf(tail, k + 1, m - k))
+            assert clopper_pearson_bound(k, m, tail, upper=True) == pytest.approx(expected, rel=BOUND_RTOL, abs=0)
+            # the odds ratio divides by 1 - bound: that too stays within the tolerance
+            ours = 1 - clopper_pearson_bound(k, m, tail, upper=True)
+            assert ours == pytest.approx(1 - expected, rel=BOUND_RTOL * 100, abs=0), (k, m)
+
+
+def test_clopper_pearson_above_its_limit_is_scipys() -> None:
+    m = BOUND_MAX_TRIALS + 1
+    assert clopper_pearson_bound(7, m, 0.025, upper=False) == float(stats.beta.ppf(0.025, 7, m - 6))
+    assert clopper_pearson_bound(7, m, 0.025, upper=True) == float(stats.beta.isf(0.025, 8, m - 7))

@@ -38,8 +38,8 @@ from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
@@ -47,6 +47,8 @@ from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
 from gatestats.paired.intervals import newcombe_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.vocabulary import Status, check_choice, check_confidence_level
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "Kappa",

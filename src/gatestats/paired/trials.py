@@ -61,8 +61,8 @@ from typing import Final, TypedDict
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats.estimators import clustered_standard_error
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
@@ -75,6 +75,8 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "EXACT_PERMUTATION_UNITS",
