@@ -361,14 +361,32 @@ _SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
 _SWE_PAIR = ("--baseline", "20240920_solver", "--candidate", "20240924_solver")
 
 
+_LLMBAR = ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"
+#: compare, rank and calibrate as benchmarks/bench_startup.py runs them (issue 28 item 2).
+_DEFAULT_PATHS = {
+    "compare": ("compare", _SWE, *_SWE_PAIR),
+    "rank": ("rank", _SWE, "--systems", "20240920_solver,20240924_solver,20241001_nfactorial"),
+    "calibrate": (
+        "calibrate",
+        _LLMBAR,
+        *("--where", "subset=Processed/MT-Bench", "--where", "evaluator=GPT-4", "--where", "strategy=Vanilla_NoRules"),
+        "--map=item=item_idx,label=label,verdict=winner_original_order,verdict_swapped=winner_swapped_order,"
+        "judge=evaluator,rubric=strategy",
+        *("--positive", "1", "--kind", "pairwise"),
+    ),
+}
+
+
 @pytest.mark.parametrize("fmt", ["--json", "--format=terminal"])
-def test_compare_default_path_imports_no_scipy(fmt: str) -> None:
+@pytest.mark.parametrize("command", list(_DEFAULT_PATHS))
+def test_compare_rank_calibrate_default_paths_import_no_scipy(command: str, fmt: str) -> None:
     # Issue 28 item 2: the exact binomial (gatestats.paired.binomial), Brent's method in Python
-    # (paired.roots), the stored z at the common levels and the Clopper-Pearson bounds in doubles.
-    report = _run("compare", _SWE, *_SWE_PAIR, fmt)
+    # (paired.roots), z stored or by statistics.NormalDist, the Clopper-Pearson bounds in doubles,
+    # normal tails by math.erfc, average ranks without rankdata.
+    report = _run(*_DEFAULT_PATHS[command], fmt)
     assert report["code"] == 0, report["stdout"]
     if fmt == "--json":
-        assert json.loads(report["stdout"])["odds_ratio"]["ci_low"] > 0
+        assert json.loads(report["stdout"])  # the command answered in full
     assert _heavy(report, ("scipy", *READING_FORBIDDEN)) == []
 
 

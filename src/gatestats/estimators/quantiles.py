@@ -27,6 +27,7 @@ import importlib
 import operator
 import struct
 from pathlib import Path
+from statistics import NormalDist
 from types import ModuleType
 from typing import Final
 
@@ -56,6 +57,7 @@ _UPPER_Z_AT: Final[dict[float, float]] = {
     1 - 0.95: 1.6448536269514722,
     1 - 0.99: 2.3263478740408408,
 }
+_STANDARD_NORMAL: Final = NormalDist()
 _T_TABLE: Final = Path(__file__).with_name("t_quantiles.f64")
 _FLOAT64: Final = struct.Struct("<d")
 
@@ -91,12 +93,14 @@ def two_sided_z(confidence_level: float) -> float:
 
 
 def upper_z(tail: float) -> float:
-    r"""The standard normal quantile :math:`z_{1-\text{tail}}` (``scipy.stats.norm.isf(tail)``) to the last bit.
+    r"""The standard normal quantile :math:`z_{1-\text{tail}}` (``scipy.stats.norm.isf(tail)``).
 
-    Stored for the tails of the common levels as the paired intervals write them (``(1 - level) / 2``
-    and ``1 - level``: ``norm.isf((1 - 0.9) / 2)``, 1.6448536269514729, is not ``ndtri(0.5 + 0.9 / 2)``,
-    1.6448536269514722); any other tail asks ``scipy.special.ndtri``, imported on first use
-    (``norm.isf(q)`` is ``-ndtri(q)``).
+    At the tails of the common levels as the paired intervals write them (``(1 - level) / 2`` and
+    ``1 - level``) it is scipy's own float, stored (``norm.isf((1 - 0.9) / 2)``, 1.6448536269514729,
+    is not ``ndtri(0.5 + 0.9 / 2)``, 1.6448536269514722). Any other tail (a Holm-compatible
+    interval at :math:`1 - \alpha/k`, an uncommon level) is ``-statistics.NormalDist().inv_cdf(tail)``
+    (Wichura's AS241, no scipy): within 8.3e-16 relative of scipy's ``ndtri`` on 40,000 tails from
+    1e-300 to 0.5, equal to it in 32 % of them (session 40; ``tests/paired/test_roots.py`` asserts 2e-15).
 
     Parameters
     ----------
@@ -114,7 +118,7 @@ def upper_z(tail: float) -> float:
     1.959963984540054
     """
     known = _UPPER_Z_AT.get(tail)
-    return known if known is not None else -float(_special().ndtri(tail))
+    return known if known is not None else -_STANDARD_NORMAL.inv_cdf(tail)
 
 
 def two_sided_t(df: int, confidence_level: float) -> float:
