@@ -402,3 +402,19 @@ def test_compare_at_an_uncommon_level_still_answers(
     report = _run("compare", write_jsonl(rows), "--baseline", "a", "--candidate", "b", "--json", "--margin", "0.05")
     assert report["code"] == 0, report["stdout"]
     assert json.loads(report["stdout"])["noninferiority"] is not None
+
+
+def test_importing_paired_and_judges_loads_no_scipy_and_the_names_still_resolve() -> None:
+    # Session 40: both packages resolve their names on first use (compare, resolution and weighted_kappa, whose
+    # modules share their names, are imported with the package); their modules read scipy through lazy_module.
+    code = (
+        "import json, sys\nimport gatestats.paired as p, gatestats.judges as j\n"
+        "before = 'scipy' in sys.modules\n"
+        "kinds = [type(p.compare).__name__, type(p.resolution).__name__, type(j.weighted_kappa).__name__,\n"
+        "         type(p.mcnemar_test).__name__, type(j.calibrate).__name__]\n"
+        "import gatestats.paired.compare, gatestats.judges.weighted_kappa\n"
+        "kinds.append(type(p.compare).__name__)\n"
+        "print(json.dumps([before, kinds]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert json.loads(done.stdout) == [False, ["function"] * 6]
