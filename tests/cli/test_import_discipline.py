@@ -354,3 +354,67 @@ def test_cost_imports_no_paired_tests_and_no_scipy(
     assert interval["ci_low"] is not None  # the BCa interval was computed
     assert [m for m in report["modules"] if m.startswith("gatestats.paired")] == []
     assert _heavy(report, ("scipy",)) == []
+
+
+#: The bundled SWE-bench Verified submissions that benchmarks/bench_startup.py compares.
+_SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
+_SWE_PAIR = ("--baseline", "20240920_solver", "--candidate", "20240924_solver")
+
+
+_LLMBAR = ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"
+#: compare, rank and calibrate as benchmarks/bench_startup.py runs them (issue 28 item 2).
+_DEFAULT_PATHS = {
+    "compare": ("compare", _SWE, *_SWE_PAIR),
+    "rank": ("rank", _SWE, "--systems", "20240920_solver,20240924_solver,20241001_nfactorial"),
+    "calibrate": (
+        "calibrate",
+        _LLMBAR,
+        *("--where", "subset=Processed/MT-Bench", "--where", "evaluator=GPT-4", "--where", "strategy=Vanilla_NoRules"),
+        "--map=item=item_idx,label=label,verdict=winner_original_order,verdict_swapped=winner_swapped_order,"
+        "judge=evaluator,rubric=strategy",
+        *("--positive", "1", "--kind", "pairwise"),
+    ),
+}
+
+
+@pytest.mark.parametrize("fmt", ["--json", "--format=terminal"])
+@pytest.mark.parametrize("command", list(_DEFAULT_PATHS))
+def test_compare_rank_calibrate_default_paths_import_no_scipy(command: str, fmt: str) -> None:
+    # Issue 28 item 2: the exact binomial (gatestats.paired.binomial), Brent's method in Python
+    # (paired.roots), z stored or by statistics.NormalDist, the Clopper-Pearson bounds in doubles,
+    # normal tails by math.erfc, average ranks without rankdata.
+    report = _run(*_DEFAULT_PATHS[command], fmt)
+    assert report["code"] == 0, report["stdout"]
+    if fmt == "--json":
+        assert json.loads(report["stdout"])  # the command answered in full
+    assert _heavy(report, ("scipy", *READING_FORBIDDEN)) == []
+
+
+def test_compare_at_an_uncommon_level_still_answers(
+    write_jsonl: Callable[..., Path], record: Callable[..., Any]
+) -> None:
+    # The paths the default does not take keep their scipy, imported when they run.
+    rows = [
+        record(record_id=f"{s}{case}", system=s, case_id=f"c{case}", outcome="passed" if (case + i) % 3 else "failed")
+        for i, s in enumerate("ab")
+        for case in range(30)
+    ]
+    report = _run("compare", write_jsonl(rows), "--baseline", "a", "--candidate", "b", "--json", "--margin", "0.05")
+    assert report["code"] == 0, report["stdout"]
+    assert json.loads(report["stdout"])["noninferiority"] is not None
+
+
+def test_importing_paired_and_judges_loads_no_scipy_and_the_names_still_resolve() -> None:
+    # Session 40: both packages resolve their names on first use (compare, resolution and weighted_kappa, whose
+    # modules share their names, are imported with the package); their modules read scipy through lazy_module.
+    code = (
+        "import json, sys\nimport gatestats.paired as p, gatestats.judges as j\n"
+        "before = 'scipy' in sys.modules\n"
+        "kinds = [type(p.compare).__name__, type(p.resolution).__name__, type(j.weighted_kappa).__name__,\n"
+        "         type(p.mcnemar_test).__name__, type(j.calibrate).__name__]\n"
+        "import gatestats.paired.compare, gatestats.judges.weighted_kappa\n"
+        "kinds.append(type(p.compare).__name__)\n"
+        "print(json.dumps([before, kinds]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert json.loads(done.stdout) == [False, ["function"] * 6]

@@ -11,8 +11,10 @@ import pytest
 from gatestats.judges import calibrate, read_judgments
 from tests.judges.conftest import LLMBAR_MAP, mt_bench_where
 
-#: The version `gatestats calibrate` prints for GPT-4 on MT-Bench (docs/judges.md).
-GPT4_VERSION = "judge-cal-07b94565b71cacae"
+#: The version `gatestats calibrate` prints for GPT-4 on MT-Bench (docs/judges.md). Session 40: was
+#: judge-cal-07b94565b71cacae; the kappa p-value it hashes is now erfc(|z|/sqrt 2), 7.235722819785652e-17
+#: (scipy's 2 * norm.sf gave 7.235722819785659e-17), so the same inputs give a new version (docs/judges.md).
+GPT4_VERSION = "judge-cal-c705136ac2bf2878"
 
 
 def test_the_set_alone_gives_the_command_line_calibration(llmbar_judgments: Path) -> None:

@@ -273,3 +273,25 @@ def test_compare_reports_no_classical_methods_with_several_trials_per_case() -> 
     records = trial_records({"base": [[1, 0], [0, 0], [1, 1]], "cand": [[1, 1], [0, 1], [1, 1]]})
     result = compare(records, baseline="base", candidate="cand")
     assert result.to_dict()["reference_methods"] is None
+
+
+def test_asymptotic_mcnemar_pvalues_agree_with_scipy_within_1e_12() -> None:
+    # Since session 40 the p-values are math.erfc (no scipy on compare's path): P(chi2_1 >= x) = erfc(sqrt(x/2)),
+    # 1 - Phi(z) = erfc(z/sqrt 2)/2. Against scipy's chi2.sf / norm.sf / norm.cdf (the code before): at most
+    # 4.2e-14 relative measured on this grid; 1e-12 asserted.
+    from scipy import stats
+
+    for b in range(0, 300, 7):
+        for c in range(0, 300, 5):
+            if b + c == 0:
+                continue
+            m = b + c
+            for correction, k in ((True, 1.0), (False, 0.0)):
+                two = mcnemar_asymptotic_test(b, c, correction=correction)
+                assert two.pvalue == pytest.approx(
+                    min(1.0, float(stats.chi2.sf(two.statistic, 1))), rel=1e-12, abs=1e-300
+                )
+                up = mcnemar_asymptotic_test(b, c, correction=correction, alternative="greater").pvalue
+                assert up == pytest.approx(float(stats.norm.sf((c - b - k) / m**0.5)), rel=1e-12, abs=1e-300)
+                down = mcnemar_asymptotic_test(b, c, correction=correction, alternative="less").pvalue
+                assert down == pytest.approx(float(stats.norm.cdf((c - b + k) / m**0.5)), rel=1e-12, abs=1e-300)

@@ -155,3 +155,16 @@ def test_property_groups_agree_with_the_adjusted_decisions(
         for i in range(m)
     }
     _check_invariants(rank_systems(_records(outcomes), correction=correction))  # type: ignore[arg-type]
+
+
+def test_average_ranks_are_scipys_rankdata_floats() -> None:
+    # The point ranks were scipy.stats.rankdata(..., method="average") before session 40: the same floats.
+    from scipy import stats
+
+    from gatestats.paired.rank import _average_ranks
+
+    rng = np.random.default_rng(40)
+    for _ in range(500):
+        n = int(rng.integers(0, 25))
+        values = (rng.integers(0, 5, n) / 4 - 0.5).tolist() if rng.random() < 0.7 else rng.random(n).tolist()
+        assert _average_ranks(values) == stats.rankdata(values, method="average").tolist(), values

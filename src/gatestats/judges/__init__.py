@@ -20,59 +20,78 @@
   calibration (Fisher's exact test per rate, Holm); the gate refuses one that moved too far.
 - :func:`judge_eligibility` — the gate's check that a judge is calibrated, current and good enough
   to vote.
+
+The names are imported on first use (PEP 562), except those of :mod:`~gatestats.judges.weighted_kappa`,
+whose module shares a name with its function: ``calibrate`` loads only the modules it uses (issue 28 item 2).
 """
 
-from gatestats.judges._stats import (
-    Kappa,
-    PairedDifference,
-    Proportion,
-    SignTest,
-    clopper_pearson_interval,
-    cohens_kappa,
-    paired_difference_interval,
-    proportion,
-    sign_test,
-)
-from gatestats.judges._types import (
-    AGREEMENT_CONVENTIONS,
-    CORRECTION_METHODS,
-    JUDGE_KINDS,
-    KAPPA_WEIGHTS,
-    LIMIT_CRITERIA,
-    PROPORTION_METHODS,
-    SWAPPED_CODINGS,
-    AgreementConvention,
-    CorrectionMethod,
-    JudgeKind,
-    KappaWeights,
-    LimitCriterion,
-    ProportionMethod,
-    SwappedCoding,
-)
-from gatestats.judges.calibration import (
-    CALIBRATION_SCHEMA,
-    JudgeCalibration,
-    calibrate,
-    load_calibration,
-    write_calibration,
-)
-from gatestats.judges.correction import (
-    CorrectedPassRate,
-    JudgeUnusableError,
-    corrected_pass_rate,
-    corrected_pass_rate_known,
-    rogan_gladen,
-)
-from gatestats.judges.covariates import CovariateBias, CovariateBin, CovariateTest, judge_bias_by_covariate
-from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
-from gatestats.judges.inputs import JUDGMENT_FIELDS, JudgmentSet, parse_judgment_mapping, parse_where, read_judgments
-from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
-from gatestats.judges.pairwise import OrderAgreement, PairwiseAgreement, pairwise_agreement
-from gatestats.judges.ppi import MeanEstimate, ppi_mean, ppi_mean_weighted
-from gatestats.judges.ppi_items import PPIComparison, ppi_paired_difference, ppi_pass_rate
-from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
-from gatestats.judges.recalibration import RateChange, RecalibrationChange, recalibration_change
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
+
+# Imported now: ``weighted_kappa`` is also its module's name, and that module imported after a lazy lookup
+# would take the function's place as the package's attribute.
 from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
+
+if TYPE_CHECKING:
+    from gatestats.judges._stats import (
+        Kappa,
+        PairedDifference,
+        Proportion,
+        SignTest,
+        clopper_pearson_interval,
+        cohens_kappa,
+        paired_difference_interval,
+        proportion,
+        sign_test,
+    )
+    from gatestats.judges._types import (
+        AGREEMENT_CONVENTIONS,
+        CORRECTION_METHODS,
+        JUDGE_KINDS,
+        KAPPA_WEIGHTS,
+        LIMIT_CRITERIA,
+        PROPORTION_METHODS,
+        SWAPPED_CODINGS,
+        AgreementConvention,
+        CorrectionMethod,
+        JudgeKind,
+        KappaWeights,
+        LimitCriterion,
+        ProportionMethod,
+        SwappedCoding,
+    )
+    from gatestats.judges.calibration import (
+        CALIBRATION_SCHEMA,
+        JudgeCalibration,
+        calibrate,
+        load_calibration,
+        write_calibration,
+    )
+    from gatestats.judges.correction import (
+        CorrectedPassRate,
+        JudgeUnusableError,
+        corrected_pass_rate,
+        corrected_pass_rate_known,
+        rogan_gladen,
+    )
+    from gatestats.judges.covariates import CovariateBias, CovariateBin, CovariateTest, judge_bias_by_covariate
+    from gatestats.judges.gate import JudgeEligibility, JudgePolicy, JudgeVote, judge_eligibility, load_calibrations
+    from gatestats.judges.inputs import (
+        JUDGMENT_FIELDS,
+        JudgmentSet,
+        parse_judgment_mapping,
+        parse_where,
+        read_judgments,
+    )
+    from gatestats.judges.order import OrderSensitivity, PersuasionTest, order_sensitivity, persuasion_test
+    from gatestats.judges.pairwise import OrderAgreement, PairwiseAgreement, pairwise_agreement
+    from gatestats.judges.ppi import MeanEstimate, ppi_mean, ppi_mean_weighted
+    from gatestats.judges.ppi_items import PPIComparison, ppi_paired_difference, ppi_pass_rate
+    from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
+    from gatestats.judges.recalibration import RateChange, RecalibrationChange, recalibration_change
 
 __all__ = [
     "AGREEMENT_CONVENTIONS",
@@ -145,3 +164,59 @@ __all__ = [
     "weighted_kappa",
     "write_calibration",
 ]
+#: The module (under this package) of each other name in ``__all__``, imported on first use.
+_HOMES: Final = {
+    **dict.fromkeys(
+        (
+            "Kappa",
+            "PairedDifference",
+            "Proportion",
+            "SignTest",
+            "clopper_pearson_interval",
+            "cohens_kappa",
+            "paired_difference_interval",
+            "proportion",
+            "sign_test",
+        ),
+        "_stats",
+    ),
+    **dict.fromkeys(
+        (
+            "AGREEMENT_CONVENTIONS",
+            "CORRECTION_METHODS",
+            "JUDGE_KINDS",
+            "KAPPA_WEIGHTS",
+            "LIMIT_CRITERIA",
+            "PROPORTION_METHODS",
+            "SWAPPED_CODINGS",
+            "AgreementConvention",
+            "CorrectionMethod",
+            "JudgeKind",
+            "KappaWeights",
+            "LimitCriterion",
+            "ProportionMethod",
+            "SwappedCoding",
+        ),
+        "_types",
+    ),
+    **dict.fromkeys(
+        ("CALIBRATION_SCHEMA", "JudgeCalibration", "calibrate", "load_calibration", "write_calibration"), "calibration"
+    ),
+    **dict.fromkeys(
+        ("CorrectedPassRate", "JudgeUnusableError", "corrected_pass_rate", "corrected_pass_rate_known", "rogan_gladen"),
+        "correction",
+    ),
+    **dict.fromkeys(("CovariateBias", "CovariateBin", "CovariateTest", "judge_bias_by_covariate"), "covariates"),
+    **dict.fromkeys(("JudgeEligibility", "JudgePolicy", "JudgeVote", "judge_eligibility", "load_calibrations"), "gate"),
+    **dict.fromkeys(
+        ("JUDGMENT_FIELDS", "JudgmentSet", "parse_judgment_mapping", "parse_where", "read_judgments"), "inputs"
+    ),
+    **dict.fromkeys(("OrderSensitivity", "PersuasionTest", "order_sensitivity", "persuasion_test"), "order"),
+    **dict.fromkeys(("OrderAgreement", "PairwiseAgreement", "pairwise_agreement"), "pairwise"),
+    **dict.fromkeys(("MeanEstimate", "ppi_mean", "ppi_mean_weighted"), "ppi"),
+    **dict.fromkeys(("PPIComparison", "ppi_paired_difference", "ppi_pass_rate"), "ppi_items"),
+    **dict.fromkeys(("JudgeErrorRates", "judge_error_rates"), "rates"),
+    **dict.fromkeys(("RateChange", "RecalibrationChange", "recalibration_change"), "recalibration"),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -38,15 +38,20 @@ from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
 from gatestats.estimators.intervals import wilson_interval
+from gatestats.estimators.quantiles import two_sided_z
 from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
 from gatestats.paired.intervals import newcombe_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.vocabulary import Status, check_choice, check_confidence_level
+
+stats = lazy_module("scipy.stats")
+#: :math:`1/\sqrt{2}`, for the normal tail of the kappa test by ``math.erfc``.
+_SQRT_HALF = math.sqrt(0.5)
 
 __all__ = [
     "Kappa",
@@ -83,9 +88,10 @@ def critical_z(confidence_level: float) -> float:
     Returns
     -------
     float
-        ``norm.ppf(0.5 + confidence_level / 2)``.
+        ``norm.ppf(0.5 + confidence_level / 2)``, to the last bit (stored at the common levels:
+        :func:`gatestats.estimators.quantiles.two_sided_z`; scipy imported for any other level).
     """
-    return float(stats.norm.ppf(0.5 + confidence_level / 2))
+    return two_sided_z(confidence_level)
 
 
 def clopper_pearson_interval(x: int, n: int, *, confidence_level: float = 0.95) -> tuple[float, float]:
@@ -538,7 +544,8 @@ def _kappa_inference(kappa: float, se: float, se_null: float, confidence_level: 
         "ci_high": min(1.0, kappa + z * se),
         "se_null": se_null,
         "z": z_null,
-        "pvalue": None if z_null is None else float(2 * stats.norm.sf(abs(z_null))),
+        # 2 (1 - Phi(|z|)) = erfc(|z| / sqrt 2): within 5.7e-14 relative of scipy's 2 * norm.sf (session 40).
+        "pvalue": None if z_null is None else math.erfc(abs(z_null) * _SQRT_HALF),
     }
 
 

@@ -52,10 +52,12 @@ from typing import Final, Literal, TypeAlias, get_args
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats.judges.ppi import MeanEstimate, check_bounded_labels
 from gatestats.vocabulary import check_confidence_level
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "ALLOCATIONS",

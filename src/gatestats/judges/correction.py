@@ -72,13 +72,15 @@ from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.judges._stats import Proportion, proportion
 from gatestats.judges._types import CORRECTION_METHODS, CorrectionMethod, ProportionMethod
 from gatestats.vocabulary import Status, check_choice, check_confidence_level
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "CorrectedPassRate",

@@ -41,14 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.judges._stats import Proportion, _json_fields, proportion
 from gatestats.judges._types import ProportionMethod
 from gatestats.judges.inputs import COVARIATE_PREFIX, JudgmentSet
 from gatestats.paired.multiplicity import adjust_pvalues
 from gatestats.vocabulary import FrameLike, Status, check_alpha, check_confidence_level
+
+stats = lazy_module("scipy.stats")
 
 __all__ = ["CovariateBias", "CovariateBin", "CovariateTest", "judge_bias_by_covariate"]
 

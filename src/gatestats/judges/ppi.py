@@ -67,10 +67,12 @@ from typing import Final, Literal, TypeAlias, get_args
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.vocabulary import Status, check_confidence_level
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "ESTIMATE_METHODS",

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from scipy import stats
-
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.judges._stats import Proportion, _json_fields
 from gatestats.judges.calibration import JudgeCalibration
 from gatestats.paired.multiplicity import adjust_pvalues
 from gatestats.vocabulary import Status, check_alpha
+
+stats = lazy_module("scipy.stats")
 
 __all__ = ["RateChange", "RecalibrationChange", "recalibration_change"]
 

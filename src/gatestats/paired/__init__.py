@@ -17,57 +17,71 @@
 - Building blocks on counts: :func:`mcnemar_test`, :func:`tango_interval`,
   :func:`newcombe_interval`, :func:`conditional_odds_ratio`, :func:`noninferiority_test`,
   :func:`resolution`, :func:`adjust_pvalues`, :func:`pair_cases`.
+
+The names other than ``compare`` and ``resolution`` (and their results) are imported on first use
+(PEP 562): ``gatestats.paired.mcnemar`` loads without the planning or factor-model modules, and
+``compare`` imports no scipy (issue 28 item 2).
 """
 
-from gatestats.paired.cases_trials import (
-    CasesTrialsPlan,
-    TrialsOption,
-    cases_for_trials,
-    plan_cases_trials,
-    plan_cases_trials_from_pilot,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
+
+# Imported now: ``compare`` and ``resolution`` are also the names of their modules, and a module imported
+# after a lazy lookup would take the function's place as the package's attribute.
 from gatestats.paired.compare import Comparison, ComparisonOptions, compare, compare_pair
-from gatestats.paired.factors import FactorEffect, FactorModel, factor_model
-from gatestats.paired.intervals import (
-    DifferenceInterval,
-    newcombe_interval,
-    scas_interval,
-    scas_statistic,
-    tango_interval,
-    tango_statistic,
-)
-from gatestats.paired.mcnemar import (
-    AsymptoticMcNemarTest,
-    McNemarTest,
-    mcnemar_asymptotic_test,
-    mcnemar_pvalues,
-    mcnemar_test,
-)
-from gatestats.paired.multiplicity import CORRECTIONS, MultipleComparison, adjust_pvalues, compare_many
-from gatestats.paired.noninferiority import NonInferiorityTest, noninferiority_test
-from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
-from gatestats.paired.pairing import (
-    CaseTable,
-    CaseVersionMismatchError,
-    NoPairedCasesError,
-    PairedCases,
-    UnknownSystemError,
-    build_case_table,
-    pair_cases,
-)
-from gatestats.paired.planning import (
-    DetectableEffectPlan,
-    FalseBlockPlan,
-    SampleSizePlan,
-    cases_needed,
-    exact_power,
-    false_block,
-    minimum_detectable_effect,
-    power_curve,
-)
 from gatestats.paired.resolution import Resolution, resolution
-from gatestats.paired.simultaneous import SimultaneousInterval, simultaneous_intervals
-from gatestats.paired.trials import case_difference_interval, permutation_test
+
+if TYPE_CHECKING:
+    from gatestats.paired.cases_trials import (
+        CasesTrialsPlan,
+        TrialsOption,
+        cases_for_trials,
+        plan_cases_trials,
+        plan_cases_trials_from_pilot,
+    )
+    from gatestats.paired.factors import FactorEffect, FactorModel, factor_model
+    from gatestats.paired.intervals import (
+        DifferenceInterval,
+        newcombe_interval,
+        scas_interval,
+        scas_statistic,
+        tango_interval,
+        tango_statistic,
+    )
+    from gatestats.paired.mcnemar import (
+        AsymptoticMcNemarTest,
+        McNemarTest,
+        mcnemar_asymptotic_test,
+        mcnemar_pvalues,
+        mcnemar_test,
+    )
+    from gatestats.paired.multiplicity import CORRECTIONS, MultipleComparison, adjust_pvalues, compare_many
+    from gatestats.paired.noninferiority import NonInferiorityTest, noninferiority_test
+    from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
+    from gatestats.paired.pairing import (
+        CaseTable,
+        CaseVersionMismatchError,
+        NoPairedCasesError,
+        PairedCases,
+        UnknownSystemError,
+        build_case_table,
+        pair_cases,
+    )
+    from gatestats.paired.planning import (
+        DetectableEffectPlan,
+        FalseBlockPlan,
+        SampleSizePlan,
+        cases_needed,
+        exact_power,
+        false_block,
+        minimum_detectable_effect,
+        power_curve,
+    )
+    from gatestats.paired.simultaneous import SimultaneousInterval, simultaneous_intervals
+    from gatestats.paired.trials import case_difference_interval, permutation_test
 
 __all__ = [
     "CORRECTIONS",
@@ -123,3 +137,58 @@ __all__ = [
     "tango_interval",
     "tango_statistic",
 ]
+#: The module (under this package) of each other name in ``__all__``, imported on first use.
+_HOMES: Final = {
+    **dict.fromkeys(
+        ("CasesTrialsPlan", "TrialsOption", "cases_for_trials", "plan_cases_trials", "plan_cases_trials_from_pilot"),
+        "cases_trials",
+    ),
+    **dict.fromkeys(("FactorEffect", "FactorModel", "factor_model"), "factors"),
+    **dict.fromkeys(
+        (
+            "DifferenceInterval",
+            "newcombe_interval",
+            "scas_interval",
+            "scas_statistic",
+            "tango_interval",
+            "tango_statistic",
+        ),
+        "intervals",
+    ),
+    **dict.fromkeys(
+        ("AsymptoticMcNemarTest", "McNemarTest", "mcnemar_asymptotic_test", "mcnemar_pvalues", "mcnemar_test"),
+        "mcnemar",
+    ),
+    **dict.fromkeys(("CORRECTIONS", "MultipleComparison", "adjust_pvalues", "compare_many"), "multiplicity"),
+    **dict.fromkeys(("NonInferiorityTest", "noninferiority_test"), "noninferiority"),
+    **dict.fromkeys(("OddsRatioEstimate", "conditional_odds_ratio"), "odds_ratio"),
+    **dict.fromkeys(
+        (
+            "CaseTable",
+            "CaseVersionMismatchError",
+            "NoPairedCasesError",
+            "PairedCases",
+            "UnknownSystemError",
+            "build_case_table",
+            "pair_cases",
+        ),
+        "pairing",
+    ),
+    **dict.fromkeys(
+        (
+            "DetectableEffectPlan",
+            "FalseBlockPlan",
+            "SampleSizePlan",
+            "cases_needed",
+            "exact_power",
+            "false_block",
+            "minimum_detectable_effect",
+            "power_curve",
+        ),
+        "planning",
+    ),
+    **dict.fromkeys(("SimultaneousInterval", "simultaneous_intervals"), "simultaneous"),
+    **dict.fromkeys(("case_difference_interval", "permutation_test"), "trials"),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

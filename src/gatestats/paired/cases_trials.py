@@ -43,13 +43,15 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 import polars as pl
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.estimators import VarianceDecomposition, case_summary, variance_decomposition
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
 from gatestats.vocabulary import Alternative, FrameLike, Status, check_alpha
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "CasesTrialsPlan",

@@ -22,9 +22,11 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats.paired._common import FloatArray
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "boundary_size",

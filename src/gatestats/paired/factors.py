@@ -42,8 +42,8 @@ from typing import Any, Final, TypedDict, get_args
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import special, stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
 from gatestats.paired._common import field_values
@@ -59,6 +59,9 @@ from gatestats.vocabulary import (
     final_attempts,
     is_valid_outcome,
 )
+
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 __all__ = ["BIAS_REDUCED_BELOW", "MIN_CLUSTERS", "FactorEffect", "FactorModel", "factor_model"]
 

@@ -92,10 +92,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scipy import optimize, stats
-
+from gatestats.estimators.quantiles import upper_z
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
+from gatestats.paired.roots import brent_root
 from gatestats.vocabulary import Alternative, ResolvedPairedIntervalMethod, Status, check_confidence_level
 
 __all__ = [
@@ -192,7 +192,7 @@ def _check_score_interval_inputs(b: int, c: int, n: int, confidence_level: float
 
 def _z(confidence_level: float, alternative: Alternative) -> float:
     tail = 1 - confidence_level if alternative != "two-sided" else (1 - confidence_level) / 2
-    return float(stats.norm.isf(tail))
+    return upper_z(tail)
 
 
 def _restricted_baseline_only(b: int, c: int, n: int, delta0: float) -> float:
@@ -436,7 +436,7 @@ def _bound(f: Callable[[float], float], low: float, high: float, *, default: flo
         return high
     if (f_low > 0) == (f_high > 0):
         return default
-    return float(optimize.brentq(f, low, high, xtol=_XTOL))
+    return brent_root(f, low, high, xtol=_XTOL)
 
 
 def _score_interval(

@@ -58,10 +58,10 @@ from typing import Any, get_args
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
+from gatestats.paired.binomial import EXACT_MAX_TRIALS, half_binomial_sums, ratio
 from gatestats.vocabulary import (
     Alternative,
     AsymptoticMcNemarMethod,
@@ -89,6 +89,8 @@ ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 MCNEMAR_METHODS: tuple[McNemarMethod, ...] = get_args(McNemarMethod)
 
 IntArray = npt.NDArray[np.int64]
+#: :math:`1/\sqrt{2}`: the normal tails of the asymptotic test are ``erfc`` of the deviate times it.
+_SQRT_HALF = math.sqrt(0.5)
 
 
 def check_alternative(alternative: object) -> Alternative:
@@ -145,10 +147,52 @@ def _counts(name: str, value: Any) -> IntArray:
     return array.astype(np.int64)
 
 
+def _exact_pvalues(b: int, c: int, alternative: Alternative) -> tuple[float, float]:
+    """The exact and mid-p values of one table, each an exact integer over a power of two rounded once."""
+    m = b + c
+    if m == 0:
+        return 1.0, 1.0
+    if alternative == "less":
+        below, term = half_binomial_sums(c, m)
+        return ratio(below, m), ratio(2 * below - term, m + 1)
+    if alternative == "greater":
+        above = (1 << m) - half_binomial_sums(c - 1, m)[0]
+        return ratio(above, m), ratio(2 * above - math.comb(m, c), m + 1)
+    below, term = half_binomial_sums(min(b, c), m)
+    midp = ratio((1 << (m + 1)) - term, m + 1) if b == c else ratio(2 * below - term, m)
+    return min(1.0, ratio(below, m - 1)), midp
+
+
+def _scipy_pvalues(bb: IntArray, cc: IntArray, alternative: Alternative) -> tuple[FloatArray, FloatArray]:
+    """The p-values from scipy's ``binom`` (Boost's incomplete beta), for tables above ``EXACT_MAX_TRIALS``."""
+    from scipy import stats  # noqa: PLC0415 - only for more than EXACT_MAX_TRIALS discordant units
+
+    m = bb + cc
+    if alternative == "less":
+        cdf = stats.binom.cdf(cc, m, 0.5)
+        exact = cdf
+        midp = cdf - 0.5 * stats.binom.pmf(cc, m, 0.5)
+    elif alternative == "greater":
+        sf = stats.binom.sf(cc - 1, m, 0.5)
+        exact = sf
+        midp = sf - 0.5 * stats.binom.pmf(cc, m, 0.5)
+    else:
+        low = np.minimum(bb, cc)
+        cdf = stats.binom.cdf(low, m, 0.5)
+        pmf = stats.binom.pmf(low, m, 0.5)
+        exact = np.minimum(1.0, 2.0 * cdf)
+        midp = np.where(bb == cc, 1.0 - 0.5 * pmf, 2.0 * cdf - pmf)
+    return np.asarray(exact, dtype=np.float64), np.asarray(midp, dtype=np.float64)
+
+
 def mcnemar_pvalues(
     b: npt.ArrayLike, c: npt.ArrayLike, *, alternative: Alternative = "two-sided"
 ) -> tuple[FloatArray, FloatArray]:
     """Exact conditional and mid-p McNemar p-values for arrays of discordant counts.
+
+    Up to :data:`~gatestats.paired.binomial.EXACT_MAX_TRIALS` discordant units each p-value is
+    the exact rational value rounded once to the nearest double (:mod:`gatestats.paired.binomial`);
+    above, scipy's ``binom``, imported only then.
 
     Parameters
     ----------
@@ -172,24 +216,15 @@ def mcnemar_pvalues(
     """
     check_alternative(alternative)
     bb, cc = np.broadcast_arrays(_counts("b", b), _counts("c", c))
-    m = bb + cc
-    if alternative == "less":
-        cdf = stats.binom.cdf(cc, m, 0.5)
-        exact = cdf
-        midp = cdf - 0.5 * stats.binom.pmf(cc, m, 0.5)
-    elif alternative == "greater":
-        sf = stats.binom.sf(cc - 1, m, 0.5)
-        exact = sf
-        midp = sf - 0.5 * stats.binom.pmf(cc, m, 0.5)
-    else:
-        low = np.minimum(bb, cc)
-        cdf = stats.binom.cdf(low, m, 0.5)
-        pmf = stats.binom.pmf(low, m, 0.5)
-        exact = np.minimum(1.0, 2.0 * cdf)
-        midp = np.where(bb == cc, 1.0 - 0.5 * pmf, 2.0 * cdf - pmf)
-    exact = np.where(m == 0, 1.0, exact)
-    midp = np.where(m == 0, 1.0, midp)
-    return np.clip(exact, 0.0, 1.0).astype(np.float64), np.clip(midp, 0.0, 1.0).astype(np.float64)
+    exact = np.empty(bb.shape, dtype=np.float64)
+    midp = np.empty(bb.shape, dtype=np.float64)
+    large = bb + cc > EXACT_MAX_TRIALS
+    for index in np.ndindex(bb.shape):
+        if not large[index]:
+            exact[index], midp[index] = _exact_pvalues(int(bb[index]), int(cc[index]), alternative)
+    if large.any():
+        exact[large], midp[large] = _scipy_pvalues(bb[large], cc[large], alternative)
+    return np.clip(exact, 0.0, 1.0), np.clip(midp, 0.0, 1.0)
 
 
 def min_exact_pvalue(m: int, *, alternative: Alternative = "two-sided", method: McNemarMethod = "exact") -> float:
@@ -408,11 +443,11 @@ def _asymptotic(b: int, c: int, alternative: Alternative, k: float) -> tuple[flo
     statistic = max(abs(c - b) - k, 0.0) ** 2 / m
     z = math.copysign(math.sqrt(statistic), c - b)
     if alternative == "two-sided":
-        pvalue = float(stats.chi2.sf(statistic, 1))
+        pvalue = math.erfc(math.sqrt(statistic / 2))  # P(chi2_1 >= x) = P(|Z| >= sqrt(x))
     elif alternative == "greater":
-        pvalue = float(stats.norm.sf((c - b - k) / math.sqrt(m)))
+        pvalue = 0.5 * math.erfc((c - b - k) / math.sqrt(m) * _SQRT_HALF)  # 1 - Phi(z)
     else:
-        pvalue = float(stats.norm.cdf((c - b + k) / math.sqrt(m)))
+        pvalue = 0.5 * math.erfc(-(c - b + k) / math.sqrt(m) * _SQRT_HALF)  # Phi(z)
     return statistic, z, pvalue
 
 

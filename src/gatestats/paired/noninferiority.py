@@ -73,14 +73,17 @@ from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special, stats
 
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.paired._common import FloatArray
 from gatestats.paired.exact_unconditional import check_margin, exact_unconditional_pvalues
 from gatestats.paired.intervals import tango_statistic
 from gatestats.paired.search import fewest
 from gatestats.vocabulary import ComparisonStatus, check_alpha
+
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "BETTING_GRID",

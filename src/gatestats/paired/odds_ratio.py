@@ -47,9 +47,9 @@ import math
 from dataclasses import dataclass
 from typing import TypedDict, get_args
 
-from scipy import stats
-
 from gatestats._typing import JSONObject
+from gatestats.estimators.quantiles import upper_z
+from gatestats.paired.binomial import clopper_pearson_bound
 from gatestats.paired.mcnemar import check_alternative, check_counts
 from gatestats.vocabulary import Alternative, OddsRatioMethod, Status, check_choice, check_confidence_level
 
@@ -101,10 +101,10 @@ def _odds_ratio_bounds(
     m = b + c
     tail = (1 - confidence_level) / 2 if alternative == "two-sided" else 1 - confidence_level
     if method == "exact":
-        mu_low = 0.0 if c == 0 or alternative == "less" else float(stats.beta.ppf(tail, c, b + 1))
-        mu_high = 1.0 if b == 0 or alternative == "greater" else float(stats.beta.isf(tail, c + 1, b))
+        mu_low = 0.0 if c == 0 or alternative == "less" else clopper_pearson_bound(c, m, tail, upper=False)
+        mu_high = 1.0 if b == 0 or alternative == "greater" else clopper_pearson_bound(c, m, tail, upper=True)
     else:
-        z = float(stats.norm.isf(tail))
+        z = upper_z(tail)
         center, half = c + z * z / 2, z * math.sqrt(c * b / m + z * z / 4)
         mu_low = 0.0 if c == 0 or alternative == "less" else (center - half) / (m + z * z)
         mu_high = 1.0 if b == 0 or alternative == "greater" else (center + half) / (m + z * z)

@@ -52,11 +52,14 @@ from typing import Literal, TypedDict, get_args
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import optimize, stats
 
+from gatestats._lazy import lazy_module
 from gatestats.paired._common import FieldsAsDict
 from gatestats.paired.mcnemar import check_alternative
 from gatestats.vocabulary import Alternative, PlanTest, check_alpha, check_choice
+
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "DetectableEffectPlan",

@@ -68,7 +68,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from gatestats._typing import JSONObject
 from gatestats.paired.multiplicity import MultipleComparison, compare_many
@@ -397,10 +396,43 @@ def _ranks(family: MultipleComparison, names: tuple[str, ...]) -> tuple[SystemRa
 def _point_ranks(estimate: dict[str, float | None]) -> dict[str, float | None]:
     """Rank 1 for the highest estimate, ties sharing their average rank; ``None`` without an estimate."""
     known = [s for s, v in estimate.items() if v is not None]
-    ranked = stats.rankdata([-float(estimate[s] or 0.0) for s in known], method="average")
+    ranked = _average_ranks([-float(estimate[s] or 0.0) for s in known])
     out: dict[str, float | None] = dict.fromkeys(estimate)
     out.update({s: float(r) for s, r in zip(known, ranked, strict=True)})
     return out
+
+
+def _average_ranks(values: list[float]) -> list[float]:
+    """Ranks 1..n of ``values`` from the smallest, ties sharing their average rank (as scipy's ``rankdata``).
+
+    Each rank is an integer or a half-integer, exact in floats: the same floats as scipy's.
+
+    Parameters
+    ----------
+    values
+        The values (no NaN).
+
+    Returns
+    -------
+    list of float
+        The rank of each value, in the order given.
+
+    Examples
+    --------
+    >>> _average_ranks([3.0, 1.0, 3.0, 2.0])
+    [3.5, 1.0, 3.5, 2.0]
+    """
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for position in range(start, end + 1):
+            ranks[order[position]] = (start + end + 2) / 2
+        start = end + 1
+    return ranks
 
 
 def _groups(

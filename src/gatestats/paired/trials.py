@@ -61,11 +61,12 @@ from typing import Final, TypedDict
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from gatestats._lazy import lazy_module
 from gatestats.estimators import clustered_standard_error
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
+from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.vocabulary import (
     Alternative,
     PairedIntervalMethod,
@@ -74,6 +75,8 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
+
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "EXACT_PERMUTATION_UNITS",
@@ -195,13 +198,10 @@ def permutation_test(
     tol = _TIE * scale * m
     if np.ptp(magnitude) <= _TIE * scale:
         # All |u| equal: T = |u| (2C - m) with C ~ Bin(m, 1/2), the exact sign test.
+        # Its p-value is the exact McNemar one of (m - C, C) discordant units (mcnemar_pvalues).
         c = int((signs > 0).sum())
-        if alternative == "greater":
-            return float(stats.binom.sf(c - 1, m, 0.5)), True
-        if alternative == "less":
-            return float(stats.binom.cdf(c, m, 0.5)), True
-        low = min(c, m - c)
-        return float(min(1.0, 2.0 * stats.binom.cdf(low, m, 0.5))), True
+        exact, _ = mcnemar_pvalues(m - c, c, alternative=alternative)
+        return float(exact), True
     if m <= EXACT_PERMUTATION_UNITS:
         patterns = ((np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1) * 2 - 1
         t_star = patterns.astype(np.float64) @ magnitude
