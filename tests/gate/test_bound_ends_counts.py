@@ -12,23 +12,37 @@ verdict of ``evaluate_gate`` (``to_decide`` included), must be equal field for f
 for bit) on many random gates: threshold and paired rules, pass^k and pass@k, slices, severe
 slices, every multiplicity correction, both ``infra_retries``, groups, ties, every candidate
 attempt unresolved.
+
+The flips and their counts now read both sides' per-case counts the gate reduced once
+(``case_summary``, which the preconditions read too) instead of reducing the records again
+(:func:`gatestats.paired.compare`); the oracle computes them as before, and
+:func:`gatestats.paired.pairing.case_table` on those counts must be the table
+:func:`gatestats.paired.build_case_table` builds from the records.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gatestats.estimators import CaseSetError, case_summary
 from gatestats.gate import engine, evaluate_gate
 from gatestats.gate.bounds import bounded_decided_row, bounded_row, bounded_severe, unresolved_counts
 from gatestats.gate.policy import Policy
 from gatestats.gate.registration import Registration
 from gatestats.gate.sequential_rules import SequentialStop
+from gatestats.gate.sides import flips
+from gatestats.gate.summaries import flip_counts
+from gatestats.paired import build_case_table, pairing
+from gatestats.paired.pairing import case_table
+from gatestats.records.columns import system_records
 from gatestats.vocabulary import GATE_CORRECTIONS
 from tests.gate.test_to_decide_counts import _draw
 
@@ -38,9 +52,12 @@ REG = Registration(run_set="rs", policy_digest="d", registered_at=NOW, first_rec
 
 
 def _old_bounded_evidence(
-    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None, labels: Any = None
+    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None, labels: Any = None, summary: Any = None
 ) -> engine._Evidence:
-    """``engine._bounded_evidence`` before the counts (session 39): every end evaluated from its imputed records."""
+    """``engine._bounded_evidence`` before the counts (session 39): every end evaluated from its imputed records.
+
+    ``summary`` is not read: the flips and their counts are computed from the records, as they were.
+    """
     slices = engine._case_slices(both)
     frames = engine.CaseFrames(both)
     found = engine._evidence(policy, both, stop, labels=labels, slices=slices, frames=frames)
@@ -88,6 +105,7 @@ def _compared(seed: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         "to_decide": sum(r.unresolved.to_decide is not None for r in bounded if r.unresolved is not None),
         "paired": sum(r.kind == "paired" for r in bounded),
         "severe": len(new.severe_slices),
+        "flips": len(new.flips_pass_to_fail) + len(new.flips_fail_to_pass),
     }
 
 
@@ -95,7 +113,7 @@ def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_g
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen = [_compared(seed, monkeypatch) for seed in range(40)]
-    total = {key: sum(s[key] for s in seen) for key in ("bounded", "between", "to_decide", "paired", "severe")}
+    total = {key: sum(s[key] for s in seen) for key in ("bounded", "between", "to_decide", "paired", "severe", "flips")}
     print(f"40 draws: {total}")
     assert {s["infra_retries"] for s in seen} == {"bounded", "counted"}
     assert {s["multiplicity"] for s in seen} == set(GATE_CORRECTIONS)
@@ -104,6 +122,7 @@ def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_g
     assert total["between"] >= 20
     assert total["to_decide"] >= 5
     assert total["severe"] >= 5
+    assert total["flips"] >= 20  # the flips (now from the counts the gate reduced once) are compared too
 
 
 @settings(
@@ -114,3 +133,59 @@ def test_the_ends_from_counts_are_the_ends_from_imputed_records_property(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _compared(seed, monkeypatch)
+
+
+def _versioned(seed: int) -> pl.DataFrame:
+    """Records of two systems: cases sometimes at two versions (or another version on one side), groups, infra errors."""
+    rng = np.random.default_rng(seed)
+    n_cases = int(rng.integers(1, 12))
+    groups = [None if rng.random() < 0.5 else f"g{i % 3}" for i in range(n_cases)]
+    grouped = rng.random() < 0.5
+    rows = []
+    for system in ("baseline", "candidate"):
+        for i in range(n_cases):
+            u = rng.random()
+            versions = ["v1", "v2"] if u < 0.05 else ["v2"] if u < 0.1 else [None] if u < 0.3 else ["v1"]
+            for version in versions:
+                for t in range(int(rng.integers(1, 4))):
+                    out = str(rng.choice(["passed", "failed", "passed", "infra_error", "resource_killed"]))
+                    rows.append((system, f"c{i}", version, groups[i] if grouped else None, t, 0, out))
+    return pl.DataFrame(
+        rows,
+        schema=["system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome"],
+        orient="row",
+    )
+
+
+def _old_build_case_table(records: pl.DataFrame, metric: Any, k: int, several: bool) -> pairing.CaseTable:
+    """``build_case_table(records)`` as it was before :func:`~gatestats.paired.pairing.case_table` (session 39)."""
+    lazy = system_records(records.lazy(), "system", pairing._REQUIRED)
+    per_case = case_summary(lazy, allow_several_versions=True)
+    found = tuple(sorted(per_case["system"].unique().to_list()))
+    pairing._check_groups(per_case)
+    if not several:
+        pairing._check_one_version(per_case)
+    return replace(pairing._layout(per_case, found, metric=metric, k=k), known_systems=found)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_case_table_from_the_summary_is_the_table_from_the_records(seed: int) -> None:
+    records = _versioned(seed)
+    summary = case_summary(records, allow_several_versions=True)
+    for metric, k in (("pass_hat_k", 1), ("pass_hat_k", 2), ("pass_at_k", 2)):
+        for several in (False, True):
+            try:
+                old = _old_build_case_table(records, metric, k, several)
+            except CaseSetError as exc:
+                with pytest.raises(type(exc), match=re.escape(str(exc))):
+                    case_table(summary, metric=metric, k=k, allow_several_versions=several)  # type: ignore[arg-type]
+                continue
+            new = case_table(summary, metric=metric, k=k, allow_several_versions=several)  # type: ignore[arg-type]
+            for name in ("systems", "k", "metric", "known_systems"):
+                assert getattr(new, name) == getattr(old, name)
+            for name in ("labels", "id_codes", "groups", "n", "c", "n_infra_errors", "present", "value"):
+                np.testing.assert_array_equal(getattr(new, name), getattr(old, name), strict=True)
+            assert build_case_table(records, metric=metric, k=k, allow_several_versions=several).systems == new.systems  # type: ignore[arg-type]
+    found = flips(records)
+    assert flips(records, summary) == found
+    assert flip_counts(records, found, summary) == flip_counts(records, found)

@@ -566,19 +566,28 @@ def _decided_on(
 
 
 def _silence_checks(
-    policy: Policy, baseline: RecordSet, candidate: RecordSet, both: pl.DataFrame, stop: SequentialStop | None = None
+    policy: Policy,
+    baseline: RecordSet,
+    candidate: RecordSet,
+    both: pl.DataFrame,
+    stop: SequentialStop | None = None,
+    summary: pl.DataFrame | None = None,
 ) -> list[CheckResult]:
     """The preconditions (:func:`~gatestats.gate.checks.silence_checks`) on the per-case summary of both sides.
 
     A sequential run's ``run_complete`` and ``cases_present`` are replaced by its ``sequential_order`` check.
+    ``summary``: ``case_summary(both, allow_several_versions=True)`` when the caller has it.
     """
     needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
-    summary = case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
+    if summary is None and both.height:
+        summary = case_summary(both, allow_several_versions=True)
     checks = silence_checks(
         policy,
         baseline,
         candidate,
-        summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
+        summary.rename({"system": "side"})
+        if summary is not None
+        else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
         needed,
     )
     return checks if stop is None else stop.checks(checks)
@@ -615,6 +624,7 @@ def _evidence(
     slices: pl.DataFrame | None = None,
     frames: CaseFrames | None = None,
     counted: dict[int, _EndCounts] | None = None,
+    summary: pl.DataFrame | None = None,
 ) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
 
@@ -623,7 +633,9 @@ def _evidence(
     they are computed at the ``observed`` end only (at the other ends they are left empty).
     ``slices``: :func:`_case_slices` of ``both`` when the caller has it; ``frames``: the rules' records
     (a :class:`CaseFrames` of ``both``) when it has them; ``counted``: the rules' :class:`_EndCounts`
-    (filled on first use), from which the rule rows at either end of the bounds are computed.
+    (filled on first use), from which the rule rows at either end of the bounds are computed;
+    ``summary``: ``case_summary(both, allow_several_versions=True)`` when the caller has it (the flips
+    and their counts read it).
     """
     slices = _case_slices(both) if slices is None else slices
     frames = CaseFrames(both) if frames is None else frames
@@ -651,7 +663,7 @@ def _evidence(
         rows, decisions = sequential_rows(policy, stop, sequential)
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
-    flipped = flips(both)
+    flipped = flips(both, summary)
     analysis = curve_analysis(both, policy)  # the curves' and the slice of every case's rates
     return _Evidence(
         severe=severe,
@@ -662,7 +674,7 @@ def _evidence(
         rates=slice_rates(both, policy, analysis),
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
         sequential=tuple(decisions),
-        flip_counts=flip_counts(both, flipped),
+        flip_counts=flip_counts(both, flipped, summary),
     )
 
 
@@ -684,16 +696,20 @@ def _row_counts(
 
 
 def _bounded_evidence(
-    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None, labels: JudgeLabels | None = None
+    policy: Policy,
+    both: pl.DataFrame,
+    stop: SequentialStop | None,
+    labels: JudgeLabels | None = None,
+    summary: pl.DataFrame | None = None,
 ) -> _Evidence:
     """The evidence with unresolved attempts as bounds: each row and severe slice decided on both ends.
 
     With no unresolved attempt (and no judge rule, whose missing verdicts are unresolved too) this
-    is :func:`_evidence` on the observed records, unchanged.
+    is :func:`_evidence` on the observed records, unchanged. ``summary``: as :func:`_evidence`'s.
     """
     slices = _case_slices(both)
     frames = CaseFrames(both)  # every end, count and search below reads the rules' records from it
-    found = _evidence(policy, both, stop, labels=labels, slices=slices, frames=frames)
+    found = _evidence(policy, both, stop, labels=labels, slices=slices, frames=frames, summary=summary)
     if unresolved_counts(frames.records, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
         return replace(found, slices=slices, frames=frames)
     counted: dict[int, _EndCounts] = {}  # each rule's counts, reduced once at the pessimistic end for both ends
@@ -885,11 +901,13 @@ def evaluate_gate(
     reg = registration if registration is not None else check_registration(policy, candidate)
     stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
     both = _both_sides(policy, base_used, cand_used)
-    checks = _silence_checks(policy, base_used, cand_used, both, stop)
+    # both sides' per-case counts, reduced once: the preconditions, the flips and their counts read them
+    summary = case_summary(both, allow_several_versions=True) if both.height else None
+    checks = _silence_checks(policy, base_used, cand_used, both, stop, summary)
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
-    found = _bounded_evidence(policy, both, stop, labels=labels) if both_ran else _Evidence()
+    found = _bounded_evidence(policy, both, stop, labels=labels, summary=summary) if both_ran else _Evidence()
     rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     provenance = {"baseline": side_provenance(baseline), "candidate": side_provenance(candidate)}
