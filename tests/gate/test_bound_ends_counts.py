@@ -9,9 +9,9 @@ attempts (and lowers the baseline's by its own), and the search of ``to_decide``
 same counts. :func:`_old_bounded_evidence` below is ``engine._bounded_evidence`` as it was (each end
 evaluated from its imputed frame), kept as the oracle: the rows and severe slices, and the whole
 verdict of ``evaluate_gate`` (``to_decide`` included), must be equal field for field (floats bit
-for bit) on many random gates: threshold and paired rules, pass^k and pass@k, slices, severe
-slices, every multiplicity correction, both ``infra_retries``, groups, ties, every candidate
-attempt unresolved.
+for bit) on 24 seeded random gates and 10 hypothesis draws: threshold and paired rules, pass^k and
+pass@k, slices, severe slices, every multiplicity correction, both ``infra_retries``, groups, ties,
+every candidate attempt unresolved.
 
 The flips and their counts now read both sides' per-case counts the gate reduced once
 (``case_summary``, which the preconditions read too) instead of reducing the records again
@@ -112,21 +112,21 @@ def _compared(seed: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_gates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    seen = [_compared(seed, monkeypatch) for seed in range(40)]
+    seen = [_compared(seed, monkeypatch) for seed in range(24)]
     total = {key: sum(s[key] for s in seen) for key in ("bounded", "between", "to_decide", "paired", "severe", "flips")}
-    print(f"40 draws: {total}")
+    print(f"24 draws: {total}")
     assert {s["infra_retries"] for s in seen} == {"bounded", "counted"}
     assert {s["multiplicity"] for s in seen} == set(GATE_CORRECTIONS)
     assert total["bounded"] >= 60  # rows with unresolved candidate attempts, computed at both ends
     assert total["paired"] >= 20
-    assert total["between"] >= 20
-    assert total["to_decide"] >= 5
-    assert total["severe"] >= 5
+    assert total["between"] >= 40
+    assert total["to_decide"] >= 10
+    assert total["severe"] >= 4
     assert total["flips"] >= 20  # the flips (now from the counts the gate reduced once) are compared too
 
 
 @settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 @given(seed=st.integers(min_value=1000, max_value=2**32 - 1))
 def test_the_ends_from_counts_are_the_ends_from_imputed_records_property(
