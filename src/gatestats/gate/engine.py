@@ -901,8 +901,7 @@ def evaluate_gate(
     reg = registration if registration is not None else check_registration(policy, candidate)
     stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
     both = _both_sides(policy, base_used, cand_used)
-    # both sides' per-case counts, reduced once: the preconditions, the flips and their counts read them
-    summary = case_summary(both, allow_several_versions=True) if both.height else None
+    summary = case_summary(both, allow_several_versions=True) if both.height else None  # checks, flips read it
     checks = _silence_checks(policy, base_used, cand_used, both, stop, summary)
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
