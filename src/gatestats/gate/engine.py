@@ -22,7 +22,7 @@ Order of decision (documented in the README, "Gate"):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -327,10 +327,118 @@ def _paired_cases(rule: Rule, frame: pl.DataFrame) -> PairedCases:
     return pair_cases(frame, baseline=BASELINE, candidate=CANDIDATE, metric=paired_metric(rule), k=rule.k)
 
 
+def _label(key: tuple[object, ...]) -> str:
+    """A (case_id, case_version) as a paired table labels its case (gatestats.paired.pairing): the id, or id@version."""
+    case_id, version = key
+    return str(case_id) if version is None else f"{case_id}@{version}"
+
+
+def _per_case(place: dict[object, int], cases: Sequence[object], size: int) -> npt.NDArray[np.int64]:
+    """How many of ``cases`` (one per unresolved attempt) fall on each of ``size`` cases (``place``: their index)."""
+    counts = np.zeros(size, dtype=np.int64)
+    np.add.at(counts, np.array([place[case] for case in cases], dtype=np.int64), 1)
+    return counts
+
+
+class _EndCounts:
+    """A rule's records reduced to per-case counts once, at the pessimistic end; the optimistic end from them.
+
+    The two ends of :mod:`gatestats.gate.bounds` impute the same attempts (the final attempts
+    :func:`~gatestats.gate.bounds.bound_frame` calls unresolved) and differ only in what they count
+    them as: at the pessimistic end the candidate's fail and the baseline's pass, at the optimistic
+    end the other way round. Every other attempt, every case and every count of trials is the same
+    at both ends, so the optimistic end's per-case counts are the pessimistic end's with each
+    case's ``c`` raised by its candidate's unresolved attempts (and, in a paired table, the
+    baseline's lowered by its own). The rows at each end are then the same public statistics on
+    those counts: :func:`_threshold_row` on the candidate's ``case_summary``, :func:`_paired_row`
+    on the pairing (its per-case values recomputed by :func:`~gatestats.estimators.passk.case_values`,
+    NaN where absent or ``n < k``, as :func:`gatestats.paired.pair_cases` lays them out). The search
+    of ``to_decide`` (:class:`_ImputedPasses`) starts from the same pessimistic counts.
+    """
+
+    def __init__(self, rule: Rule, frame: pl.DataFrame) -> None:
+        #: The rule's records (its judge's outcomes for a judge rule), nothing imputed.
+        self.rule, self.frame = rule, frame
+        #: The candidate's unresolved attempts (:func:`~gatestats.gate.bounds.unresolved_trials`).
+        self.trials = unresolved_trials(frame, candidate=CANDIDATE)
+        cases: list[tuple[object, ...]] = list(self.trials.select("case_id", "case_version").iter_rows())
+        pessimistic = bound_frame(frame, "pessimistic", candidate=CANDIDATE)
+        self.summary: pl.DataFrame | None = None
+        self.summary_place: dict[object, int] = {}
+        if rule.threshold is not None:
+            self.summary = case_summary(pessimistic.filter(pl.col("system") == CANDIDATE))
+            rows = self.summary.select("case_id", "case_version").iter_rows()
+            self.summary_place = {key: i for i, key in enumerate(rows)}
+            raised = _per_case(self.summary_place, cases, len(self.summary_place))
+            self._raised = self.summary.get_column("c").to_numpy() + raised
+        self.paired: PairedCases | Exception | None = None
+        self.table_place: dict[object, int] = {}
+        if rule.test == "paired":
+            try:
+                self.paired = _paired_cases(rule, pessimistic)
+            except (GatestatsError, ValueError) as exc:
+                self.paired = exc
+            else:
+                self._moved = self._optimistic_c(self.paired, cases)
+
+    def _optimistic_c(self, paired: PairedCases, cases: list[tuple[object, ...]]) -> npt.NDArray[np.int64]:
+        """The paired table's ``c`` at the optimistic end: the candidate's unresolved passed, the baseline's failed."""
+        table = paired.table
+        # the table's case labels (gatestats.paired.pairing): the id, or id@version
+        self.table_place = {label: i for i, label in enumerate(table.labels.tolist())}
+        base: list[tuple[object, ...]] = list(
+            unresolved_trials(self.frame, candidate=BASELINE).select("case_id", "case_version").iter_rows()
+        )  # the same filter as the candidate's, on the baseline's side
+        c = table.c.copy()
+        for side, keys, sign in ((CANDIDATE, cases, 1), (BASELINE, base, -1)):
+            labels = [_label(key) for key in keys]
+            c[table.systems.index(side)] += sign * _per_case(self.table_place, labels, c.shape[1])
+        return c
+
+    def rows(self, end: End, policy: Policy, labels: JudgeLabels | None) -> list[RuleResult]:
+        """The rule's rows at ``end`` (``pessimistic`` or ``optimistic``), as :func:`_rule_rows` computes them."""
+        rows: list[RuleResult] = []
+        if self.summary is not None:
+            summary = self.summary
+            if end == "optimistic":
+                summary = summary.with_columns(pl.Series("c", self._raised, dtype=pl.Int64))
+            rows.append(_threshold_row(self.rule, summary, policy, labels))
+        if self.rule.test == "paired":
+            rows.append(_paired_row(self.rule, lambda: self.pairing(end), policy))
+        return rows
+
+    def pairing(self, end: End) -> PairedCases:
+        """The rule's cases paired at ``end`` (its pairing error raised again)."""
+        if isinstance(self.paired, Exception):
+            raise self.paired
+        assert self.paired is not None  # a paired rule
+        if end != "optimistic":
+            return self.paired
+        return _with_c(self.paired, self._moved)
+
+
+def _with_c(paired: PairedCases, c: npt.NDArray[np.int64]) -> PairedCases:
+    """``paired`` with the table's passes ``c``, each system's per-case values recomputed from them."""
+    table = paired.table
+    value = table.value.copy()
+    for row in range(len(table.systems)):
+        if np.array_equal(c[row], table.c[row]):
+            continue
+        found = case_values(table.n[row], c[row], k=table.k, metric=table.metric)
+        value[row] = np.where(found.defined & table.present[row], found.values, np.nan)
+    return replace(paired, table=replace(table, c=c, value=value))
+
+
 def _rule_rows(
-    rule: Rule, frames: CaseFrames, cases: set[str], policy: Policy, end: End, labels: JudgeLabels | None = None
+    rule: Rule,
+    frames: CaseFrames,
+    cases: set[str],
+    policy: Policy,
+    end: End,
+    labels: JudgeLabels | None = None,
+    counted: dict[int, _EndCounts] | None = None,
 ) -> list[RuleResult]:
-    frame = _rule_frame(rule, frames, cases, end)
+    """The rows of ``rule`` at ``end`` (at a bound's end from its :class:`_EndCounts`, kept in ``counted``)."""
     rows: list[RuleResult] = []
     if not cases:
         why = f"no case in slice {rule.slice!r} (outside the severe slices)"
@@ -339,6 +447,14 @@ def _rule_rows(
         if rule.test == "paired":
             rows.append(_undefined(rule, _paired_label(rule), "paired", why))
         return rows
+    if counted is not None and end != "observed":
+        key = policy.rules.index(rule)
+        if key not in counted:
+            unimputed = frames.of(cases, (rule.slice, False))
+            judged = _judge_outcomes(unimputed, rule.grader) if rule.grader is not None else unimputed
+            counted[key] = _EndCounts(rule, judged)
+        return counted[key].rows(end, policy, labels)
+    frame = _rule_frame(rule, frames, cases, end)
     if rule.threshold is not None:
         rows.append(_threshold_row(rule, case_summary(frame.filter(pl.col("system") == CANDIDATE)), policy, labels))
     if rule.test == "paired":
@@ -450,19 +566,28 @@ def _decided_on(
 
 
 def _silence_checks(
-    policy: Policy, baseline: RecordSet, candidate: RecordSet, both: pl.DataFrame, stop: SequentialStop | None = None
+    policy: Policy,
+    baseline: RecordSet,
+    candidate: RecordSet,
+    both: pl.DataFrame,
+    stop: SequentialStop | None = None,
+    summary: pl.DataFrame | None = None,
 ) -> list[CheckResult]:
     """The preconditions (:func:`~gatestats.gate.checks.silence_checks`) on the per-case summary of both sides.
 
     A sequential run's ``run_complete`` and ``cases_present`` are replaced by its ``sequential_order`` check.
+    ``summary``: ``case_summary(both, allow_several_versions=True)`` when the caller has it.
     """
     needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
-    summary = case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
+    if summary is None and both.height:
+        summary = case_summary(both, allow_several_versions=True)
     checks = silence_checks(
         policy,
         baseline,
         candidate,
-        summary if summary is not None else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
+        summary.rename({"system": "side"})
+        if summary is not None
+        else pl.DataFrame(schema={"side": pl.String, "n": pl.Int64}),
         needed,
     )
     return checks if stop is None else stop.checks(checks)
@@ -486,6 +611,8 @@ class _Evidence:
     slices: pl.DataFrame | None = None
     #: The records the rule rows read (None: not computed).
     frames: CaseFrames | None = None
+    #: The bounded rules' per-case counts at the pessimistic end, by their place in the policy (:class:`_EndCounts`).
+    counted: dict[int, _EndCounts] | None = None
 
 
 def _evidence(
@@ -496,6 +623,8 @@ def _evidence(
     labels: JudgeLabels | None = None,
     slices: pl.DataFrame | None = None,
     frames: CaseFrames | None = None,
+    counted: dict[int, _EndCounts] | None = None,
+    summary: pl.DataFrame | None = None,
 ) -> _Evidence:
     """Severe slices, rule rows (before multiplicity), flips, cost, curves and slice rates of both sides.
 
@@ -503,7 +632,10 @@ def _evidence(
     at (:mod:`gatestats.gate.bounds`); flips, curves and rates always show the observed records, so
     they are computed at the ``observed`` end only (at the other ends they are left empty).
     ``slices``: :func:`_case_slices` of ``both`` when the caller has it; ``frames``: the rules' records
-    (a :class:`CaseFrames` of ``both``) when it has them.
+    (a :class:`CaseFrames` of ``both``) when it has them; ``counted``: the rules' :class:`_EndCounts`
+    (filled on first use), from which the rule rows at either end of the bounds are computed;
+    ``summary``: ``case_summary(both, allow_several_versions=True)`` when the caller has it (the flips
+    and their counts read it).
     """
     slices = _case_slices(both) if slices is None else slices
     frames = CaseFrames(both) if frames is None else frames
@@ -526,12 +658,12 @@ def _evidence(
         if stop is not None:  # decided by its sequence (gate/sequential_rules.py), never by a fixed-size test
             sequential.append((rule, _rule_frame(rule, frames, cases, end), sorted(cases)))
             continue
-        rows += _rule_rows(rule, frames, cases, policy, end, labels)
+        rows += _rule_rows(rule, frames, cases, policy, end, labels, counted)
     if stop is not None:
         rows, decisions = sequential_rows(policy, stop, sequential)
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
-    flipped = flips(both)
+    flipped = flips(both, summary)
     analysis = curve_analysis(both, policy)  # the curves' and the slice of every case's rates
     return _Evidence(
         severe=severe,
@@ -542,7 +674,7 @@ def _evidence(
         rates=slice_rates(both, policy, analysis),
         failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
         sequential=tuple(decisions),
-        flip_counts=flip_counts(both, flipped),
+        flip_counts=flip_counts(both, flipped, summary),
     )
 
 
@@ -564,20 +696,25 @@ def _row_counts(
 
 
 def _bounded_evidence(
-    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None, labels: JudgeLabels | None = None
+    policy: Policy,
+    both: pl.DataFrame,
+    stop: SequentialStop | None,
+    labels: JudgeLabels | None = None,
+    summary: pl.DataFrame | None = None,
 ) -> _Evidence:
     """The evidence with unresolved attempts as bounds: each row and severe slice decided on both ends.
 
     With no unresolved attempt (and no judge rule, whose missing verdicts are unresolved too) this
-    is :func:`_evidence` on the observed records, unchanged.
+    is :func:`_evidence` on the observed records, unchanged. ``summary``: as :func:`_evidence`'s.
     """
     slices = _case_slices(both)
     frames = CaseFrames(both)  # every end, count and search below reads the rules' records from it
-    found = _evidence(policy, both, stop, labels=labels, slices=slices, frames=frames)
+    found = _evidence(policy, both, stop, labels=labels, slices=slices, frames=frames, summary=summary)
     if unresolved_counts(frames.records, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
         return replace(found, slices=slices, frames=frames)
-    pess = _evidence(policy, both, stop, "pessimistic", labels, slices, frames)
-    opt = _evidence(policy, both, stop, "optimistic", labels, slices, frames)
+    counted: dict[int, _EndCounts] = {}  # each rule's counts, reduced once at the pessimistic end for both ends
+    pess = _evidence(policy, both, stop, "pessimistic", labels, slices, frames, counted)
+    opt = _evidence(policy, both, stop, "optimistic", labels, slices, frames, counted)
     combine = bounded_row if stop is None else bounded_decided_row
     counts = _row_counts(policy, frames, found.rows, slices)
     rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
@@ -585,7 +722,7 @@ def _bounded_evidence(
         bounded_severe(o, p, q, _severe_unresolved(frames.records, slices, o.slice), policy.infra_retries)
         for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
     )
-    return replace(found, rows=rows, severe=severe, slices=slices, frames=frames)
+    return replace(found, rows=rows, severe=severe, slices=slices, frames=frames, counted=counted)
 
 
 class _ImputedPasses:
@@ -606,35 +743,30 @@ class _ImputedPasses:
     counting it as a pass changes nothing.
     """
 
-    def __init__(self, rule: Rule, frame: pl.DataFrame, kind: str, policy: Policy) -> None:
-        self.rule, self.kind, self.policy = rule, kind, policy
-        trials = unresolved_trials(frame, candidate=CANDIDATE)
+    def __init__(self, counts: _EndCounts, kind: str, policy: Policy) -> None:
+        self.rule, self.kind, self.policy = counts.rule, kind, policy
+        trials = counts.trials
         #: The candidate's unresolved (case_id, trial)s, in :func:`unresolved_keys`' order.
         self.keys = [(str(c), int(t)) for c, t in trials.select("case_id", "trial").iter_rows()]
         first: dict[tuple[str, int], int] = {}
         # a key counts every unresolved attempt of its (case_id, trial) as a pass: from its first place on
         self._from = np.array([first.setdefault(key, i) for i, key in enumerate(self.keys)], dtype=np.int64)
         self._counted = ~trials.get_column("retried").to_numpy().astype(np.bool_)
-        cases = list(trials.select("case_id", "case_version").iter_rows())
-        pessimistic = bound_frame(frame, "pessimistic", candidate=CANDIDATE)
+        cases: list[tuple[object, ...]] = list(trials.select("case_id", "case_version").iter_rows())
         place: dict[object, int] = {}
+        keys: Sequence[object] = cases
         if kind == "threshold":
-            self._summary = case_summary(pessimistic.filter(pl.col("system") == CANDIDATE))
-            place = {key: i for i, key in enumerate(self._summary.select("case_id", "case_version").iter_rows())}
+            assert counts.summary is not None  # a threshold rule
+            self._summary, place = counts.summary, counts.summary_place
             self._c = self._summary.get_column("c").to_numpy()
         else:
-            try:
-                self._paired: PairedCases | Exception = _paired_cases(rule, pessimistic)
-            except (GatestatsError, ValueError) as exc:
-                self._paired = exc
-            else:
-                table = self._paired.table
-                self._row = table.systems.index(CANDIDATE)
-                place = {label: i for i, label in enumerate(table.labels.tolist())}
-                # the table's case labels (gatestats.paired.pairing): the id, or id@version
-                cases = [c if v is None else f"{c}@{v}" for c, v in cases]  # type: ignore[misc]
+            self._paired: PairedCases | Exception | None = counts.paired
+            if isinstance(self._paired, PairedCases):
+                self._row = self._paired.table.systems.index(CANDIDATE)
+                place = counts.table_place
+                keys = [_label(key) for key in cases]
         #: The place of each key's case among the counts (every key's case has counts at the pessimistic end).
-        self._column = np.array([place[key] for key in cases] if place else [], dtype=np.int64)
+        self._column = np.array([place[key] for key in keys] if place else [], dtype=np.int64)
 
     def row(self, j: int) -> RuleResult:
         """The row with the first ``j`` keys' unresolved attempts counted as passes."""
@@ -649,17 +781,19 @@ class _ImputedPasses:
     def _pairing(self, chosen: npt.NDArray[np.bool_]) -> PairedCases:
         if isinstance(self._paired, Exception):
             raise self._paired
-        table = self._paired.table
-        c = table.c.copy()
+        assert self._paired is not None  # a paired rule
+        c = self._paired.table.c.copy()
         np.add.at(c[self._row], self._column[chosen], 1)
-        value = table.value.copy()
-        found = case_values(table.n[self._row], c[self._row], k=table.k, metric=table.metric)
-        value[self._row] = np.where(found.defined & table.present[self._row], found.values, np.nan)
-        return replace(self._paired, table=replace(table, c=c, value=value))
+        return _with_c(self._paired, c)
 
 
 def _to_decide(
-    policy: Policy, both: pl.DataFrame, row: RuleResult, slices: pl.DataFrame | None, frames: CaseFrames | None = None
+    policy: Policy,
+    both: pl.DataFrame,
+    row: RuleResult,
+    slices: pl.DataFrame | None,
+    frames: CaseFrames | None = None,
+    counted: dict[int, _EndCounts] | None = None,
 ) -> RuleResult:
     """``row`` with ``unresolved.to_decide``: the most of its candidate's unresolved attempts that may fail for a pass.
 
@@ -668,7 +802,8 @@ def _to_decide(
     the row passes there when its raw ``pvalue_pass`` times the row's present multiplicity factor
     is at most its alpha. Left ``None`` when no number does, or for other rows. ``frames``: the
     rules' records (a :class:`CaseFrames` of ``both``) when the caller has them. Each step of the
-    search is computed from the rule's per-case counts (:class:`_ImputedPasses`).
+    search is computed from the rule's per-case counts (:class:`_ImputedPasses`); ``counted``: those the ends
+    of the bounds were computed from (:class:`_EndCounts`), when the caller has them.
     """
     rule = next((r for r in policy.rules if r.name == row.rule), None)
     bound = row.unresolved
@@ -686,8 +821,10 @@ def _to_decide(
     factor = max(1.0, row.pvalue_pass_adjusted / row.pvalue_pass) if row.pvalue_pass > 0 else 1.0
     slices = _case_slices(both) if slices is None else slices
     cases = _cases_of(slices, rule.slice, _severe_cases(slices, policy.severe_slices))
-    frame = (CaseFrames(both) if frames is None else frames).of(cases, (rule.slice, False))
-    imputed = _ImputedPasses(rule, frame, row.kind, policy)
+    counts = (counted or {}).get(policy.rules.index(rule))
+    if counts is None:
+        counts = _EndCounts(rule, (CaseFrames(both) if frames is None else frames).of(cases, (rule.slice, False)))
+    imputed = _ImputedPasses(counts, row.kind, policy)
     keys = imputed.keys
 
     def passes(j: int) -> bool:
@@ -708,7 +845,8 @@ def _decided_rows(
     if stop is not None:  # decided by their sequences
         return bound_words(list(found.rows), policy.infra_retries)
     rows = decide_families(list(found.rows), policy.multiplicity, _pre_data(policy, both, found.slices))
-    return bound_words([_to_decide(policy, both, r, found.slices, found.frames) for r in rows], policy.infra_retries)
+    searched = [_to_decide(policy, both, r, found.slices, found.frames, found.counted) for r in rows]
+    return bound_words(searched, policy.infra_retries)
 
 
 def _severe_unresolved(records: pl.DataFrame, slices: pl.DataFrame, slice_name: str) -> int:
@@ -763,11 +901,12 @@ def evaluate_gate(
     reg = registration if registration is not None else check_registration(policy, candidate)
     stop, base_used, cand_used = _decided_on(policy, baseline, candidate)
     both = _both_sides(policy, base_used, cand_used)
-    checks = _silence_checks(policy, base_used, cand_used, both, stop)
+    summary = case_summary(both, allow_several_versions=True) if both.height else None  # checks, flips read it
+    checks = _silence_checks(policy, base_used, cand_used, both, stop, summary)
     judge_checks, judges = _judge_checks(policy, cand_used.records, calibrations or {})
     checks += judge_checks + grader_checks(policy, golden)
     both_ran = base_used.records.height > 0 and cand_used.records.height > 0
-    found = _bounded_evidence(policy, both, stop, labels=labels) if both_ran else _Evidence()
+    found = _bounded_evidence(policy, both, stop, labels=labels, summary=summary) if both_ran else _Evidence()
     rows = _decided_rows(policy, both, found, stop)
     verdict, reasons = _overall(checks, rows, list(found.severe))
     provenance = {"baseline": side_provenance(baseline), "candidate": side_provenance(candidate)}

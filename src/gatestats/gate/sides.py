@@ -19,7 +19,8 @@ from gatestats.gate.checks import record_layers
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.summaries import case_set_summary
-from gatestats.paired import compare
+from gatestats.paired import ComparisonOptions, compare, compare_pair
+from gatestats.paired.pairing import case_table, pair_table
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.vocabulary import INFRA_ERROR, RESOURCE_KILLED
 
@@ -29,13 +30,30 @@ __all__ = ["BASELINE", "CANDIDATE", "case_sets", "flips", "infra_sides", "side_p
 BASELINE, CANDIDATE = "baseline", "candidate"
 
 
-def flips(both: pl.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]:
+#: :func:`gatestats.paired.compare`'s default options (those :func:`flips` compares with).
+_FLIP_OPTIONS = ComparisonOptions(
+    margin=None,
+    alternative="two-sided",
+    confidence_level=0.95,
+    test="auto",
+    interval="auto",
+    n_resamples=2000,
+    n_permutations=9999,
+    seed=0,
+    alpha=None,
+)
+
+
+def flips(both: pl.DataFrame, summary: pl.DataFrame | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The cases that flipped from pass to fail and from fail to pass (pass^1 per case; none when undefined).
 
     Parameters
     ----------
     both
         Both sides' records, ``system`` relabelled :data:`BASELINE` / :data:`CANDIDATE`.
+    summary
+        ``case_summary(both, allow_several_versions=True)`` when the caller has it (the records
+        are then not reduced again): the same cases paired, the same flips.
 
     Returns
     -------
@@ -43,7 +61,11 @@ def flips(both: pl.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]:
         The case ids that went pass → fail, and fail → pass.
     """
     try:
-        cmp = compare(both, baseline=BASELINE, candidate=CANDIDATE, metric="pass_hat_k", k=1)
+        if summary is None:
+            cmp = compare(both, baseline=BASELINE, candidate=CANDIDATE, metric="pass_hat_k", k=1)
+        else:  # as compare() pairs the records and compares them, with its default options
+            paired = pair_table(case_table(summary), baseline=BASELINE, candidate=CANDIDATE)
+            cmp = compare_pair(paired, _FLIP_OPTIONS)
     except (GatestatsError, ValueError):
         return (), ()
     return cmp.flips_pass_to_fail, cmp.flips_fail_to_pass

@@ -342,7 +342,9 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
     )
 
 
-def flip_counts(both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[FlipCount, ...]:
+def flip_counts(
+    both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...]], summary: pl.DataFrame | None = None
+) -> tuple[FlipCount, ...]:
     """Each flipped case's passed and valid trials on both sides, in the order of the flips.
 
     Counted by :func:`gatestats.estimators.case_summary` (``c`` passed of ``n`` valid trials) on the
@@ -355,6 +357,8 @@ def flip_counts(both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...
         Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
     flips
         The case labels (``case_id@case_version``) that went pass → fail, and fail → pass.
+    summary
+        ``case_summary(both, allow_several_versions=True)`` when the caller has it (not reduced again).
 
     Returns
     -------
@@ -363,7 +367,7 @@ def flip_counts(both: pl.DataFrame, flips: tuple[tuple[str, ...], tuple[str, ...
     """
     if not flips[0] and not flips[1]:
         return ()
-    summary = case_summary(both, allow_several_versions=True)
+    summary = case_summary(both, allow_several_versions=True) if summary is None else summary
     label = (
         pl.when(pl.col("case_version").is_null())
         .then(pl.col("case_id"))

@@ -38,7 +38,9 @@ __all__ = [
     "PairedCases",
     "UnknownSystemError",
     "build_case_table",
+    "case_table",
     "pair_cases",
+    "pair_table",
 ]
 
 _REQUIRED = ("case_id", "case_version", "case_group", "trial", "attempt", "outcome")
@@ -178,15 +180,52 @@ def build_case_table(
     if per_case["system"].null_count():
         msg = f"column {system_column!r} is null for some records; every record needs a system"
         raise ValueError(msg)
-    found = tuple(sorted(per_case["system"].unique().to_list()))
-    known = found
-    if systems is not None and set(systems) - set(found):
+    table = case_table(per_case, metric=metric, k=k, allow_several_versions=allow_several_versions)
+    if systems is not None and set(systems) - set(table.systems):
         everything = records.lazy().select(pl.col(system_column).cast(pl.String)).unique().collect().to_series()
-        known = tuple(sorted(everything.drop_nulls().to_list()))
+        table = replace(table, known_systems=tuple(sorted(everything.drop_nulls().to_list())))
+    return table
+
+
+def case_table(
+    per_case: pl.DataFrame, *, metric: Metric = "pass_hat_k", k: int = 1, allow_several_versions: bool = False
+) -> CaseTable:
+    """A :class:`CaseTable` from records already reduced to per-case counts (what :func:`build_case_table` lays out).
+
+    For a caller that holds :func:`~gatestats.estimators.case_summary` of its records (with
+    ``allow_several_versions=True``) and needs the table too: the same table, without reading the
+    records again.
+
+    Parameters
+    ----------
+    per_case
+        ``case_summary(records, allow_several_versions=True)``, ``system`` never null.
+    metric, k
+        The per-case estimate to tabulate (as :func:`build_case_table`).
+    allow_several_versions
+        As :func:`build_case_table`.
+
+    Returns
+    -------
+    CaseTable
+        The table of every system of ``per_case`` (``known_systems``: those).
+
+    Raises
+    ------
+    ValueError
+        ``k`` or ``metric`` outside its domain.
+    CaseSetError
+        A case in different case groups, or (without ``allow_several_versions``) at several versions.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        msg = f"k must be an integer >= 1 (got {k!r})"
+        raise ValueError(msg)
+    check_choice(metric, get_args(Metric), "metric")
+    found = tuple(sorted(per_case["system"].unique().to_list()))
     _check_groups(per_case)
     if not allow_several_versions:
         _check_one_version(per_case)
-    return replace(_layout(per_case, found, metric=metric, k=k), known_systems=known)
+    return replace(_layout(per_case, found, metric=metric, k=k), known_systems=found)
 
 
 def _some_system_present(records: FrameLike, systems: Sequence[str], system_column: str) -> None:
@@ -360,7 +399,31 @@ class PairedCases:
 
 
 def pair_table(table: CaseTable, *, baseline: str, candidate: str, shared_versions_only: bool = False) -> PairedCases:
-    """Pair two systems of a :class:`CaseTable` (array operations only)."""
+    """Pair two systems of a :class:`CaseTable` (array operations only).
+
+    Parameters
+    ----------
+    table
+        The per-case counts of every system (:func:`build_case_table` or :func:`case_table`).
+    baseline, candidate
+        The two systems (in ``table.systems``).
+    shared_versions_only
+        As :func:`pair_cases`.
+
+    Returns
+    -------
+    PairedCases
+        As :func:`pair_cases`.
+
+    Raises
+    ------
+    UnknownSystemError
+        ``baseline`` or ``candidate`` is not in the table.
+    CaseVersionMismatchError
+        A case id at different versions (without ``shared_versions_only``).
+    NoPairedCasesError
+        The two systems share no case.
+    """
     if baseline == candidate:
         msg = f"baseline and candidate must be different systems (got {baseline!r} twice)"
         raise ValueError(msg)

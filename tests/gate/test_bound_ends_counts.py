@@ -1,0 +1,191 @@
+"""The ends of the bounds from per-case counts are the ends evaluated from imputed records (issue 28, item 3).
+
+Each threshold or paired rule of a gate with unresolved attempts is computed at two ends
+(:mod:`gatestats.gate.bounds`). Each end imputed the records (:func:`~gatestats.gate.bounds.bound_frame`)
+and evaluated the whole rule again (``case_summary`` or ``pair_cases`` of the imputed frame). The
+ends now come from one reduction of the rule's records at the pessimistic end
+(``engine._EndCounts``): the optimistic end raises each case's ``c`` by its candidate's unresolved
+attempts (and lowers the baseline's by its own), and the search of ``to_decide`` starts from the
+same counts. :func:`_old_bounded_evidence` below is ``engine._bounded_evidence`` as it was (each end
+evaluated from its imputed frame), kept as the oracle: the rows and severe slices, and the whole
+verdict of ``evaluate_gate`` (``to_decide`` included), must be equal field for field (floats bit
+for bit) on 24 seeded random gates and 10 hypothesis draws: threshold and paired rules, pass^k and
+pass@k, slices, severe slices, every multiplicity correction, both ``infra_retries``, groups, ties,
+every candidate attempt unresolved.
+
+The flips and their counts now read both sides' per-case counts the gate reduced once
+(``case_summary``, which the preconditions read too) instead of reducing the records again
+(:func:`gatestats.paired.compare`); the oracle computes them as before, and
+:func:`gatestats.paired.pairing.case_table` on those counts must be the table
+:func:`gatestats.paired.build_case_table` builds from the records.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gatestats.estimators import CaseSetError, case_summary
+from gatestats.gate import engine, evaluate_gate
+from gatestats.gate.bounds import bounded_decided_row, bounded_row, bounded_severe, unresolved_counts
+from gatestats.gate.policy import Policy
+from gatestats.gate.registration import Registration
+from gatestats.gate.sequential_rules import SequentialStop
+from gatestats.gate.sides import flips
+from gatestats.gate.summaries import flip_counts
+from gatestats.paired import build_case_table, pairing
+from gatestats.paired.pairing import case_table
+from gatestats.records.columns import system_records
+from gatestats.vocabulary import GATE_CORRECTIONS
+from tests.gate.test_to_decide_counts import _draw
+
+CANDIDATE = engine.CANDIDATE
+NOW = "2026-12-05T00:00:00Z"
+REG = Registration(run_set="rs", policy_digest="d", registered_at=NOW, first_record_at=None, origin="register")
+
+
+def _old_bounded_evidence(
+    policy: Policy, both: pl.DataFrame, stop: SequentialStop | None, labels: Any = None, summary: Any = None
+) -> engine._Evidence:
+    """``engine._bounded_evidence`` before the counts (session 39): every end evaluated from its imputed records.
+
+    ``summary`` is not read: the flips and their counts are computed from the records, as they were.
+    """
+    slices = engine._case_slices(both)
+    frames = engine.CaseFrames(both)
+    found = engine._evidence(policy, both, stop, labels=labels, slices=slices, frames=frames)
+    if unresolved_counts(frames.records, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
+        return replace(found, slices=slices, frames=frames)
+    pess = engine._evidence(policy, both, stop, "pessimistic", labels, slices, frames)
+    opt = engine._evidence(policy, both, stop, "optimistic", labels, slices, frames)
+    combine = bounded_row if stop is None else bounded_decided_row
+    counts = engine._row_counts(policy, frames, found.rows, slices)
+    rows = tuple(combine(o, p, q, n) for o, p, q, n in zip(found.rows, pess.rows, opt.rows, counts, strict=True))
+    severe = tuple(
+        bounded_severe(o, p, q, engine._severe_unresolved(frames.records, slices, o.slice), policy.infra_retries)
+        for o, p, q in zip(found.severe, pess.severe, opt.severe, strict=True)
+    )
+    return replace(found, rows=rows, severe=severe, slices=slices, frames=frames)
+
+
+def _ends(policy: Policy, both: pl.DataFrame, counted: dict[int, Any] | None) -> list[Any]:
+    """The rows and severe slices at both ends (``counted``: from the counts; ``None``: from imputed records)."""
+    slices, frames = engine._case_slices(both), engine.CaseFrames(both)
+    out = []
+    for end in ("pessimistic", "optimistic"):
+        found = engine._evidence(policy, both, None, end, None, slices, frames, counted)
+        out.append((found.rows, found.severe))
+    return out
+
+
+def _compared(seed: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Old and new ends and verdicts of draw ``seed``; what the draw covered."""
+    policy, base, cand = _draw(seed)
+    both = engine._both_sides(policy, base, cand)
+    assert _ends(policy, both, {}) == _ends(policy, both, None), seed
+    new = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+    with monkeypatch.context() as m:
+        m.setattr(engine, "_bounded_evidence", _old_bounded_evidence)
+        old = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+    assert new.to_dict() == old.to_dict(), seed
+    assert new.rules == old.rules, seed  # the floats as floats, not as written
+    bounded = [r for r in new.rules if r.unresolved is not None and r.unresolved.candidate]
+    return {
+        "multiplicity": policy.multiplicity,
+        "infra_retries": policy.infra_retries,
+        "bounded": len(bounded),
+        "between": sum(r.decision == "insufficient_evidence" for r in bounded),
+        "to_decide": sum(r.unresolved.to_decide is not None for r in bounded if r.unresolved is not None),
+        "paired": sum(r.kind == "paired" for r in bounded),
+        "severe": len(new.severe_slices),
+        "flips": len(new.flips_pass_to_fail) + len(new.flips_fail_to_pass),
+    }
+
+
+def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_gates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen = [_compared(seed, monkeypatch) for seed in range(24)]
+    total = {key: sum(s[key] for s in seen) for key in ("bounded", "between", "to_decide", "paired", "severe", "flips")}
+    print(f"24 draws: {total}")
+    assert {s["infra_retries"] for s in seen} == {"bounded", "counted"}
+    assert {s["multiplicity"] for s in seen} == set(GATE_CORRECTIONS)
+    assert total["bounded"] >= 60  # rows with unresolved candidate attempts, computed at both ends
+    assert total["paired"] >= 20
+    assert total["between"] >= 40
+    assert total["to_decide"] >= 10
+    assert total["severe"] >= 4
+    assert total["flips"] >= 20  # the flips (now from the counts the gate reduced once) are compared too
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(min_value=1000, max_value=2**32 - 1))
+def test_the_ends_from_counts_are_the_ends_from_imputed_records_property(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _compared(seed, monkeypatch)
+
+
+def _versioned(seed: int) -> pl.DataFrame:
+    """Records of two systems: cases sometimes at two versions (or another version on one side), groups, infra errors."""
+    rng = np.random.default_rng(seed)
+    n_cases = int(rng.integers(1, 12))
+    groups = [None if rng.random() < 0.5 else f"g{i % 3}" for i in range(n_cases)]
+    grouped = rng.random() < 0.5
+    rows = []
+    for system in ("baseline", "candidate"):
+        for i in range(n_cases):
+            u = rng.random()
+            versions = ["v1", "v2"] if u < 0.05 else ["v2"] if u < 0.1 else [None] if u < 0.3 else ["v1"]
+            for version in versions:
+                for t in range(int(rng.integers(1, 4))):
+                    out = str(rng.choice(["passed", "failed", "passed", "infra_error", "resource_killed"]))
+                    rows.append((system, f"c{i}", version, groups[i] if grouped else None, t, 0, out))
+    return pl.DataFrame(
+        rows,
+        schema=["system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome"],
+        orient="row",
+    )
+
+
+def _old_build_case_table(records: pl.DataFrame, metric: Any, k: int, several: bool) -> pairing.CaseTable:
+    """``build_case_table(records)`` as it was before :func:`~gatestats.paired.pairing.case_table` (session 39)."""
+    lazy = system_records(records.lazy(), "system", pairing._REQUIRED)
+    per_case = case_summary(lazy, allow_several_versions=True)
+    found = tuple(sorted(per_case["system"].unique().to_list()))
+    pairing._check_groups(per_case)
+    if not several:
+        pairing._check_one_version(per_case)
+    return replace(pairing._layout(per_case, found, metric=metric, k=k), known_systems=found)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_case_table_from_the_summary_is_the_table_from_the_records(seed: int) -> None:
+    records = _versioned(seed)
+    summary = case_summary(records, allow_several_versions=True)
+    for metric, k in (("pass_hat_k", 1), ("pass_hat_k", 2), ("pass_at_k", 2)):
+        for several in (False, True):
+            try:
+                old = _old_build_case_table(records, metric, k, several)
+            except CaseSetError as exc:
+                with pytest.raises(type(exc), match=re.escape(str(exc))):
+                    case_table(summary, metric=metric, k=k, allow_several_versions=several)  # type: ignore[arg-type]
+                continue
+            new = case_table(summary, metric=metric, k=k, allow_several_versions=several)  # type: ignore[arg-type]
+            for name in ("systems", "k", "metric", "known_systems"):
+                assert getattr(new, name) == getattr(old, name)
+            for name in ("labels", "id_codes", "groups", "n", "c", "n_infra_errors", "present", "value"):
+                np.testing.assert_array_equal(getattr(new, name), getattr(old, name), strict=True)
+            assert build_case_table(records, metric=metric, k=k, allow_several_versions=several).systems == new.systems  # type: ignore[arg-type]
+    found = flips(records)
+    assert flips(records, summary) == found
+    assert flip_counts(records, found, summary) == flip_counts(records, found)
