@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
+
+from tests.hypothesis_counts import SUITE_PROFILE
 
 # One BLAS thread per test process: pytest-xdist already runs a worker per core, and OpenBLAS threads
 # spinning on a busy machine cost up to 6x the CPU of the work itself (a size-study cell: 15 s vs 2.6 s).
@@ -21,9 +23,9 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 
-# Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded.
-settings.register_profile("gatestats", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("gatestats")
+# Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded. The whole
+# suite's profile; `python3 dev.py test --fast` passes `--hypothesis-profile gatestats-fast` (tests/hypothesis_counts.py).
+settings.load_profile(SUITE_PROFILE)
 
 
 @pytest.fixture
