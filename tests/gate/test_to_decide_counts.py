@@ -196,6 +196,10 @@ def _compared(seed: int) -> tuple[int, int]:
     return searched, numbered
 
 
+# Out of the fast loop (issue 28, item 3: 10 CPU-s, the largest single test there); the whole suite runs its 40 seeds.
+# The fast loop keeps the identity on fresh seeds: the property test below (planted off-by-one in the imputed keys and
+# counting retried keys: each fails it at the inner loop's 10 examples, 3 runs of 3).
+@pytest.mark.slow
 def test_to_decide_from_counts_is_the_search_it_replaced_on_many_random_gates() -> None:
     searched = numbered = 0
     for seed in range(40):
