@@ -23,9 +23,16 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 
-# Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded. The whole
-# suite's profile; `python3 dev.py test --fast` passes `--hypothesis-profile gatestats-fast` (tests/hypothesis_counts.py).
-settings.load_profile(SUITE_PROFILE)
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Load the hypothesis profile pytest was given, else the whole suite's (tests/hypothesis_counts.py).
+
+    Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded.
+    `python3 dev.py test --fast` passes `--hypothesis-profile gatestats-fast`. Loaded here, not when this file is
+    imported: an xdist worker imports it after hypothesis' own plugin has loaded the given profile, and loading the
+    suite's then would undo it.
+    """
+    settings.load_profile(config.getoption("--hypothesis-profile") or SUITE_PROFILE)
 
 
 @pytest.fixture
