@@ -6,7 +6,8 @@ runs first.
 
     python3 dev.py demo   # set up, then run the main job on bundled data: runner, gate, report
     python3 dev.py test   # set up, then lint, type-check and run the whole test suite
-    python3 dev.py test --fast   # the inner loop: lint, then every test but the slow ones (no simulations)
+    python3 dev.py test --fast   # the inner loop: lint, then every test but the slow ones (no simulations),
+                                 # property tests on a quarter of their examples
 
 The virtual environment lives in ``.venv/``; it is (re)installed from
 ``requirements.lock`` (every package pinned with its hash) whenever the lock file
@@ -223,7 +224,8 @@ def test() -> None:
 
     ``--fast``: the inner loop. Lint (no type check), then every test except those marked ``slow``
     (the statistical simulations, marked ``simulation`` and so ``slow`` too, and the long end-to-end
-    tests); CI runs the whole suite.
+    tests), each property test on a quarter of its hypothesis examples (at least 10: the profile
+    ``gatestats-fast``, tests/hypothesis_counts.py); CI runs the whole suite at the full counts.
     """
     args = sys.argv[2:]
     fast = "--fast" in args
@@ -233,7 +235,9 @@ def test() -> None:
     _run(BIN / "ruff", "format", "--check", ".", cwd=ROOT)
     if not fast:
         _run(BIN / "mypy", cwd=ROOT)
-    selection = ["-m", "not slow"] if fast else []
+    # The inner loop runs every property test on a quarter of its hypothesis examples (tests/hypothesis_counts.py);
+    # the whole suite runs the counts written beside each test.
+    selection = ["-m", "not slow", "--hypothesis-profile", "gatestats-fast"] if fast else []
     # Bytecode is cached (``__pycache__/``, git-ignored) even where the shell says not to: the suite starts
     # hundreds of interpreters (CLI children, notebook kernels), each compiling gatestats again without it
     # (0.2 CPU-s of a report child's 2.0), and the pytest workers' assertion rewrites are kept for the next run.

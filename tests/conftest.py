@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
+
+from tests.hypothesis_counts import SUITE_PROFILE
 
 # One BLAS thread per test process: pytest-xdist already runs a worker per core, and OpenBLAS threads
 # spinning on a busy machine cost up to 6x the CPU of the work itself (a size-study cell: 15 s vs 2.6 s).
@@ -21,9 +23,16 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 
-# Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded.
-settings.register_profile("gatestats", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("gatestats")
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Load the hypothesis profile pytest was given, else the whole suite's (tests/hypothesis_counts.py).
+
+    Deadlines are wall-clock and flaky on a loaded 2-core CI machine; example counts stay bounded.
+    `python3 dev.py test --fast` passes `--hypothesis-profile gatestats-fast`. Loaded here, not when this file is
+    imported: an xdist worker imports it after hypothesis' own plugin has loaded the given profile, and loading the
+    suite's then would undo it.
+    """
+    settings.load_profile(config.getoption("--hypothesis-profile") or SUITE_PROFILE)
 
 
 @pytest.fixture

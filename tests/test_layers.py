@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tests.test_architecture import PACKAGES, Import, collect_imports
+from tests.test_architecture import PACKAGES, Import, collect_imports, repository_imports
 
 #: The layers, lowest first.
 LAYERS: tuple[frozenset[str], ...] = (
@@ -75,7 +75,7 @@ def _tree(tmp_path: Path, files: Mapping[str, str]) -> dict[str, Path]:
 
 
 def test_every_import_goes_down_the_layers() -> None:
-    found = collect_imports(PACKAGES)
+    found = repository_imports()
     assert len(found) > 500  # the scan saw the code base
     assert layer_violations(found) == []
 
@@ -90,7 +90,7 @@ def test_every_unit_on_disk_has_a_layer() -> None:
 
 
 def test_the_sequential_statistics_never_import_the_controller_or_the_gate() -> None:
-    found = collect_imports(PACKAGES)
+    found = repository_imports()
     statistics = [i for i in found if unit(i.importer) == "sequential"]
     assert statistics  # the scan saw the sequential statistics
     assert [i.module for i in statistics if i.module.startswith(("gatestats.gate", "gatestats.sequential.run"))] == []

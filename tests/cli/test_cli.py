@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gatestats.cli import app
-from tests.conftest import make_record
+from tests.conftest import DATA, make_record
 
 runner = CliRunner()
 
@@ -20,9 +20,11 @@ def _invoke(*args: str | Path) -> Any:
     return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
-@pytest.fixture
-def tau_records(tau_raw: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "tau.jsonl"
+@pytest.fixture(scope="module")
+def tau_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """τ-bench's result file imported once per module (≈ 0.25 CPU-s an import); no test writes to it."""
+    tau_raw = DATA / "tau_bench" / "raw" / "gpt-4o-airline.json"
+    out = tmp_path_factory.mktemp("tau") / "tau.jsonl"
     result = _invoke("import", "tau-bench", tau_raw, "--system", "gpt-4o", "-o", out)
     assert result.exit_code == 0, result.stderr
     assert "wrote 200 records (1 system(s), 50 case(s))" in result.stderr

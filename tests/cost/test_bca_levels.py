@@ -20,6 +20,7 @@ from scipy import special
 
 from gatestats.cost import _bootstrap
 from gatestats.cost._bootstrap import RatioBootstrap
+from tests.hypothesis_counts import examples
 
 
 def _scipy_bounds(boot: RatioBootstrap, level: float, kind: Any) -> tuple[float, float] | None:
@@ -81,7 +82,7 @@ def test_accelerations_around_the_branch_of_a_zero_denominator_give_scipys_bound
         assert boot.bounds(0.95, "bca") == _scipy_bounds(boot, 0.95, "bca")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     n=st.sampled_from([99, 199, 999, 1999, 2000]),
     acceleration=st.one_of(st.just(0.0), st.floats(-0.6, 0.6, allow_nan=False)),

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gatestats.cost import attribute_overlaps, cost_per_accepted, merge_intervals
 from tests.cost.conftest import frame, many_cases
+from tests.hypothesis_counts import examples
 
 FINAL = ("passed", "failed", "resource_killed", "infra_error")
 EARLIER = ("failed", "infra_error")
@@ -46,7 +47,7 @@ def _cpa(rows: list[dict[str, Any]], **kwargs: Any) -> Any:
     return cost_per_accepted(frame(rows), n_resamples=100, **kwargs).groups[0]
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(rows=trial_records(), extra=costs, data=st.data())
 def test_adding_a_failed_attempt_never_lowers_the_cost_per_accepted_outcome(
     rows: list[dict[str, Any]], extra: float, data: st.DataObject
@@ -67,7 +68,7 @@ def test_adding_a_failed_attempt_never_lowers_the_cost_per_accepted_outcome(
         assert after.accepted == 0
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(seed=st.integers(0, 2**16), scale=st.floats(min_value=0.01, max_value=100.0))
 def test_scaling_every_cost_and_rate_scales_estimate_and_interval(seed: int, scale: float) -> None:
     rows = many_cases(36, seed=seed)
@@ -89,7 +90,7 @@ def test_scaling_every_cost_and_rate_scales_estimate_and_interval(seed: int, sca
     assert big.human_hours == pytest.approx(base.human_hours, rel=1e-12)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(rows=trial_records())
 def test_estimate_is_the_ratio_of_sums(rows: list[dict[str, Any]]) -> None:
     g = _cpa(rows)
@@ -118,7 +119,7 @@ def test_ratio_of_sums_is_not_the_mean_of_per_case_ratios() -> None:
     assert g.estimate != (1.0 / 1 + 9.0 / 3) / 2
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(seed=st.integers(0, 2**16), order=st.randoms(use_true_random=False))
 def test_row_order_does_not_change_the_result(seed: int, order: random.Random) -> None:
     rows = many_cases(32, seed=seed, trials=2, group_size=None)
@@ -138,7 +139,7 @@ def test_row_order_does_not_change_the_result(seed: int, order: random.Random) -
     assert cost_per_accepted(frame(rows), **kwargs).to_dict() == cost_per_accepted(frame(shuffled), **kwargs).to_dict()
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(rows=trial_records(min_cases=1, max_cases=8), by_slice=st.booleans())
 def test_dataframe_and_lazyframe_give_identical_results(rows: list[dict[str, Any]], by_slice: bool) -> None:
     for i, row in enumerate(rows):
@@ -156,7 +157,7 @@ intervals = st.lists(
 )
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(items=intervals, order=st.randoms(use_true_random=False))
 def test_attributed_shares_sum_to_each_reviewers_merged_time(
     items: list[tuple[int, int, str | None]], order: random.Random

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from gatestats.cost import cost_per_accepted, per_accepted
 from gatestats.cost._frames import prepare
+from tests.hypothesis_counts import examples
 
 OUTCOMES = ("passed", "failed", "infra_error")
 
@@ -48,7 +49,7 @@ def records(draw: st.DrawFn) -> pl.DataFrame:
     return pl.DataFrame(rows, schema_overrides={"cost_usd": pl.Float64, "review_started_at": pl.String})
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(frame=records(), cap=st.none() | st.floats(0.5, 20.0))
 def test_units_only_when_read_gives_the_same_analysis(frame: pl.DataFrame, cap: float | None) -> None:
     kwargs: dict[str, Any] = {"n_resamples": 100, "max_cost_per_attempt_usd": cap, "review_rate_usd_per_hour": 30.0}
@@ -59,7 +60,7 @@ def test_units_only_when_read_gives_the_same_analysis(frame: pl.DataFrame, cap: 
     assert got == reference
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(frame=records())
 def test_shown_ids_are_the_five_smallest_as_before(frame: pl.DataFrame) -> None:
     prepared, by = prepare(frame, by=("system",), review_rate=30.0, machine_rate=None)

@@ -30,6 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gatestats.estimators import CaseSetError, analyze
+from tests.hypothesis_counts import examples
 
 AsFrame = Callable[[pl.DataFrame], pl.DataFrame | pl.LazyFrame]
 FRAME_KINDS: dict[str, AsFrame] = {
@@ -592,7 +593,7 @@ def oracle_means(frame: pl.DataFrame, k: int) -> dict[tuple[str, str], Fraction 
     return out
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(frame=record_frames())
 def test_estimate_is_exactly_numerator_over_denominator_and_matches_oracle(
     frame: pl.DataFrame,
@@ -620,7 +621,7 @@ def test_estimate_is_exactly_numerator_over_denominator_and_matches_oracle(
                 assert estimate.estimate == float(want)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(frame=record_frames(), data=st.data())
 def test_analyze_is_invariant_to_row_order(frame: pl.DataFrame, data: st.DataObject) -> None:
     order = data.draw(st.permutations(range(frame.height)))

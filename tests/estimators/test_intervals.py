@@ -39,6 +39,7 @@ from gatestats.estimators.intervals import (
     clustered_standard_error,
     wilson_interval,
 )
+from tests.hypothesis_counts import examples
 
 # Φ⁻¹(0.975) from the standard library, independent of the scipy call in the package.
 Z_975 = NormalDist().inv_cdf(0.975)
@@ -414,7 +415,7 @@ def samples(draw: st.DrawFn) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.in
     return values, groups
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     sample=samples(),
     method=st.sampled_from(["auto", "wilson", "clt", "bootstrap"]),

@@ -41,6 +41,7 @@ from gatestats.estimators import (
     per_case_values,
 )
 from gatestats.vocabulary import Metric
+from tests.hypothesis_counts import examples
 
 AsFrame = Callable[[pl.DataFrame], pl.DataFrame | pl.LazyFrame]
 FRAME_KINDS: dict[str, AsFrame] = {
@@ -180,7 +181,7 @@ def test_invalid_arguments_raise_with_exact_message(
 # --- hypothesis properties ----------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(n_c_k(max_n=60))
 def test_pass_at_k_is_non_decreasing_in_k(args: tuple[int, int, int]) -> None:
     n, c, _ = args
@@ -190,7 +191,7 @@ def test_pass_at_k_is_non_decreasing_in_k(args: tuple[int, int, int]) -> None:
     assert all(a <= b + 1e-12 for a, b in pairwise(floats))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(n_c_k(max_n=60))
 def test_pass_hat_k_is_non_increasing_in_k(args: tuple[int, int, int]) -> None:
     n, c, _ = args
@@ -200,7 +201,7 @@ def test_pass_hat_k_is_non_increasing_in_k(args: tuple[int, int, int]) -> None:
     assert all(a + 1e-12 >= b for a, b in pairwise(floats))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(n_c_k())
 def test_pass_at_1_equals_pass_hat_1_equals_c_over_n(args: tuple[int, int, int]) -> None:
     n, c, _ = args
@@ -209,7 +210,7 @@ def test_pass_at_1_equals_pass_hat_1_equals_c_over_n(args: tuple[int, int, int])
     assert pass_hat_k(n, c, 1) == pytest.approx(c / n, abs=1e-12)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(n_c_k())
 def test_float_estimators_agree_with_exact_fractions_within_1e_12(
     args: tuple[int, int, int],
@@ -221,7 +222,7 @@ def test_float_estimators_agree_with_exact_fractions_within_1e_12(
     assert pass_hat_k_exact(n, c, k) == yao_oracle(n, c, k)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(n_c_k())
 def test_pass_at_k_is_at_least_pass_hat_k(args: tuple[int, int, int]) -> None:
     n, c, k = args
@@ -229,7 +230,7 @@ def test_pass_at_k_is_at_least_pass_hat_k(args: tuple[int, int, int]) -> None:
     assert pass_at_k(n, c, k) + 1e-12 >= pass_hat_k(n, c, k)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(n_c_k())
 def test_no_success_gives_zero_and_all_successes_give_one(args: tuple[int, int, int]) -> None:
     n, _, k = args
@@ -277,7 +278,7 @@ def case_counts(draw: st.DrawFn) -> list[tuple[int, int]]:
     return [(n, draw(st.integers(min_value=0, max_value=n))) for n in cases]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(cases=case_counts(), k=st.integers(min_value=1, max_value=4), data=st.data())
 def test_per_case_values_are_invariant_to_row_order(cases: list[tuple[int, int]], k: int, data: st.DataObject) -> None:
     summary = pl.DataFrame(
@@ -309,7 +310,7 @@ def test_exact_case_sum_of_four_cases_with_4_trials_at_k2(as_frame: AsFrame, met
     assert exact_case_sum(as_frame(summary), k=2, metric=metric) == expected  # type: ignore[arg-type]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(cases=case_counts(), k=st.integers(min_value=1, max_value=4))
 def test_exact_case_sum_equals_fraction_sum_of_per_case_oracle(cases: list[tuple[int, int]], k: int) -> None:
     defined = [(n, c) for n, c in cases if n >= k]
@@ -346,7 +347,7 @@ def test_case_pairs_refuses_arrays_of_different_lengths() -> None:
         case_pairs([4, 4, 1], [4, 2])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     cases=st.lists(st.integers(0, 12).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))), max_size=40),
     k=st.integers(1, 12),

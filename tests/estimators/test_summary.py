@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from gatestats.errors import GatestatsError
 from gatestats.estimators import CaseSetError, case_summary
+from tests.hypothesis_counts import examples
 
 AsFrame = Callable[[pl.DataFrame], pl.DataFrame | pl.LazyFrame]
 FRAME_KINDS: dict[str, AsFrame] = {
@@ -260,7 +261,7 @@ def oracle_summary(frame: pl.DataFrame) -> dict[tuple[str, str], tuple[int, int,
     return {key: (a, b, c, d, e) for key, (a, b, c, d, e) in out.items()}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(frame=record_frames(), data=st.data())
 def test_case_summary_matches_plain_python_reduction_and_ignores_row_order(
     frame: pl.DataFrame, data: st.DataObject

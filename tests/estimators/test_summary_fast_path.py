@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from gatestats.estimators import ANALYSIS_COLUMNS, CaseSetError, case_summary
 from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import final_attempts, is_valid_outcome
+from tests.hypothesis_counts import examples
 
 #: The columns the analysis reads, with the contract's types.
 SCHEMA = {name: POLARS_SCHEMA[name] for name in ANALYSIS_COLUMNS}
@@ -65,7 +66,7 @@ def _records(draw: st.DrawFn) -> pl.DataFrame:
     return frame.sample(fraction=1.0, shuffle=True, seed=draw(st.integers(0, 2**16)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(frame=_records())
 def test_summary_equals_resolving_every_trial_first(frame: pl.DataFrame) -> None:
     assert case_summary(frame).equals(_by_definition(frame))

@@ -27,6 +27,7 @@ from gatestats.io import files as _files
 from gatestats.io.files import rename_directory_once, write_new_files
 from gatestats.io.text import visible
 from tests.gate.factory import write_run_set
+from tests.hypothesis_counts import examples
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -225,7 +226,7 @@ def test_hostile_text_in_every_field_gives_parsable_junit_and_inert_markdown(h: 
     _check_outputs(h)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.text(st.characters(codec=None, exclude_categories=()), max_size=40))
 @example("\x00<script>`|\n#")
 def test_any_text_in_every_field_gives_parsable_junit_and_inert_markdown(h: str) -> None:

@@ -38,6 +38,7 @@ from gatestats.paired import compare
 from gatestats.paired.search import fewest
 from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import GATE_CORRECTIONS, metric_spec
+from tests.hypothesis_counts import examples
 
 CANDIDATE, BASELINE = engine.CANDIDATE, engine.BASELINE
 
@@ -195,6 +196,10 @@ def _compared(seed: int) -> tuple[int, int]:
     return searched, numbered
 
 
+# Out of the fast loop (issue 28, item 3: 10 CPU-s, the largest single test there); the whole suite runs its 40 seeds.
+# The fast loop keeps the identity on fresh seeds: the property test below (planted off-by-one in the imputed keys and
+# counting retried keys: each fails it at the inner loop's 10 examples, 3 runs of 3).
+@pytest.mark.slow
 def test_to_decide_from_counts_is_the_search_it_replaced_on_many_random_gates() -> None:
     searched = numbered = 0
     for seed in range(40):
@@ -205,7 +210,7 @@ def test_to_decide_from_counts_is_the_search_it_replaced_on_many_random_gates() 
     assert numbered >= 10  # and it often finds a number
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=1000, max_value=2**32 - 1))
 def test_to_decide_from_counts_is_the_search_it_replaced_property(seed: int) -> None:
     _compared(seed)

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from gatestats.paired import newcombe_interval, tango_interval, tango_statistic
+from tests.hypothesis_counts import examples
 
 
 def _restricted_mle(b: int, c: int, n: int, delta: float) -> float:
@@ -115,7 +116,7 @@ def test_tango_bentur_example_matches_independent_inversion() -> None:
     assert (low, high) == pytest.approx(ref, abs=1e-7)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     st.integers(5, 60)
     .flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n)))

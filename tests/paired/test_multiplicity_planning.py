@@ -36,6 +36,7 @@ from gatestats.paired import (
     power_curve,
 )
 from gatestats.paired.planning import _PowerAt, connor_cases
+from tests.hypothesis_counts import examples
 from tests.paired.conftest import SCHEMA, AsFrame, trial_records
 
 P = [0.01, 0.02, 0.03, 0.04, 0.05]
@@ -64,7 +65,7 @@ def multipletests(p: list[float], *, method: str) -> tuple[object, np.ndarray]:
         return _multipletests(p, method=method)  # type: ignore[no-any-return]
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
 def test_adjusted_pvalues_match_statsmodels_and_are_not_below_raw(p: list[float]) -> None:
     for ours, theirs in (

@@ -17,6 +17,7 @@ from gatestats.paired import (
     pair_cases,
 )
 from gatestats.paired.trials import case_difference_interval, permutation_test
+from tests.hypothesis_counts import examples
 from tests.paired.conftest import SCHEMA, AsFrame, table_records, trial_records
 
 
@@ -87,7 +88,7 @@ def test_unknown_system_and_no_shared_case_are_errors(as_frame: AsFrame) -> None
         compare(as_frame(records), baseline="A", candidate="A")
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(
     st.lists(
         st.tuples(

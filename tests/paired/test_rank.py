@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gatestats.paired import NoPairedCasesError, UnknownSystemError
 from gatestats.paired.rank import RANK_FRAME_SCHEMA, Ranking, rank_systems
+from tests.hypothesis_counts import examples
 from tests.paired.conftest import SCHEMA
 
 
@@ -137,7 +138,7 @@ def test_refusals() -> None:
         rank_systems(apart)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     st.integers(2, 6),
     st.lists(st.floats(0.05, 0.95), min_size=6, max_size=6),

@@ -20,6 +20,7 @@ from gatestats.paired.simultaneous import (
     pvalue_decision,
     simultaneous_intervals,
 )
+from tests.hypothesis_counts import examples
 from tests.paired.conftest import SCHEMA
 from tests.simulations import load_simulation
 
@@ -81,7 +82,7 @@ def test_holm_all_rejected_gives_the_informative_bonferroni_bound_cut_at_zero() 
         assert s.ci_high == bonf.ci_high
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=1, max_size=6))
 def test_holm_decisions_are_holm_on_the_dual_score_tests(counts: list[tuple[int, int]]) -> None:
     """Tango's interval is dual to the score test; at 0 it is McNemar's (c - b)/sqrt(b + c) (Tango 1998)."""

@@ -27,6 +27,7 @@ from gatestats_runner.contract import MAX_LINE_BYTES
 from gatestats_runner.digests import canonical_json
 from gatestats_runner.runsets import encode_record, record_checksum
 from tests.conftest import make_record
+from tests.hypothesis_counts import examples
 
 
 @pytest.fixture(autouse=True)
@@ -323,7 +324,7 @@ def _mutations(line: bytes) -> st.SearchStrategy[bytes]:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_differential_the_proof_never_accepts_what_the_line_pass_refuses(
     data: st.DataObject, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -357,7 +358,7 @@ def test_a_float_msgspec_writes_otherwise_than_python_is_left_to_the_line_pass(v
     assert proves_block(_float_line(value)) is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=st.floats(min_value=0, allow_nan=False, allow_infinity=False))
 def test_the_float_guard_misses_no_float_msgspec_writes_otherwise(value: float) -> None:
     """Any float: either msgspec and Python write it alike, or the proof leaves its line to the line pass."""

@@ -24,6 +24,7 @@ from gatestats.records.contract import POLARS_SCHEMA, RECORD_KEY
 from gatestats.records.lines import KEY_HASH, check_jsonl
 from gatestats_runner.runsets import encode_record
 from tests.conftest import make_record
+from tests.hypothesis_counts import examples
 
 _VALUES = tuple(name for name in POLARS_SCHEMA if name in VALUE_FIELDS)
 
@@ -121,7 +122,7 @@ def test_a_repeated_key_is_named_as_before(tmp_path: Path) -> None:
 _FLOATS = st.floats(min_value=0, max_value=1e15, allow_nan=False, allow_infinity=False) | st.integers(0, 2**40)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     values=st.lists(
         st.tuples(_FLOATS, st.none() | st.booleans(), st.none() | st.text(min_size=1, max_size=8)),

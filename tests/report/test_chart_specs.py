@@ -27,6 +27,7 @@ from gatestats.report._release_charts import (
     slice_chart,
 )
 from gatestats.report.quarto.charts import VEGA_LITE_VERSION
+from tests.hypothesis_counts import examples
 from tests.report import altair_charts
 
 SIDES = ("baseline", "candidate")
@@ -97,7 +98,7 @@ def cost_tables(draw: st.DrawFn) -> pl.DataFrame:
     return pl.DataFrame(rows, schema_overrides=_INTERVAL)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(curves_tables(), st.sampled_from([0.9, 0.95, 0.99]))
 def test_curve_specs_are_what_altair_wrote(curves: pl.DataFrame, level: float) -> None:
     for metric in ("pass_hat_k", "pass_at_k"):
@@ -105,14 +106,14 @@ def test_curve_specs_are_what_altair_wrote(curves: pl.DataFrame, level: float) -
         assert _json(curve_chart(curves, metric, confidence_level=level)) == expected
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(slices_tables())
 def test_slice_specs_are_what_altair_wrote(slices: pl.DataFrame) -> None:
     expected = _altair_json(altair_charts.slice_chart(slices, confidence_level=0.95))
     assert _json(slice_chart(slices, confidence_level=0.95)) == expected
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(cost_tables())
 def test_cost_specs_are_what_altair_wrote(cost: pl.DataFrame) -> None:
     expected = _altair_json(altair_charts.cost_chart(cost, confidence_level=0.95))

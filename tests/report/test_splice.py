@@ -25,6 +25,7 @@ from gatestats.report.quarto._html import _FETCHING_TAGS, find_network_reference
 from gatestats.report.quarto.render import _refuse_network
 from gatestats.report.quarto.splicing import ELEMENTS, VOID, HeldOut, hold_out, inert_problem, splice
 from gatestats.report.release import build_release_report
+from tests.hypothesis_counts import examples
 from tests.report.test_release import make_verdict
 
 #: Around the fragment: what nbconvert's template writes around an HTML output (after its pass).
@@ -149,14 +150,14 @@ def _identity_holds(fragment: str) -> None:
     assert find_network_references(page) == find_network_references(BEFORE + placeholder + AFTER)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(inert_tree())
 def test_an_inert_fragment_survives_nbconvert_s_pass_unchanged(fragment: str) -> None:
     assert inert_problem(fragment) is None, fragment
     _identity_holds(fragment)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(WILD)
 def test_whatever_the_subset_accepts_survives_nbconvert_s_pass(fragment: str) -> None:
     """From a wider alphabet: accepted ⇒ unchanged (the rejections are the other test's business)."""

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gatestats.sequential.confseq import confidence_sequence, log_eprocess, lower_bound
+from tests.hypothesis_counts import examples
 
 X = np.array([0.9, 0.1, 0.7, 1.0, 0.4, 0.6, 0.8, 0.3, 1.0, 0.5] * 5)
 AT = [9, 24, 49]  # after 10, 25 and 50 observations
@@ -112,7 +113,7 @@ def test_time_uniform_coverage_over_500_observations(method: str, mean: float) -
     assert missed.mean() <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / 2000)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.floats(0, 1), min_size=1, max_size=40), st.sampled_from(["hoeffding", "empirical_bernstein", "betting"])
 )

@@ -24,6 +24,7 @@ from gatestats.sequential import (
 )
 from gatestats.sequential.confseq import log_eprocess, lower_bound
 from gatestats.sequential.eprocess import bernoulli_log_mixture
+from tests.hypothesis_counts import examples
 
 T_OPT, ALPHA = 500.0, 0.05
 
@@ -394,7 +395,7 @@ def test_layer_comparison_with_one_trial_per_case_is_newcombes_hybrid_score(
     json.dumps(c.to_dict(), allow_nan=False)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(k1=st.integers(0, 30), n1=st.integers(1, 30), k2=st.integers(0, 30), n2=st.integers(1, 30))
 def test_swapping_the_layers_negates_the_interval(k1: int, n1: int, k2: int, n2: int) -> None:
     k1, k2 = min(k1, n1), min(k2, n2)
@@ -490,7 +491,7 @@ def test_layer_comparison_refuses_bad_input(
 _EVENTS = st.lists(st.integers(0, 1), min_size=0, max_size=60)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     first=_EVENTS, more=_EVENTS, level=st.sampled_from([0.05, 0.3, 0.7]), direction=st.sampled_from(["above", "below"])
 )
@@ -506,7 +507,7 @@ def test_more_observations_never_unfire_a_rate_trigger(
     np.testing.assert_allclose(b.log_evalue[: len(first)], a.log_evalue)  # type: ignore[index]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     first=st.lists(st.floats(0, 10), max_size=40),
     more=st.lists(st.floats(0, 10), max_size=40),
