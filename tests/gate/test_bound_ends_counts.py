@@ -45,6 +45,7 @@ from gatestats.paired.pairing import case_table
 from gatestats.records.columns import system_records
 from gatestats.vocabulary import GATE_CORRECTIONS
 from tests.gate.test_to_decide_counts import _draw
+from tests.hypothesis_counts import examples
 
 CANDIDATE = engine.CANDIDATE
 NOW = "2026-12-05T00:00:00Z"
@@ -126,7 +127,9 @@ def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_g
 
 
 @settings(
-    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+    max_examples=examples(10),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(seed=st.integers(min_value=1000, max_value=2**32 - 1))
 def test_the_ends_from_counts_are_the_ends_from_imputed_records_property(

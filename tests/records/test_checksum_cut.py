@@ -25,6 +25,7 @@ from gatestats_runner.contract import MAX_LINE_BYTES
 from gatestats_runner.digests import canonical_json
 from gatestats_runner.runsets import record_checksum
 from tests.conftest import make_record
+from tests.hypothesis_counts import examples
 
 
 def _by_encoding(records: list[Any], encoder: msgspec.json.Encoder) -> bool:
@@ -96,7 +97,7 @@ def _both(lines: list[bytes]) -> tuple[bool, bool] | None:
     return _by_encoding(decoder.decode_lines(block), encoder), _checksums_ok(decoder.decode_lines(block), block)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     rows=st.lists(st.tuples(_IDS, st.none() | _IDS.filter(bool), st.sampled_from(_HOW)), min_size=1, max_size=6),
     swap=st.booleans(),
