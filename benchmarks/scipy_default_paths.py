@@ -1,7 +1,7 @@
 """Which scipy functions the default paths of ``compare``, ``rank`` and ``calibrate`` call, and whether
 exact formulas could replace them without moving a bit (issue 28, item 2; session 39).
 
-    .venv/bin/python benchmarks/scipy_default_paths.py [--trace] [--agreement] [--demo]
+    .venv/bin/python benchmarks/scipy_default_paths.py [--trace] [--agreement]
 
 ``--trace`` runs each command on the inputs ``benchmarks/bench_startup.py`` uses, in a fresh
 interpreter, with a profile hook that records every call made from gatestats code into scipy
@@ -15,10 +15,12 @@ those functions with exact values, rounded once to the nearest double:
   exactly in rationals;
 - ``norm.sf(x)`` (the kappa p-value) against ``0.5 * math.erfc(x / sqrt(2))`` (the C library's erfc).
 
-It prints how many values are bit-identical and the largest relative difference. ``--demo`` runs
-each command with ``--json`` twice, as it is and with the binomial of ``gatestats.paired.mcnemar``
-replaced by the exact values (patched in the child process only), and prints every JSON field that
-differs. Nothing here is imported by gatestats.
+It prints how many values are bit-identical and the largest relative difference. Nothing here is
+imported by gatestats.
+
+Session 39's ``--demo`` (each command's JSON as it was against the same with an exact binomial patched
+in) is gone: since session 40 the commands compute the exact binomial themselves, so both runs were the
+same. The JSON fields that moved are listed in docs/paired.md and benchmarks/RESULTS.md (session 40).
 """
 
 from __future__ import annotations
@@ -61,70 +63,6 @@ sys.setprofile(None)
 import json
 print(json.dumps(dict(sorted(calls.items()))), file=sys.stderr)
 """
-
-
-#: The child of ``--demo``: the command, with mcnemar's binomial at p = 0.5 exact and rounded once.
-_EXACT_BINOMIAL = r"""
-import math, sys
-from fractions import Fraction
-import numpy as np
-import gatestats.paired.mcnemar as mcnemar
-
-def _cdf(k, m):
-    k, m = int(k), int(m)
-    return float(Fraction(sum(math.comb(m, i) for i in range(min(k, m) + 1)), 1 << m)) if k >= 0 else 0.0
-
-def _pmf(k, m):
-    k, m = int(k), int(m)
-    return float(Fraction(math.comb(m, k), 1 << m)) if 0 <= k <= m else 0.0
-
-class Binomial:
-    def cdf(self, k, m, p):
-        assert p == 0.5
-        return np.vectorize(_cdf, otypes=[float])(k, m)
-    def pmf(self, k, m, p):
-        assert p == 0.5
-        return np.vectorize(_pmf, otypes=[float])(k, m)
-
-class Stats:
-    binom = Binomial()
-    def __getattr__(self, name):
-        from scipy import stats
-        return getattr(stats, name)
-
-mcnemar.stats = Stats()
-sys.argv = ["gatestats", *sys.argv[1:]]
-from gatestats.cli import main
-main()
-"""
-_AS_IS = "import sys; sys.argv = ['gatestats', *sys.argv[1:]]; from gatestats.cli import main; main()"
-
-
-def _differences(old: object, new: object, path: str = "") -> list[str]:
-    if isinstance(old, dict) and isinstance(new, dict):
-        return [d for key in old for d in _differences(old[key], new.get(key), f"{path}.{key}")]
-    if isinstance(old, list) and isinstance(new, list):
-        return [d for i, (a, b) in enumerate(zip(old, new, strict=True)) for d in _differences(a, b, f"{path}[{i}]")]
-    return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
-
-
-def demo() -> None:
-    """Print the JSON fields of each command that an exact binomial would change (the bench inputs)."""
-    from bench_startup import _READING
-
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'runner'}"}
-    for name in ("compare", "rank", "calibrate"):
-        runs = [
-            subprocess.run(
-                [sys.executable, "-c", code, *_READING[name], "--json"],
-                capture_output=True, text=True, env=env, check=True, cwd=ROOT,
-            ).stdout
-            for code in (_AS_IS, _EXACT_BINOMIAL)
-        ]  # fmt: skip
-        changed = _differences(json.loads(runs[0]), json.loads(runs[1]))
-        print(f"## {name}: {len(changed)} JSON field(s) change with an exact binomial")
-        for line in changed:
-            print(f"- {line}")
 
 
 def trace() -> None:
@@ -223,15 +161,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", action="store_true")
     parser.add_argument("--agreement", action="store_true")
-    parser.add_argument("--demo", action="store_true")
     args = parser.parse_args()
-    every = not (args.trace or args.agreement or args.demo)
+    every = not (args.trace or args.agreement)
     if args.trace or every:
         trace()
     if args.agreement or every:
         agreement()
-    if args.demo or every:
-        demo()
 
 
 if __name__ == "__main__":
