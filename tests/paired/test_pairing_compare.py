@@ -16,6 +16,7 @@ from gatestats.paired import (
     compare,
     pair_cases,
 )
+from gatestats.paired.pairing import case_label
 from gatestats.paired.trials import case_difference_interval, permutation_test
 from tests.hypothesis_counts import examples
 from tests.paired.conftest import SCHEMA, AsFrame, table_records, trial_records
@@ -57,6 +58,18 @@ def test_version_mismatch_is_an_error_unless_restricted(as_frame: AsFrame) -> No
     result = compare(as_frame(records), baseline="A", candidate="B", shared_versions_only=True)
     assert result.excluded_versions == ("case-0@v1", "case-0@v2")
     assert result.to_dict()["excluded_versions"] == ["case-0@v1", "case-0@v2"]
+
+
+def test_case_label_is_the_label_a_case_table_gives() -> None:
+    # The gate maps unresolved attempts to a table's columns by case_label; the table writes its labels as a
+    # polars expression: the two must agree, with and without versions (and a version that looks like an id).
+    records = _with_versions(
+        trial_records({"A": [[1], [0], [1]], "B": [[1], [1], [0]]}),
+        {("A", "case-0"): "v1", ("B", "case-0"): "v1", ("A", "case-1"): "@x", ("B", "case-1"): "@x"},
+    )
+    table = build_case_table(records, systems=("A", "B"))
+    keys = records.select("case_id", "case_version").unique().sort("case_id").iter_rows()
+    assert table.labels.tolist() == [case_label(*key) for key in keys] == ["case-0@v1", "case-1@@x", "case-2"]
 
 
 def test_one_system_with_two_versions_of_a_case_needs_restriction() -> None:

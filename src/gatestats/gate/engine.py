@@ -92,6 +92,7 @@ from gatestats.gate.summaries import (
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired import PairedCases, pair_cases
+from gatestats.paired.pairing import case_label
 from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import (
@@ -327,12 +328,6 @@ def _paired_cases(rule: Rule, frame: pl.DataFrame) -> PairedCases:
     return pair_cases(frame, baseline=BASELINE, candidate=CANDIDATE, metric=paired_metric(rule), k=rule.k)
 
 
-def _label(key: tuple[object, ...]) -> str:
-    """A (case_id, case_version) as a paired table labels its case (gatestats.paired.pairing): the id, or id@version."""
-    case_id, version = key
-    return str(case_id) if version is None else f"{case_id}@{version}"
-
-
 def _per_case(place: dict[object, int], cases: Sequence[object], size: int) -> npt.NDArray[np.int64]:
     """How many of ``cases`` (one per unresolved attempt) fall on each of ``size`` cases (``place``: their index)."""
     counts = np.zeros(size, dtype=np.int64)
@@ -391,7 +386,7 @@ class _EndCounts:
         )  # the same filter as the candidate's, on the baseline's side
         c = table.c.copy()
         for side, keys, sign in ((CANDIDATE, cases, 1), (BASELINE, base, -1)):
-            labels = [_label(key) for key in keys]
+            labels = [case_label(*key) for key in keys]
             c[table.systems.index(side)] += sign * _per_case(self.table_place, labels, c.shape[1])
         return c
 
@@ -764,7 +759,7 @@ class _ImputedPasses:
             if isinstance(self._paired, PairedCases):
                 self._row = self._paired.table.systems.index(CANDIDATE)
                 place = counts.table_place
-                keys = [_label(key) for key in cases]
+                keys = [case_label(*key) for key in cases]
         #: The place of each key's case among the counts (every key's case has counts at the pessimistic end).
         self._column = np.array([place[key] for key in keys] if place else [], dtype=np.int64)
 

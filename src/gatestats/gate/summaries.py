@@ -17,6 +17,7 @@ from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureCl
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
 from gatestats.golden.trends import failure_class_trends
+from gatestats.paired.pairing import case_label
 from gatestats.vocabulary import FAILING_OUTCOMES, NO_SLICE, TRIAL_KEY, UNCLASSIFIED, Status, final_attempts
 
 __all__ = [
@@ -325,7 +326,7 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
     )
     cases: dict[str, list[str]] = {}
     for cid, fc, version in by_class.sort("case_id").select("case_id", "failure_class", "case_version").iter_rows():
-        cases.setdefault(str(fc or UNCLASSIFIED), []).append(str(cid) if version is None else f"{cid}@{version}")
+        cases.setdefault(str(fc or UNCLASSIFIED), []).append(case_label(cid, version))
     return tuple(
         FailureClassCount(
             failure_class=row.failure_class,

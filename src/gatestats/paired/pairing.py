@@ -38,6 +38,7 @@ __all__ = [
     "PairedCases",
     "UnknownSystemError",
     "build_case_table",
+    "case_label",
     "case_table",
     "pair_cases",
     "pair_table",
@@ -112,6 +113,31 @@ class CaseTable:
             more = f" and {len(known) - _SHOWN} more" if len(known) > _SHOWN else ""
             msg = f"{role}: no records for system {system!r} (got systems {shown}{more})"
             raise UnknownSystemError(msg) from None
+
+
+def case_label(case_id: object, case_version: object) -> str:
+    """The label a :class:`CaseTable` gives a case: its id, or ``id@version`` when it has a version.
+
+    :func:`_layout` writes the same labels as a polars expression (``tests/paired`` checks the two agree).
+
+    Parameters
+    ----------
+    case_id
+        The case's id.
+    case_version
+        Its version (None: none).
+
+    Returns
+    -------
+    str
+        The label.
+
+    Examples
+    --------
+    >>> case_label("c-1", None), case_label("c-1", "v2")
+    ('c-1', 'c-1@v2')
+    """
+    return str(case_id) if case_version is None else f"{case_id}@{case_version}"
 
 
 def build_case_table(
@@ -279,7 +305,7 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
         .with_row_index("__key")
     )
     keys = keys.with_columns(
-        pl.when(pl.col("case_version").is_null())
+        pl.when(pl.col("case_version").is_null())  # case_label's rule, as an expression
         .then(pl.col("case_id"))
         .otherwise(pl.col("case_id") + pl.lit("@") + pl.col("case_version"))
         .alias("__label"),
