@@ -60,6 +60,20 @@ def test_version_mismatch_is_an_error_unless_restricted(as_frame: AsFrame) -> No
     assert result.to_dict()["excluded_versions"] == ["case-0@v1", "case-0@v2"]
 
 
+def test_compare_keyword_defaults_are_the_options_defaults() -> None:
+    # The gate's flips compare a table it already holds with ComparisonOptions() (gate/sides.py) where compare()
+    # would build options from its own keyword defaults: the two sets of defaults must be one.
+    import dataclasses
+    import inspect
+
+    from gatestats.paired import ComparisonOptions
+
+    defaults = {name: p.default for name, p in inspect.signature(compare).parameters.items()}
+    fields = dataclasses.fields(ComparisonOptions)
+    assert fields
+    assert {f.name: defaults[f.name] for f in fields} == {f.name: f.default for f in fields}
+
+
 def test_case_label_is_the_label_a_case_table_gives() -> None:
     # The gate maps unresolved attempts to a table's columns by case_label; the table writes its labels as a
     # polars expression: the two must agree, with and without versions (and a version that looks like an id).

@@ -30,18 +30,9 @@ __all__ = ["BASELINE", "CANDIDATE", "case_sets", "flips", "infra_sides", "side_p
 BASELINE, CANDIDATE = "baseline", "candidate"
 
 
-#: :func:`gatestats.paired.compare`'s default options (those :func:`flips` compares with).
-_FLIP_OPTIONS = ComparisonOptions(
-    margin=None,
-    alternative="two-sided",
-    confidence_level=0.95,
-    test="auto",
-    interval="auto",
-    n_resamples=2000,
-    n_permutations=9999,
-    seed=0,
-    alpha=None,
-)
+#: :func:`gatestats.paired.compare`'s default options (those :func:`flips` compares with; compare's keyword
+#: defaults are these fields' defaults: tests/paired/test_pairing_compare.py).
+_FLIP_OPTIONS = ComparisonOptions()
 
 
 def flips(both: pl.DataFrame, summary: pl.DataFrame | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
