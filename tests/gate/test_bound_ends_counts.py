@@ -36,6 +36,7 @@ from gatestats.estimators import CaseSetError, case_summary
 from gatestats.gate import engine, evaluate_gate
 from gatestats.gate.bounds import bounded_decided_row, bounded_row, bounded_severe, unresolved_counts
 from gatestats.gate.policy import Policy
+from gatestats.gate.recordset import RecordSet
 from gatestats.gate.registration import Registration
 from gatestats.gate.sequential_rules import SequentialStop
 from gatestats.gate.sides import flips
@@ -192,3 +193,44 @@ def test_a_case_table_from_the_summary_is_the_table_from_the_records(seed: int) 
     found = flips(records)
     assert flips(records, summary) == found
     assert flip_counts(records, found, summary) == flip_counts(records, found)
+
+
+def _colliding(record_set: RecordSet) -> RecordSet:
+    """The run set with every odd case ``cNNN`` renamed ``c<NNN-1>@v1`` without a version: a hostile id whose
+    label (``id@version``) is the label of the even case before it (``c<NNN-1>`` at ``v1``)."""
+    records = record_set.records
+    number = pl.col("case_id").str.extract(r"c(\d+)$").cast(pl.Int64)
+    odd = number % 2 == 1
+    renamed = records.with_columns(
+        pl.when(odd)
+        .then(
+            pl.col("case_id").str.replace(r"c\d+$", "") + pl.format("c{}@v1", (number - 1).cast(pl.String).str.zfill(3))
+        )
+        .otherwise(pl.col("case_id"))
+        .alias("case_id"),
+        pl.when(odd).then(None).otherwise(pl.col("case_version")).alias("case_version"),
+    )
+    keys = renamed.select("case_id", "case_version").unique().sort("case_id", "case_version")
+    cases = [{"case_id": c, "case_version": v} for c, v in keys.iter_rows()]
+    return replace(record_set, records=renamed, manifest={**record_set.manifest, "cases": cases})
+
+
+def test_a_hostile_id_sharing_another_case_label_is_bounded_as_its_own_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A paired table labels a case id or id@version, so case "c000@v1" (no version) and case "c000" at "v1" share a
+    # label. The ends and to_decide must map each unresolved attempt to its own case (by (case_id, case_version)),
+    # as the old imputed records did: whole verdicts equal to the old code's on draws with such pairs.
+    collided = between = 0
+    for seed in range(12):
+        policy, base, cand = _draw(seed)
+        base, cand = _colliding(base), _colliding(cand)
+        both = engine._both_sides(policy, base, cand)
+        labels = both.select(pl.col("case_id") + pl.lit("@") + pl.col("case_version").fill_null("")).to_series()
+        collided += both.select("case_id", "case_version").unique().height > labels.str.strip_suffix("@").n_unique()
+        new = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+        with monkeypatch.context() as m:
+            m.setattr(engine, "_bounded_evidence", _old_bounded_evidence)
+            old = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+        assert new.to_dict() == old.to_dict(), seed
+        between += sum(r.unresolved is not None and r.kind == "paired" for r in new.rules)
+    assert collided >= 8  # the draws hold colliding labels
+    assert between >= 5  # and paired rows bounded over them

@@ -92,7 +92,6 @@ from gatestats.gate.summaries import (
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired import PairedCases, pair_cases
-from gatestats.paired.pairing import case_label
 from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import (
@@ -379,15 +378,14 @@ class _EndCounts:
     def _optimistic_c(self, paired: PairedCases, cases: list[tuple[object, ...]]) -> npt.NDArray[np.int64]:
         """The paired table's ``c`` at the optimistic end: the candidate's unresolved passed, the baseline's failed."""
         table = paired.table
-        # the table's case labels (gatestats.paired.pairing): the id, or id@version
-        self.table_place = {label: i for i, label in enumerate(table.labels.tolist())}
+        # each column's (case_id, case_version): unique where labels need not be (case "a@v" and "a" at version "v")
+        self.table_place = {key: i for i, key in enumerate(table.case_keys)}
         base: list[tuple[object, ...]] = list(
             unresolved_trials(self.frame, candidate=BASELINE).select("case_id", "case_version").iter_rows()
         )  # the same filter as the candidate's, on the baseline's side
         c = table.c.copy()
         for side, keys, sign in ((CANDIDATE, cases, 1), (BASELINE, base, -1)):
-            labels = [case_label(*key) for key in keys]
-            c[table.systems.index(side)] += sign * _per_case(self.table_place, labels, c.shape[1])
+            c[table.systems.index(side)] += sign * _per_case(self.table_place, keys, c.shape[1])
         return c
 
     def rows(self, end: End, policy: Policy, labels: JudgeLabels | None) -> list[RuleResult]:
@@ -749,7 +747,6 @@ class _ImputedPasses:
         self._counted = ~trials.get_column("retried").to_numpy().astype(np.bool_)
         cases: list[tuple[object, ...]] = list(trials.select("case_id", "case_version").iter_rows())
         place: dict[object, int] = {}
-        keys: Sequence[object] = cases
         if kind == "threshold":
             assert counts.summary is not None  # a threshold rule
             self._summary, place = counts.summary, counts.summary_place
@@ -759,9 +756,8 @@ class _ImputedPasses:
             if isinstance(self._paired, PairedCases):
                 self._row = self._paired.table.systems.index(CANDIDATE)
                 place = counts.table_place
-                keys = [case_label(*key) for key in cases]
         #: The place of each key's case among the counts (every key's case has counts at the pessimistic end).
-        self._column = np.array([place[key] for key in keys] if place else [], dtype=np.int64)
+        self._column = np.array([place[key] for key in cases] if place else [], dtype=np.int64)
 
     def row(self, j: int) -> RuleResult:
         """The row with the first ``j`` keys' unresolved attempts counted as passes."""

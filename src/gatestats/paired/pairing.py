@@ -66,13 +66,16 @@ class CaseTable:
 
     ``present[s, j]`` says whether system ``s`` ran case ``j``; ``n``/``c`` are its valid trials and
     passes (0 where absent); ``value`` its per-case estimate of ``metric`` at ``k`` (NaN where
-    absent or undefined, i.e. ``n < k``). ``labels[j]`` is ``case_id`` or ``case_id@case_version``;
+    absent or undefined, i.e. ``n < k``). ``labels[j]`` is ``case_id`` or ``case_id@case_version``
+    (:func:`case_label`; two cases can share a label, e.g. ``a@v`` unversioned and ``a`` at ``v``);
+    ``case_keys[j]`` is the case's ``(case_id, case_version)``, unique, by which to find its column;
     ``id_codes[j]`` codes the case id alone; ``groups[j]`` the case group (``None`` when no case
     carries one; a case without a group is its own group).
     """
 
     systems: tuple[str, ...]
     labels: npt.NDArray[np.object_]
+    case_keys: tuple[tuple[str, str | None], ...]
     id_codes: npt.NDArray[np.int64]
     groups: npt.NDArray[np.int64] | None
     n: npt.NDArray[np.int64]
@@ -334,6 +337,7 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
     return CaseTable(
         systems=systems,
         labels=keys["__label"].to_numpy().astype(object),
+        case_keys=tuple(keys.select("case_id", "case_version").iter_rows()),
         id_codes=keys["__id_code"].to_numpy().astype(np.int64),
         groups=groups,
         n=n,
