@@ -12,6 +12,13 @@ too, so ``-m "not slow"`` (``python3 dev.py test --fast``) leaves them out.
 A planted break (:func:`planted_from_env`) shows on demand that a test still fails when the
 property breaks: ``GATESTATS_PLANTED_BREAK=alpha:3 pytest tests/gate/test_size_gate.py -n 0`` runs
 the gate's size tests with every row decided at three times its alpha (they must fail).
+
+Suite size and full size (issue 28, item 3): a test states each size it runs as a module constant
+``NAME = reps(suite=<n>, full=<m>)``. The whole suite (``python3 dev.py test``, CI) runs ``n``, the
+smallest size found at which every planted break still fails (benchmarks/RESULTS.md, "Issue 28 item 3,
+session 41"); ``benchmarks/simulations_full.py`` runs the same tests at ``m`` (it sets
+``GATESTATS_SIMULATION_SIZE=full``). Limits such as alpha + 2 SE are computed from the size run.
+``tests/test_simulation_sizes.py`` refuses a simulation test without its sizes registered.
 """
 
 from __future__ import annotations
@@ -70,6 +77,69 @@ def load_simulation(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses resolve their module through sys.modules
     spec.loader.exec_module(module)
     return module
+
+
+#: The environment variable that selects the size: unset (or ``suite``) the suite's, ``full`` the full one.
+SIZE_ENV = "GATESTATS_SIMULATION_SIZE"
+SIZES = ("suite", "full")
+
+
+def size_mode() -> str:
+    """``"suite"`` or ``"full"``, from :data:`SIZE_ENV` (unset: ``"suite"``; anything else is refused).
+
+    Returns
+    -------
+    str
+        The size the sized tests run at.
+    """
+    mode = os.environ.get(SIZE_ENV) or "suite"
+    if mode not in SIZES:
+        msg = f"{SIZE_ENV}={mode!r}: expected one of {', '.join(SIZES)}"
+        raise ValueError(msg)
+    return mode
+
+
+def reps(*, suite: int, full: int) -> int:
+    """The size to run: ``suite`` in the whole suite, ``full`` under ``GATESTATS_SIMULATION_SIZE=full``.
+
+    Parameters
+    ----------
+    suite
+        The reduced size (replications, draws, seeds) at which every planted break still fails.
+    full
+        The size that establishes the property (the benchmark's, or the test's size before issue 28).
+
+    Returns
+    -------
+    int
+        ``suite`` or ``full``.
+    """
+    if not 1 <= suite <= full:
+        msg = f"sizes must satisfy 1 <= suite <= full, got suite={suite}, full={full}"
+        raise ValueError(msg)
+    return full if size_mode() == "full" else suite
+
+
+def sized_files(tests: Path = ROOT / "tests") -> list[Path]:
+    """The test files that register a size with :func:`reps` (what ``benchmarks/simulations_full.py`` runs).
+
+    ``tests/test_simulation_sizes.py`` (the rule's own examples) is not one of them.
+
+    Parameters
+    ----------
+    tests
+        The folder searched.
+
+    Returns
+    -------
+    list of Path
+        Sorted paths.
+    """
+    return sorted(
+        p
+        for p in tests.rglob("test_*.py")
+        if p.name != "test_simulation_sizes.py" and "reps(suite=" in p.read_text(encoding="utf-8")
+    )
 
 
 #: The environment variable that plants a break for :func:`planted_from_env` (``name`` or ``name:factor``).
