@@ -30,9 +30,16 @@ import pytest
 
 from gatestats.gate import Registration, evaluate_gate, parse_policy
 from tests.gate.factory import policy_text
-from tests.simulations import load_simulation, planted_from_env
+from tests.simulations import load_simulation, planted_from_env, reps
 
 sim = load_simulation("gate_rate_simulation")
+#: Replications (issue 28, item 3, session 41; full size: ``benchmarks/simulations_full.py``). The concentrated
+#: cell at 60: the planted case-level t test passes 11 of 60 = 0.183 > 0.106 (at 200: 0.135 > 0.081) and the
+#: planted e-value x 10 fails too; the groups cell at 30: groups ignored pass 10 of 30 = 0.333 > 0.130.
+CONCENTRATED_REPS = reps(suite=60, full=200)
+GROUPS_REPS = reps(suite=30, full=100)
+POWER_REPS = reps(suite=20, full=20)
+FEW_CASES_REPS = reps(suite=10, full=10)
 ALPHA = sim.ALPHA
 _records = sim.records
 _set = sim.record_set
@@ -51,10 +58,10 @@ def _rule(margin: float) -> str:
 @pytest.mark.simulation
 def test_regression_concentrated_in_five_cases_is_not_passed_more_than_alpha() -> None:
     # 100 cases x 20 trials, margin 0.05, about 5 cases broken completely, the others near 0 or 1.
-    reps = 200
+    reps = CONCENTRATED_REPS
     cell = sim.SIZE_CELLS["concentrated"]
     r = sim.pass_rate(cell, reps=reps, seed=121)
-    power = sim.pass_rate(cell, reps=20, seed=131, at_margin=False)
+    power = sim.pass_rate(cell, reps=POWER_REPS, seed=131, at_margin=False)
     replaced = r.rate_at(ALPHA, replaced=True)
     print(f"concentrated: {r.counts}; decidable {r.decidable:.2f}; case t {replaced:.3f}; equal {power.counts}")
     assert r.decidable == 1.0, r.counts
@@ -66,10 +73,10 @@ def test_regression_concentrated_in_five_cases_is_not_passed_more_than_alpha() -
 @pytest.mark.simulation
 def test_few_case_groups_at_the_margin_are_not_passed_more_than_alpha() -> None:
     # 20 groups of 10 cases, 1 trial, margin 0.25: a quarter of the groups broken.
-    reps = 100
+    reps = GROUPS_REPS
     cell = sim.SIZE_CELLS["groups"]
     r = sim.pass_rate(cell, reps=reps, seed=122)
-    power = sim.pass_rate(cell, reps=20, seed=132, at_margin=False)
+    power = sim.pass_rate(cell, reps=POWER_REPS, seed=132, at_margin=False)
     print(f"groups: {r.counts}; decidable {r.decidable:.2f}; equal {power.counts}")
     assert r.decidable == 1.0, r.counts
     assert r.false_rate <= sim.limit(reps), r.counts
@@ -80,8 +87,8 @@ def test_few_case_groups_at_the_margin_are_not_passed_more_than_alpha() -> None:
 def test_forty_cases_are_insufficient_evidence_at_the_margin_and_without_a_regression() -> None:
     cell = sim.SIZE_CELLS["few_cases"]
     for at_margin in (True, False):
-        r = sim.pass_rate(cell, reps=10, seed=124, at_margin=at_margin)
-        assert r.counts == {"insufficient_evidence": 10}, (at_margin, r.counts)
+        r = sim.pass_rate(cell, reps=FEW_CASES_REPS, seed=124, at_margin=at_margin)
+        assert r.counts == {"insufficient_evidence": FEW_CASES_REPS}, (at_margin, r.counts)
         assert r.decidable == 0.0  # refused before any test: 91 cases are needed
 
 
