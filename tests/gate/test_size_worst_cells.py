@@ -1,9 +1,9 @@
 """Re-check the worst offered cells of the recorded size study (``docs/size_study.csv``; issue 12).
 
 For each Monte Carlo section the two offered cells closest to (or above) ``alpha + 2 SE`` in the
-recorded table are simulated again with a fresh seed (4,000 replications; the cost-ratio cells of
-section D 1,000, with the percentile bootstrap it replaced asserted above the limit in the same
-draws), and the exact cells of section A are recomputed at the one level checked; each must stay
+recorded table are simulated again with a fresh seed (:data:`REPS`: 2,000 in the suite, 4,000 at
+full size; the cost-ratio cells of section D 1,000, with the percentile bootstrap it replaced asserted
+above the limit in the same draws), and the exact cells of section A are recomputed at the one level checked; each must stay
 within ``alpha + 2 SE`` (exact: within alpha). ``benchmarks/size_study.py`` runs the whole study.
 
 Issue 28 cut this from ~96 s to ~17 CPU-s (section A at one level instead of four, section D
