@@ -36,6 +36,7 @@ from gatestats.gate.rules import threshold_evidence
 from gatestats.judges.ppi import MIN_LABELS
 from tests.gate.factory import policy_text, rewrite_records, write_run_set
 from tests.gate.test_judge_rules import JUDGE, _calibration
+from tests.simulations import reps
 
 SEED = 20261204
 RULE = Rule(
@@ -79,16 +80,23 @@ def _passes(n_labels: int, reps: int, seed: int, *, raw: bool = False, rate: flo
 
 
 #: Replications per number of labels (issue 28, item 3). The full run (1,000 each) is
-#: ``benchmarks/judge_labels_boundary.py``. 300 at 300 labels is the fewest that still fails when the
-#: human labels are ignored in the betting units (``label_blocks`` given the judge's values as labels):
-#: 0.083 > 0.075 at 300, 0.078 > 0.064 at 1,000, but 0.080 < 0.081 at 200.
-BOUNDARY_REPS = {40: 150, 100: 150, 300: 300}
+#: ``benchmarks/judge_labels_boundary.py``. The planted break: the human labels ignored in the betting units
+#: (``label_blocks`` given the judge's values as labels). Only the 300-label cell sees it (40 and 100 labels pass
+#: 0 of 150 with and without it: PPI at lambda = 1 is conservative there, so they keep their size); at this seed it
+#: fails at 75 (8/75 = 0.107 > 0.100; session 41), 300 (0.083 > 0.075) and 1,000 (0.078 > 0.064), not at 100
+#: (0.080 < 0.094) or 200 (0.080 < 0.081). Full size: ``benchmarks/simulations_full.py``.
+BOUNDARY_REPS_40 = reps(suite=150, full=150)
+BOUNDARY_REPS_100 = reps(suite=150, full=150)
+BOUNDARY_REPS_300 = reps(suite=75, full=300)
+BOUNDARY_REPS = {40: BOUNDARY_REPS_40, 100: BOUNDARY_REPS_100, 300: BOUNDARY_REPS_300}
+#: The raw judge rule's replications (it passes 0.50 of 60, 0.445 of 200: > 0.25 either way).
+RAW_REPS = reps(suite=60, full=200)
 
 
 @pytest.mark.slow
 def test_at_the_boundary_the_biased_judge_passes_often_and_ppi_at_most_alpha_plus_2se() -> None:
     # 1,000 cases, people's pass probability exactly the threshold 0.8, the judge's 0.82
-    raw = _passes(100, 200, SEED, raw=True)
+    raw = _passes(100, RAW_REPS, SEED, raw=True)
     assert raw > 0.25, raw  # measured: see docs/gate.md
     for n_labels, seed in ((40, SEED + 1), (100, SEED + 2), (300, SEED + 3)):
         reps = BOUNDARY_REPS[n_labels]
