@@ -9,7 +9,7 @@ attempts (and lowers the baseline's by its own), and the search of ``to_decide``
 same counts. :func:`_old_bounded_evidence` below is ``engine._bounded_evidence`` as it was (each end
 evaluated from its imputed frame), kept as the oracle: the rows and severe slices, and the whole
 verdict of ``evaluate_gate`` (``to_decide`` included), must be equal field for field (floats bit
-for bit) on 24 seeded random gates and 10 hypothesis draws: threshold and paired rules, pass^k and
+for bit) on 24 seeded random gates (16 in the suite, :data:`GATE_DRAWS`) and 10 hypothesis draws: threshold and paired rules, pass^k and
 pass@k, slices, severe slices, every multiplicity correction, both ``infra_retries``, groups, ties,
 every candidate attempt unresolved.
 
@@ -22,6 +22,7 @@ The flips and their counts now read both sides' per-case counts the gate reduced
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from typing import Any
@@ -47,6 +48,7 @@ from gatestats.records.columns import system_records
 from gatestats.vocabulary import GATE_CORRECTIONS
 from tests.gate.test_to_decide_counts import _draw
 from tests.hypothesis_counts import examples
+from tests.simulations import reps
 
 CANDIDATE = engine.CANDIDATE
 NOW = "2026-12-05T00:00:00Z"
@@ -111,20 +113,25 @@ def _compared(seed: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     }
 
 
+#: Seeded random gates compared (issue 28, item 3, session 41): the suite runs the first 16 of the 24, which still
+#: cover every correction and both ``infra_retries`` and reach each minimum below (stated per 24 draws, scaled to
+#: the draws run); each planted break of the module docstring that this test saw at 24 fails it at 16 (RESULTS.md).
+GATE_DRAWS = reps(suite=16, full=24)
+#: What the draws must reach, per 24 draws: rows with unresolved candidate attempts computed at both ends, paired
+#: ones, between the bounds, given a ``to_decide``, severe slices, flipped cases (compared too).
+REACHED_PER_24 = {"bounded": 60, "paired": 20, "between": 40, "to_decide": 10, "severe": 4, "flips": 20}
+
+
 def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_gates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    seen = [_compared(seed, monkeypatch) for seed in range(24)]
-    total = {key: sum(s[key] for s in seen) for key in ("bounded", "between", "to_decide", "paired", "severe", "flips")}
-    print(f"24 draws: {total}")
+    seen = [_compared(seed, monkeypatch) for seed in range(GATE_DRAWS)]
+    total = {key: sum(s[key] for s in seen) for key in REACHED_PER_24}
+    print(f"{GATE_DRAWS} draws: {total}")
     assert {s["infra_retries"] for s in seen} == {"bounded", "counted"}
     assert {s["multiplicity"] for s in seen} == set(GATE_CORRECTIONS)
-    assert total["bounded"] >= 60  # rows with unresolved candidate attempts, computed at both ends
-    assert total["paired"] >= 20
-    assert total["between"] >= 40
-    assert total["to_decide"] >= 10
-    assert total["severe"] >= 4
-    assert total["flips"] >= 20  # the flips (now from the counts the gate reduced once) are compared too
+    for key, per_24 in REACHED_PER_24.items():
+        assert total[key] >= math.ceil(per_24 * GATE_DRAWS / 24), (key, total)
 
 
 @settings(

@@ -39,6 +39,7 @@ from gatestats.paired.search import fewest
 from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import GATE_CORRECTIONS, metric_spec
 from tests.hypothesis_counts import examples
+from tests.simulations import reps
 
 CANDIDATE, BASELINE = engine.CANDIDATE, engine.BASELINE
 
@@ -196,18 +197,23 @@ def _compared(seed: int) -> tuple[int, int]:
     return searched, numbered
 
 
-# Out of the fast loop (issue 28, item 3: 10 CPU-s, the largest single test there); the whole suite runs its 40 seeds.
+#: Seeded random gates compared (issue 28, item 3, session 41): the first 12 of the 40 in the suite (33 rows between
+#: the bounds, 6 given a number); both planted breaks named below fail it at 12 (RESULTS.md). The minimums are per 40 draws.
+GATE_DRAWS = reps(suite=12, full=40)
+
+
+# Out of the fast loop (issue 28, item 3: 10 CPU-s, the largest single test there); the whole suite runs GATE_DRAWS seeds.
 # The fast loop keeps the identity on fresh seeds: the property test below (planted off-by-one in the imputed keys and
 # counting retried keys: each fails it at the inner loop's 10 examples, 3 runs of 3).
 @pytest.mark.slow
 def test_to_decide_from_counts_is_the_search_it_replaced_on_many_random_gates() -> None:
     searched = numbered = 0
-    for seed in range(40):
+    for seed in range(GATE_DRAWS):
         s, n = _compared(seed)
         searched, numbered = searched + s, numbered + n
     print(f"rows between the bounds: {searched}, given a to_decide: {numbered}")
-    assert searched >= 40  # the draws reach the search
-    assert numbered >= 10  # and it often finds a number
+    assert searched >= math.ceil(40 * GATE_DRAWS / 40)  # the draws reach the search
+    assert numbered >= math.ceil(10 * GATE_DRAWS / 40)  # and it often finds a number
 
 
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
