@@ -24,9 +24,11 @@ from gatestats.gate.verdict import RuleResult
 from gatestats.paired.multiplicity import adjust_pvalues_weighted
 from gatestats.records.contract import POLARS_SCHEMA
 from tests.gate.factory import policy_text
-from tests.simulations import load_simulation
+from tests.simulations import load_simulation, reps
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Replications of the family simulation (unchanged in session 41; the script's default is 300).
+FAMILY_REPS = reps(suite=80, full=80)
 TAU_CSV = ROOT / "data" / "tau_bench" / "tau_bench_gpt4o_airline_trials.csv"
 
 FLOOR = """
@@ -179,7 +181,7 @@ def test_blocking_family_false_pass_at_the_boundary_of_every_blocking_rule() -> 
     # benchmarks/family_simulation.py at a reduced size (80 replications): the family-wise false pass
     # of the blocking rows, every one at its boundary at once, stays within alpha + 2 SE.
     study = load_simulation("family_simulation")  # it imports its sibling grouping_simulation
-    result = study.simulate(80, null=True, seed=11)
+    result = study.simulate(FAMILY_REPS, null=True, seed=11)
     assert result.any_blocking_pass <= result.limit, result
     assert result.shipped <= result.any_blocking_pass  # shipping needs every blocking row to pass
     # The simulation sees multiplicity: without correction at least as many replications pass a row.

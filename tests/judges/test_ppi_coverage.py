@@ -12,7 +12,11 @@ from types import ModuleType
 
 import pytest
 
-from tests.simulations import load_simulation
+from tests.simulations import load_simulation, reps
+
+#: Replications (unchanged in session 41; the script's default is 2,000).
+LLMBAR_REPS = reps(suite=150, full=150)
+SAMPLED_REPS = reps(suite=400, full=400)
 
 
 def _benchmark() -> ModuleType:
@@ -22,7 +26,7 @@ def _benchmark() -> ModuleType:
 @pytest.mark.simulation
 def test_ppi_intervals_cover_on_llmbar() -> None:
     bench = _benchmark()
-    reps = 150
+    reps = LLMBAR_REPS
     cells = bench.simulate(reps=reps, sizes=(30, 100))
     methods = list(bench.METHODS)
     bar = 0.95 - 2 * math.sqrt(0.95 * 0.05 / (8 * reps))
@@ -56,7 +60,7 @@ def test_weighted_design_covers_on_llmbar() -> None:
     pi = np.where(f == 1, 0.15, 0.40)
     ids = [str(i) for i in range(y.size)]
     judged = pl.DataFrame({"item": ids, "verdict": (f == 1).tolist(), "inclusion": pi.tolist()})
-    reps, truth = 400, float(y.mean())
+    reps, truth = SAMPLED_REPS, float(y.mean())
     hits = {"human-only": 0, "ppi": 0, "ppi++": 0}
     for _ in range(reps):
         chosen = np.flatnonzero(rng.random(y.size) < pi)

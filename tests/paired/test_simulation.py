@@ -14,6 +14,7 @@ import pytest
 from gatestats.paired import compare, exact_power
 from tests.paired import paired_simulation as sim
 from tests.paired.conftest import trial_records
+from tests.simulations import reps
 
 pytestmark = pytest.mark.simulation
 
@@ -21,7 +22,11 @@ AA_N = (10, 20, 30, 50, 75, 100, 200, 500)
 #: Issue 28, item 3: 400 replications per CLT cell (was 1,000): min 0.945/0.940, mean 0.959 at the
 #: two shifts; planted break, every interval 15% narrower: min 0.882/0.892, mean 0.915 (fails). The
 #: bootstrap cells keep 1,000: at 400 the unbroken percentile bootstrap reads 0.932 (too close to 0.935).
-CLT_REPS = 400
+CLT_REPS = reps(suite=400, full=1000)
+#: Unchanged in session 41: the bootstrap cells (see above), the A/A rejection rates and the full-pipeline A/A.
+BOOTSTRAP_REPS = reps(suite=1000, full=1000)
+AA_REPS = reps(suite=3000, full=3000)
+PIPELINE_REPS = reps(suite=300, full=300)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "less"])
@@ -73,8 +78,8 @@ def test_tango_and_newcombe_coverage_is_at_least_94_percent() -> None:
 
 @pytest.mark.parametrize(("n", "k", "cluster"), [(20, 3, 1), (50, 5, 1), (200, 5, 1), (200, 4, 4)])
 def test_case_level_tests_keep_alpha_in_aa_comparisons(n: int, k: int, cluster: int) -> None:
-    rates = sim.aa_rejection_rates(n, k, 3000, seed=n * 10 + k + cluster, cluster=cluster)
-    allowance = 2 * np.sqrt(0.05 * 0.95 / 3000)  # two Monte Carlo standard errors (0.008)
+    rates = sim.aa_rejection_rates(n, k, AA_REPS, seed=n * 10 + k + cluster, cluster=cluster)
+    allowance = 2 * np.sqrt(0.05 * 0.95 / AA_REPS)  # two Monte Carlo standard errors (0.008)
     for name in ("sign exact", "permutation", "sign exact, less"):
         assert rates[name] <= 0.05 + allowance, (name, rates)
 
@@ -82,7 +87,7 @@ def test_case_level_tests_keep_alpha_in_aa_comparisons(n: int, k: int, cluster: 
 def test_full_pipeline_aa_comparison_keeps_alpha() -> None:
     rng = np.random.default_rng(2024)
     rejections = 0
-    reps = 300
+    reps = PIPELINE_REPS
     for _ in range(reps):
         p = rng.beta(0.6, 0.5, size=40)
         outcomes = {s: [[int(x) for x in rng.random(3) < q] for q in p] for s in ("A", "B")}
@@ -106,7 +111,7 @@ def test_clt_interval_coverage_is_at_least_94_percent(shift: float) -> None:
 def test_bootstrap_interval_coverage_from_200_cases() -> None:
     truth = sim.true_difference(0.0, 0.5)
     coverage = [
-        sim.interval_coverage(n, k, 0.5, 1000, seed=n + k + 1, method="bootstrap", truth=truth)[0]
+        sim.interval_coverage(n, k, 0.5, BOOTSTRAP_REPS, seed=n + k + 1, method="bootstrap", truth=truth)[0]
         for n in (200,)
         for k in (1, 3, 5)
     ]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gatestats.sequential import decide_rule
-from tests.simulations import load_simulation
+from tests.simulations import load_simulation, reps
 
 ROOT = Path(__file__).resolve().parents[2]
 ALPHA_PASS = 0.025
@@ -46,12 +46,17 @@ def test_the_vectorised_simulation_decides_as_decide_rule_does() -> None:
             assert (d.decided_at or 200) == cases[row]
 
 
+#: Replications per row (issue 28, item 3: 2,000, was 6,000; unchanged in session 41) and per truth of the savings.
+TYPE1_REPS = reps(suite=2000, full=6000)
+SAVINGS_REPS = reps(suite=1000, full=1000)
+
+
 @pytest.mark.simulation
 def test_false_pass_stays_below_alpha_under_monitoring_after_every_batch_and_peeking_inflates_it() -> None:
     # 2000 replications per row (issue 28, item 3; was 6000, the script's full table has more): SE of a rate
     # at 0.025 is 0.0035; we allow 3 SE (0.0105). The fixed-size test read after every batch (peeking) is
     # the planted break, asserted above the limit in the same draws.
-    reps = 2000
+    reps = TYPE1_REPS
     sim = _script()
     rows = {r["scenario"]: r for r in sim.type1_table(reps, 20261201)}
     allowed = ALPHA_PASS + 3 * math.sqrt(ALPHA_PASS * (1 - ALPHA_PASS) / reps)
@@ -82,7 +87,7 @@ def test_false_pass_stays_below_alpha_under_monitoring_after_every_batch_and_pee
 def test_the_sequential_gate_saves_cases_and_never_decides_the_wrong_way() -> None:
     # About 5 s. 1000 replications per truth, design of 600 cases.
     sim = _script()
-    rows = [r for r in sim.savings_table(1000, 20261201, 600) if r["method"] == "betting"]
+    rows = [r for r in sim.savings_table(SAVINGS_REPS, 20261201, 600) if r["method"] == "betting"]
     by_effect = {str(r["effect"]).split(": ", 1)[1]: r for r in rows}
     improvement = by_effect["honest 5-point improvement"]
     assert improvement["pass"] > 0.99
