@@ -46,10 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", help="test files (default: every file that registers a size)")
     parser.add_argument("--mode", choices=SIZES, default="full")
     parser.add_argument("--record", action="store_true", help="append the row to benchmarks/RESULTS.md")
-    parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: extra pytest arguments")
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    cut = given.index("--") if "--" in given else len(given)
+    args = parser.parse_args(given[:cut])
     files = [Path(f).resolve() for f in args.files] or sized_files()
-    extra = [a for a in args.pytest_args if a != "--"]
+    extra = given[cut + 1 :]
     if not any(a.startswith("-n") for a in extra):
         extra = ["-n", "0", *extra]
     env = {**os.environ, SIZE_ENV: args.mode, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}

@@ -197,7 +197,7 @@ def _compared(seed: int) -> tuple[int, int]:
     return searched, numbered
 
 
-#: Seeded random gates compared (issue 28, item 3, session 41): the first 12 of the 40 in the suite (33 rows between
+#: Seeded random gates compared (issue 28, item 3, session 41): the first 12 of the 40 in the suite (32 rows between
 #: the bounds, 6 given a number); both planted breaks named below fail it at 12 (RESULTS.md). The minimums are per 40 draws.
 GATE_DRAWS = reps(suite=12, full=40)
 
