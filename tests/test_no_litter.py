@@ -130,3 +130,34 @@ def test_a_locked_file_is_never_abandoned_while_its_descriptor_is_open(tmp_path:
     assert taken is not None
     os.close(taken)
     assert abandoned(tmp_path / "missing") is None
+
+
+def test_a_gate_refused_for_its_taken_verdict_path_sweeps_every_outputs_temporary_file(tmp_path: Path) -> None:
+    # A gate killed between its links (session 41, the kill -9 loop over gate -o): the verdict is linked, the summary's
+    # and JUnit's temporary files are left. The next gate to the same paths is refused for the verdict (exit 2) and
+    # still removes all three outputs' abandoned temporaries (it swept only the verdict's: the others stayed).
+    from typer.testing import CliRunner
+
+    from gatestats.cli import app
+
+    outputs = {option: tmp_path / f"verdict{suffix}" for option, suffix in (("-o", ".json"), ("--markdown", ".md"), ("--junit", ".xml"))}  # fmt: skip
+    outputs["-o"].write_bytes(b"{}")
+    left = []
+    for path in outputs.values():
+        fd, temp = new_locked_file(tmp_path, f".{path.name}.", ".tmp")
+        os.close(fd)  # its writer is gone
+        left.append(temp)
+    args = [
+        "gate",
+        "--policy",
+        str(tmp_path / "policy.toml"),
+        "--baseline",
+        str(tmp_path),
+        "--candidate",
+        str(tmp_path),
+    ]
+    result = CliRunner().invoke(app, [*args, *(str(a) for pair in outputs.items() for a in pair)])
+    assert result.exit_code == 2, result.output
+    assert "a verdict file already exists there" in result.output
+    assert [p for p in left if p.exists()] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["verdict.json"]

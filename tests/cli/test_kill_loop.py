@@ -8,7 +8,8 @@ connection file, and no process of the killed command left), with every version 
 existed before untouched and the next version correct, and, for ``correct``, with a loop that resumes
 to the same stops as a loop never killed. Slow, each wait bounded: measured on the shared 2-core
 machine (seed 20261203), ``report`` 88-98 s (4 kills, then the next version), ``gate -o`` 24-32 s
-(6 kills), ``correct`` 14-28 s (a clean loop, 6 kills, the resume).
+(6 kills; since session 41 5 kills: at the first temporary file, in each third of the time before
+it, and when the verdict is linked), ``correct`` 14-28 s (a clean loop, 6 kills, the resume).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,10 +177,16 @@ def test_kill_9_loop_over_gate_output_ends_clean(tmp_path: Path) -> None:
         return [str(GATESTATS), "gate", "--policy", str(s / "policy.toml"), "--baseline", str(s / "base"),
                 "--candidate", str(s / "cand"), *[str(outs / f) if f.startswith("verdict") else f for f in files]]  # fmt: skip
 
+    # Kills in each phase of a run (were 6 kills at 0.5-6.0 s, most outliving a run on a quiet machine, where it takes
+    # about 2 s, each then run twice more): when its first temporary file appears (writing), at random moments
+    # before that (starting, reading, computing: thirds of the time it took), and when the verdict is linked
+    # (the summary and JUnit files may not be yet).
     rng = random.Random(SEED)
     n = 0
-    for delay in [rng.uniform(0.5, 6.0) for _ in range(6)]:
-        _kill_when(args(n), tmp_path, delay=delay)
+
+    def kill(**when: Any) -> None:
+        nonlocal n
+        _kill_when(args(n), tmp_path, **when)
         written = outs / f"verdict-{n}.json"
         if written.exists():  # killed after the verdict was linked: it is whole, and its path is now taken
             assert read_verdict(written).verdict.verdict == "insufficient_evidence"
@@ -186,6 +194,13 @@ def test_kill_9_loop_over_gate_output_ends_clean(tmp_path: Path) -> None:
             assert taken.returncode == 2
             assert "already exists" in taken.stderr
             n += 1
+
+    start = time.monotonic()
+    kill(appeared=outs, prefix=f".verdict-{n}.")
+    to_writing = time.monotonic() - start
+    for third in range(3):
+        kill(delay=(third + rng.uniform(0.1, 0.9)) / 3 * to_writing)
+    kill(appeared=outs / f"verdict-{n}.json")
     done = _run(args(n), tmp_path)
     assert done.returncode == 12, done.stderr  # the scenario's verdict: insufficient evidence
     assert read_verdict(outs / f"verdict-{n}.json").verdict.verdict == "insufficient_evidence"

@@ -23,6 +23,7 @@ from gatestats.rollout.log import (
 )
 from gatestats.rollout.plan import PlanError, load_plan
 from tests.rollout.conftest import observations
+from tests.rollout.writer import write_shadow_batch
 
 
 @pytest.fixture
@@ -168,15 +169,11 @@ def test_an_edited_or_missing_batch_is_unreadable_evidence(watch: Path, plan_pat
         read_log(watch)
 
 
-def _writer(args: tuple[str, str, int]) -> int:
-    watch, plan, start = args
-    return add_batch(Path(watch), observations(4, start=start), stage="shadow", plan_path=Path(plan)).number
-
-
 def test_two_writers_at_once_get_different_batch_numbers(watch: Path, plan_path: Path) -> None:
-    jobs = [(str(watch), str(plan_path), 100 * i) for i in range(4)]
+    # the writers are spawned processes importing tests.rollout.writer (the log alone, not this module's conftest)
+    jobs = [(str(watch), str(plan_path), observations(4, start=100 * i)) for i in range(4)]
     with multiprocessing.get_context("spawn").Pool(3) as pool:
-        numbers = pool.map(_writer, jobs)
+        numbers = pool.map(write_shadow_batch, jobs)
     assert sorted(numbers) == [1, 2, 3, 4]
     log = read_log(watch)
     assert log.records.height == 16

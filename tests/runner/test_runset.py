@@ -275,7 +275,10 @@ def test_kill_9_then_resume_gives_exactly_200_valid_records(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+# Two seeds of five kills (were four, issue 28 item 3: each kill a runner started): with the two kills above,
+# 12 kills at 0.38-1.32 s (0.38, 0.42, 0.46, 0.49, 0.58, 0.61, 0.78, 0.89, 1.0, 1.21, 1.22, 1.32), spread over the
+# same stretch of the run as the 22 of four seeds (0.37-1.45 s).
+@pytest.mark.parametrize("seed", [1, 4])
 def test_kill_9_at_random_points_repeatedly(tmp_path: Path, seed: int) -> None:
     _crash_and_resume(tmp_path, kills=5, seed=seed)
 

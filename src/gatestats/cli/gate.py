@@ -151,9 +151,10 @@ def write_outputs(outputs: Sequence[tuple[Path, bytes]], *, append: Sequence[tup
 
 def _refuse_existing(output: Path | None, markdown: Path | None, junit: Path | None) -> None:
     """Fail fast (exit 2) when an output path is taken, before any work; :func:`write_outputs` checks again."""
+    for path in (output, markdown, junit):
+        if path is not None:  # a killed gate's temporary files go even when a path is taken (all of them: one
+            sweep_temporaries(path)  # killed between its links leaves the verdict and the others' temporaries)
     for option, path in (("--output", output), ("--markdown", markdown), ("--junit", junit)):
-        if path is not None:
-            sweep_temporaries(path)  # a killed gate's temporary file goes even when the path is taken
         if path is None or not os.path.lexists(path):
             continue
         if path.is_dir():
