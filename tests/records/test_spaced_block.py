@@ -400,3 +400,33 @@ def test_a_negative_integer_below_a_minimum_of_0_is_proved_by_neither_proof(
         assert fast == slow
         assert fast[0] == "refused"
         assert f"field '{name.split('[', maxsplit=1)[0]}" in fast[2][0]
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_workers_give_the_same_answer_on_json_dumps_blocks(
+    mixed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The workers of a large file prove their blocks with the same code (block_worker.answer calls _Scan.block):
+    # the lines without a checksum, the frame's columns and, with a runner block among them, the refusal agree.
+    monkeypatch.setattr(lines, "PARALLEL_FROM_BYTES", 0)
+    monkeypatch.setattr(lines, "_BLOCK_BYTES", 4096)
+    rows = [_spaced(_record(i)) for i in range(120)]
+    if mixed:
+        rows[70:75] = [encode_record({**_record(500 + i), "record_id": f"k-{i}"}) for i in range(5)]
+    path = _file(tmp_path, b"".join(rows))
+    keep = ("system", "case_id", "trial", "outcome")
+    answers = []
+    for workers in (1, 2):
+        try:
+            check = check_jsonl(
+                path, keep=keep, key=("system", "case_id", "case_version", "trial", "attempt"), workers=workers
+            )
+        except RecordFileError as exc:
+            answers.append(("refused", exc.total, tuple(str(p) for p in exc.problems)))
+            continue
+        assert check.frame is not None
+        answers.append(
+            ("accepted", check.n_records, check.checksums, check.digest, check.frame.drop("__key_hash").rows())
+        )
+    assert answers[0] == answers[1]
+    assert answers[0][0] == ("refused" if mixed else "accepted")
