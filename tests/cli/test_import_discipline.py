@@ -400,6 +400,9 @@ def test_compare_rank_calibrate_default_paths_import_no_scipy(command: str, fmt:
     if fmt == "--json":
         assert json.loads(report["stdout"])  # the command answered in full
     assert _heavy(report, ("scipy", *READING_FORBIDDEN)) == []
+    # Session 41: nor numpy.ma, which polars imports to build a Series from a numpy array (passk.per_case_values
+    # builds its columns from lists), nor the other submodules analyze keeps out.
+    assert [name for name in ANALYZE_FORBIDDEN_SUBMODULES if name in report["modules"]] == []
 
 
 def test_compare_with_a_margin_imports_scipy_when_it_runs(
@@ -432,3 +435,33 @@ def test_importing_paired_and_judges_loads_no_scipy_and_the_names_still_resolve(
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(done.stdout) == [False, ["function"] * 6]
+
+
+@pytest.mark.parametrize("command", ["compare", "rank"])
+def test_compare_and_rank_read_the_proved_swe_bench_file_once(command: str) -> None:
+    # Session 41: the bundled SWE-bench file (json.dumps's spelling, no checksums) is proved block by block
+    # (records.canonical_block.proves_spaced_block) and compare/rank name the columns they read
+    # (cli._where.paired_columns), so its columns come from the proof: polars never parses the file.
+    code = (
+        "import json, sys\n"
+        "import polars as pl\n"
+        "calls = []\n"
+        "for name in ('read_ndjson', 'scan_ndjson'):\n"
+        "    real = getattr(pl, name)\n"
+        "    def spy(*a, _real=real, _name=name, **k):\n"
+        "        calls.append(_name)\n"
+        "        return _real(*a, **k)\n"
+        "    setattr(pl, name, spy)\n"
+        "sys.argv = ['gatestats', *sys.argv[1:]]\n"
+        "from gatestats.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print(json.dumps([calls, [m for m in sys.modules if m == 'msgspec']]), file=sys.stderr)\n"
+    )
+    argv = [*map(str, _DEFAULT_PATHS[command]), "--json"]
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, check=True)
+    calls, proved = json.loads(done.stderr.strip().splitlines()[-1])
+    assert proved == ["msgspec"]  # the proof ran
+    assert "read_ndjson" not in calls  # the whole-file read did not

@@ -14,7 +14,7 @@ from gatestats.cli._common import load_cli_records, usage_error
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["WhereOption", "checked_where", "where_records"]
+__all__ = ["WhereOption", "checked_where", "paired_columns", "where_records"]
 
 #: ``--where`` of ``analyze``, ``compare``, ``cost`` and ``import`` (docs/importers.md, "Filters").
 WhereOption = Annotated[
@@ -96,3 +96,28 @@ def where_records(
     kept = apply_where(frame, texts, source=source, columns=columns)
     print(kept.message, file=sys.stderr)
     return kept.records
+
+
+def paired_columns(by: str) -> tuple[str, ...] | None:
+    """The record columns ``compare`` and ``rank`` read (``--by BY`` names the system), for :func:`where_records`.
+
+    The paired tables read the system column, the trial key and the outcome only
+    (:func:`gatestats.paired.pairing.build_case_table`): the columns of ``analyze``
+    (:func:`gatestats.cli.analyze.analysis_columns`). With them named, a file whose every block the line
+    pass proved is read once, its columns taken from the bytes it proved (docs/integrity.md), where a
+    read of every column had polars parse the whole file again (issue 28 item 2: 0.3 CPU-s of
+    ``compare`` on the bundled SWE-bench file). Every record is still checked on every column.
+
+    Parameters
+    ----------
+    by
+        The ``--by`` option.
+
+    Returns
+    -------
+    tuple of str or None
+        The columns; ``None`` (every column) when ``by`` is not a field of the contract.
+    """
+    from gatestats.cli.analyze import analysis_columns  # the command modules import this one
+
+    return analysis_columns(by)

@@ -24,7 +24,7 @@ from gatestats.cli._publish import (
     checked_publishing,
     emit,
 )
-from gatestats.cli._where import WhereOption, checked_where, where_records
+from gatestats.cli._where import WhereOption, checked_where, paired_columns, where_records
 from gatestats.vocabulary import (
     CORRECTIONS,
     Alternative,
@@ -273,7 +273,7 @@ def compare_command(
     publishing = _checked_outputs(where, fmt, as_json, output, label, labels, records)
     from gatestats.paired import compare  # after the options are checked: a usage error stays fast
 
-    frame = where_records(records, where)
+    frame = where_records(records, where, columns=paired_columns(by))
     if single:
         result = compare(frame, baseline=str(baseline), candidate=str(candidate), **options)
         _print_one(result, publishing, records=records, show=show)

@@ -15,7 +15,7 @@ from gatestats.cli._common import (
 )
 from gatestats.cli._plot import PlotOption, write_plot
 from gatestats.cli._publish import FormatOption, LabelOption, LabelsFileOption, OutputOption, checked_publishing, emit
-from gatestats.cli._where import WhereOption, checked_where, where_records
+from gatestats.cli._where import WhereOption, checked_where, paired_columns, where_records
 from gatestats.publish.labels import Labels
 from gatestats.vocabulary import (
     RANK_CORRECTIONS,
@@ -179,7 +179,7 @@ def rank_command(
     )
     from gatestats.paired.rank import rank_systems  # after the options are checked: a usage error stays fast
 
-    frame = where_records(records, where)
+    frame = where_records(records, where, columns=paired_columns(by))
     result = rank_systems(
         frame,
         systems=names,

@@ -51,6 +51,7 @@ a line the line pass refuses).
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ from gatestats_runner.runsets import CHECKSUM_FIELD
 if TYPE_CHECKING:
     import msgspec
 
-__all__ = ["VALUE_FIELDS", "BlockProof", "proved_values", "proves_block"]
+__all__ = ["VALUE_FIELDS", "BlockProof", "proved_values", "proves_block", "proves_spaced_block"]
 
 #: The fields :func:`proved_values` reads: those of a string, number or boolean value, but the checksum
 #: (the proof takes it out of the records to verify it).
@@ -152,15 +153,18 @@ _CALENDAR = re.compile(rb'_at":"([0-9]{4}-[0-9]{2}-(?:29|30|31)[^"]*|0000-[^"]*)
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlockProof:
-    """What a proved block holds: its number of lines (each a checksummed record) and run set ids.
+    """What a proved block holds: its number of lines (each a record) and run set ids.
 
     ``records`` are the block's records as decoded by the proof (contract structs, one class per
     ``outcome``), in line order: :func:`proved_values` reads a field's values out of them.
+    ``checksummed``: every line carries its verified checksum (:func:`proves_block`), or none does
+    (:func:`proves_spaced_block`).
     """
 
     n_lines: int
     run_set_ids: frozenset[str]
     records: Sequence[Any] = ()
+    checksummed: bool = True
 
 
 def proved_values(proof: BlockProof, name: str) -> list[Any]:
@@ -211,9 +215,13 @@ def _scalar(spec: SchemaNode) -> Any:
     kind = next(k for k in kinds if k != "null")
     low = spec.get("minimum")
     if kind == "integer":
-        return Annotated[int, msgspec.Meta(ge=max(INT64_MIN, int(low or INT64_MIN)), le=INT64_MAX)]
+        return Annotated[
+            int, msgspec.Meta(ge=max(INT64_MIN, INT64_MIN if low is None else math.ceil(low)), le=INT64_MAX)
+        ]
     if kind == "number":  # a float from 1e16 on is left to the line pass (see _FLOAT_LIMIT)
-        whole = Annotated[int, msgspec.Meta(ge=max(INT64_MIN, int(low or INT64_MIN)), le=INT64_MAX)]
+        whole = Annotated[
+            int, msgspec.Meta(ge=max(INT64_MIN, INT64_MIN if low is None else math.ceil(low)), le=INT64_MAX)
+        ]
         limit = _FLOAT_LIMIT
         below = msgspec.Meta(gt=-limit, lt=limit) if low is None else msgspec.Meta(ge=low, lt=limit)
         return whole | Annotated[float, below]
@@ -446,3 +454,75 @@ def proves_block(block: bytes) -> BlockProof | None:
     if not _checksums_ok(records, block):
         return None
     return BlockProof(n_lines=len(records), run_set_ids=run_set_ids, records=records)
+
+
+#: A separator and the space after it, as ``json.dumps`` writes them by default (``", "``, ``": "``).
+_SPACED_COMMA, _SPACED_COLON = b", ", b": "
+
+
+def spaced(block: bytes) -> bool:
+    """Whether ``block`` looks like ``json.dumps``'s default spelling (a space after ``:``): which proof to try.
+
+    Only a choice of proof, never an answer: a canonical line that the canonical proof accepts holds
+    no ``": "`` (a ``"`` inside a string would be escaped, and a block with an escape is not proved).
+    """
+    end = block.find(b"\n")
+    return block.find(_SPACED_COLON, 0, end if end >= 0 else len(block)) >= 0
+
+
+def proves_spaced_block(block: bytes) -> BlockProof | None:
+    """Prove that every line of ``block`` passes the strict line pass, for lines without checksums written by
+    ``json.dumps(record, sort_keys=True)`` (the default separators ``", "`` and ``": "``).
+
+    Files of records from other tools (the bundled SWE-bench Verified leaderboard, for one) are often
+    written so. The proof is :func:`proves_block`'s without the checksum: ``msgspec`` decodes the block
+    into the contract's structs (every type, enum, minimum, pattern and rule across fields as types),
+    and the records encoded again with sorted keys (the canonical text ``C``) must be the block with the
+    one space after every ``", "`` and ``": "`` taken out, byte for byte, while ``C`` itself holds no
+    ``", "`` nor ``": "``. Then every space taken out stood between two tokens, not inside a string (a
+    string of the block with such a space would be decoded with it and written with it in ``C``), and no
+    other byte differs (two spaces would leave one behind, which ``C`` does not hold): the block is ``C``
+    with a space after some separators, the same tokens, so the same values under any JSON reader, and
+    what rules out duplicate keys, ``NaN``/``Infinity``/overflowing literals, a byte-order mark, other
+    whitespace, ``CRLF`` and blank lines for ``C`` rules them out for the block. The calendar and the
+    cost rule are read on ``C``; no line may be longer than
+    :data:`~gatestats_runner.contract.MAX_LINE_BYTES` and no record may name a checksum (such a line is
+    left to the line pass, which verifies it).
+
+    Parameters
+    ----------
+    block
+        Whole lines, each ending with a newline.
+
+    Returns
+    -------
+    BlockProof or None
+        The number of lines and their run set ids (``checksummed`` false: no line has a checksum);
+        ``None`` when the proof does not hold for some line (the line pass then decides).
+    """
+    import msgspec  # noqa: PLC0415 - ~30 ms of import: only when a block is worth proving
+
+    if not _plain(block):
+        return None
+    decoder, encoder = _codec()
+    try:
+        records = decoder.decode_lines(block)
+    except (msgspec.MsgspecError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    canonical = encoder.encode_lines(records)
+    if (
+        _SPACED_COMMA in canonical
+        or _SPACED_COLON in canonical
+        or block.replace(_SPACED_COMMA, b",").replace(_SPACED_COLON, b":") != canonical
+        or set(map(_CHECKSUM_OF, records)) - {_unset()}  # a checksum (or null) named: the line pass verifies it
+        or (len(block) > MAX_LINE_BYTES and max(map(len, block.split(b"\n"))) > MAX_LINE_BYTES)
+        or not _calendar_ok(canonical)
+        or not _numbers_ok(records, canonical)
+    ):
+        return None
+    return BlockProof(
+        n_lines=len(records),
+        run_set_ids=frozenset([r.run_set_id for r in records]),
+        records=records,
+        checksummed=False,
+    )

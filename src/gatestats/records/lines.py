@@ -31,7 +31,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from gatestats.errors import MAX_PROBLEMS, ProblemList, RecordFileError, RecordProblem
-from gatestats.records.canonical_block import VALUE_FIELDS, BlockProof, _unset, proved_values, proves_block
+from gatestats.records.canonical_block import (
+    VALUE_FIELDS,
+    BlockProof,
+    _unset,
+    proved_values,
+    proves_block,
+    proves_spaced_block,
+    spaced,
+)
 from gatestats_runner.contract import decode_line, load_schema, validate_record
 from gatestats_runner.runsets import CHECKSUM_FIELD, record_checksum
 
@@ -247,11 +255,21 @@ class _Scan:
         return self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES
 
     def block(self, block: bytes, *, worth: bool) -> None:
-        """Whole lines: proved at once when they are runner-written (and ``worth`` it), else checked line by line."""
-        proof = proves_block(block) if worth else None
+        """Whole lines: proved at once when ``worth`` it, else checked line by line.
+
+        Proved: lines as the runner writes them (:func:`proves_block`), or as ``json.dumps(record,
+        sort_keys=True)`` writes them without checksums (:func:`proves_spaced_block`).
+        """
+        proof = None
+        if worth:
+            proof = proves_spaced_block(block) if spaced(block) else proves_block(block)
         if proof is not None:
+            if proof.checksummed:
+                self.with_checksum.count += proof.n_lines
+            else:  # the lines of a block without checksums, as the line pass would list them
+                first = self.number + 1
+                self.without_checksum.merge(proof.n_lines, range(first, first + min(proof.n_lines, MAX_PROBLEMS)))
             self.number += proof.n_lines
-            self.with_checksum.count += proof.n_lines
             self.run_set_ids |= proof.run_set_ids
             if self.frames is not None:
                 self.frames.add(proof)
