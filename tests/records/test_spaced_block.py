@@ -430,3 +430,35 @@ def test_workers_give_the_same_answer_on_json_dumps_blocks(
         )
     assert answers[0] == answers[1]
     assert answers[0][0] == ("refused" if mixed else "accepted")
+
+
+def test_a_runner_block_whose_strings_hold_a_colon_and_a_space_is_proved_by_the_canonical_proof(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A runner-written line whose string holds ": " (a check named "tests: unit") is canonical: the block goes to
+    # proves_block and is proved at once. Choosing the proof by ": " alone sent it to proves_spaced_block, which
+    # cannot prove a checksummed line, and so the whole block to the line pass (right answer, the slow path).
+    runner = b"".join(
+        encode_record({**_record(i, outcome="failed", failed_check="tests: unit"), "record_id": f"k-{i}"})
+        for i in range(20)
+    )
+    assert b": " in runner.split(b"\n", 1)[0]
+    assert not spaced(runner)
+    assert spaced(b"".join(_good_lines(3)))
+    tried: list[str] = []
+    monkeypatch.setattr(lines, "proves_block", _counting(tried, "canonical", lines.proves_block))
+    monkeypatch.setattr(lines, "proves_spaced_block", _counting(tried, "spaced", lines.proves_spaced_block))
+    monkeypatch.setattr(lines, "_check_line", _counting(tried, "line", lines._check_line))
+    path = tmp_path / "runner.jsonl"
+    path.write_bytes(runner)
+    check = check_jsonl(path)
+    assert (check.n_records, check.checksums) == (20, "verified")
+    assert tried == ["canonical"]  # proved at once: no line checked one by one
+
+
+def _counting(tried: list[str], name: str, function: Any) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        tried.append(name)
+        return function(*args, **kwargs)
+
+    return counted

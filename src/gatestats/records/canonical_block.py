@@ -460,14 +460,21 @@ def proves_block(block: bytes) -> BlockProof | None:
 _SPACED_COMMA, _SPACED_COLON = b", ", b": "
 
 
-def spaced(block: bytes) -> bool:
-    """Whether ``block`` looks like ``json.dumps``'s default spelling (a space after ``:``): which proof to try.
+#: A key's closing quote, its colon and the space ``json.dumps`` writes after it.
+_SPACED_KEY = b'": '
 
-    Only a choice of proof, never an answer: a canonical line that the canonical proof accepts holds
-    no ``": "`` (a ``"`` inside a string would be escaped, and a block with an escape is not proved).
+
+def spaced(block: bytes) -> bool:
+    """Whether ``block`` looks like ``json.dumps``'s default spelling (a space after a key's ``:``): which proof to try.
+
+    Only a choice of proof, never an answer. A line the canonical proof accepts holds no ``": `` (a key's colon
+    has no space after it, and a string holding ``"`` is escaped, which neither proof accepts), so a runner block
+    goes to :func:`proves_block` even when its strings hold ``": "`` (an error message, a check's name): looking
+    for ``": "`` alone sent such a block to :func:`proves_spaced_block`, which cannot prove it, and so to the line
+    pass.
     """
     end = block.find(b"\n")
-    return block.find(_SPACED_COLON, 0, end if end >= 0 else len(block)) >= 0
+    return block.find(_SPACED_KEY, 0, end if end >= 0 else len(block)) >= 0
 
 
 def proves_spaced_block(block: bytes) -> BlockProof | None:
