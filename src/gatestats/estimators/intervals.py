@@ -477,10 +477,13 @@ def _wilson_batch(
     n_cases: int,
     n_units: int,
     confidence_level: float,
-    max_effective_n: float | None,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
     design_effect_from_units: int | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``."""
+    """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``.
+
+    ``max_effective_n``: one cap for every sample, or one per sample (an array as long as ``p``).
+    """
     z = two_sided_z(confidence_level)
     # Only a sample with an estimated variance takes the degrees-of-freedom factor.
     factor = 1.0 if constant.all() else (z / two_sided_t(n_units - 1, confidence_level)) ** 2
@@ -493,7 +496,13 @@ def _wilson_batch(
     trusted = DESIGN_EFFECT_FROM_UNITS if design_effect_from_units is None else design_effect_from_units
     if n_units < trusted:
         kish = np.minimum(kish, units_bound)
-    cap = float(n_cases) if max_effective_n is None else float(max_effective_n)
+    cap: float | npt.NDArray[np.float64]
+    if max_effective_n is None:
+        cap = float(n_cases)
+    elif isinstance(max_effective_n, np.ndarray):
+        cap = max_effective_n  # one per sample: the same minimum, element by element
+    else:
+        cap = float(max_effective_n)
     # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
     # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
     eff_n = np.minimum(kish, cap) * np.where(constant, 1.0, factor)
@@ -509,7 +518,7 @@ def _interval_batch(
     confidence_level: float,
     n_resamples: int,
     rng: np.random.Generator | int,
-    max_effective_n: float | None,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
     offer_everywhere: bool = False,
     bootstrap_kind: Literal["bca", "percentile"] = "bca",
     design_effect_from_units: int | None = None,
@@ -522,6 +531,7 @@ def _interval_batch(
     ``design_effect_from_units`` overrides :data:`DESIGN_EFFECT_FROM_UNITS`, for the same
     comparison. ``rng`` is a generator, or the seed of the one the bootstrap makes when it runs
     (so that the other methods never import ``numpy.random``: issue 28, item 2).
+    ``max_effective_n``: the Wilson cap of every row, or one per row (an array of ``rows``).
     """
     rows, n_cases = values.shape
     n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
@@ -581,7 +591,7 @@ def _method_bounds(
     confidence_level: float,
     n_resamples: int,
     rng: np.random.Generator | int,
-    max_effective_n: float | None,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
     bootstrap_kind: Literal["bca", "percentile"],
     design_effect_from_units: int | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -600,7 +610,7 @@ def _method_bounds(
             n_cases=n_cases,
             n_units=n_units,
             confidence_level=confidence_level,
-            max_effective_n=max_effective_n,
+            max_effective_n=max_effective_n[wil] if isinstance(max_effective_n, np.ndarray) else max_effective_n,
             design_effect_from_units=design_effect_from_units,
         )
 
@@ -741,6 +751,124 @@ def case_mean_interval(
         confidence_level=confidence_level,
         n_resamples=n_resamples,
         seed=used_seed,
+    )
+
+
+def _case_mean_intervals(
+    samples: list[npt.NDArray[np.float64]],
+    *,
+    groups: npt.ArrayLike | None = None,
+    method: IntervalMethod = "auto",
+    confidence_level: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int | None = None,
+    max_effective_n: list[float | None] | None = None,
+) -> list[CaseMeanInterval]:
+    """:func:`case_mean_interval` of several samples of the same cases, in one batch: the same results.
+
+    Each sample is one value per case of the same cases (one ``groups`` for all, each its own
+    ``max_effective_n``); result ``i`` equals ``case_mean_interval(samples[i], groups=groups,
+    method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+    max_effective_n=max_effective_n[i])`` field for field. Every step of an interval but the
+    bootstrap works row by row on a (samples, cases) array, so the samples are stacked and
+    computed by one call; the bootstrap draws its resamples from one generator per call, so with
+    ``method="bootstrap"`` each sample is computed on its own, as :func:`case_mean_interval` does.
+    One interval of :func:`gatestats.estimators.analyze` at each k and metric was most of a
+    small gate's curves (issue 28, item 3).
+
+    Parameters
+    ----------
+    samples
+        The samples, each one value per case (the same number of cases in each).
+    groups, method, confidence_level, n_resamples, seed
+        As :func:`case_mean_interval`, the same for every sample.
+    max_effective_n
+        Each sample's cap of the Wilson effective sample size (``None``: none given for any).
+
+    Returns
+    -------
+    list of CaseMeanInterval
+        One per sample, in their order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`case_mean_interval` (the first sample that is refused names the error), or
+        samples of different lengths, or not one cap per sample.
+
+    Examples
+    --------
+    >>> rows = [np.array([1.0] * 21 + [0.0] * 29), np.array([1.0] * 30 + [0.0] * 20)]
+    >>> found = _case_mean_intervals(rows, method="wilson", max_effective_n=[50.0, 25.0])
+    >>> found == [case_mean_interval(r, method="wilson", max_effective_n=m) for r, m in zip(rows, [50.0, 25.0])]
+    True
+    """
+    caps: list[float | None] = [None] * len(samples) if max_effective_n is None else list(max_effective_n)
+    if len(caps) != len(samples):
+        msg = f"max_effective_n must give one cap per sample (got {len(caps)} for {len(samples)} samples)"
+        raise ValueError(msg)
+    if not samples:
+        return []
+    if method == "bootstrap" or any(c is None for c in caps) != all(c is None for c in caps):
+        return [
+            case_mean_interval(
+                s,
+                groups=groups,
+                method=method,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+                max_effective_n=c,
+            )
+            for s, c in zip(samples, caps, strict=True)
+        ]
+    for c in caps:
+        _check_options(method, confidence_level, n_resamples, c)
+    checked = [_case_values(s, groups) for s in samples]
+    sizes = {s.size for s, _ in checked}
+    if len(sizes) > 1:
+        msg = f"every sample must hold one value per case of the same cases (got sizes {sorted(sizes)})"
+        raise ValueError(msg)
+    inverse = checked[0][1]
+    used_seed = 0 if seed is None else check_seed(int(seed))
+    values = np.stack([s for s, _ in checked])
+    batch = _interval_batch(
+        values,
+        inverse,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=used_seed,
+        max_effective_n=None if caps[0] is None else np.array(caps, dtype=np.float64),
+    )
+    return [
+        _single_result(
+            _row_of(batch, i),
+            s,
+            clustered=inverse is not None,
+            method=method,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=used_seed,
+        )
+        for i, (s, _) in enumerate(checked)
+    ]
+
+
+def _row_of(batch: _IntervalBatch, i: int) -> _IntervalBatch:
+    """Row ``i`` of ``batch`` as a batch of one sample (what :func:`_single_result` reads)."""
+    one = slice(i, i + 1)
+    return _IntervalBatch(
+        estimate=batch.estimate[one],
+        se=batch.se[one],
+        low=batch.low[one],
+        high=batch.high[one],
+        effective_n=batch.effective_n[one],
+        boot_se=batch.boot_se[one],
+        code=batch.code[one],
+        method=batch.method[one],
+        constant=batch.constant[one],
+        n_units=batch.n_units,
     )
 
 
