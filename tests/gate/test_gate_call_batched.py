@@ -31,9 +31,9 @@ import pytest
 from gatestats.cost import _frames, cost_per_accepted
 from gatestats.estimators import intervals, passk
 from gatestats.estimators.analyze import METRICS, MetricEstimate, analyze
-from gatestats.estimators.intervals import case_mean_interval
+from gatestats.estimators.intervals import case_mean_interval, case_mean_interval_at
 from gatestats.estimators.passk import CasePairs, CaseValues
-from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy
+from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy, rules
 from gatestats.gate.policy import Policy
 from gatestats.gate.registration import Registration
 from gatestats.records.contract import POLARS_SCHEMA
@@ -183,6 +183,13 @@ def _old_mark_retried(frame: pl.DataFrame, infra_retries: InfraRetries) -> pl.Da
     return frame.with_columns(flag.alias(bounds.RETRIED))
 
 
+def _old_threshold_pvalues(
+    values: npt.NDArray[np.float64], groups: npt.NDArray[Any] | None, threshold: float, seed: int
+) -> tuple[float, float]:
+    """``rules._threshold_pvalues`` as it was (session 40): a whole ``case_mean_interval`` at each step."""
+    return rules.interval_pvalues(lambda alpha: rules._one_sided_bounds(values, groups, alpha, seed), threshold)
+
+
 def _old_estimates(cases: pl.DataFrame, *, ks: tuple[int, ...], **options: Any) -> tuple[MetricEstimate, ...]:
     """``_system_analysis``'s estimates as they were: k by k, metric by metric, each on its own."""
     return tuple(_old_estimate(cases, metric=metric, k=k, **options) for k in ks for metric in METRICS)
@@ -194,6 +201,7 @@ def _old_path(m: pytest.MonkeyPatch) -> None:
     m.setattr(analyze_module, "pair_values", _old_pair_values)
     m.setattr(passk, "pair_values", _old_pair_values)  # case_values, per_case_values: the rule rows, pairings
     m.setattr(engine, "mark_retried", _old_mark_retried)
+    m.setattr(rules, "_threshold_pvalues", _old_threshold_pvalues)
     m.setattr(_frames, "_check_values", _old_check_values)
 
 
@@ -554,3 +562,24 @@ def test_the_cost_checks_refuse_what_they_refused_first(monkeypatch: pytest.Monk
         assert new == old, (seed, plants)
         refused += isinstance(new, str)
     assert refused >= 20  # most planted records are refused, each with the message the old order gave
+
+
+def test_an_interval_as_a_function_of_the_level_is_the_interval_at_that_level() -> None:
+    rng = np.random.default_rng(7)
+    checked = 0
+    for draw in range(60):
+        n = int(rng.choice([1, 2, 3, 12, 40, 520]))
+        values = np.round(rng.random(n) * 4) / 4 if draw % 3 else np.full(n, float(draw % 2))
+        groups = None if draw % 2 else [f"g{i % max(1, n // 3)}" for i in range(n)]
+        method = ("auto", "wilson", "clt", "bootstrap")[draw % 4]
+        cap = None if draw % 5 else float(n) / 3
+        options = {"groups": groups, "method": method, "n_resamples": 100, "seed": draw, "max_effective_n": cap}
+        at = case_mean_interval_at(values, **options)  # type: ignore[arg-type]
+        for level in (0.5, 0.9, 0.95, 1 - 2e-12, 0.8, 0.9):
+            assert at(level) == case_mean_interval(values, confidence_level=level, **options), (draw, level)  # type: ignore[arg-type]
+            checked += 1
+    assert checked == 360
+    with pytest.raises(ValueError, match="confidence_level"):
+        case_mean_interval_at([0.5, 1.0])(1.5)
+    with pytest.raises(ValueError, match="without NaN"):
+        case_mean_interval_at([0.5, float("nan")])(0.9)
