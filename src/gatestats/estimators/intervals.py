@@ -804,15 +804,10 @@ def _case_mean_intervals(
 ) -> list[CaseMeanInterval]:
     """:func:`case_mean_interval` of several samples of the same cases, in one batch: the same results.
 
-    Each sample is one value per case of the same cases (one ``groups`` for all, each its own
-    ``max_effective_n``); result ``i`` equals ``case_mean_interval(samples[i], groups=groups,
-    method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
-    max_effective_n=max_effective_n[i])`` field for field. Every step of an interval but the
-    bootstrap works row by row on a (samples, cases) array, so the samples are stacked and
-    computed by one call; the bootstrap draws its resamples from one generator per call, so with
-    ``method="bootstrap"`` each sample is computed on its own, as :func:`case_mean_interval` does.
-    One interval of :func:`gatestats.estimators.analyze` at each k and metric was most of a
-    small gate's curves (issue 28, item 3).
+    Result ``i`` equals ``case_mean_interval(samples[i], ..., max_effective_n=max_effective_n[i])``
+    field for field: every step but the bootstrap works row by row on a (samples, cases) array; the
+    bootstrap (one generator per call) computes each sample on its own. An interval per k and
+    metric was most of a small gate's curves (issue 28, item 3).
 
     Parameters
     ----------
@@ -848,35 +843,42 @@ def _case_mean_intervals(
     if not samples:
         return []
     if method == "bootstrap" or any(c is None for c in caps) != all(c is None for c in caps):
+        one = {"groups": groups, "method": method, "confidence_level": confidence_level, "seed": seed}
         return [
-            case_mean_interval(
-                s,
-                groups=groups,
-                method=method,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-                max_effective_n=c,
-            )
+            case_mean_interval(s, n_resamples=n_resamples, max_effective_n=c, **one)  # type: ignore[arg-type]
             for s, c in zip(samples, caps, strict=True)
         ]
-    for c in caps:
-        _check_options(method, confidence_level, n_resamples, c)
-    checked = [_case_values(s, groups) for s in samples]
-    sizes = {s.size for s, _ in checked}
-    if len(sizes) > 1:
-        msg = f"every sample must hold one value per case of the same cases (got sizes {sorted(sizes)})"
+    checked, used_seed = [], 0
+    for i, (sample, cap) in enumerate(zip(samples, caps, strict=True)):  # each checked as case_mean_interval would
+        _check_options(method, confidence_level, n_resamples, cap)
+        checked.append(_case_values(sample, groups))
+        used_seed = used_seed if i or seed is None else check_seed(int(seed))
+    if len({s.size for s, _ in checked}) > 1:
+        msg = f"every sample must hold one value per case of the same cases (got sizes {[s.size for s, _ in checked]})"
         raise ValueError(msg)
+    return _stacked(
+        checked, caps, method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=used_seed
+    )
+
+
+def _stacked(
+    checked: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.intp] | None]],
+    caps: list[float | None],
+    *,
+    method: IntervalMethod,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> list[CaseMeanInterval]:
+    """The intervals of checked samples of the same cases (and group codes), by one :func:`_interval_batch`."""
     inverse = checked[0][1]
-    used_seed = 0 if seed is None else check_seed(int(seed))
-    values = np.stack([s for s, _ in checked])
     batch = _interval_batch(
-        values,
+        np.stack([s for s, _ in checked]),
         inverse,
         method=method,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
-        rng=used_seed,
+        rng=seed,
         max_effective_n=None if caps[0] is None else np.array(caps, dtype=np.float64),
     )
     return [
@@ -887,7 +889,7 @@ def _case_mean_intervals(
             method=method,
             confidence_level=confidence_level,
             n_resamples=n_resamples,
-            seed=used_seed,
+            seed=seed,
         )
         for i, (s, _) in enumerate(checked)
     ]
