@@ -336,7 +336,7 @@ def _verdicts(seed: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 
 def test_a_gate_call_gives_the_verdicts_of_the_old_path_on_many_random_gates(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = [_verdicts(seed, monkeypatch) for seed in range(14)]
+    seen = [_verdicts(seed, monkeypatch) for seed in range(10)]
     total = {
         key: sum(s[key] for s in seen)
         for key in (
@@ -358,7 +358,7 @@ def test_a_gate_call_gives_the_verdicts_of_the_old_path_on_many_random_gates(mon
     assert max(s["k_max"] for s in seen) >= 5  # curves at several k
     assert total["cost_rows"] >= 3
     assert total["cost_summary"] >= 8
-    assert total["curves_ok"] >= 100
+    assert total["curves_ok"] >= 80
     assert total["curves_undefined"] >= 4
     assert total["paired"] >= 5
     assert total["bounded"] >= 5
