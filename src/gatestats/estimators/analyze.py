@@ -14,7 +14,7 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
-from gatestats.estimators.intervals import CaseMeanInterval, case_mean_interval
+from gatestats.estimators.intervals import CaseMeanInterval, _case_mean_intervals, case_mean_interval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
@@ -324,18 +324,20 @@ class _EstimateBasis(TypedDict):
     undefined_cases: tuple[str, ...]
 
 
-def _estimate(
-    cases: pl.DataFrame,
-    *,
-    pairs: CasePairs,
-    metric: Metric,
-    k: int,
-    groups: npt.NDArray[Any] | None,
-    method: IntervalMethod,
-    confidence_level: float,
-    n_resamples: int,
-    seed: int,
-) -> MetricEstimate:
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """An estimate whose cases are all defined: its basis, values and exact sum, its interval still to compute."""
+
+    base: _EstimateBasis
+    values: npt.NDArray[np.float64]
+    total: Fraction
+    max_effective_n: float
+
+
+def _basis(
+    cases: pl.DataFrame, *, pairs: CasePairs, metric: Metric, k: int, confidence_level: float
+) -> MetricEstimate | _Pending:
+    """One estimate up to its interval: finished when undefined (no case, or cases with ``n < k``)."""
     computed = pair_values(pairs, k=k, metric=metric)
     short = pairs.case_n < k  # the cases' n, in their order: no query when every case is defined
     undefined = cases.filter(pl.Series(short)) if short.any() else None
@@ -364,29 +366,65 @@ def _estimate(
             f"trials (fewest: {min_n}): {shown}"
         )
         return MetricEstimate(status="insufficient_evidence", reason=reason, **base, **empty)
-    values, total = computed.values, computed.exact_sum
-    max_eff = float(cases["n"].sum()) / k
-    interval = case_mean_interval(
-        values,
-        groups=groups,
-        method=method,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        max_effective_n=max_eff,
-    )
+    return _Pending(base, computed.values, computed.exact_sum, float(cases["n"].sum()) / k)
+
+
+def _finished(
+    found: _Pending, interval: CaseMeanInterval, *, groups: npt.NDArray[Any] | None, method: IntervalMethod
+) -> MetricEstimate:
+    """The estimate of ``found`` with its interval."""
+    n_cases = found.base["n_cases"]
     return MetricEstimate(
         status=interval.status,
         reason=interval.reason,
-        estimate=float(total / cases.height) if interval.status == "ok" else None,
-        numerator=_fraction_text(total),
-        denominator=cases.height,
+        estimate=float(found.total / n_cases) if interval.status == "ok" else None,
+        numerator=_fraction_text(found.total),
+        denominator=n_cases,
         **{name: getattr(interval, name) for name in _FROM_INTERVAL},
-        _values=values,
+        _values=found.values,
         _groups=groups,
-        _max_effective_n=max_eff,
+        _max_effective_n=found.max_effective_n,
         _method=method,
-        **base,
+        **found.base,
+    )
+
+
+def _estimates(
+    cases: pl.DataFrame,
+    *,
+    pairs: CasePairs,
+    ks: tuple[int, ...],
+    groups: npt.NDArray[Any] | None,
+    method: IntervalMethod,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> tuple[MetricEstimate, ...]:
+    """Every metric at every k of one system's cases (k by k, metric by metric).
+
+    The intervals of the defined estimates are computed in one batch
+    (:func:`~gatestats.estimators.intervals._case_mean_intervals`: each the same as
+    :func:`case_mean_interval` on its values, its cap ``sum(n) / k``).
+    """
+    found = [
+        _basis(cases, pairs=pairs, metric=metric, k=k, confidence_level=confidence_level)
+        for k in ks
+        for metric in METRICS
+    ]
+    pending = [f for f in found if isinstance(f, _Pending)]
+    intervals = iter(
+        _case_mean_intervals(
+            [f.values for f in pending],
+            groups=groups,
+            method=method,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+            max_effective_n=[f.max_effective_n for f in pending],
+        )
+    )
+    return tuple(
+        _finished(f, next(intervals), groups=groups, method=method) if isinstance(f, _Pending) else f for f in found
     )
 
 
@@ -528,20 +566,15 @@ def _system_analysis(
     """Every estimate, the counts and the variance split of one system's cases."""
     groups = _unit_labels(cases)
     pairs = case_pairs(cases["n"].to_numpy(), cases["c"].to_numpy())
-    estimates = tuple(
-        _estimate(
-            cases,
-            pairs=pairs,
-            metric=metric,
-            k=k,
-            groups=groups,
-            method=method,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
-        for k in ks
-        for metric in METRICS
+    estimates = _estimates(
+        cases,
+        pairs=pairs,
+        ks=ks,
+        groups=groups,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
     )
     return SystemAnalysis(
         system=name,

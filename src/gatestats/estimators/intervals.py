@@ -76,9 +76,10 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -101,6 +102,7 @@ __all__ = [
     "MIN_CASES_CLT",
     "CaseMeanInterval",
     "case_mean_interval",
+    "case_mean_interval_at",
     "clustered_standard_error",
     "wilson_interval",
 ]
@@ -477,10 +479,13 @@ def _wilson_batch(
     n_cases: int,
     n_units: int,
     confidence_level: float,
-    max_effective_n: float | None,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
     design_effect_from_units: int | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``."""
+    """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``.
+
+    ``max_effective_n``: one cap for every sample, or one per sample (an array as long as ``p``).
+    """
     z = two_sided_z(confidence_level)
     # Only a sample with an estimated variance takes the degrees-of-freedom factor.
     factor = 1.0 if constant.all() else (z / two_sided_t(n_units - 1, confidence_level)) ** 2
@@ -493,7 +498,13 @@ def _wilson_batch(
     trusted = DESIGN_EFFECT_FROM_UNITS if design_effect_from_units is None else design_effect_from_units
     if n_units < trusted:
         kish = np.minimum(kish, units_bound)
-    cap = float(n_cases) if max_effective_n is None else float(max_effective_n)
+    cap: float | npt.NDArray[np.float64]
+    if max_effective_n is None:
+        cap = float(n_cases)
+    elif isinstance(max_effective_n, np.ndarray):
+        cap = max_effective_n  # one per sample: the same minimum, element by element
+    else:
+        cap = float(max_effective_n)
     # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
     # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
     eff_n = np.minimum(kish, cap) * np.where(constant, 1.0, factor)
@@ -509,7 +520,7 @@ def _interval_batch(
     confidence_level: float,
     n_resamples: int,
     rng: np.random.Generator | int,
-    max_effective_n: float | None,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
     offer_everywhere: bool = False,
     bootstrap_kind: Literal["bca", "percentile"] = "bca",
     design_effect_from_units: int | None = None,
@@ -522,6 +533,7 @@ def _interval_batch(
     ``design_effect_from_units`` overrides :data:`DESIGN_EFFECT_FROM_UNITS`, for the same
     comparison. ``rng`` is a generator, or the seed of the one the bootstrap makes when it runs
     (so that the other methods never import ``numpy.random``: issue 28, item 2).
+    ``max_effective_n``: the Wilson cap of every row, or one per row (an array of ``rows``).
     """
     rows, n_cases = values.shape
     n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
@@ -534,6 +546,42 @@ def _interval_batch(
     chosen, code = _choose_methods(
         method, rows=rows, n_units=n_units, constant=constant, offer_everywhere=offer_everywhere
     )
+    return _level_batch(
+        values,
+        inverse,
+        estimate,
+        se,
+        constant,
+        chosen,
+        code,
+        n_units=n_units,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+        max_effective_n=max_effective_n,
+        bootstrap_kind=bootstrap_kind,
+        design_effect_from_units=design_effect_from_units,
+    )
+
+
+def _level_batch(
+    values: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.intp] | None,
+    estimate: npt.NDArray[np.float64],
+    se: npt.NDArray[np.float64],
+    constant: npt.NDArray[np.bool_],
+    chosen: npt.NDArray[np.intp],
+    code: npt.NDArray[np.intp],
+    *,
+    n_units: int,
+    confidence_level: float,
+    n_resamples: int,
+    rng: np.random.Generator | int,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
+    bootstrap_kind: Literal["bca", "percentile"],
+    design_effect_from_units: int | None,
+) -> _IntervalBatch:
+    """The part of :func:`_interval_batch` that depends on the level (it changes ``chosen`` and ``code``)."""
     low, high, eff_n, boot_se = _method_bounds(
         values,
         inverse,
@@ -581,7 +629,7 @@ def _method_bounds(
     confidence_level: float,
     n_resamples: int,
     rng: np.random.Generator | int,
-    max_effective_n: float | None,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
     bootstrap_kind: Literal["bca", "percentile"],
     design_effect_from_units: int | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -600,7 +648,7 @@ def _method_bounds(
             n_cases=n_cases,
             n_units=n_units,
             confidence_level=confidence_level,
-            max_effective_n=max_effective_n,
+            max_effective_n=max_effective_n[wil] if isinstance(max_effective_n, np.ndarray) else max_effective_n,
             design_effect_from_units=design_effect_from_units,
         )
 
@@ -742,6 +790,220 @@ def case_mean_interval(
         n_resamples=n_resamples,
         seed=used_seed,
     )
+
+
+def _case_mean_intervals(
+    samples: list[npt.NDArray[np.float64]],
+    *,
+    groups: npt.ArrayLike | None = None,
+    method: IntervalMethod = "auto",
+    confidence_level: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int | None = None,
+    max_effective_n: list[float | None] | None = None,
+) -> list[CaseMeanInterval]:
+    """:func:`case_mean_interval` of several samples of the same cases, in one batch: the same results.
+
+    Result ``i`` equals ``case_mean_interval(samples[i], ..., max_effective_n=max_effective_n[i])``
+    field for field: every step but the bootstrap works row by row on a (samples, cases) array; the
+    bootstrap (one generator per call) computes each sample on its own. An interval per k and
+    metric was most of a small gate's curves (issue 28, item 3).
+
+    Parameters
+    ----------
+    samples
+        The samples, each one value per case (the same number of cases in each).
+    groups, method, confidence_level, n_resamples, seed
+        As :func:`case_mean_interval`, the same for every sample.
+    max_effective_n
+        Each sample's cap of the Wilson effective sample size (``None``: none given for any).
+
+    Returns
+    -------
+    list of CaseMeanInterval
+        One per sample, in their order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`case_mean_interval` (the first sample that is refused names the error), or
+        samples of different lengths, or not one cap per sample.
+
+    Examples
+    --------
+    >>> rows = [np.array([1.0] * 21 + [0.0] * 29), np.array([1.0] * 30 + [0.0] * 20)]
+    >>> found = _case_mean_intervals(rows, method="wilson", max_effective_n=[50.0, 25.0])
+    >>> found == [case_mean_interval(r, method="wilson", max_effective_n=m) for r, m in zip(rows, [50.0, 25.0])]
+    True
+    """
+    caps: list[float | None] = [None] * len(samples) if max_effective_n is None else list(max_effective_n)
+    if len(caps) != len(samples):
+        msg = f"max_effective_n must give one cap per sample (got {len(caps)} for {len(samples)} samples)"
+        raise ValueError(msg)
+    if not samples:
+        return []
+    if method == "bootstrap" or any(c is None for c in caps) != all(c is None for c in caps):
+        one = {"groups": groups, "method": method, "confidence_level": confidence_level, "seed": seed}
+        return [
+            case_mean_interval(s, n_resamples=n_resamples, max_effective_n=c, **one)  # type: ignore[arg-type]
+            for s, c in zip(samples, caps, strict=True)
+        ]
+    checked, used_seed = [], 0
+    for i, (sample, cap) in enumerate(zip(samples, caps, strict=True)):  # each checked as case_mean_interval would
+        _check_options(method, confidence_level, n_resamples, cap)
+        checked.append(_case_values(sample, groups))
+        used_seed = used_seed if i or seed is None else check_seed(int(seed))
+    if len({s.size for s, _ in checked}) > 1:
+        msg = f"every sample must hold one value per case of the same cases (got sizes {[s.size for s, _ in checked]})"
+        raise ValueError(msg)
+    return _stacked(
+        checked, caps, method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=used_seed
+    )
+
+
+def _stacked(
+    checked: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.intp] | None]],
+    caps: list[float | None],
+    *,
+    method: IntervalMethod,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int,
+) -> list[CaseMeanInterval]:
+    """The intervals of checked samples of the same cases (and group codes), by one :func:`_interval_batch`."""
+    inverse = checked[0][1]
+    batch = _interval_batch(
+        np.stack([s for s, _ in checked]),
+        inverse,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=seed,
+        max_effective_n=None if caps[0] is None else np.array(caps, dtype=np.float64),
+    )
+    return [
+        _single_result(
+            _row_of(batch, i),
+            s,
+            clustered=inverse is not None,
+            method=method,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        for i, (s, _) in enumerate(checked)
+    ]
+
+
+def _row_of(batch: _IntervalBatch, i: int) -> _IntervalBatch:
+    """Row ``i`` of ``batch`` as a batch of one sample (what :func:`_single_result` reads)."""
+    one = slice(i, i + 1)
+    return _IntervalBatch(
+        estimate=batch.estimate[one],
+        se=batch.se[one],
+        low=batch.low[one],
+        high=batch.high[one],
+        effective_n=batch.effective_n[one],
+        boot_se=batch.boot_se[one],
+        code=batch.code[one],
+        method=batch.method[one],
+        constant=batch.constant[one],
+        n_units=batch.n_units,
+    )
+
+
+def case_mean_interval_at(
+    values: npt.ArrayLike,
+    *,
+    groups: npt.ArrayLike | None = None,
+    method: IntervalMethod = "auto",
+    n_resamples: int = 2000,
+    seed: int | None = None,
+    max_effective_n: float | None = None,
+) -> Callable[[float], CaseMeanInterval]:
+    """:func:`case_mean_interval` of one sample as a function of the confidence level: the same results, faster.
+
+    What does not depend on the level (the checked values, the group codes, the mean, the
+    standard error, the method chosen) is computed on the first call and kept; each call computes
+    the bounds at its level, as :func:`case_mean_interval` does. For a search over levels (a
+    p-value by inverting the interval, :func:`gatestats.gate.rules.interval_pvalues`).
+
+    Parameters
+    ----------
+    values, groups, method, n_resamples, seed, max_effective_n
+        As :func:`case_mean_interval` (``values`` and ``groups`` are copied: later changes to the
+        arrays given are not seen).
+
+    Returns
+    -------
+    Callable[[float], CaseMeanInterval]
+        ``at(level)`` equal to ``case_mean_interval(values, groups=groups, method=method,
+        confidence_level=level, n_resamples=n_resamples, seed=seed, max_effective_n=max_effective_n)``,
+        the same errors included.
+
+    Examples
+    --------
+    >>> values = [1.0] * 21 + [0.0] * 29
+    >>> at = case_mean_interval_at(values, method="wilson")
+    >>> at(0.9) == case_mean_interval(values, method="wilson", confidence_level=0.9)
+    True
+    """
+    given = np.array(values, dtype=np.float64)
+    labels = None if groups is None else np.array(groups)
+    kept: list[Any] = []
+
+    def at(confidence_level: float) -> CaseMeanInterval:
+        _check_options(method, confidence_level, n_resamples, max_effective_n)
+        if not kept:
+            s, inverse = _case_values(given, labels)
+            used_seed = 0 if seed is None else check_seed(int(seed))
+            kept.extend((s, inverse, used_seed, _level_free(s[None, :], inverse, method)))
+        s, inverse, used_seed, free = kept
+        if isinstance(free, _IntervalBatch):  # too few units: no level enters
+            batch = free
+        else:
+            estimate, se, constant, chosen, code, n_units = free
+            batch = _level_batch(
+                s[None, :],
+                inverse,
+                estimate,
+                se,
+                constant,
+                chosen.copy(),
+                code.copy(),
+                n_units=n_units,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                rng=used_seed,
+                max_effective_n=max_effective_n,
+                bootstrap_kind="bca",
+                design_effect_from_units=None,
+            )
+        return _single_result(
+            batch,
+            s,
+            clustered=inverse is not None,
+            method=method,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=used_seed,
+        )
+
+    return at
+
+
+def _level_free(values: npt.NDArray[np.float64], inverse: npt.NDArray[np.intp] | None, method: IntervalMethod) -> Any:
+    """What :func:`_interval_batch` computes before the level enters (its few-units batch when it stops there)."""
+    rows, n_cases = values.shape
+    n_units = (int(inverse.max()) + 1 if n_cases else 0) if inverse is not None else n_cases
+    nan = np.full(rows, np.nan)
+    estimate = values.mean(axis=1) if n_cases else nan.copy()
+    if n_units < MIN_UNITS:
+        return _few_units_batch(estimate, nan, n_units=n_units)
+    se = _standard_errors(values, inverse)
+    constant = np.all(values == values[:, :1], axis=1)
+    chosen, code = _choose_methods(method, rows=rows, n_units=n_units, constant=constant, offer_everywhere=False)
+    return estimate, se, constant, chosen, code, n_units
 
 
 def _check_options(

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, prod
+from math import comb, lcm, prod
 from typing import get_args
 
 import numpy as np
@@ -313,11 +313,18 @@ def pair_values(pairs: CasePairs, *, k: int, metric: Metric) -> CaseValues:
     """
     _exact(metric)  # checked
     table = np.full(pairs.n.size, np.nan)
-    total = Fraction(0)
+    # the exact sum over a common denominator in integers, one Fraction at the end (in lowest
+    # terms, as every Fraction is: the same value as adding the Fractions one by one, faster)
+    numerator, denominator = 0, 1
     for j, (n_j, c_j, count) in enumerate(zip(pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), strict=True)):
         if n_j >= k:
             value, table[j] = _kept_value(metric, n_j, c_j, int(k))
-            total += count * value
+            if denominator % value.denominator:
+                common = lcm(denominator, value.denominator)
+                numerator *= common // denominator
+                denominator = common
+            numerator += count * value.numerator * (denominator // value.denominator)
+    total = Fraction(numerator, denominator)
     return CaseValues(values=table[pairs.inverse], defined=pairs.case_n >= k, exact_sum=total)
 
 

@@ -104,6 +104,8 @@ def mark_retried(frame: pl.DataFrame, infra_retries: InfraRetries) -> pl.DataFra
     """
     if infra_retries == "counted" or frame.height == 0:
         return frame
+    if not frame.select((pl.col("attempt") > 0).any()).item():  # no retry (most run sets): nothing to mark
+        return frame.with_columns(pl.repeat(False, frame.height, dtype=pl.Boolean, eager=True).alias(RETRIED))
     trial = list(TRIAL_KEY)
     earlier_error = (
         ((pl.col("outcome") == INFRA_ERROR) & (pl.col("attempt") < pl.col("attempt").max().over(trial)))

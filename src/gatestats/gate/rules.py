@@ -44,6 +44,7 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.estimators import case_mean_interval
+from gatestats.estimators.intervals import case_mean_interval_at
 from gatestats.gate.policy import Rule
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import Comparison, ComparisonOptions, PairedCases, compare_pair, pair_cases
@@ -213,8 +214,21 @@ def _one_sided_bounds(
 def _threshold_pvalues(
     values: npt.NDArray[np.float64], groups: npt.NDArray[Any] | None, threshold: float, seed: int
 ) -> tuple[float, float]:
-    """(p_pass, p_fail) for ``mean > threshold`` by inverting the case-level interval."""
-    return interval_pvalues(lambda alpha: _one_sided_bounds(values, groups, alpha, seed), threshold)
+    """(p_pass, p_fail) for ``mean > threshold`` by inverting the case-level interval.
+
+    The interval of ``values`` at each level of the search is :func:`_one_sided_bounds`'
+    (:func:`~gatestats.estimators.intervals.case_mean_interval_at`: what does not depend on the
+    level computed once, not at each step).
+    """
+    at = case_mean_interval_at(values, groups=groups, method=THRESHOLD_METHOD, seed=seed)
+
+    def bounds(alpha: float) -> Bounds:
+        r = at(1 - 2 * alpha)
+        if r.status != "ok" or r.ci_low is None or r.ci_high is None:
+            return None, None
+        return r.ci_low, r.ci_high
+
+    return interval_pvalues(bounds, threshold)
 
 
 def _cases_needed_for_threshold(n: int, threshold: float, alpha: float, seed: int) -> int | None:
