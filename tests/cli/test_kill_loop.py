@@ -9,7 +9,8 @@ existed before untouched and the next version correct, and, for ``correct``, wit
 to the same stops as a loop never killed. Slow, each wait bounded: measured on the shared 2-core
 machine (seed 20261203), ``report`` 88-98 s (4 kills, then the next version), ``gate -o`` 24-32 s
 (6 kills; since session 41 5 kills: at the first temporary file, in each third of the time before
-it, and when the verdict is linked), ``correct`` 14-28 s (a clean loop, 6 kills, the resume).
+it, and when the verdict is linked), ``correct`` 14-28 s (a clean loop, 6 kills, the resume; since session 41 each resume is killed after 1-3 new
+journal events, so every kill lands in work that is left).
 """
 
 from __future__ import annotations
@@ -101,6 +102,30 @@ def _kill_when(
                 ):
                     break
                 time.sleep(0.0005)
+        return proc.poll() is None
+    finally:
+        _kill(proc)
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def _kill_after_events(args: list[str], tmp_path: Path, journal: Path, *, events: int, extra: float) -> bool:
+    """Run ``args``; SIGKILL its group ``extra`` s after ``journal`` has ``events`` more lines than at its start.
+
+    Returns whether it was killed (False: it finished first).
+    """
+    start = _lines(journal)
+    proc = _start(args, tmp_path)
+    deadline = time.monotonic() + BOUND_S
+    try:
+        while time.monotonic() < deadline and proc.poll() is None and _lines(journal) < start + events:
+            time.sleep(0.002)
+        time.sleep(extra)
         return proc.poll() is None
     finally:
         _kill(proc)
@@ -229,9 +254,22 @@ def test_kill_9_loop_over_correct_resumes_to_the_same_stops(tmp_path: Path) -> N
     out = tmp_path / "out"
     first = _kill_when([*base, "--out", str(out)], tmp_path, appeared=out)  # just after --out appears
     assert first
+    # Each resume is killed after its journal has grown by 1-3 events (and 0-30 ms): a kill lands in the work that is
+    # left whatever the machine's speed. Delays drawn in seconds did not: the whole loop takes ~1 s on a quiet machine,
+    # so the first resume finished before its kill and the others had nothing left to kill (session 41).
     rng = random.Random(SEED)
-    for delay in [rng.uniform(0.3, 4.0) for _ in range(5)]:
-        _kill_when([*base, "--out", str(out), "--resume"], tmp_path, delay=delay)
+    journal = out / "journal.jsonl"
+    landed = [
+        _kill_after_events(
+            [*base, "--out", str(out), "--resume"],
+            tmp_path,
+            journal,
+            events=rng.randint(1, 3),
+            extra=rng.uniform(0, 0.03),
+        )
+        for _ in range(5)
+    ]
+    assert landed == [True] * 5, (landed, _stderr(tmp_path))
     done = _run([*base, "--out", str(out), "--resume"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert _stops(out) == _stops(tmp_path / "clean")
