@@ -80,6 +80,7 @@ __all__ = [
     "StaleBuildWarning",
     "run_run_set",
     "scratch_root",
+    "sweep_killed_runners",
     "sweep_stale_builds",
 ]
 
@@ -488,6 +489,29 @@ def _sweep_stale_scratch(root: Path, *, keep: str) -> list[Path]:
         finally:
             os.close(fd)
     return removed
+
+
+def sweep_killed_runners(isolation: Isolation = "auto") -> list[Path]:
+    """Unmount and remove what killed runners left (their scratch and cgroups), as every runner does when it starts.
+
+    For a caller that may start no runner: a correction loop resumed after a kill with no round left to run
+    would otherwise leave the killed runner's mounts until the next runner on the machine starts.
+
+    Parameters
+    ----------
+    isolation
+        The isolation asked for (which cgroups are looked at).
+
+    Returns
+    -------
+    list of Path
+        The scratch directories removed.
+    """
+    caps = detect_capabilities(isolation)
+    stale = _sweep_stale_scratch(scratch_root(), keep="")
+    for scratch in stale:
+        sweep_cgroups(caps.cgroups, f"gatestats-{short_id(scratch.name)}-")
+    return stale
 
 
 def _new_run_set_id() -> str:

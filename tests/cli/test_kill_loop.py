@@ -131,6 +131,13 @@ def _kill_after_events(args: list[str], tmp_path: Path, journal: Path, *, events
         _kill(proc)
 
 
+def _mounts_under(root: Path) -> list[str]:
+    """Mount points under ``root`` (a killed runner's scratch and workspaces until something sweeps them)."""
+    prefix = os.path.realpath(root) + "/"
+    with open("/proc/self/mountinfo", encoding="utf-8") as handle:
+        return [f.split()[4] for f in handle if f.split()[4].replace("\\040", " ").startswith(prefix)]
+
+
 def _no_process_mentions(text: str) -> list[str]:
     """Command lines of live processes that mention ``text`` (waits up to 15 s for orphans to notice)."""
     deadline = time.monotonic() + 15
@@ -274,4 +281,5 @@ def test_kill_9_loop_over_correct_resumes_to_the_same_stops(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert _stops(out) == _stops(tmp_path / "clean")
     assert _litter(out) == []
+    assert _mounts_under(tmp_path) == []  # a killed round's scratch is swept by the resume, even with no round left
     assert _no_process_mentions(str(out)) == []

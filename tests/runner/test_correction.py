@@ -484,3 +484,35 @@ def test_deployable_stderr_and_exit_status_give_the_first_traceback_and_the_stat
     assert package["traceback"].endswith("AssertionError: x must be 2")
     assert package["excerpt"].startswith("exit_status: expected 0 (got 1)\nTraceback")
     assert [f["path"] for f in package["files"]] == ["evidence/stderr"]  # stdout stays hidden
+
+
+def test_a_resumed_loop_with_no_round_left_sweeps_what_a_killed_runner_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A loop killed in its last round's runner, resumed after that round's records were complete: no runner starts,
+    # so no runner's start-up sweep removes the killed runner's scratch (its bind mount stayed, found by the kill -9
+    # loop over correct in session 41). The resume sweeps it itself; a scratch whose runner is alive stays.
+    from gatestats_runner.store import LOCK
+
+    scratch_root = tmp_path / "scratch-root"
+    scratch_root.mkdir()
+    monkeypatch.setattr("gatestats_runner.runset.scratch_root", lambda: scratch_root)
+    cases, candidate = _demo(tmp_path, "median")
+    first = _correct(tmp_path, cases, candidate, DEMO_REVISER)
+    killed, alive = scratch_root / "rs-20261205T112907Z-2dc14242", scratch_root / "rs-20261205T112908Z-0a0b0c0d"
+    for scratch in (killed, alive):
+        (scratch / "workspace-1").mkdir(parents=True)
+        (scratch / LOCK).touch()
+    import fcntl
+
+    held = os.open(alive / LOCK, os.O_RDWR)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        again = _correct(tmp_path, cases, candidate, DEMO_REVISER, resume=True)
+        assert not killed.exists()
+        assert (alive / "workspace-1").is_dir()
+    finally:
+        os.close(held)
+    assert [(c.stop, c.rounds, c.final_digest) for c in again.cases] == [
+        (c.stop, c.rounds, c.final_digest) for c in first.cases
+    ]

@@ -30,7 +30,7 @@ from gatestats_runner.journal import (
     read_journal,
     replay,
 )
-from gatestats_runner.runset import OptionError, RunSetOptions, _candidate_layout, run_run_set
+from gatestats_runner.runset import OptionError, RunSetOptions, _candidate_layout, run_run_set, sweep_killed_runners
 from gatestats_runner.sandbox import Isolation
 from gatestats_runner.store import LOCK, MANIFEST, RECORDS, RunSetError, RunSetLock, read_records
 
@@ -183,6 +183,7 @@ def run_correction(
             events, torn = read_journal(out / JOURNAL, repair=True) if (out / JOURNAL).exists() else ([], None)
             if events:  # no complete line yet: the loop never started, and starts now
                 _verify_resume(out, events, start)
+            sweep_killed_runners(options.isolation)  # a killed round's mounts, even when no round is left to run
         except BaseException:
             lock.release()
             raise
