@@ -411,18 +411,39 @@ def _duplicate_keys(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter(pl.struct(_KEY).is_duplicated())
 
 
-def _bad_masks() -> list[pl.Expr]:
-    """Every per-record refusal of :func:`_check_values` but the duplicate keys and the groups, as masks."""
-    masks = [pl.col(name).is_null() for name in _REQUIRED]
-    masks += [pl.col(name) < 0 for name in ("attempt", "trial")]
-    masks += [
-        pl.col(name).is_nan() | pl.col(name).is_infinite() | (pl.col(name) < 0)
+def _per_record_rules() -> list[tuple[str, pl.Expr, str]]:
+    """The per-record refusals after the required fields' nulls, in their order: (field, bad mask, expected).
+
+    The one list both :func:`_check_values`' single query and :func:`_check_per_record`'s messages read, so
+    a refusal added here is looked for and named alike.
+    """
+    rules = [(name, pl.col(name) < 0, "an integer >= 0") for name in ("attempt", "trial")]
+    rules += [
+        (name, pl.col(name).is_nan() | pl.col(name).is_infinite() | (pl.col(name) < 0), "a number >= 0")
         for name in ("cost_usd", *COST_PARTS, "machine_seconds")
     ]
-    masks.append(pl.col("cost_usd").is_not_null() & pl.any_horizontal(pl.col(p).is_not_null() for p in COST_PARTS))
-    masks += [pl.col(name).is_not_null() & pl.col(f"__{name}").is_null() for name in TIMESTAMPS]
-    masks += [pl.col(f"__{end}") < pl.col(f"__{start}") for start, end in (("started_at", "ended_at"), *_INTERVALS)]
-    return masks
+    parts_set = pl.any_horizontal(pl.col(p).is_not_null() for p in COST_PARTS)
+    rules.append(
+        (
+            "cost_usd",
+            pl.col("cost_usd").is_not_null() & parts_set,
+            "null when a cost part is set (spend would be counted twice)",
+        )
+    )
+    rules += [
+        (name, pl.col(name).is_not_null() & pl.col(f"__{name}").is_null(), "an RFC 3339 timestamp with offset")
+        for name in TIMESTAMPS
+    ]
+    rules += [
+        (end, pl.col(f"__{end}") < pl.col(f"__{start}"), f"a time at or after {start}")
+        for start, end in (("started_at", "ended_at"), *_INTERVALS)
+    ]
+    return rules
+
+
+def _bad_masks() -> list[pl.Expr]:
+    """Every per-record refusal of :func:`_check_values` but the duplicate keys and the groups, as masks."""
+    return [pl.col(name).is_null() for name in _REQUIRED] + [mask for _, mask, _ in _per_record_rules()]
 
 
 def _check_values(frame: pl.DataFrame) -> None:
@@ -464,33 +485,8 @@ def _check_duplicates(frame: pl.DataFrame) -> None:
 
 def _check_per_record(frame: pl.DataFrame) -> None:
     """The per-record refusals after the required fields' nulls, one field at a time, in their order."""
-    for name in ("attempt", "trial"):
-        _first_bad(frame, pl.col(name) < 0, name, "an integer >= 0")
-    for name in ("cost_usd", *COST_PARTS, "machine_seconds"):
-        _first_bad(
-            frame, pl.col(name).is_nan() | pl.col(name).is_infinite() | (pl.col(name) < 0), name, "a number >= 0"
-        )
-    parts_set = pl.any_horizontal(pl.col(p).is_not_null() for p in COST_PARTS)
-    _first_bad(
-        frame,
-        pl.col("cost_usd").is_not_null() & parts_set,
-        "cost_usd",
-        "null when a cost part is set (spend would be counted twice)",
-    )
-    for name in TIMESTAMPS:
-        _first_bad(
-            frame,
-            pl.col(name).is_not_null() & pl.col(f"__{name}").is_null(),
-            name,
-            "an RFC 3339 timestamp with offset",
-        )
-    for start, end in (("started_at", "ended_at"), *_INTERVALS):
-        _first_bad(
-            frame,
-            pl.col(f"__{end}") < pl.col(f"__{start}"),
-            end,
-            f"a time at or after {start}",
-        )
+    for name, bad, expected in _per_record_rules():
+        _first_bad(frame, bad, name, expected)
 
 
 def _check_groups(frame: pl.DataFrame) -> None:
