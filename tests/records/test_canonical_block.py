@@ -213,6 +213,9 @@ def _sealed_over(text: str) -> bytes:
 _BODY = '{{"attempt":0,"case_id":"c",{field},"outcome":"passed","record_id":"r","run_set_id":"s","schema_version":1,"system":"b","trial":0}}'
 _HOSTILE["exponent float, sealed over msgspec's form"] = _sealed_over(_BODY.format(field='"cost_usd":1e16'))
 _HOSTILE["tiny float, sealed over msgspec's form"] = _sealed_over(_BODY.format(field='"cost_usd":0.00001'))
+# Canonical, its checksum right: only the contract's minimum of 0 refuses it (the proofs' bound let every negative
+# integer through until session 41; "negative cost" above is not canonical, so it never reached the proof).
+_HOSTILE["negative integer cost, sealed over msgspec's form"] = _sealed_over(_BODY.format(field='"cost_usd":-1'))
 
 
 @pytest.mark.parametrize("name", sorted(_HOSTILE))
@@ -377,7 +380,14 @@ def test_a_float_both_write_alike_is_proved(value: float) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["duplicate key deep in a nested object", "NaN", "1e999", "exponent float, sealed over msgspec's form"]
+    "name",
+    [
+        "duplicate key deep in a nested object",
+        "NaN",
+        "1e999",
+        "exponent float, sealed over msgspec's form",
+        "negative integer cost, sealed over msgspec's form",
+    ],
 )
 def test_a_resealed_malformed_run_set_is_still_refused(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
