@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.simulations import SIZE_ENV, reps, size_mode, sized_files
+from tests.simulations import DRIVERS, SIZE_ENV, load_simulation, reps, size_mode, sized_files
 from tests.test_simulation_markers import _is_simulation_mark, _module_marked
 
 TESTS = Path(__file__).resolve().parent
@@ -32,9 +33,71 @@ def _is_reps_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "reps"
 
 
-def registered_sizes(source: str) -> tuple[dict[str, tuple[int, int]], list[str]]:
-    """The module's registered sizes (``NAME -> (suite, full)``) and what the rule refuses in it (with line numbers)."""
+def driver_size_positions() -> dict[tuple[str, str], set[int]]:
+    """(script, driver) -> the positions of the driver's parameters that are a size (``reps``, ``n_reps``, ...)."""
+    positions: dict[tuple[str, str], set[int]] = {}
+    for script, names in DRIVERS.items():
+        module = load_simulation(script)
+        for name in names:
+            parameters = list(inspect.signature(getattr(module, name)).parameters)
+            positions[script, name] = {i for i, parameter in enumerate(parameters) if _is_sized_name(parameter)}
+    return positions
+
+
+def _script_of(call: ast.AST, helpers: dict[str, str]) -> str | None:
+    """The script of ``load_simulation("script")``, or of a call to a module function returning one."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return None
+    if call.func.id == "load_simulation" and call.args and isinstance(call.args[0], ast.Constant):
+        return str(call.args[0].value)
+    return helpers.get(call.func.id)
+
+
+def _loaded_scripts(tree: ast.AST) -> dict[str, set[str]]:
+    """Names bound to a loaded script (``load_simulation("script")`` or a function returning it) -> the scripts."""
+    helpers: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Return) and (script := _script_of(inner.value, {})) is not None:
+                    helpers[node.name] = script
+    bound: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and (script := _script_of(node.value, helpers)) is not None:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, set()).add(script)
+    return bound
+
+
+def _positional_sizes(
+    node: ast.Call, scripts: dict[str, set[str]], drivers: dict[tuple[str, str], set[int]]
+) -> list[str]:
+    """A literal passed by position where a loaded script's driver takes its size (``sim.simulate(cell, 80)``)."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return []
+    sized: set[int] = set()
+    for script in scripts.get(func.value.id, set()):
+        sized |= drivers.get((script, func.attr), set())
+    return [
+        f"line {arg.lineno}: literal size {arg.value} passed by position to {func.attr}()"
+        for i, arg in enumerate(node.args)
+        if i in sized and isinstance(arg, ast.Constant) and type(arg.value) is int and arg.value > 1
+    ]
+
+
+def registered_sizes(
+    source: str, drivers: dict[tuple[str, str], set[int]] | None = None
+) -> tuple[dict[str, tuple[int, int]], list[str]]:
+    """The module's registered sizes (``NAME -> (suite, full)``) and what the rule refuses in it (with line numbers).
+
+    ``drivers`` (:func:`driver_size_positions`): a literal passed by position where a driver takes its size
+    (``sim.simulate(cell, 80, seed)``, ``sim`` bound to ``load_simulation("script")`` or to a call of a module
+    function returning it) is refused too. A script reached another way is not followed.
+    """
     tree = ast.parse(source)
+    scripts = _loaded_scripts(tree)
     sizes: dict[str, tuple[int, int]] = {}
     refused: list[str] = []
     top_level: set[int] = set()
@@ -63,6 +126,8 @@ def registered_sizes(source: str) -> tuple[dict[str, tuple[int, int]], list[str]
             and node.value.value > 1
         ):
             refused.append(f"line {node.value.lineno}: literal size {node.arg}={node.value.value}")
+        if isinstance(node, ast.Call) and drivers:
+            refused += _positional_sizes(node, scripts, drivers)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
             for target in node.targets:
                 if isinstance(target, ast.Name) and _is_sized_name(target.id) and node.value.value > 1:
@@ -95,8 +160,9 @@ def test_every_simulation_test_file_registers_its_sizes_and_states_no_literal_si
         missing
     )
     offenders = []
+    drivers = driver_size_positions()
     for path in sized:
-        sizes, refused = registered_sizes(path.read_text(encoding="utf-8"))
+        sizes, refused = registered_sizes(path.read_text(encoding="utf-8"), drivers)
         offenders += [f"{path.relative_to(TESTS)}: {r}" for r in refused]
         offenders += [f"{path.relative_to(TESTS)}: {name} has suite > full" for name, (s, f) in sizes.items() if s > f]
         if not sizes:
@@ -118,6 +184,33 @@ def test_x():
     sizes, refused = registered_sizes(source)
     assert sizes == {"REPS": (100, 400)}
     assert [r.split(":")[0] for r in refused] == ["line 4", "line 6", "line 7", "line 8"]
+
+
+def test_the_rule_refuses_a_size_passed_by_position_to_a_driver() -> None:
+    drivers = driver_size_positions()
+    script, name = next((key for key, sized in sorted(drivers.items()) if sized), ("", ""))
+    assert script, drivers  # the scripts' size parameters are found (a rename would make this vacuous)
+    args = ["cell"] * min(drivers[script, name])
+    source = f"""
+from tests.simulations import load_simulation, reps
+REPS = reps(suite=100, full=400)
+sim = load_simulation("{script}")
+def test_x():
+    sim.{name}({", ".join([*args, "80"])})
+    sim.{name}({", ".join([*args, "REPS"])})
+    sim.{name}({", ".join([*args, "True"])})
+    other.{name}({", ".join([*args, "80"])})
+def _study():
+    return load_simulation("{script}")
+def test_y():
+    study = _study()
+    study.{name}({", ".join([*args, "40"])})
+"""
+    _, refused = registered_sizes(source, drivers)
+    assert refused == [
+        f"line 6: literal size 80 passed by position to {name}()",
+        f"line 14: literal size 40 passed by position to {name}()",
+    ]
 
 
 def test_the_suite_runs_the_suite_size_and_refuses_an_unknown_mode(monkeypatch: pytest.MonkeyPatch) -> None:
