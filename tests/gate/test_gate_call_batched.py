@@ -20,7 +20,6 @@ from __future__ import annotations
 import importlib
 import re
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,7 +35,6 @@ from gatestats.estimators.passk import CasePairs, CaseValues
 from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy, rules
 from gatestats.gate.policy import Policy
 from gatestats.gate.registration import Registration
-from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import (
     GATE_CORRECTIONS,
     INFRA_ERROR,
@@ -47,6 +45,7 @@ from gatestats.vocabulary import (
     is_final_attempt,
     metric_spec,
 )
+from tests.gate.small_gates import record_set, records_frame
 
 analyze_module = importlib.import_module("gatestats.estimators.analyze")  # the package names the function so
 NOW = "2026-12-05T00:00:00Z"
@@ -205,36 +204,6 @@ def _old_path(m: pytest.MonkeyPatch) -> None:
     m.setattr(_frames, "_check_values", _old_check_values)
 
 
-def _records(system: str, rows: list[tuple[Any, ...]], costs: str) -> pl.DataFrame:
-    n = len(rows)
-    frame = pl.DataFrame(
-        {
-            "schema_version": [1] * n,
-            "record_id": [f"{system}-{i}" for i in range(n)],
-            "run_set_id": [f"rs-{system}"] * n,
-            "system": [system] * n,
-            "case_id": [r[0] for r in rows],
-            "case_version": ["v1"] * n,
-            "trial": [r[1] for r in rows],
-            "attempt": [r[2] for r in rows],
-            "outcome": [r[3] for r in rows],
-            "slices": [r[4] for r in rows],
-            "model_id": ["m"] * n,
-            "system_digest": ["sd"] * n,
-            "cost_usd": [r[5] if costs != "absent" else None for r in rows],
-        },
-        schema_overrides={"trial": pl.Int64, "attempt": pl.Int64, "slices": pl.List(pl.String), "cost_usd": pl.Float64},
-    )
-    missing = [pl.lit(None, dtype=t).alias(c) for c, t in POLARS_SCHEMA.items() if c not in frame.columns]
-    return frame.with_columns(missing).select(list(POLARS_SCHEMA)).cast(POLARS_SCHEMA)  # type: ignore[arg-type]
-
-
-def _side(system: str, records: pl.DataFrame) -> RecordSet:
-    cases = [{"case_id": c, "case_version": "v1"} for c in records["case_id"].unique().sort()]
-    return RecordSet(path=Path(system), kind="run_set", manifest={"complete": True, "cases": cases},
-                     records=records, files=(), digest=system)  # fmt: skip
-
-
 def _draw(seed: int) -> tuple[Policy, RecordSet, RecordSet, str]:
     """A random small gate: rules, slices, groups, infra errors and retries, costs present, partly missing or absent."""
     rng = np.random.default_rng(seed)
@@ -302,7 +271,12 @@ system = "candidate"
 
 """
     policy = parse_policy((head + "\n".join(rules)).encode())
-    base, cand = (_side(s, _records(s, rows[s], costs)) for s in ("baseline", "candidate"))
+    base, cand = (
+        record_set(
+            s, records_frame(s, [r[:5] for r in rows[s]], None if costs == "absent" else [r[5] for r in rows[s]])
+        )
+        for s in ("baseline", "candidate")
+    )
     return policy, base, cand, costs
 
 

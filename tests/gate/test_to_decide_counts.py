@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,8 +35,8 @@ from gatestats.gate.rules import RuleEvidence, paired_evidence
 from gatestats.gate.verdict import RuleResult
 from gatestats.paired import compare
 from gatestats.paired.search import fewest
-from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import GATE_CORRECTIONS, metric_spec
+from tests.gate.small_gates import record_set, records_frame
 from tests.hypothesis_counts import examples
 from tests.simulations import reps
 
@@ -77,35 +76,6 @@ def _old_to_decide(
         return row
     fewest_passes = min(fewest(passes, 0, limit=2 * len(keys)) or len(keys), len(keys))
     return replace(row, unresolved=replace(bound, to_decide=len(keys) - fewest_passes))
-
-
-def _records(system: str, rows: list[tuple[str, int, int, str, list[str]]]) -> pl.DataFrame:
-    n = len(rows)
-    frame = pl.DataFrame(
-        {
-            "schema_version": [1] * n,
-            "record_id": [f"{system}-{i}" for i in range(n)],
-            "run_set_id": [f"rs-{system}"] * n,
-            "system": [system] * n,
-            "case_id": [r[0] for r in rows],
-            "case_version": ["v1"] * n,
-            "trial": [r[1] for r in rows],
-            "attempt": [r[2] for r in rows],
-            "outcome": [r[3] for r in rows],
-            "slices": [r[4] for r in rows],
-            "model_id": ["m"] * n,
-            "system_digest": ["sd"] * n,
-        },
-        schema_overrides={"trial": pl.Int64, "attempt": pl.Int64, "slices": pl.List(pl.String)},
-    )
-    missing = [pl.lit(None, dtype=t).alias(c) for c, t in POLARS_SCHEMA.items() if c not in frame.columns]
-    return frame.with_columns(missing).select(list(POLARS_SCHEMA)).cast(POLARS_SCHEMA)  # type: ignore[arg-type]
-
-
-def _side(system: str, records: pl.DataFrame) -> RecordSet:
-    cases = [{"case_id": c, "case_version": "v1"} for c in records["case_id"].unique().sort()]
-    return RecordSet(path=Path(system), kind="run_set", manifest={"complete": True, "cases": cases},
-                     records=records, files=(), digest=system)  # fmt: skip
 
 
 def _outcome(rng: np.random.Generator, p: float) -> str:
@@ -176,7 +146,11 @@ system = "candidate"
 
 """
     policy = parse_policy((head + "\n".join(rules)).encode())
-    return policy, _side(BASELINE, _records(BASELINE, base_rows)), _side(CANDIDATE, _records(CANDIDATE, cand_rows))
+    return (
+        policy,
+        record_set(BASELINE, records_frame(BASELINE, base_rows)),
+        record_set(CANDIDATE, records_frame(CANDIDATE, cand_rows)),
+    )
 
 
 def _compared(seed: int) -> tuple[int, int]:
