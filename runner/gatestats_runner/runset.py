@@ -507,8 +507,12 @@ def sweep_killed_runners(isolation: Isolation = "auto") -> list[Path]:
     list of Path
         The scratch directories removed.
     """
-    caps = detect_capabilities(isolation)
-    stale = _sweep_stale_scratch(scratch_root(), keep="")
+    return _sweep_killed(scratch_root(), keep="", caps=detect_capabilities(isolation))
+
+
+def _sweep_killed(root: Path, *, keep: str, caps: Capabilities) -> list[Path]:
+    """:func:`_sweep_stale_scratch`, then each swept run set's leftover cgroups."""
+    stale = _sweep_stale_scratch(root, keep=keep)
     for scratch in stale:
         sweep_cgroups(caps.cgroups, f"gatestats-{short_id(scratch.name)}-")
     return stale
@@ -835,8 +839,7 @@ def _fresh_scratch(run_set_id: str, caps: Capabilities) -> tuple[Path, _DirLock]
     finally:
         if previous is not None:
             os.close(previous)
-    for stale in _sweep_stale_scratch(scratch.parent, keep=scratch.name):
-        sweep_cgroups(caps.cgroups, f"gatestats-{short_id(stale.name)}-")
+    _sweep_killed(scratch.parent, keep=scratch.name, caps=caps)
     return scratch, scratch_lock
 
 
