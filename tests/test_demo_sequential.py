@@ -7,9 +7,14 @@ the correction loop); its output is what the README shows (``## Quick start``).
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
+from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -29,6 +34,37 @@ def _dev() -> ModuleType:
     return module
 
 
+#: The demo's commands run in this process, through the console script's body (``gatestats.cli.main``), except
+#: ``run --until-decided``, which stays the installed script's process (its sandboxed agents are its children).
+#: Session 42: 14 processes of ~0.5 CPU-s start-up each; the console script as a process is tested by that
+#: ``run`` here and by tests/cli/test_kill_loop.py (``report``, ``gate -o``) and tests/fuzz (every command).
+IN_PROCESS = ("watch", "promote", "gate", "report")
+
+
+def _in_process(gatestats: Path) -> SimpleNamespace:
+    """A stand-in for the demo's ``subprocess``: ``gatestats IN_PROCESS…`` runs the console script's body here."""
+
+    def run(args: Sequence[str], *, check: bool = False, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        if args[0] != str(gatestats) or args[1] not in IN_PROCESS:
+            return subprocess.run(args, check=check, **kwargs)
+        from gatestats.cli import main
+
+        sys.stdout.flush()
+        with mock.patch.object(sys, "argv", ["gatestats", *args[1:]]), mock.patch.dict(os.environ):
+            try:
+                main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            finally:
+                sys.stdout.flush()
+        if check and code:
+            raise subprocess.CalledProcessError(code, list(args))
+        return subprocess.CompletedProcess(list(args), code)
+
+    return SimpleNamespace(run=run)
+
+
 def _readme_block() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("The main job then runs its sequential variant", 1)[1]
@@ -42,7 +78,9 @@ def test_demo_gates_the_sequential_run_renders_its_report_and_prints_where_they_
 ) -> None:
     out, reports = tmp_path / "sequential", tmp_path / "reports"
     gatestats = Path(sys.executable).parent / "gatestats"
-    _dev().sequential_demo(gatestats, out, reports)
+    dev = _dev()
+    dev.subprocess = _in_process(gatestats)  # gate and report in this process; run as the console script
+    dev.sequential_demo(gatestats, out, reports)
     lines = capfd.readouterr().out.splitlines()
     policy = EXAMPLE / "policy.toml"
     assert lines[0] == "== sequential: both agents in batches until the gate is decided (examples/sequential)"
@@ -86,7 +124,9 @@ def test_demo_gates_the_sequential_run_renders_its_report_and_prints_where_they_
     assert len(shown) == 5
     # After the gate (examples/rollout): the same release in shadow (advances), then pilot (rolled back).
     rollout = tmp_path / "rollout"
-    _dev().rollout_demo(gatestats, rollout, out / "verdict.json", reports)
+    dev = _dev()
+    dev.subprocess = _in_process(gatestats)  # the watch and promote commands in this process
+    dev.rollout_demo(gatestats, rollout, out / "verdict.json", reports)
     after = capfd.readouterr().out
     assert "rollout: ADVANCE (exit 20)" in after
     assert "rollout: ROLL BACK (exit 21)" in after

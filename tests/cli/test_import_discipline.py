@@ -2,7 +2,9 @@
 
 Every check runs the console script's body in a fresh interpreter and reads ``sys.modules`` at exit,
 so a module-level import anywhere on the path (``gatestats/__init__``, ``gatestats.cli``, a command
-module) is caught. Issue 17: the statistics (scipy, statsmodels), the record schema (pandera, which
+module) is caught. Command lines checked alike share one interpreter, run one after another (``_BATCH``:
+what is imported so far after each is a superset of what it imports alone, so a module none may import is
+caught as in a fresh interpreter; session 42: 13 interpreters where there were 50). Issue 17: the statistics (scipy, statsmodels), the record schema (pandera, which
 brings pandas, hypothesis and typeguard), the report stack (altair, nbconvert, nbclient, zmq, bs4)
 and ray cost about 4 s of CPU before any command did anything.
 """
@@ -12,7 +14,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 import typer
 
 from gatestats.cli import COMMANDS, app
+from tests.conftest import make_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,6 +81,56 @@ def _run(*args: str | Path) -> dict[str, Any]:
     return report
 
 
+# Several command lines in one interpreter, one after another (issue 28: a fresh interpreter per command line
+# was ~0.3 CPU-s each, 18 CPU-s for this file). Each command line's stdout goes to a file of its own; after each,
+# what is in sys.modules *so far* (cumulative) and what that command line added (new). A check that a module
+# is NOT imported is read on the cumulative set: it holds for every command line of the batch exactly when it
+# holds for each in a fresh interpreter (a module a command imports is in the cumulative set after it, and
+# nothing leaves sys.modules). A check that a module IS imported is read on what the command line added, and
+# only where the command lines before it are checked not to have imported it (so it was imported by this one).
+_BATCH = """
+import json, os, sys, tempfile
+from gatestats.cli import main
+results, seen = [], set(sys.modules)
+for argv in json.loads(sys.argv[1]):
+    sys.argv = ["gatestats", *argv]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(out.fileno(), 1)
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        out.seek(0)
+        stdout = out.read()
+    modules = set(sys.modules)
+    results.append({
+        "code": code, "stdout": stdout, "loaded": sorted({name.split(".")[0] for name in modules}),
+        "commands": sorted(name for name in modules if name.startswith("gatestats.cli.") and "._" not in name),
+        "modules": sorted(modules), "new": sorted(modules - seen),
+    })
+    seen = modules
+print(json.dumps(results), file=sys.stderr)
+"""
+
+
+def _run_batch(*argvs: tuple[str | Path, ...]) -> list[dict[str, Any]]:
+    """Run ``gatestats ARGV`` for each argv, one after another in one fresh interpreter (see ``_BATCH``)."""
+    arguments = json.dumps([list(map(str, argv)) for argv in argvs])
+    done = subprocess.run(
+        [sys.executable, "-c", _BATCH, arguments], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    reports: list[dict[str, Any]] = json.loads(done.stderr.strip().splitlines()[-1])
+    assert len(reports) == len(argvs)
+    return reports
+
+
 def _heavy(report: dict[str, Any], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in forbidden if name in report["loaded"]]
 
@@ -91,123 +143,88 @@ def test_help_imports_no_command_and_no_heavy_module() -> None:
     assert report["commands"] == []  # the listing comes from COMMANDS, no command module is imported
 
 
-# `gatestats import` imports its importers, the gate and the record writer when its module loads
-# (cli/importing.py is owned elsewhere; issue 17 asks for its imports to move into its commands).
-_EAGER: dict[str, str] = {}
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_command_help_imports_no_heavy_module_and_no_other_commands_module(order: str) -> None:
+    # Every command's --help in one interpreter (see _BATCH), in both orders. After each, the command modules
+    # loaded are exactly those of the commands run so far: a command whose module imports another command's
+    # module is caught in the order where it comes first (so in one of the two), a heavy import at once.
+    names = list(COMMANDS) if order == "forward" else list(reversed(COMMANDS))
+    reports = _run_batch(*((name, "--help") for name in names))
+    for at, (name, report) in enumerate(zip(names, reports, strict=True)):
+        assert report["code"] == 0, name
+        assert "Usage: gatestats" in report["stdout"], name
+        assert _heavy(report, HELP_FORBIDDEN) == [], name
+        assert report["commands"] == sorted(COMMANDS[n].module for n in names[: at + 1]), (name, report["new"])
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(reason=_EAGER[n], strict=True)) if n in _EAGER else n for n in COMMANDS],
-)
-def test_command_help_imports_no_heavy_module(name: str) -> None:
-    report = _run(name, "--help")
-    assert report["code"] == 0
-    assert "Usage: gatestats" in report["stdout"]
-    assert _heavy(report, HELP_FORBIDDEN) == []
-    assert report["commands"] == [COMMANDS[name].module]  # its own module, no other command's
-
-
-@pytest.fixture
-def small_records(write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]]) -> Path:
+def _small_records(path: Path) -> Path:
     rows = [
-        record(record_id=f"r{case}-{trial}", case_id=f"c{case}", trial=trial, outcome="passed" if trial else "failed")
+        make_record(
+            record_id=f"r{case}-{trial}", case_id=f"c{case}", trial=trial, outcome="passed" if trial else "failed"
+        )
         for case in range(3)
         for trial in range(2)
     ]
-    return write_jsonl(rows)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
 
 
-def test_validate_imports_no_statistics_and_no_report_stack(small_records: Path) -> None:
-    report = _run("validate", small_records)
-    assert report["code"] == 0
-    assert report["stdout"].startswith("ok: 6 records in 1 file(s)")
-    assert _heavy(report, VALIDATE_FORBIDDEN) == []
-    assert report["commands"] == ["gatestats.cli.validate"]
-
-
-@pytest.mark.parametrize("fmt", ["--json", "--format=terminal"])
-def test_analyze_imports_no_report_stack_and_no_scipy(small_records: Path, fmt: str) -> None:
-    # Three cases: Wilson intervals, whose t quantile at 95% comes from the stored table.
-    report = _run("analyze", small_records, "--k", "1,2", fmt)
-    assert report["code"] == 0
-    if fmt == "--json":
-        assert json.loads(report["stdout"])["systems"][0]["k"]["1"]["pass_at_k"]["method"] == "wilson"
-    assert _heavy(report, ANALYZE_FORBIDDEN) == []
-    assert [name for name in ANALYZE_FORBIDDEN_SUBMODULES if name in report["modules"]] == []
-
-
-def test_typer_coerces_every_kind_of_parameter_without_pydantic(small_records: Path, tmp_path: Path) -> None:
-    # An int, a float, a str, a repeatable str and a Path option, coerced by typer in this process:
-    # none may bring pydantic (typer 0.29 built a pydantic TypeAdapter for each; pyproject.toml pins below).
-    out = tmp_path / "out.json"
-    argv = ("analyze", small_records, "--json", "--seed", "3", "--confidence-level", "0.9", "--by", "system")
-    report = _run(*argv, "--label", "baseline=b", "--output", out)
-    assert report["code"] == 0
-    assert json.loads(out.read_text(encoding="utf-8"))["confidence_level"] == 0.9
-    assert "typer" in report["loaded"]  # the check sees what the command line loaded
-    assert _heavy(report, _TYPER_COERCION) == []
-
-
-@pytest.mark.parametrize("level", ["0.8", "0.9", "0.99"])
-def test_analyze_at_every_common_level_imports_no_scipy(small_records: Path, level: str) -> None:
-    report = _run("analyze", small_records, "--json", "--confidence-level", level)
-    assert report["code"] == 0
-    assert _heavy(report, ("scipy",)) == []
-
-
-def test_analyze_at_an_uncommon_level_imports_scipy_on_demand(small_records: Path) -> None:
-    # The rare paths (an uncommon level, the bootstrap) still ask scipy for their quantiles.
-    report = _run("analyze", small_records, "--json", "--confidence-level", "0.975")
-    assert report["code"] == 0
-    assert "scipy" in report["loaded"]
-    assert _heavy(report, ANALYZE_FORBIDDEN[:-2]) == []
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ("compare", "RECORDS", "--baseline", "a", "--candidate", "b", "--json"),
-        ("rank", "RECORDS", "--json"),
-        ("cost", "RECORDS", "--json"),
-        ("cases", "list", "--set", str(ROOT / "data" / "golden_bugfix" / "cases")),
-        (
-            "calibrate",
-            str(ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"),
-            *("--where", "subset=Processed/MT-Bench", "--where", "evaluator=GPT-4"),
-            *("--where", "strategy=Vanilla_NoRules", "--positive", "1", "--kind", "pairwise", "--json"),
-            "--map=item=item_idx,label=label,verdict=winner_original_order,verdict_swapped=winner_swapped_order",
-        ),
-    ],
-    ids=lambda argv: argv[0],
-)
-def test_other_reading_commands_import_no_report_stack_and_no_pydantic(
-    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]], argv: tuple[str, ...]
-) -> None:
-    rows = [
-        record(record_id=f"{s}{case}", system=s, case_id=f"c{case}", outcome="passed" if (case + i) % 3 else "failed")
-        for i, s in enumerate("ab")
-        for case in range(30)
-    ]
-    records = write_jsonl(rows)
-    report = _run(*(str(records) if a == "RECORDS" else a for a in argv))
-    assert report["code"] == 0, report["stdout"]
-    assert _heavy(report, READING_FORBIDDEN) == []
-
-
-def test_analyze_with_clt_intervals_imports_no_scipy(
-    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]]
-) -> None:
+def test_validate_and_analyze_import_no_statistics_and_no_report_stack(tmp_path: Path) -> None:
+    # One interpreter for validate and analyze's command lines (see _BATCH). validate comes first, so its
+    # command modules are a fresh interpreter's; the uncommon level comes last, so the scipy it adds is its own.
     from gatestats.estimators.intervals import CLT_FROM_CASES
 
+    small = _small_records(tmp_path / "small.jsonl")
+    clt = tmp_path / "clt.jsonl"
     rows = [
-        record(record_id=f"r{case}", case_id=f"c{case}", outcome="passed" if case % 3 else "failed")
+        make_record(record_id=f"r{case}", case_id=f"c{case}", outcome="passed" if case % 3 else "failed")
         for case in range(CLT_FROM_CASES)
     ]
-    report = _run("analyze", write_jsonl(rows), "--json")
-    assert report["code"] == 0
-    assert json.loads(report["stdout"])["systems"][0]["n_cases"] == CLT_FROM_CASES
-    assert _heavy(report, (*ANALYZE_FORBIDDEN, "scipy")) == []
+    clt.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "out.json"
+    levels = ("0.8", "0.9", "0.99")
+    # An int, a float, a str, a repeatable str and a Path option, coerced by typer in this process:
+    # none may bring pydantic (typer 0.29 built a pydantic TypeAdapter for each; pyproject.toml pins below).
+    coerced = ("analyze", small, "--json", "--seed", "3", "--confidence-level", "0.9", "--by", "system")
+    validate, as_json, terminal, typed, *common, with_clt, uncommon = _run_batch(
+        ("validate", small),
+        # Three cases: Wilson intervals, whose t quantile at 95% comes from the stored table.
+        ("analyze", small, "--k", "1,2", "--json"),
+        ("analyze", small, "--k", "1,2", "--format=terminal"),
+        (*coerced, "--label", "baseline=b", "--output", out),
+        *(("analyze", small, "--json", "--confidence-level", level) for level in levels),
+        ("analyze", clt, "--json"),
+        # The rare paths (an uncommon level, the bootstrap) still ask scipy for their quantiles.
+        ("analyze", small, "--json", "--confidence-level", "0.975"),
+    )
+    assert validate["code"] == 0
+    assert validate["stdout"].startswith("ok: 6 records in 1 file(s)")
+    assert _heavy(validate, VALIDATE_FORBIDDEN) == []
+    assert validate["commands"] == ["gatestats.cli.validate"]
+
+    for report in (as_json, terminal):
+        assert report["code"] == 0
+        assert _heavy(report, ANALYZE_FORBIDDEN) == []
+        assert [name for name in ANALYZE_FORBIDDEN_SUBMODULES if name in report["modules"]] == []
+    assert json.loads(as_json["stdout"])["systems"][0]["k"]["1"]["pass_at_k"]["method"] == "wilson"
+
+    assert typed["code"] == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["confidence_level"] == 0.9
+    assert "typer" in typed["loaded"]  # the check sees what the command line loaded
+    assert _heavy(typed, _TYPER_COERCION) == []
+
+    for level, report in zip(levels, common, strict=True):
+        assert report["code"] == 0, level
+        assert json.loads(report["stdout"])["confidence_level"] == float(level)
+        assert _heavy(report, ("scipy",)) == [], level
+
+    assert with_clt["code"] == 0
+    assert json.loads(with_clt["stdout"])["systems"][0]["n_cases"] == CLT_FROM_CASES
+    assert _heavy(with_clt, (*ANALYZE_FORBIDDEN, "scipy")) == []
+
+    assert uncommon["code"] == 0
+    assert "scipy" in {name.split(".")[0] for name in uncommon["new"]}  # imported by this command line
+    assert _heavy(uncommon, ANALYZE_FORBIDDEN[:-2]) == []
 
 
 def test_unknown_command_is_refused_with_a_suggestion_without_importing_commands() -> None:
@@ -347,27 +364,6 @@ def test_every_command_module_is_listed() -> None:
     assert {command.module for command in COMMANDS.values()} == modules
 
 
-@pytest.mark.parametrize("missing", [0, 3])
-def test_cost_imports_no_paired_tests_and_no_scipy(
-    write_jsonl: Callable[..., Path], record: Callable[..., dict[str, Any]], missing: int
-) -> None:
-    # gatestats cost never pairs cases: gatestats.paired (every test, scipy.stats) stays out (issue 28).
-    # Its BCa ranks come from the standard library's normal distribution (scipy's only on a rank's
-    # edge, tests/cost/test_bca_levels.py): 40 cases give an interval (and bounds, with missing costs).
-    rows = [
-        record(record_id=f"r{case}", case_id=f"c{case}", cost_usd=None if case < missing else 0.01 * (case + 1))
-        for case in range(40)
-    ]
-    report = _run("cost", write_jsonl(rows), "--json")
-    assert report["code"] == 0, report["stdout"]
-    body = json.loads(report["stdout"])
-    (group,) = body["groups"]
-    interval = group["missing_costs"]["cost_per_accepted"] if missing else group["cost_per_accepted"]
-    assert interval["ci_low"] is not None  # the BCa interval was computed
-    assert [m for m in report["modules"] if m.startswith("gatestats.paired")] == []
-    assert _heavy(report, ("scipy",)) == []
-
-
 #: The bundled SWE-bench Verified submissions that benchmarks/bench_startup.py compares.
 _SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
 _SWE_PAIR = ("--baseline", "20240920_solver", "--candidate", "20240924_solver")
@@ -389,36 +385,101 @@ _DEFAULT_PATHS = {
 }
 
 
-@pytest.mark.parametrize("fmt", ["--json", "--format=terminal"])
-@pytest.mark.parametrize("command", list(_DEFAULT_PATHS))
-def test_compare_rank_calibrate_default_paths_import_no_scipy(command: str, fmt: str) -> None:
-    # Issue 28 item 2: the exact binomial (gatestats.paired.binomial), Brent's method in Python
-    # (paired.roots), z stored or by statistics.NormalDist, the Clopper-Pearson bounds in doubles,
-    # normal tails by math.erfc, average ranks without rankdata.
-    report = _run(*_DEFAULT_PATHS[command], fmt)
-    assert report["code"] == 0, report["stdout"]
-    if fmt == "--json":
-        assert json.loads(report["stdout"])  # the command answered in full
-    assert _heavy(report, ("scipy", *READING_FORBIDDEN)) == []
-    # Session 41: nor numpy.ma, which polars imports to build a Series from a numpy array (passk.per_case_values
-    # builds its columns from lists), nor the other submodules analyze keeps out.
-    assert [name for name in ANALYZE_FORBIDDEN_SUBMODULES if name in report["modules"]] == []
+#: The other reading commands on a file of two systems (the first pair of calibrate's is the bundled LLMBar file).
+_OTHER_READING = (
+    ("compare", "RECORDS", "--baseline", "a", "--candidate", "b", "--json"),
+    ("rank", "RECORDS", "--json"),
+    ("cost", "RECORDS", "--json"),
+    ("cases", "list", "--set", str(ROOT / "data" / "golden_bugfix" / "cases")),
+    (
+        "calibrate",
+        str(_LLMBAR),
+        *("--where", "subset=Processed/MT-Bench", "--where", "evaluator=GPT-4"),
+        *("--where", "strategy=Vanilla_NoRules", "--positive", "1", "--kind", "pairwise", "--json"),
+        "--map=item=item_idx,label=label,verdict=winner_original_order,verdict_swapped=winner_swapped_order",
+    ),
+)
 
 
-def test_compare_with_a_margin_imports_scipy_when_it_runs(
-    write_jsonl: Callable[..., Path], record: Callable[..., Any]
-) -> None:
-    # The paths the default does not take keep their scipy (here the non-inferiority test's), imported when they
-    # run through gatestats._lazy.lazy_module: the stand-in must still reach scipy and answer.
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _pairs(path: Path) -> Path:
+    """Two systems on 30 cases."""
     rows = [
-        record(record_id=f"{s}{case}", system=s, case_id=f"c{case}", outcome="passed" if (case + i) % 3 else "failed")
+        make_record(
+            record_id=f"{s}{case}", system=s, case_id=f"c{case}", outcome="passed" if (case + i) % 3 else "failed"
+        )
         for i, s in enumerate("ab")
         for case in range(30)
     ]
-    report = _run("compare", write_jsonl(rows), "--baseline", "a", "--candidate", "b", "--json", "--margin", "0.05")
-    assert report["code"] == 0, report["stdout"]
-    assert json.loads(report["stdout"])["noninferiority"] is not None
-    assert "scipy.special" in report["modules"]
+    return _write(path, rows)
+
+
+def test_cost_imports_no_paired_tests_and_no_scipy(tmp_path: Path) -> None:
+    # gatestats cost never pairs cases: gatestats.paired (every test, scipy.stats) stays out (issue 28).
+    # Its BCa ranks come from the standard library's normal distribution (scipy's only on a rank's
+    # edge, tests/cost/test_bca_levels.py): 40 cases give an interval (and bounds, with missing costs).
+    # One interpreter for the three command lines (see _BATCH).
+    costs = {
+        missing: _write(
+            tmp_path / f"costs-{missing}.jsonl",
+            [
+                make_record(
+                    record_id=f"r{case}", case_id=f"c{case}", cost_usd=None if case < missing else 0.01 * (case + 1)
+                )
+                for case in range(40)
+            ],
+        )
+        for missing in (0, 3)
+    }
+    *reports, pairs = _run_batch(
+        *(("cost", path, "--json") for path in costs.values()), ("cost", _pairs(tmp_path / "pairs.jsonl"), "--json")
+    )
+    for missing, report in zip(costs, reports, strict=True):
+        assert report["code"] == 0, report["stdout"]
+        (group,) = json.loads(report["stdout"])["groups"]
+        interval = group["missing_costs"]["cost_per_accepted"] if missing else group["cost_per_accepted"]
+        assert interval["ci_low"] is not None  # the BCa interval was computed
+        assert [m for m in report["modules"] if m.startswith("gatestats.paired")] == []
+        assert _heavy(report, ("scipy",)) == []
+    assert pairs["code"] == 0, pairs["stdout"]
+    assert _heavy(pairs, READING_FORBIDDEN) == []
+
+
+def test_compare_rank_calibrate_cases_import_only_what_their_paths_need(tmp_path: Path) -> None:
+    # One interpreter for these command lines (see _BATCH), the strictest checks first: the default paths
+    # (no scipy), then compare with a margin (which imports scipy: the lines before it are checked not to
+    # have), then the rest (no report stack, no pydantic).
+    records = _pairs(tmp_path / "pairs.jsonl")
+    defaults = [(command, fmt) for command in _DEFAULT_PATHS for fmt in ("--json", "--format=terminal")]
+    margin = ("compare", records, "--baseline", "a", "--candidate", "b", "--json", "--margin", "0.05")
+    other = [tuple(str(records) if a == "RECORDS" else a for a in argv) for argv in _OTHER_READING if argv[0] != "cost"]
+    reports = _run_batch(*((*_DEFAULT_PATHS[command], fmt) for command, fmt in defaults), margin, *other)
+    # Issue 28 item 2: the exact binomial (gatestats.paired.binomial), Brent's method in Python
+    # (paired.roots), z stored or by statistics.NormalDist, the Clopper-Pearson bounds in doubles,
+    # normal tails by math.erfc, average ranks without rankdata.
+    for (command, fmt), report in zip(defaults, reports[: len(defaults)], strict=True):
+        assert report["code"] == 0, (command, fmt, report["stdout"])
+        if fmt == "--json":
+            assert json.loads(report["stdout"]), command  # the command answered in full
+        assert _heavy(report, ("scipy", *READING_FORBIDDEN)) == [], (command, fmt)
+        # Session 41: nor numpy.ma, which polars imports to build a Series from a numpy array (passk.per_case_values
+        # builds its columns from lists), nor the other submodules analyze keeps out.
+        assert [name for name in ANALYZE_FORBIDDEN_SUBMODULES if name in report["modules"]] == [], (command, fmt)
+
+    # The paths the default does not take keep their scipy (here the non-inferiority test's), imported when they
+    # run through gatestats._lazy.lazy_module: the stand-in must still reach scipy and answer.
+    with_margin = reports[len(defaults)]
+    assert with_margin["code"] == 0, with_margin["stdout"]
+    assert json.loads(with_margin["stdout"])["noninferiority"] is not None
+    assert "scipy.special" in with_margin["new"]  # imported by this command line
+
+    for argv, report in zip(other, reports[len(defaults) + 1 :], strict=True):
+        assert report["code"] == 0, (argv[0], report["stdout"])
+        assert _heavy(report, READING_FORBIDDEN) == [], argv[0]
 
 
 def test_importing_paired_and_judges_loads_no_scipy_and_the_names_still_resolve() -> None:

@@ -24,9 +24,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -81,6 +83,27 @@ def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         args, check=False, cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=BOUND_S
     )
+
+
+def _in_process(args: list[str], tmp_path: Path) -> Any:
+    """Run ``args`` (the installed script and its arguments) to the end in this process, as :func:`_run` would.
+
+    typer's CliRunner, in ``tmp_path`` with :func:`_env`'s temporary directory. For the runs that are not killed
+    and are read only for their exit code, stderr and files (session 42: a process's start-up cost ~0.5 CPU-s
+    each); the killed runs are processes.
+    """
+    from typer.testing import CliRunner
+
+    from gatestats.cli import app
+
+    assert args[0] == str(GATESTATS)
+    env = _env(tmp_path)
+    with (
+        mock.patch.dict(os.environ, env),
+        mock.patch.object(tempfile, "tempdir", env["TMPDIR"]),
+        contextlib.chdir(tmp_path),
+    ):
+        return CliRunner().invoke(app, args[1:])
 
 
 def _kill_when(
@@ -222,8 +245,10 @@ def test_kill_9_loop_over_gate_output_ends_clean(tmp_path: Path) -> None:
         written = outs / f"verdict-{n}.json"
         if written.exists():  # killed after the verdict was linked: it is whole, and its path is now taken
             assert read_verdict(written).verdict.verdict == "insufficient_evidence"
-            taken = _run(args(n), tmp_path)
-            assert taken.returncode == 2
+            taken = _in_process(
+                args(n), tmp_path
+            )  # refused, and it sweeps the killed run's temporary files (litter below)
+            assert taken.exit_code == 2
             assert "already exists" in taken.stderr
             n += 1
 
@@ -233,11 +258,11 @@ def test_kill_9_loop_over_gate_output_ends_clean(tmp_path: Path) -> None:
     for third in range(3):
         kill(delay=(third + rng.uniform(0.1, 0.9)) / 3 * to_writing)
     kill(appeared=outs / f"verdict-{n}.json")
-    done = _run(args(n), tmp_path)
-    assert done.returncode == 12, done.stderr  # the scenario's verdict: insufficient evidence
+    done = _in_process(args(n), tmp_path)
+    assert done.exit_code == 12, done.stderr  # the scenario's verdict: insufficient evidence
     assert read_verdict(outs / f"verdict-{n}.json").verdict.verdict == "insufficient_evidence"
-    for i in range(n):  # a path taken by a killed run is swept of its temporary files by the next one
-        _run(args(i), tmp_path)
+    # A path taken by a killed run was swept of its temporary files by the next run on it (the refusal above;
+    # session 42: a second refusal of each taken path here repeated it). The killed runs' other files by the last.
     assert _litter(outs) == []
 
 
@@ -256,8 +281,8 @@ def test_kill_9_loop_over_correct_resumes_to_the_same_stops(tmp_path: Path) -> N
     shutil.copytree(EXAMPLE / "candidate", candidate)
     base = [str(GATESTATS), "correct", str(cases), "--candidate", str(candidate), "--reviser",
             f"{sys.executable} {EXAMPLE / 'reviser.py'}", "--isolation", "none"]  # fmt: skip
-    never_killed = _run([*base, "--out", str(tmp_path / "clean")], tmp_path)
-    assert never_killed.returncode == 0, never_killed.stderr
+    never_killed = _in_process([*base, "--out", str(tmp_path / "clean")], tmp_path)
+    assert never_killed.exit_code == 0, never_killed.stderr
     out = tmp_path / "out"
     first = _kill_when([*base, "--out", str(out)], tmp_path, appeared=out)  # just after --out appears
     assert first
@@ -277,8 +302,8 @@ def test_kill_9_loop_over_correct_resumes_to_the_same_stops(tmp_path: Path) -> N
         for _ in range(5)
     ]
     assert landed == [True] * 5, (landed, _stderr(tmp_path))
-    done = _run([*base, "--out", str(out), "--resume"], tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = _in_process([*base, "--out", str(out), "--resume"], tmp_path)
+    assert done.exit_code == 0, done.stderr
     assert _stops(out) == _stops(tmp_path / "clean")
     assert _litter(out) == []
     assert _mounts_under(tmp_path) == []  # a killed round's scratch is swept by the resume, even with no round left
