@@ -5,8 +5,8 @@ This package knows frames and headers, not comparisons: the statistics build a
 (:func:`render`). It imports no statistics package (layer 2, beside ``tables``).
 
 The names are imported on first use (:func:`gatestats._lazy.lazy_names`): a statistic that only
-needs :class:`Presentable` does not load the renderers (issue 28 item 2: ``gatestats analyze`` in
-the terminal imports neither :mod:`~gatestats.publish.formats` nor what it renders with).
+needs :class:`Presentable` does not load the renderer (issue 28 item 2: ``gatestats analyze`` in
+the terminal draws its own rich tables and does not import :mod:`~gatestats.publish.formats`).
 """
 
 from __future__ import annotations
