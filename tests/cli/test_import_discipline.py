@@ -326,7 +326,7 @@ def test_report_imports_no_scipy_engine_judges_or_golden_store(tmp_path: Path) -
 
 #: Packages whose names are resolved on first use (PEP 562): the four above, and since session 40 ``paired`` and
 #: ``judges``, which import a few names eagerly (those sharing their module's name: :data:`EAGER_NAMES`).
-LAZY_NAME_PACKAGES = (*LAZY_PACKAGES, "gatestats.paired", "gatestats.judges")
+LAZY_NAME_PACKAGES = (*LAZY_PACKAGES, "gatestats.paired", "gatestats.judges", "gatestats.publish", "gatestats.cost")
 EAGER_NAMES = {
     "gatestats.paired": {"Comparison", "ComparisonOptions", "compare", "compare_pair", "Resolution", "resolution"},
     "gatestats.judges": {"WeightedKappa", "agreement_table", "kappa_weights", "weighted_kappa"},
@@ -526,3 +526,44 @@ def test_compare_and_rank_read_the_proved_swe_bench_file_once(command: str) -> N
     calls, proved = json.loads(done.stderr.strip().splitlines()[-1])
     assert proved == ["msgspec"]  # the proof ran
     assert "read_ndjson" not in calls  # the whole-file read did not
+
+
+#: Modules a reading command loads only when it needs them (issue 28 item 2, session 42): the strict CSV reader
+#: (a JSONL file never needs it), the published-table renderer (analyze's terminal tables and every JSON answer
+#: do without it), the charts (only ``--plot``) and the gate's cost ratio (only ``gate``).
+_CSV_READER = ("gatestats.tables.csvfile", "gatestats.tables.inputs")
+_CHARTS = ("gatestats.publish.charts", "gatestats.paired.charts_frame", "gatestats.estimators.charts_frame")
+_ON_DEMAND: dict[str, tuple[str | Path, ...]] = {
+    "analyze": ("analyze", "RECORDS", "--k", "1,2"),
+    "analyze --json": ("analyze", "RECORDS", "--k", "1,2", "--json"),
+    "validate": ("validate", "RECORDS"),
+    "cost": ("cost", "RECORDS"),
+    "cost --json": ("cost", "RECORDS", "--json"),
+    "compare": _DEFAULT_PATHS["compare"],
+    "compare --json": (*_DEFAULT_PATHS["compare"], "--json"),
+    "rank": _DEFAULT_PATHS["rank"],
+    "rank --json": (*_DEFAULT_PATHS["rank"], "--json"),
+    "calibrate": _DEFAULT_PATHS["calibrate"],
+}
+_NOT_LOADED: dict[str, tuple[str, ...]] = {
+    "analyze": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.cost"),
+    "validate": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.estimators"),
+    "cost": (*_CSV_READER, *_CHARTS, "gatestats.cost.ratio"),
+    "compare": (*_CSV_READER, *_CHARTS),
+    "rank": (*_CSV_READER, *_CHARTS),
+    "calibrate": _CHARTS,  # it reads a CSV of judgments
+}
+
+
+@pytest.mark.parametrize("name", list(_ON_DEMAND))
+def test_reading_commands_load_the_csv_reader_renderer_charts_and_ratio_on_demand_only(
+    small_records: Path, name: str
+) -> None:
+    report = _run(*(small_records if a == "RECORDS" else a for a in _ON_DEMAND[name]))
+    assert report["code"] == 0, report["stdout"]
+    if name.endswith("--json"):
+        assert json.loads(report["stdout"])  # the command answered in full
+    forbidden = _NOT_LOADED[name.split(maxsplit=1)[0]]
+    assert [
+        m for m in forbidden if m in report["modules"] or any(x.startswith(f"{m}.") for x in report["modules"])
+    ] == []

@@ -14,12 +14,19 @@
 Definitions, the JSON of ``gatestats cost`` and the coverage simulation: ``docs/cost.md``.
 """
 
-from gatestats.cost._bootstrap import MIN_UNITS_INTERVAL, MIN_UNITS_RATIO, CostInterval
-from gatestats.cost._frames import RECORD_COLUMNS, ReviewRateRequiredError
-from gatestats.cost.human_time import attribute_overlaps, merge_intervals
-from gatestats.cost.missing import MissingCosts
-from gatestats.cost.per_accepted import CPA_INTERVAL_METHOD, CostAnalysis, CostEstimate, cost_per_accepted
-from gatestats.cost.ratio import RATIO_INTERVAL_METHOD, CostRatio, cost_ratio
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from gatestats.cost._bootstrap import MIN_UNITS_INTERVAL, MIN_UNITS_RATIO, CostInterval
+    from gatestats.cost._frames import RECORD_COLUMNS, ReviewRateRequiredError
+    from gatestats.cost.human_time import attribute_overlaps, merge_intervals
+    from gatestats.cost.missing import MissingCosts
+    from gatestats.cost.per_accepted import CPA_INTERVAL_METHOD, CostAnalysis, CostEstimate, cost_per_accepted
+    from gatestats.cost.ratio import RATIO_INTERVAL_METHOD, CostRatio, cost_ratio
 
 __all__ = [
     "CPA_INTERVAL_METHOD",
@@ -38,3 +45,25 @@ __all__ = [
     "cost_ratio",
     "merge_intervals",
 ]
+
+#: The module (under this package) of each name in ``__all__``, imported on first use: ``gatestats cost``
+#: loads :mod:`~gatestats.cost.per_accepted` and what it needs, not the gate's ratio (issue 28 item 2).
+_HOMES: Final = {
+    "MIN_UNITS_INTERVAL": "_bootstrap",
+    "MIN_UNITS_RATIO": "_bootstrap",
+    "CostInterval": "_bootstrap",
+    "RECORD_COLUMNS": "_frames",
+    "ReviewRateRequiredError": "_frames",
+    "attribute_overlaps": "human_time",
+    "merge_intervals": "human_time",
+    "MissingCosts": "missing",
+    "CPA_INTERVAL_METHOD": "per_accepted",
+    "CostAnalysis": "per_accepted",
+    "CostEstimate": "per_accepted",
+    "cost_per_accepted": "per_accepted",
+    "RATIO_INTERVAL_METHOD": "ratio",
+    "CostRatio": "ratio",
+    "cost_ratio": "ratio",
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

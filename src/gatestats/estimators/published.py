@@ -15,12 +15,12 @@ import polars as pl
 
 from gatestats.estimators.analyze import METRICS
 from gatestats.publish.cells import MISSING, estimate_cell
-from gatestats.publish.formats import Column, PublishedTable
 from gatestats.publish.labels import Labels
 from gatestats.vocabulary import metric_spec
 
 if TYPE_CHECKING:
     from gatestats.estimators.analyze import Analysis, MetricEstimate, SystemAnalysis
+    from gatestats.publish.formats import PublishedTable
 
 __all__ = ["analysis_table", "method_note", "system_counts", "system_notes"]
 
@@ -156,6 +156,8 @@ def analysis_table(result: Analysis, labels: Labels | None = None) -> PublishedT
     LabelsError
         A labelled name that is none of the systems.
     """
+    from gatestats.publish.formats import Column, PublishedTable  # noqa: PLC0415 - not on the terminal's path
+
     chosen = labels or Labels()
     chosen.check_known(s.system for s in result.systems)
     level = f"{result.confidence_level:.0%}"

@@ -83,12 +83,10 @@ import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
-from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
 from gatestats.paired.result import Comparison, ComparisonOptions, comparisons_frame
 from gatestats.paired.simultaneous import PairDecision, SimultaneousInterval, pvalue_decision, simultaneous_intervals
-from gatestats.publish.charts import forest
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     CORRECTIONS,
@@ -343,6 +341,9 @@ class MultipleComparison(Presentable):
         altair.LayerChart
             The chart (:func:`gatestats.publish.charts.forest`).
         """
+        from gatestats.paired.charts_frame import forest_frame  # noqa: PLC0415 - the charts on first use (issue 28 item 2)
+        from gatestats.publish.charts import forest  # noqa: PLC0415
+
         title = f"Paired differences, {len(self.comparisons)} comparison(s), {self.correction} adjustment"
         merged: dict[str, dict[tuple[str, str], tuple[float | None, float | None]]] = {}
         for c, x in zip(self.comparisons, self.simultaneous, strict=False):

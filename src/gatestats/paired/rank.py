@@ -72,7 +72,6 @@ import polars as pl
 from gatestats._typing import JSONObject
 from gatestats.paired.multiplicity import MultipleComparison, compare_many
 from gatestats.paired.pairing import NoPairedCasesError, UnknownSystemError
-from gatestats.publish.charts import rank_intervals
 from gatestats.publish.notebook import Presentable
 
 if TYPE_CHECKING:
@@ -235,6 +234,8 @@ class Ranking(Presentable):
         altair.LayerChart
             The chart (:func:`gatestats.publish.charts.rank_intervals`).
         """
+        from gatestats.publish.charts import rank_intervals  # noqa: PLC0415 - the charts on first use (issue 28 item 2)
+
         frame = self.to_frame().select("label", "rank", "rank_low", "rank_high", "group")
         if labels:
             frame = frame.with_columns(pl.Series("label", [labels(s) for s in frame["label"]], dtype=pl.String))

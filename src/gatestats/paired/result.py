@@ -13,7 +13,6 @@ import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
-from gatestats.paired.charts_frame import forest_frame
 from gatestats.paired.intervals import (
     DifferenceInterval,
     _no_interval,
@@ -26,7 +25,6 @@ from gatestats.paired.noninferiority import NonInferiorityTest, bounded_mean_pva
 from gatestats.paired.odds_ratio import OddsRatioEstimate, conditional_odds_ratio
 from gatestats.paired.resolution import Resolution
 from gatestats.paired.trials import case_difference_interval, unit_sums
-from gatestats.publish.charts import forest
 from gatestats.publish.notebook import Presentable
 from gatestats.vocabulary import (
     Alternative,
@@ -387,6 +385,9 @@ class Comparison(Presentable):
         altair.LayerChart
             The chart (:func:`gatestats.publish.charts.forest`).
         """
+        from gatestats.paired.charts_frame import forest_frame  # noqa: PLC0415 - the charts on first use (issue 28 item 2)
+        from gatestats.publish.charts import forest  # noqa: PLC0415
+
         alpha = round(1 - self.confidence_level, 12)
         shown = labels or str
         title = f"{shown(self.candidate)} − {shown(self.baseline)}"

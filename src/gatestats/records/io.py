@@ -35,7 +35,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from polars._typing import PolarsDataType
@@ -48,10 +48,12 @@ from gatestats.records.contract import NESTED_FIELDS, POLARS_SCHEMA, RECORD_KEY,
 from gatestats.records.lines import KEY_HASH, MAX_PROBLEMS, ChecksumStatus, JsonlCheck, check_jsonl
 from gatestats.records.runset import MANIFEST, RECORDS, RUN_SET_COLUMNS, read_run_set_manifest, run_set_problems
 from gatestats.records.schema import duplicate_problems, validate_records, value_checks
-from gatestats.tables.csvfile import CsvTable, csv_row_lines, read_csv_strict
-from gatestats.tables.inputs import CellKind, typed_cell
 from gatestats_runner.contract import validate_record
 from gatestats_runner.runsets import encode_record
+
+if TYPE_CHECKING:
+    from gatestats.tables.csvfile import CsvTable
+    from gatestats.tables.inputs import CellKind
 
 __all__ = [
     "RecordFileInfo",
@@ -198,9 +200,9 @@ def _parquet_contract_scan(path: Path) -> pl.LazyFrame:
 _CELL_KINDS: dict[type[PolarsDataType], CellKind] = {pl.Int64: "integer", pl.Float64: "number", pl.Boolean: "boolean"}
 
 
-def _csv_value(text: str, dtype: PolarsDataType) -> tuple[Any, str | None]:
-    """A CSV cell as the contract's type, or why it is not one (empty = null; no other coercion)."""
-    return typed_cell(text, _CELL_KINDS.get(type(dtype), "string"), text=True)
+def _csv_cell_kinds() -> dict[str, CellKind]:
+    """Each contract column's kind of CSV cell (empty = null; no other coercion)."""
+    return {name: _CELL_KINDS.get(type(dtype), "string") for name, dtype in POLARS_SCHEMA.items()}
 
 
 def _csv_header_problems(path: Path, header: Sequence[str]) -> list[RecordProblem]:
@@ -223,6 +225,8 @@ def _csv_header_problems(path: Path, header: Sequence[str]) -> list[RecordProble
 
 
 def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
+    from gatestats.tables.csvfile import read_csv_strict  # noqa: PLC0415 - CSV only, not on a JSONL read's path
+
     digest = digest_file(path)
     table = read_csv_strict(path)
     problems = _csv_header_problems(path, table.header)
@@ -243,6 +247,9 @@ def _read_csv(path: Path) -> tuple[pl.DataFrame, str, tuple[int, ...]]:
 
 def _csv_columns(path: Path, table: CsvTable) -> tuple[dict[str, list[Any]], list[RecordProblem], int]:
     """Every CSV cell typed and every row checked against the contract: the columns, the first problems, their count."""
+    from gatestats.tables.inputs import typed_cell  # noqa: PLC0415 - CSV only
+
+    kinds = _csv_cell_kinds()
     problems: list[RecordProblem] = []
     columns: dict[str, list[Any]] = {name: [] for name in table.header}
     total = 0
@@ -250,7 +257,7 @@ def _csv_columns(path: Path, table: CsvTable) -> tuple[dict[str, list[Any]], lis
         record: dict[str, Any] = {}
         mistyped: set[str] = set()
         for name, text in zip(table.header, row, strict=True):
-            value, bad = _csv_value(text, POLARS_SCHEMA[name])
+            value, bad = typed_cell(text, kinds[name], text=True)
             if bad is not None:
                 mistyped.add(name)
                 total += 1
@@ -660,6 +667,8 @@ def relocate_problems(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
     list of RecordProblem
         The same problems, naming the file's lines instead where the file has lines.
     """
+    from gatestats.tables.csvfile import csv_row_lines  # noqa: PLC0415 - CSV only
+
     line_maps: dict[str, Sequence[int]] = {}
 
     def line_of(file: str, kind: str, row: int) -> int:
