@@ -34,7 +34,7 @@ level (true coverage ~0.89 at N = 2000 and 5000) fails in every scenario where c
 these draws; the bootstrap at a 90% level (its cells keep 500) fails the same 3 of the 5 scenarios where it is
 offered as before (by its cells; the pool at N = 500 adds pass^1 of 4 trials in some runs, 0.908 < 0.910).
 What the smaller cells give up: a defect confined to one cell at true coverage 0.90 is seen with probability
-0.18 at 250 (0.38 at 500); neither size was built to see it.
+0.17 at 250 (0.38 at 500); neither size was built to see it.
 """
 
 from __future__ import annotations
