@@ -220,35 +220,58 @@ class Rates:
     power_today: float
     power_bounded: float
     seconds: float
+    #: The boundary rates whose counting stopped early (``curtail=True``): each read its passes so far / ``reps``.
+    curtailed: tuple[str, ...] = ()
 
     @property
     def limit(self) -> float:
         """alpha + 2 binomial SE at ``reps``."""
-        return ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / self.reps)
+        return limit(self.reps)
+
+
+def limit(reps: int) -> float:
+    """alpha + 2 binomial SE at ``reps`` replications: a false-pass rate above it fails a cell."""
+    return ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / reps)
 
 
 def rates(
-    cell: Cell, *, reps: int, power_reps: int, seed: int, infra_retries: str = "bounded", today: bool = True
+    cell: Cell,
+    *,
+    reps: int,
+    power_reps: int,
+    seed: int,
+    infra_retries: str = "bounded",
+    today: bool = True,
+    curtail: bool = False,
 ) -> Rates:
     """The cell's ``pass`` rates today and bounded, at the boundary and at a clear improvement (same draws).
 
     ``infra_retries`` is the policy's key (``bounded``: the default; ``counted``: retries count).
     ``today=False`` skips the gate as it was before the bound (half the work; its rates read NaN).
+    ``curtail=True`` stops calling the gate for a boundary rate once its passes exceed ``limit(reps) * reps``:
+    whether that rate is above :func:`limit` is then decided whatever the remaining replications give, so the
+    verdict ``rate > limit`` is the full run's exactly (same draws: every replication is still drawn); the rate
+    reads the passes so far / ``reps`` (at most the full run's) and is named in :attr:`Rates.curtailed`.
     """
     start = time.perf_counter()
     policy = parse_policy((POLICY.format(limit=cell.limit, retries=infra_retries) + RULES[cell.rule]).encode())
     reg = Registration(run_set="x", policy_digest=policy.digest, registered_at="t", first_record_at=None,
                        origin="runner")  # fmt: skip
     out: dict[str, float] = {}
+    decided = limit(reps) * reps if curtail else math.inf
+    stopped: tuple[str, ...] = ()
     for label, n, power in (("", reps, False), ("power_", power_reps, True)):
         rng = np.random.default_rng([seed, CELLS.index(cell), int(power)])
         passes = {"today": 0, "bounded": 0}
+        # the power rates are never curtailed (no verdict is read from them)
+        enough = math.inf if power else decided
         for _ in range(n):
             base, cand = _draw(cell, rng, power=power)
-            passes["bounded"] += (
-                evaluate_gate(policy, base, cand, registration=reg, now="t").rules[0].decision == "pass"
-            )
-            if not today:
+            if passes["bounded"] <= enough:
+                passes["bounded"] += (
+                    evaluate_gate(policy, base, cand, registration=reg, now="t").rules[0].decision == "pass"
+                )
+            if not today or passes["today"] > enough:
                 continue
             with _today():
                 passes["today"] += (
@@ -256,7 +279,10 @@ def rates(
                 )
         out[f"{label}today"] = passes["today"] / max(n, 1) if today else float("nan")
         out[f"{label}bounded"] = passes["bounded"] / max(n, 1)
-    return Rates(cell=cell, reps=reps, power_reps=power_reps, seconds=time.perf_counter() - start, **out)
+        if not power:
+            stopped = tuple(name for name in ("today", "bounded") if passes[name] > enough)
+    return Rates(cell=cell, reps=reps, power_reps=power_reps, seconds=time.perf_counter() - start,
+                 curtailed=stopped, **out)  # fmt: skip
 
 
 def table(results: Sequence[Rates]) -> str:

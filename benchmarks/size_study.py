@@ -322,7 +322,11 @@ def _rates(p: FloatArray, valid: npt.NDArray[np.bool_], alpha: float) -> float:
 
 
 def section_b(reps: int, ns: Sequence[int], margins: Sequence[float], scenarios: Sequence[str],
-              rng: np.random.Generator) -> list[Cell]:  # fmt: skip
+              rng: np.random.Generator, *, power: bool = True) -> list[Cell]:  # fmt: skip
+    """Paired rows' sizes (and power); ``power=False`` skips the tests on the power draws (power then reads 0).
+
+    The power draws and their permutation seeds are still drawn, so every size is the same bit for bit.
+    """
     out: list[Cell] = []
     for scenario in scenarios:
         skew = scenario in ("skew0", "aa")
@@ -335,7 +339,11 @@ def section_b(reps: int, ns: Sequence[int], margins: Sequence[float], scenarios:
                     continue
                 results: dict[str, list[tuple[FloatArray, npt.NDArray[np.bool_]]]] = {}
                 units = n
-                for sim in sims:
+                for index, sim in enumerate(sims):
+                    if index and not power:
+                        if scenario == "aa" and margin <= 0:
+                            rng.integers(2**31, size=sim.d.shape[0])  # the seeds the tests would use: same stream
+                        continue
                     valid = ~np.isnan(sim.d).any(axis=1)
                     d = np.nan_to_num(sim.d)
                     sums, sizes = _unit_sums(d, sim.groups)
@@ -356,14 +364,15 @@ def section_b(reps: int, ns: Sequence[int], margins: Sequence[float], scenarios:
                     else:
                         results.setdefault("exact sign test (as a test of the mean)", []).append((_sign_p(sums), valid))
                     results.setdefault("bounded-mean betting", []).append((bounded, valid))
-                for method, ((p0, v0), (p1, v1)) in results.items():
+                for method, pairs in results.items():
+                    (p0, v0), rest = pairs[0], pairs[1:]
                     offered = method == "bounded-mean betting" or "exchangeable" in method
                     for alpha in ALPHAS:
                         resolvable = not offered or margin == 0 or _bounded_resolvable(units, margin, alpha)
                         size = _rates(p0, v0, alpha) if resolvable else 0.0
-                        power = _rates(p1, v1, alpha) if resolvable else 0.0
+                        rate = _rates(*rest[0], alpha) if resolvable and rest else 0.0
                         note = "" if resolvable else "cannot_resolve (insufficient_evidence)"
-                        out.append(_cell("B", method, offered, scenario, n, units, margin, alpha, size, power, reps,
+                        out.append(_cell("B", method, offered, scenario, n, units, margin, alpha, size, rate, reps,
                                          note))  # fmt: skip
             print(f"  B: {scenario} N = {n} done", file=sys.stderr, flush=True)
     return out
@@ -414,24 +423,33 @@ def _lower_bounds(values: FloatArray, groups: npt.NDArray[np.intp] | None, alpha
 
 
 def section_c(reps: int, ns: Sequence[int], targets: Sequence[float], scenarios: Sequence[str],
-              rng: np.random.Generator) -> list[Cell]:  # fmt: skip
+              rng: np.random.Generator, *, power: bool = True, alphas: Sequence[float] = ALPHAS
+              ) -> list[Cell]:  # fmt: skip
+    """Threshold rows' sizes (and power) at ``alphas``.
+
+    ``power=False`` neither draws nor bounds the power values (power then reads 0). The bounds are Wilson's
+    (no generator), so the first cell's sizes are the same bit for bit; later cells of the same call are drawn
+    from another point of ``rng``'s stream (the power draws it skipped), so call once per cell to compare.
+    """
     out: list[Cell] = []
     for scenario in scenarios:
         for n in ns:
             for target in targets:
                 null = _threshold_values(scenario, n, target, reps, rng)
                 alt_target = min(target + 0.05, 0.999)
-                alt = _threshold_values(scenario, n, alt_target, reps, rng)
+                alt = _threshold_values(scenario, n, alt_target, reps, rng) if power else null
                 if null is None or alt is None:
                     continue
-                for alpha in ALPHAS:
+                for alpha in alphas:
                     low0, ok0 = _lower_bounds(null[0], null[1], alpha, rng)
-                    low1, ok1 = _lower_bounds(alt[0], alt[1], alpha, rng)
                     size = float((ok0 & (low0 > target)).mean())
-                    power = float((ok1 & (low1 > target)).mean())
+                    rate = 0.0
+                    if power:
+                        low1, ok1 = _lower_bounds(alt[0], alt[1], alpha, rng)
+                        rate = float((ok1 & (low1 > target)).mean())
                     units = n if null[1] is None else n // 10
                     out.append(_cell("C", "threshold: interval inversion", True, f"{scenario}, T = {target:g}", n,
-                                     units, 0.0, alpha, size, power, reps))  # fmt: skip
+                                     units, 0.0, alpha, size, rate, reps))  # fmt: skip
             print(f"  C: {scenario} N = {n} done", file=sys.stderr, flush=True)
     return out
 

@@ -14,6 +14,10 @@ against the reduced test (scratch patches of the study's names, not committed), 
 - the sign-flip permutation p-value halved: fails at B, aa, N = 100, alpha = 0.01;
 - threshold lower bounds at ``1 - 4 alpha`` instead of ``1 - 2 alpha``: fails at C, groups, T = 0.5;
 - the exact critical value replaced by the asymptotic z (Tango): fails at A, N = 10.
+Session 42: sections B and C run the size alone (``power=False``: B skips the tests on its power draws, C
+neither draws nor bounds them, at the one alpha checked); the sizes are the full sections' bit for bit (the last
+test; planted: B's skipped permutation seeds not drawn fails it), and the B and C breaks above fail with the same
+sizes as before (0.0155 and 0.0455).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ REPS = reps(suite=2000, full=4000)
 #: decisive; not smaller: at 500 the replaced percentile bootstrap no longer exceeds the limit in the same draws
 #: (session 41). benchmarks/size_study.py runs every cell at full size.
 REPS_D = reps(suite=1000, full=1000)
+#: Replications of the check that the size-only sections (``power=False``) give the sizes of the full ones.
+IDENTITY_REPS = reps(suite=40, full=40)
 
 
 def _study() -> ModuleType:
@@ -80,10 +86,10 @@ def test_worst_monte_carlo_cells_stay_within_alpha_plus_two_se() -> None:
             rng = np.random.default_rng(20261202 + checked)
             n, margin, alpha, scenario = int(row["n_cases"]), float(row["margin"]), float(row["alpha"]), row["scenario"]
             if section == "B":
-                cells = study.section_b(REPS, [n], [margin], [scenario], rng)
+                cells = study.section_b(REPS, [n], [margin], [scenario], rng, power=False)  # the size alone
             elif section == "C":
                 kind, target = scenario.split(", T = ")
-                cells = study.section_c(REPS, [n], [float(target)], [kind], rng)
+                cells = study.section_c(REPS, [n], [float(target)], [kind], rng, power=False, alphas=[alpha])
             else:
                 sigma = float(scenario.split("sigma ")[1])
                 cells = study.section_d(REPS_D, [n], [sigma], rng, power=False)  # the size alone
@@ -94,3 +100,27 @@ def test_worst_monte_carlo_cells_stay_within_alpha_plus_two_se() -> None:
             assert again.size <= _limit(alpha, again.reps), (row, again)
             checked += 1
     assert checked == 6
+
+
+@pytest.mark.simulation
+def test_the_size_alone_is_the_full_sections_size_bit_for_bit() -> None:
+    # Issue 28, item 3 (session 42): the worst cells run sections B and C without their power draws (B: the tests
+    # on them skipped, their permutation seeds still drawn; C: neither drawn nor bounded, one alpha). The sizes
+    # must be the full run's exactly: B over two cells of one call (the stream after the first cell is the same),
+    # C per cell (its skipped draws move later cells' draws, so the test calls it once per cell).
+    study = _study()
+    for scenario, ns, margins in (("aa", [20, 30], [0.0]), ("skew0", [20], [0.0]), ("even", [20, 40], [0.1])):
+        full = study.section_b(IDENTITY_REPS, ns, margins, [scenario], np.random.default_rng(5))
+        alone = study.section_b(IDENTITY_REPS, ns, margins, [scenario], np.random.default_rng(5), power=False)
+        assert [(c.method, c.n_cases, c.alpha, c.size) for c in alone] == [
+            (c.method, c.n_cases, c.alpha, c.size) for c in full
+        ]
+        assert {c.power for c in alone} == {0.0}
+    for kind, n, target in (("groups", 100, 0.5), ("beta", 50, 0.9), ("passk3", 30, 0.3)):
+        full = study.section_c(IDENTITY_REPS, [n], [target], [kind], np.random.default_rng(6))
+        for alpha in study.ALPHAS:
+            (alone,) = study.section_c(
+                IDENTITY_REPS, [n], [target], [kind], np.random.default_rng(6), power=False, alphas=[alpha]
+            )
+            (same,) = [c for c in full if c.alpha == alpha]
+            assert (alone.size, alone.n_units) == (same.size, same.n_units), (kind, n, target, alpha)
