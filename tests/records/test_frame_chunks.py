@@ -30,6 +30,7 @@ from gatestats.records.block_worker import _joined
 from gatestats.records.lines import KEY_HASH, check_jsonl
 from gatestats_runner.runsets import encode_record
 from tests.conftest import make_record
+from tests.hypothesis_counts import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ("system", "case_id", "case_version", "trial", "attempt")
@@ -94,7 +95,7 @@ _BLOCK = st.integers(1, 5).flatmap(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     blocks=st.lists(_BLOCK, max_size=12),
     at_once=st.sampled_from([1, 2, 3, 64]),
