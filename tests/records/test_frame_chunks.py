@@ -174,8 +174,8 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
     return frame, analyze(frame, ks=(1, 2), method="clt").to_dict()
 
 
-@pytest.mark.parametrize("workers", [1, 2, 3])
-@pytest.mark.parametrize("at_once", [1, 3, 64])
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("at_once", [1, 3])
 def test_a_file_read_with_any_batch_gives_the_old_frame_and_analysis(
     runner_file: Path, monkeypatch: pytest.MonkeyPatch, workers: int, at_once: int
 ) -> None:
@@ -194,7 +194,7 @@ def test_a_file_read_with_any_batch_gives_the_old_frame_and_analysis(
     assert _aligned(check.frame.drop(KEY_HASH))
 
 
-@pytest.mark.parametrize("at_once", [1, 3, 64])
+@pytest.mark.parametrize("at_once", [3, 64])
 def test_analyze_prints_the_old_bytes_on_the_bundled_data(at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bundled JSONL (the SWE-bench Verified records, 3.3 MB) in ~400 blocks, by one process and by workers."""
     path = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
