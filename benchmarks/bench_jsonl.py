@@ -15,7 +15,8 @@ Contenders, each a child process (CPU = user + system of the child from ``os.wai
 * with ``--two-workers``, the same two commands with the line pass shared by two processes (the
   parent and one worker) whatever the file's size and whatever else runs (the default shares it from
   ``PARALLEL_FROM_BYTES`` on, among the CPUs no other task takes at the start:
-  ``gatestats.records.parallel.default_workers``).
+  ``gatestats.records.parallel.default_workers``); with ``--analyze-two-workers``, ``analyze`` so
+  with the ``--before-src`` copy too (on a busy machine the default runs it in one process).
 
 CPU includes the line pass's worker processes (``os.wait4`` counts the children a child waited for).
 
@@ -123,6 +124,11 @@ def main() -> None:
         help="also run validate and analyze with the line pass in two processes whatever the size and other work",
     )
     parser.add_argument(
+        "--analyze-two-workers",
+        action="store_true",
+        help="also run analyze with the line pass in two processes, with every source (before and after)",
+    )
+    parser.add_argument(
         "--run-sets", type=Path, default=None, help="validate DIR/sealed and DIR/broken-seal (make_jsonl.py --run-sets)"
     )
     options = parser.parse_args()
@@ -140,8 +146,10 @@ def main() -> None:
         contenders.append(("after analyze, one process", CLI_ONE_PROCESS, analyze, after))
     if options.two_workers:
         contenders.append(("after validate, 2 processes", CLI_TWO_WORKERS, ["validate", str(options.file)], after))
+    if options.two_workers or options.analyze_two_workers:
         analyze = ["analyze", str(options.file), "--k", "1-10", "--json"]
-        contenders.append(("after analyze, 2 processes", CLI_TWO_WORKERS, analyze, after))
+        for label, path in sources if options.analyze_two_workers else [("after", after)]:
+            contenders.append((f"{label} analyze, 2 processes", CLI_TWO_WORKERS, analyze, path))
     contenders = [c for c in contenders if c[0] not in options.skip]
     runs: dict[str, list[dict[str, float | int | str]]] = {}
     loads = [os.getloadavg()]

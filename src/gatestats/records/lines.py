@@ -66,6 +66,9 @@ _PROVE_FROM_LINES = 1_000
 #: it the fixed costs of the command are spread over more lines and the wait saved is tens of seconds
 #: (measured: benchmarks/RESULTS.md, issue 28 item 1, sessions 37-39; docs/integrity.md).
 PARALLEL_FROM_BYTES = 1 << 30
+#: The kept columns of this many blocks (~30 MiB of lines) are made one series of one chunk at once
+#: (:meth:`_Frames._collapse`): few polars calls a file (a text split costs ~0.4 ms), chunks aligned.
+_BLOCKS_AT_ONCE = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -334,10 +337,15 @@ class _Frames:
         self.key = key
         #: Whether key hashes must be alike in every process (a pass shared with workers: :func:`_key_hashes`).
         self.portable = portable
-        #: Each column's values block after block: a series, or (from a worker) a text of strings joined by newlines.
-        self.pieces: dict[str, list[pl.Series | str]] = {name: [] for name in keep}
+        #: Each column's values, :data:`_BLOCKS_AT_ONCE` blocks a series (:meth:`_collapse`).
+        self.pieces: dict[str, list[pl.Series]] = {name: [] for name in keep}
+        #: Each column's values of the blocks added since: a series, or (from a worker) a text of strings
+        #: joined by newlines.
+        self.pending: dict[str, list[pl.Series | str]] = {name: [] for name in keep}
+        self.n_blocks = 0
         if key and not self.hashed_by_polars:
             self.pieces[KEY_HASH] = []
+            self.pending[KEY_HASH] = []
 
     def values(self, proof: BlockProof) -> tuple[list[list[Any]], list[int] | None]:
         """The kept columns' values of a proved block, and its key hashes (``None``: none needed here).
@@ -382,23 +390,33 @@ class _Frames:
         for name, values in zip(self.keep, columns, strict=True):
             dtype = POLARS_SCHEMA[name]
             if isinstance(values, str) and dtype == pl.String:
-                self.pieces[name].append(values)
+                self.pending[name].append(values)
             elif isinstance(values, str):  # pragma: no cover - every kept string field is a polars String today
-                self.pieces[name].append(pl.Series(name, values.split("\n"), dtype, strict=True))
+                self.pending[name].append(pl.Series(name, values.split("\n"), dtype, strict=True))
             else:
-                self.pieces[name].append(pl.Series(name, values, dtype, strict=True))
+                self.pending[name].append(pl.Series(name, values, dtype, strict=True))
         if hashes is not None:
-            self.pieces[KEY_HASH].append(pl.Series(KEY_HASH, hashes, pl.Int64))
+            self.pending[KEY_HASH].append(pl.Series(KEY_HASH, hashes, pl.Int64))
+        self.n_blocks += 1
+        if self.n_blocks % _BLOCKS_AT_ONCE == 0:
+            self._collapse()
 
-    def frame(self) -> pl.DataFrame:
-        """Every block's columns, in line order."""
+    def _collapse(self) -> None:
+        """The blocks added since the last call, each column's as one series of one chunk (texts split at once).
+
+        Every :data:`_BLOCKS_AT_ONCE` blocks and in :meth:`frame`: so every column of the frame has
+        its chunks at the same rows (a frame whose columns are chunked differently is copied whole by
+        polars' first query, which aligns them: 1.3 GiB at 10M lines), and the texts from workers are
+        freed as the pass goes (their memory reused by the next), not all held and joined at the end.
+        """
         import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
 
-        columns = []
-        for name, pieces in self.pieces.items():
+        for name, pending in self.pending.items():
+            if not pending:
+                continue
             parts: list[pl.Series] = []
             texts: list[str] = []
-            for piece in [*pieces, None]:  # consecutive texts split at once
+            for piece in [*pending, None]:  # consecutive texts split at once
                 if isinstance(piece, str):
                     texts.append(piece)
                     continue
@@ -407,7 +425,15 @@ class _Frames:
                     texts = []
                 if piece is not None:
                     parts.append(piece)
-            columns.append(pl.concat(parts, rechunk=False))
+            pending.clear()
+            self.pieces[name].append(pl.concat(parts, rechunk=True))
+
+    def frame(self) -> pl.DataFrame:
+        """Every block's columns, in line order."""
+        import polars as pl  # noqa: PLC0415 - records/io.py has imported it already
+
+        self._collapse()
+        columns = [pl.concat(pieces, rechunk=False) for pieces in self.pieces.values()]
         frame = pl.DataFrame(columns)
         if self.hashed_by_polars:
             frame = frame.with_columns(pl.struct(self.key).hash(seed=0).alias(KEY_HASH))
