@@ -13,9 +13,8 @@ The virtual environment lives in ``.venv/``; it is (re)installed from
 ``requirements.lock`` (every package pinned with its hash) whenever the lock file
 changes. pip (from the standard library's ``ensurepip``) installs one package, uv,
 pinned with its hashes in ``requirements-uv.lock``; uv installs ``requirements.lock``
-with ``--require-hashes``. No bytecode is compiled at install time: the first
-``dev.py test`` after an install collects the suite once in one process, which
-compiles what the suite imports, before the two pytest workers start.
+with ``--require-hashes`` and compiles no bytecode (uv's default): each module is
+compiled when first imported, and only the modules something imports.
 """
 
 from __future__ import annotations
@@ -34,9 +33,6 @@ VENV = ROOT / ".venv"
 LOCK = ROOT / "requirements.lock"
 UV_LOCK = ROOT / "requirements-uv.lock"
 STAMP = VENV / ".gatestats-lock-digest"
-#: Written by :func:`setup` after an install, removed by :func:`test` once the suite has been collected
-#: in one process (so the two pytest workers do not both compile the same modules and rewrite the same asserts).
-UNCOLLECTED = VENV / ".gatestats-uncollected"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 PYTEST_NO_TESTS_COLLECTED = 5
@@ -79,7 +75,6 @@ def setup() -> None:
     uv = BIN / "uv"
     _run(*lock_install_command(uv, PY))
     _run(uv, "pip", "install", "--quiet", "--python", PY, "--no-deps", "--no-build-isolation", "--editable", ROOT)
-    UNCOLLECTED.touch()
     STAMP.write_text(digest + "\n")
 
 
@@ -256,19 +251,10 @@ def test() -> None:
     fast = "--fast" in args
     args = [a for a in args if a != "--fast"]
     system_tools()
-    collecting = collect_once()
-    try:
-        _run(BIN / "ruff", "check", ".", cwd=ROOT)
-        _run(BIN / "ruff", "format", "--check", ".", cwd=ROOT)
-        if not fast:
-            _run(BIN / "mypy", cwd=ROOT)
-    except BaseException:
-        if collecting is not None:
-            collecting.kill()
-            collecting.wait()
-        raise
-    if collecting is not None and collecting.wait() == 0:
-        UNCOLLECTED.unlink()
+    _run(BIN / "ruff", "check", ".", cwd=ROOT)
+    _run(BIN / "ruff", "format", "--check", ".", cwd=ROOT)
+    if not fast:
+        _run(BIN / "mypy", cwd=ROOT)
     # The inner loop runs every property test on a quarter of its hypothesis examples (tests/hypothesis_counts.py);
     # the whole suite runs the counts written beside each test.
     selection = ["-m", "not slow", "--hypothesis-profile", "gatestats-fast"] if fast else []
@@ -279,26 +265,6 @@ def test() -> None:
         print("pytest ran no test: that is a failure", file=sys.stderr)
         raise SystemExit(1)
     raise SystemExit(completed.returncode)
-
-
-def collect_once() -> subprocess.Popen[bytes] | None:
-    """After an install, collect the whole suite once in one process, beside the lint and type check.
-
-    The install compiles no bytecode (uv's default): this collection compiles every module the suite
-    imports when collected and writes pytest's rewritten test modules, each once, so the two pytest
-    workers load them instead of both compiling the same files at the same time. It runs while ruff
-    and mypy do (two cores); its output is not shown (the suite's own collection reports any error).
-    None when there is nothing to do (the suite was collected since the last install).
-    """
-    if not UNCOLLECTED.exists():
-        return None
-    print("+ collecting the suite once (compiles what it imports, for both workers)", flush=True)
-    return subprocess.Popen(
-        [str(PY), "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
 
 def main() -> None:

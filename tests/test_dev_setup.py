@@ -62,9 +62,7 @@ def test_uv_is_pinned_with_hashes_and_is_the_uv_installed() -> None:
     assert printed.split()[:2] == ["uv", version]
 
 
-def test_setup_installs_only_with_hashes_and_marks_the_suite_uncollected(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_setup_installs_every_dependency_with_its_hash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     dev = _dev()
     venv_dir = tmp_path / ".venv"
     bin_dir = venv_dir / "bin"
@@ -73,7 +71,6 @@ def test_setup_installs_only_with_hashes_and_marks_the_suite_uncollected(
         "BIN": bin_dir,
         "PY": bin_dir / "python",
         "STAMP": venv_dir / ".gatestats-lock-digest",
-        "UNCOLLECTED": venv_dir / ".gatestats-uncollected",
     }.items():
         monkeypatch.setattr(dev, name, value)
     monkeypatch.setattr(dev, "ROOT", tmp_path)
@@ -90,20 +87,7 @@ def test_setup_installs_only_with_hashes_and_marks_the_suite_uncollected(
     assert ran[2] == [uv, "pip", "install", "--quiet", "--python", python,
                       "--no-deps", "--no-build-isolation", "--editable", str(tmp_path)]  # fmt: skip
     assert len(ran) == 3
-    assert dev.UNCOLLECTED.exists()
     assert dev.STAMP.exists()
-
-
-def test_the_suite_is_collected_once_only_after_an_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    dev = _dev()
-    monkeypatch.setattr(dev, "UNCOLLECTED", tmp_path / ".gatestats-uncollected")
-    started: list[list[str]] = []
-    monkeypatch.setattr(dev.subprocess, "Popen", lambda args, **_kwargs: started.append(args) or "started")
-    assert dev.collect_once() is None
-    dev.UNCOLLECTED.touch()
-    assert dev.collect_once() == "started"
-    (command,) = started
-    assert command[1:] == ["-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
 
 
 def _wheel(directory: Path) -> Path:
