@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -143,3 +144,23 @@ def test_the_lock_install_refuses_a_wrong_or_missing_hash(tmp_path: Path, hashes
         assert done.returncode != 0
         assert refusal in done.stderr
         assert probe.returncode != 0
+
+
+def test_the_suite_writes_bytecode_even_where_the_shell_says_not_to() -> None:
+    """tests/conftest.py: dev.py installs without bytecode, so the suite's processes write what they compile.
+
+    Else, under ``PYTHONDONTWRITEBYTECODE`` (as on the machines this project runs on), each of the suite's
+    hundreds of child interpreters would compile polars', numpy's and gatestats' modules again.
+    """
+    assert not sys.dont_write_bytecode
+    child = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.flags.dont_write_bytecode)"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert child.stdout.split() == ["0"]
+    # The conftest itself undoes the setting, whatever the shell of this run had.
+    undone = subprocess.run(
+        [sys.executable, "-c", "import os, sys, tests.conftest; print(sys.dont_write_bytecode, 'PYTHONDONTWRITEBYTECODE' in os.environ)"],
+        capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )  # fmt: skip
+    assert undone.stdout.split() == ["False", "False"]
