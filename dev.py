@@ -11,7 +11,10 @@ runs first.
 
 The virtual environment lives in ``.venv/``; it is (re)installed from
 ``requirements.lock`` (every package pinned with its hash) whenever the lock file
-changes.
+changes. pip (from the standard library's ``ensurepip``) installs one package, uv,
+pinned with its hashes in ``requirements-uv.lock``; uv installs ``requirements.lock``
+with ``--require-hashes`` and compiles no bytecode (uv's default): each module is
+compiled when first imported, and only the modules something imports.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 LOCK = ROOT / "requirements.lock"
+UV_LOCK = ROOT / "requirements-uv.lock"
 STAMP = VENV / ".gatestats-lock-digest"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
@@ -41,20 +45,36 @@ def _run(*args: str | os.PathLike[str], **kwargs: object) -> None:
         raise SystemExit(completed.returncode)
 
 
+def uv_bootstrap_command(python: os.PathLike[str] | str) -> list[str | os.PathLike[str]]:
+    """pip installs uv into the environment of ``python``, only as pinned with hashes in ``requirements-uv.lock``."""
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    return [*pip, "install", "--quiet", "--require-hashes", "--no-deps", "-r", UV_LOCK]
+
+
+def lock_install_command(
+    uv: os.PathLike[str] | str, python: os.PathLike[str] | str, lock: os.PathLike[str] | str = LOCK
+) -> list[str | os.PathLike[str]]:
+    """uv installs ``lock`` into the environment of ``python``: every package pinned with its hash, nothing else."""
+    return [uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "--no-deps", "-r", lock]
+
+
 def setup() -> None:
     """Create ``.venv`` and install the locked dependencies plus gatestats (editable)."""
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs before anything checks the version
         raise SystemExit(f"gatestats needs Python 3.11 or newer (got {sys.version.split()[0]})")
-    digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    digest = hashlib.sha256(
+        LOCK.read_bytes() + UV_LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()
+    ).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == digest and PY.exists():
         return
     if VENV.exists():
         shutil.rmtree(VENV)
     print(f"+ creating {VENV.relative_to(ROOT)}", flush=True)
     venv.EnvBuilder(with_pip=True).create(VENV)
-    pip = (PY, "-m", "pip", "--disable-pip-version-check", "--no-input")
-    _run(*pip, "install", "--quiet", "--require-hashes", "--no-deps", "-r", LOCK)
-    _run(*pip, "install", "--quiet", "--no-deps", "--no-build-isolation", "--editable", ROOT)
+    _run(*uv_bootstrap_command(PY))
+    uv = BIN / "uv"
+    _run(*lock_install_command(uv, PY))
+    _run(uv, "pip", "install", "--quiet", "--python", PY, "--no-deps", "--no-build-isolation", "--editable", ROOT)
     STAMP.write_text(digest + "\n")
 
 
@@ -238,12 +258,8 @@ def test() -> None:
     # The inner loop runs every property test on a quarter of its hypothesis examples (tests/hypothesis_counts.py);
     # the whole suite runs the counts written beside each test.
     selection = ["-m", "not slow", "--hypothesis-profile", "gatestats-fast"] if fast else []
-    # Bytecode is cached (``__pycache__/``, git-ignored) even where the shell says not to: the suite starts
-    # hundreds of interpreters (CLI children, notebook kernels), each compiling gatestats again without it
-    # (0.2 CPU-s of a report child's 2.0), and the pytest workers' assertion rewrites are kept for the next run.
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     completed = subprocess.run(
-        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *selection, *args], cwd=ROOT, env=env, check=False
+        [str(PY), "-m", "pytest", "-n", "2", "--durations=15", *selection, *args], cwd=ROOT, check=False
     )
     if completed.returncode == PYTEST_NO_TESTS_COLLECTED:
         print("pytest ran no test: that is a failure", file=sys.stderr)
@@ -255,6 +271,10 @@ def main() -> None:
     commands = {"setup": setup, "demo": demo, "test": test}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         raise SystemExit(f"usage: python3 dev.py {{{'|'.join(commands)}}} [pytest args]")
+    # Bytecode is cached (``__pycache__/``, git-ignored) even where the shell says not to: nothing is compiled at
+    # install time, and the demo and the suite start hundreds of interpreters (CLI children, notebook kernels), each
+    # compiling gatestats and its dependencies again without it; the pytest workers' assertion rewrites are kept too.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     setup()
     if sys.argv[1] != "setup":
         commands[sys.argv[1]]()

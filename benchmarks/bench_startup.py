@@ -37,11 +37,12 @@ before issue 28 item 2 stored them) and ``+ scipy.stats`` (what ``compare``, ``r
 ``--before-python PATH`` runs the ``before`` tree with another interpreter (for example the
 virtual environment of the checkout measured, when the lock file changed a dependency); the
 floors and the other trees use this script's interpreter.
-Before measuring, every tree's modules are compiled to bytecode (``compileall``), as an installed
-package is: with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these benchmarks ran on) an
-editable checkout would otherwise compile every gatestats module from source at every start,
-~0.1-0.2 s of CPU that no installed copy pays (issue 28, item 2: the runs before 2026-12-04 17:10
-UTC included it, for ``before`` and ``after`` alike).
+Before measuring, every tree's modules and its interpreter's site-packages (which ``dev.py``
+installs without bytecode) are compiled to bytecode (``compileall``), as an installed package is:
+with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these benchmarks ran on) an editable
+checkout would otherwise compile every gatestats module from source at every start, ~0.1-0.2 s
+of CPU that no installed copy pays (issue 28, item 2: the runs before 2026-12-04 17:10 UTC included
+it, for ``before`` and ``after`` alike).
 Prints a Markdown table; writes ``benchmarks/_data/startup_last_run.json``.
 """
 
@@ -180,6 +181,12 @@ def main() -> None:
     for variant, tree in trees.items():  # bytecode, as an installed copy has it (see the module docstring)
         compile_with = pythons.get(variant, sys.executable)
         subprocess.run([compile_with, "-m", "compileall", "-q", str(tree / "src"), str(tree / "runner")], check=True)
+        # dev.py's install compiles no bytecode (uv): the dependencies too, or `import polars` compiles at each start.
+        site = subprocess.run(
+            [compile_with, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        subprocess.run([compile_with, "-m", "compileall", "-qq", site], check=False)  # a few packages ship bad .py
     with tempfile.TemporaryDirectory() as tmp:
         records = _import_tau(Path(tmp))
         chosen = _commands(records, trees, pythons)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,12 @@ from tests.hypothesis_counts import SUITE_PROFILE
 # Set before numpy is imported here; the xdist workers inherit it.
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
+# The suite keeps bytecode (``__pycache__/``, git-ignored) even where the shell says not to
+# (PYTHONDONTWRITEBYTECODE): dev.py installs the dependencies without compiling them (uv's default), and the
+# suite starts hundreds of interpreters (CLI children, notebook kernels, Ray workers) that would otherwise each
+# compile what they import again. The first process to import a module writes it; the others load it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
