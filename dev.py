@@ -51,11 +51,21 @@ def uv_bootstrap_command(python: os.PathLike[str] | str) -> list[str | os.PathLi
     return [*pip, "install", "--quiet", "--require-hashes", "--no-deps", "-r", UV_LOCK]
 
 
+def uv_install(uv: os.PathLike[str] | str, python: os.PathLike[str] | str) -> list[str | os.PathLike[str]]:
+    """uv installing into the environment of ``python``, trusting the platform's certificate store as pip does.
+
+    ``--system-certs``: without it uv trusts only its own bundled roots (or ``SSL_CERT_FILE``), so behind a
+    proxy whose authority is in the system's store (this project's CI machine) every download fails with
+    "invalid peer certificate: UnknownIssuer" where pip, which reads the system's store, succeeds.
+    """
+    return [uv, "pip", "install", "--quiet", "--system-certs", "--python", python]
+
+
 def lock_install_command(
     uv: os.PathLike[str] | str, python: os.PathLike[str] | str, lock: os.PathLike[str] | str = LOCK
 ) -> list[str | os.PathLike[str]]:
     """uv installs ``lock`` into the environment of ``python``: every package pinned with its hash, nothing else."""
-    return [uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "--no-deps", "-r", lock]
+    return [*uv_install(uv, python), "--require-hashes", "--no-deps", "-r", lock]
 
 
 def setup() -> None:
@@ -74,7 +84,7 @@ def setup() -> None:
     _run(*uv_bootstrap_command(PY))
     uv = BIN / "uv"
     _run(*lock_install_command(uv, PY))
-    _run(uv, "pip", "install", "--quiet", "--python", PY, "--no-deps", "--no-build-isolation", "--editable", ROOT)
+    _run(*uv_install(uv, PY), "--no-deps", "--no-build-isolation", "--editable", ROOT)
     STAMP.write_text(digest + "\n")
 
 

@@ -83,9 +83,9 @@ def test_setup_installs_every_dependency_with_its_hash(tmp_path: Path, monkeypat
     python, uv = str(bin_dir / "python"), str(bin_dir / "uv")
     assert ran[0] == [python, "-m", "pip", "--disable-pip-version-check", "--no-input", "install", "--quiet",
                       "--require-hashes", "--no-deps", "-r", str(dev.UV_LOCK)]  # fmt: skip
-    assert ran[1] == [uv, "pip", "install", "--quiet", "--python", python,
+    assert ran[1] == [uv, "pip", "install", "--quiet", "--system-certs", "--python", python,
                       "--require-hashes", "--no-deps", "-r", str(dev.LOCK)]  # fmt: skip
-    assert ran[2] == [uv, "pip", "install", "--quiet", "--python", python,
+    assert ran[2] == [uv, "pip", "install", "--quiet", "--system-certs", "--python", python,
                       "--no-deps", "--no-build-isolation", "--editable", str(tmp_path)]  # fmt: skip
     assert len(ran) == 3
     assert dev.STAMP.exists()
