@@ -6,7 +6,6 @@ the correction loop); its output is what the README shows (``## Quick start``).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -20,18 +19,14 @@ import pytest
 
 from gatestats.gate import read_verdict
 from tests.conftest import ROOT
+from tests.dev_module import load_dev
 from tests.runner.conftest import needs_sandbox
 
 EXAMPLE = ROOT / "examples" / "sequential"
 
 
 def _dev() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gatestats_dev", ROOT / "dev.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_dev("gatestats_dev")
 
 
 #: The demo's commands run in this process, through the console script's body (``gatestats.cli.main``), except

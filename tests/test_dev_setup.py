@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import os
 import re
 import subprocess
@@ -23,17 +22,13 @@ from types import ModuleType
 import pytest
 
 from tests.conftest import ROOT
+from tests.dev_module import load_dev
 
 HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 
 
 def _dev() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gatestats_dev_setup", ROOT / "dev.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_dev("gatestats_dev_setup")
 
 
 def _requirements(lock: Path) -> dict[str, list[str]]:
