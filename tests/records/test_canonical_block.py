@@ -22,18 +22,14 @@ from hypothesis import strategies as st
 from gatestats.errors import RecordFileError
 from gatestats.records import lines
 from gatestats.records.canonical_block import proves_block
-from gatestats.records.lines import check_jsonl
 from gatestats_runner.contract import MAX_LINE_BYTES
 from gatestats_runner.digests import canonical_json
 from gatestats_runner.runsets import encode_record, record_checksum
 from tests.conftest import make_record
 from tests.hypothesis_counts import examples
+from tests.records.proofs import with_and_without_proofs, write_file
 
-
-@pytest.fixture(autouse=True)
-def _prove_every_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The small files of these tests are proved too (the reader leaves a small file to the line pass)."""
-    monkeypatch.setattr(lines, "_PROVE_FROM_LINES", 0)
+pytestmark = pytest.mark.usefixtures("prove_every_block")
 
 
 def _runner_record(i: int, **overrides: Any) -> dict[str, Any]:
@@ -65,36 +61,13 @@ def _sealed(text: str) -> bytes:
     return text.replace("}", f',"checksum":"{checksum}"}}', 1).encode() if text.startswith("{") else text.encode()
 
 
-def _outcome(path: Path) -> tuple[Any, ...]:
-    try:
-        check = check_jsonl(path)
-    except RecordFileError as exc:
-        return ("refused", exc.total, tuple(str(p) for p in exc.problems))
-    return ("accepted", check.n_records, check.checksums, check.digest, tuple(check.lines), check.run_set_ids)
-
-
-def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The line pass with the block proof, and the line pass alone (every line decoded in Python)."""
-    fast = _outcome(path)
-    with monkeypatch.context() as patch:
-        patch.setattr(lines, "proves_block", lambda block: None)
-        slow = _outcome(path)
-    return fast, slow
-
-
-def _file(tmp_path: Path, data: bytes, name: str = "r.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(data)
-    return path
-
-
 def test_a_runner_block_is_proved_and_reads_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     block = b"".join(_good_lines(50))
     proof = proves_block(block)
     assert proof is not None
     assert proof.n_lines == 50
     assert proof.run_set_ids == frozenset({"set-1"})
-    fast, slow = _both(_file(tmp_path, block), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, block), monkeypatch)
     assert fast == slow
     assert fast[0] == "accepted"
 
@@ -228,7 +201,7 @@ def test_a_hostile_line_is_never_proved_and_both_passes_agree(
     data = b"".join([*good[:2], hostile, *good[2:]]) if where == "middle" else b"".join([*good, hostile])
     assert proves_block(data) is None
     assert proves_block(hostile) is None
-    fast, slow = _both(_file(tmp_path, data), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
     assert fast == slow
     assert fast[0] == ("accepted" if name in _ACCEPTED else "refused"), fast
 
@@ -236,7 +209,7 @@ def test_a_hostile_line_is_never_proved_and_both_passes_agree(
 def test_a_torn_last_line_is_named_after_proved_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lines, "_BLOCK_BYTES", 4096)  # many blocks before the torn line
     data = b"".join(_good_lines(200)) + b'{"attempt":0,"case_id":"torn-'
-    fast, slow = _both(_file(tmp_path, data), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
     assert fast == slow
     assert fast[0] == "refused"
     assert "201: field '<line>': torn last line" in fast[2][0]
@@ -246,7 +219,7 @@ def test_a_complete_last_line_without_newline_is_accepted_as_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = b"".join(_good_lines(3))[:-1]
-    fast, slow = _both(_file(tmp_path, data), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
     assert fast == slow
     assert fast[0] == "accepted"
 
@@ -255,7 +228,7 @@ def test_an_edited_line_deep_in_a_large_file_is_named(tmp_path: Path, monkeypatc
     monkeypatch.setattr(lines, "_BLOCK_BYTES", 8192)
     good = _good_lines(400)
     good[333] = good[333].replace(b'"tokens_input":1533', b'"tokens_input":1534')
-    fast, slow = _both(_file(tmp_path, b"".join(good)), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, b"".join(good)), monkeypatch)
     assert fast == slow
     assert fast[2] == (
         f"{tmp_path / 'r.jsonl'}:334: field 'checksum': checksum does not match the line: "
@@ -266,7 +239,7 @@ def test_an_edited_line_deep_in_a_large_file_is_named(tmp_path: Path, monkeypatc
 def test_a_line_longer_than_the_limit_is_not_proved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     long = encode_record(_runner_record(0, outcome="failed", failed_check="x" * MAX_LINE_BYTES))
     assert proves_block(long) is None
-    fast, slow = _both(_file(tmp_path, b"".join([*_good_lines(2), long])), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, b"".join([*_good_lines(2), long])), monkeypatch)
     assert fast == slow
     assert "longer than the limit" in fast[2][0]
 
@@ -277,7 +250,7 @@ def test_a_line_just_under_the_limit_is_proved_and_accepted(tmp_path: Path, monk
     line = encode_record(_runner_record(0, outcome="failed", failed_check="y" * room))
     assert len(line) - 1 == MAX_LINE_BYTES
     assert proves_block(line) is not None
-    fast, slow = _both(_file(tmp_path, line), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, line), monkeypatch)
     assert fast == slow
     assert fast[0] == "accepted"
 
@@ -285,7 +258,7 @@ def test_a_line_just_under_the_limit_is_proved_and_accepted(tmp_path: Path, monk
 def test_a_file_without_checksums_is_read_by_the_line_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"".join(json.dumps(make_record(record_id=f"r{i}", trial=i)).encode() + b"\n" for i in range(5))
     assert proves_block(data) is None
-    fast, slow = _both(_file(tmp_path, data), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
     assert fast == slow
     assert fast[2] == "none"
 
@@ -337,8 +310,8 @@ def test_differential_the_proof_never_accepts_what_the_line_pass_refuses(
     index = data.draw(st.integers(0, len(good) - 1))
     good[index] = data.draw(_mutations(good[index])) + b"\n"
     block = b"".join(good)
-    path = _file(tmp_path, block, "d.jsonl")
-    fast, slow = _both(path, monkeypatch)
+    path = write_file(tmp_path, block, "d.jsonl")
+    fast, slow = with_and_without_proofs(path, monkeypatch)
     assert fast == slow
     if proves_block(block) is not None:
         assert slow[0] == "accepted"
@@ -421,7 +394,7 @@ def test_a_small_file_is_read_without_importing_msgspec(tmp_path: Path, monkeypa
     import sys
 
     monkeypatch.undo()
-    path = _file(tmp_path, b"".join(_good_lines(200)))
+    path = write_file(tmp_path, b"".join(_good_lines(200)))
     code = f"import sys; from gatestats.records.lines import check_jsonl; check_jsonl({str(path)!r}); print('msgspec' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -30,10 +30,7 @@ from gatestats_runner.contract import RECORD_KEY
 from gatestats_runner.runsets import encode_record, record_checksum
 from tests.conftest import make_record
 
-
-@pytest.fixture(autouse=True)
-def _prove_every_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lines, "_PROVE_FROM_LINES", 0)
+pytestmark = pytest.mark.usefixtures("prove_every_block")
 
 
 def _line(i: int, **overrides: Any) -> bytes:

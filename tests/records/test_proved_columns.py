@@ -30,8 +30,7 @@ _VALUES = tuple(name for name in POLARS_SCHEMA if name in VALUE_FIELDS)
 
 
 @pytest.fixture(autouse=True)
-def _prove_every_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lines, "_PROVE_FROM_LINES", 0)
+def _small_blocks(prove_every_block: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lines, "_BLOCK_BYTES", 2048)  # several blocks even in a small file
 
 

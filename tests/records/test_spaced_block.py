@@ -26,15 +26,13 @@ from gatestats_runner.contract import MAX_LINE_BYTES
 from gatestats_runner.runsets import encode_record, record_checksum
 from tests.conftest import make_record
 from tests.hypothesis_counts import examples
+from tests.records.proofs import with_and_without_proofs, write_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def _prove_every_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The small files of these tests are proved too (the reader leaves a small file to the line pass)."""
-    monkeypatch.setattr(lines, "_PROVE_FROM_LINES", 0)
+pytestmark = pytest.mark.usefixtures("prove_every_block")
 
 
 def _record(i: int, **overrides: Any) -> dict[str, Any]:
@@ -64,30 +62,6 @@ def _good_lines(n: int = 5) -> list[bytes]:
     return [_spaced(_record(i)) for i in range(n)]
 
 
-def _outcome(path: Path) -> tuple[Any, ...]:
-    try:
-        check = check_jsonl(path)
-    except RecordFileError as exc:
-        return ("refused", exc.total, tuple(str(p) for p in exc.problems))
-    return ("accepted", check.n_records, check.checksums, check.digest, tuple(check.lines), check.run_set_ids)
-
-
-def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The reader with the block proofs, and the line pass alone (every line decoded in Python)."""
-    fast = _outcome(path)
-    with monkeypatch.context() as patch:
-        patch.setattr(lines, "proves_block", lambda block: None)
-        patch.setattr(lines, "proves_spaced_block", lambda block: None)
-        slow = _outcome(path)
-    return fast, slow
-
-
-def _file(tmp_path: Path, data: bytes, name: str = "r.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(data)
-    return path
-
-
 def test_a_json_dumps_block_is_proved_and_reads_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     block = b"".join(_good_lines(50))
     assert spaced(block)
@@ -95,7 +69,7 @@ def test_a_json_dumps_block_is_proved_and_reads_as_before(tmp_path: Path, monkey
     proof = proves_spaced_block(block)
     assert proof is not None
     assert (proof.n_lines, proof.run_set_ids, proof.checksummed) == (50, frozenset({"set-1"}), False)
-    fast, slow = _both(_file(tmp_path, block), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, block), monkeypatch)
     assert fast == slow
     assert fast[0] == "accepted"
     assert fast[2] == "none"
@@ -213,7 +187,7 @@ def test_a_hostile_line_is_never_proved_and_both_passes_agree(
     if name not in _PROVABLE:
         assert proves_spaced_block(data) is None
         assert proves_spaced_block(hostile) is None
-    fast, slow = _both(_file(tmp_path, data), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
     assert fast == slow
     expected = "accepted" if name in _ACCEPTED else "refused"
     if name == "a checksum (right)":  # one line checksummed, the others not: the mixed file is refused
@@ -227,11 +201,13 @@ def test_a_blank_line_and_a_torn_last_line_are_left_to_the_line_pass(
     good = _good_lines(4)
     with_blank = b"".join([*good[:2], b"\n", *good[2:]])
     assert proves_spaced_block(with_blank) is None
-    fast, slow = _both(_file(tmp_path, with_blank), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, with_blank), monkeypatch)
     assert fast == slow
     assert fast[0] == "accepted"
     assert fast[4] == (1, 2, 4, 5)
-    fast, slow = _both(_file(tmp_path, b"".join(good) + b'{"attempt": 0, "case_id": "torn-', "t.jsonl"), monkeypatch)
+    fast, slow = with_and_without_proofs(
+        write_file(tmp_path, b"".join(good) + b'{"attempt": 0, "case_id": "torn-', "t.jsonl"), monkeypatch
+    )
     assert fast == slow
     assert "5: field '<line>': torn last line" in fast[2][0]
 
@@ -243,7 +219,7 @@ def test_proved_blocks_without_checksums_and_a_checksummed_block_make_a_mixed_fi
     monkeypatch.setattr(lines, "_BLOCK_BYTES", 4096)
     runner = [encode_record({**_record(100 + i), "record_id": f"k-{i}"}) for i in range(30)]
     data = b"".join([*_good_lines(60), *runner, *[_spaced(_record(200 + i)) for i in range(60)]])
-    fast, slow = _both(_file(tmp_path, data), monkeypatch)
+    fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
     assert fast == slow
     assert fast[0] == "refused"
     assert fast[1] == 120
@@ -259,7 +235,7 @@ def test_a_line_longer_than_the_limit_is_not_proved(tmp_path: Path, monkeypatch:
     assert proves_spaced_block(at_limit) is not None
     assert proves_spaced_block(over) is None
     for line, answer in ((at_limit, "accepted"), (over, "refused")):
-        fast, slow = _both(_file(tmp_path, b"".join([*_good_lines(2), line])), monkeypatch)
+        fast, slow = with_and_without_proofs(write_file(tmp_path, b"".join([*_good_lines(2), line])), monkeypatch)
         assert fast == slow
         assert fast[0] == answer
 
@@ -310,8 +286,8 @@ def test_differential_the_proof_never_accepts_what_the_line_pass_refuses(
     index = data.draw(st.integers(0, len(good) - 1))
     good[index] = data.draw(_mutations(good[index])) + b"\n"
     block = b"".join(good)
-    path = _file(tmp_path, block, "d.jsonl")
-    fast, slow = _both(path, monkeypatch)
+    path = write_file(tmp_path, block, "d.jsonl")
+    fast, slow = with_and_without_proofs(path, monkeypatch)
     assert fast == slow
     if proves_spaced_block(block) is not None:
         assert slow[0] == "accepted"
@@ -325,13 +301,13 @@ def test_the_kept_columns_of_a_proved_file_are_those_polars_reads(
         _record(i, cost_usd=None if i % 3 else 0.25 * i, case_group=None if i % 2 else "g", case_id=f"c, {i % 7}")
         for i in range(40)
     ]
-    path = _file(tmp_path, b"".join(_spaced(r) for r in rows[:20]) + b"".join(_spaced(r) for r in rows[20:]))
+    path = write_file(tmp_path, b"".join(_spaced(r) for r in rows[:20]) + b"".join(_spaced(r) for r in rows[20:]))
     monkeypatch.setattr(lines, "_BLOCK_BYTES", 4096)
     columns = ("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome", "cost_usd")
     check = check_jsonl(path, keep=columns, key=("system", "case_id", "case_version", "trial", "attempt"))
     assert check.frame is None  # "c, 0" holds ", ": those blocks are left to the line pass, then polars reads
     plain = [_record(i, cost_usd=None if i % 3 else 0.25 * i, case_group=None if i % 2 else "g") for i in range(40)]
-    path = _file(tmp_path, b"".join(_spaced(r) for r in plain), "p.jsonl")
+    path = write_file(tmp_path, b"".join(_spaced(r) for r in plain), "p.jsonl")
     check = check_jsonl(path, keep=columns, key=("system", "case_id", "case_version", "trial", "attempt"))
     assert check.frame is not None
     proved, _ = read_record_file(path, columns=columns)
@@ -396,7 +372,7 @@ def test_a_negative_integer_below_a_minimum_of_0_is_proved_by_neither_proof(
     assert proves_block(canonical) is None
     assert proves_spaced_block(spaced_lines) is None
     for data in (canonical, spaced_lines):
-        fast, slow = _both(_file(tmp_path, data), monkeypatch)
+        fast, slow = with_and_without_proofs(write_file(tmp_path, data), monkeypatch)
         assert fast == slow
         assert fast[0] == "refused"
         assert f"field '{name.split('[', maxsplit=1)[0]}" in fast[2][0]
@@ -413,7 +389,7 @@ def test_workers_give_the_same_answer_on_json_dumps_blocks(
     rows = [_spaced(_record(i)) for i in range(120)]
     if mixed:
         rows[70:75] = [encode_record({**_record(500 + i), "record_id": f"k-{i}"}) for i in range(5)]
-    path = _file(tmp_path, b"".join(rows))
+    path = write_file(tmp_path, b"".join(rows))
     keep = ("system", "case_id", "trial", "outcome")
     answers = []
     for workers in (1, 2):
