@@ -581,59 +581,9 @@ def _level_batch(
     bootstrap_kind: Literal["bca", "percentile"],
     design_effect_from_units: int | None,
 ) -> _IntervalBatch:
-    """The part of :func:`_interval_batch` that depends on the level (it changes ``chosen`` and ``code``)."""
-    low, high, eff_n, boot_se = _method_bounds(
-        values,
-        inverse,
-        estimate,
-        se,
-        constant,
-        chosen,
-        code,
-        n_units=n_units,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        rng=rng,
-        max_effective_n=max_effective_n,
-        bootstrap_kind=bootstrap_kind,
-        design_effect_from_units=design_effect_from_units,
-    )
-    refused = code != OK
-    chosen[refused] = -1
-    for array in (low, high, eff_n, boot_se):
-        array[refused] = np.nan
-    return _IntervalBatch(
-        estimate=estimate,
-        se=se,
-        low=low,
-        high=high,
-        effective_n=eff_n,
-        boot_se=boot_se,
-        code=code,
-        method=chosen,
-        constant=constant,
-        n_units=n_units,
-    )
-
-
-def _method_bounds(
-    values: npt.NDArray[np.float64],
-    inverse: npt.NDArray[np.intp] | None,
-    estimate: npt.NDArray[np.float64],
-    se: npt.NDArray[np.float64],
-    constant: npt.NDArray[np.bool_],
-    chosen: npt.NDArray[np.intp],
-    code: npt.NDArray[np.intp],
-    *,
-    n_units: int,
-    confidence_level: float,
-    n_resamples: int,
-    rng: np.random.Generator | int,
-    max_effective_n: float | npt.NDArray[np.float64] | None,
-    bootstrap_kind: Literal["bca", "percentile"],
-    design_effect_from_units: int | None,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Each row's bounds, effective n and bootstrap SE by its chosen method (``code`` marks a degenerate bootstrap)."""
+    """The part of :func:`_interval_batch` that depends on the level: each row's bounds, effective n and bootstrap SE
+    by its chosen method; a degenerate bootstrap and every refused row lose their method (``chosen`` and ``code``
+    change in place)."""
     n_cases = values.shape[1]
     nan = np.full(len(estimate), np.nan)
     low, high, eff_n, boot_se = nan.copy(), nan.copy(), nan.copy(), nan.copy()
@@ -671,7 +621,22 @@ def _method_bounds(
         )
         code[boot & ~(low < high)] = REFUSED_DEGENERATE
 
-    return low, high, eff_n, boot_se
+    refused = code != OK
+    chosen[refused] = -1
+    for array in (low, high, eff_n, boot_se):
+        array[refused] = np.nan
+    return _IntervalBatch(
+        estimate=estimate,
+        se=se,
+        low=low,
+        high=high,
+        effective_n=eff_n,
+        boot_se=boot_se,
+        code=code,
+        method=chosen,
+        constant=constant,
+        n_units=n_units,
+    )
 
 
 def _few_units_batch(
