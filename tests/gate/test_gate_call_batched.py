@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import re
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,13 +29,17 @@ import polars as pl
 import pytest
 
 from gatestats.cost import _frames, cost_per_accepted
-from gatestats.estimators import intervals, passk
-from gatestats.estimators.analyze import METRICS, MetricEstimate, analyze
+from gatestats.estimators import case_summary, intervals, passk
+from gatestats.estimators.analyze import METRICS, Analysis, MetricEstimate, analyze
 from gatestats.estimators.intervals import case_mean_interval, case_mean_interval_at
 from gatestats.estimators.passk import CasePairs, CaseValues
-from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy, rules
-from gatestats.gate.policy import Policy
+from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy, rules, summaries
+from gatestats.gate.bounds import End
+from gatestats.gate.judge_labels import JudgeLabels
+from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.registration import Registration
+from gatestats.gate.sides import CANDIDATE
+from gatestats.gate.verdict import RuleResult
 from gatestats.vocabulary import (
     GATE_CORRECTIONS,
     INFRA_ERROR,
@@ -194,8 +199,57 @@ def _old_estimates(cases: pl.DataFrame, *, ks: tuple[int, ...], **options: Any) 
     return tuple(_old_estimate(cases, metric=metric, k=k, **options) for k in ks for metric in METRICS)
 
 
+def _old_rule_rows(
+    rule: Rule,
+    frames: engine.CaseFrames,
+    cases: set[str],
+    policy: Policy,
+    end: End,
+    labels: JudgeLabels | None = None,
+    counted: dict[int, Any] | None = None,
+) -> list[RuleResult]:
+    """``engine._rule_rows`` as it was (session 42): each observed row reduces its records itself.
+
+    The threshold row its candidate's records (``case_summary``), each paired row its records again
+    (``pair_cases``), where now one summary of a slice's records serves every row of the slice.
+    """
+    rows: list[RuleResult] = []
+    if not cases:
+        why = f"no case in slice {rule.slice!r} (outside the severe slices)"
+        if rule.threshold is not None:
+            rows.append(engine._undefined(rule, engine._threshold_label(rule), "threshold", why))
+        if rule.test == "paired":
+            rows.append(engine._undefined(rule, engine._paired_label(rule), "paired", why))
+        return rows
+    if counted is not None and end != "observed":
+        key = policy.rules.index(rule)
+        if key not in counted:
+            unimputed = frames.of(cases, (rule.slice, False))
+            judged = engine._judge_outcomes(unimputed, rule.grader) if rule.grader is not None else unimputed
+            counted[key] = engine._EndCounts(rule, judged)
+        return counted[key].rows(end, policy, labels)  # type: ignore[no-any-return]
+    frame = engine._rule_frame(rule, frames, cases, end)
+    if rule.threshold is not None:
+        rows.append(
+            engine._threshold_row(rule, case_summary(frame.filter(pl.col("system") == CANDIDATE)), policy, labels)
+        )
+    if rule.test == "paired":
+        rows.append(engine._paired_row(rule, lambda: engine._paired_cases(rule, frame), policy))
+    return rows
+
+
+def _old_curve_analysis(both: pl.DataFrame, policy: Policy) -> Analysis | None:
+    """``summaries.curve_analysis`` as it was (session 42): ``analyze`` reads the records again."""
+    if both.height == 0:
+        return None
+    ks = range(1, summaries.curve_max_k(both, policy) + 1)
+    return analyze(both, ks=ks, confidence_level=policy.confidence_level, seed=policy.seed)
+
+
 def _old_path(m: pytest.MonkeyPatch) -> None:
     """Put the old functions back where the new ones are read."""
+    m.setattr(engine, "_rule_rows", _old_rule_rows)
+    m.setattr(engine, "curve_analysis", lambda both, policy, summary=None: _old_curve_analysis(both, policy))
     m.setattr(analyze_module, "_estimates", _old_estimates)
     m.setattr(analyze_module, "pair_values", _old_pair_values)
     m.setattr(passk, "pair_values", _old_pair_values)  # case_values, per_case_values: the rule rows, pairings
@@ -557,3 +611,99 @@ def test_an_interval_as_a_function_of_the_level_is_the_interval_at_that_level() 
         case_mean_interval_at([0.5, 1.0])(1.5)
     with pytest.raises(ValueError, match="without NaN"):
         case_mean_interval_at([0.5, float("nan")])(0.9)
+
+
+_EDGE_RULES = {
+    "both": (
+        '[[rules]]\nname = "t"\nmetric = "pass_rate"\nthreshold = 0.5\n'
+        '[[rules]]\nname = "p"\nmetric = "pass_hat_k"\nk = 2\ntest = "paired"\nmargin = 0.1\n'
+        '[[rules]]\nname = "b"\nmetric = "pass_rate"\nslice = "b"\nthreshold = 0.3\ntest = "paired"\n'
+    ),
+    "paired": '[[rules]]\nname = "p"\nmetric = "pass_rate"\ntest = "paired"\n',
+}
+
+
+def _edge_gate(versions: str, rules_text: str) -> tuple[Policy, RecordSet, RecordSet]:
+    """A gate whose case versions or cases differ between or within the sides (the summaries' refusals)."""
+    rows: dict[str, list[tuple[Any, ...]]] = {"baseline": [], "candidate": []}
+    for i in range(12):
+        for t in range(3):
+            for side, kept in rows.items():
+                tags = ["b"] if i % 3 == 0 else ["a"]
+                if side == "baseline" and versions == "baseline-lacks-b" and tags == ["b"]:
+                    continue
+                outcome = "passed" if (i + t + (side == "candidate")) % 3 else "failed"
+                kept.append((f"c{i:03d}", t, 0, outcome, tags))
+    frames = {s: records_frame(s, r) for s, r in rows.items()}
+    cand = frames["candidate"]
+    if versions == "candidate-v2":  # one case at another version than the baseline's
+        one = pl.col("case_id") == "c001"
+        cand = cand.with_columns(pl.when(one).then(pl.lit("v2")).otherwise("case_version").alias("case_version"))
+    if versions == "candidate-two-versions":  # one case at two versions on one side
+        two = (pl.col("case_id") == "c001") & (pl.col("trial") == 0)
+        cand = cand.with_columns(pl.when(two).then(pl.lit("v2")).otherwise("case_version").alias("case_version"))
+    head = (
+        'format = "gatestats-policy/1"\nname = "edge"\nversion = "1"\nk = 1\nmin_cases = 1\nmin_trials = 1\n'
+        'max_infra_error_rate = 0.9\non_insufficient_evidence = "block"\nseed = 3\n\n'
+        '[baseline]\nsystem = "baseline"\n\n[candidate]\nsystem = "candidate"\n\n'
+    )
+    policy = parse_policy((head + rules_text).encode())
+    return policy, record_set("baseline", frames["baseline"]), record_set("candidate", cand)
+
+
+def _outcome(policy: Policy, base: RecordSet, cand: RecordSet) -> Any:
+    """The verdict's dict and rules, or the error's type and message."""
+    try:
+        verdict = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+    except Exception as exc:  # any error: the old path must raise the same
+        return type(exc).__name__, str(exc)
+    return verdict.to_dict(), verdict.rules, verdict.curves
+
+
+@pytest.mark.parametrize("rules_text", sorted(_EDGE_RULES))
+@pytest.mark.parametrize("versions", ["same", "candidate-v2", "candidate-two-versions", "baseline-lacks-b"])
+def test_rows_read_from_one_summary_refuse_and_pair_as_before(
+    versions: str, rules_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy, base, cand = _edge_gate(versions, _EDGE_RULES[rules_text])
+    new = _outcome(policy, base, cand)
+    with monkeypatch.context() as m:
+        _old_path(m)
+        old = _outcome(policy, base, cand)
+    assert new == old
+    _rows_and_curves_as_before(policy, base, cand)
+    if versions == "candidate-two-versions":  # the threshold row's, or the curves' refusal, as before
+        assert new[0] == "CaseSetError", new
+        assert "several case versions" in new[1]
+        return
+    reasons = " ".join(r.reason or "" for r in new[1])
+    if versions == "candidate-v2":  # the pairing's refusal, an undefined row
+        assert "were run at different versions" in reasons
+    if versions == "baseline-lacks-b" and rules_text == "both":  # a slice's pairing with one side only
+        assert "no records for system 'baseline'" in reasons
+
+
+def _caught(compute: Any) -> Any:
+    """``compute()``, or its error's type and message."""
+    try:
+        return compute()
+    except Exception as exc:  # any error: the old function must raise the same
+        return type(exc).__name__, str(exc)
+
+
+def _rows_and_curves_as_before(policy: Policy, base: RecordSet, cand: RecordSet) -> None:
+    """Each rule's observed rows and the curves' analysis, new and old, on their own.
+
+    A refusal the verdict shows only as the first of several (the threshold row's several versions,
+    refused again by the curves with the same message) is compared where it is made.
+    """
+    both = engine._both_sides(policy, base, cand)
+    summary = case_summary(both, allow_several_versions=True)
+    slices = engine._case_slices(both)
+    for rule in policy.rules:
+        cases = engine._cases_of(slices, rule.slice, set())
+        new = _caught(partial(engine._rule_rows, rule, engine.CaseFrames(both, summary), cases, policy, "observed"))
+        old = _caught(partial(_old_rule_rows, rule, engine.CaseFrames(both), cases, policy, "observed"))
+        assert new == old, rule.name
+    new_curves = _caught(partial(summaries.curve_analysis, both, policy, summary))
+    assert new_curves == _caught(partial(_old_curve_analysis, both, policy))

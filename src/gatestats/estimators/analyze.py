@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from gatestats.publish import Labels, PublishedTable
 
-__all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze"]
+__all__ = ["METRICS", "Analysis", "MetricEstimate", "SystemAnalysis", "analyze", "analyze_summary"]
 
 #: The estimands :func:`analyze` reports at every k, in this order (names and labels:
 #: :data:`gatestats.vocabulary.METRICS`).
@@ -499,11 +499,75 @@ def analyze(
     if summary["system"].null_count():
         msg = f"by: column {by!r} is null for some records; every record needs a system"
         raise ValueError(msg)
+    return _summary_analysis(
+        summary,
+        ks=k_values,
+        by=by,
+        confidence_level=confidence_level,
+        method=method,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def analyze_summary(
+    summary: pl.DataFrame,
+    *,
+    ks: int | Sequence[int] = (1,),
+    confidence_level: float = 0.95,
+    method: IntervalMethod = "auto",
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Analysis:
+    """:func:`analyze` of records already reduced to their :func:`~gatestats.estimators.case_summary`.
+
+    For a caller that holds the summary of its records (the gate): the same analysis as
+    ``analyze(records, ks=..., ...)`` with ``by = "system"``, without reading the records again.
+
+    Parameters
+    ----------
+    summary
+        ``case_summary(records)`` (one version per case id and system; ``system`` never null).
+    ks, confidence_level, method, n_resamples, seed
+        As :func:`analyze`.
+
+    Returns
+    -------
+    Analysis
+        As :func:`analyze` (``by``: ``system``).
+
+    Raises
+    ------
+    ValueError
+        No k or a k below 1; an invalid interval option.
+    """
+    return _summary_analysis(
+        summary,
+        ks=_parse_ks(ks),
+        by="system",
+        confidence_level=confidence_level,
+        method=method,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def _summary_analysis(
+    summary: pl.DataFrame,
+    *,
+    ks: tuple[int, ...],
+    by: str,
+    confidence_level: float,
+    method: IntervalMethod,
+    n_resamples: int,
+    seed: int,
+) -> Analysis:
+    """:func:`analyze`'s analysis of each system of ``summary`` (checked ``ks``)."""
     systems = [
         _system_analysis(
             str(name),
             cases,
-            ks=k_values,
+            ks=ks,
             method=method,
             confidence_level=confidence_level,
             n_resamples=n_resamples,
@@ -513,7 +577,7 @@ def analyze(
     ]
     return Analysis(
         systems=tuple(sorted(systems, key=lambda s: s.system)),
-        ks=k_values,
+        ks=ks,
         by=by,
         confidence_level=confidence_level,
         method=method,

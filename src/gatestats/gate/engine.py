@@ -87,11 +87,13 @@ from gatestats.gate.summaries import (
     curve_points,
     failure_class_counts,
     flip_counts,
+    one_version_each,
     slice_rates,
 )
 from gatestats.gate.verdict import CheckResult, RuleResult, SevereSliceResult, Verdict
 from gatestats.judges import JudgePolicy, judge_eligibility
 from gatestats.paired import PairedCases, pair_cases
+from gatestats.paired.pairing import case_table, pair_table
 from gatestats.paired.search import fewest
 from gatestats.sequential import SequentialDecision
 from gatestats.vocabulary import (
@@ -236,12 +238,15 @@ class CaseFrames:
     reads are left out.
     """
 
-    __slots__ = ("_frames", "records")
+    __slots__ = ("_frames", "_summaries", "_whole", "records")
 
-    def __init__(self, both: pl.DataFrame) -> None:
+    def __init__(self, both: pl.DataFrame, summary: pl.DataFrame | None = None) -> None:
         #: The records cut to :data:`RULE_COLUMNS` (those ``both`` has).
         self.records = both.select(c for c in RULE_COLUMNS if c in both.columns)
         self._frames: dict[tuple[str, bool], pl.DataFrame] = {}
+        self._summaries: dict[tuple[str, bool], pl.DataFrame] = {}
+        #: ``case_summary(both, allow_several_versions=True)`` when the caller has it.
+        self._whole = summary
 
     def of(self, cases: set[str], key: tuple[str, bool]) -> pl.DataFrame:
         """The records of ``cases`` (those of ``key``: a slice's name, severe cases included or not), filtered once."""
@@ -249,6 +254,21 @@ class CaseFrames:
         if frame is None:
             frame = self._frames[key] = _of_cases(self.records, cases)
         return frame
+
+    def summary(self, cases: set[str], key: tuple[str, bool]) -> pl.DataFrame:
+        """``case_summary(self.of(cases, key), allow_several_versions=True)``, computed once per key.
+
+        The records of every case are ``both``'s: their summary is the caller's when it gave one.
+        """
+        found = self._summaries.get(key)
+        if found is None:
+            frame = self.of(cases, key)
+            if frame is self.records and self._whole is not None:
+                found = self._whole
+            else:
+                found = case_summary(frame, allow_several_versions=True)
+            self._summaries[key] = found
+        return found
 
     def held(self) -> dict[tuple[str, bool], pl.DataFrame]:
         """The frames filtered so far, by key (tests: what the rules hold)."""
@@ -325,6 +345,39 @@ def _paired_row(rule: Rule, pairing: Callable[[], PairedCases], policy: Policy) 
 def _paired_cases(rule: Rule, frame: pl.DataFrame) -> PairedCases:
     """The cases of ``frame`` paired as :func:`~gatestats.gate.rules.paired_evidence` pairs them."""
     return pair_cases(frame, baseline=BASELINE, candidate=CANDIDATE, metric=paired_metric(rule), k=rule.k)
+
+
+def _summary_pairing(rule: Rule, summary: pl.DataFrame) -> PairedCases:
+    """:func:`_paired_cases` of the records ``summary`` reduces (``case_summary(..., allow_several_versions=True)``).
+
+    What :func:`~gatestats.paired.pair_cases` does on records of the two sides only: their table
+    laid out from that summary (:func:`~gatestats.paired.pairing.case_table`, one version per case
+    id and side required), then the two sides paired (:func:`~gatestats.paired.pairing.pair_table`).
+    """
+    table = case_table(summary, metric=paired_metric(rule), k=rule.k)
+    return pair_table(table, baseline=BASELINE, candidate=CANDIDATE)
+
+
+def _observed_rows(
+    rule: Rule, frames: CaseFrames, cases: set[str], policy: Policy, labels: JudgeLabels | None
+) -> list[RuleResult]:
+    """The rows of a rule without a judge at the observed end, from its cases' :meth:`CaseFrames.summary`.
+
+    One summary of a slice's records for every rule of the slice (and, for every case, the gate's
+    own). The threshold row reads its candidate's rows: the candidate's ``case_summary`` when the
+    candidate has one version per case id (else that call is made and refuses them, as it always
+    did); the paired row pairs the table laid out from it (:func:`_summary_pairing`).
+    """
+    key = (rule.slice, False)
+    rows: list[RuleResult] = []
+    if rule.threshold is not None:
+        summary = frames.summary(cases, key).filter(pl.col("system") == CANDIDATE)
+        if not one_version_each(summary):
+            summary = case_summary(frames.of(cases, key).filter(pl.col("system") == CANDIDATE))
+        rows.append(_threshold_row(rule, summary, policy, labels))
+    if rule.test == "paired":
+        rows.append(_paired_row(rule, lambda: _summary_pairing(rule, frames.summary(cases, key)), policy))
+    return rows
 
 
 def _per_case(place: dict[object, int], cases: Sequence[object], size: int) -> npt.NDArray[np.int64]:
@@ -447,6 +500,8 @@ def _rule_rows(
             judged = _judge_outcomes(unimputed, rule.grader) if rule.grader is not None else unimputed
             counted[key] = _EndCounts(rule, judged)
         return counted[key].rows(end, policy, labels)
+    if end == "observed" and rule.grader is None:
+        return _observed_rows(rule, frames, cases, policy, labels)
     frame = _rule_frame(rule, frames, cases, end)
     if rule.threshold is not None:
         rows.append(_threshold_row(rule, case_summary(frame.filter(pl.col("system") == CANDIDATE)), policy, labels))
@@ -627,11 +682,11 @@ def _evidence(
     ``slices``: :func:`_case_slices` of ``both`` when the caller has it; ``frames``: the rules' records
     (a :class:`CaseFrames` of ``both``) when it has them; ``counted``: the rules' :class:`_EndCounts`
     (filled on first use), from which the rule rows at either end of the bounds are computed;
-    ``summary``: ``case_summary(both, allow_several_versions=True)`` when the caller has it (the flips
-    and their counts read it).
+    ``summary``: ``case_summary(both, allow_several_versions=True)`` when the caller has it (the flips,
+    their counts, the curves and the observed rows of a slice of every case read it).
     """
     slices = _case_slices(both) if slices is None else slices
-    frames = CaseFrames(both) if frames is None else frames
+    frames = CaseFrames(both, summary) if frames is None else frames
     severe_cases = _severe_cases(slices, policy.severe_slices)
     framed = bound_frame(both, end, candidate=CANDIDATE)
     severe = tuple(_severe_result(s, framed, slices) for s in policy.severe_slices)
@@ -657,7 +712,7 @@ def _evidence(
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
     flipped = flips(both, summary)
-    analysis = curve_analysis(both, policy)  # the curves' and the slice of every case's rates
+    analysis = curve_analysis(both, policy, summary)  # the curves' and the slice of every case's rates
     return _Evidence(
         severe=severe,
         rows=(*rows, *cost_results),
@@ -701,7 +756,7 @@ def _bounded_evidence(
     is :func:`_evidence` on the observed records, unchanged. ``summary``: as :func:`_evidence`'s.
     """
     slices = _case_slices(both)
-    frames = CaseFrames(both)  # every end, count and search below reads the rules' records from it
+    frames = CaseFrames(both, summary)  # every end, count and search below reads the rules' records from it
     found = _evidence(policy, both, stop, labels=labels, slices=slices, frames=frames, summary=summary)
     if unresolved_counts(frames.records, candidate=CANDIDATE) == (0, 0) and all(r.grader is None for r in policy.rules):
         return replace(found, slices=slices, frames=frames)

@@ -13,6 +13,7 @@ from typing import Final, Literal, TypeAlias, TypedDict, cast
 import polars as pl
 
 from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, MetricEstimate, SystemAnalysis, analyze, case_summary
+from gatestats.estimators.analyze import analyze_summary
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
@@ -29,6 +30,7 @@ __all__ = [
     "curve_points",
     "failure_class_counts",
     "flip_counts",
+    "one_version_each",
     "slice_rates",
 ]
 
@@ -121,7 +123,7 @@ def _no_rate(side: Side, n_cases: int, reason: str, policy: Policy) -> _Rate:
     }
 
 
-def curve_analysis(both: pl.DataFrame, policy: Policy) -> Analysis | None:
+def curve_analysis(both: pl.DataFrame, policy: Policy, summary: pl.DataFrame | None = None) -> Analysis | None:
     """The analysis the curves are read from: both sides at k = 1..K (:func:`curve_max_k`), the policy's level, seed.
 
     Computed once by the gate for :func:`curve_points` and :func:`slice_rates` (a slice of every
@@ -133,6 +135,11 @@ def curve_analysis(both: pl.DataFrame, policy: Policy) -> Analysis | None:
         Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
     policy
         The registered policy (confidence level and seed).
+    summary
+        ``case_summary(both, allow_several_versions=True)`` when the caller has it: with one version
+        per case id and side, the analysis is read from it (:func:`~gatestats.estimators.analyze.analyze_summary`,
+        the same numbers); otherwise :func:`~gatestats.estimators.analyze` reads ``both`` (and refuses
+        the several versions as it always did).
 
     Returns
     -------
@@ -142,7 +149,29 @@ def curve_analysis(both: pl.DataFrame, policy: Policy) -> Analysis | None:
     if both.height == 0:
         return None
     ks = range(1, curve_max_k(both, policy) + 1)
+    if summary is not None and one_version_each(summary):
+        return analyze_summary(summary, ks=ks, confidence_level=policy.confidence_level, seed=policy.seed)
     return analyze(both, ks=ks, confidence_level=policy.confidence_level, seed=policy.seed)
+
+
+def one_version_each(summary: pl.DataFrame) -> bool:
+    """Whether ``summary`` (a :func:`~gatestats.estimators.case_summary`) has one version per case id and system.
+
+    What ``case_summary(..., allow_several_versions=False)`` requires of the same records (it
+    refuses them otherwise): a summary made with ``allow_several_versions=True`` can stand for it
+    only then.
+
+    Parameters
+    ----------
+    summary
+        Per-case counts (columns ``system``, ``case_id``).
+
+    Returns
+    -------
+    bool
+        No (system, case_id) on two rows.
+    """
+    return not summary.select(pl.struct("system", "case_id").is_duplicated().any()).item()
 
 
 def curve_points(both: pl.DataFrame, policy: Policy, analysis: Analysis | None = None) -> tuple[CurvePoint, ...]:
