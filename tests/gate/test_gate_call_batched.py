@@ -13,6 +13,14 @@ oracle: the analyses, and the whole verdict of ``evaluate_gate``, must be equal 
 pass@k at several k, slices, severe slices, groups, every multiplicity correction, both
 ``infra_retries``, infra errors and retries (unresolved attempts), costs present, partly missing
 and absent, the cost limit and a cost rule, and every interval method of ``analyze``.
+
+Session 43: the observed rule rows, the curves and the flips read the per-case summaries and the
+pairings the gate already made (``engine.CaseFrames.summary`` and ``.pairing``,
+``estimators.analyze.analyze_summary``) instead of reducing the same records again;
+:func:`_old_rule_rows`, :func:`_old_curve_analysis` and :func:`_old_flips` are the functions as they
+were. Gates whose case versions differ between the sides or within one, or whose slice one side
+lacks, are compared too, and each rule's rows and the curves on their own (a refusal the verdict
+shows only as the first of several).
 """
 
 from __future__ import annotations
@@ -29,17 +37,20 @@ import polars as pl
 import pytest
 
 from gatestats.cost import _frames, cost_per_accepted
+from gatestats.errors import GatestatsError
 from gatestats.estimators import case_summary, intervals, passk
 from gatestats.estimators.analyze import METRICS, Analysis, MetricEstimate, analyze
 from gatestats.estimators.intervals import case_mean_interval, case_mean_interval_at
 from gatestats.estimators.passk import CasePairs, CaseValues
-from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy, rules, summaries
+from gatestats.gate import RecordSet, bounds, engine, evaluate_gate, parse_policy, rules, sides, summaries
 from gatestats.gate.bounds import End
 from gatestats.gate.judge_labels import JudgeLabels
 from gatestats.gate.policy import Policy, Rule
 from gatestats.gate.registration import Registration
-from gatestats.gate.sides import CANDIDATE
+from gatestats.gate.sides import BASELINE, CANDIDATE
 from gatestats.gate.verdict import RuleResult
+from gatestats.paired import compare, compare_pair
+from gatestats.paired.pairing import case_table, pair_table
 from gatestats.vocabulary import (
     GATE_CORRECTIONS,
     INFRA_ERROR,
@@ -246,9 +257,23 @@ def _old_curve_analysis(both: pl.DataFrame, policy: Policy) -> Analysis | None:
     return analyze(both, ks=ks, confidence_level=policy.confidence_level, seed=policy.seed)
 
 
+def _old_flips(both: pl.DataFrame, summary: pl.DataFrame | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``sides.flips`` as it was (session 42): its own pairing, where a paired rule may now have made it."""
+    try:
+        if summary is None:
+            cmp = compare(both, baseline=BASELINE, candidate=CANDIDATE, metric="pass_hat_k", k=1)
+        else:  # as compare() pairs the records and compares them, with its default options
+            paired = pair_table(case_table(summary), baseline=BASELINE, candidate=CANDIDATE)
+            cmp = compare_pair(paired, sides._FLIP_OPTIONS)
+    except (GatestatsError, ValueError):
+        return (), ()
+    return cmp.flips_pass_to_fail, cmp.flips_fail_to_pass
+
+
 def _old_path(m: pytest.MonkeyPatch) -> None:
     """Put the old functions back where the new ones are read."""
     m.setattr(engine, "_rule_rows", _old_rule_rows)
+    m.setattr(engine, "flips", lambda both, summary=None, pairing=None: _old_flips(both, summary))
     m.setattr(engine, "curve_analysis", lambda both, policy, summary=None: _old_curve_analysis(both, policy))
     m.setattr(analyze_module, "_estimates", _old_estimates)
     m.setattr(analyze_module, "pair_values", _old_pair_values)

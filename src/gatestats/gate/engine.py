@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -102,6 +103,7 @@ from gatestats.vocabulary import (
     PASSED,
     TRIAL_KEY,
     Decision,
+    Metric,
     final_attempts,
     is_valid_outcome,
     metric_spec,
@@ -238,7 +240,7 @@ class CaseFrames:
     reads are left out.
     """
 
-    __slots__ = ("_frames", "_summaries", "_whole", "records")
+    __slots__ = ("_frames", "_pairings", "_summaries", "_whole", "records")
 
     def __init__(self, both: pl.DataFrame, summary: pl.DataFrame | None = None) -> None:
         #: The records cut to :data:`RULE_COLUMNS` (those ``both`` has).
@@ -247,6 +249,8 @@ class CaseFrames:
         self._summaries: dict[tuple[str, bool], pl.DataFrame] = {}
         #: ``case_summary(both, allow_several_versions=True)`` when the caller has it.
         self._whole = summary
+        #: Each pairing made (:meth:`pairing`) by its summary's id, metric and k, with that summary (kept alive).
+        self._pairings: dict[tuple[int, str, int], tuple[pl.DataFrame, PairedCases | Exception]] = {}
 
     def of(self, cases: set[str], key: tuple[str, bool]) -> pl.DataFrame:
         """The records of ``cases`` (those of ``key``: a slice's name, severe cases included or not), filtered once."""
@@ -269,6 +273,26 @@ class CaseFrames:
                 found = case_summary(frame, allow_several_versions=True)
             self._summaries[key] = found
         return found
+
+    def pairing(self, summary: pl.DataFrame, metric: Metric, k: int) -> PairedCases:
+        """The two sides of ``summary`` paired on its table at ``metric`` and ``k``, once (its error raised again).
+
+        ``pair_table(case_table(summary, metric=metric, k=k), ...)``: the flips and a paired rule at
+        the same metric and k on the same summary (a slice of every case) read one pairing.
+        """
+        key = (id(summary), metric, k)
+        held = self._pairings.get(key)
+        if held is None:
+            try:
+                found: PairedCases | Exception = pair_table(
+                    case_table(summary, metric=metric, k=k), baseline=BASELINE, candidate=CANDIDATE
+                )
+            except (GatestatsError, ValueError) as exc:
+                found = exc
+            held = self._pairings[key] = (summary, found)
+        if isinstance(held[1], Exception):
+            raise held[1]
+        return held[1]
 
     def held(self) -> dict[tuple[str, bool], pl.DataFrame]:
         """The frames filtered so far, by key (tests: what the rules hold)."""
@@ -347,17 +371,6 @@ def _paired_cases(rule: Rule, frame: pl.DataFrame) -> PairedCases:
     return pair_cases(frame, baseline=BASELINE, candidate=CANDIDATE, metric=paired_metric(rule), k=rule.k)
 
 
-def _summary_pairing(rule: Rule, summary: pl.DataFrame) -> PairedCases:
-    """:func:`_paired_cases` of the records ``summary`` reduces (``case_summary(..., allow_several_versions=True)``).
-
-    What :func:`~gatestats.paired.pair_cases` does on records of the two sides only: their table
-    laid out from that summary (:func:`~gatestats.paired.pairing.case_table`, one version per case
-    id and side required), then the two sides paired (:func:`~gatestats.paired.pairing.pair_table`).
-    """
-    table = case_table(summary, metric=paired_metric(rule), k=rule.k)
-    return pair_table(table, baseline=BASELINE, candidate=CANDIDATE)
-
-
 def _observed_rows(
     rule: Rule, frames: CaseFrames, cases: set[str], policy: Policy, labels: JudgeLabels | None
 ) -> list[RuleResult]:
@@ -366,7 +379,9 @@ def _observed_rows(
     One summary of a slice's records for every rule of the slice (and, for every case, the gate's
     own). The threshold row reads its candidate's rows: the candidate's ``case_summary`` when the
     candidate has one version per case id (else that call is made and refuses them, as it always
-    did); the paired row pairs the table laid out from it (:func:`_summary_pairing`).
+    did); the paired row pairs the table laid out from it (:meth:`CaseFrames.pairing`: what
+    :func:`~gatestats.paired.pair_cases` does on records of the two sides only, the table laid out
+    from their summary, one version per case id and side required, then the two sides paired).
     """
     key = (rule.slice, False)
     rows: list[RuleResult] = []
@@ -376,7 +391,8 @@ def _observed_rows(
             summary = case_summary(frames.of(cases, key).filter(pl.col("system") == CANDIDATE))
         rows.append(_threshold_row(rule, summary, policy, labels))
     if rule.test == "paired":
-        rows.append(_paired_row(rule, lambda: _summary_pairing(rule, frames.summary(cases, key)), policy))
+        pairing = partial(frames.pairing, metric=paired_metric(rule), k=rule.k)
+        rows.append(_paired_row(rule, lambda: pairing(frames.summary(cases, key)), policy))
     return rows
 
 
@@ -711,7 +727,7 @@ def _evidence(
         rows, decisions = sequential_rows(policy, stop, sequential)
     if not observed:
         return _Evidence(severe=severe, rows=(*rows, *cost_results), cost=cost, sequential=tuple(decisions))
-    flipped = flips(both, summary)
+    flipped = flips(both, summary, None if summary is None else partial(frames.pairing, summary, "pass_hat_k", 1))
     analysis = curve_analysis(both, policy, summary)  # the curves' and the slice of every case's rates
     return _Evidence(
         severe=severe,

@@ -7,7 +7,7 @@ errors, the case sets both ran, the flipped cases) and decides nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
 import polars as pl
@@ -19,7 +19,7 @@ from gatestats.gate.checks import record_layers
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.summaries import case_set_summary
-from gatestats.paired import ComparisonOptions, compare, compare_pair
+from gatestats.paired import ComparisonOptions, PairedCases, compare, compare_pair
 from gatestats.paired.pairing import case_table, pair_table
 from gatestats.records.contract import SYSTEM_PARTS
 from gatestats.vocabulary import INFRA_ERROR, RESOURCE_KILLED
@@ -35,7 +35,9 @@ BASELINE, CANDIDATE = "baseline", "candidate"
 _FLIP_OPTIONS = ComparisonOptions()
 
 
-def flips(both: pl.DataFrame, summary: pl.DataFrame | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def flips(
+    both: pl.DataFrame, summary: pl.DataFrame | None = None, pairing: Callable[[], PairedCases] | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The cases that flipped from pass to fail and from fail to pass (pass^1 per case; none when undefined).
 
     Parameters
@@ -45,6 +47,9 @@ def flips(both: pl.DataFrame, summary: pl.DataFrame | None = None) -> tuple[tupl
     summary
         ``case_summary(both, allow_several_versions=True)`` when the caller has it (the records
         are then not reduced again): the same cases paired, the same flips.
+    pairing
+        With ``summary``: ``pair_table(case_table(summary), ...)`` of the two sides when the caller
+        has it (a gate's paired rule at pass^1 on every case pairs the same table).
 
     Returns
     -------
@@ -55,7 +60,11 @@ def flips(both: pl.DataFrame, summary: pl.DataFrame | None = None) -> tuple[tupl
         if summary is None:
             cmp = compare(both, baseline=BASELINE, candidate=CANDIDATE, metric="pass_hat_k", k=1)
         else:  # as compare() pairs the records and compares them, with its default options
-            paired = pair_table(case_table(summary), baseline=BASELINE, candidate=CANDIDATE)
+            paired = (
+                pair_table(case_table(summary), baseline=BASELINE, candidate=CANDIDATE)
+                if pairing is None
+                else pairing()
+            )
             cmp = compare_pair(paired, _FLIP_OPTIONS)
     except (GatestatsError, ValueError):
         return (), ()
