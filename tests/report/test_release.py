@@ -346,6 +346,16 @@ def test_the_page_made_from_data_draws_without_altair(built: Built) -> None:
     assert json.loads(done.stdout) == [sorted(CHART_NAMES), []]
 
 
+def test_a_report_built_without_a_rollout_log_says_no_reading_is_bound(built: Built, page: str) -> None:
+    """Without ``watch``, "After the gate" says no reading is bound and ``data/`` holds no ``watch.json``
+    (tests/rollout/test_watch_report.py builds the report with a reading)."""
+    shown = re.sub(r"<(style|script)\b.*?</\1>", " ", page, flags=re.S)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", shown))
+    assert "After the gate" in text
+    assert "No rollout reading is bound to this report version" in text
+    assert not (built.first.directory / "data" / "watch.json").exists()
+
+
 # --- versions and determinism ----------------------------------------------------------------------
 
 
