@@ -1,14 +1,19 @@
-"""Fixtures for the report renderer's tests: the fixture report rendered once per module, Chromium."""
+"""Fixtures for the report renderer's tests: the fixture report rendered once per test process, the release
+scenario's verdict and report made once per test process, Chromium."""
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gatestats.report import RenderResult, render_qmd
+from gatestats.report import release as release_module
+from gatestats.report.quarto.splicing import HeldOut
+from gatestats.report.release import ReleaseReport, build_release_report
 from tests.report.chromium import ChromiumMissingError, find_chromium
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -50,3 +55,56 @@ def chromium() -> str:
         return find_chromium()
     except ChromiumMissingError as exc:
         pytest.fail(str(exc))
+
+
+@pytest.fixture(scope="session")
+def scenario_verdict(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The release scenario's verdict (``tests/report/test_release.py``, :func:`make_verdict`), once per test process.
+
+    Its record files are shared: a test that edits the verdict edits a copy (:func:`copy_verdict`); a test that
+    edits a record file makes a verdict of its own.
+    """
+    from tests.report.test_release import make_verdict
+
+    return make_verdict(tmp_path_factory.mktemp("scenario") / "gate")
+
+
+def copy_verdict(verdict: Path, directory: Path) -> Path:
+    """A copy of ``verdict`` in ``directory`` (the record files it names stay where they are)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy2(verdict, directory / verdict.name))
+
+
+@dataclass(frozen=True)
+class ScenarioReport:
+    """The scenario's first report and what ``build_release_report`` passed to ``render_qmd`` for it."""
+
+    verdict: Path
+    out: Path
+    report: ReleaseReport
+    #: The page's sections as the kernel was given them (inert ones as placeholders).
+    sections: dict[str, str]
+    #: The inert sections held out of the kernel and spliced into its page.
+    spliced: HeldOut | None
+
+
+@pytest.fixture(scope="session")
+def scenario_report(scenario_verdict: Path, tmp_path_factory: pytest.TempPathFactory) -> ScenarioReport:
+    """The scenario's report (Jupyter renderer) built once per test process into a reports root of its own.
+
+    ``render_qmd`` is watched (and called unchanged) while it is built. Tests that only read it share it;
+    tests/report/test_release.py builds version 2 into the same root.
+    """
+    seen: list[tuple[dict[str, str], HeldOut | None]] = []
+    render = release_module.render_qmd
+
+    def watched(*args: Any, **kwargs: Any) -> RenderResult:
+        seen.append((dict(kwargs["params"]["page"]["sections"]), kwargs.get("spliced")))
+        return render(*args, **kwargs)
+
+    out = tmp_path_factory.mktemp("scenario-reports")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(release_module, "render_qmd", watched)
+        report = build_release_report(scenario_verdict, out=out, renderer="jupyter")
+    ((sections, spliced),) = seen
+    return ScenarioReport(verdict=scenario_verdict, out=out, report=report, sections=sections, spliced=spliced)

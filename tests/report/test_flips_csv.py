@@ -6,14 +6,18 @@ data file like the others (in ``digests.json``, written in the build directory t
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
+from gatestats.gate import VerdictFile
 from gatestats.report._release_data import FLIPS_CSV, ReleaseData, flips_csv_bytes
 from gatestats.report._release_html import FLIPS_SHOWN
 from gatestats.report._release_sections import section_html
@@ -67,18 +71,32 @@ def test_csv_keeps_every_hostile_id_in_one_cell_and_defuses_formulas() -> None:
     assert text.endswith("\r\n")
 
 
-def _data(tmp_path: Path, flips: pl.DataFrame, digests: dict[str, str]) -> ReleaseData:
+@dataclass(frozen=True)
+class Scenario:
+    """The release scenario's verdict (tests/report/conftest.py) and its tables, computed once for this module."""
+
+    file: VerdictFile
+    tables: dict[str, pl.DataFrame]
+    provenance: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def scenario(scenario_verdict: Path) -> Scenario:
+    """Each test replaces the flips (in a copy of the tables) and reads the rest: the gate and the tables once."""
     from gatestats.gate import read_verdict
     from gatestats.report._release_data import check_record_files, load_sides
     from gatestats.report._release_tables import compute_tables
-    from tests.report.test_release import make_verdict
 
-    file = read_verdict(make_verdict(tmp_path / "gate"))
+    file = read_verdict(scenario_verdict)
     tables, provenance = compute_tables(file, load_sides(file, check_record_files(file)))
-    tables["flips"] = flips
+    return Scenario(file=file, tables=dict(tables), provenance=dict(provenance))
+
+
+def _data(scenario: Scenario, tmp_path: Path, flips: pl.DataFrame, digests: dict[str, str]) -> ReleaseData:
+    tables = {**scenario.tables, "flips": flips}  # a new dict: the module's tables are never replaced
     return ReleaseData(
-        directory=tmp_path, verdict=file.verdict, verdict_digest=file.digest, provenance=provenance,
-        digests=digests, **tables,
+        directory=tmp_path, verdict=scenario.file.verdict, verdict_digest=scenario.file.digest,
+        provenance=copy.deepcopy(scenario.provenance), digests=digests, **tables,
     )  # fmt: skip
 
 
@@ -87,11 +105,11 @@ def _text(html: str) -> str:
 
 
 @pytest.mark.parametrize("n", [0, 3, FLIPS_SHOWN, FLIPS_SHOWN + 1, 2 * FLIPS_SHOWN + 37])
-def test_page_lists_the_first_flips_and_says_how_many_more(tmp_path: Path, n: int) -> None:
+def test_page_lists_the_first_flips_and_says_how_many_more(scenario: Scenario, tmp_path: Path, n: int) -> None:
     cases = [f"case-{i}" for i in range(n)]
     other = ["z-1", "z-2"]
     flips = pl.concat([_flips(cases), _flips(other, "fail_to_pass")])
-    html = section_html(_data(tmp_path, flips, {FLIPS_CSV: "sha256:x"}), "flips")
+    html = section_html(_data(scenario, tmp_path, flips, {FLIPS_CSV: "sha256:x"}), "flips")
     text = _text(html)
     listed = re.findall(r'<code class="gs-case" title="([^"]*)"', html)
     assert listed == [*cases[:FLIPS_SHOWN], *other]  # the first ones, in the table's order
@@ -117,9 +135,9 @@ def test_page_lists_the_first_flips_and_says_how_many_more(tmp_path: Path, n: in
         (["only"], "The one flip is listed below and in data/flips.csv"),
     ],
 )
-def test_no_flip_or_one_is_said_plainly(tmp_path: Path, cases: list[str], said: str | None) -> None:
+def test_no_flip_or_one_is_said_plainly(scenario: Scenario, tmp_path: Path, cases: list[str], said: str | None) -> None:
     flips = _flips(cases) if cases else _flips(["x"]).clear()
-    text = _text(section_html(_data(tmp_path, flips, {FLIPS_CSV: "sha256:x"}), "flips"))
+    text = _text(section_html(_data(scenario, tmp_path, flips, {FLIPS_CSV: "sha256:x"}), "flips"))
     if said is None:
         assert FLIPS_CSV not in text
         assert text.count("none") == 2
@@ -129,9 +147,9 @@ def test_no_flip_or_one_is_said_plainly(tmp_path: Path, cases: list[str], said: 
     assert "0 flips" not in text
 
 
-def test_data_without_the_csv_names_the_parquet(tmp_path: Path) -> None:
+def test_data_without_the_csv_names_the_parquet(scenario: Scenario, tmp_path: Path) -> None:
     """A report's ``data/`` written before the CSV existed: the page never names a file that is not there."""
     flips = _flips([f"case-{i}" for i in range(FLIPS_SHOWN + 5)])
-    text = _text(section_html(_data(tmp_path, flips, {}), "flips"))
+    text = _text(section_html(_data(scenario, tmp_path, flips, {}), "flips"))
     assert FLIPS_CSV not in text
     assert "5 more pass → fail flips are not. Every flip is in data/flips.parquet" in text

@@ -45,6 +45,7 @@ from gatestats.report.release import (
 )
 from tests.gate.factory import policy_text, write_run_set
 from tests.report.chromium import load_offline
+from tests.report.conftest import ScenarioReport, copy_verdict
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "release_report.qmd"
 UPDATE = os.environ.get("GATESTATS_UPDATE_SNAPSHOTS") == "1"
@@ -153,13 +154,12 @@ class Built:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The scenario's verdict and its first report (Jupyter renderer)."""
-    root = tmp_path_factory.mktemp("release")
-    verdict = make_verdict(root / "gate")
-    out = root / "reports"
-    report = build_release_report(verdict, out=out, renderer="jupyter")
-    return Built(verdict=verdict, out=out, first=report, first_tree=_tree(report.directory))
+def built(scenario_report: ScenarioReport) -> Built:
+    """The scenario's verdict and its first report (Jupyter renderer; tests/report/conftest.py, made once)."""
+    report = scenario_report.report
+    return Built(
+        verdict=scenario_report.verdict, out=scenario_report.out, first=report, first_tree=_tree(report.directory)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -346,6 +346,16 @@ def test_the_page_made_from_data_draws_without_altair(built: Built) -> None:
     assert json.loads(done.stdout) == [sorted(CHART_NAMES), []]
 
 
+def test_a_report_built_without_a_rollout_log_says_no_reading_is_bound(built: Built, page: str) -> None:
+    """Without ``watch``, "After the gate" says no reading is bound and ``data/`` holds no ``watch.json``
+    (tests/rollout/test_watch_report.py builds the report with a reading)."""
+    shown = re.sub(r"<(style|script)\b.*?</\1>", " ", page, flags=re.S)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", shown))
+    assert "After the gate" in text
+    assert "No rollout reading is bound to this report version" in text
+    assert not (built.first.directory / "data" / "watch.json").exists()
+
+
 # --- versions and determinism ----------------------------------------------------------------------
 
 
@@ -396,14 +406,24 @@ def test_a_lost_rename_race_takes_the_next_number(tmp_path: Path, monkeypatch: p
 # --- refusals: nothing written ---------------------------------------------------------------------
 
 
-@pytest.fixture
-def fresh(tmp_path: Path) -> tuple[Path, Path]:
-    """A verdict of its own (to tamper with) and a reports root holding one earlier version."""
-    verdict = make_verdict(tmp_path / "gate")
-    out = tmp_path / "reports"
+def _with_earlier_version(out: Path) -> Path:
     (out / RELEASE / "1").mkdir(parents=True)
     (out / RELEASE / "1" / "report.html").write_text("earlier")
-    return verdict, out
+    return out
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> tuple[Path, Path]:
+    """A verdict of its own with record files of its own (to tamper with) and a reports root holding one earlier
+    version."""
+    return make_verdict(tmp_path / "gate"), _with_earlier_version(tmp_path / "reports")
+
+
+@pytest.fixture
+def earlier(scenario_verdict: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the scenario's verdict (to edit; its record files are shared, read only) and a reports root
+    holding one earlier version."""
+    return copy_verdict(scenario_verdict, tmp_path / "gate"), _with_earlier_version(tmp_path / "reports")
 
 
 def _listing(out: Path) -> list[str]:
@@ -438,8 +458,8 @@ def test_a_missing_record_file_is_refused(fresh: tuple[Path, Path]) -> None:
     assert not (out / "new").exists()
 
 
-def test_an_edited_verdict_is_refused(fresh: tuple[Path, Path]) -> None:
-    verdict, out = fresh
+def test_an_edited_verdict_is_refused(earlier: tuple[Path, Path]) -> None:
+    verdict, out = earlier
     body = json.loads(verdict.read_text())
     stored = body["digest"]
     body["verdict"] = "pass"
@@ -469,9 +489,9 @@ def test_a_file_that_is_not_a_verdict_is_refused(tmp_path: Path, content: str, m
 
 
 def test_a_failed_render_leaves_no_version_and_no_temporary(
-    fresh: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    earlier: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    verdict, out = fresh
+    verdict, out = earlier
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RenderError("boom", file="report.qmd")
@@ -553,8 +573,8 @@ def test_cli_exits_1_on_tampered_records_with_nothing_written(fresh: tuple[Path,
     ("args", "hint"),
     [(["--release", "../escape"], "--release"), (["--renderer", "latex"], "--renderer")],
 )
-def test_cli_exits_2_on_usage_errors(fresh: tuple[Path, Path], args: list[str], hint: str) -> None:
-    verdict, out = fresh
+def test_cli_exits_2_on_usage_errors(earlier: tuple[Path, Path], args: list[str], hint: str) -> None:
+    verdict, out = earlier
     result = CliRunner().invoke(app, ["report", str(verdict), "--out", str(out), *args])
     assert result.exit_code == 2
     assert hint in result.output

@@ -26,7 +26,7 @@ from gatestats.report.quarto.render import _refuse_network
 from gatestats.report.quarto.splicing import ELEMENTS, VOID, HeldOut, hold_out, inert_problem, splice
 from gatestats.report.release import build_release_report
 from tests.hypothesis_counts import examples
-from tests.report.test_release import make_verdict
+from tests.report.conftest import ScenarioReport
 
 #: Around the fragment: what nbconvert's template writes around an HTML output (after its pass).
 BEFORE = (
@@ -240,12 +240,15 @@ def test_a_placeholder_missing_twice_or_not_an_element_is_refused() -> None:
         _refuse_network("<body></body>", "r.qmd", HeldOut(fragments={"<p>forged</p>": "<p>x</p>"}))
 
 
-def test_the_report_is_the_same_spliced_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_report_is_the_same_spliced_or_not(
+    scenario_report: ScenarioReport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The release report built with its inert sections spliced in and built the old way: the same bytes.
 
-    And the kernel was given placeholders for them (its parameters do not carry the sections).
+    And the kernel was given placeholders for them (its parameters do not carry the sections). The spliced
+    report is the scenario's (tests/report/conftest.py: built once, with what ``render_qmd`` was given
+    recorded the way this test's spy records the old way's).
     """
-    verdict = make_verdict(tmp_path / "gate")
     seen: list[tuple[dict[str, str], HeldOut | None]] = []
     render = release_module.render_qmd
 
@@ -256,18 +259,19 @@ def test_the_report_is_the_same_spliced_or_not(tmp_path: Path, monkeypatch: pyte
         return render(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(release_module, "render_qmd", spy)
-    spliced = build_release_report(verdict, out=tmp_path / "a", renderer="jupyter")
+    spliced = scenario_report.report
     monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
-    plain = build_release_report(verdict, out=tmp_path / "b", renderer="jupyter")
+    plain = build_release_report(scenario_report.verdict, out=tmp_path / "b", renderer="jupyter")
     assert spliced.html_path.read_bytes() == plain.html_path.read_bytes()
-    sections, held = seen[0]
+    sections, held = scenario_report.sections, scenario_report.spliced
     assert held is not None
     assert splicing.PLACEHOLDER.fullmatch(sections["flips"])
     assert held.fragments[sections["flips"]].startswith("<p>A flip is a case")
     assert "<style>" in sections["verdict"]  # not inert: shown by the kernel as before
     assert "&#x27;" in sections["provenance"]  # html.escape's quotes: BeautifulSoup writes them bare
     assert len(held.fragments) >= 8  # flips, curves, slices, cost, infra, ...
-    assert seen[1][1] == HeldOut(fragments={})
+    ((_, plain_held),) = seen
+    assert plain_held == HeldOut(fragments={})
 
 
 #: Case ids and slice names a hostile golden set may hold: markup, entities, backticks, U+2028 (all
