@@ -255,7 +255,8 @@ def test() -> None:
     ``--fast``: the inner loop. Lint (no type check), then every test except those marked ``slow``
     (the statistical simulations, marked ``simulation`` and so ``slow`` too, and the long end-to-end
     tests), each property test on a quarter of its hypothesis examples (at least 10: the profile
-    ``gatestats-fast``, tests/hypothesis_counts.py); CI runs the whole suite at the full counts.
+    ``gatestats-fast``, tests/hypothesis_counts.py) and each hand-written random loop on a quarter of its
+    draws (``draws(n)``, same file); CI runs the whole suite at the full counts.
     """
     args = sys.argv[2:]
     fast = "--fast" in args

@@ -36,6 +36,7 @@ from gatestats.gate.rules import threshold_evidence
 from gatestats.judges.ppi import MIN_LABELS
 from tests.gate.factory import policy_text, rewrite_records, write_run_set
 from tests.gate.test_judge_rules import JUDGE, _calibration
+from tests.hypothesis_counts import draws
 from tests.simulations import reps
 
 SEED = 20261204
@@ -104,13 +105,21 @@ def test_at_the_boundary_the_biased_judge_passes_often_and_ppi_at_most_alpha_plu
         assert found <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / reps), (n_labels, found)
 
 
+#: Replications of the two not-slow checks below: the whole suite runs these, the inner loop a quarter
+#: (tests/hypothesis_counts.py); the limits are computed from the replications run.
+POWER_REPS = draws(100)
+REDUCED_RAW_REPS = draws(60)
+REDUCED_PPI_REPS = draws(150)
+
+
 def test_ppi_has_power_when_people_pass_clearly_more_than_the_threshold() -> None:
-    assert _passes(100, 100, SEED + 4, rate=0.9) > 0.6  # measured 0.79 over 200 replications (docs/gate.md)
+    assert _passes(100, POWER_REPS, SEED + 4, rate=0.9) > 0.6  # measured 0.79 over 200 replications (docs/gate.md)
 
 
 def test_a_reduced_boundary_check_runs_in_every_suite() -> None:
-    assert _passes(100, 60, SEED, raw=True) > 0.2
-    assert _passes(100, 150, SEED + 5) <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 150)
+    assert _passes(100, REDUCED_RAW_REPS, SEED, raw=True) > 0.2
+    found = _passes(100, REDUCED_PPI_REPS, SEED + 5)
+    assert found <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / REDUCED_PPI_REPS), found
 
 
 def test_too_few_labels_or_no_unlabelled_case_is_insufficient_evidence() -> None:

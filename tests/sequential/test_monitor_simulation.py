@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from gatestats.sequential import mean_trigger, rate_trigger
+from tests.hypothesis_counts import draws
 from tests.simulations import load_simulation, reps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,12 +34,17 @@ def _script() -> ModuleType:
     return load_simulation("monitor_simulation")
 
 
+#: Random streams per cell compared with the rate trigger: 3 in the whole suite, 1 in the inner loop
+#: (tests/hypothesis_counts.py; every cell is still compared).
+TRIGGER_ROWS = draws(3, floor=1)
+
+
 def test_the_vectorised_simulation_fires_where_the_triggers_fire() -> None:
     sim = _script()
     rng = np.random.default_rng(1)
     doubled = next(c for c in sim.cells() if c.name == "escaped defects doubled")
     for cell in [*[c for c in sim.cells() if c.kind == "rate"][:6], doubled]:
-        x = (rng.random((3, sim.N)) < cell.truth).astype(np.float64)
+        x = (rng.random((TRIGGER_ROWS, sim.N)) < cell.truth).astype(np.float64)
         first = sim._first_rate_crossings(x, cell)
         for row, got in zip(x, first, strict=True):
             path = rate_trigger(row[:600], level=cell.level, direction=cell.direction, alpha=sim.ALPHA)
