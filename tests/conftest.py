@@ -8,12 +8,15 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
 
 from tests.hypothesis_counts import SUITE_PROFILE
+
+if TYPE_CHECKING:
+    from tests.fuzz.corpus import Corpus
 
 # One BLAS thread per test process: pytest-xdist already runs a worker per core, and OpenBLAS threads
 # spinning on a busy machine cost up to 6x the CPU of the work itself (a size-study cell: 15 s vs 2.6 s).
@@ -118,6 +121,21 @@ def sequential_example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("sequential-example") / "out"
     run_example(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def fuzz_corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    """The fuzz suite's valid files and the runner's outputs (tests/fuzz/corpus.py), built once per test process.
+
+    Read by tests/fuzz, the option walk (its files, policy and run sets), the drift sample test (the stored run
+    set and its re-run) and the one-door and journal tests (the finished correction loop): ≈ 0.5 CPU-s a build,
+    and its correction loop and runner outputs were run again by three of those modules (issue 28, item 3). No
+    test writes in it: each copies the directory it edits, and every command the fuzz suite runs is checked to
+    leave its copy unchanged.
+    """
+    from tests.fuzz.corpus import build_corpus
+
+    return build_corpus(tmp_path_factory.mktemp("fuzz-corpus"))
 
 
 def copy_sequential_example(run: Path, to: Path) -> Path:

@@ -24,6 +24,15 @@ def _calibrate(*args: str | Path) -> dict[str, object]:
     return json.loads(result.output)
 
 
+MAP = f"item=idx,label={RATERS},verdict=gpt35_result_raw"
+
+
+@pytest.fixture(scope="module")
+def one_file() -> dict[str, object]:
+    """``calibrate`` on PandaLM's one file with no judge model or rubric: run once, read by two tests."""
+    return _calibrate(ITEMS, "--map", MAP)
+
+
 @pytest.fixture
 def split_files(tmp_path: Path) -> tuple[Path, Path]:
     """PandaLM's items as two files: the judge's verdicts in one, the three annotators in the other."""
@@ -43,9 +52,11 @@ def split_files(tmp_path: Path) -> tuple[Path, Path]:
     return verdicts, labels
 
 
-def test_labels_in_a_separate_file_give_the_same_statistics_as_one_file(split_files: tuple[Path, Path]) -> None:
+def test_labels_in_a_separate_file_give_the_same_statistics_as_one_file(
+    split_files: tuple[Path, Path], one_file: dict[str, object]
+) -> None:
     verdicts, labels = split_files
-    one = _calibrate(ITEMS, "--map", f"item=idx,label={RATERS},verdict=gpt35_result_raw")
+    one = one_file
     two = _calibrate(verdicts, "--labels", labels, "--map", f"item=idx,label={RATERS},verdict=gpt")
     for key in ("binary", "multiclass", "raters", "judge_vs_raters", "n_items", "n_without_majority"):
         assert two[key] == one[key], key
@@ -56,11 +67,11 @@ def test_labels_in_a_separate_file_give_the_same_statistics_as_one_file(split_fi
     assert round(100 * two["multiclass"]["accuracy"]["estimate"], 2) == 71.07  # type: ignore[index]
 
 
-def test_judge_model_and_rubric_are_recorded(tmp_path: Path) -> None:
+def test_judge_model_and_rubric_are_recorded(tmp_path: Path, one_file: dict[str, object]) -> None:
     rubric = tmp_path / "rubric.md"
     rubric.write_text("Which response follows the instruction better?\n", encoding="utf-8")
-    mapping = f"item=idx,label={RATERS},verdict=gpt35_result_raw"
-    bare = _calibrate(ITEMS, "--map", mapping)
+    mapping = MAP
+    bare = one_file
     assert bare["judge_model"] is None
     assert bare["rubric_digest"] is None
     named = _calibrate(ITEMS, "--map", mapping, "--judge-model", "gpt-3.5-turbo", "--rubric", rubric)

@@ -17,13 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from gatestats.cli import app
-from tests.fuzz.corpus import runner_outputs
+from tests.fuzz.corpus import Corpus
 
 
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    made = runner_outputs(tmp_path_factory.mktemp("drift"), {})
-    return made["stored"], made["rerun"]
+def pair(fuzz_corpus: Corpus) -> tuple[Path, Path]:
+    """The session's stored run set and its baseline re-run (tests/fuzz/corpus.py, ``runner_outputs``): read here,
+    the re-run copied before it is edited."""
+    return fuzz_corpus.stored, fuzz_corpus.rerun
 
 
 def _drift(stored: Path, rerun: Path) -> tuple[int, str]:

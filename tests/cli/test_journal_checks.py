@@ -23,18 +23,16 @@ from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats_runner.digests import canonical_json, digest_json
-from tests.fuzz.corpus import CORRECT_ARGS
+from tests.fuzz.corpus import CORRECT_ARGS, Corpus
 
 JOURNAL = "journal.jsonl"
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished correction loop over the bundled example (no sandbox)."""
-    out = tmp_path_factory.mktemp("journal") / "out"
-    result = CliRunner().invoke(app, [*CORRECT_ARGS, "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
+def finished(fuzz_corpus: Corpus) -> Path:
+    """A finished correction loop over the bundled example (no sandbox): the session's, made with
+    ``CORRECT_ARGS`` (tests/fuzz/corpus.py); each test edits a copy."""
+    return fuzz_corpus.correction
 
 
 def _events(out: Path) -> list[dict[str, Any]]:

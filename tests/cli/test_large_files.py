@@ -140,9 +140,10 @@ def test_analyze_by_an_unknown_column_names_every_column_as_before(big_parquet: 
 
 
 @pytest.mark.parametrize("command", ["analyze", "validate", "cost"])
-def test_torn_last_line_of_a_large_file_is_named(command: str, tmp_path: Path) -> None:
+def test_torn_last_line_of_a_large_file_is_named(command: str, big_jsonl: Path, tmp_path: Path) -> None:
     torn = '{"schema_version": 1, "record_id": "r-torn", "sys'
-    path = _write_jsonl(tmp_path / "records.jsonl", _rows(), tail=torn)
+    path = tmp_path / "records.jsonl"  # the large file's lines (written once per module), then the torn one
+    path.write_bytes(big_jsonl.read_bytes() + torn.encode())
     last = N_CASES * 4 + 1
     result = _invoke(command, path)
     assert result.exit_code == 1
@@ -151,15 +152,28 @@ def test_torn_last_line_of_a_large_file_is_named(command: str, tmp_path: Path) -
     assert result.stderr == _error_lines(_full_frame_error(path))
 
 
-@pytest.mark.parametrize("command", ["analyze", "validate", "cost"])
-def test_a_bad_value_deep_in_a_large_parquet_file_is_named_by_row(command: str, tmp_path: Path) -> None:
-    frame = load_records(_write_jsonl(tmp_path / "good.jsonl", _rows()))
-    bad_row = 9_876
-    frame = frame.with_columns(
-        pl.when(pl.int_range(pl.len()) == bad_row).then(pl.lit(-3)).otherwise(pl.col("trial")).alias("trial")
+BAD_ROW = 9_876
+
+
+@pytest.fixture(scope="module")
+def bad_parquet(big_jsonl: Path) -> bytes:
+    """The large file as Parquet with ``trial`` -3 in row :data:`BAD_ROW` (built once per module; each test
+    writes its own copy)."""
+    frame = load_records(big_jsonl).with_columns(
+        pl.when(pl.int_range(pl.len()) == BAD_ROW).then(pl.lit(-3)).otherwise(pl.col("trial")).alias("trial")
     )
-    path = tmp_path / "records.parquet"
+    path = big_jsonl.with_name("bad.parquet")
     frame.write_parquet(path)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("command", ["analyze", "validate", "cost"])
+def test_a_bad_value_deep_in_a_large_parquet_file_is_named_by_row(
+    command: str, bad_parquet: bytes, tmp_path: Path
+) -> None:
+    bad_row = BAD_ROW
+    path = tmp_path / "records.parquet"
+    path.write_bytes(bad_parquet)
     result = _invoke(command, path)
     assert result.exit_code == 1
     assert f"row {bad_row}" in result.stderr

@@ -22,6 +22,7 @@ from gatestats.cli import app
 from gatestats_runner.digests import digest_file
 from gatestats_runner.store import CHECKSUM_FIELD, record_checksum, seal_records
 from tests.conftest import DATA, ROOT
+from tests.fuzz.corpus import Corpus
 
 EXAMPLE = DATA / "golden_refund"
 SECRET = "TOP-SECRET-outside-the-run-set"
@@ -290,11 +291,10 @@ def _correct(out: Path, *extra: str) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def correction(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished correction loop over the bundled example (its rounds are run sets)."""
-    out = tmp_path_factory.mktemp("correct") / "out"
-    _ok(*_correct(out))
-    return out
+def correction(fuzz_corpus: Corpus) -> Path:
+    """A finished correction loop over the bundled example (its rounds are run sets): the session's, made with
+    :func:`_correct`'s arguments (tests/fuzz/corpus.py, ``CORRECT_ARGS``); each test edits a copy."""
+    return fuzz_corpus.correction
 
 
 def _round_run_set(out: Path) -> tuple[Path, int]:

@@ -22,7 +22,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from gatestats.cli import app
-from tests.fuzz.corpus import JUDGE_MAP, TABLE_MAP, Corpus, build_corpus
+from tests.fuzz.corpus import JUDGE_MAP, TABLE_MAP, Corpus
 
 #: The commands whose options the walk does not run, and why (each is covered by its own tests).
 NOT_WALKED: dict[str, str] = {
@@ -344,8 +344,17 @@ def test_every_option_of_a_walked_command_has_a_value(name: str) -> None:
     assert options == set(VALUES.get(name, {})), "declare the new option's value in VALUES (and what it changes)"
 
 
-def _fill(corpus: Corpus, out: Path) -> Callable[[str], str]:
-    names = {str(p.relative_to(corpus.root / "files")): str(p) for p in (corpus.root / "files").rglob("*")}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WalkCorpus:
+    """The fuzz corpus (read only) and the walk's own copies of its base files, with two files more."""
+
+    corpus: Corpus
+    files: Path
+
+
+def _fill(walk: WalkCorpus, out: Path) -> Callable[[str], str]:
+    corpus = walk.corpus
+    names = {str(p.relative_to(walk.files)): str(p) for p in walk.files.rglob("*")}
     names |= {"policy": str(corpus.policy), "baseline": str(corpus.baseline), "candidate": str(corpus.candidate)}
     names["out"] = str(out)
     return lambda arg: re.sub(r"\{([^}]+)\}", lambda m: names[m.group(1)], arg)
@@ -361,7 +370,7 @@ class _Clock(datetime):
         return cls(2026, 1, 1, tzinfo=tz)
 
 
-def _invoke(corpus: Corpus, tmp: Path, command: str, args: tuple[str, ...]) -> tuple[int, str, dict[str, bytes]]:
+def _invoke(corpus: WalkCorpus, tmp: Path, command: str, args: tuple[str, ...]) -> tuple[int, str, dict[str, bytes]]:
     out = tmp / f"out{len(list(tmp.iterdir()))}"
     out.mkdir()
     (out / "append.md").write_text("# summary\n", encoding="utf-8")
@@ -378,17 +387,18 @@ def _invoke(corpus: Corpus, tmp: Path, command: str, args: tuple[str, ...]) -> t
 
 
 @pytest.fixture(scope="module")
-def walk_corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    corpus = build_corpus(tmp_path_factory.mktemp("walk-corpus"))
-    files = corpus.root / "files"
-    files.mkdir(exist_ok=True)
-    for name, data in corpus.files.items():
+def walk_corpus(fuzz_corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> WalkCorpus:
+    """The session's fuzz corpus (its policy and run sets are only read: every output goes to ``{out}``), and its
+    base files written under a directory of this module's."""
+    files = tmp_path_factory.mktemp("walk-corpus") / "files"
+    files.mkdir()
+    for name, data in fuzz_corpus.files.items():
         (files / name).parent.mkdir(parents=True, exist_ok=True)
         (files / name).write_bytes(data)
-    flipped = corpus.files["labels.csv"].decode().replace(",pass\n", ",PASS\n").replace(",fail\n", ",pass\n")
+    flipped = fuzz_corpus.files["labels.csv"].decode().replace(",pass\n", ",PASS\n").replace(",fail\n", ",pass\n")
     (files / "labels-flipped.csv").write_text(flipped.replace(",PASS\n", ",fail\n"), encoding="utf-8")
     (files / "display-labels.csv").write_text("name,label\nbaseline,Base\n", encoding="utf-8")
-    return corpus
+    return WalkCorpus(corpus=fuzz_corpus, files=files)
 
 
 Outcome = tuple[int, str, dict[str, bytes]]
@@ -396,7 +406,7 @@ Outcome = tuple[int, str, dict[str, bytes]]
 
 @pytest.fixture(scope="module")
 def base_runs(
-    walk_corpus: Corpus, tmp_path_factory: pytest.TempPathFactory
+    walk_corpus: WalkCorpus, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[[str, tuple[str, ...]], Outcome]:
     """A command's base invocation, run twice once per module (it must be deterministic) and read by every
     option of that command and mode (issue 28, item 3: two of each test's three invocations were the base's)."""
@@ -431,7 +441,7 @@ CASES = [
     ids=[" ".join(c) for c in CASES],
 )
 def test_an_option_changes_something_or_is_refused(
-    walk_corpus: Corpus,
+    walk_corpus: WalkCorpus,
     base_runs: Callable[[str, tuple[str, ...]], Outcome],
     tmp_path: Path,
     name: str,

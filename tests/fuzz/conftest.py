@@ -1,12 +1,12 @@
-"""The fuzz corpus, built once per session."""
+"""The fuzz corpus, built once per session (shared with other modules: tests/conftest.py, ``fuzz_corpus``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.fuzz.corpus import Corpus, build_corpus
+from tests.fuzz.corpus import Corpus
 
 
 @pytest.fixture(scope="session")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    return build_corpus(tmp_path_factory.mktemp("fuzz-corpus"))
+def corpus(fuzz_corpus: Corpus) -> Corpus:
+    return fuzz_corpus

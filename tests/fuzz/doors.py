@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from tests.fuzz.targets import (
     run_set_manifest,
     run_set_records,
     run_set_valid,
+    tree_copy,
 )
 
 __all__ = ["ALL_TARGETS", "DOOR_TARGETS", "failed_record_id"]
@@ -55,7 +55,7 @@ def failed_record_id(records: bytes) -> str:
 def _promote_record(work: Path, file: Path, c: base.Corpus) -> tuple[list[str], list[Path]]:
     golden = work / "golden"
     if not golden.exists():
-        shutil.copytree(c.golden_run, golden)
+        tree_copy(c.golden_run, golden)
     record = failed_record_id(c.files["stored/records.jsonl"])
     args = ["promote", str(file.parent), "--record", record, "--case-id", "leak", "--split", "validation"]
     args += ["--failure-class", "policy_misread", "--severity", "high", "--by", "Fuzz"]  # its twin is in development
