@@ -7,14 +7,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gatestats.cli import app
 from gatestats.gate import parse_policy
+from gatestats.io import toml_lines
 from gatestats.io.limits import NAME_MAX_CHARS, POLICY_MAX_BYTES, TOML_MAX_DEPTH
 from gatestats.io.toml_lines import too_deep
 from tests.gate.factory import policy_text, write_run_set
 from tests.gate.test_policy import RULE, _problems
+from tests.hypothesis_counts import examples
 
 
 def _line_of(text: str, start: str) -> int:
@@ -145,3 +149,99 @@ def test_policy_check_register_and_gate_refuse_a_deep_policy_with_exit_2(tmp_pat
     args = ["gate", "--policy", str(deep_policy), "--baseline", str(base), "--candidate", str(cand), "-o", str(verdict)]
     _assert_refused(CliRunner().invoke(app, args), deep_policy)
     assert not verdict.exists()
+
+
+def _old_locate(text: str) -> dict[tuple[str | int, ...], int]:
+    """``toml_lines.locate`` before session 43, word for word (the oracle of the linear reading)."""
+    found: dict[tuple[str | int, ...], int] = {}
+    table: list[str | int] = []
+    arrays: dict[tuple[str | int, ...], int] = {}
+    in_multiline: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_multiline is not None:
+            if line.count(in_multiline) % 2 == 1:
+                in_multiline = None
+            continue
+        header = toml_lines._HEADER.match(line)
+        if header and not toml_lines._ASSIGN.match(line):
+            names: list[str | int] = list(toml_lines._split_key(header.group(2)))
+            if header.group(1) == "[[":
+                key = tuple(names)
+                arrays[key] = arrays.get(key, -1) + 1
+                table = [*names, arrays[key]]
+            else:
+                out: list[str | int] = []
+                for name in names:
+                    out.append(name)
+                    prefix = tuple(n for n in out if isinstance(n, str))
+                    if prefix in arrays:
+                        out.append(arrays[prefix])
+                table = out
+            found.setdefault(tuple(table), number)
+            continue
+        assign = toml_lines._ASSIGN.match(line)
+        if assign:
+            path = (*table, *toml_lines._split_key(assign.group(1)))
+            found.setdefault(path, number)
+            rest = line[assign.end() :]
+            for quote in ('"""', "'''"):
+                if rest.count(quote) == 1:
+                    in_multiline = quote
+    return found
+
+
+_NAME = st.sampled_from(["rules", "judge", "a", "b", '"q.x"'])
+_KEY = st.lists(_NAME, min_size=1, max_size=5).map(".".join)
+_LINE = st.one_of(
+    _KEY.map(lambda k: f"[{k}]"),
+    _KEY.map(lambda k: f"[[{k}]]"),
+    _KEY.map(lambda k: f"{k} = 1"),
+    _KEY.map(lambda k: f'{k} = """'),
+    st.just('end """'),
+    st.just("# [a] comment"),
+    st.just(""),
+)
+
+
+@given(st.lists(_LINE, max_size=30))
+@settings(max_examples=examples(300))
+def test_locate_reads_every_path_and_line_as_it_did_before(lines: list[str]) -> None:
+    # Session 43 made the reading linear (a header's prefixes looked up only up to the longest array header;
+    # too_deep stops at the first path over its limit); the paths and lines must not move.
+    text = "\n".join(lines) + "\n"
+    assert toml_lines.locate(text) == _old_locate(text)
+    old = next(((line, path) for path, line in _old_locate(text).items() if len(path) > 3), None)
+    found = toml_lines.too_deep(text, 3)
+    if old is not None:
+        assert found == old
+
+
+class _CountingArrays(dict[tuple[str | int, ...], int]):
+    """An array-of-tables index that counts the names of every prefix looked up."""
+
+    looked_up = 0
+
+    def get(self, key: tuple[str | int, ...], default: object = None) -> object:  # type: ignore[override]
+        self.looked_up += len(key)
+        return super().get(key, default)
+
+
+def test_a_deep_header_costs_its_names_not_their_square() -> None:
+    # A 1 MiB policy of one header of ~500,000 dotted names took hours to refuse before session 43 (O(n²) prefixes
+    # looked up); now the prefixes past the longest array-of-tables header (here 2 names) are not looked up.
+    arrays = _CountingArrays({("rules",): 0, ("rules", "judge"): 1})
+    names: list[str | int] = ["rules", "judge", *["a"] * 10_000]
+    assert toml_lines._with_indices(names, arrays, 2) == ["rules", 0, "judge", 1, *["a"] * 10_000]
+    assert arrays.looked_up == 1 + 2
+
+
+def test_a_policy_of_one_header_of_half_a_million_names_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep-header.toml"
+    names = (POLICY_MAX_BYTES - 100) // 2
+    path.write_text("[" + ".".join(["a"] * names) + "]\nx = 1\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["policy", "check", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}:1: key 'a.a.a." in result.output
+    assert result.output.rstrip().endswith(
+        f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,8 +92,21 @@ def locate(text: str) -> dict[KeyPath, int]:
     (1, 3, 7, 6)
     """
     found: dict[KeyPath, int] = {}
+    for path, number in _paths(text):
+        found.setdefault(path, number)
+    return found
+
+
+def _paths(text: str) -> Iterator[tuple[KeyPath, int]]:
+    """Every header's and assignment's key path with its line, in file order (:func:`locate`'s reading).
+
+    Each path costs what its line holds plus the longest array-of-tables header seen so far, so a
+    caller that stops at the first path deeper than a limit (:func:`too_deep`) reads a hostile file
+    (one header of 100,000 dotted names) in time linear in its size.
+    """
     table: list[str | int] = []
     arrays: dict[tuple[str | int, ...], int] = {}
+    longest = 0  # the most names of an array-of-tables header seen
     in_multiline: str | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         if in_multiline is not None:
@@ -106,30 +119,36 @@ def locate(text: str) -> dict[KeyPath, int]:
             if header.group(1) == "[[":
                 key = tuple(names)
                 arrays[key] = arrays.get(key, -1) + 1
+                longest = max(longest, len(key))
                 table = [*names, arrays[key]]
             else:
-                table = _with_indices(names, arrays)
-            found.setdefault(tuple(table), number)
+                table = _with_indices(names, arrays, longest)
+            yield tuple(table), number
             continue
         assign = _ASSIGN.match(line)
         if assign:
-            path = (*table, *_split_key(assign.group(1)))
-            found.setdefault(path, number)
+            yield (*table, *_split_key(assign.group(1))), number
             rest = line[assign.end() :]
             for quote in ('"""', "'''"):
                 if rest.count(quote) == 1:
                     in_multiline = quote
-    return found
 
 
-def _with_indices(names: Sequence[str | int], arrays: dict[tuple[str | int, ...], int]) -> list[str | int]:
-    """``[rules.judge]`` inside the last ``[[rules]]`` means ``rules[i].judge``."""
+def _with_indices(
+    names: Sequence[str | int], arrays: dict[tuple[str | int, ...], int], longest: int
+) -> list[str | int]:
+    """``[rules.judge]`` inside the last ``[[rules]]`` means ``rules[i].judge``.
+
+    A prefix is looked up only up to ``longest`` names (no array key is longer), so a header of n
+    names costs O(n + longest²), not O(n²).
+    """
     out: list[str | int] = []
+    prefix: list[str | int] = []
     for name in names:
         out.append(name)
-        key = tuple(n for n in out if isinstance(n, str))
-        if key in arrays:
-            out.append(arrays[key])
+        prefix.append(name)
+        if len(prefix) <= longest and (index := arrays.get(tuple(prefix))) is not None:
+            out.append(index)
     return out
 
 
@@ -184,10 +203,11 @@ def too_deep(text: str, limit: int) -> tuple[int, KeyPath] | None:
     >>> too_deep('a.b.c.d = 1\\n', 3)
     (1, ('a', 'b', 'c', 'd'))
     """
-    lines = locate(text)
-    for path, line in lines.items():
+    lines: dict[KeyPath, int] = {}
+    for path, line in _paths(text):  # stops at the first path too deep: linear in the text (see _paths)
         if len(path) > limit:
             return line, path
+        lines.setdefault(path, line)
     index, start = _deepest_bracket(text, limit)
     if index is None:
         return None
