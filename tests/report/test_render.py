@@ -173,7 +173,8 @@ def test_render_budget_stops_a_cell_that_runs_too_long(tmp_path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(RenderError, match=r"slow\.qmd:3: the cell did not finish within the render budget of 4 s"):
         render_qmd(qmd, params={}, renderer="jupyter", timeout_s=4)
-    assert time.perf_counter() - started < 60
+    # The cell ran until the budget was spent, and was stopped soon after: a budget four times too loose (16 s) fails.
+    assert 4 <= time.perf_counter() - started < 15
     assert not (tmp_path / "slow.html").exists()
 
 
