@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -245,3 +248,30 @@ def test_a_policy_of_one_header_of_half_a_million_names_is_refused_at_its_line(t
     assert result.output.rstrip().endswith(
         f"nested deeper than {TOML_MAX_DEPTH} levels (arrays, inline tables or dotted keys)"
     )
+
+
+#: The header pattern before session 43 (the oracle): it trimmed the name's spaces with ``\s*`` on both sides of a
+#: lazy name, and backtracked in cubic time on ``[`` followed by many spaces and no ``]``.
+_OLD_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
+
+
+@given(st.text(alphabet="[] \t\u3000a.\"'#=x", max_size=14))
+@settings(max_examples=examples(2000))
+def test_a_header_line_is_read_as_the_old_pattern_read_it(line: str) -> None:
+    old, new = _OLD_HEADER.match(line), toml_lines._HEADER.match(line)
+    assert (old is None) == (new is None)
+    if old is not None and new is not None:
+        assert old.group(1) == new.group(1)
+        assert toml_lines._split_key(old.group(2)) == toml_lines._split_key(new.group(2))
+
+
+def test_a_line_of_an_open_bracket_and_a_million_spaces_is_read_in_linear_time(tmp_path: Path) -> None:
+    # The old header pattern took 11 s on 2,000 spaces (cubic): a 1 MiB policy of this one line would never be refused.
+    # Run in a child with a deadline 100 times what it takes (0.1 s), so a pattern that backtracks again fails here.
+    script = (
+        "from gatestats.io.toml_lines import too_deep\n"
+        "assert too_deep('[' + ' ' * 1_000_000 + 'x\\n', 32) is None\n"
+        "assert too_deep('[a' + ' ' * 1_000_000 + ']]x\\n', 32) is None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

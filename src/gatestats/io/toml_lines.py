@@ -61,7 +61,10 @@ class TomlError(GatestatsError, ValueError):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
+# A header line: ``[name]`` or ``[[name]]``, a comment allowed after it. The name (group 2) keeps the spaces around it,
+# which :func:`_split_key` ignores: a pattern that trimmed them (``\s*([^\]]+?)\s*``) backtracked in cubic time on a
+# line of ``[`` and many spaces without a ``]`` (a 2,000-space line took 11 s).
+_HEADER = re.compile(r"^\s*(\[\[?)([^\]]+)(\]\]?)\s*(#.*)?$")
 _ASSIGN = re.compile(
     r"^\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
 )
