@@ -8,17 +8,24 @@ returns), a file over its size limit.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gatestats.errors import RecordFileError
 from gatestats.golden.neardup import features
 from gatestats.golden.proposal import GoldenSetError, read_set_json
 from gatestats.io.limits import NAME_MAX_CHARS, name_problem
 from gatestats.judges.calibration import load_calibration
+from gatestats.tables import inputs
 from gatestats.tables.csvfile import read_csv_strict
 from gatestats_runner.runsets import RunSetError, read_manifest
+from tests.hypothesis_counts import examples
 
 DEEP = b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b"}\n"
 
@@ -92,3 +99,27 @@ def test_a_csv_file_over_the_limit_is_refused(tmp_path: Path, monkeypatch: pytes
 def test_name_problem_names_the_first_control_character(name: str, problem: str | None) -> None:
     found = name_problem(name)
     assert (found is None) if problem is None else (found is not None and found.startswith(problem))
+
+
+#: The CSV number pattern before session 43 (the oracle): ``[0-9]+\.?[0-9]*`` split a run of digits anywhere, and a
+#: cell of n digits and a letter took O(n²) to refuse.
+_OLD_NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+
+
+@given(st.text(alphabet="0123456789.eE+-x ", max_size=12))
+@settings(max_examples=examples(2000))
+def test_a_csv_number_cell_is_read_as_the_old_pattern_read_it(text: str) -> None:
+    # _text_number reads only whether the cell matches: the same cells must match.
+    assert (inputs._NUMBER.fullmatch(text) is None) == (_OLD_NUMBER.fullmatch(text) is None)
+
+
+def test_a_csv_cell_of_a_million_digits_and_a_letter_is_refused_in_linear_time() -> None:
+    # The old pattern took 30 s on 40,000 digits (quadratic); a CSV field may hold 1 MiB. Run in a child with a deadline
+    # 100 times what it takes, so a pattern that backtracks again fails here.
+    script = (
+        "from gatestats.tables.inputs import typed_cell\n"
+        "value, problem = typed_cell('1' * 1_000_000 + 'x', 'number', text=True)\n"
+        "assert value is None and problem is not None, (value, problem)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -55,7 +55,10 @@ CellKind: TypeAlias = Literal["string", "id", "integer", "number", "boolean"]
 #: File suffix -> table kind.
 TABLE_SUFFIXES: dict[str, TableKind] = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 _INTEGER = re.compile(r"[-+]?[0-9]+")
-_NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+# A decimal number as CSV cells write it. ``[0-9]+(?:\.[0-9]*)?``, not ``[0-9]+\.?[0-9]*``: without the dot the two
+# digit runs could split a run of digits anywhere, and a cell of n digits and a letter took O(n²) to refuse (40,000
+# digits: 30 s; a cell may hold 1 MiB).
+_NUMBER = re.compile(r"[-+]?([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _EXPECTED: dict[CellKind, str] = {
     "string": "a string",
     "id": "a string or an integer",
