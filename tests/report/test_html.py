@@ -14,9 +14,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gatestats.report import find_network_references, parse_qmd, to_notebook
-from gatestats.report.quarto._html import export_html, prepare_for_export, quarto_markdown
+from gatestats.report.quarto._html import _CSS_EXTERNAL, export_html, prepare_for_export, quarto_markdown
+from tests.deadline import passes_within
+from tests.hypothesis_counts import examples
 
 SVG = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5"/></svg>'
 
@@ -133,3 +137,28 @@ def test_quarto_markdown_leaves_code_blocks_alone() -> None:
 )
 def test_find_network_references(page: str, found: list[str]) -> None:
     assert find_network_references(page) == found
+
+
+#: The CSS pattern before session 44 (the oracle): ``\s*['"]?\s*`` after ``url(`` split a run of spaces two ways
+#: at every point, so a ``url(`` and 8,000 spaces took 3 s (the page scan is public: ``find_network_references``).
+_OLD_CSS_EXTERNAL = re.compile(r"(?:url\(\s*['\"]?\s*|@import\s+['\"])(?:https?:)?//[^'\")\s;]*", re.IGNORECASE)
+_CSS_PIECES = ["url(", "URL(", "@import", " ", "\t", "\n", "'", '"', "//", "http:", "https:", "x", ";", ")", "/"]
+
+
+@given(st.lists(st.sampled_from(_CSS_PIECES), max_size=16).map("".join))
+@settings(max_examples=examples(2000))
+def test_the_css_reference_pattern_finds_what_the_old_pattern_found(text: str) -> None:
+    assert [m.span() for m in _CSS_EXTERNAL.finditer(text)] == [m.span() for m in _OLD_CSS_EXTERNAL.finditer(text)]
+
+
+def test_a_style_of_url_and_a_million_spaces_is_scanned_in_linear_time() -> None:
+    # Run in a child with a deadline hundreds of times what it takes (~0.2 s), so a pattern that backtracks again
+    # fails here instead of holding the suite.
+    script = (
+        "from gatestats.report import find_network_references as f\n"
+        "s = ' ' * 1_000_000\n"
+        "assert f('<div style=\"background: url(' + s + '\"></div>') == []\n"
+        "assert f('<style>a { b: url(' + s + '\"' + s + '); }</style>') == []\n"
+        "assert f('<style>a { b: url(' + s + '\"' + s + '//x/y.png\"); }</style>') == ['url(' + s + '\"' + s + '//x/y.png']\n"
+    )
+    passes_within(script)

@@ -37,7 +37,9 @@ __all__ = [
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 _EXTERNAL = re.compile(r"^\s*(?:https?:)?//", re.IGNORECASE)
-_CSS_EXTERNAL = re.compile(r"(?:url\(\s*['\"]?\s*|@import\s+['\"])(?:https?:)?//[^'\")\s;]*", re.IGNORECASE)
+# The spaces after ``url(`` are read once (``\s*``, then a quote and its own ``\s*``). ``\s*['"]?\s*`` read them
+# two ways at every split: a ``url(`` and 8,000 spaces took 3 s, a million would not end (same language and matches).
+_CSS_EXTERNAL = re.compile(r"(?:url\(\s*(?:['\"]\s*)?|@import\s+['\"])(?:https?:)?//[^'\")\s;]*", re.IGNORECASE)
 _SCRIPT_URL = re.compile(r"[\"'`](?:https?:)?//[^\"'`\s]+", re.IGNORECASE)
 _FETCHING_ATTRS = {"src", "href", "data", "srcset", "poster", "xlink:href", "background"}
 _FETCHING_TAGS = {"script", "img", "iframe", "audio", "video", "source", "track", "embed", "object", "link", "image"}
