@@ -88,6 +88,7 @@ from gatestats.gate.summaries import (
     curve_points,
     failure_class_counts,
     flip_counts,
+    lists_no_slice,
     one_version_each,
     slice_rates,
 )
@@ -128,8 +129,14 @@ def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl
 
 
 def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
-    """case_id → list of slices (union over the case's records; empty for a case without slices)."""
+    """case_id → list of slices (union over the case's records; empty for a case without slices).
+
+    When no record lists a slice (:func:`~gatestats.gate.summaries.lists_no_slice`, the simulations'
+    records), every case's list is empty: the same frame without the explode, group and join.
+    """
     ids = records.select("case_id").unique()
+    if lists_no_slice(records):
+        return ids.with_columns(pl.lit([], dtype=pl.List(pl.String)).alias("slices"))
     found = (
         records.select("case_id", "slices")
         .explode("slices")

@@ -1,0 +1,287 @@
+"""A gate call's remaining per-call costs cut, with the same verdicts (issue 28, item 3; session 44).
+
+Session 44 made three reads of a gate call cheaper:
+
+- ``engine._case_slices``: when no record lists a slice (every ``slices`` null or empty,
+  :func:`gatestats.gate.summaries.lists_no_slice`; the simulations' records), every case's list is
+  empty: the frame is the case ids with an empty list each, without the explode, group and join;
+- :func:`gatestats.gate.summaries.slice_rates`: then the one slice is ``(no slice)`` and holds every
+  case, so its rates are the analysis of every case the gate already made (as they were whenever a
+  slice held every case), without laying out the slices;
+- :func:`gatestats.gate.checks.silence_checks`: each side's :func:`~gatestats.gate.checks.case_keys`
+  is read once (the case set's check and the same cases' check each read it).
+
+The functions as they were are kept below (word for word but their names): :func:`_old_case_slices`,
+:func:`_old_slice_rates`, :func:`_old_silence_checks` with :func:`_old_side_checks` and
+:func:`_old_cases_present`. :func:`_old_path` patches them in on top of the older oracles'
+(``tests/gate/test_gate_call_batched.py``). Compared: whole verdicts of random gates whose records
+list no slice (empty lists, null lists), list only null slices, or list slices; each function on
+its own on record sets with cases missing on one side, cases a manifest lists without a record,
+an empty side and a case at two versions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+from typing import Any
+
+import polars as pl
+import pytest
+
+from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, analyze, case_summary
+from gatestats.gate import RecordSet, checks, engine, evaluate_gate, summaries
+from gatestats.gate.bindings import SliceRate
+from gatestats.gate.checks import Side
+from gatestats.gate.grouping import grouping_check
+from gatestats.gate.lineage import ancestor_check
+from gatestats.gate.policy import Policy, SystemRequirement
+from gatestats.gate.verdict import CheckResult
+from gatestats.vocabulary import NO_SLICE
+from tests.gate import test_gate_call_batched as batched
+from tests.gate.small_gates import record_set
+
+NOW, REG = batched.NOW, batched.REG
+SIDES = summaries.SIDES
+_side_rate, _no_rate = summaries._side_rate, summaries._no_rate
+case_keys, _expected_cases, _ids, _block, _ok = (
+    checks.case_keys,
+    checks._expected_cases,
+    checks._ids,
+    checks._block,
+    checks._ok,
+)
+_integrity, _run_complete, _system_checks = checks._integrity, checks._run_complete, checks._system_checks
+_pin_check, _infra_error_rate, _same_cases = checks._pin_check, checks._infra_error_rate, checks._same_cases
+_case_set_version, _layers, _min_cases = checks._case_set_version, checks._layers, checks._min_cases
+_min_valid_trials = checks._min_valid_trials
+
+
+def _old_case_slices(records: pl.DataFrame) -> pl.DataFrame:
+    """case_id → list of slices (union over the case's records; empty for a case without slices)."""
+    ids = records.select("case_id").unique()
+    found = (
+        records.select("case_id", "slices")
+        .explode("slices")
+        .drop_nulls("slices")
+        .group_by("case_id")
+        .agg(pl.col("slices").unique().sort())
+    )
+    return ids.join(found, on="case_id", how="left").with_columns(
+        pl.col("slices").fill_null(pl.lit([], dtype=pl.List(pl.String)))
+    )
+
+
+def _old_slice_rates(both: pl.DataFrame, policy: Policy, whole: Analysis | None = None) -> tuple[SliceRate, ...]:
+    """The pass rate (pass^1) of each side in each slice, with its case-level interval.
+
+    Parameters
+    ----------
+    both
+        Both sides' records, ``system`` relabelled ``baseline`` / ``candidate``.
+    policy
+        The registered policy (confidence level, seed, severe slices).
+    whole
+        An analysis of all of ``both`` with k = 1 among its ks (:func:`curve_analysis`): a slice
+        of every case reads its rates from it (the same records, level and seed: the same numbers).
+
+    Returns
+    -------
+    tuple of SliceRate
+        Sorted by slice and side; a side without records in a slice is ``insufficient_evidence``
+        with the reason (never dropped).
+    """
+    if both.height == 0:
+        return ()
+    unsliced = pl.col("slices").list.len().fill_null(0) == 0
+    listed = pl.when(unsliced).then(pl.lit([NO_SLICE], dtype=pl.List(pl.String))).otherwise(pl.col("slices"))
+    per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
+    rows: list[SliceRate] = []
+    n_all = per_case.get_column("case_id").n_unique()
+    # what analyze reads: the copy of a slice's records holds no other column
+    read = both.select(c for c in ANALYSIS_COLUMNS if c in both.columns)
+    for name in sorted(per_case.get_column("slices").unique().to_list()):
+        cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
+        if whole is not None and cases.len() == n_all:
+            result = whole  # every case: the records analysed are all of both
+        else:
+            frame = read.filter(pl.col("case_id").is_in(cases.implode()))
+            result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
+        found = {s.system: s for s in result.systems}
+        for side in SIDES:
+            fields = (
+                _side_rate(side, found[side])
+                if side in found
+                else _no_rate(side, 0, f"the {side} has no record in slice {name!r}", policy)
+            )
+            rows.append(SliceRate(slice=name, severe=name in policy.severe_slices, **fields))
+    return tuple(rows)
+
+
+def _old_cases_present(rs: RecordSet, side: Side) -> list[CheckResult]:
+    """The cases of the manifest's case set (where it lists them) that have no record."""
+    expected = _expected_cases(rs)
+    if expected is None:
+        return []
+    missing = sorted(c for c, _ in expected - case_keys(rs.records))
+    if not missing:
+        return []
+    return [_block("cases_present", side, f"{len(missing)} cases of the case set have no record: {_ids(missing)}")]
+
+
+def _old_side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequirement) -> list[CheckResult]:
+    """The checks of one side's record set, in a fixed order."""
+    records = rs.records
+    if records.height == 0:
+        return [_block("records_present", side, f"{rs.path}: the record set is empty: nothing was run")]
+    out = [_ok("records_present", side, f"{records.height} records"), _integrity(policy, rs, side)]
+    out += _run_complete(rs, side)
+    out += _system_checks(records, side, req)
+    out += [_pin_check(records, side, part, wanted) for part, wanted in req.pins.items()]
+    out += _old_cases_present(rs, side)
+    out.append(_infra_error_rate(policy, records, side))
+    return out
+
+
+def _old_silence_checks(
+    policy: Policy, baseline: RecordSet, candidate: RecordSet, summary: pl.DataFrame, needed_trials: int
+) -> list[CheckResult]:
+    """Every precondition of the gate, in a fixed order (see the module docstring).
+
+    Parameters
+    ----------
+    policy
+        The gate policy (limits, pins and the system each side must be).
+    baseline
+        The baseline's record set.
+    candidate
+        The candidate's record set.
+    summary
+        The per-case summary of both sides (column ``side``; ``n`` the valid trials of a case).
+    needed_trials
+        The valid trials every case needs on each side (``max(min_trials, k of every rule)``).
+
+    Returns
+    -------
+    list[CheckResult]
+        One result per check; any with status ``insufficient_evidence`` blocks the gate.
+    """
+    checks = _old_side_checks(policy, baseline, "baseline", policy.baseline)
+    checks += _old_side_checks(policy, candidate, "candidate", policy.candidate)
+    lineage = ancestor_check(candidate.records)  # only when the records carry correction lineage
+    if lineage is not None:
+        checks.append(lineage)
+    if baseline.records.height == 0 or candidate.records.height == 0:
+        return checks
+    cand_cases = case_keys(candidate.records)
+    checks += _same_cases(case_keys(baseline.records), cand_cases)
+    checks += _case_set_version(policy, {"baseline": baseline, "candidate": candidate})
+    checks += _layers({"baseline": baseline, "candidate": candidate})
+    checks.append(_min_cases(policy, len(cand_cases)))
+    checks += [_min_valid_trials(summary, side, needed_trials) for side in ("baseline", "candidate")]
+    checks.append(grouping_check(policy, pl.concat([baseline.records, candidate.records], how="vertical_relaxed")))
+    return checks
+
+
+def _old_path(m: pytest.MonkeyPatch) -> None:
+    """The gate call as it was before session 44 (and, under it, before sessions 41-43: their oracle's old path)."""
+    batched._old_path(m)
+    m.setattr(engine, "_case_slices", _old_case_slices)
+    m.setattr(engine, "slice_rates", _old_slice_rates)
+    m.setattr(engine, "silence_checks", _old_silence_checks)
+
+
+#: How a draw's records list their slices: as drawn, none (empty lists), none (null), only null slices.
+_SLICINGS = ("listed", "empty", "null", "null elements")
+
+
+def _sliced(rs: RecordSet, how: str) -> RecordSet:
+    """``rs`` with its records' slices as ``how`` says (severe slices too: none is listed but as drawn)."""
+    if how == "listed":
+        return rs
+    value: Any = {"empty": [], "null": None, "null elements": [None]}[how]
+    column = pl.Series("slices", [value] * rs.records.height, dtype=pl.List(pl.String))
+    return dataclasses.replace(rs, records=rs.records.with_columns(column))
+
+
+def _gate(seed: int) -> tuple[Policy, RecordSet, RecordSet, str]:
+    policy, base, cand, _ = batched._draw(seed)
+    how = _SLICINGS[seed % len(_SLICINGS)]
+    return policy, _sliced(base, how), _sliced(cand, how), how
+
+
+_NULL_SLICE = "ignore:Comparisons with None"  # the old and new layout of a slice list [None] (as before)
+
+
+@pytest.mark.filterwarnings(_NULL_SLICE)
+def test_a_gate_call_gives_the_verdict_of_the_old_path_with_and_without_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, int] = {}
+    for seed in range(100, 112):
+        policy, base, cand, how = _gate(seed)
+        new = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+        with monkeypatch.context() as m:
+            _old_path(m)
+            old = evaluate_gate(policy, base, cand, registration=REG, now=NOW)
+        assert new.to_dict() == old.to_dict(), (seed, how)
+        assert (new.rules, new.curves, new.slice_rates, new.cost, new.checks) == (
+            old.rules,
+            old.curves,
+            old.slice_rates,
+            old.cost,
+            old.checks,
+        ), (seed, how)
+        seen[how] = seen.get(how, 0) + len(new.slice_rates)
+    assert set(seen) == set(_SLICINGS)
+    assert all(n >= 2 for n in seen.values())  # slice rates shown in every way of listing slices
+
+
+def _record_sets(seed: int) -> list[tuple[Policy, RecordSet, RecordSet]]:
+    """Draw ``seed``'s sides listed each way, and with cases missing: on one side, or with no record a manifest lists."""
+    policy, base, cand, _ = batched._draw(seed)
+    out = []
+    for how in _SLICINGS:
+        b, c = _sliced(base, how), _sliced(cand, how)
+        out.append((policy, b, c))
+    first = str(cand.records.get_column("case_id").min())
+    fewer = cand.records.filter(pl.col("case_id") != first)
+    out.append((policy, base, record_set("candidate", fewer)))  # the same cases' check
+    out.append((policy, dataclasses.replace(base, records=base.records.filter(pl.col("case_id") != first)), cand))
+    out.append((policy, base, dataclasses.replace(cand, records=cand.records.clear())))  # an empty side
+    two = cand.records.with_columns(
+        pl.when(pl.col("case_id") == first).then(pl.lit("v2")).otherwise(pl.col("case_version")).alias("case_version")
+    )
+    out.append(
+        (policy, base, record_set("candidate", pl.concat([cand.records, two.filter(pl.col("case_id") == first)])))
+    )
+    return out
+
+
+@pytest.mark.filterwarnings(_NULL_SLICE)
+def test_each_cheaper_read_is_the_read_it_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    compared = {"slices": 0, "rates": 0, "checks": 0, "blocked": 0}
+    for seed in (3, 7, 11):
+        for policy, base, cand in _record_sets(seed):
+            needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
+            both = engine._both_sides(policy, base, cand)
+            summary = (
+                case_summary(both, allow_several_versions=True).rename({"system": "side"}) if both.height else None
+            )
+            empty = pl.DataFrame(schema={"side": pl.String, "n": pl.Int64})
+            found = checks.silence_checks(policy, base, cand, empty if summary is None else summary, needed)
+            assert found == _old_silence_checks(policy, base, cand, empty if summary is None else summary, needed)
+            compared["checks"] += 1
+            compared["blocked"] += sum(c.status != "ok" for c in found)
+            if both.height == 0:
+                continue
+            new_slices, old_slices = engine._case_slices(both), _old_case_slices(both)
+            assert new_slices.schema == old_slices.schema
+            assert new_slices.sort("case_id").equals(old_slices.sort("case_id"))
+            compared["slices"] += 1
+            whole = batched._caught(partial(summaries.curve_analysis, both, policy))  # refused at two versions
+            for given in (whole, None) if isinstance(whole, Analysis) else (None,):
+                new_rates = batched._caught(partial(summaries.slice_rates, both, policy, given))
+                assert new_rates == batched._caught(partial(_old_slice_rates, both, policy, given))
+                compared["rates"] += 1
+    assert compared["blocked"] >= 20  # missing cases, an empty side, two versions: checks that block
+    # the curves refuse the case at two versions (3 record sets): its slice rates compared without them
+    assert compared == {**compared, "slices": 24, "checks": 24, "rates": 2 * 24 - 3}
