@@ -896,10 +896,15 @@ def _to_decide(
     imputed = _ImputedPasses(counts, row.kind, policy)
     keys = imputed.keys
 
+    seen: dict[int, bool] = {}  # each number's answer, once: the search asks again for some (and past the end)
+
     def passes(j: int) -> bool:
-        found = imputed.row(min(j, len(keys)))
-        p = found.pvalue_pass if found.decision != "insufficient_evidence" else None
-        return p is not None and p * factor <= row.alpha
+        at = min(j, len(keys))
+        if at not in seen:
+            found = imputed.row(at)
+            p = found.pvalue_pass if found.decision != "insufficient_evidence" else None
+            seen[at] = p is not None and p * factor <= row.alpha
+        return seen[at]
 
     if not passes(len(keys)):  # not even with every one passed (the optimistic end)
         return row
