@@ -9,11 +9,15 @@ Session 44 made three reads of a gate call cheaper:
   case, so its rates are the analysis of every case the gate already made (as they were whenever a
   slice held every case), without laying out the slices;
 - :func:`gatestats.gate.checks.silence_checks`: each side's :func:`~gatestats.gate.checks.case_keys`
-  is read once (the case set's check and the same cases' check each read it).
+  is read once (the case set's check and the same cases' check each read it);
+- :func:`gatestats.gate.rules.threshold_resolution` is kept by its arguments (value, type and the
+  text of the floats): a gate asks for the same one at each end of its bounds, at each step of its
+  search of ``to_decide`` and for its families, and a simulation at every replication.
 
 The functions as they were are kept below (word for word but their names): :func:`_old_case_slices`,
 :func:`_old_slice_rates`, :func:`_old_silence_checks` with :func:`_old_side_checks` and
-:func:`_old_cases_present`. :func:`_old_path` patches them in on top of the older oracles'
+:func:`_old_cases_present`, :func:`_old_threshold_resolution` (its two callees named through their
+module, so that the older oracle's ``_threshold_pvalues`` is the one it calls). :func:`_old_path` patches them in on top of the older oracles'
 (``tests/gate/test_gate_call_batched.py``). Compared: whole verdicts of random gates whose records
 list no slice (empty lists, null lists), list only null slices, or list slices; each function on
 its own on record sets with cases missing on one side, cases a manifest lists without a record,
@@ -23,14 +27,16 @@ an empty side and a case at two versions.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import polars as pl
 import pytest
 
 from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, analyze, case_summary
-from gatestats.gate import RecordSet, checks, engine, evaluate_gate, summaries
+from gatestats.gate import RecordSet, checks, engine, evaluate_gate, families, rules, summaries
 from gatestats.gate.bindings import SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.grouping import grouping_check
@@ -183,12 +189,50 @@ def _old_silence_checks(
     return checks
 
 
+def _old_threshold_resolution(
+    n: int, threshold: float, alpha: float, seed: int
+) -> tuple[Literal["ok", "cannot_resolve"], str | None, int | None]:
+    """Whether ``n`` cases could show a value above ``threshold`` at ``alpha``; if not, why and how many could.
+
+    Parameters
+    ----------
+    n
+        The cases (or groups) the row has.
+    threshold
+        The rule's threshold.
+    alpha
+        The rule's alpha.
+    seed
+        The policy's seed (for the betting test's resampling).
+
+    Returns
+    -------
+    tuple[Literal["ok", "cannot_resolve"], str | None, int | None]
+        ``ok`` (no reason, no count), or ``cannot_resolve`` with the reason in words and the
+        cases that could resolve it (``None``: none could).
+    """
+    best = rules._threshold_pvalues(np.ones(n), None, threshold, seed)[0]
+    if best <= alpha:
+        return "ok", None, None
+    needed = rules._cases_needed_for_threshold(n, threshold, alpha, seed)
+    grid = 1 / n
+    finer = f"; the threshold {threshold:g} is finer than one case's weight 1/{n}" if 1 - threshold < grid else ""
+    reason = (
+        f"even if all {n} cases passed every trial, the data could not show a value above {threshold:g} "
+        f"at alpha {alpha:g}{finer}"
+        + (f": about {needed} cases are needed" if needed is not None else ": no sample size can")
+    )
+    return "cannot_resolve", reason, needed
+
+
 def _old_path(m: pytest.MonkeyPatch) -> None:
     """The gate call as it was before session 44 (and, under it, before sessions 41-43: their oracle's old path)."""
     batched._old_path(m)
     m.setattr(engine, "_case_slices", _old_case_slices)
     m.setattr(engine, "slice_rates", _old_slice_rates)
     m.setattr(engine, "silence_checks", _old_silence_checks)
+    m.setattr(rules, "threshold_resolution", _old_threshold_resolution)  # kept by its arguments now
+    m.setattr(families, "threshold_resolution", _old_threshold_resolution)
 
 
 #: How a draw's records list their slices: as drawn, none (empty lists), none (null), only null slices.
@@ -285,3 +329,21 @@ def test_each_cheaper_read_is_the_read_it_replaced(monkeypatch: pytest.MonkeyPat
     assert compared["blocked"] >= 20  # missing cases, an empty side, two versions: checks that block
     # the curves refuse the case at two versions (3 record sets): its slice rates compared without them
     assert compared == {**compared, "slices": 24, "checks": 24, "rates": 2 * 24 - 3}
+
+
+def test_a_threshold_resolution_kept_is_the_resolution_computed() -> None:
+    rng = np.random.default_rng(44)
+    thresholds = (0.3, 0.5, 0.9, 0.95, 0.99, 1, 1.0, 0.0, -0.0)
+    asked = list(itertools.product(thresholds, (0.05, 0.2, 0.01), (0, 7)))
+    sizes = [int(n) for n in rng.integers(1, 60, len(asked))]
+    found = {"ok": 0, "cannot_resolve": 0}
+    for _ in range(2):  # the second time from what was kept
+        for (threshold, alpha, seed), n in zip(asked, sizes, strict=True):
+            new = rules.threshold_resolution(n, threshold, alpha, seed)
+            assert new == _old_threshold_resolution(n, threshold, alpha, seed), (n, threshold, alpha, seed)
+            found[new[0]] += 1
+            for other in (n + 1, max(1, n - 1)):  # the same threshold, another size: its own answer
+                assert rules.threshold_resolution(other, threshold, alpha, seed) == _old_threshold_resolution(
+                    other, threshold, alpha, seed
+                )
+    assert min(found.values()) >= 20
