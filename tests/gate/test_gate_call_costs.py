@@ -12,11 +12,15 @@ Session 44 made three reads of a gate call cheaper:
   is read once (the case set's check and the same cases' check each read it);
 - :func:`gatestats.gate.rules.threshold_resolution` is kept by its arguments (value, type and the
   text of the floats): a gate asks for the same one at each end of its bounds, at each step of its
-  search of ``to_decide`` and for its families, and a simulation at every replication.
+  search of ``to_decide`` and for its families, and a simulation at every replication;
+- :func:`gatestats.estimators.intervals.case_mean_interval_at` (the threshold rows' p-value bisection,
+  ~37 levels a row): a sample whose interval is Wilson's keeps its effective size before the level's
+  factor (``intervals._capped_kish``, split out of ``_wilson_batch``) and computes each level's bounds
+  in floats, the same operations as the one-row arrays (``intervals._OneWilson``).
 
 The functions as they were are kept below (word for word but their names): :func:`_old_case_slices`,
 :func:`_old_slice_rates`, :func:`_old_silence_checks` with :func:`_old_side_checks` and
-:func:`_old_cases_present`, :func:`_old_threshold_resolution` (its two callees named through their
+:func:`_old_cases_present`, :func:`_old_wilson_batch`, :func:`_old_threshold_resolution` (its two callees named through their
 module, so that the older oracle's ``_threshold_pvalues`` is the one it calls). :func:`_old_path` patches them in on top of the older oracles'
 (``tests/gate/test_gate_call_batched.py``). Compared: whole verdicts of random gates whose records
 list no slice (empty lists, null lists), list only null slices, or list slices; each function on
@@ -32,10 +36,12 @@ from functools import partial
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 import pytest
 
-from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, analyze, case_summary
+from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, analyze, case_summary, intervals
+from gatestats.estimators.intervals import case_mean_interval, case_mean_interval_at
 from gatestats.gate import RecordSet, checks, engine, evaluate_gate, families, rules, summaries
 from gatestats.gate.bindings import SliceRate
 from gatestats.gate.checks import Side
@@ -225,6 +231,48 @@ def _old_threshold_resolution(
     return "cannot_resolve", reason, needed
 
 
+def _old_wilson_batch(
+    p: npt.NDArray[np.float64],
+    s: npt.NDArray[np.float64],
+    constant: npt.NDArray[np.bool_],
+    inverse: npt.NDArray[np.intp] | None,
+    *,
+    n_cases: int,
+    n_units: int,
+    confidence_level: float,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
+    design_effect_from_units: int | None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Effective sample size and Wilson bounds of samples with means ``p`` and standard errors ``s``.
+
+    ``max_effective_n``: one cap for every sample, or one per sample (an array as long as ``p``).
+    """
+    z = intervals.two_sided_z(confidence_level)
+    # Only a sample with an estimated variance takes the degrees-of-freedom factor.
+    factor = 1.0 if constant.all() else (z / intervals.two_sided_t(n_units - 1, confidence_level)) ** 2
+    sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
+    # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
+    # mean of the units is at least as precise as a proportion over this many units.
+    units_bound = float(sizes.sum() ** 2 / (sizes @ sizes))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kish = np.where(constant, units_bound, n_cases * p * (1 - p) / ((n_cases - 1) * s * s))
+    trusted = intervals.DESIGN_EFFECT_FROM_UNITS if design_effect_from_units is None else design_effect_from_units
+    if n_units < trusted:
+        kish = np.minimum(kish, units_bound)
+    cap: float | npt.NDArray[np.float64]
+    if max_effective_n is None:
+        cap = float(n_cases)
+    elif isinstance(max_effective_n, np.ndarray):
+        cap = max_effective_n  # one per sample: the same minimum, element by element
+    else:
+        cap = float(max_effective_n)
+    # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
+    # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
+    eff_n = np.minimum(kish, cap) * np.where(constant, 1.0, factor)
+    low, high = intervals._wilson_bounds(p, eff_n, z, continuity_correction=True)
+    return eff_n, low, high
+
+
 def _old_path(m: pytest.MonkeyPatch) -> None:
     """The gate call as it was before session 44 (and, under it, before sessions 41-43: their oracle's old path)."""
     batched._old_path(m)
@@ -233,6 +281,8 @@ def _old_path(m: pytest.MonkeyPatch) -> None:
     m.setattr(engine, "silence_checks", _old_silence_checks)
     m.setattr(rules, "threshold_resolution", _old_threshold_resolution)  # kept by its arguments now
     m.setattr(families, "threshold_resolution", _old_threshold_resolution)
+    m.setattr(intervals, "_wilson_batch", _old_wilson_batch)
+    m.setattr(intervals._OneWilson, "of", staticmethod(lambda *_: None))  # every level through the batch again
 
 
 #: How a draw's records list their slices: as drawn, none (empty lists), none (null), only null slices.
@@ -347,3 +397,62 @@ def test_a_threshold_resolution_kept_is_the_resolution_computed() -> None:
                     other, threshold, alpha, seed
                 )
     assert min(found.values()) >= 20
+
+
+def _sample(rng: np.random.Generator) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64] | None]:
+    """Per-case values (binary, fractions of k, constant 0, 1 or between) and groups (none, few, one)."""
+    n = int(rng.choice([int(rng.integers(1, 12)), int(rng.integers(12, 80)), int(rng.integers(80, 400))]))
+    kind = str(rng.choice(["binary", "fractions", "constant", "near one", "near zero"]))
+    if kind == "constant":
+        values = np.full(n, float(rng.choice([0.0, 1.0, 0.5, 0.25])))
+    elif kind == "binary":
+        values = (rng.random(n) < rng.random()).astype(np.float64)
+    else:
+        k = int(rng.integers(1, 9))
+        p = {"fractions": rng.random(), "near one": 0.97, "near zero": 0.03}[kind]
+        values = rng.binomial(k, p, n) / k
+    groups = None if rng.random() < 0.5 else rng.integers(0, max(1, int(n // rng.choice([1, 3, 10]))), n)
+    return values, groups
+
+
+def test_an_interval_at_each_level_is_the_old_interval_at_that_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4404)
+    seen = {"wilson": 0, "refused": 0, "constant": 0, "at zero": 0, "at one": 0, "clustered": 0}
+    for _ in range(300):
+        values, groups = _sample(rng)
+        method = str(rng.choice(["wilson", "wilson", "auto", "clt"]))
+        cap = rng.choice([None, 5.0, 40.0])
+        options: dict[str, Any] = {"groups": groups, "method": method, "seed": 3, "max_effective_n": cap}
+        at = case_mean_interval_at(values, **options)
+        alphas = [0.4999, 1e-12, *np.exp(rng.uniform(np.log(1e-9), np.log(0.49), 4))]
+        for alpha in alphas:
+            level = 1 - 2 * float(alpha)
+            new, new_batch = at(level), case_mean_interval(values, confidence_level=level, **options)
+            with monkeypatch.context() as m:
+                m.setattr(intervals, "_wilson_batch", _old_wilson_batch)
+                old = case_mean_interval(values, confidence_level=level, **options)
+            assert new == old == new_batch, (values, groups, options, level)
+            assert new.status != "ok" or new.method == "wilson"  # the clt is not offered at these sizes
+            seen["wilson" if new.status == "ok" else "refused"] += 1
+            seen["constant"] += new.status == "ok" and bool(np.all(values == values[0]))
+            seen["at zero"] += new.ci_low == 0.0
+            seen["at one"] += new.ci_high == 1.0
+            seen["clustered"] += new.status == "ok" and new.clustered
+    print(seen)
+    assert seen["wilson"] >= 800
+    assert min(seen.values()) >= 50
+
+
+def test_a_threshold_pvalue_is_the_old_bisection(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4405)
+    decided = 0
+    for _ in range(120):
+        values, groups = _sample(rng)
+        threshold = float(rng.choice([0.3, 0.5, 0.8, 0.95]))
+        new = rules._threshold_pvalues(values, groups, threshold, 0)
+        with monkeypatch.context() as m:
+            m.setattr(intervals, "_wilson_batch", _old_wilson_batch)
+            old = batched._old_threshold_pvalues(values, groups, threshold, 0)  # an interval per level, as before
+        assert new == old, (values, groups, threshold)
+        decided += min(new) < 0.05
+    assert decided >= 30
