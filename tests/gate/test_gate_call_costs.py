@@ -16,11 +16,16 @@ Session 44 made three reads of a gate call cheaper:
 - :func:`gatestats.estimators.intervals.case_mean_interval_at` (the threshold rows' p-value bisection,
   ~37 levels a row): a sample whose interval is Wilson's keeps its effective size before the level's
   factor (``intervals._capped_kish``, split out of ``_wilson_batch``) and computes each level's bounds
-  in floats, the same operations as the one-row arrays (``intervals._OneWilson``).
+  in floats, the same operations as the one-row arrays (``intervals._OneWilson``);
+- ``gate.judge_labels._bound`` (a PPI row's interval, 40 bisection steps a side) computes the test of
+  its side only at each step (``_pvalue``; the other side's e-value was computed and never read);
+- :func:`gatestats.paired.noninferiority.bounded_mean_evalues` ends with ``_logsumexp_rows``, scipy's
+  ``logsumexp`` operations in numpy (its array-API dispatch cost more than the betting sum).
 
 The functions as they were are kept below (word for word but their names): :func:`_old_case_slices`,
 :func:`_old_slice_rates`, :func:`_old_silence_checks` with :func:`_old_side_checks` and
-:func:`_old_cases_present`, :func:`_old_wilson_batch`, :func:`_old_threshold_resolution` (its two callees named through their
+:func:`_old_cases_present`, :func:`_old_wilson_batch`, :func:`_old_bounded_mean_evalues`, :func:`_old_pvalues`, :func:`_old_bound`,
+:func:`_old_threshold_resolution` (its two callees named through their
 module, so that the older oracle's ``_threshold_pvalues`` is the one it calls). :func:`_old_path` patches them in on top of the older oracles'
 (``tests/gate/test_gate_call_batched.py``). Compared: whole verdicts of random gates whose records
 list no slice (empty lists, null lists), list only null slices, or list slices; each function on
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from functools import partial
 from typing import Any, Literal
 
@@ -39,16 +45,20 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 import pytest
+from scipy import special as scipy_special
 
 from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, analyze, case_summary, intervals
 from gatestats.estimators.intervals import case_mean_interval, case_mean_interval_at
-from gatestats.gate import RecordSet, checks, engine, evaluate_gate, families, rules, summaries
+from gatestats.gate import RecordSet, checks, engine, evaluate_gate, families, judge_labels, rules, summaries
 from gatestats.gate.bindings import SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.grouping import grouping_check
 from gatestats.gate.lineage import ancestor_check
 from gatestats.gate.policy import Policy, SystemRequirement
 from gatestats.gate.verdict import CheckResult
+from gatestats.paired import noninferiority
+from gatestats.paired._common import FloatArray
+from gatestats.paired.noninferiority import BETTING_GRID
 from gatestats.vocabulary import NO_SLICE
 from tests.gate import test_gate_call_batched as batched
 from tests.gate.small_gates import record_set
@@ -273,6 +283,71 @@ def _old_wilson_batch(
     return eff_n, low, high
 
 
+def _old_bounded_mean_evalues(y: npt.ArrayLike, *, lower: float, n_grid: int = BETTING_GRID) -> FloatArray:
+    r"""Betting e-values for :math:`H_0: E[Y] \le 0` from units :math:`Y \ge -\text{lower}` (last axis).
+
+    The mean over :math:`\lambda_j = 0.95\,j/(J\,\text{lower})`, :math:`j = 1..J`, of
+    :math:`\prod_i (1 + \lambda_j Y_i)`; vectorised over leading axes (replications).
+
+    Parameters
+    ----------
+    y
+        The units (last axis), each at least ``-lower``.
+    lower
+        The bound below the units, positive.
+    n_grid
+        Bets :math:`J` in the grid.
+
+    Returns
+    -------
+    numpy.ndarray
+        The e-values (one per leading index; a scalar array for one sample).
+
+    Raises
+    ------
+    ValueError
+        A unit below ``-lower``, or ``lower <= 0``.
+
+    Examples
+    --------
+    (the example of the function as it is)
+    """
+    values = np.asarray(y, dtype=np.float64)
+    if not lower > 0 or (values.size and values.min() < -lower * (1 + 1e-12)):
+        msg = f"units must be at least -lower with lower > 0 (got lower={lower}, min={values.min(initial=0.0)})"
+        raise ValueError(msg)
+    lam = noninferiority._BET_CAP * np.arange(1, n_grid + 1) / (n_grid * lower)
+    units = values.shape[-1] if values.ndim else 1
+    flat = values.reshape(-1, units)
+    logs = np.zeros((flat.shape[0], n_grid))
+    step = max(1, noninferiority._CHUNK // max(1, flat.shape[0] * n_grid))
+    for start in range(0, units, step):
+        logs += np.log1p(flat[:, start : start + step, None] * lam).sum(axis=1)
+    with np.errstate(over="ignore"):
+        out: FloatArray = np.exp(scipy_special.logsumexp(logs, axis=-1) - math.log(n_grid)).reshape(values.shape[:-1])
+    return out
+
+
+def _old_pvalues(units: npt.NDArray[np.float64], value: float) -> tuple[float, float]:
+    """(p of mean > value, p of mean < value): the bounded-mean betting test on units in [-1, 2]."""
+    above = float(_old_bounded_mean_evalues(units - value, lower=1 + value))
+    below = float(_old_bounded_mean_evalues(value - units, lower=2 - value))
+    return min(1.0, 1 / above), min(1.0, 1 / below)
+
+
+def _old_bound(units: npt.NDArray[np.float64], alpha: float, side: int) -> float:
+    """The one-sided 1 - alpha bound (side 0: lower, 1: upper) of the units' mean, by bisection on the test."""
+    lo, hi = -1.0, 2.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        excluded = _old_pvalues(units, mid)[side] <= alpha
+        if excluded == (side == 0):
+            lo = mid
+        else:
+            hi = mid
+    return lo if side == 0 else hi
+
+
 def _old_path(m: pytest.MonkeyPatch) -> None:
     """The gate call as it was before session 44 (and, under it, before sessions 41-43: their oracle's old path)."""
     batched._old_path(m)
@@ -283,6 +358,9 @@ def _old_path(m: pytest.MonkeyPatch) -> None:
     m.setattr(families, "threshold_resolution", _old_threshold_resolution)
     m.setattr(intervals, "_wilson_batch", _old_wilson_batch)
     m.setattr(intervals._OneWilson, "of", staticmethod(lambda *_: None))  # every level through the batch again
+    m.setattr(judge_labels, "_pvalues", _old_pvalues)
+    m.setattr(judge_labels, "_bound", _old_bound)
+    m.setattr(noninferiority, "bounded_mean_evalues", _old_bounded_mean_evalues)
 
 
 #: How a draw's records list their slices: as drawn, none (empty lists), none (null), only null slices.
@@ -456,3 +534,56 @@ def test_a_threshold_pvalue_is_the_old_bisection(monkeypatch: pytest.MonkeyPatch
         assert new == old, (values, groups, threshold)
         decided += min(new) < 0.05
     assert decided >= 30
+
+
+def _edge_rows(rng: np.random.Generator) -> npt.NDArray[np.float64]:
+    """A 2-D array for ``logsumexp``: normal or huge values, infinities, NaN, ties, equal rows, no row."""
+    rows, cols = int(rng.integers(0, 4)), int(rng.integers(1, 50))
+    a = rng.normal(size=(rows, cols)) * float(rng.choice([1.0, 50.0, 1e3, 1e300]))
+    kind = int(rng.integers(0, 5))
+    if kind == 1:
+        a[:, :] = rng.choice([-np.inf, np.inf, np.nan, 0.0, 5.0, -1e308, 709.0, 710.0], size=a.shape)
+    elif kind == 2 and cols > 1:
+        a[:, 1] = a[:, 0]  # two maxima
+    elif kind == 3:
+        a[:] = a[:, :1]
+    elif kind == 4:
+        a = np.round(a)
+    return a
+
+
+def test_logsumexp_of_rows_is_scipys_to_the_last_bit() -> None:
+    rng = np.random.default_rng(4406)
+    inf, nan = np.inf, np.nan
+    fixed = [[-inf, -inf], [-inf], [inf, inf], [inf, -inf], [nan, 1.0], [1e308, 1e308], [-1e308, -inf], [0.0, -0.0]]
+    special_values = 0
+    for a in [np.array([row]) for row in fixed] + [_edge_rows(rng) for _ in range(1500)]:
+        with np.errstate(all="ignore"):
+            old = np.asarray(scipy_special.logsumexp(a, axis=-1))
+        new = noninferiority._logsumexp_rows(a)
+        assert (old.shape, old.dtype) == (new.shape, new.dtype)
+        assert np.array_equal(old, new, equal_nan=True), a
+        assert np.array_equal(np.signbit(old), np.signbit(new)), a
+        special_values += int((~np.isfinite(new)).sum())
+    assert special_values >= 200  # infinities and NaN in the results too
+
+
+def test_betting_evalues_and_ppi_bounds_are_the_old_ones() -> None:
+    rng = np.random.default_rng(4407)
+    for _ in range(60):
+        lower = float(rng.choice([0.05, 0.5, 1.0, 1.7, 2.9]))
+        shape = (
+            (int(rng.integers(0, 3)), int(rng.integers(1, 200))) if rng.random() < 0.3 else (int(rng.integers(1, 300)),)
+        )
+        y = rng.uniform(-lower, float(rng.choice([0.1, 1.0, 3.0])), shape)
+        grid = int(rng.choice([1, 5, 40]))
+        new = noninferiority.bounded_mean_evalues(y, lower=lower, n_grid=grid)
+        assert np.array_equal(new, _old_bounded_mean_evalues(y, lower=lower, n_grid=grid), equal_nan=True)
+    for _ in range(25):
+        n = int(rng.integers(3, 120))
+        units = np.clip(rng.random(n) + rng.choice([-1.0, 0.0, 0.0, 1.0], n) * rng.random(n), -1.0, 2.0)
+        value = float(rng.uniform(-0.9, 1.9))
+        assert judge_labels._pvalues(units, value) == _old_pvalues(units, value)
+        for side in (0, 1):
+            tail = float(rng.choice([0.025, 0.05, 0.2]))
+            assert judge_labels._bound(units, tail, side) == _old_bound(units, tail, side), (units, tail, side)
