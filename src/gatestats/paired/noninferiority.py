@@ -354,10 +354,11 @@ def bounded_mean_evalues(y: npt.ArrayLike, *, lower: float, n_grid: int = BETTIN
 def _logsumexp_rows(a: FloatArray) -> FloatArray:
     """``scipy.special.logsumexp(a, axis=-1)`` of a 2-D float array, to the last bit: scipy's operations, in numpy.
 
-    scipy 1.15's real-valued path (no weights, no sign) step by step: the largest entry of each row
-    taken out (its count ``m``), the others' ``exp`` shifted by it summed, ``log1p(s) + log(m) +
-    max``; where that is not finite, the direct ``log(sum(exp(a)))``. Its array-API dispatch
-    cost ~60 us a call, more than the betting sum it ends (tests/gate/test_gate_call_costs.py
+    scipy's real-valued path (no weights, no sign; scipy 1.17, the lock's for Python 3.11) step by
+    step: the largest entry of each row taken out (its count ``m``), the others' ``exp`` shifted by
+    it summed, ``log1p(s) + log(m) + max``; where that is not finite, the direct
+    ``log(sum(exp(a)))``. Its array-API dispatch cost ~60 us a call, more than the betting sum it
+    ends (tests/gate/test_gate_call_costs.py
     compares the two on rows with ties, infinities, NaN and extreme values).
     """
     if a.size == 0:
