@@ -195,6 +195,23 @@ def _wilson_bounds(
     return low, high
 
 
+def _wilson_bounds_one(p_hat: float, n: float, z: float) -> tuple[float, float]:
+    """:func:`_wilson_bounds` with the correction for one sample, in floats: the same operations, the same bounds."""
+    shift = 0.5 / n
+    z2n = z * z / n
+
+    def root(p: float, sign: float) -> float:
+        q = min(max(p, 0.0), 1.0)  # np.clip(p, 0.0, 1.0)
+        center = (q + z2n / 2) / (1 + z2n)
+        half = z / (1 + z2n) * math.sqrt(q * (1 - q) / n + z2n / (4 * n))
+        return center + sign * half
+
+    p_low, p_high = p_hat - shift, p_hat + shift
+    low = 0.0 if p_low <= 0.0 else max(root(p_low, -1.0), 0.0)
+    high = 1.0 if p_high >= 1.0 else min(root(p_high, 1.0), 1.0)
+    return low, high
+
+
 def wilson_interval(
     p_hat: float,
     n: float,
@@ -489,6 +506,35 @@ def _wilson_batch(
     z = two_sided_z(confidence_level)
     # Only a sample with an estimated variance takes the degrees-of-freedom factor.
     factor = 1.0 if constant.all() else (z / two_sided_t(n_units - 1, confidence_level)) ** 2
+    capped = _capped_kish(
+        p,
+        s,
+        constant,
+        inverse,
+        n_cases=n_cases,
+        n_units=n_units,
+        max_effective_n=max_effective_n,
+        design_effect_from_units=design_effect_from_units,
+    )
+    # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
+    # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
+    eff_n = capped * np.where(constant, 1.0, factor)
+    low, high = _wilson_bounds(p, eff_n, z, continuity_correction=True)
+    return eff_n, low, high
+
+
+def _capped_kish(
+    p: npt.NDArray[np.float64],
+    s: npt.NDArray[np.float64],
+    constant: npt.NDArray[np.bool_],
+    inverse: npt.NDArray[np.intp] | None,
+    *,
+    n_cases: int,
+    n_units: int,
+    max_effective_n: float | npt.NDArray[np.float64] | None,
+    design_effect_from_units: int | None,
+) -> npt.NDArray[np.float64]:
+    """Each sample's effective size before the degrees-of-freedom factor (:func:`_wilson_batch`): no level enters."""
     sizes = np.ones(n_cases) if inverse is None else np.bincount(inverse, minlength=n_units).astype(np.float64)
     # Bhatia-Davis: a unit mean in [0, 1] has variance at most mu (1 - mu), so the (size-weighted)
     # mean of the units is at least as precise as a proportion over this many units.
@@ -505,11 +551,8 @@ def _wilson_batch(
         cap = max_effective_n  # one per sample: the same minimum, element by element
     else:
         cap = float(max_effective_n)
-    # The degrees-of-freedom factor accounts for an estimated variance; a constant sample
-    # estimates none (it uses the Bhatia-Davis bound), so it keeps n* = min(U, cap).
-    eff_n = np.minimum(kish, cap) * np.where(constant, 1.0, factor)
-    low, high = _wilson_bounds(p, eff_n, z, continuity_correction=True)
-    return eff_n, low, high
+    capped: npt.NDArray[np.float64] = np.minimum(kish, cap)
+    return capped
 
 
 def _interval_batch(
@@ -888,10 +931,10 @@ def case_mean_interval_at(
 ) -> Callable[[float], CaseMeanInterval]:
     """:func:`case_mean_interval` of one sample as a function of the confidence level: the same results, faster.
 
-    What does not depend on the level (the checked values, the group codes, the mean, the
-    standard error, the method chosen) is computed on the first call and kept; each call computes
-    the bounds at its level, as :func:`case_mean_interval` does. For a search over levels (a
-    p-value by inverting the interval, :func:`gatestats.gate.rules.interval_pvalues`).
+    What does not depend on the level (checked values, group codes, mean, standard error, method; a Wilson
+    sample's effective size before the level's factor) is kept from the first call; each call computes the bounds
+    at its level as :func:`case_mean_interval` does (a Wilson sample's in floats: ``_OneWilson``). For a search
+    over levels (a p-value by inverting the interval, :func:`gatestats.gate.rules.interval_pvalues`).
 
     Parameters
     ----------
@@ -922,8 +965,10 @@ def case_mean_interval_at(
         if not kept:
             s, inverse = _case_values(given, labels)
             used_seed = 0 if seed is None else check_seed(int(seed))
-            kept.extend((s, inverse, used_seed, _level_free(s[None, :], inverse, method)))
+            kept.extend((s, inverse, used_seed, _free_of_levels(s, inverse, method, max_effective_n)))
         s, inverse, used_seed, free = kept
+        if isinstance(free, _OneWilson):  # a Wilson interval: only its bounds depend on the level
+            return free.at(confidence_level, s.size, method, inverse is not None)
         if isinstance(free, _IntervalBatch):  # too few units: no level enters
             batch = free
         else:
@@ -955,6 +1000,75 @@ def case_mean_interval_at(
         )
 
     return at
+
+
+@dataclass(frozen=True, slots=True)
+class _OneWilson:
+    """One sample whose interval is Wilson's at every level: what :func:`_level_batch` and :func:`_single_result`
+    compute from the level, in floats (the same operations on the same numbers: the same interval)."""
+
+    estimate: float
+    se: float
+    constant: bool
+    capped: float
+    n_units: int
+
+    @staticmethod
+    def of(
+        free: Any, inverse: npt.NDArray[np.intp] | None, n_cases: int, max_effective_n: float | None
+    ) -> _OneWilson | None:
+        """The sample of :func:`_level_free`'s ``free`` when its method is Wilson and nothing refused it, else None."""
+        if isinstance(free, _IntervalBatch):
+            return None
+        estimate, se, constant, chosen, code, n_units = free
+        if int(code[0]) != OK or int(chosen[0]) != _RESOLVED.index("wilson"):
+            return None
+        capped = _capped_kish(
+            estimate,
+            se,
+            constant,
+            inverse,
+            n_cases=n_cases,
+            n_units=n_units,
+            max_effective_n=max_effective_n,
+            design_effect_from_units=None,
+        )
+        return _OneWilson(float(estimate[0]), float(se[0]), bool(constant[0]), float(capped[0]), n_units)
+
+    def at(self, confidence_level: float, n_cases: int, method: IntervalMethod, clustered: bool) -> CaseMeanInterval:
+        """The sample's interval at ``confidence_level`` (as :func:`_wilson_batch` then :func:`_single_result`)."""
+        z = two_sided_z(confidence_level)
+        factor = 1.0 if self.constant else (z / two_sided_t(self.n_units - 1, confidence_level)) ** 2
+        eff_n = self.capped * (1.0 if self.constant else factor)
+        low, high = _wilson_bounds_one(self.estimate, eff_n, z)
+        return CaseMeanInterval(
+            ci_low=low,
+            ci_high=high,
+            se=self.se,
+            status="ok",
+            reason=None,
+            method="wilson",
+            effective_n=eff_n,
+            n_resamples=None,
+            seed=None,
+            estimate=self.estimate,
+            requested_method=method,
+            confidence_level=confidence_level,
+            n_cases=n_cases,
+            n_units=self.n_units,
+            clustered=clustered,
+        )
+
+
+def _free_of_levels(
+    s: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.intp] | None,
+    method: IntervalMethod,
+    max_effective_n: float | None,
+) -> Any:
+    """What :func:`case_mean_interval_at` keeps of one sample: its :class:`_OneWilson`, else :func:`_level_free`'s."""
+    free = _level_free(s[None, :], inverse, method)
+    return _OneWilson.of(free, inverse, s.size, max_effective_n) or free
 
 
 def _level_free(values: npt.NDArray[np.float64], inverse: npt.NDArray[np.intp] | None, method: IntervalMethod) -> Any:

@@ -13,7 +13,8 @@ not say how its cases are grouped (:mod:`gatestats.gate.grouping`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache, partial
 from typing import Literal
 
 import polars as pl
@@ -129,12 +130,12 @@ def _pin_check(records: pl.DataFrame, side: Side, part: str, wanted: str) -> Che
     return _ok(f"pinned:{part}", side, f"{part} = {wanted}")
 
 
-def _cases_present(rs: RecordSet, side: Side) -> list[CheckResult]:
-    """The cases of the manifest's case set (where it lists them) that have no record."""
+def _cases_present(rs: RecordSet, side: Side, keys: Callable[[], set[tuple[str, str | None]]]) -> list[CheckResult]:
+    """The cases of the manifest's case set (where it lists them) that have no record (``keys``: the records')."""
     expected = _expected_cases(rs)
     if expected is None:
         return []
-    missing = sorted(c for c, _ in expected - case_keys(rs.records))
+    missing = sorted(c for c, _ in expected - keys())
     if not missing:
         return []
     return [_block("cases_present", side, f"{len(missing)} cases of the case set have no record: {_ids(missing)}")]
@@ -151,8 +152,14 @@ def _infra_error_rate(policy: Policy, records: pl.DataFrame, side: Side) -> Chec
     return _ok("infra_error_rate", side, detail)
 
 
-def _side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequirement) -> list[CheckResult]:
-    """The checks of one side's record set, in a fixed order."""
+def _side_checks(
+    policy: Policy,
+    rs: RecordSet,
+    side: Side,
+    req: SystemRequirement,
+    keys: Callable[[], set[tuple[str, str | None]]],
+) -> list[CheckResult]:
+    """The checks of one side's record set, in a fixed order (``keys``: its records' :func:`case_keys`)."""
     records = rs.records
     if records.height == 0:
         return [_block("records_present", side, f"{rs.path}: the record set is empty: nothing was run")]
@@ -160,7 +167,7 @@ def _side_checks(policy: Policy, rs: RecordSet, side: Side, req: SystemRequireme
     out += _run_complete(rs, side)
     out += _system_checks(records, side, req)
     out += [_pin_check(records, side, part, wanted) for part, wanted in req.pins.items()]
-    out += _cases_present(rs, side)
+    out += _cases_present(rs, side, keys)
     out.append(_infra_error_rate(policy, records, side))
     return out
 
@@ -294,15 +301,17 @@ def silence_checks(
     list[CheckResult]
         One result per check; any with status ``insufficient_evidence`` blocks the gate.
     """
-    checks = _side_checks(policy, baseline, "baseline", policy.baseline)
-    checks += _side_checks(policy, candidate, "candidate", policy.candidate)
+    # each side's case keys read once, on first use (the case set's check and the same cases' check)
+    base_keys, cand_keys = cache(partial(case_keys, baseline.records)), cache(partial(case_keys, candidate.records))
+    checks = _side_checks(policy, baseline, "baseline", policy.baseline, base_keys)
+    checks += _side_checks(policy, candidate, "candidate", policy.candidate, cand_keys)
     lineage = ancestor_check(candidate.records)  # only when the records carry correction lineage
     if lineage is not None:
         checks.append(lineage)
     if baseline.records.height == 0 or candidate.records.height == 0:
         return checks
-    cand_cases = case_keys(candidate.records)
-    checks += _same_cases(case_keys(baseline.records), cand_cases)
+    cand_cases = cand_keys()
+    checks += _same_cases(base_keys(), cand_cases)
     checks += _case_set_version(policy, {"baseline": baseline, "candidate": candidate})
     checks += _layers({"baseline": baseline, "candidate": candidate})
     checks.append(_min_cases(policy, len(cand_cases)))

@@ -88,6 +88,7 @@ from gatestats.gate.summaries import (
     curve_points,
     failure_class_counts,
     flip_counts,
+    lists_no_slice,
     one_version_each,
     slice_rates,
 )
@@ -128,8 +129,14 @@ def _both_sides(policy: Policy, baseline: RecordSet, candidate: RecordSet) -> pl
 
 
 def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
-    """case_id → list of slices (union over the case's records; empty for a case without slices)."""
+    """case_id → list of slices (union over the case's records; empty for a case without slices).
+
+    When no record lists a slice (:func:`~gatestats.gate.summaries.lists_no_slice`, the simulations'
+    records), every case's list is empty: the same frame without the explode, group and join.
+    """
     ids = records.select("case_id").unique()
+    if lists_no_slice(records):
+        return ids.with_columns(pl.lit([], dtype=pl.List(pl.String)).alias("slices"))
     found = (
         records.select("case_id", "slices")
         .explode("slices")
@@ -889,10 +896,15 @@ def _to_decide(
     imputed = _ImputedPasses(counts, row.kind, policy)
     keys = imputed.keys
 
+    seen: dict[int, bool] = {}  # each number's answer, once: the search asks again for some (and past the end)
+
     def passes(j: int) -> bool:
-        found = imputed.row(min(j, len(keys)))
-        p = found.pvalue_pass if found.decision != "insufficient_evidence" else None
-        return p is not None and p * factor <= row.alpha
+        at = min(j, len(keys))
+        if at not in seen:
+            found = imputed.row(at)
+            p = found.pvalue_pass if found.decision != "insufficient_evidence" else None
+            seen[at] = p is not None and p * factor <= row.alpha
+        return seen[at]
 
     if not passes(len(keys)):  # not even with every one passed (the optimistic end)
         return row

@@ -200,17 +200,28 @@ def label_blocks(
 
 def _pvalues(units: npt.NDArray[np.float64], value: float) -> tuple[float, float]:
     """(p of mean > value, p of mean < value): the bounded-mean betting test on units in [-1, 2]."""
-    above = float(bounded_mean_evalues(units - value, lower=1 + value))
+    return _pvalue(units, value, 0), _pvalue(units, value, 1)
+
+
+def _pvalue(units: npt.NDArray[np.float64], value: float, side: int) -> float:
+    """``_pvalues(units, value)[side]``, the other side not computed (side 0: mean > value, 1: mean < value)."""
+    if side == 0:
+        above = float(bounded_mean_evalues(units - value, lower=1 + value))
+        return min(1.0, 1 / above)
     below = float(bounded_mean_evalues(value - units, lower=2 - value))
-    return min(1.0, 1 / above), min(1.0, 1 / below)
+    return min(1.0, 1 / below)
 
 
 def _bound(units: npt.NDArray[np.float64], alpha: float, side: int) -> float:
-    """The one-sided 1 - alpha bound (side 0: lower, 1: upper) of the units' mean, by bisection on the test."""
+    """The one-sided 1 - alpha bound (side 0: lower, 1: upper) of the units' mean, by bisection on the test.
+
+    Each step computes the test of its side only (:func:`_pvalue`; the other side's e-value was
+    computed and never read).
+    """
     lo, hi = -1.0, 2.0
     for _ in range(40):
         mid = (lo + hi) / 2
-        excluded = _pvalues(units, mid)[side] <= alpha
+        excluded = _pvalue(units, mid, side) <= alpha
         if excluded == (side == 0):
             lo = mid
         else:

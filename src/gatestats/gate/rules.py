@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import numpy as np
@@ -248,6 +249,10 @@ def threshold_resolution(
 ) -> tuple[Literal["ok", "cannot_resolve"], str | None, int | None]:
     """Whether ``n`` cases could show a value above ``threshold`` at ``alpha``; if not, why and how many could.
 
+    The answer depends on the arguments only and is kept (by value, type and sign, up to 1,024 of
+    them): a gate asks again for the same ones at each end of its bounds, in its search of
+    ``to_decide`` and for its families, and a simulation at every replication.
+
     Parameters
     ----------
     n
@@ -265,6 +270,14 @@ def threshold_resolution(
         ``ok`` (no reason, no count), or ``cannot_resolve`` with the reason in words and the
         cases that could resolve it (``None``: none could).
     """
+    return _resolution(n, threshold, alpha, seed, repr(threshold), repr(alpha))
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _resolution(
+    n: int, threshold: float, alpha: float, seed: int, _threshold_text: str, _alpha_text: str
+) -> tuple[Literal["ok", "cannot_resolve"], str | None, int | None]:
+    """:func:`threshold_resolution`, kept by its arguments (their texts tell ``-0.0`` from ``0.0``)."""
     best = _threshold_pvalues(np.ones(n), None, threshold, seed)[0]
     if best <= alpha:
         return "ok", None, None

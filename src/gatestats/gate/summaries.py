@@ -30,6 +30,7 @@ __all__ = [
     "curve_points",
     "failure_class_counts",
     "flip_counts",
+    "lists_no_slice",
     "one_version_each",
     "slice_rates",
 ]
@@ -231,20 +232,8 @@ def slice_rates(both: pl.DataFrame, policy: Policy, whole: Analysis | None = Non
     """
     if both.height == 0:
         return ()
-    unsliced = pl.col("slices").list.len().fill_null(0) == 0
-    listed = pl.when(unsliced).then(pl.lit([NO_SLICE], dtype=pl.List(pl.String))).otherwise(pl.col("slices"))
-    per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
     rows: list[SliceRate] = []
-    n_all = per_case.get_column("case_id").n_unique()
-    # what analyze reads: the copy of a slice's records holds no other column
-    read = both.select(c for c in ANALYSIS_COLUMNS if c in both.columns)
-    for name in sorted(per_case.get_column("slices").unique().to_list()):
-        cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
-        if whole is not None and cases.len() == n_all:
-            result = whole  # every case: the records analysed are all of both
-        else:
-            frame = read.filter(pl.col("case_id").is_in(cases.implode()))
-            result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
+    for name, result in _slice_analyses(both, policy, whole):
         found = {s.system: s for s in result.systems}
         for side in SIDES:
             fields = (
@@ -254,6 +243,48 @@ def slice_rates(both: pl.DataFrame, policy: Policy, whole: Analysis | None = Non
             )
             rows.append(SliceRate(slice=name, severe=name in policy.severe_slices, **fields))
     return tuple(rows)
+
+
+def lists_no_slice(records: pl.DataFrame) -> bool:
+    """Whether no record of ``records`` lists a slice (each ``slices`` null or empty): a Series count, no query.
+
+    Parameters
+    ----------
+    records
+        Run records with the column ``slices``.
+
+    Returns
+    -------
+    bool
+        ``True`` when every record's ``slices`` is null or an empty list.
+    """
+    return not (records.get_column("slices").list.len().max() or 0)
+
+
+def _slice_analyses(both: pl.DataFrame, policy: Policy, whole: Analysis | None) -> list[tuple[str, Analysis]]:
+    """Each slice's name (sorted) with the analysis at k = 1 of its cases' records (``whole`` for every case).
+
+    When no record lists a slice, the one slice is :data:`NO_SLICE` and holds every case: ``whole``
+    (when given) without reading the records again.
+    """
+    if whole is not None and lists_no_slice(both):
+        return [(NO_SLICE, whole)]
+    unsliced = pl.col("slices").list.len().fill_null(0) == 0
+    listed = pl.when(unsliced).then(pl.lit([NO_SLICE], dtype=pl.List(pl.String))).otherwise(pl.col("slices"))
+    per_case = both.select("case_id", listed.alias("slices")).explode("slices").unique()
+    n_all = per_case.get_column("case_id").n_unique()
+    # what analyze reads: the copy of a slice's records holds no other column
+    read = both.select(c for c in ANALYSIS_COLUMNS if c in both.columns)
+    out: list[tuple[str, Analysis]] = []
+    for name in sorted(per_case.get_column("slices").unique().to_list()):
+        cases = per_case.filter(pl.col("slices") == name).get_column("case_id").unique()
+        if whole is not None and cases.len() == n_all:
+            result = whole  # every case: the records analysed are all of both
+        else:
+            frame = read.filter(pl.col("case_id").is_in(cases.implode()))
+            result = analyze(frame, ks=[1], confidence_level=policy.confidence_level, seed=policy.seed)
+        out.append((name, result))
+    return out
 
 
 def _keys(both: pl.DataFrame, side: str) -> dict[str, str | None]:
