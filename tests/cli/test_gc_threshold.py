@@ -99,30 +99,63 @@ def test_what_the_command_left_is_not_collected_at_once_when_the_threshold_drops
     assert ended == [len(collections)]  # none after the command ended
 
 
-# The console script's body; the collections of each generation while it ran, and the thresholds after.
+# The console script's body for each command line in turn (stdout to a file), the collections of each
+# generation while each ran, and the thresholds after the last.
 _CHILD = """
-import gc, json, sys
-sys.argv = ["gatestats", *sys.argv[1:]]
+import gc, json, os, sys, tempfile
 from gatestats.cli import main
-before = [s["collections"] for s in gc.get_stats()]
-try:
-    main()
-except SystemExit:
-    pass
-after = [s["collections"] for s in gc.get_stats()]
-print(json.dumps({"collections": [a - b for a, b in zip(after, before)], "threshold": gc.get_threshold()}), file=sys.stderr)
+results = []
+for argv in json.loads(sys.argv[1]):
+    sys.argv = ["gatestats", *argv]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(out.fileno(), 1)
+        before = [s["collections"] for s in gc.get_stats()]
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        after = [s["collections"] for s in gc.get_stats()]
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+    results.append({"code": code, "collections": [a - b for a, b in zip(after, before)]})
+print(json.dumps({"results": results, "threshold": gc.get_threshold()}), file=sys.stderr)
 """
 
+_LLMBAR = ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"
+#: The reading commands on the start-up benchmark's bundled inputs (analyze, validate and cost on the
+#: SWE-bench file, 12,500 records, where the benchmark reads the 200 of tau-bench).
+_READING = {
+    "compare": ("compare", SWE, "--baseline", "20240920_solver", "--candidate", "20240924_solver"),
+    "rank": ("rank", SWE, "--systems", "20240920_solver,20240924_solver,20241001_nfactorial"),
+    "calibrate": (
+        "calibrate",
+        _LLMBAR,
+        *("--where", "subset=Processed/MT-Bench", "--where", "evaluator=GPT-4", "--where", "strategy=Vanilla_NoRules"),
+        "--map=item=item_idx,label=label,verdict=winner_original_order,verdict_swapped=winner_swapped_order,"
+        "judge=evaluator,rubric=strategy",
+        *("--positive", "1", "--kind", "pairwise"),
+    ),
+    "analyze": ("analyze", SWE, "--k", "1"),
+    "cost": ("cost", SWE),
+    "validate": ("validate", SWE),
+}
 
-def test_compare_starts_and_ends_without_a_full_collection() -> None:
-    """``compare`` on the bundled SWE-bench file (the start-up benchmark's input): no collection of the oldest
-    generation, and few of the young one (the restore collects nothing at once)."""
-    argv = ["compare", SWE, "--baseline", "20240920_solver", "--candidate", "20240924_solver", "--json"]
+
+def test_the_reading_commands_start_and_end_without_a_full_collection() -> None:
+    """Each reading command on the benchmark's inputs (one interpreter, one after another): no collection of
+    the oldest generation, and few of the young one (at 700, ``compare`` alone ran ~135 and one full)."""
+    arguments = json.dumps([list(map(str, argv)) for argv in _READING.values()])
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, *map(str, argv)], capture_output=True, text=True, cwd=ROOT, check=False
+        [sys.executable, "-c", _CHILD, arguments], capture_output=True, text=True, cwd=ROOT, check=False
     )
     report = json.loads(done.stderr.strip().splitlines()[-1])
-    young, _middle, old = report["collections"]
-    assert old == 0
-    assert young <= 3, report
+    for name, result in zip(_READING, report["results"], strict=True):
+        assert result["code"] == 0, name
+        young, _middle, old = result["collections"]
+        assert old == 0, (name, result)
+        assert young <= 3, (name, result)
     assert report["threshold"][0] < cli.GC_YOUNG_THRESHOLD  # the interpreter's own, restored
