@@ -60,11 +60,15 @@ def test_a_canonical_text_with_spaces_put_in_gets_the_old_answer(
     assert spaced_as_canonical(block, canonical) == _old(block, canonical)
 
 
+#: Random canonical texts drawn by the test below.
+SPELLINGS = draws(3000)
+
+
 def test_spaces_after_every_separator_or_one_more_anywhere() -> None:
     """Random canonical texts: the ``json.dumps`` spelling (true), and with one space moved or doubled (false)."""
     rng = random.Random(44)
     agreed = {True: 0, False: 0}
-    for _ in range(draws(3000)):
+    for _ in range(SPELLINGS):
         canonical = bytes(rng.choice(b',:a"{}\n0') for _ in range(rng.randint(0, 40)))
         block = canonical.replace(b",", b", ").replace(b":", b": ")
         variants = [block]
@@ -82,7 +86,7 @@ def test_spaces_after_every_separator_or_one_more_anywhere() -> None:
             answer = spaced_as_canonical(text, canonical)
             assert answer == _old(text, canonical)
             agreed[answer] += 1
-    assert min(agreed.values()) > draws(3000) // 10  # both answers were reached often
+    assert min(agreed.values()) > SPELLINGS // 10  # both answers were reached often
 
 
 def _blocks(data: bytes, size: int) -> list[bytes]:
