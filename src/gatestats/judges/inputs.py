@@ -174,8 +174,15 @@ def _read_table(path: Path, names: Mapping[str, str], score: str | None, free: S
     table = read_input_table(path, list(names))
     problems = ProblemList()
     data: dict[str, list[Any]] = {c: [] for c in table.columns}
+    # A CSV cell read as an id is its text, empty -> null: typed_cell never refuses one (so the free columns'
+    # second reading never runs), and these columns are read whole, without a call a cell (issue 28 item 2:
+    # ~8 ms of calibrate's 3,728 rows). Problems come from the other columns only, in the same order.
+    quick = [c for c in table.columns if table.text and c != score]
+    for column in quick:
+        data[column] = [None if (text := str(row[column])) == "" else text for row in table.rows]
+    slow = [c for c in table.columns if c not in quick]
     for index, row in enumerate(table.rows):
-        for column in table.columns:
+        for column in slow:
             kind: CellKind = "number" if column == score else "id"
             value, bad = typed_cell(row[column], kind, text=table.text)
             if bad is not None and column in free:
