@@ -1,4 +1,4 @@
-"""Fixtures for the report renderer's tests: the fixture report rendered once per test process, the release
+"""Fixtures for the report renderer's tests: the fixture report rendered once per test run, the release
 scenario's verdict and report made once per test process, Chromium."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from gatestats.report import RenderResult, render_qmd
 from gatestats.report import release as release_module
 from gatestats.report.quarto.splicing import HeldOut
 from gatestats.report.release import ReleaseReport, build_release_report
+from tests.conftest import built_once_per_run
 from tests.report.chromium import ChromiumMissingError, find_chromium
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -30,16 +31,22 @@ def copy_fixture(name: str, directory: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> RenderResult:
-    """``fixtures/report.qmd`` rendered once per test process with the Jupyter renderer and :data:`FIXTURE_PARAMS`."""
-    directory = tmp_path_factory.mktemp("report")
-    qmd = copy_fixture("report.qmd", directory)
-    return render_qmd(
-        qmd,
-        params=FIXTURE_PARAMS,
-        renderer="jupyter",
-        timeout_s=300,
-        notebook_output=directory / "report.ipynb",
-    )
+    """``fixtures/report.qmd`` rendered once per test run with the Jupyter renderer and :data:`FIXTURE_PARAMS`.
+
+    Once per run, not once per xdist worker (tests/conftest.py :func:`~tests.conftest.built_once_per_run`).
+    """
+
+    def render(directory: Path) -> RenderResult:
+        qmd = copy_fixture("report.qmd", directory)
+        return render_qmd(
+            qmd,
+            params=FIXTURE_PARAMS,
+            renderer="jupyter",
+            timeout_s=300,
+            notebook_output=directory / "report.ipynb",
+        )
+
+    return built_once_per_run(tmp_path_factory, "fixture-report", render)
 
 
 @pytest.fixture(scope="session")
