@@ -139,18 +139,26 @@ def built_once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, buil
 
 
 @pytest.fixture(scope="session")
-def sequential_example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sequential_example_run(sequential_example_outcome: tuple[Path, str, int]) -> Path:
     """The bundled sequential example (examples/sequential) run until decided, once per test run.
 
-    Three modules gate or read the same run (≈ 3 CPU-s a run; issue 28, item 3); each reads its own copy
-    (:func:`copy_sequential_example`). tests/sequential/run/test_controller.py runs its own: it tests the run.
-    Built once per test run, not once per xdist worker (:func:`built_once_per_run`; session 44: -n 2 ran it twice).
+    Four modules gate or read the same run (≈ 3 CPU-s a run; issue 28, item 3); each reads its own copy
+    (:func:`copy_sequential_example`). Built once per test run, not once per xdist worker
+    (:func:`built_once_per_run`; session 44: -n 2 ran it twice, and tests/sequential/run/test_controller.py a
+    third time: it now checks the run's outcome, :func:`sequential_example_outcome`, and works in a copy).
     """
+    run, _, _ = sequential_example_outcome
+    return run
+
+
+@pytest.fixture(scope="session")
+def sequential_example_outcome(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
+    """The run of :func:`sequential_example_run`, its final state and the batches it ran (once per test run)."""
     from tests.sequential.run.conftest import run_example
 
-    def build(directory: Path) -> Path:
-        run_example(directory / "out")
-        return directory / "out"
+    def build(directory: Path) -> tuple[Path, str, int]:
+        result = run_example(directory / "out")
+        return directory / "out", result.state, result.batches_run
 
     return built_once_per_run(tmp_path_factory, "sequential-example", build)
 
