@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pickle
 import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from hypothesis import settings
@@ -31,6 +33,7 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 DATA = ROOT / "data"
 
 
@@ -109,33 +112,70 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-@pytest.fixture(scope="session")
-def sequential_example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled sequential example (examples/sequential) run until decided, once per test process.
+def built_once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], T]) -> T:
+    """What ``build(directory)`` returns, built once per test run in a directory its processes share.
 
-    Three modules gate or read the same run (≈ 3 CPU-s a run; issue 28, item 3); each reads its own copy
-    (:func:`copy_sequential_example`). tests/sequential/run/test_controller.py runs its own: it tests the run.
+    A session fixture is per process: under pytest-xdist each worker built its own (twice on -n 2, the
+    inner loop). Here the first process to ask builds it, under an exclusive lock, in the temporary root the
+    run's workers share (the parent of each worker's base temp, ``pytest-N/popen-gwK``), and stores what
+    ``build`` returned (pickled); the others wait for the lock and load it. It is stored only once ``build``
+    returned, so a failed or interrupted build is made again, from scratch, by the next process to ask.
+    Without xdist the directory is in the process's own base temp. Readers must not write in it (as for
+    any shared session fixture).
     """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    directory, built = root / f"shared-{name}", root / f"shared-{name}.pickle"
+    with (root / f"shared-{name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if built.exists():
+            value: T = pickle.loads(built.read_bytes())
+            return value
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir()
+        value = build(directory)
+        built.write_bytes(pickle.dumps(value))
+        return value
+
+
+@pytest.fixture(scope="session")
+def sequential_example_run(sequential_example_outcome: tuple[Path, str, int]) -> Path:
+    """The bundled sequential example (examples/sequential) run until decided, once per test run.
+
+    Four modules gate or read the same run (≈ 3 CPU-s a run; issue 28, item 3); each reads its own copy
+    (:func:`copy_sequential_example`). Built once per test run, not once per xdist worker
+    (:func:`built_once_per_run`; session 44: -n 2 ran it twice, and tests/sequential/run/test_controller.py a
+    third time: it now checks the run's outcome, :func:`sequential_example_outcome`, and works in a copy).
+    """
+    run, _, _ = sequential_example_outcome
+    return run
+
+
+@pytest.fixture(scope="session")
+def sequential_example_outcome(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
+    """The run of :func:`sequential_example_run`, its final state and the batches it ran (once per test run)."""
     from tests.sequential.run.conftest import run_example
 
-    out = tmp_path_factory.mktemp("sequential-example") / "out"
-    run_example(out)
-    return out
+    def build(directory: Path) -> tuple[Path, str, int]:
+        result = run_example(directory / "out")
+        return directory / "out", result.state, result.batches_run
+
+    return built_once_per_run(tmp_path_factory, "sequential-example", build)
 
 
 @pytest.fixture(scope="session")
 def fuzz_corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    """The fuzz suite's valid files and the runner's outputs (tests/fuzz/corpus.py), built once per test process.
+    """The fuzz suite's valid files and the runner's outputs (tests/fuzz/corpus.py), built once per test run.
 
     Read by tests/fuzz, the option walk (its files, policy and run sets), the drift sample test (the stored run
     set and its re-run) and the one-door and journal tests (the finished correction loop): ≈ 0.5 CPU-s a build,
     and its correction loop and runner outputs were run again by three of those modules (issue 28, item 3). No
     test writes in it: each copies the directory it edits, and every command the fuzz suite runs is checked to
-    leave its copy unchanged.
+    leave its copy unchanged. Built once per test run, not once per xdist worker (:func:`built_once_per_run`).
     """
     from tests.fuzz.corpus import build_corpus
 
-    return build_corpus(tmp_path_factory.mktemp("fuzz-corpus"))
+    return built_once_per_run(tmp_path_factory, "fuzz-corpus", build_corpus)
 
 
 def copy_sequential_example(run: Path, to: Path) -> Path:

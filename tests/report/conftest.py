@@ -1,5 +1,5 @@
-"""Fixtures for the report renderer's tests: the fixture report rendered once per test process, the release
-scenario's verdict and report made once per test process, Chromium."""
+"""Fixtures for the report renderer's tests: the fixture report rendered once per test run, the release
+scenario's verdict and report made once per test run (not once per xdist worker), Chromium."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from gatestats.report import RenderResult, render_qmd
 from gatestats.report import release as release_module
 from gatestats.report.quarto.splicing import HeldOut
 from gatestats.report.release import ReleaseReport, build_release_report
+from tests.conftest import built_once_per_run
 from tests.report.chromium import ChromiumMissingError, find_chromium
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -30,16 +31,22 @@ def copy_fixture(name: str, directory: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> RenderResult:
-    """``fixtures/report.qmd`` rendered once per test process with the Jupyter renderer and :data:`FIXTURE_PARAMS`."""
-    directory = tmp_path_factory.mktemp("report")
-    qmd = copy_fixture("report.qmd", directory)
-    return render_qmd(
-        qmd,
-        params=FIXTURE_PARAMS,
-        renderer="jupyter",
-        timeout_s=300,
-        notebook_output=directory / "report.ipynb",
-    )
+    """``fixtures/report.qmd`` rendered once per test run with the Jupyter renderer and :data:`FIXTURE_PARAMS`.
+
+    Once per run, not once per xdist worker (tests/conftest.py :func:`~tests.conftest.built_once_per_run`).
+    """
+
+    def render(directory: Path) -> RenderResult:
+        qmd = copy_fixture("report.qmd", directory)
+        return render_qmd(
+            qmd,
+            params=FIXTURE_PARAMS,
+            renderer="jupyter",
+            timeout_s=300,
+            notebook_output=directory / "report.ipynb",
+        )
+
+    return built_once_per_run(tmp_path_factory, "fixture-report", render)
 
 
 @pytest.fixture(scope="session")
@@ -59,14 +66,14 @@ def chromium() -> str:
 
 @pytest.fixture(scope="session")
 def scenario_verdict(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The release scenario's verdict (``tests/report/test_release.py``, :func:`make_verdict`), once per test process.
+    """The release scenario's verdict (``tests/report/test_release.py``, :func:`make_verdict`), once per test run.
 
     Its record files are shared: a test that edits the verdict edits a copy (:func:`copy_verdict`); a test that
     edits a record file makes a verdict of its own.
     """
     from tests.report.test_release import make_verdict
 
-    return make_verdict(tmp_path_factory.mktemp("scenario") / "gate")
+    return built_once_per_run(tmp_path_factory, "scenario-verdict", lambda directory: make_verdict(directory / "gate"))
 
 
 def copy_verdict(verdict: Path, directory: Path) -> Path:
@@ -90,21 +97,25 @@ class ScenarioReport:
 
 @pytest.fixture(scope="session")
 def scenario_report(scenario_verdict: Path, tmp_path_factory: pytest.TempPathFactory) -> ScenarioReport:
-    """The scenario's report (Jupyter renderer) built once per test process into a reports root of its own.
+    """The scenario's report (Jupyter renderer) built once per test run into a reports root of its own.
 
-    ``render_qmd`` is watched (and called unchanged) while it is built. Tests that only read it share it;
-    tests/report/test_release.py builds version 2 into the same root.
+    ``render_qmd`` is watched (and called unchanged) while it is built. Tests only read it (shared by the
+    xdist workers, :func:`~tests.conftest.built_once_per_run`); tests/report/test_release.py builds version 2
+    into a copy of the root.
     """
-    seen: list[tuple[dict[str, str], HeldOut | None]] = []
-    render = release_module.render_qmd
 
-    def watched(*args: Any, **kwargs: Any) -> RenderResult:
-        seen.append((dict(kwargs["params"]["page"]["sections"]), kwargs.get("spliced")))
-        return render(*args, **kwargs)
+    def build(out: Path) -> ScenarioReport:
+        seen: list[tuple[dict[str, str], HeldOut | None]] = []
+        render = release_module.render_qmd
 
-    out = tmp_path_factory.mktemp("scenario-reports")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(release_module, "render_qmd", watched)
-        report = build_release_report(scenario_verdict, out=out, renderer="jupyter")
-    ((sections, spliced),) = seen
-    return ScenarioReport(verdict=scenario_verdict, out=out, report=report, sections=sections, spliced=spliced)
+        def watched(*args: Any, **kwargs: Any) -> RenderResult:
+            seen.append((dict(kwargs["params"]["page"]["sections"]), kwargs.get("spliced")))
+            return render(*args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(release_module, "render_qmd", watched)
+            report = build_release_report(scenario_verdict, out=out, renderer="jupyter")
+        ((sections, spliced),) = seen
+        return ScenarioReport(verdict=scenario_verdict, out=out, report=report, sections=sections, spliced=spliced)
+
+    return built_once_per_run(tmp_path_factory, "scenario-reports", build)

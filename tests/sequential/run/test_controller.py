@@ -17,18 +17,18 @@ from gatestats.gate.sequential_rules import batch_first_side, case_order
 from gatestats.sequential.run import PATH_FILE, run_until_decided
 from gatestats_runner.runsets import read_manifest
 from gatestats_runner.store import RECORDS, read_records
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_sequential_example
 from tests.sequential.run.conftest import EXAMPLE, example_options, run_example
 
 IDS = [f"product-{i:02d}" for i in range(1, 49)]
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("sequential") / "out"
-    result = run_example(out)
-    assert (result.state, result.batches_run) == ("decided", 4)
-    return out
+def example(tmp_path_factory: pytest.TempPathFactory, sequential_example_outcome: tuple[Path, str, int]) -> Path:
+    """The example run until decided (tests/conftest.py, once per test run), copied: these tests resume it."""
+    run, state, batches_run = sequential_example_outcome
+    assert (state, batches_run) == ("decided", 4)
+    return copy_sequential_example(run, tmp_path_factory.mktemp("sequential") / "out")
 
 
 def test_the_example_stops_after_four_batches_of_eight_with_both_rules_passed(example: Path) -> None:
