@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from gatestats.sequential import monitor
-from gatestats.sequential.monitor import one_sided_log_mixture, rate_trigger
+from gatestats.sequential.monitor import one_sided_log_mixture, one_sided_log_mixture_reaches, rate_trigger
 from tests.hypothesis_counts import draws
 
 
@@ -83,3 +83,26 @@ def test_a_rate_trigger_is_the_old_one_bit_for_bit(level: float, direction: str,
         s, t = np.cumsum(x)[at], np.arange(1.0, n + 1)[at]
         old = monitor._carried(n, at, _old_rate_lower_bound(s, t, math.log(20), t_opt=500.0, alpha=0.05))
         assert path.bound.tobytes() == (old if direction == "above" else 1 - old).tobytes()
+
+
+@pytest.mark.parametrize(("alpha", "t_opt"), SETTINGS)
+def test_reaches_is_the_exact_mixture_compared_with_the_threshold(alpha: float, t_opt: float) -> None:
+    rng = np.random.default_rng([47, SETTINGS.index((alpha, t_opt))])
+    s, t = _counts(rng, draws(400, floor=100))
+    level = np.clip(10 ** rng.uniform(-6, 0, s.size), 1e-6, 1 - 1e-6)
+    level = np.where(rng.random(s.size) < 0.5, level, 1 - level)
+    exact = one_sided_log_mixture(s, t, level, t_opt=t_opt, alpha_opt=alpha)
+    # thresholds: the trigger's, 0, the floor, and exact values themselves (a tie is "reached"; an approximation
+    # a unit in the last place below the exact value would say it is not)
+    ties = [float(v) for v in exact[rng.choice(s.size, 20, replace=False)]]
+    for threshold in (math.log(1 / alpha), 0.0, -700.0, *ties):
+        got = one_sided_log_mixture_reaches(s, t, level, threshold, t_opt=t_opt, alpha_opt=alpha)
+        np.testing.assert_array_equal(got, exact >= threshold)
+    assert 0 < np.count_nonzero(exact >= math.log(1 / alpha)) < s.size  # both sides compared
+
+
+def test_reaches_broadcasts_as_the_mixture_does() -> None:
+    s, t = np.array([[0.0], [5.0], [30.0]]), np.array([40.0, 60.0, 200.0])
+    got = one_sided_log_mixture_reaches(s, t, 0.05, math.log(20), t_opt=500.0, alpha_opt=0.05)
+    assert got.shape == (3, 3)
+    np.testing.assert_array_equal(got, one_sided_log_mixture(s, t, 0.05, t_opt=500.0, alpha_opt=0.05) >= math.log(20))

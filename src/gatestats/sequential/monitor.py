@@ -66,6 +66,7 @@ __all__ = [
     "count_trigger",
     "mean_trigger",
     "one_sided_log_mixture",
+    "one_sided_log_mixture_reaches",
     "rate_trigger",
     "vs_reference_level",
 ]
@@ -233,6 +234,52 @@ def one_sided_log_mixture(
     return np.asarray(np.maximum(two_sided + posterior - prior, _LOG_FLOOR), dtype=np.float64)
 
 
+def one_sided_log_mixture_reaches(
+    successes: ArrayLike, trials: ArrayLike, level: ArrayLike, threshold: float, *, t_opt: float, alpha_opt: float
+) -> NDArray[np.bool_]:
+    """Whether :func:`one_sided_log_mixture` is at least ``threshold``, computed exactly only near it.
+
+    The same booleans as ``one_sided_log_mixture(successes, trials, level, t_opt=t_opt,
+    alpha_opt=alpha_opt) >= threshold``, at a fraction of the cost where most values are far from
+    the threshold (a simulation reading only whether a trigger fired): away from the threshold the
+    mixture is read from ``betainc`` alone, near it (within 1e-10 of the size of its terms) the exact
+    mixture decides (tests/sequential/test_monitor_oracle.py compares the two on random counts,
+    levels and thresholds, ties included).
+
+    Parameters
+    ----------
+    successes
+        :math:`S_t`, events so far.
+    trials
+        :math:`t`, observations so far.
+    level
+        :math:`p_0`, in (0, 1).
+    threshold
+        The log e-value compared with, e.g. :math:`\\log(1/\\alpha)`.
+    t_opt
+        The number of observations the mixture is tuned for.
+    alpha_opt
+        The level the mixture is tuned for.
+
+    Returns
+    -------
+    numpy.ndarray
+        Booleans, broadcast over the arguments.
+
+    Examples
+    --------
+    >>> one_sided_log_mixture_reaches([0, 10], [50, 60], 0.02, math.log(20), t_opt=500, alpha_opt=0.05).tolist()
+    [False, True]
+    """
+    s, t, p = np.broadcast_arrays(
+        np.asarray(successes, dtype=np.float64),
+        np.asarray(trials, dtype=np.float64),
+        np.asarray(level, dtype=np.float64),
+    )
+    value = _log_mixture_sided(s.ravel(), t.ravel(), p.ravel(), float(threshold), t_opt=t_opt, alpha=alpha_opt)
+    return np.asarray(value >= threshold).reshape(s.shape)
+
+
 def _check_rate_level(level: object, direction: TriggerDirection) -> float:
     p = _finite_number(level, "level")
     never = (direction == "above" and p >= 1) or (direction == "below" and p <= 0)
@@ -286,7 +333,7 @@ def _log_mixture_sided(s: _Array, t: _Array, p: _Array, target: float, *, t_opt:
     prior_cdf = special.betainc(on_successes, on_failures, p)
     with np.errstate(divide="ignore", invalid="ignore"):
         posterior, prior = np.log1p(-posterior_cdf), np.log1p(-prior_cdf)
-        value = np.asarray(two_sided + posterior - prior, dtype=np.float64)
+        value = np.asarray(np.maximum(two_sided + posterior - prior, _LOG_FLOOR), dtype=np.float64)
         slack = _SURE * (1 + np.abs(two_sided) + np.abs(posterior) + np.abs(prior))
         sure = (posterior_cdf <= _CDF_CAP) & (prior_cdf <= _CDF_CAP) & (np.abs(value - target) > slack)
     at = np.flatnonzero(~sure)
