@@ -82,7 +82,7 @@ _BISECTIONS = 40
 #: A bisection step is decided by the approximate mixture only this far from the target, relative to the
 #: size of its terms (its error is a few units in the last place); nearer, by the exact mixture.
 _SURE = 1e-10
-#: ... and only where both beta cdfs are at most this (``log1p(-cdf)`` keeps the survival's precision).
+#: A beta cdf above this is read as the survival of the swapped beta (``log1p(-cdf)`` would lose precision).
 _CDF_CAP = 0.9
 #: log E is floored here (e^-700): a stream far on the null side underflows the posterior tail.
 _LOG_FLOOR = -700.0
@@ -313,29 +313,51 @@ def check_events(events: ArrayLike, name: str = "events") -> _Array:
     return x
 
 
+def _log_survival(cdf: _Array, x: _Array, a: _Array, b: _Array) -> tuple[_Array, _Array]:
+    """:math:`\\log P(Q > x)`, :math:`Q \\sim \\mathrm{Beta}(a, b)`, from ``betainc(a, b, x)``; and its error bound.
+
+    ``log1p(-cdf)`` where ``cdf <= 0.9`` (nothing lost; the bound is 0 beyond boost's accuracy, which
+    ``_SURE`` covers); above, ``log(betainc(b, a, 1 - x))``, whose ``1 - x`` is rounded by at most
+    :math:`2^{-54}` (exact from 0.5): the bound is that shift times the density over the survival,
+    times 1000.
+    """
+    upper = cdf > _CDF_CAP
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log1p(-cdf)
+        bound = np.zeros_like(value)
+        if upper.any():
+            xu, au, bu = x[upper], a[upper], b[upper]
+            tail = np.log(special.betainc(bu, au, 1 - xu))
+            log_density = (au - 1) * np.log(xu) + (bu - 1) * np.log1p(-xu) - special.betaln(au, bu)
+            value[upper] = tail
+            bound[upper] = 1e3 * 2.0**-54 * np.exp(log_density - tail)
+    return value, bound
+
+
 def _log_mixture_sided(s: _Array, t: _Array, p: _Array, target: float, *, t_opt: float, alpha: float) -> _Array:
     """:func:`one_sided_log_mixture` where it is near ``target``; elsewhere a value on the same side of it.
 
     The exact mixture's two beta log-survivals go through scipy's ``beta.logsf``: a beta median per
     element and, above it, ``betaincc`` (~20 us an element, ~60 times ``betainc``). The same mixture
-    with each log-survival read as ``log1p(-betainc)`` differs from it by a few units in the last
-    place of its terms (the old code takes exactly this form below the median; above it
-    ``betaincc`` and ``1 - betainc`` agree to boost's accuracy, and with both cdfs at most 0.9 the
-    log loses nothing). Where that approximation is more than ``_SURE`` times the size of its terms
-    from ``target`` it is returned; elsewhere (near the target, a cdf above 0.9, NaN) the exact
-    mixture is. Compared with ``target`` (``>=`` or ``<``) it decides as the exact mixture does,
-    so every bisection step and bound is the exact mixture's (tests/sequential/test_monitor_oracle.py
-    compares them with the old code, which evaluated the exact mixture at every step).
+    with each log-survival read from ``betainc`` (:func:`_log_survival`) differs from it by a few
+    units in the last place of its terms (the old code takes exactly ``log1p(-betainc)`` below the
+    median; above it ``betaincc`` and ``1 - betainc`` agree to boost's accuracy) plus the bound
+    :func:`_log_survival` states. Where that approximation (floored at -700 as the exact one is) is
+    further from ``target`` than ``_SURE`` times the size of its terms plus those bounds, it is
+    returned; elsewhere (near the target, NaN, an infinite term) the exact mixture is. Compared with
+    ``target`` (``>=`` or ``<``) it decides as the exact mixture does, so every bisection step and
+    bound is the exact mixture's (tests/sequential/test_monitor_oracle.py compares them with the old
+    code, which evaluated the exact mixture at every step).
     """
     two_sided = bernoulli_log_mixture(s, t, p, t_opt=t_opt, alpha_opt=alpha)
     on_successes, on_failures = bernoulli_mixture_prior(p, t_opt=t_opt, alpha_opt=alpha)
-    posterior_cdf = special.betainc(on_successes + s, on_failures + t - s, p)
-    prior_cdf = special.betainc(on_successes, on_failures, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        posterior, prior = np.log1p(-posterior_cdf), np.log1p(-prior_cdf)
+    a, b = on_successes + s, on_failures + t - s
+    posterior, posterior_bound = _log_survival(special.betainc(a, b, p), p, a, b)
+    prior, prior_bound = _log_survival(special.betainc(on_successes, on_failures, p), p, on_successes, on_failures)
+    with np.errstate(invalid="ignore"):
         value = np.asarray(np.maximum(two_sided + posterior - prior, _LOG_FLOOR), dtype=np.float64)
-        slack = _SURE * (1 + np.abs(two_sided) + np.abs(posterior) + np.abs(prior))
-        sure = (posterior_cdf <= _CDF_CAP) & (prior_cdf <= _CDF_CAP) & (np.abs(value - target) > slack)
+        slack = _SURE * (1 + np.abs(two_sided) + np.abs(posterior) + np.abs(prior)) + posterior_bound + prior_bound
+        sure = np.abs(value - target) > slack
     at = np.flatnonzero(~sure)
     if at.size:
         value[at] = one_sided_log_mixture(s[at], t[at], p[at], t_opt=t_opt, alpha_opt=alpha)
