@@ -45,6 +45,10 @@ def _counts(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray
     return s, t
 
 
+#: Count pairs per setting compared for the bound (a quarter in the inner loop, at least 20) ...
+BOUND_PAIRS = draws(60, floor=20)
+#: ... and for reaches (cheaper: no bisection).
+REACH_PAIRS = draws(400, floor=100)
 #: (target alpha, t_opt): the level the trigger is read at and the size its mixture is tuned for.
 SETTINGS = [(0.05, 500.0), (1e-6, 500.0), (0.9, 500.0), (0.05, 1.0), (0.05, 1e6), (0.2, 60.0)]
 
@@ -52,7 +56,7 @@ SETTINGS = [(0.05, 500.0), (1e-6, 500.0), (0.9, 500.0), (0.05, 1.0), (0.05, 1e6)
 @pytest.mark.parametrize(("alpha", "t_opt"), SETTINGS)
 def test_the_rate_bound_is_the_old_bisections_bit_for_bit(alpha: float, t_opt: float) -> None:
     rng = np.random.default_rng([44, SETTINGS.index((alpha, t_opt))])
-    s, t = _counts(rng, draws(60, floor=20))
+    s, t = _counts(rng, BOUND_PAIRS)
     target = math.log(1 / alpha)
     new = monitor._rate_lower_bound(s, t, target, t_opt=t_opt, alpha=alpha)
     old = _old_rate_lower_bound(s, t, target, t_opt=t_opt, alpha=alpha)
@@ -88,7 +92,7 @@ def test_a_rate_trigger_is_the_old_one_bit_for_bit(level: float, direction: str,
 @pytest.mark.parametrize(("alpha", "t_opt"), SETTINGS)
 def test_reaches_is_the_exact_mixture_compared_with_the_threshold(alpha: float, t_opt: float) -> None:
     rng = np.random.default_rng([47, SETTINGS.index((alpha, t_opt))])
-    s, t = _counts(rng, draws(400, floor=100))
+    s, t = _counts(rng, REACH_PAIRS)
     level = np.clip(10 ** rng.uniform(-6, 0, s.size), 1e-6, 1 - 1e-6)
     level = np.where(rng.random(s.size) < 0.5, level, 1 - level)
     exact = one_sided_log_mixture(s, t, level, t_opt=t_opt, alpha_opt=alpha)
