@@ -21,7 +21,9 @@ mean), rolling back at the first reading where it rejects.
 
 The rate trigger's e-value rises only at an event of its tested side (docs/rollout.md), so it is
 evaluated there only; :func:`gatestats.sequential.monitor.one_sided_log_mixture` is the function
-:func:`gatestats.sequential.monitor.rate_trigger` calls.
+:func:`gatestats.sequential.monitor.rate_trigger` calls, read here through
+:func:`gatestats.sequential.monitor.one_sided_log_mixture_reaches` (whether it reaches 1/alpha: the same
+booleans, the exact value computed only near the threshold).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from gatestats.sequential.confseq import log_eprocess
-from gatestats.sequential.monitor import one_sided_log_mixture
+from gatestats.sequential.monitor import one_sided_log_mixture_reaches
 
 N = 2000
 ALPHA = 0.05
@@ -137,8 +139,9 @@ def _first_rate_crossings(x: Array, cell: Cell, levels: Array | None = None) -> 
     tested, p0 = (x, level) if cell.direction == "above" else (1 - x, 1 - level)
     s = np.cumsum(tested, axis=1)
     rows, cols = np.nonzero(tested)
-    log_e = one_sided_log_mixture(s[rows, cols], cols + 1, p0[rows], t_opt=T_OPT, alpha_opt=ALPHA)
-    hit = log_e >= math.log(1 / ALPHA)
+    hit = one_sided_log_mixture_reaches(
+        s[rows, cols], cols + 1, p0[rows], math.log(1 / ALPHA), t_opt=T_OPT, alpha_opt=ALPHA
+    )
     first: list[int | None] = [None] * x.shape[0]
     for r, c in zip(rows[hit][::-1], cols[hit][::-1], strict=True):  # reversed: the earliest wins
         first[int(r)] = int(c)

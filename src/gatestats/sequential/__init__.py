@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         count_trigger,
         mean_trigger,
         one_sided_log_mixture,
+        one_sided_log_mixture_reaches,
         rate_trigger,
         vs_reference_level,
     )
@@ -96,6 +97,7 @@ __all__ = [
     "log_eprocess",
     "mean_trigger",
     "one_sided_log_mixture",
+    "one_sided_log_mixture_reaches",
     "parse_sequential_table",
     "rate_trigger",
     "sequential_problems",
@@ -127,6 +129,7 @@ _HOMES: Final = {
             "count_trigger",
             "mean_trigger",
             "one_sided_log_mixture",
+            "one_sided_log_mixture_reaches",
             "rate_trigger",
             "vs_reference_level",
         ),
