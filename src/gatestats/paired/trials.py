@@ -64,6 +64,7 @@ import numpy.typing as npt
 
 from gatestats._lazy import lazy_module
 from gatestats.estimators import clustered_standard_error
+from gatestats.estimators.intervals import _distinct_pairs
 from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
@@ -248,7 +249,8 @@ def _bca_bounds(
 ) -> tuple[float | None, float | None, float]:
     """BCa bounds of ``sum(sums)/sum(sizes)`` at lower/upper tail probabilities; and the bootstrap SE."""
     units = sums.size
-    support, inverse = np.unique(np.stack([sums, sizes], axis=1), axis=0, return_inverse=True)
+    # np.unique(axis=0)'s support, order and codes, ~5x faster at 200 units (tests/estimators/test_distinct_pairs.py)
+    support, inverse = _distinct_pairs(np.stack([sums, sizes], axis=1))
     counts = np.bincount(inverse.ravel(), minlength=support.shape[0]).astype(np.float64)
     sup_sum, sup_size = support[:, 0], support[:, 1]
     total_sum, total_size = float(sums.sum()), float(sizes.sum())
