@@ -62,10 +62,9 @@ from typing import Final, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from gatestats._lazy import lazy_module
 from gatestats.estimators import clustered_standard_error
 from gatestats.estimators.intervals import _distinct_pairs
-from gatestats.paired._common import FloatArray
+from gatestats.paired._common import FloatArray, _norm_cdf, _norm_ppf, _t_isf
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.vocabulary import (
@@ -76,8 +75,6 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
-
-special = lazy_module("scipy.special")
 
 __all__ = [
     "EXACT_PERMUTATION_UNITS",
@@ -98,26 +95,6 @@ EXACT_PERMUTATION_UNITS: Final = 16
 
 _BLOCK_CELLS = 4_000_000
 _TIE = 1e-9
-
-
-# scipy.stats' norm.ppf, norm.cdf and t.isf are scipy.special's ndtri, ndtr and -stdtrit behind
-# rv_continuous's argument checks and ``* scale + loc`` (about 0.1 ms a call, a third of a paired
-# bootstrap interval). These compute the same floats without them: ``* 1.0`` is exact and ``+ 0.0``
-# turns -0.0 into 0.0 as scipy's ``+ loc`` does; the CDF's ``(x - 0) / 1`` leaves ``x`` as it is
-# (tests/paired/test_trials_quantiles.py compares them with scipy.stats bit for bit).
-def _norm_ppf(q: float) -> float:
-    """``scipy.stats.norm.ppf(q)`` for ``q`` in [0, 1]."""
-    return float(special.ndtri(q)) + 0.0
-
-
-def _norm_cdf(x: float) -> float:
-    """``scipy.stats.norm.cdf(x)``."""
-    return float(special.ndtr(x))
-
-
-def _t_isf(q: float, df: int) -> float:
-    """``scipy.stats.t.isf(q, df)`` for ``q`` in (0, 1) and ``df >= 1``."""
-    return -float(special.stdtrit(df, q)) + 0.0
 
 
 def unit_sums(d: FloatArray, groups: npt.NDArray[np.int64] | None) -> tuple[FloatArray, FloatArray]:
