@@ -1,6 +1,6 @@
 """The bootstrap engine's distinct (sum, size) pairs are ``np.unique(axis=0)``'s, bit for bit (session 44).
 
-``intervals._distinct_pairs`` replaces ``np.unique(pairs, axis=0, return_inverse=True)`` by a
+``intervals.distinct_pairs`` replaces ``np.unique(pairs, axis=0, return_inverse=True)`` by a
 lexicographic argsort (issue 28, item 3: ~10x faster). The support's order decides the order of the
 multinomial's categories, so the draws: support, order and codes must be exactly ``np.unique``'s.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gatestats.estimators.intervals import _distinct_pairs
+from gatestats.estimators.distinct import distinct_pairs
 
 
 def _assert_as_unique(pairs: np.ndarray) -> None:
-    support, code = _distinct_pairs(pairs)
+    support, code = distinct_pairs(pairs)
     expected_support, expected_code = np.unique(pairs, axis=0, return_inverse=True)
     assert support.dtype == expected_support.dtype
     assert support.shape == expected_support.shape
@@ -42,7 +42,7 @@ def _draws(rng: np.random.Generator, rows: int) -> np.ndarray:
     return np.stack([sums, sizes], axis=1)
 
 
-def test_distinct_pairs_are_numpys_unique_on_many_arrays() -> None:
+def testdistinct_pairs_are_numpys_unique_on_many_arrays() -> None:
     rng = np.random.default_rng(44)
     for _ in range(300):
         _assert_as_unique(_draws(rng, int(rng.integers(1, 1000))))
@@ -58,5 +58,5 @@ def test_distinct_pairs_are_numpys_unique_on_many_arrays() -> None:
         np.array([[1.0, 2.0], [1.0, 1.0], [0.0, 2.0], [1.0, 2.0]]),
     ],
 )
-def test_distinct_pairs_at_the_edges(pairs: np.ndarray) -> None:
+def testdistinct_pairs_at_the_edges(pairs: np.ndarray) -> None:
     _assert_as_unique(pairs)

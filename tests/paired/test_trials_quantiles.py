@@ -1,6 +1,6 @@
 """The paired intervals' and Tango test's normal and t functions without scipy.stats' argument checks: scipy.stats' own floats.
 
-``gatestats.paired._common`` computes ``norm.ppf``, ``norm.cdf``, ``norm.sf`` and ``t.isf`` from
+``gatestats.estimators.quantiles`` computes ``norm.ppf``, ``norm.cdf``, ``norm.sf`` and ``t.isf`` from
 ``scipy.special`` directly (issue 28, item 3, session 44: the checks cost a third of a paired bootstrap
 interval and four fifths of the Tango test's size table). Every bound and p-value must stay the float
 scipy.stats gave, bit for bit: the helpers against scipy.stats on many inputs and edges, and whole
@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from gatestats.paired import _common, noninferiority, trials
+from gatestats.estimators import quantiles
+from gatestats.paired import noninferiority, trials
 
 
 def bits(value: float | None) -> bytes:
@@ -31,23 +32,23 @@ def test_helpers_are_scipy_stats_bit_for_bit() -> None:
     edges = [0.0, 1.0, 0.5, 5e-324, 1e-300, 1e-16, 0.025, 0.975, 1 - 1e-16, np.nextafter(0.5, 0), np.nextafter(0.5, 1)]
     probabilities = [*edges, *rng.random(400), *(10.0 ** rng.uniform(-300, 0, 200))]
     for q in probabilities:
-        assert bits(_common._norm_ppf(q)) == bits(float(stats.norm.ppf(q))), q
+        assert bits(quantiles.norm_ppf(q)) == bits(float(stats.norm.ppf(q))), q
     for q in [q for q in probabilities if 0 < q < 1]:  # t.isf's open interval
         for df in (1, 9, 199, 123_456):
-            assert bits(_common._t_isf(q, df)) == bits(float(stats.t.isf(q, df))), (q, df)
+            assert bits(quantiles.t_isf(q, df)) == bits(float(stats.t.isf(q, df))), (q, df)
     points = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e-300, -40.0, 40.0, *rng.normal(0, 3, 600)]
     for x in points:
-        assert bits(_common._norm_cdf(x)) == bits(float(stats.norm.cdf(x))), x
-        assert bits(_common._norm_sf(x)) == bits(float(stats.norm.sf(x))), x
+        assert bits(quantiles.norm_cdf(x)) == bits(float(stats.norm.cdf(x))), x
+        assert bits(quantiles.norm_sf(x)) == bits(float(stats.norm.sf(x))), x
 
 
 def _scipy_stats() -> AbstractContextManager[object]:
     """The helpers replaced by the scipy.stats calls they stand for (the code before session 44)."""
     return mock.patch.multiple(
         trials,
-        _norm_ppf=lambda q: float(stats.norm.ppf(q)),
-        _norm_cdf=lambda x: float(stats.norm.cdf(x)),
-        _t_isf=lambda q, df: float(stats.t.isf(q, df)),
+        norm_ppf=lambda q: float(stats.norm.ppf(q)),
+        norm_cdf=lambda x: float(stats.norm.cdf(x)),
+        t_isf=lambda q, df: float(stats.t.isf(q, df)),
     )
 
 
@@ -82,7 +83,7 @@ def test_tango_pvalues_are_those_computed_with_scipy_stats() -> None:
         for m in (0.05, 0.1)
     ]
     with mock.patch.multiple(
-        noninferiority, _norm_sf=lambda x: float(stats.norm.sf(x)), _norm_cdf=lambda x: float(stats.norm.cdf(x))
+        noninferiority, norm_sf=lambda x: float(stats.norm.sf(x)), norm_cdf=lambda x: float(stats.norm.cdf(x))
     ):
         reference = [
             noninferiority.noninferiority_test(b, c, 40, margin=m, method="tango_score")

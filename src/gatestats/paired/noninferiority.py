@@ -76,7 +76,8 @@ import numpy.typing as npt
 
 from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
-from gatestats.paired._common import FloatArray, _norm_cdf, _norm_sf
+from gatestats.estimators.quantiles import norm_cdf, norm_sf
+from gatestats.paired._common import FloatArray
 from gatestats.paired.exact_unconditional import check_margin, exact_unconditional_pvalues
 from gatestats.paired.intervals import tango_statistic
 from gatestats.paired.search import fewest
@@ -283,7 +284,7 @@ def noninferiority_test(
     resolved = _resolved_method(method)
     statistic = tango_statistic(b, c, n, -margin)
     if resolved == "tango_score":
-        pvalue, worse = _norm_sf(statistic), _norm_cdf(statistic)
+        pvalue, worse = norm_sf(statistic), norm_cdf(statistic)
     else:
         pvalue, worse = exact_unconditional_pvalues(b, c, n, margin=margin)
     status: ComparisonStatus = "ok"

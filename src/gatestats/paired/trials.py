@@ -63,8 +63,9 @@ import numpy as np
 import numpy.typing as npt
 
 from gatestats.estimators import clustered_standard_error
-from gatestats.estimators.intervals import _distinct_pairs
-from gatestats.paired._common import FloatArray, _norm_cdf, _norm_ppf, _t_isf
+from gatestats.estimators.distinct import distinct_pairs
+from gatestats.estimators.quantiles import norm_cdf, norm_ppf, t_isf
+from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.vocabulary import (
@@ -227,7 +228,7 @@ def _bca_bounds(
     """BCa bounds of ``sum(sums)/sum(sizes)`` at lower/upper tail probabilities; and the bootstrap SE."""
     units = sums.size
     # np.unique(axis=0)'s support, order and codes, ~5x faster at 200 units (tests/estimators/test_distinct_pairs.py)
-    support, inverse = _distinct_pairs(np.stack([sums, sizes], axis=1))
+    support, inverse = distinct_pairs(np.stack([sums, sizes], axis=1))
     counts = np.bincount(inverse.ravel(), minlength=support.shape[0]).astype(np.float64)
     sup_sum, sup_size = support[:, 0], support[:, 1]
     total_sum, total_size = float(sums.sum()), float(sizes.sum())
@@ -243,7 +244,7 @@ def _bca_bounds(
     # Bias correction (ties count half) and jackknife acceleration over units (Efron 1987).
     tol = 1e-12 * max(1.0, abs(estimate))
     frac = (float((means < estimate - tol).sum()) + 0.5 * float((np.abs(means - estimate) <= tol).sum())) / n_resamples
-    z0 = _norm_ppf(min(max(frac, 0.5 / n_resamples), 1 - 0.5 / n_resamples))
+    z0 = norm_ppf(min(max(frac, 0.5 / n_resamples), 1 - 0.5 / n_resamples))
     with np.errstate(divide="ignore", invalid="ignore"):
         leave_out = (total_sum - sup_sum) / (total_size - sup_size)
     leave_out = np.where(np.isfinite(leave_out), leave_out, estimate)
@@ -256,9 +257,9 @@ def _bca_bounds(
     def bound(tail: float | None) -> float | None:
         if tail is None:
             return None
-        w = z0 + _norm_ppf(tail)
+        w = z0 + norm_ppf(tail)
         denom = 1 - acceleration * w
-        q = _norm_cdf(z0 + w / denom) if denom > 0 else (1.0 if w > 0 else 0.0)
+        q = norm_cdf(z0 + w / denom) if denom > 0 else (1.0 if w > 0 else 0.0)
         return float(np.quantile(means, min(max(q, 0.0), 1.0)))
 
     return bound(tails[0]), bound(tails[1]), boot_se
@@ -378,7 +379,7 @@ def _clt_interval(
     """The t interval with Miller's clustered standard error (the bounds ``want`` asks), within [-1, 1]."""
     estimate, units = common["estimate"], common["n_units"]
     se = clustered_standard_error(values, groups)
-    q = _t_isf(tail, units - 1)
+    q = t_isf(tail, units - 1)
     low = max(-1.0, estimate - q * se) if want[0] else -1.0
     high = min(1.0, estimate + q * se) if want[1] else 1.0
     return DifferenceInterval(ci_low=low, ci_high=high, method="clt", status="ok", reason=None, se=se, **common)
