@@ -79,7 +79,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, TypeVar, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -185,15 +185,29 @@ def _wilson_bounds(
     z2n = z * z / n
 
     def root(p: npt.NDArray[np.float64], sign: float) -> npt.NDArray[np.float64]:
-        q = np.clip(p, 0.0, 1.0)
-        center = (q + z2n / 2) / (1 + z2n)
-        half = z / (1 + z2n) * np.sqrt(q * (1 - q) / n + z2n / (4 * n))
-        return center + sign * half
+        return _wilson_root(np.clip(p, 0.0, 1.0), n, z, z2n, sign, np.sqrt)
 
     p_low, p_high = p_hat - shift, p_hat + shift
     low = np.where(p_low <= 0.0, 0.0, np.maximum(root(p_low, -1.0), 0.0))
     high = np.where(p_high >= 1.0, 1.0, np.minimum(root(p_high, 1.0), 1.0))
     return low, high
+
+
+#: A Wilson root's operand: one sample's float, or an array of samples.
+_Number = TypeVar("_Number", float, npt.NDArray[np.float64])
+
+
+def _wilson_root(
+    q: _Number, n: _Number, z: float, z2n: _Number, sign: float, sqrt: Callable[[_Number], _Number]
+) -> _Number:
+    """The Wilson score root at ``q`` (already in [0, 1]).
+
+    The one formula of :func:`_wilson_bounds` (arrays, ``np.sqrt``) and :func:`_wilson_bounds_one`
+    (floats, ``math.sqrt``): both compute the same operations in the same order.
+    """
+    center = (q + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * sqrt(q * (1 - q) / n + z2n / (4 * n))
+    return center + sign * half
 
 
 def _wilson_bounds_one(p_hat: float, n: float, z: float) -> tuple[float, float]:
@@ -202,10 +216,7 @@ def _wilson_bounds_one(p_hat: float, n: float, z: float) -> tuple[float, float]:
     z2n = z * z / n
 
     def root(p: float, sign: float) -> float:
-        q = min(max(p, 0.0), 1.0)  # np.clip(p, 0.0, 1.0)
-        center = (q + z2n / 2) / (1 + z2n)
-        half = z / (1 + z2n) * math.sqrt(q * (1 - q) / n + z2n / (4 * n))
-        return center + sign * half
+        return _wilson_root(min(max(p, 0.0), 1.0), n, z, z2n, sign, math.sqrt)  # min(max()): np.clip(p, 0.0, 1.0)
 
     p_low, p_high = p_hat - shift, p_hat + shift
     low = 0.0 if p_low <= 0.0 else max(root(p_low, -1.0), 0.0)
