@@ -520,3 +520,26 @@ def test_analyze_with_clt_intervals_at_95_does_not_import_scipy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["clt", "False"]
+
+
+#: Regression pin, not a published value: today's continuity-corrected Wilson bounds to the last bit (verdicts and
+#: ``analyze --json`` write them so; the published comparisons above hold them to 1e-12 and 5e-5). A change here moves
+#: every Wilson bound's last bits and must be a decision, not a side effect (session 44: a 1-ulp change of the root's
+#: centre passed every other test of tests/estimators, tests/cli and tests/data).
+_WILSON_PINS = [
+    ((0.3, 50.0, 1.959963984540054), ("0x1.767d4c1af6f15p-3", "0x1.ca9500fefa612p-2")),
+    ((0.0, 10.0, 1.959963984540054), ("0x0.0p+0", "0x1.60ce5d53883d0p-2")),
+    ((0.97, 200.0, 1.6448536269514722), ("0x1.e133561ef2d20p-1", "0x1.f8e3991ca5991p-1")),
+    ((0.5, 3.5, 2.5758293035489004), ("0x1.a8c9640279ad8p-5", "0x1.e57369bfd8653p-1")),
+]
+
+
+@pytest.mark.parametrize(("args", "bounds"), _WILSON_PINS)
+def test_wilson_bounds_are_pinned_to_the_last_bit_in_both_paths(
+    args: tuple[float, float, float], bounds: tuple[str, str]
+) -> None:
+    p, n, z = args
+    expected = tuple(float.fromhex(b) for b in bounds)
+    low, high = intervals._wilson_bounds(np.array([p]), np.array([n]), z, continuity_correction=True)
+    assert (float(low[0]), float(high[0])) == expected
+    assert intervals._wilson_bounds_one(p, n, z) == expected
