@@ -10,9 +10,6 @@ without collecting at once what the command left (it is moved to the oldest gene
 from __future__ import annotations
 
 import gc
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -20,6 +17,7 @@ from unittest import mock
 import pytest
 
 from gatestats import cli
+from tests.cli.command_batch import run_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
@@ -99,32 +97,6 @@ def test_what_the_command_left_is_not_collected_at_once_when_the_threshold_drops
     assert ended == [len(collections)]  # none after the command ended
 
 
-# The console script's body for each command line in turn (stdout to a file), the collections of each
-# generation while each ran, and the thresholds after the last.
-_CHILD = """
-import gc, json, os, sys, tempfile
-from gatestats.cli import main
-results = []
-for argv in json.loads(sys.argv[1]):
-    sys.argv = ["gatestats", *argv]
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
-        sys.stdout.flush()
-        saved = os.dup(1)
-        os.dup2(out.fileno(), 1)
-        before = [s["collections"] for s in gc.get_stats()]
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        after = [s["collections"] for s in gc.get_stats()]
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-    results.append({"code": code, "collections": [a - b for a, b in zip(after, before)]})
-print(json.dumps({"results": results, "threshold": gc.get_threshold()}), file=sys.stderr)
-"""
-
 _LLMBAR = ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"
 #: The reading commands on the start-up benchmark's bundled inputs (analyze, validate and cost on the
 #: SWE-bench file, 12,500 records, where the benchmark reads the 200 of tau-bench).
@@ -148,14 +120,10 @@ _READING = {
 def test_the_reading_commands_start_and_end_without_a_full_collection() -> None:
     """Each reading command on the benchmark's inputs (one interpreter, one after another): no collection of
     the oldest generation, and few of the young one (at 700, ``compare`` alone ran ~135 and one full)."""
-    arguments = json.dumps([list(map(str, argv)) for argv in _READING.values()])
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, arguments], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    report = json.loads(done.stderr.strip().splitlines()[-1])
-    for name, result in zip(_READING, report["results"], strict=True):
+    results = run_batch(*_READING.values())  # tests/cli/command_batch.py: one interpreter, one after another
+    for name, result in zip(_READING, results, strict=True):
         assert result["code"] == 0, name
         young, _middle, old = result["collections"]
         assert old == 0, (name, result)
         assert young <= 3, (name, result)
-    assert report["threshold"][0] < cli.GC_YOUNG_THRESHOLD  # the interpreter's own, restored
+    assert results[-1]["threshold"][0] < cli.GC_YOUNG_THRESHOLD  # the interpreter's own, restored

@@ -21,6 +21,7 @@ import pytest
 import typer
 
 from gatestats.cli import COMMANDS, app
+from tests.cli.command_batch import run_batch
 from tests.conftest import make_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,54 +82,14 @@ def _run(*args: str | Path) -> dict[str, Any]:
     return report
 
 
-# Several command lines in one interpreter, one after another (issue 28: a fresh interpreter per command line
+# Several command lines in one interpreter, one after another (run_batch, tests/cli/command_batch.py; issue 28: a
+# fresh interpreter per command line
 # was ~0.3 CPU-s each, 18 CPU-s for this file). Each command line's stdout goes to a file of its own; after each,
 # what is in sys.modules *so far* (cumulative) and what that command line added (new). A check that a module
 # is NOT imported is read on the cumulative set: it holds for every command line of the batch exactly when it
 # holds for each in a fresh interpreter (a module a command imports is in the cumulative set after it, and
 # nothing leaves sys.modules). A check that a module IS imported is read on what the command line added, and
 # only where the command lines before it are checked not to have imported it (so it was imported by this one).
-_BATCH = """
-import json, os, sys, tempfile
-from gatestats.cli import main
-results, seen = [], set(sys.modules)
-for argv in json.loads(sys.argv[1]):
-    sys.argv = ["gatestats", *argv]
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
-        sys.stdout.flush()
-        saved = os.dup(1)
-        os.dup2(out.fileno(), 1)
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-        out.seek(0)
-        stdout = out.read()
-    modules = set(sys.modules)
-    results.append({
-        "code": code, "stdout": stdout, "loaded": sorted({name.split(".")[0] for name in modules}),
-        "commands": sorted(name for name in modules if name.startswith("gatestats.cli.") and "._" not in name),
-        "modules": sorted(modules), "new": sorted(modules - seen),
-    })
-    seen = modules
-print(json.dumps(results), file=sys.stderr)
-"""
-
-
-def _run_batch(*argvs: tuple[str | Path, ...]) -> list[dict[str, Any]]:
-    """Run ``gatestats ARGV`` for each argv, one after another in one fresh interpreter (see ``_BATCH``)."""
-    arguments = json.dumps([list(map(str, argv)) for argv in argvs])
-    done = subprocess.run(
-        [sys.executable, "-c", _BATCH, arguments], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    reports: list[dict[str, Any]] = json.loads(done.stderr.strip().splitlines()[-1])
-    assert len(reports) == len(argvs)
-    return reports
 
 
 def _heavy(report: dict[str, Any], forbidden: tuple[str, ...]) -> list[str]:
@@ -149,7 +110,7 @@ def test_command_help_imports_no_heavy_module_and_no_other_commands_module(order
     # loaded are exactly those of the commands run so far: a command whose module imports another command's
     # module is caught in the order where it comes first (so in one of the two), a heavy import at once.
     names = list(COMMANDS) if order == "forward" else list(reversed(COMMANDS))
-    reports = _run_batch(*((name, "--help") for name in names))
+    reports = run_batch(*((name, "--help") for name in names))
     for at, (name, report) in enumerate(zip(names, reports, strict=True)):
         assert report["code"] == 0, name
         assert "Usage: gatestats" in report["stdout"], name
@@ -186,7 +147,7 @@ def test_validate_and_analyze_import_no_statistics_and_no_report_stack(tmp_path:
     # An int, a float, a str, a repeatable str and a Path option, coerced by typer in this process:
     # none may bring pydantic (typer 0.29 built a pydantic TypeAdapter for each; pyproject.toml pins below).
     coerced = ("analyze", small, "--json", "--seed", "3", "--confidence-level", "0.9", "--by", "system")
-    validate, as_json, terminal, typed, *common, with_clt, uncommon = _run_batch(
+    validate, as_json, terminal, typed, *common, with_clt, uncommon = run_batch(
         ("validate", small),
         # Three cases: Wilson intervals, whose t quantile at 95% comes from the stored table.
         ("analyze", small, "--k", "1,2", "--json"),
@@ -435,7 +396,7 @@ def test_cost_imports_no_paired_tests_and_no_scipy(tmp_path: Path) -> None:
         )
         for missing in (0, 3)
     }
-    *reports, pairs = _run_batch(
+    *reports, pairs = run_batch(
         *(("cost", path, "--json") for path in costs.values()), ("cost", _pairs(tmp_path / "pairs.jsonl"), "--json")
     )
     for missing, report in zip(costs, reports, strict=True):
@@ -457,7 +418,7 @@ def test_compare_rank_calibrate_cases_import_only_what_their_paths_need(tmp_path
     defaults = [(command, fmt) for command in _DEFAULT_PATHS for fmt in ("--json", "--format=terminal")]
     margin = ("compare", records, "--baseline", "a", "--candidate", "b", "--json", "--margin", "0.05")
     other = [tuple(str(records) if a == "RECORDS" else a for a in argv) for argv in _OTHER_READING if argv[0] != "cost"]
-    reports = _run_batch(*((*_DEFAULT_PATHS[command], fmt) for command, fmt in defaults), margin, *other)
+    reports = run_batch(*((*_DEFAULT_PATHS[command], fmt) for command, fmt in defaults), margin, *other)
     # Issue 28 item 2: the exact binomial (gatestats.paired.binomial), Brent's method in Python
     # (paired.roots), z stored or by statistics.NormalDist, the Clopper-Pearson bounds in doubles,
     # normal tails by math.erfc, average ranks without rankdata.
@@ -571,7 +532,7 @@ def test_reading_commands_load_the_csv_reader_renderer_charts_and_ratio_on_deman
     tmp_path: Path, batch: tuple[str, ...]
 ) -> None:
     records = _small_records(tmp_path / "small.jsonl")
-    reports = _run_batch(*(tuple(records if a == "RECORDS" else a for a in _ON_DEMAND[name]) for name in batch))
+    reports = run_batch(*(tuple(records if a == "RECORDS" else a for a in _ON_DEMAND[name]) for name in batch))
     for name, report in zip(batch, reports, strict=True):
         assert report["code"] == 0, (name, report["stdout"])
         if name.endswith("--json"):
