@@ -8,13 +8,14 @@ import os
 import pickle
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from hypothesis import settings
 
+from tests.collection_lock import one_worker_at_a_time
 from tests.hypothesis_counts import SUITE_PROFILE
 
 if TYPE_CHECKING:
@@ -103,6 +104,13 @@ def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    """On a clean clone, one xdist worker collects at a time (tests/collection_lock.py)."""
+    with one_worker_at_a_time(session.config):
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
