@@ -67,6 +67,24 @@ def test_region_probability_is_the_scipy_stats_sum_bit_for_bit(n: int, margin: f
             assert np.array_equal(found, _reference_region(n, cut, theta + margin, theta, upper=upper))
 
 
+@pytest.mark.parametrize("chunk", [1, 300, eu._CHUNK])
+def test_region_probability_of_many_cells_in_one_call_is_the_sum_per_cell_bit_for_bit(
+    chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 28, item 3 (session 45): every cell's terms go through one call of each kernel, in chunks of at most
+    # ``_CHUNK`` terms, and each cell's terms are summed on their own. Random cells, cells at 0 and 1, and chunks
+    # of one cell, of a few cells and of all of them must give the scipy.stats sum of each cell, to the last bit.
+    monkeypatch.setattr(eu, "_CHUNK", chunk)
+    rng = np.random.default_rng(4528)
+    for n in (1, 13, 120, 700):
+        p_b = np.concatenate([rng.random(40), [0.0, 1.0, 0.5, 1e-12, 1 - 1e-12, 0.0]])
+        p_c = np.concatenate([rng.random(40) * (1 - p_b[:40]), [0.0, 0.0, 0.5, 1e-12, 0.0, 1.0]])
+        for t, upper in ((-1.5, True), (0.4, True), (-0.4, False), (1.5, False)):
+            cut = eu.rejection_cut(n, 0.1, t, upper=upper)
+            found = eu.region_probability(n, cut, p_b, p_c, upper=upper)
+            assert np.array_equal(found, _reference_region(n, cut, p_b, p_c, upper=upper)), (n, t, upper)
+
+
 def test_published_values_are_unchanged() -> None:
     # Cavo et al. (2012), b = 16, c = 6, n = 161 (the module's doctest): exact p 0.0041 at a margin of 0.15
     assert round(eu.exact_unconditional_pvalues(16, 6, 161, margin=0.15)[0], 4) == 0.0041

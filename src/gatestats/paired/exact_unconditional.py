@@ -41,6 +41,8 @@ __all__ = [
 _GRID = 201
 _REFINE = 41
 _TOL = 1e-9
+#: The most terms (b values over all (p_b, p_c)) one call of the binomial kernels computes.
+_CHUNK = 1 << 20
 
 
 def check_margin(margin: object) -> float:
@@ -132,13 +134,14 @@ def _cut(n: int, delta0: float, t: float, *, upper: bool) -> npt.NDArray[np.int6
     return lo
 
 
-def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: float, *, upper: bool) -> FloatArray:
+def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: npt.ArrayLike, *, upper: bool) -> FloatArray:
     """``scipy.stats.binom.sf(k - 1, m, q)`` (upper) or ``binom.cdf(k, m, q)``, to the last bit, for ``0 <= q <= 1``.
 
     The distribution's own kernels (``binom._sf`` / ``binom._cdf``) with the edges of scipy's
     generic wrappers (``rv_discrete.sf`` / ``cdf``: 1 or 0 outside the support, the kernel clipped
     to [0, 1] inside), without their argument parsing, which was most of the exact test's time (a
-    few thousand calls a test). ``tests/paired/test_exact_unconditional_fast.py`` checks it against
+    few thousand calls a test). ``q`` is one number or one per element (the kernels are element-wise
+    ufuncs). ``tests/paired/test_exact_unconditional_fast.py`` checks it against
     ``scipy.stats.binom`` bit for bit, so a scipy that changes either fails there.
     """
     x = k - 1 if upper else k
@@ -146,12 +149,14 @@ def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: float, *,
     out = np.where(x < 0, 1.0 if upper else 0.0, 0.0 if upper else 1.0)
     if inside.any():
         kernel = stats.binom._sf if upper else stats.binom._cdf  # binom's own kernels
-        out[inside] = np.clip(kernel(x[inside], m[inside], q), 0, 1)
+        qs = np.broadcast_to(np.asarray(q, dtype=np.float64), x.shape)
+        out[inside] = np.clip(kernel(x[inside], m[inside], qs[inside]), 0, 1)
     return out
 
 
-def _binom_pmf(b: npt.NDArray[np.int64], n: int, p: float) -> FloatArray:
-    """``scipy.stats.binom.pmf(b, n, p)`` for integers ``0 <= b <= n`` and ``0 <= p <= 1`` (its kernel, clipped)."""
+def _binom_pmf(b: npt.NDArray[np.int64], n: int, p: npt.ArrayLike) -> FloatArray:
+    """``scipy.stats.binom.pmf(b, n, p)`` for integers ``0 <= b <= n`` and ``0 <= p <= 1`` (its kernel, clipped;
+    ``p`` one number or one per element)."""
     out: FloatArray = np.clip(stats.binom._pmf(b, n, p), 0, 1)
     return out
 
@@ -184,21 +189,51 @@ def region_probability(
     pbs = np.atleast_1d(np.asarray(p_b, dtype=np.float64)).ravel()
     pcs = np.atleast_1d(np.asarray(p_c, dtype=np.float64)).ravel()
     out = np.zeros(pbs.size)
-    for i, (pb, pc) in enumerate(zip(pbs.tolist(), pcs.tolist(), strict=True)):
-        sd = math.sqrt(n * pb * (1 - pb))
-        lo = max(0, math.floor(n * pb - 12 * sd) - 1)
-        hi = min(n, math.ceil(n * pb + 12 * sd) + 1)
-        b = np.arange(lo, hi + 1)
-        m = n - b
-        rest = 1.0 - pb
-        q = min(1.0, max(0.0, pc / rest)) if rest > 0 else 1.0
-        k = cut[lo : hi + 1]
-        if upper:
-            cond = np.where(k > m, 0.0, _binom_tail(k, m, q, upper=True))
-        else:
-            cond = np.where(k < 0, 0.0, _binom_tail(k, m, q, upper=False))
-        out[i] = float((_binom_pmf(b, n, pb) * cond).sum())
+    spans = [_span(n, pb, pc) for pb, pc in zip(pbs.tolist(), pcs.tolist(), strict=True)]
+    first = 0
+    while first < len(spans):  # the values of as many (p_b, p_c) as fit in _CHUNK elements, in one call per kernel
+        last, size = first + 1, spans[first][1] - spans[first][0] + 1
+        while last < len(spans) and size + spans[last][1] - spans[last][0] + 1 <= _CHUNK:
+            size += spans[last][1] - spans[last][0] + 1
+            last += 1
+        out[first:last] = _region_sums(n, cut, pbs[first:last], spans[first:last], upper=upper)
+        first = last
     return out
+
+
+def _span(n: int, pb: float, pc: float) -> tuple[int, int, float]:
+    """The ``b`` summed for one ``(p_b, p_c)`` (within 12 standard deviations of ``n p_b``), and ``p_c / (1 - p_b)``."""
+    sd = math.sqrt(n * pb * (1 - pb))
+    lo = max(0, math.floor(n * pb - 12 * sd) - 1)
+    hi = min(n, math.ceil(n * pb + 12 * sd) + 1)
+    rest = 1.0 - pb
+    q = min(1.0, max(0.0, pc / rest)) if rest > 0 else 1.0
+    return lo, hi, q
+
+
+def _region_sums(
+    n: int, cut: npt.NDArray[np.int64], pbs: FloatArray, spans: list[tuple[int, int, float]], *, upper: bool
+) -> FloatArray:
+    """Per ``(p_b, span)``: the sum over its ``b = lo..hi`` of ``P(B = b) P(C beyond cut[b] | b)``.
+
+    The terms of every span are computed in one call of each binomial kernel (element-wise ufuncs,
+    so each term is the float a call per span gave) and each span's terms summed on their own, as
+    a fresh array of the span's length: the sums are the per-span sums bit for bit.
+    """
+    lengths = np.array([hi - lo + 1 for lo, hi, _ in spans], dtype=np.int64)
+    starts = np.cumsum(lengths) - lengths
+    b = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
+    b += np.repeat(np.array([lo for lo, _, _ in spans], dtype=np.int64), lengths)
+    m = n - b
+    q = np.repeat(np.array([q for _, _, q in spans], dtype=np.float64), lengths)
+    k = cut[b]
+    if upper:
+        cond = np.where(k > m, 0.0, _binom_tail(k, m, q, upper=True))
+    else:
+        cond = np.where(k < 0, 0.0, _binom_tail(k, m, q, upper=False))
+    terms = _binom_pmf(b, n, np.repeat(pbs, lengths)) * cond
+    ends = (starts + lengths).tolist()
+    return np.array([float(terms[s:e].copy().sum()) for s, e in zip(starts.tolist(), ends, strict=True)])
 
 
 def _tail(n: int, margin: float, cut: npt.NDArray[np.int64], theta: FloatArray, *, upper: bool) -> FloatArray:
