@@ -11,7 +11,10 @@ and on the release report built both ways.
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -20,6 +23,7 @@ from hypothesis import strategies as st
 
 from gatestats.report import RenderError
 from gatestats.report import release as release_module
+from gatestats.report.quarto import charts as charts_module
 from gatestats.report.quarto import splicing
 from gatestats.report.quarto._html import _FETCHING_TAGS, find_network_references, network_scan
 from gatestats.report.quarto.render import _refuse_network
@@ -274,6 +278,38 @@ def test_the_report_is_the_same_spliced_or_not(
     assert plain_held == HeldOut(fragments={})
 
 
+class DrawnOnce:
+    """vl-convert's drawings (SVG of a spec, PNG of an SVG) made once per input, counted: a stand-in for the
+    ``vl_convert`` module of ``gatestats.report.quarto.charts``.
+
+    A report built twice from one verdict draws the same charts twice (≈ 0.5 CPU-s a build, 4 charts); the
+    second build is given what vl-convert returned for the same input (the spec's JSON text, key order
+    included, and the Vega-Lite version; the SVG text and the scale). ``misses`` counts the drawings made.
+    """
+
+    def __init__(self) -> None:
+        real = charts_module.vl_convert
+        self._real = real
+        self._svg: dict[tuple[str, str], str] = {}
+        self._png: dict[tuple[str, float], bytes] = {}
+        self.misses = 0
+        self.module = SimpleNamespace(vegalite_to_svg=self.vegalite_to_svg, svg_to_png=self.svg_to_png)
+
+    def vegalite_to_svg(self, spec: dict[str, Any], *, vl_version: str) -> str:
+        key = (json.dumps(spec), vl_version)
+        if key not in self._svg:
+            self.misses += 1
+            self._svg[key] = self._real.vegalite_to_svg(spec, vl_version=vl_version)
+        return self._svg[key]
+
+    def svg_to_png(self, svg: str, *, scale: float) -> bytes:
+        key = (svg, scale)
+        if key not in self._png:
+            self.misses += 1
+            self._png[key] = self._real.svg_to_png(svg, scale=scale)
+        return self._png[key]
+
+
 #: Case ids and slice names a hostile golden set may hold: markup, entities, backticks, U+2028 (all
 #: escaped into the inert subset: the sections naming them are held out), then the same with quotes
 #: (escaped as ``&quot;``/``&#x27;``, outside the subset: those sections go through the kernel).
@@ -314,10 +350,15 @@ def test_hostile_ids_give_the_same_report_spliced_or_not(
         return shown, out
 
     monkeypatch.setattr(release_module, "hold_out", spy)
+    drawn = DrawnOnce()  # the old way's build draws nothing again: the same charts, asked for the same way
+    monkeypatch.setattr(charts_module, "vl_convert", drawn.module)
     spliced = build_release_report(verdict, out=tmp_path / "a", renderer="jupyter").html_path.read_text("utf-8")
+    misses = drawn.misses
     monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
     plain = build_release_report(verdict, out=tmp_path / "b", renderer="jupyter").html_path.read_text("utf-8")
     assert spliced == plain
+    assert misses == 8  # 4 charts, an SVG and a PNG each, drawn by the first build
+    assert drawn.misses == misses  # and none of them other for the old way
     assert held
     assert held[0].fragments  # some sections did go around the kernel
     assert "<script>alert(1)</script>" not in spliced
