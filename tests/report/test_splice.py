@@ -11,10 +11,7 @@ and on the release report built both ways.
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -31,6 +28,7 @@ from gatestats.report.quarto.splicing import ELEMENTS, VOID, HeldOut, hold_out, 
 from gatestats.report.release import build_release_report
 from tests.hypothesis_counts import examples
 from tests.report.conftest import ScenarioReport
+from tests.report.drawn_once import DrawnOnce
 
 #: Around the fragment: what nbconvert's template writes around an HTML output (after its pass).
 BEFORE = (
@@ -264,9 +262,13 @@ def test_the_report_is_the_same_spliced_or_not(
 
     monkeypatch.setattr(release_module, "render_qmd", spy)
     spliced = scenario_report.report
+    drawn = DrawnOnce(scenario_report.drawings)  # what the shared report's build had vl-convert draw
+    monkeypatch.setattr(charts_module, "vl_convert", drawn.module)
     monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
     plain = build_release_report(scenario_report.verdict, out=tmp_path / "b", renderer="jupyter")
     assert spliced.html_path.read_bytes() == plain.html_path.read_bytes()
+    assert len(scenario_report.drawings.svg) == len(scenario_report.drawings.png) == 4
+    assert drawn.misses == 0  # the old way asked for exactly the drawings the spliced build made
     sections, held = scenario_report.sections, scenario_report.spliced
     assert held is not None
     assert splicing.PLACEHOLDER.fullmatch(sections["flips"])
@@ -276,38 +278,6 @@ def test_the_report_is_the_same_spliced_or_not(
     assert len(held.fragments) >= 8  # flips, curves, slices, cost, infra, ...
     ((_, plain_held),) = seen
     assert plain_held == HeldOut(fragments={})
-
-
-class DrawnOnce:
-    """vl-convert's drawings (SVG of a spec, PNG of an SVG) made once per input, counted: a stand-in for the
-    ``vl_convert`` module of ``gatestats.report.quarto.charts``.
-
-    A report built twice from one verdict draws the same charts twice (≈ 0.5 CPU-s a build, 4 charts); the
-    second build is given what vl-convert returned for the same input (the spec's JSON text, key order
-    included, and the Vega-Lite version; the SVG text and the scale). ``misses`` counts the drawings made.
-    """
-
-    def __init__(self) -> None:
-        real = charts_module.vl_convert
-        self._real = real
-        self._svg: dict[tuple[str, str], str] = {}
-        self._png: dict[tuple[str, float], bytes] = {}
-        self.misses = 0
-        self.module = SimpleNamespace(vegalite_to_svg=self.vegalite_to_svg, svg_to_png=self.svg_to_png)
-
-    def vegalite_to_svg(self, spec: dict[str, Any], *, vl_version: str) -> str:
-        key = (json.dumps(spec), vl_version)
-        if key not in self._svg:
-            self.misses += 1
-            self._svg[key] = self._real.vegalite_to_svg(spec, vl_version=vl_version)
-        return self._svg[key]
-
-    def svg_to_png(self, svg: str, *, scale: float) -> bytes:
-        key = (svg, scale)
-        if key not in self._png:
-            self.misses += 1
-            self._png[key] = self._real.svg_to_png(svg, scale=scale)
-        return self._png[key]
 
 
 #: Case ids and slice names a hostile golden set may hold: markup, entities, backticks, U+2028 (all
