@@ -12,10 +12,12 @@ import pytest
 
 from gatestats.report import RenderResult, render_qmd
 from gatestats.report import release as release_module
+from gatestats.report.quarto import charts as charts_module
 from gatestats.report.quarto.splicing import HeldOut
 from gatestats.report.release import ReleaseReport, build_release_report
 from tests.conftest import built_once_per_run
 from tests.report.chromium import ChromiumMissingError, find_chromium
+from tests.report.drawn_once import Drawings, DrawnOnce
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: The values the fixture report is rendered with (its parameters cell has other defaults).
@@ -93,6 +95,8 @@ class ScenarioReport:
     sections: dict[str, str]
     #: The inert sections held out of the kernel and spliced into its page.
     spliced: HeldOut | None
+    #: What vl-convert drew for it (tests/report/drawn_once.py): a second build of it can draw nothing again.
+    drawings: Drawings
 
 
 @pytest.fixture(scope="session")
@@ -112,10 +116,19 @@ def scenario_report(scenario_verdict: Path, tmp_path_factory: pytest.TempPathFac
             seen.append((dict(kwargs["params"]["page"]["sections"]), kwargs.get("spliced")))
             return render(*args, **kwargs)
 
+        drawn = DrawnOnce()
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(release_module, "render_qmd", watched)
+            patch.setattr(charts_module, "vl_convert", drawn.module)  # vl-convert itself, its drawings recorded
             report = build_release_report(scenario_verdict, out=out, renderer="jupyter")
         ((sections, spliced),) = seen
-        return ScenarioReport(verdict=scenario_verdict, out=out, report=report, sections=sections, spliced=spliced)
+        return ScenarioReport(
+            verdict=scenario_verdict,
+            out=out,
+            report=report,
+            sections=sections,
+            spliced=spliced,
+            drawings=drawn.drawings,
+        )
 
     return built_once_per_run(tmp_path_factory, "scenario-reports", build)

@@ -37,10 +37,17 @@ _INTERVAL = {"ci_low": pl.Float64, "ci_high": pl.Float64, "estimate": pl.Float64
 
 
 def _altair_json(chart: alt.TopLevelMixin | None) -> str | None:
-    """The spec Altair writes for the report (``to_dict`` as ``chart_svg`` called it), validated."""
+    """The spec Altair writes for the report (``to_dict`` as ``chart_svg`` called it), as JSON text.
+
+    Not validated by Altair here: each test asserts that the report's spec is this text and checks the report's
+    spec against the whole Vega-Lite schema (:func:`_json`), so the same text is checked once (session 45: Altair's
+    ``to_dict(validate=True)`` validated it a second time, ≈ 21 ms of a curve chart's ≈ 110 ms). ``to_dict`` gives
+    the same dict either way (it validates after building and adds ``$schema``, the theme and the datasets after
+    validating), and ``_valid`` refuses what ``alt.Root.validate`` refuses (tested below).
+    """
     if chart is None:
         return None
-    return json.dumps(chart.to_dict(validate=True, context={"pre_transform": False}))
+    return json.dumps(chart.to_dict(validate=False, context={"pre_transform": False}))
 
 
 @functools.cache
@@ -169,6 +176,9 @@ def test_every_chart_of_a_report_draws_the_svg_altair_drew() -> None:
     charts = altair_charts.release_chart_set(tables, confidence_level=0.95)
     assert list(specs) == list(charts) == ["pass_hat_k", "pass_at_k", "slices", "cost"]
     for stem, spec in specs.items():
+        # Altair's own validation passes and does not change its spec (the property tests read it unvalidated)
+        validated = charts[stem].to_dict(validate=True, context={"pre_transform": False})
+        assert json.dumps(validated) == _altair_json(charts[stem]) == _json(spec), stem
         drawn = chart_svg(spec, validate=False)  # drawn once, compared twice
         assert drawn == chart_svg(charts[stem], validate=False), stem
         assert chart_svg(spec, validate=True) == drawn, stem

@@ -32,6 +32,7 @@ from gatestats.cli import app
 from gatestats.gate import evaluate_gate, load_policy, load_record_set, write_verdict
 from gatestats.report import RenderError, chart_svg, find_network_references, render_qmd
 from gatestats.report import release as release_module
+from gatestats.report.quarto import charts as charts_module
 from gatestats.report.release import (
     CHART_NAMES,
     SECTIONS,
@@ -46,6 +47,7 @@ from gatestats.report.release import (
 from tests.gate.factory import policy_text, write_run_set
 from tests.report.chromium import load_offline
 from tests.report.conftest import ScenarioReport, copy_verdict
+from tests.report.drawn_once import DrawnOnce
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "release_report.qmd"
 UPDATE = os.environ.get("GATESTATS_UPDATE_SNAPSHOTS") == "1"
@@ -495,7 +497,7 @@ def test_a_file_that_is_not_a_verdict_is_refused(tmp_path: Path, content: str, m
 
 
 def test_a_failed_render_leaves_no_version_and_no_temporary(
-    earlier: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    earlier: tuple[Path, Path], scenario_report: ScenarioReport, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     verdict, out = earlier
 
@@ -503,6 +505,8 @@ def test_a_failed_render_leaves_no_version_and_no_temporary(
         raise RenderError("boom", file="report.qmd")
 
     monkeypatch.setattr(release_module, "render_qmd", broken)
+    drawn = DrawnOnce(scenario_report.drawings)  # the charts are written as before; vl-convert draws none again
+    monkeypatch.setattr(charts_module, "vl_convert", drawn.module)
     before = _listing(out)
     with pytest.raises(RenderError, match="boom"):
         build_release_report(verdict, out=out, renderer="jupyter")
@@ -510,6 +514,7 @@ def test_a_failed_render_leaves_no_version_and_no_temporary(
     with pytest.raises(RenderError):
         build_release_report(verdict, out=out / "deeper" / "root", renderer="jupyter")
     assert not (out / "deeper").exists()  # directories the build made are removed again
+    assert drawn.misses == 0  # what the builds drew was the scenario's charts, given from its recorded drawings
 
 
 def test_data_that_changed_after_the_build_is_refused_when_read(built: Built, tmp_path: Path) -> None:

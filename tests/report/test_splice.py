@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from gatestats.report import RenderError
 from gatestats.report import release as release_module
+from gatestats.report.quarto import charts as charts_module
 from gatestats.report.quarto import splicing
 from gatestats.report.quarto._html import _FETCHING_TAGS, find_network_references, network_scan
 from gatestats.report.quarto.render import _refuse_network
@@ -27,6 +28,7 @@ from gatestats.report.quarto.splicing import ELEMENTS, VOID, HeldOut, hold_out, 
 from gatestats.report.release import build_release_report
 from tests.hypothesis_counts import examples
 from tests.report.conftest import ScenarioReport
+from tests.report.drawn_once import DrawnOnce
 
 #: Around the fragment: what nbconvert's template writes around an HTML output (after its pass).
 BEFORE = (
@@ -260,9 +262,13 @@ def test_the_report_is_the_same_spliced_or_not(
 
     monkeypatch.setattr(release_module, "render_qmd", spy)
     spliced = scenario_report.report
+    drawn = DrawnOnce(scenario_report.drawings)  # what the shared report's build had vl-convert draw
+    monkeypatch.setattr(charts_module, "vl_convert", drawn.module)
     monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
     plain = build_release_report(scenario_report.verdict, out=tmp_path / "b", renderer="jupyter")
     assert spliced.html_path.read_bytes() == plain.html_path.read_bytes()
+    assert len(scenario_report.drawings.svg) == len(scenario_report.drawings.png) == 4
+    assert drawn.misses == 0  # the old way asked for exactly the drawings the spliced build made
     sections, held = scenario_report.sections, scenario_report.spliced
     assert held is not None
     assert splicing.PLACEHOLDER.fullmatch(sections["flips"])
@@ -314,10 +320,15 @@ def test_hostile_ids_give_the_same_report_spliced_or_not(
         return shown, out
 
     monkeypatch.setattr(release_module, "hold_out", spy)
+    drawn = DrawnOnce()  # the old way's build draws nothing again: the same charts, asked for the same way
+    monkeypatch.setattr(charts_module, "vl_convert", drawn.module)
     spliced = build_release_report(verdict, out=tmp_path / "a", renderer="jupyter").html_path.read_text("utf-8")
+    misses = drawn.misses
     monkeypatch.setattr(release_module, "hold_out", lambda parts: (dict(parts), HeldOut(fragments={})))
     plain = build_release_report(verdict, out=tmp_path / "b", renderer="jupyter").html_path.read_text("utf-8")
     assert spliced == plain
+    assert misses == 8  # 4 charts, an SVG and a PNG each, drawn by the first build
+    assert drawn.misses == misses  # and none of them other for the old way
     assert held
     assert held[0].fragments  # some sections did go around the kernel
     assert "<script>alert(1)</script>" not in spliced
