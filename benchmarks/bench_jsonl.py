@@ -27,7 +27,9 @@ system CPU, its minor and major page faults, the 1-minute load and the memory av
 are kept; ``--runs`` prints them all. The table gives medians and the CPU's range over the runs.
 
 With ``--damaged`` the damaged copies written by ``make_jsonl.py --damaged`` (torn last line, edited
-line) are validated once each with this checkout, and the first line of each error is printed.
+line) are validated once each with this checkout, and the first line of each error is printed; a
+resealed malformed copy (``FILE.malformed.jsonl``, ``make_malformed.py``), if there, is validated and
+analyzed once.
 Prints Markdown tables: medians, ratios to the floor's median, and the load average.
 """
 
@@ -198,11 +200,15 @@ def main() -> None:
                 )
     if options.damaged:
         print("\n| damaged copy | exit | CPU s | wall s | first line of the error |\n|---|---:|---:|---:|---|")
-        for suffix in (".torn.jsonl", ".edited.jsonl"):
+        checks = [(".torn.jsonl", "validate"), (".edited.jsonl", "validate")]
+        if options.file.with_suffix(".malformed.jsonl").exists():  # make_malformed.py: resealed, malformed
+            checks += [(".malformed.jsonl", "validate"), (".malformed.jsonl", "analyze")]
+        for suffix, command in checks:
             damaged = options.file.with_suffix(suffix)
-            result = child(CLI, ["validate", str(damaged)], after)
+            extra = ["--k", "1-10", "--json"] if command == "analyze" else []
+            result = child(CLI, [command, str(damaged), *extra], after)
             cells = f"{result['exit']} | {result['cpu']:.2f} | {result['wall']:.2f} | `{result['stderr']}`"
-            print(f"| {damaged.name} | {cells} |")
+            print(f"| {damaged.name} ({command}) | {cells} |")
     if options.run_sets is not None:
         print("\n| run set | exit | CPU s | wall s | peak RSS MiB | first line of the output |")
         print("|---|---:|---:|---:|---:|---|")
