@@ -235,14 +235,21 @@ def _frame(judgments: FrameLike | JudgmentSet, covariates: Sequence[str]) -> tup
 
 
 def _binned(values: pl.Series, bins: int) -> tuple[npt.NDArray[np.int64], list[str], str]:
-    """Each item's bin (-1 when the value is missing), the bin labels, and ``numeric`` or ``categorical``."""
+    """Each item's bin (-1 when the value is missing), the bin labels, and ``numeric`` or ``categorical``.
+
+    A covariate is numeric when every present value's text, stripped, parses as a finite float. Counted without
+    a polars query per Series operation (≈ 10 a covariate before; issue 28, item 3, session 45): the present
+    and parsed values by their null counts, finiteness on the numbers as numpy reads them (a null is NaN there,
+    so all parsed numbers are finite exactly when the finite count is the parsed count), and then the present
+    values are the non-NaN numbers.
+    """
     text = values.cast(pl.String)
     number = text.str.strip_chars().cast(pl.Float64, strict=False)
-    present = text.is_not_null().to_numpy()
-    numeric = bool(present.any()) and int(number.is_not_null().sum()) == int(present.sum())
-    numeric = numeric and bool(number.drop_nulls().is_finite().all())
-    if numeric and number.drop_nulls().n_unique() > bins:
-        x = number.to_numpy()
+    n_present, n_number = len(text) - text.null_count(), len(number) - number.null_count()
+    x = number.to_numpy()
+    numeric = n_present > 0 and n_number == n_present and int(np.isfinite(x).sum()) == n_number
+    if numeric and number.n_unique() - (n_number < len(number)) > bins:
+        present = ~np.isnan(x)
         edges = np.unique(np.quantile(x[present], np.linspace(0, 1, bins + 1)))
         codes = np.where(present, np.searchsorted(edges[1:-1], np.nan_to_num(x), side="right"), -1)
         labels = [
