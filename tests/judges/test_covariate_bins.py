@@ -3,7 +3,7 @@
 ``gatestats.judges.covariates._binned`` asked polars for each Series operation on its own (≈ 10 queries a
 covariate: 9 of the 24 CPU-s of tests/judges/test_covariates.py). It now asks twice. :func:`_reference` is the
 code it replaced, verbatim; the codes, labels and kind must be the same for every kind of column a judgment set
-can carry: numbers, numbers as text with spaces, missing values, NaN and infinities, ties, a few distinct values,
+can carry: numbers, numbers as text with blanks, empty and blank text, missing values, NaN and infinities, ties, a few distinct values,
 text, booleans, integers, dates, an empty column and one with nothing present.
 """
 
@@ -52,6 +52,7 @@ def _columns() -> list[pl.Series]:
         out.append(pl.Series("many", rng.integers(-50, 50, n)))
         out.append(pl.Series("flag", rng.random(n) < 0.4))
         out.append(pl.Series("topic", rng.choice(["math", "code", "law", " law", "Code"], n)))
+        out.append(pl.Series("blank", rng.choice(["", " ", "x", "é"], n)))  # the empty string is a level
         text = [f" {v:.3g}\t" if i % 3 else repr(float(v)) for i, v in enumerate(x)]  # numbers as text, blanks around
         out.append(pl.Series("text", text))
         holes = [None if i % 4 == 1 else v for i, v in enumerate(x.tolist())]

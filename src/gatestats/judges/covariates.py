@@ -244,7 +244,8 @@ def _binned(values: pl.Series, bins: int) -> tuple[npt.NDArray[np.int64], list[s
     values are the non-NaN numbers.
     """
     text = values.cast(pl.String)
-    number = text.str.strip_chars().cast(pl.Float64, strict=False)
+    # a number's text has no blanks to strip (polars writes digits, sign, point, exponent): no query for it
+    number = (text if values.dtype.is_numeric() else text.str.strip_chars()).cast(pl.Float64, strict=False)
     n_present, n_number = len(text) - text.null_count(), len(number) - number.null_count()
     x = number.to_numpy()
     numeric = n_present > 0 and n_number == n_present and int(np.isfinite(x).sum()) == n_number
@@ -257,9 +258,11 @@ def _binned(values: pl.Series, bins: int) -> tuple[npt.NDArray[np.int64], list[s
         ]
         return codes.astype(np.int64), labels, "numeric"
     keys = number if numeric else text
-    levels = sorted(keys.drop_nulls().unique().to_list())
+    items = keys.to_list()
+    # text: equal strings are equal in Python and in polars, so the set has polars' distinct values (no query)
+    levels = sorted(keys.drop_nulls().unique().to_list() if numeric else {v for v in items if v is not None})
     index = {level: i for i, level in enumerate(levels)}
-    codes = np.array([-1 if v is None else index[v] for v in keys.to_list()], dtype=np.int64)
+    codes = np.array([-1 if v is None else index[v] for v in items], dtype=np.int64)
     return codes, [_g(v) if numeric else str(v) for v in levels], "numeric" if numeric else "categorical"
 
 
