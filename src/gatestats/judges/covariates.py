@@ -44,7 +44,7 @@ import polars as pl
 
 from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
-from gatestats.judges._stats import Proportion, _json_fields, proportion
+from gatestats.judges._stats import Proportion, _json_fields, fisher_exact_2x2, proportion
 from gatestats.judges._types import ProportionMethod
 from gatestats.judges.inputs import COVARIATE_PREFIX, JudgmentSet
 from gatestats.paired.multiplicity import adjust_pvalues
@@ -343,8 +343,8 @@ def _test(
     n_bin = np.bincount(codes)
     d_bin = np.bincount(codes, weights=disagree).astype(np.int64)
     if len(used) == 2:
-        table = np.array([d_bin, n_bin - d_bin]).T
-        odds, p = stats.fisher_exact(table)
+        (d0, d1), (n0, n1) = d_bin.tolist(), n_bin.tolist()
+        odds, p = fisher_exact_2x2(d0, n0 - d0, d1, n1 - d1)
         return "fisher-exact", float(odds) if math.isfinite(odds) else None, float(min(1.0, p))
     observed = _chi_square(d_bin[None, :].astype(np.float64), n_bin, int(disagree.sum()))[0]
     p_all = d_bin.sum() / n_bin.sum()
