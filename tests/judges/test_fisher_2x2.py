@@ -33,12 +33,12 @@ def _bits(x: float) -> str:
 
 def test_the_remembered_test_is_scipys_to_the_bit() -> None:
     tables = _tables()
+    wants = [tuple(_bits(float(v)) for v in stats.fisher_exact([[a, b], [c, d]])) for a, b, c, d in tables]
     fisher_exact_2x2.cache_clear()
     for repeat in range(2):  # computed, then remembered
-        for a, b, c, d in tables:
-            want = stats.fisher_exact([[a, b], [c, d]])
+        for (a, b, c, d), want in zip(tables, wants, strict=True):
             odds, p = fisher_exact_2x2(a, b, c, d) if repeat == 0 else fisher_exact_2x2(*np.int64([a, b, c, d]))
-            assert (_bits(odds), _bits(p)) == (_bits(float(want[0])), _bits(float(want[1]))), (a, b, c, d, repeat)
+            assert (_bits(odds), _bits(p)) == want, (a, b, c, d, repeat)
             assert type(odds) is float
             assert type(p) is float
     assert fisher_exact_2x2.cache_info().hits >= len(tables)  # the second pass did not call scipy again
