@@ -22,14 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
-from gatestats.judges._stats import Proportion, _json_fields
+from gatestats.judges._stats import Proportion, _json_fields, fisher_exact_2x2
 from gatestats.judges.calibration import JudgeCalibration
 from gatestats.paired.multiplicity import adjust_pvalues
 from gatestats.vocabulary import Status, check_alpha
-
-stats = lazy_module("scipy.stats")
 
 __all__ = ["RateChange", "RecalibrationChange", "recalibration_change"]
 
@@ -172,7 +169,7 @@ def _rate_change(name: str, stored: Proportion, new: Proportion) -> RateChange:
             reason=f"the {which} calibration has no labelled item for the {name.replace('_', '-')}",
         )
     x1, n1, x2, n2 = stored.numerator, stored.n, new.numerator, new.n
-    _, p = stats.fisher_exact([[x1, n1 - x1], [x2, n2 - x2]])
+    _, p = fisher_exact_2x2(x1, n1 - x1, x2, n2 - x2)
     return RateChange(
         rate=name,
         stored=stored,
