@@ -769,6 +769,19 @@ def fisher_exact_2x2(a: int, b: int, c: int, d: int) -> tuple[float, float]:
     repeat their tables (2,156 distinct among the 13,703 tests of the judges' null simulations) and each scipy
     call costs ≈ 0.5 ms of distribution machinery. The same floats as scipy: it is what is called, once a table.
 
+    Parameters
+    ----------
+    a, b
+        The first row's two counts.
+    c, d
+        The second row's two counts.
+
+    Returns
+    -------
+    tuple[float, float]
+        scipy's sample odds ratio ``a d / (b c)`` (``inf`` or ``nan`` where scipy gives them) and its two-sided
+        p-value.
+
     Examples
     --------
     >>> fisher_exact_2x2(8, 2, 1, 5)
