@@ -43,7 +43,7 @@ def test_each_door_accepts_its_valid_input(target: str, command: str, corpus: Co
 
 
 def _entries(root: Path) -> dict[str, tuple[object, ...]]:
-    """Every entry under ``root`` as copytree leaves it: a file's mode, times and bytes, a link's target."""
+    """Every entry under ``root`` as copytree leaves it: a file's mode, modification time and bytes, a link's target."""
     found: dict[str, tuple[object, ...]] = {}
     for path in sorted(root.rglob("*")):
         name = path.relative_to(root).as_posix()
@@ -53,7 +53,8 @@ def _entries(root: Path) -> dict[str, tuple[object, ...]]:
             found[name] = ("dir",)
         else:
             st = path.stat()
-            found[name] = ("file", st.st_mode, st.st_atime_ns, st.st_mtime_ns, path.read_bytes())
+            # Not the access time: the copy's is the source's when the process first read it, and reads move it.
+            found[name] = ("file", st.st_mode, st.st_mtime_ns, path.read_bytes())
     return found
 
 
