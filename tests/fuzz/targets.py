@@ -791,16 +791,24 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` (relative path) and its bytes: a command that refuses writes nothing.
 
     As ``{p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}`` (a link to a
-    file counts as the file, a link to a directory is not entered), walked with :func:`os.walk`: about 40% less CPU
-    (issue 28, item 3: the fuzz suite reads a correction output of 72 files after every command).
+    file counts as the file, a link to a directory is not entered), walked with :func:`os.scandir`, each entry's type
+    from the directory listing and each path built as a string: about half the CPU of :func:`os.walk` with
+    ``os.path.isfile`` and ``relpath`` per file (issue 28, item 3: the fuzz suite reads a correction output of 72
+    files after every command).
     """
     found: dict[str, bytes] = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            file = os.path.join(folder, name)
-            if os.path.isfile(file):
-                with open(file, "rb") as handle:
-                    found[os.path.relpath(file, root).replace(os.sep, "/")] = handle.read()
+
+    def walk(folder: str, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir():  # as os.walk: a link to a directory is listed, never entered
+                    if not entry.is_symlink():
+                        walk(entry.path, f"{prefix}{entry.name}/")
+                elif entry.is_file():  # follows a link, as os.path.isfile; a dangling link is skipped
+                    with open(entry.path, "rb") as handle:
+                        found[prefix + entry.name] = handle.read()
+
+    walk(os.fspath(root), "")
     return dict(sorted(found.items()))
 
 
@@ -853,14 +861,15 @@ def tree_copy(source: Path, dest: Path) -> None:
     copies a correction output of 100 directories and 72 files for every mutant of it).
     """
     snap = _snapshot(source)
-    dest.mkdir()
+    base = os.fspath(dest)
+    os.mkdir(base)
     for folder in snap.dirs:
-        (dest / folder).mkdir()
+        os.mkdir(os.path.join(base, folder))
     for link, to in snap.links.items():
-        os.symlink(to, dest / link)
+        os.symlink(to, os.path.join(base, link))
     for name, data in snap.files.items():
-        file = dest / name
         if name in snap.stats:
+            file = os.path.join(base, name)  # strings, not Paths: half the CPU of a copy (issue 28, item 3)
             with open(file, "wb") as handle:
                 handle.write(data)
             mode, atime, mtime = snap.stats[name]

@@ -9,6 +9,7 @@ damaged run set.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from typer.testing import CliRunner
 from gatestats.cli import app
 from tests.fuzz.corpus import Corpus
 from tests.fuzz.doors import DOOR_TARGETS
-from tests.fuzz.targets import tree_bytes
+from tests.fuzz.targets import tree_bytes, tree_copy
 
 #: The exit of each command on valid input (0 unless said).
 EXPECTED_EXIT = {"drift (stored)": 12, "drift (re-run)": 12}
@@ -39,3 +40,39 @@ def test_each_door_accepts_its_valid_input(target: str, command: str, corpus: Co
     assert all(p.exists() for p in outputs)  # promote's proposed case, run's re-run
     if not command.startswith("promote"):
         assert tree_bytes(folder) == before
+
+
+def _entries(root: Path) -> dict[str, tuple[object, ...]]:
+    """Every entry under ``root`` as copytree leaves it: a file's mode, modification time and bytes, a link's target."""
+    found: dict[str, tuple[object, ...]] = {}
+    for path in sorted(root.rglob("*")):
+        name = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            found[name] = ("link", os.readlink(path))
+        elif path.is_dir():
+            found[name] = ("dir",)
+        else:
+            st = path.stat()
+            # Not the access time: the copy's is the source's when the process first read it, and reads move it.
+            found[name] = ("file", st.st_mode, st.st_mtime_ns, path.read_bytes())
+    return found
+
+
+@pytest.mark.parametrize("folder", ["candidate", "stored", "rerun", "correction", "golden_run"])
+def test_the_harness_copies_and_reads_a_directory_as_copytree_and_rglob(
+    folder: str, corpus: Corpus, tmp_path: Path
+) -> None:
+    """The fuzz harness's string-path copy and scandir read (issue 28, item 3) against the standard library's."""
+    source: Path = getattr(corpus, folder)
+    shutil.copytree(source, tmp_path / "copytree", symlinks=True)
+    tree_copy(source, tmp_path / "tree_copy")
+    assert _entries(tmp_path / "tree_copy") == _entries(tmp_path / "copytree")
+    tree = tmp_path / "links"  # every kind of entry rglob and is_file see: nested, links to a file and a folder
+    shutil.copytree(source, tree / "nested" / "deeper", symlinks=True)
+    (tree / "top.txt").write_bytes(b"top")
+    (tree / "to-file").symlink_to(tree / "top.txt")
+    (tree / "to-folder").symlink_to(tree / "nested")
+    (tree / "dangling").symlink_to(tree / "missing")
+    for root in (tree, tmp_path / "tree_copy"):
+        expected = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        assert list(tree_bytes(root).items()) == sorted(expected.items())
