@@ -427,7 +427,7 @@ def run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | Non
     if as_json:
         echo_json(doc)
         return
-    console = Console(width=max(Console().width, 120))
+    console = Console(emoji=False, width=max(Console(emoji=False).width, 120))
     _render(doc, console)
     if correction is not None and correct is not None:
         render_correction(correction, console, correct)

@@ -203,12 +203,12 @@ def emit(
     elif fmt == "terminal" and publishing.output is None:
         from rich.console import Console  # only the terminal tables need rich (not --json)
 
-        terminal(Console(width=max(Console().width, width)))
+        terminal(Console(emoji=False, width=max(Console(emoji=False).width, width)))
         return
     elif fmt == "terminal":
         from rich.console import Console
 
-        console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+        console = Console(emoji=False, file=io.StringIO(), width=width, color_system=None, force_terminal=False)
         terminal(console)
         text = console.file.getvalue()  # type: ignore[attr-defined]
     else:

@@ -131,8 +131,8 @@ def run_sequential(given: Mapping[str, Any]) -> None:
     )
 
     options = _options(given, SequentialRunOptions)
-    console = Console(stderr=True, soft_wrap=True)
-    out = Console(soft_wrap=True)
+    console = Console(emoji=False, stderr=True, soft_wrap=True)
+    out = Console(emoji=False, soft_wrap=True)
     seen: set[int] = set()
 
     def on_batch(document: Mapping[str, Any]) -> None:

@@ -742,8 +742,8 @@ def _emit(
 
         typer.echo(render(result.table(), fmt), nl=False)
     else:
-        console = Console()
-        wide = Console(width=max(console.width, 120))
+        console = Console(emoji=False)
+        wide = Console(emoji=False, width=max(console.width, 120))
         render_calibration(result, wide, pairwise=None if extra is None else extra.pairwise)
         if extra is not None and extra.bias is not None:
             render_covariates(extra.bias, wide, confidence_level=result.confidence_level)
@@ -752,6 +752,6 @@ def _emit(
 
             render_ppi(ppi, wide, production)
         elif correction is not None and production is not None:
-            render_correction(correction, Console(width=max(console.width, 120)), production)
+            render_correction(correction, Console(emoji=False, width=max(console.width, 120)), production)
     if output is not None:
         typer.echo(f"wrote calibration {result.version} to {output}", err=True)

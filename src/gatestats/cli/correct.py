@@ -118,7 +118,7 @@ def correct_command(
         resume=resume,
         isolation=mode,
     )
-    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    err = Console(emoji=False, stderr=True, soft_wrap=True, highlight=False)
     if resume:
         _check_rounds(out)
     try:

@@ -333,9 +333,9 @@ def _verdict_files(body: JSONObject, output: Path, signing_key: Ed25519PrivateKe
 
 def _print_verdict(verdict: Verdict, output: Path | None, digest: str) -> None:
     """The text verdict on stdout (200 columns when not a terminal), then the verdict file's path."""
-    console = Console(soft_wrap=True)
+    console = Console(emoji=False, soft_wrap=True)
     if not console.is_terminal:
-        console = Console(soft_wrap=True, width=200)
+        console = Console(emoji=False, soft_wrap=True, width=200)
     render_verdict(verdict, console)
     if output is not None:
         print(f"verdict file: {output} ({digest})")

@@ -94,7 +94,7 @@ def _kept(imported: _Imported, where: list[str] | None) -> pl.DataFrame:
     from gatestats.records.where import apply_where
 
     kept = apply_where(imported.records, where, source=str(imported.source))
-    Console(stderr=True).print(kept.message, highlight=False)
+    Console(emoji=False, stderr=True).print(kept.message, highlight=False)
     return kept.records
 
 
@@ -123,7 +123,7 @@ def _written(
     else:
         assert output is not None  # checked by _target
         path = write_records_jsonl(records, output)
-    Console(stderr=True).print(_summary(records, path), highlight=False)
+    Console(emoji=False, stderr=True).print(_summary(records, path), highlight=False)
 
 
 def _summary(records: pl.DataFrame, path: Path) -> str:

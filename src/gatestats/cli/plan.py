@@ -71,7 +71,7 @@ def _unit(value: float | None, hint: str, *, closed_high: bool = False) -> None:
 
 
 def _print(rows: Mapping[str, object], title: str) -> None:
-    console = Console(width=max(Console().width, 100))
+    console = Console(emoji=False, width=max(Console(emoji=False).width, 100))
     console.print(title, highlight=False)
     table = Table(show_header=False)
     table.add_column("what")
@@ -97,7 +97,7 @@ def _parse_trials(text: str) -> list[int]:
 
 
 def _print_cases_trials(plan: CasesTrialsPlan) -> None:
-    console = Console(width=max(Console().width, 100))
+    console = Console(emoji=False, width=max(Console(emoji=False).width, 100))
     level = f"{plan.alternative}, alpha {plan.alpha:g}, power {plan.power:g}"
     console.print(
         f"cases needed to detect a pass-rate difference of {plan.mde:g} ({level}), "

@@ -162,7 +162,7 @@ def _run_in_bar(
     options: RunSetOptions | BaselineSampleOptions, *, executor: str, workers: int | None, address: str | None
 ) -> None:
     """Run the run set (or a stored baseline's sample) behind the trial bar, then print its summary."""
-    console = Console(stderr=True, soft_wrap=True)
+    console = Console(emoji=False, stderr=True, soft_wrap=True)
     bar = TrialBar(console)
 
     def work(runner: Executor) -> RunSetSummary:
@@ -253,7 +253,7 @@ def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool, r
     for name, why in (summary.isolation.get("not_enforced") or {}).items():
         console.print(f"warning: bound '{name}' not enforced: {why}", highlight=False)
     if prepare:
-        Console(soft_wrap=True).print(
+        Console(emoji=False, soft_wrap=True).print(
             f"{summary.out}: prepared run set {summary.run_set_id} ({summary.total_trials} trials planned, none run); "
             "register a policy with `gatestats policy register`, then run with --resume",
             highlight=False,
@@ -261,7 +261,7 @@ def _print_summary(summary: RunSetSummary, console: Console, *, prepare: bool, r
         return
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "no trials"
     state = "complete" if summary.complete else "INCOMPLETE"
-    Console(soft_wrap=True).print(
+    Console(emoji=False, soft_wrap=True).print(
         f"{summary.out}: {state} — {summary.total_trials} trials ({counts}); "
         f"{summary.attempts_run} attempts run now; run set {summary.run_set_id}",
         highlight=False,

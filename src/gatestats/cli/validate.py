@@ -30,7 +30,7 @@ def validate_command(
     # memory of a valid file's check is its key hashes, not its records.
     _, infos = load_cli_records(records, columns=())
     n_records = sum(info.n_records for info in infos)
-    Console().print(
+    Console(emoji=False).print(
         f"ok: {n_records} records in {len(records)} file(s) satisfy the run-record contract v1",
         highlight=False,
     )

@@ -83,7 +83,7 @@ def init_command(
     from gatestats.rollout import init_log
 
     manifest = init_log(watch, plan_path=plan, verdict_path=verdict)
-    Console(stderr=True).print(
+    Console(emoji=False, stderr=True).print(
         f"watching release {manifest.release!r} in {watch}: plan {manifest.plan_digest} registered "
         f"at {manifest.created_at}",
         highlight=False,
@@ -204,7 +204,7 @@ def observe_command(
     manifest = read_watch_manifest(watch)
     records = _observations(file, mapping, manifest.release, id_column, source_format)
     batch = add_batch(watch, records, stage=stage, plan_path=plan or manifest.plan_path, source=str(file))
-    Console(stderr=True).print(
+    Console(emoji=False, stderr=True).print(
         f"wrote batch {batch.number:04d} (stage {batch.stage}): {batch.n_records} observation"
         + ("" if batch.n_records == 1 else "s")
         + f" to {batch.path}",
@@ -234,7 +234,7 @@ def label_command(
 
     added = add_labels(watch, file)
     count = f"{len(added)} late label" + ("" if len(added) == 1 else "s")
-    Console(stderr=True).print(f"added {count} to {watch / 'labels.jsonl'}", highlight=False, markup=False)
+    Console(emoji=False, stderr=True).print(f"added {count} to {watch / 'labels.jsonl'}", highlight=False, markup=False)
 
 
 def _evalue(log_e: float | None, threshold: float | None) -> str:
@@ -253,7 +253,7 @@ def _print_reading(decision: WatchDecision, written: Path | None) -> None:
 
     from gatestats.io.text import visible
 
-    console = Console(width=200, highlight=False)
+    console = Console(emoji=False, width=200, highlight=False)
     stages = Table(title=f"rollout of {visible(decision.release)}: stages", title_justify="left")
     for column in ("stage", "owner", "observations", "pending", "days", "action", "reason"):
         stages.add_column(column, overflow="fold")

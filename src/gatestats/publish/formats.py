@@ -218,7 +218,9 @@ def _terminal(table: PublishedTable, *, width: int, rows: tuple[tuple[str, ...],
         )
     for row in rows:
         shown.add_row(*(Text(_shown(cell)) for cell in row))
-    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
+    console = Console(
+        emoji=False, file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False
+    )
     console.print(shown)
     for line in table.footer:
         console.print(Text(_line(line)))
