@@ -8,11 +8,12 @@ must print the same digits, so it must add in numpy's order. Two reductions carr
 standard errors and variance split (``estimators/intervals.py`` ``_standard_errors``,
 ``estimators/variance.py``):
 
-- ``x.mean(axis=1)`` / ``x.var(axis=1)`` of a C-contiguous float64 array: numpy's pairwise summation
+- ``x.mean(axis=1)`` / ``x.var(axis=1)`` of a C-contiguous float64 array (and ``mean`` / ``var(ddof=1)`` of a
+  1-D one, as ``variance_decomposition`` takes them): numpy's pairwise summation
   (``pairwise_sum`` in ``loops_utils.h.src``) started from ``0.0``: fewer than 8 values added in turn; up
   to 128 in 8 running sums combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))`` and the rest added in turn;
   more split at half rounded down to a multiple of 8 and the halves' sums added. ``var`` is that sum of
-  ``(x - mean) * (x - mean)`` over ``n``.
+  ``(x - mean) * (x - mean)`` over ``n - ddof``.
 - ``np.einsum("ij,ij->i", d, d)``: two lanes (the x86-64 baseline's 128-bit vectors), blocks of four
   vectors added into each lane from the last vector to the first, the tail a vector at a time padded
   with zeros, the lanes added, then added to ``0.0`` (the output's start). No fused multiply-add on the
@@ -63,10 +64,10 @@ def row_mean(values: Sequence[float]) -> float:
     return (0.0 + pairwise_sum(values)) / len(values)
 
 
-def row_var(values: Sequence[float]) -> float:
-    """``x.var()`` (``ddof=0``) of a contiguous float64 row."""
+def row_var(values: Sequence[float], ddof: int = 0) -> float:
+    """``x.var(ddof=ddof)`` of a contiguous float64 row: the same sum of squares, over ``n - ddof``."""
     mean = row_mean(values)
-    return (0.0 + pairwise_sum([(x - mean) * (x - mean) for x in values])) / len(values)
+    return (0.0 + pairwise_sum([(x - mean) * (x - mean) for x in values])) / (len(values) - ddof)
 
 
 def einsum_row_dot(values: Sequence[float]) -> float:
@@ -120,6 +121,11 @@ def main() -> None:
     checks: dict[str, tuple[Callable[[Sequence[float]], float], Callable[[np.ndarray], np.ndarray]]] = {
         "x.mean(axis=1)": (row_mean, lambda x: x.mean(axis=1)),
         "x.var(axis=1)": (row_var, lambda x: x.var(axis=1)),
+        "x[i].mean() (1-D)": (row_mean, lambda x: np.array([r.mean() for r in x])),
+        "x[i].var(ddof=1) (1-D, as variance_decomposition)": (
+            lambda v: row_var(v, ddof=1) if len(v) > 1 else 0.0,
+            lambda x: np.array([r.var(ddof=1) if r.size > 1 else 0.0 for r in x]),
+        ),
         'np.einsum("ij,ij->i", d, d)': (einsum_row_dot, lambda x: np.einsum("ij,ij->i", x, x)),
     }
     failed = False
