@@ -24,7 +24,10 @@ The commands:
 
 Beside them, the import floors of ``analyze`` (what its imports cost at the least, whatever
 gatestats does): ``python -c "import polars, numpy"`` (the analysis' arrays), ``+ typer,
-rich.table`` (the command line), ``+ typer, pydantic, rich.table`` (the command line under typer
+rich.table`` (the command line), the same with BLAS asked for one thread (``one BLAS thread``:
+``OPENBLAS_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``, as ``gatestats.cli.main`` asks before numpy
+loads, so the floor numpy costs a command), ``import polars, typer, rich.table`` (the floor of a
+command without numpy), ``+ typer, pydantic, rich.table`` (the command line under typer
 0.29, which imports pydantic to coerce every parameter of a command it runs; pyproject.toml pins
 typer below 0.29), and for comparison ``+ scipy.special`` (what the estimators' quantiles cost
 before issue 28 item 2 stored them) and ``+ scipy.stats`` (what ``compare``, ``rank`` and
@@ -63,15 +66,20 @@ TAU_RAW = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
 # The console script's body (see .venv/bin/gatestats), run with the tree named by PYTHONPATH.
 _CLI = "import sys; sys.argv[0] = 'gatestats'; from gatestats.cli import main; sys.exit(main())"
 
-#: ``import polars`` (every ratio's denominator), then the import floors of ``analyze``.
-_FLOORS = (
-    "import polars",
-    "import polars, numpy",
-    "import polars, numpy, typer, rich.table",
-    "import polars, numpy, typer, pydantic, rich.table",
-    "import polars, numpy, scipy.special",
-    "import polars, numpy, scipy.stats",
-)
+#: BLAS on one thread, as :func:`gatestats.cli.one_blas_thread` asks before numpy loads.
+_ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+#: ``import polars`` (every ratio's denominator), then the import floors of ``analyze``: each name,
+#: the modules it imports and what it adds to the environment.
+_FLOORS: dict[str, tuple[str, dict[str, str]]] = {
+    "import polars": ("polars", {}),
+    "import polars, numpy": ("polars, numpy", {}),
+    "import polars, numpy, typer, rich.table": ("polars, numpy, typer, rich.table", {}),
+    "import polars, numpy, typer, rich.table (one BLAS thread)": ("polars, numpy, typer, rich.table", _ONE_BLAS_THREAD),
+    "import polars, typer, rich.table": ("polars, typer, rich.table", {}),
+    "import polars, numpy, typer, pydantic, rich.table": ("polars, numpy, typer, pydantic, rich.table", {}),
+    "import polars, numpy, scipy.special": ("polars, numpy, scipy.special", {}),
+    "import polars, numpy, scipy.stats": ("polars, numpy, scipy.stats", {}),
+}
 SWE = ROOT / "data" / "swe_bench_verified" / "records.jsonl"
 _SWE_A, _SWE_B, _SWE_C = "20240920_solver", "20240924_solver", "20241001_nfactorial"
 LLMBAR = ROOT / "data" / "llmbar_judge_swap" / "judgments.csv"
@@ -92,12 +100,13 @@ _READING: dict[str, list[str]] = {
 }  # fmt: skip
 
 
-def _child(argv: list[str], pythonpath: str | None) -> tuple[float, float, int]:
-    """Run one child; return (wall s, CPU s of the child alone, exit code)."""
+def _child(argv: list[str], pythonpath: str | None, extra: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Run one child (``extra`` added to its environment); return (wall s, CPU s of the child alone, exit code)."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
+    env.update(extra or {})
     start = time.perf_counter()
     process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -111,7 +120,7 @@ def _commands(
 ) -> list[tuple[str, str, list[str], str | None]]:
     """(variant, command name, argv, PYTHONPATH) for every measured child."""
     rows: list[tuple[str, str, list[str], str | None]] = [
-        ("-", name, [sys.executable, "-c", f"import {name.removeprefix('import ')}"], None) for name in _FLOORS
+        ("-", name, [sys.executable, "-c", f"import {modules}"], None) for name, (modules, _) in _FLOORS.items()
     ]
     for variant, tree in trees.items():
         python = pythons.get(variant, sys.executable)
@@ -197,7 +206,7 @@ def main() -> None:
         load_before, uptime_before = os.getloadavg(), _uptime()
         for _ in range(args.repeat):
             for variant, name, argv, path in commands:
-                wall, cpu, code = _child(argv, path)
+                wall, cpu, code = _child(argv, path, _FLOORS[name][1] if variant == "-" else None)
                 if code != 0:
                     msg = f"{variant} {name!r} exited with {code}: {argv}"
                     raise SystemExit(msg)
