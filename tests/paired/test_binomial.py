@@ -156,16 +156,19 @@ GRID_SIZES = range(1, 61, 60 // GRID_TABLES)
 def test_clopper_pearson_agrees_with_scipy_beta_quantiles(tail: float) -> None:
     grid = [(k, m) for m in GRID_SIZES for k in range(m + 1)]
     grid += [(k, m) for m in (100, 333, 1000) for k in (0, 1, 2, m // 7, m // 2, m - 2, m - 1, m)]
-    for k, m in grid:
+    # scipy's quantiles in one call per side: its ufuncs are elementwise, the same doubles as one call per
+    # table (checked on this grid at every tail: 18,510 of 18,510 equal; issue 28, item 3, session 46).
+    k_all, m_all = np.array(grid).T
+    lower_expected = stats.beta.ppf(tail, k_all, m_all - k_all + 1)
+    upper_expected = stats.beta.isf(tail, k_all + 1, m_all - k_all)
+    for (k, m), low, high in zip(grid, lower_expected.tolist(), upper_expected.tolist(), strict=True):
         if k >= 1:
-            expected = float(stats.beta.ppf(tail, k, m - k + 1))
-            assert clopper_pearson_bound(k, m, tail, upper=False) == pytest.approx(expected, rel=BOUND_RTOL, abs=0)
+            assert clopper_pearson_bound(k, m, tail, upper=False) == pytest.approx(low, rel=BOUND_RTOL, abs=0)
         if k < m:
-            expected = float(stats.beta.isf(tail, k + 1, m - k))
-            assert clopper_pearson_bound(k, m, tail, upper=True) == pytest.approx(expected, rel=BOUND_RTOL, abs=0)
+            bound = clopper_pearson_bound(k, m, tail, upper=True)
+            assert bound == pytest.approx(high, rel=BOUND_RTOL, abs=0)
             # the odds ratio divides by 1 - bound: that too stays within the tolerance
-            ours = 1 - clopper_pearson_bound(k, m, tail, upper=True)
-            assert ours == pytest.approx(1 - expected, rel=BOUND_RTOL * 100, abs=0), (k, m)
+            assert 1 - bound == pytest.approx(1 - high, rel=BOUND_RTOL * 100, abs=0), (k, m)
 
 
 def test_clopper_pearson_above_its_limit_is_scipys() -> None:

@@ -45,6 +45,7 @@ Fagerland, M. W., Lydersen, S. & Laake, P. (2013). BMC Med. Res. Methodol. 13:91
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal, TypedDict, get_args
@@ -275,8 +276,12 @@ def exact_power(
     if not abs(delta) <= discordance:
         msg = f"need |delta| <= discordance (got delta={delta}, discordance={discordance})"
         raise ValueError(msg)
-    m = np.arange(n_cases + 1, dtype=np.int64)
-    return _unconditional(_reject_given(m, delta, discordance, alpha, alternative, test), n_cases, discordance)
+    pi = _conditional_probability(delta, discordance)
+    if n_cases <= _KEPT_CASES:
+        reject = _kept_reject(n_cases, pi, alpha, alternative, test)
+    else:
+        reject = _reject_at(np.arange(n_cases + 1, dtype=np.int64), pi, alpha, alternative, test)
+    return _unconditional(reject, n_cases, discordance)
 
 
 def _reject_given(
@@ -288,7 +293,42 @@ def _reject_given(
     test: Literal["midp", "exact"],
 ) -> npt.NDArray[np.float64]:
     """``P(C in R_m | m)`` for each number ``m`` of discordant cases (elementwise in ``m``)."""
-    pi = (discordance + delta) / (2 * discordance)
+    return _reject_at(m, _conditional_probability(delta, discordance), alpha, alternative, test)
+
+
+def _conditional_probability(delta: float, discordance: float) -> float:
+    """``pi = (psi + delta) / (2 psi)``, the probability that a discordant case favours the candidate."""
+    return (discordance + delta) / (2 * discordance)
+
+
+#: :func:`exact_power` keeps its rejection probabilities for ``m = 0..n_cases`` up to this many cases
+#: (80 KB each at most, 64 kept: :func:`_kept_reject`).
+_KEPT_CASES = 10_000
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_reject(
+    n_cases: int, pi: float, alpha: float, alternative: Alternative, test: Literal["midp", "exact"]
+) -> npt.NDArray[np.float64]:
+    """:func:`_reject_at` for ``m = 0..n_cases``, kept per exact inputs (read-only).
+
+    It depends on the discordance only through ``pi``: an A/A study (``delta = 0``, ``pi = 0.5``) over
+    many discordances computes the critical values and conditional tails once per ``n_cases``
+    (issue 28, item 3: 1,604 :func:`exact_power` calls of the paired simulation, 50 discordances each).
+    """
+    reject = _reject_at(np.arange(n_cases + 1, dtype=np.int64), pi, alpha, alternative, test)
+    reject.flags.writeable = False
+    return reject
+
+
+def _reject_at(
+    m: npt.NDArray[np.int64],
+    pi: float,
+    alpha: float,
+    alternative: Alternative,
+    test: Literal["midp", "exact"],
+) -> npt.NDArray[np.float64]:
+    """``P(C in R_m | m)`` with ``C ~ Bin(m, pi)``, elementwise in ``m``."""
     crit = _critical(m, alpha, two_sided=alternative == "two-sided", midp=test == "midp")
     has = crit >= 0
     if alternative == "two-sided":

@@ -268,11 +268,16 @@ def discordant_eprocess(differences: ArrayLike, *, prior: float = 0.5) -> Discor
         raise ValueError(msg)
     wins = np.cumsum(d > 0, dtype=np.int64)
     losses = np.cumsum(d < 0, dtype=np.int64)
-    w, lo = wins.astype(np.float64), losses.astype(np.float64)
+    # A concordant case repeats the counts before it: each mixture is evaluated once per distinct (wins, losses),
+    # elementwise the same doubles, then spread over the cases (issue 28, item 3, session 46).
+    changed = d != 0
+    changed[:1] = True
+    w, lo = wins[changed].astype(np.float64), losses[changed].astype(np.float64)
+    spread = np.cumsum(changed) - 1
     return DiscordantEProcess(
         prior=float(prior),
         wins=wins,
         losses=losses,
-        better=np.exp(_half_mixture(w, lo, prior)),
-        worse=np.exp(_half_mixture(lo, w, prior)),
+        better=np.exp(_half_mixture(w, lo, prior)[spread]),
+        worse=np.exp(_half_mixture(lo, w, prior)[spread]),
     )
