@@ -16,12 +16,11 @@ import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nbconvert import HTMLExporter
 
 from gatestats.report import find_network_references, parse_qmd, to_notebook
 from gatestats.report.quarto._html import (
     _CSS_EXTERNAL,
-    TEMPLATES,
+    _new_exporter,
     export_html,
     prepare_for_export,
     quarto_markdown,
@@ -104,15 +103,7 @@ _WIDGET = "application/vnd.jupyter.widget-view+json"
 
 def _page_of_a_fresh_exporter(nb: nbformat.NotebookNode, *, title: str, renderer_line: str) -> str:
     """The page as ``export_html`` made it before session 46, with an exporter of its own (the oracle)."""
-    exporter = HTMLExporter(  # type: ignore[no-untyped-call]
-        template_name="gatestats",
-        extra_template_basedirs=[str(TEMPLATES)],
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-        exclude_anchor_links=True,
-        embed_images=False,
-        sanitize_html=False,
-    )
+    exporter = _new_exporter()
     gatestats = {"title": title, "subtitle": None, "byline": None, "renderer_line": renderer_line, "generator": "g"}
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}, "gatestats": gatestats})
     return str(body)

@@ -185,18 +185,21 @@ _EXPORTER: list[HTMLExporter] = []
 def _exporter() -> HTMLExporter:
     """The process's ``gatestats``-template exporter (made on first use; call with :data:`_EXPORTER_LOCK` held)."""
     if not _EXPORTER:
-        _EXPORTER.append(
-            HTMLExporter(  # type: ignore[no-untyped-call]
-                template_name="gatestats",
-                extra_template_basedirs=[str(TEMPLATES)],
-                exclude_input_prompt=True,
-                exclude_output_prompt=True,
-                exclude_anchor_links=True,
-                embed_images=False,
-                sanitize_html=False,
-            )
-        )
+        _EXPORTER.append(_new_exporter())
     return _EXPORTER[0]
+
+
+def _new_exporter() -> HTMLExporter:
+    """A new nbconvert exporter with the ``gatestats`` template, prompts, anchor links and sanitizing off."""
+    return HTMLExporter(  # type: ignore[no-untyped-call]
+        template_name="gatestats",
+        extra_template_basedirs=[str(TEMPLATES)],
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        exclude_anchor_links=True,
+        embed_images=False,
+        sanitize_html=False,
+    )
 
 
 def quarto_markdown(text: str) -> str:
