@@ -18,7 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gatestats.report import find_network_references, parse_qmd, to_notebook
-from gatestats.report.quarto._html import _CSS_EXTERNAL, export_html, prepare_for_export, quarto_markdown
+from gatestats.report.quarto._html import (
+    _CSS_EXTERNAL,
+    _new_exporter,
+    export_html,
+    prepare_for_export,
+    quarto_markdown,
+)
 from tests.deadline import passes_within
 from tests.hypothesis_counts import examples
 
@@ -90,6 +96,40 @@ def test_exported_page_has_no_network_reference_and_no_script_tag() -> None:
     page = export_html(prepare_for_export(nb), title="T", renderer_line="r", generator="g")
     assert find_network_references(page) == []
     assert "<script" not in page  # no require.js, MathJax or Mermaid loader, inline or not
+
+
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def _page_of_a_fresh_exporter(nb: nbformat.NotebookNode, *, title: str, renderer_line: str) -> str:
+    """The page as ``export_html`` made it before session 46, with an exporter of its own (the oracle)."""
+    exporter = _new_exporter()
+    gatestats = {"title": title, "subtitle": None, "byline": None, "renderer_line": renderer_line, "generator": "g"}
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}, "gatestats": gatestats})
+    return str(body)
+
+
+def test_pages_exported_one_after_the_other_are_each_what_a_fresh_exporter_makes() -> None:
+    """export_html keeps one exporter per process: no page's title, code language, options or notebook metadata
+    may carry into the next (the widget state is looked up by title: the second page, titled alike, has none)."""
+    with_state, without = _executed(""), _executed("#| warning: false\n")
+    for nb in (with_state, without):
+        view = {"model_id": "m1", "version_major": 2, "version_minor": 0}
+        nb.cells[-1].outputs.append(
+            nbformat.v4.new_output("display_data", data={_WIDGET: view, "text/plain": "W-TEXT"})
+        )
+    with_state.metadata["widgets"] = {
+        "application/vnd.jupyter.widget-state+json": {"state": {"m1": {}}, "version_major": 2, "version_minor": 0}
+    }
+    with_state.metadata["language_info"] = {"name": "python", "pygments_lexer": "ipython3"}
+    without.metadata["language_info"] = {"name": "r", "pygments_lexer": "r"}
+    pages = [(prepare_for_export(nb), title) for nb in (with_state, without) for title in ("T", "<b>x</b> & 'y'")]
+    expected = [_page_of_a_fresh_exporter(nb, title=title, renderer_line=title) for nb, title in pages]
+    assert len(set(expected)) == 4
+    assert ["W-TEXT" in page for page in expected] == [False, False, True, True]
+    for _ in range(2):
+        got = [export_html(nb, title=title, renderer_line=title, generator="g") for nb, title in pages]
+        assert got == expected
 
 
 def test_markdown_images_are_embedded_as_data_uris(tmp_path: Path) -> None:

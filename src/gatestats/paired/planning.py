@@ -330,6 +330,16 @@ def _reject_at(
 ) -> npt.NDArray[np.float64]:
     """``P(C in R_m | m)`` with ``C ~ Bin(m, pi)``, elementwise in ``m``."""
     crit = _critical(m, alpha, two_sided=alternative == "two-sided", midp=test == "midp")
+    return _reject_beyond(m, crit, pi, alternative)
+
+
+def _reject_beyond(
+    m: npt.NDArray[np.int64],
+    crit: npt.NDArray[np.int64],
+    pi: float,
+    alternative: Alternative,
+) -> npt.NDArray[np.float64]:
+    """:func:`_reject_at` with the critical values ``crit`` of each ``m`` (they do not depend on ``pi``)."""
     has = crit >= 0
     if alternative == "two-sided":
         reject = np.where(has, stats.binom.cdf(crit, m, pi) + stats.binom.sf(m - crit - 1, m, pi), 0.0)
@@ -522,8 +532,18 @@ def minimum_detectable_effect(
     sign = -1.0 if alternative == "less" else 1.0
     za, zb = _z_alpha_beta(alpha, power, alternative)
 
+    # exact_power(n_cases, sign * delta, ...) - power, with what does not depend on delta computed once: the
+    # critical values of every m and the binomial weights (the same arrays exact_power computes on every call).
+    m = np.arange(n_cases + 1, dtype=np.int64)
+    crit = _critical(m, alpha, two_sided=alternative == "two-sided", midp=test == "midp")
+    weights = stats.binom.pmf(m, n_cases, discordance)
+
     def exact_gap(delta: float) -> float:
-        return exact_power(n_cases, sign * delta, discordance, alpha=alpha, alternative=alternative, test=test) - power
+        if not abs(sign * delta) <= discordance:
+            msg = f"need |delta| <= discordance (got delta={sign * delta}, discordance={discordance})"
+            raise ValueError(msg)
+        reject = _reject_beyond(m, crit, _conditional_probability(sign * delta, discordance), alternative)
+        return float(np.clip((weights * reject).sum(), 0.0, 1.0)) - power
 
     base: _DetectableInputs = {
         "n_cases": n_cases,

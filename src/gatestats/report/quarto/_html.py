@@ -14,6 +14,7 @@ import copy
 import html
 import mimetypes
 import re
+import threading
 from collections.abc import Mapping
 from html.parser import HTMLParser
 from pathlib import Path
@@ -155,15 +156,6 @@ def export_html(
     str
         The HTML page.
     """
-    exporter = HTMLExporter(  # type: ignore[no-untyped-call]
-        template_name="gatestats",
-        extra_template_basedirs=[str(TEMPLATES)],
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-        exclude_anchor_links=True,
-        embed_images=False,
-        sanitize_html=False,
-    )
     resources: dict[str, object] = {
         "metadata": {"name": title},
         "gatestats": {
@@ -174,8 +166,40 @@ def export_html(
             "generator": generator,
         },
     }
-    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    with _EXPORTER_LOCK:
+        exporter = _exporter()
+        try:
+            body, _ = exporter.from_notebook_node(nb, resources=resources)
+        finally:
+            exporter._nb_metadata.clear()  # what it keeps of each page, by title: nothing carries to the next
     return str(body)
+
+
+# One exporter per process: it loads and compiles the template on its first page (~0.1 CPU-s); nbconvert's own
+# command exports every notebook it is given with one exporter. Each page's filters, resources and notebook metadata
+# are its own (set again on every call); the lock keeps two threads from exporting through it at once.
+_EXPORTER_LOCK = threading.Lock()
+_EXPORTER: list[HTMLExporter] = []
+
+
+def _exporter() -> HTMLExporter:
+    """The process's ``gatestats``-template exporter (made on first use; call with :data:`_EXPORTER_LOCK` held)."""
+    if not _EXPORTER:
+        _EXPORTER.append(_new_exporter())
+    return _EXPORTER[0]
+
+
+def _new_exporter() -> HTMLExporter:
+    """A new nbconvert exporter with the ``gatestats`` template, prompts, anchor links and sanitizing off."""
+    return HTMLExporter(  # type: ignore[no-untyped-call]
+        template_name="gatestats",
+        extra_template_basedirs=[str(TEMPLATES)],
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        exclude_anchor_links=True,
+        embed_images=False,
+        sanitize_html=False,
+    )
 
 
 def quarto_markdown(text: str) -> str:
