@@ -160,15 +160,25 @@ def test_an_empty_file_gives_an_empty_frame_of_the_named_columns(tmp_path: Path)
     assert frame.schema == pl.Schema({name: POLARS_SCHEMA[name] for name in ANALYSIS_COLUMNS})
 
 
-def test_a_valid_file_is_read_without_importing_pandera(tmp_path: Path) -> None:
+def test_a_valid_file_is_read_and_a_broken_one_explained_without_importing_pandera(tmp_path: Path) -> None:
     path = _write(_rows(), tmp_path / "records.parquet")
+    broken = _write(
+        [*_rows(), make_record(record_id="bad", case_id="c9", cost_usd=float("nan"))], tmp_path / "b.parquet"
+    )
     code = (
         "import sys; from gatestats.records import load_records; "
         f"load_records({str(path)!r}); load_records({str(path)!r}, columns=['outcome']); "
+        "print('pandera' in sys.modules)\n"
+        f"try: load_records({str(broken)!r})\n"
+        "except ValueError as e: print(e)\n"
         "print('pandera' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "False"
+    assert done.stdout.splitlines() == [
+        "False",
+        f"{broken} row 4: field 'cost_usd': expected a finite number (got 'NaN')",
+        "False",
+    ]
 
 
 # ---- scan_records: checked in a streaming pass, then a scan of the file ---------------------------

@@ -3,8 +3,8 @@
 The names are imported on first use (PEP 562, :func:`gatestats._lazy.lazy_names`): importing the
 package loads none of its modules, so a worker process of the line pass
 (:mod:`gatestats.records.parallel`) imports the block checker without polars.
-:data:`RECORD_SCHEMA` (pandera) is imported on first use too: reading and validating records does
-not import pandera unless a record fails a check.
+:data:`RECORD_SCHEMA` (pandera) is imported on first use too: reading and validating records never
+imports pandera, not even to explain a record that fails a check.
 """
 
 from __future__ import annotations

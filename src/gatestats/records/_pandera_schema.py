@@ -1,21 +1,19 @@
-"""The pandera (polars) schema of the run-record contract v1, and its failures in plain words.
+"""The pandera (polars) schema of the run-record contract v1.
 
-Imported only when it is needed: to explain a frame that failed the columnar checks of
-:func:`gatestats.records.schema.validate_records` (a valid frame never imports pandera, which
-costs about half a second), or when :data:`gatestats.records.RECORD_SCHEMA` is asked for.
+Imported only when :data:`gatestats.records.RECORD_SCHEMA` is asked for (pandera costs about
+1.5 s to import). :func:`gatestats.records.schema.validate_records` never imports it: it names a
+failing row and field with pandera's own check expressions run as one polars query
+(``schema._value_problems``), checked against pandera's lazy validation of this schema by
+tests/records/test_value_problems.py.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import pandera.polars as pa
 import polars as pl
-from pandera.config import ValidationDepth, config_context
-from pandera.errors import SchemaError, SchemaErrors
 
-from gatestats.errors import RecordProblem
 from gatestats.records.contract import DATETIME_FIELDS, POLARS_SCHEMA, REQUIRED_FIELDS, rfc3339_timestamp
 from gatestats.vocabulary import PASSED, RESOURCE_KILLED
 from gatestats_runner.contract import load_schema
@@ -23,7 +21,7 @@ from gatestats_runner.contract import load_schema
 if TYPE_CHECKING:
     from gatestats_runner.contract import SchemaNode
 
-__all__ = ["RECORD_SCHEMA", "pandera_problems"]
+__all__ = ["RECORD_SCHEMA"]
 
 
 def _column_checks(name: str, spec: SchemaNode) -> list[pa.Check]:
@@ -115,89 +113,3 @@ def _build_schema() -> pa.DataFrameSchema:
 
 #: The pandera schema of a frame of run records (contract v1).
 RECORD_SCHEMA: pa.DataFrameSchema = _build_schema()
-
-
-_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
-
-
-def _describe(check: str, got: object) -> str:
-    """Plain-words version of a pandera check failure: what was expected, what was got."""
-    if check == "not_nullable":
-        return "required value is null"
-    if check.startswith("isin("):
-        expected = "must be one of " + check[len("isin(") : -1].strip("[]")
-    elif check.startswith("greater_than_or_equal_to("):
-        expected = "must be >= " + check[len("greater_than_or_equal_to(") : -1]
-    elif check.startswith("str_length("):
-        expected = "must not be empty"
-    elif check.startswith("equal_to("):
-        expected = "must be " + check[len("equal_to(") : -1]
-    elif check == "finite":
-        expected = "expected a finite number"
-    elif check == "rfc3339_timestamp_with_offset":
-        expected = "expected an RFC 3339 timestamp with offset"
-    else:
-        expected = check
-    if got is None:
-        return expected
-    # pandera reports failure cases as text; show numbers as numbers.
-    shown = got if isinstance(got, str) and _NUMBER.fullmatch(got) else repr(got)
-    return f"{expected} (got {shown})"
-
-
-def _problems(exc: SchemaErrors | SchemaError, source: str) -> list[RecordProblem]:
-    cases = getattr(exc, "failure_cases", None)
-    if not isinstance(cases, pl.DataFrame) or cases.is_empty():
-        return [RecordProblem(file=source, field="<frame>", message=str(exc).strip())]
-    problems: list[RecordProblem] = []
-    for case in cases.iter_rows(named=True):
-        check = str(case.get("check") or "schema")
-        if "uniqueness" in check:
-            continue  # reported by duplicate_problems with the key and the first row
-        column = str(case.get("column") or "<record>")
-        got = case.get("failure_case")
-        index = case.get("index")
-        if column == RECORD_SCHEMA.name:
-            column = (
-                "bound"
-                if "bound" in check
-                else "cost_usd"
-                if "cost" in check
-                else "failed_check"
-                if "passed trial" in check
-                else "<record>"
-            )
-            got = None
-        message = _describe(check, got)
-        problems.append(
-            RecordProblem(
-                file=source,
-                field=column,
-                message=message,
-                row=None if index is None else int(index),
-            )
-        )
-    return problems
-
-
-def pandera_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
-    """Every failure of pandera's checks (values and cross-field rules) of ``data``, in plain words.
-
-    Parameters
-    ----------
-    data
-        Records with exactly the contract's columns and types.
-    source
-        The file they come from (the problems name it).
-
-    Returns
-    -------
-    list of RecordProblem
-        One per failing value, with its row (0-based) and field.
-    """
-    with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA):
-        try:
-            RECORD_SCHEMA.validate(data, lazy=True)
-        except (SchemaErrors, SchemaError) as exc:
-            return _problems(exc, source)
-    return []

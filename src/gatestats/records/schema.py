@@ -6,15 +6,21 @@ must never read unchecked records.
 
 The value checks run as one polars query (:func:`value_checks`: one boolean per rule, the
 same rules as the pandera schema, built from the same contract file). Only when a rule fails
-does the pandera schema (:data:`RECORD_SCHEMA`, imported on first use) run, to name every
-failing row and field. A rule that holds is never re-checked by pandera, and a rule that
-fails is always reported by it: the columnar rules are exactly pandera's, with a null counted
-as a failure wherever pandera would not ignore it.
+is every failing row and field named, by a second polars query over pandera's own check
+expressions (:func:`_value_problems`: the problems pandera's lazy validation reported, in its
+order and words, without importing pandera, which cost about 1.5 s once and 60-100 ms a call).
+The pandera schema (:data:`RECORD_SCHEMA`, imported on first use) stays the declared model;
+tests/records/test_value_problems.py holds pandera's explanation as the oracle. A rule that
+fails is always reported: the columnar rules are exactly pandera's, with a null counted as a
+failure wherever pandera would not ignore it, and a failure nothing names still refuses the frame.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -108,6 +114,97 @@ def value_checks() -> list[pl.Expr]:
     rules = [rule for name, spec in properties.items() for rule in _column_rules(name, spec)]
     rules += _record_rules()
     return [rule.fill_null(value=False).all().alias(f"rule_{i}") for i, rule in enumerate(rules)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Explained:
+    """One check of the pandera schema as a polars expression: true on a row that fails it."""
+
+    field: str
+    failed: pl.Expr
+    expected: str
+    #: Whether the message shows the value got (pandera's failure case); not for a null or a record rule.
+    shows_value: bool
+
+
+@cache
+def _explained_checks() -> tuple[_Explained, ...]:
+    """pandera's checks of :data:`RECORD_SCHEMA` in its order: per column (in the contract's order) not-null,
+    then the column's checks, then the three checks across fields.
+
+    Each is pandera's own expression (a built-in check's ``pl.col(...).is_in/eq/ge``, ``str.len_chars``; the
+    schema's own ``finite`` and ``rfc3339_timestamp_with_offset``; the record rules of :func:`_record_rules`,
+    which are the schema's), failed where it is false: a null result passes, as pandera's ``ignore_na``.
+    """
+    checks: list[_Explained] = []
+    for name, spec in load_schema()["properties"].items():
+        column = pl.col(name)
+        is_float = isinstance(POLARS_SCHEMA[name], pl.Float64)
+        if name in REQUIRED_FIELDS:  # pandera counts NaN as null in a float column
+            missing = column.is_null() | column.is_nan() if is_float else column.is_null()
+            checks.append(_Explained(name, missing, "required value is null", shows_value=False))
+        rules: list[tuple[pl.Expr, str]] = []
+        if "enum" in spec:
+            allowed = [v for v in spec["enum"] if v is not None]
+            rules.append((column.is_in(allowed), "must be one of " + str(allowed).strip("[]")))
+        if "const" in spec:
+            rules.append((column == spec["const"], f"must be {spec['const']}"))
+        if is_float:
+            rules.append((column.is_null() | column.is_finite(), "expected a finite number"))
+        if "minimum" in spec:
+            rules.append((column >= spec["minimum"], f"must be >= {spec['minimum']}"))
+        if spec.get("minLength"):
+            rules.append((column.str.len_chars() >= spec["minLength"], "must not be empty"))
+        if name in DATETIME_FIELDS:
+            rules.append((column.is_null() | rfc3339_timestamp(column), "expected an RFC 3339 timestamp with offset"))
+        checks += [_Explained(name, ~rule, expected, shows_value=True) for rule, expected in rules]
+    record = zip(_RECORD_RULE_FIELDS, _RECORD_RULE_MESSAGES, _record_rules(), strict=True)
+    checks += [_Explained(field, ~rule, message, shows_value=False) for field, message, rule in record]
+    return tuple(checks)
+
+
+#: The field each rule across fields of :func:`_record_rules` is reported under, and its message (pandera's).
+_RECORD_RULE_FIELDS = ("bound", "failed_check", "cost_usd")
+_RECORD_RULE_MESSAGES = (
+    "bound must be set exactly when outcome is 'resource_killed'",
+    "a passed trial names no failed check and no missing artifact",
+    "cost_usd must be null when a cost part is set",
+)
+#: A value that looks like a number is shown bare, anything else quoted (pandera's failure cases are text).
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def _shown(expected: str, got: str | None) -> str:
+    if got is None:
+        return expected
+    return f"{expected} (got {got if _NUMBER.fullmatch(got) else repr(got)})"
+
+
+def _value_problems(data: pl.DataFrame, source: str) -> list[RecordProblem]:
+    """Every failure of the value checks of ``data`` (contract columns and types): row (0-based), field, message.
+
+    The problems pandera's lazy validation of :data:`RECORD_SCHEMA` gave, in its order (check by check, rows
+    ascending) and words: a value shown is the failing value cast to text by polars, as pandera's failure case.
+    One polars query for every check, then only the failing checks' rows.
+    """
+    checks = _explained_checks()
+    failed = data.select(check.failed.fill_null(value=False).alias(f"c{i}") for i, check in enumerate(checks))
+    problems: list[RecordProblem] = []
+    for i, hit in enumerate(failed.select(pl.all().any()).row(0)):
+        if not hit:
+            continue
+        check = checks[i]
+        rows = failed.get_column(f"c{i}").arg_true()
+        got: list[str | None] = (
+            data.get_column(check.field).gather(rows).cast(pl.String).to_list()
+            if check.shows_value
+            else [None] * len(rows)
+        )
+        problems.extend(
+            RecordProblem(file=source, field=check.field, message=_shown(check.expected, text), row=row)
+            for row, text in zip(rows.to_list(), got, strict=True)
+        )
+    return problems
 
 
 def _structural_problems(schema: pl.Schema, source: str) -> list[RecordProblem]:
@@ -240,9 +337,7 @@ def validate_records(frame: FrameLike, *, source: str = "<frame>") -> pl.DataFra
     problems: list[RecordProblem] = []
     checked = data.select(value_checks()).row(0, named=True)
     if not all(checked.values()):
-        from gatestats.records._pandera_schema import pandera_problems  # noqa: PLC0415 - only to explain a failure
-
-        explained = pandera_problems(data, source)
+        explained = _value_problems(data, source)
         if not explained:  # fail closed: a rule broken that the schema cannot name is still a problem
             broken = ", ".join(name for name, ok in checked.items() if not ok)
             msg = f"breaks the contract's value rule(s) {broken} (value_checks), which the schema did not explain"
