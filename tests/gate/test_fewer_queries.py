@@ -5,7 +5,7 @@ Session 46 laid a case table out in two queries (three with case groups; ``paire
 functions as they were (main ``1646db0``) are kept here word for word as the oracle and compared with the new ones
 on random inputs: per-case summaries of one to three systems with case versions (a null one first), case groups
 (also a case in two groups, refused), several metrics and k, and an empty summary (its error); record frames with
-case ids of four shapes (stems), groups and slices. Arrays are compared with their dtypes, words as strings.
+case ids of four shapes (stems), groups and slices (empty or null). Arrays are compared with their dtypes, words as strings.
 """
 
 from __future__ import annotations
@@ -131,6 +131,7 @@ def _summary(seed: int) -> pl.DataFrame:
         for system in systems:
             group = ["g1", "g2", "g3", None][sum(map(ord, cid)) % 4] if grouped else None
             group = "other" if grouped and rng.random() < 0.02 else group  # in two groups across systems: refused
+            group = None if rng.random() < 0.1 else group  # named by the other systems' records only
             for version in dict.fromkeys(versions[: 1 + (rng.random() < 0.15)]):
                 if rng.random() < 0.2:
                     continue
@@ -189,6 +190,7 @@ def _records(seed: int) -> pl.DataFrame:
     share = float(rng.random())
     groups = [None if rng.random() < share else f"G{int(rng.integers(0, 6))}" for _ in range(n)]
     slices = [[str(s) for s in rng.choice(list("abcde"), int(rng.integers(0, 3)), replace=False)] for _ in range(n)]
+    slices = [None if rng.random() < 0.1 else s for s in slices]  # no slices column value: null, not []
     schema = {"case_id": pl.String, "case_group": pl.String, "slices": pl.List(pl.String)}
     return pl.DataFrame({"case_id": ids, "case_group": groups, "slices": slices}, schema=schema)
 
