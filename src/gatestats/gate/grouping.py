@@ -56,6 +56,9 @@ _PREFIX = "id_prefix:"
 _SHOWN = 3
 #: A case id's stem: the id without a trailing number and the separator before it.
 _STEM = r"[-_./:#]?[0-9]+$"
+#: How polars runs an eager operation: a few small queries in one call, without the optimizer passes a lazy plan gets
+#: by default (on a gate's few cases those cost more than the queries).
+_EAGER = pl.QueryOptFlags._eager()
 
 
 def apply_grouping(records: pl.DataFrame, grouping: str | None) -> pl.DataFrame:
@@ -136,12 +139,13 @@ def suggested_groups(records: pl.DataFrame) -> list[str]:
         cases; case-id stems shared by several cases (at least two stems, fewer stems than cases).
     """
     found: list[str] = []
-    # The group sizes, the stem sizes and the number of case ids: three small queries in one call
-    # (a gate call pays per query; the (case_id, case_group) pairs are one shared subplan).
-    pairs = records.lazy().select("case_id", "case_group").unique()
+    # The (case_id, case_group) pairs once, then the group sizes, the stem sizes and the number of case
+    # ids from them in one call, run as polars runs eager operations (a gate call pays per query).
+    pairs = records.select("case_id", "case_group").unique().lazy()
     ids = pairs.select("case_id").unique().with_columns(pl.col("case_id").str.replace(_STEM, "").alias("stem"))
     sizes, stems, n_ids = pl.collect_all(
-        [_group_sizes(pairs.drop_nulls("case_group"), "case_group"), _group_sizes(ids, "stem"), ids.select(pl.len())]
+        [_group_sizes(pairs.drop_nulls("case_group"), "case_group"), _group_sizes(ids, "stem"), ids.select(pl.len())],
+        optimizations=_EAGER,
     )
     if (sizes.get_column("n") > 1).any():  # a Series test, no query
         found.append(f"the records' case_group puts the cases in {sizes.height} groups: {_shown(sizes, 'case_group')}")
@@ -151,8 +155,8 @@ def suggested_groups(records: pl.DataFrame) -> list[str]:
 
 
 def _slices(records: pl.DataFrame) -> list[str]:
-    found = records.lazy().select(pl.col("slices").explode().drop_nulls().unique()).collect().to_series()
-    return sorted(str(s) for s in found.to_list())
+    found = records.lazy().select(pl.col("slices").explode().drop_nulls().unique()).collect(optimizations=_EAGER)
+    return sorted(str(s) for s in found.to_series().to_list())
 
 
 def grouping_check(policy: Policy, records: pl.DataFrame) -> CheckResult:
