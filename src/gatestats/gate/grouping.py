@@ -56,6 +56,9 @@ _PREFIX = "id_prefix:"
 _SHOWN = 3
 #: A case id's stem: the id without a trailing number and the separator before it.
 _STEM = r"[-_./:#]?[0-9]+$"
+#: How polars runs an eager operation: a few small queries in one call, without the optimizer passes a lazy plan gets
+#: by default (on a gate's few cases those cost more than the queries).
+_EAGER = pl.QueryOptFlags._eager()
 
 
 def apply_grouping(records: pl.DataFrame, grouping: str | None) -> pl.DataFrame:
@@ -111,12 +114,13 @@ def n_units(records: pl.DataFrame, cases: set[str]) -> int:
     return int(pairs.select(unit.n_unique()).collect().item())
 
 
-def _group_sizes(pairs: pl.DataFrame, column: str) -> pl.DataFrame:
+def _group_sizes(pairs: pl.LazyFrame, column: str) -> pl.LazyFrame:
     return pairs.group_by(column).agg(pl.col("case_id").n_unique().alias("n")).sort(["n", column], descending=True)
 
 
 def _shown(sizes: pl.DataFrame, column: str) -> str:
-    top = [f"{g} ({n} cases)" for g, n in sizes.head(_SHOWN).select(column, "n").iter_rows()]
+    names, counts = sizes.get_column(column).to_list(), sizes.get_column("n").to_list()
+    top = [f"{g} ({n} cases)" for g, n in zip(names[:_SHOWN], counts[:_SHOWN], strict=True)]
     return ", ".join(top) + (f" and {sizes.height - _SHOWN} more" if sizes.height > _SHOWN else "")
 
 
@@ -135,20 +139,24 @@ def suggested_groups(records: pl.DataFrame) -> list[str]:
         cases; case-id stems shared by several cases (at least two stems, fewer stems than cases).
     """
     found: list[str] = []
-    pairs = records.select("case_id", "case_group").unique()
-    named = pairs.drop_nulls("case_group")
-    sizes = _group_sizes(named, "case_group")
-    if sizes.height and sizes.filter(pl.col("n") > 1).height:
-        found.append(f"the records' case_group puts the cases in {sizes.height} groups: {_shown(sizes, 'case_group')}")
+    # The (case_id, case_group) pairs once, then the group sizes, the stem sizes and the number of case
+    # ids from them in one call, run as polars runs eager operations (a gate call pays per query).
+    pairs = records.select("case_id", "case_group").unique().lazy()
     ids = pairs.select("case_id").unique().with_columns(pl.col("case_id").str.replace(_STEM, "").alias("stem"))
-    stems = _group_sizes(ids, "stem")
-    if 2 <= stems.height < ids.height:
+    sizes, stems, n_ids = pl.collect_all(
+        [_group_sizes(pairs.drop_nulls("case_group"), "case_group"), _group_sizes(ids, "stem"), ids.select(pl.len())],
+        optimizations=_EAGER,
+    )
+    if (sizes.get_column("n") > 1).any():  # a Series test, no query
+        found.append(f"the records' case_group puts the cases in {sizes.height} groups: {_shown(sizes, 'case_group')}")
+    if 2 <= stems.height < n_ids.item():
         found.append(f"the case ids share {stems.height} stems (the id without its number): {_shown(stems, 'stem')}")
     return found
 
 
 def _slices(records: pl.DataFrame) -> list[str]:
-    return sorted(str(s) for s in records.get_column("slices").explode().drop_nulls().unique().to_list())
+    found = records.lazy().select(pl.col("slices").explode().drop_nulls().unique()).collect(optimizations=_EAGER)
+    return sorted(str(s) for s in found.to_series().to_list())
 
 
 def grouping_check(policy: Policy, records: pl.DataFrame) -> CheckResult:

@@ -27,7 +27,7 @@ import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
-from gatestats.estimators import CaseSetError, case_summary, per_case_values
+from gatestats.estimators import CaseSetError, case_summary, case_values
 from gatestats.records.columns import system_records
 from gatestats.vocabulary import FrameLike, Metric, check_choice
 
@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 _REQUIRED = ("case_id", "case_version", "case_group", "trial", "attempt", "outcome")
+#: How polars runs an eager operation (``DataFrame.join`` etc.): the small lazy queries below run as one, without
+#: the optimizer passes a lazy plan gets by default (on a case table's few rows those cost more than the query).
+_EAGER = pl.QueryOptFlags._eager()
 _SHOWN = 10
 
 
@@ -301,25 +304,43 @@ def _check_one_version(per_case: pl.DataFrame) -> None:
 
 
 def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric, k: int) -> CaseTable:
+    """The (systems x cases) arrays of ``per_case``, in two polars queries (three with case groups).
+
+    The cases (one column per distinct ``(case_id, case_version)``, sorted, a null version first),
+    their labels and id codes in one query; every row's column and system in another (the joins
+    on the cases and on ``systems``, as before, with each row's place in ``per_case`` kept), so
+    that ``n``, ``c``, the infra errors and the per-case values are read from ``per_case``'s own
+    columns (:func:`~gatestats.estimators.case_values` on them, as
+    :func:`~gatestats.estimators.per_case_values` computes it: NaN where undefined).
+    """
     keys = (
-        per_case.select("case_id", "case_version")
+        per_case.lazy()
+        .select("case_id", "case_version")
         .unique()
         .sort("case_id", "case_version", nulls_last=False)
         .with_row_index("__key")
-    )
-    keys = keys.with_columns(
-        pl.when(pl.col("case_version").is_null())  # case_label's rule, as an expression
-        .then(pl.col("case_id"))
-        .otherwise(pl.col("case_id") + pl.lit("@") + pl.col("case_version"))
-        .alias("__label"),
-        pl.col("case_id").rank("dense").cast(pl.Int64).alias("__id_code"),
+        .with_columns(
+            pl.when(pl.col("case_version").is_null())  # case_label's rule, as an expression
+            .then(pl.col("case_id"))
+            .otherwise(pl.col("case_id") + pl.lit("@") + pl.col("case_version"))
+            .alias("__label"),
+            pl.col("case_id").rank("dense").cast(pl.Int64).alias("__id_code"),
+        )
+        .collect(optimizations=_EAGER)
     )
     system_frame = pl.DataFrame({"system": list(systems)}).with_row_index("__system")
-    valued = per_case_values(per_case, k=k, metric=metric)
-    rows = valued.join(
-        keys.select("case_id", "case_version", "__key"), on=["case_id", "case_version"], nulls_equal=True
+    if not systems:  # no row: the join on an untyped system column refuses, with polars' eager message as before
+        per_case.join(system_frame, on="system")
+    rows = (
+        per_case.lazy()
+        .select("system", "case_id", "case_version", "case_group")
+        .with_row_index("__row")
+        .join(keys.lazy().select("case_id", "case_version", "__key"), on=["case_id", "case_version"], nulls_equal=True)
+        .join(system_frame.lazy(), on="system")
+        .select("__row", "__key", "__system", "case_group")
+        .collect(optimizations=_EAGER)
     )
-    rows = rows.join(system_frame, on="system")
+    r_idx = rows["__row"].to_numpy().astype(np.intp)
     s_idx = rows["__system"].to_numpy().astype(np.intp)
     k_idx = rows["__key"].to_numpy().astype(np.intp)
     shape = (len(systems), keys.height)
@@ -328,16 +349,18 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
     infra = np.zeros(shape, dtype=np.int64)
     present = np.zeros(shape, dtype=np.bool_)
     value = np.full(shape, np.nan)
-    n[s_idx, k_idx] = rows["n"].to_numpy()
-    c[s_idx, k_idx] = rows["c"].to_numpy()
-    infra[s_idx, k_idx] = rows["n_infra_errors"].to_numpy()
+    n_all, c_all = per_case["n"].to_numpy(), per_case["c"].to_numpy()
+    n[s_idx, k_idx] = n_all[r_idx]
+    c[s_idx, k_idx] = c_all[r_idx]
+    infra[s_idx, k_idx] = per_case["n_infra_errors"].to_numpy()[r_idx]
     present[s_idx, k_idx] = True
-    value[s_idx, k_idx] = rows["value"].fill_null(np.nan).to_numpy()
+    found = case_values(n_all, c_all, k=k, metric=metric)
+    value[s_idx, k_idx] = np.where(found.defined, found.values, np.nan)[r_idx]
     groups = _group_codes(rows, keys)
     return CaseTable(
         systems=systems,
         labels=keys["__label"].to_numpy().astype(object),
-        case_keys=tuple(keys.select("case_id", "case_version").iter_rows()),
+        case_keys=tuple(zip(keys["case_id"].to_list(), keys["case_version"].to_list(), strict=True)),
         id_codes=keys["__id_code"].to_numpy().astype(np.int64),
         groups=groups,
         n=n,
@@ -351,16 +374,26 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
 
 
 def _group_codes(rows: pl.DataFrame, keys: pl.DataFrame) -> npt.NDArray[np.int64] | None:
+    """Each case's unit code (its group's, or its own without one), from 0, in one query; ``None`` without groups."""
     if rows["case_group"].null_count() == rows.height:
         return None
-    per_key = rows.group_by("__key").agg(pl.col("case_group").drop_nulls().first())
-    labelled = keys.select("__key", "__label").join(per_key, on="__key", how="left").sort("__key")
-    unit = labelled.select(
-        pl.when(pl.col("case_group").is_null())
-        .then(pl.lit("\x00case:") + pl.col("__label"))
-        .otherwise(pl.lit("group:") + pl.col("case_group"))
-    ).to_series()
-    codes: npt.NDArray[np.int64] = unit.rank("dense").cast(pl.Int64).to_numpy() - 1
+    per_key = rows.lazy().group_by("__key").agg(pl.col("case_group").drop_nulls().first())
+    unit = (
+        keys.lazy()
+        .select("__key", "__label")
+        .join(per_key, on="__key", how="left")
+        .sort("__key")
+        .select(
+            pl.when(pl.col("case_group").is_null())
+            .then(pl.lit("\x00case:") + pl.col("__label"))
+            .otherwise(pl.lit("group:") + pl.col("case_group"))
+            .rank("dense")
+            .cast(pl.Int64)
+        )
+        .collect(optimizations=_EAGER)
+        .to_series()
+    )
+    codes: npt.NDArray[np.int64] = unit.to_numpy() - 1
     return codes
 
 
