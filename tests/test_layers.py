@@ -16,7 +16,7 @@ from tests.test_architecture import PACKAGES, Import, collect_imports, repositor
 
 #: The layers, lowest first.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"_typing", "_lazy", "errors", "vocabulary"}),  # types, errors, words and lazy names every layer shares
+    frozenset({"_typing", "_lazy", "_query", "errors", "vocabulary"}),  # types, errors, words, lazy names, query flags
     frozenset({"io"}),  # files in and out: limits, strict JSON, digests, atomic writes, text shown to people
     frozenset({"tables", "publish"}),  # the one reader of the tables users bring; tables and charts going out
     frozenset({"records"}),  # the run-record contract in and out

@@ -47,6 +47,7 @@ import re
 
 import polars as pl
 
+from gatestats._query import EAGER
 from gatestats.gate.policy import Policy
 from gatestats.gate.verdict import CheckResult
 
@@ -56,9 +57,6 @@ _PREFIX = "id_prefix:"
 _SHOWN = 3
 #: A case id's stem: the id without a trailing number and the separator before it.
 _STEM = r"[-_./:#]?[0-9]+$"
-#: How polars runs an eager operation: a few small queries in one call, without the optimizer passes a lazy plan gets
-#: by default (on a gate's few cases those cost more than the queries).
-_EAGER = pl.QueryOptFlags._eager()
 
 
 def apply_grouping(records: pl.DataFrame, grouping: str | None) -> pl.DataFrame:
@@ -145,7 +143,7 @@ def suggested_groups(records: pl.DataFrame) -> list[str]:
     ids = pairs.select("case_id").unique().with_columns(pl.col("case_id").str.replace(_STEM, "").alias("stem"))
     sizes, stems, n_ids = pl.collect_all(
         [_group_sizes(pairs.drop_nulls("case_group"), "case_group"), _group_sizes(ids, "stem"), ids.select(pl.len())],
-        optimizations=_EAGER,
+        optimizations=EAGER,
     )
     if (sizes.get_column("n") > 1).any():  # a Series test, no query
         found.append(f"the records' case_group puts the cases in {sizes.height} groups: {_shown(sizes, 'case_group')}")
@@ -155,7 +153,7 @@ def suggested_groups(records: pl.DataFrame) -> list[str]:
 
 
 def _slices(records: pl.DataFrame) -> list[str]:
-    found = records.lazy().select(pl.col("slices").explode().drop_nulls().unique()).collect(optimizations=_EAGER)
+    found = records.lazy().select(pl.col("slices").explode().drop_nulls().unique()).collect(optimizations=EAGER)
     return sorted(str(s) for s in found.to_series().to_list())
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from gatestats._query import EAGER
 from gatestats._typing import JSONObject
 from gatestats.errors import GatestatsError
 from gatestats.estimators import CaseSetError, case_summary, case_values
@@ -45,9 +46,6 @@ __all__ = [
 ]
 
 _REQUIRED = ("case_id", "case_version", "case_group", "trial", "attempt", "outcome")
-#: How polars runs an eager operation (``DataFrame.join`` etc.): the small lazy queries below run as one, without
-#: the optimizer passes a lazy plan gets by default (on a case table's few rows those cost more than the query).
-_EAGER = pl.QueryOptFlags._eager()
 _SHOWN = 10
 
 
@@ -326,7 +324,7 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
             .alias("__label"),
             pl.col("case_id").rank("dense").cast(pl.Int64).alias("__id_code"),
         )
-        .collect(optimizations=_EAGER)
+        .collect(optimizations=EAGER)
     )
     system_frame = pl.DataFrame({"system": list(systems)}).with_row_index("__system")
     if not systems:  # no row: the join on an untyped system column refuses, with polars' eager message as before
@@ -338,7 +336,7 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
         .join(keys.lazy().select("case_id", "case_version", "__key"), on=["case_id", "case_version"], nulls_equal=True)
         .join(system_frame.lazy(), on="system")
         .select("__row", "__key", "__system", "case_group")
-        .collect(optimizations=_EAGER)
+        .collect(optimizations=EAGER)
     )
     r_idx = rows["__row"].to_numpy().astype(np.intp)
     s_idx = rows["__system"].to_numpy().astype(np.intp)
@@ -390,7 +388,7 @@ def _group_codes(rows: pl.DataFrame, keys: pl.DataFrame) -> npt.NDArray[np.int64
             .rank("dense")
             .cast(pl.Int64)
         )
-        .collect(optimizations=_EAGER)
+        .collect(optimizations=EAGER)
         .to_series()
     )
     codes: npt.NDArray[np.int64] = unit.to_numpy() - 1

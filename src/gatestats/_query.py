@@ -1,0 +1,26 @@
+"""How gatestats runs its small lazy polars queries: as polars runs an eager operation.
+
+A lazy ``collect()`` with the default flags runs every optimizer pass first; on the few hundred rows
+of a gate call's case table those passes cost more than the query (about 0.2-0.3 ms a query, issue 28).
+polars runs its own eager ``DataFrame`` operations (``join``, ``select``...) with a set of flags it
+makes with ``QueryOptFlags._eager()``: the optimizer off but expression simplification, and its eager
+executor. That constructor is not public, so it is looked up here, once, and nowhere else: where a
+polars release no longer has it, :data:`EAGER` is the default flags, which give the same frames (the
+flags choose how a plan runs, never what it computes) at the default cost.
+tests/test_query_flags.py fails when the locked polars stops having it, so the loss is seen.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = ["EAGER"]
+
+
+def _eager_flags() -> pl.QueryOptFlags:
+    make = getattr(pl.QueryOptFlags, "_eager", None)
+    return make() if callable(make) else pl.QueryOptFlags()
+
+
+#: The flags of polars' eager operations (the default flags where this polars has none to offer).
+EAGER: pl.QueryOptFlags = _eager_flags()
