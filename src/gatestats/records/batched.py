@@ -153,6 +153,22 @@ def _joined(
     return frame.with_columns(scalars).select(list(schema)) if scalars else frame
 
 
+def _as_joined(frame: pl.DataFrame) -> pl.DataFrame:
+    """One parsed batch as :func:`_joined` makes it, not compact: the same frame, without compacting it and back.
+
+    The parser flags a column null on every record sorted; :func:`_column` builds such a column from a
+    list, unflagged (a flag changes how polars groups and sums): it is built so here too.
+    """
+    height = frame.height
+    nulls = frame.null_count().row(0)
+    rebuilt = [
+        pl.Series(name, [None] * height, dtype=dtype)
+        for (name, dtype), count in zip(frame.schema.items(), nulls, strict=True)
+        if count == height
+    ]
+    return (frame.with_columns(rebuilt) if rebuilt else frame).rechunk()
+
+
 def read_checked_jsonl(
     path: str | os.PathLike[str],
     *,
@@ -197,14 +213,24 @@ def read_checked_jsonl(
     file = Path(path)
     kept_schema = {n: t for n, t in schema.items() if columns is None or n in columns}
     hasher = hashlib.sha256()
+    size = batch_bytes or BATCH_BYTES
     batches: list[dict[str, _Kept]] = []
+    held: pl.DataFrame | None = None  # the one batch of a file read in one, not compact: the frame as parsed
     try:
         with file.open("rb") as handle:
-            for chunk in _batches(handle, batch_bytes or BATCH_BYTES, hasher):
+            whole = not compact and bool(kept_schema) and os.fstat(handle.fileno()).st_size <= size
+            for chunk in _batches(handle, size, hasher):
                 if not chunk.strip():
                     continue  # blank lines only: no record (as the whole read skips them)
-                frame = pl.read_ndjson(io.BytesIO(chunk), schema=dict(schema))
-                batches.append(_compacted(frame.select(list(kept_schema))))
+                # Parsed with the kept columns only: polars skips the other fields (the same values, half the time).
+                frame = pl.read_ndjson(io.BytesIO(chunk), schema=dict(kept_schema or schema)).select(list(kept_schema))
+                if whole and held is None and not batches:
+                    held = frame  # nothing to compact or join (unless the file grew past one batch)
+                    continue
+                if held is not None:
+                    batches.append(_compacted(held))
+                    held = None
+                batches.append(_compacted(frame))
                 del frame
     except pl.exceptions.PolarsError as exc:  # pragma: no cover - the line pass accepts only what polars reads
         raise RecordFileError.single(file, "<file>", f"polars could not read the checked lines: {exc}") from None
@@ -212,6 +238,8 @@ def read_checked_jsonl(
         raise RecordFileError.single(file, "<file>", f"cannot read: {exc.strerror or exc}") from None
     if "sha256:" + hasher.hexdigest() != digest:
         raise RecordFileError.single(file, "<file>", "the file changed while it was being read; read it again")
+    if held is not None:
+        return _as_joined(held)
     if not batches:
         return pl.DataFrame(schema=kept_schema)
     return _joined(batches, kept_schema, compact=compact)

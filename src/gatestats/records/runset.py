@@ -338,9 +338,50 @@ def _rows_problems(path: Path, rows: pl.DataFrame, field: str, why: str) -> list
 
 
 def _membership_problems(path: Path, manifest: Mapping[str, Any], records: pl.DataFrame) -> list[RecordProblem]:
-    """Records that are not this run set's: another run set's id, system, case version or candidate."""
+    """Records that are not this run set's: another run set's id, system, case version or candidate.
+
+    Every check's refusal is first reduced to one boolean in one query (:func:`_membership_masks`): a run set
+    whose records are all its own costs that query only; otherwise :func:`_membership_listed` names the rows.
+    """
     if records.height == 0:
         return []
+    masks = _membership_masks(manifest)
+    if not masks or not any(records.select(*(m.any().alias(str(i)) for i, m in enumerate(masks))).row(0)):
+        return []
+    return _membership_listed(path, manifest, records)
+
+
+def _membership_masks(manifest: Mapping[str, Any]) -> list[pl.Expr]:
+    """A row mask for each of :func:`_membership_listed`'s checks the manifest calls for: true on a refused row."""
+    masks: list[pl.Expr] = []
+    ids = _listed(manifest.get("run_set_id"))
+    if ids is not None:
+        masks.append(~pl.col("run_set_id").is_in(ids))
+    systems = _listed(manifest.get("system"))
+    if systems is not None:
+        masks.append(~pl.col("system").is_in(systems))
+    if isinstance(manifest.get("system_digest"), str):
+        masks.append(pl.col("system_digest").ne_missing(manifest["system_digest"]))
+    cases = manifest.get("cases")
+    if isinstance(cases, list) and cases:
+        versions: dict[str, Any] = {}
+        for case in cases:  # the first of a repeated case, as the join's table keeps it
+            versions.setdefault(case["case_id"], case.get("case_version"))
+        listed = pl.col("case_id").is_in(list(versions))
+        version = pl.col("case_id").replace_strict(versions, default=None, return_dtype=pl.String)
+        masks += [~listed, listed & pl.col("case_version").ne_missing(version)]
+    digests = manifest.get("candidate_case_digests")
+    if isinstance(digests, dict) and digests:
+        expected = pl.col("case_id").replace_strict(digests, default=None, return_dtype=pl.String)
+        masks.append(pl.col("candidate_digest").ne_missing(expected))
+    trials = manifest.get("trials")
+    if isinstance(trials, int) and not isinstance(trials, bool) and manifest.get("origin", "runner") == "runner":
+        masks.append(pl.col("trial") >= trials)
+    return masks
+
+
+def _membership_listed(path: Path, manifest: Mapping[str, Any], records: pl.DataFrame) -> list[RecordProblem]:
+    """The refused rows of :func:`_membership_problems`, each check's first rows in order (``records`` not empty)."""
     indexed = records.with_row_index("__row")
     problems: list[RecordProblem] = []
 
@@ -436,19 +477,43 @@ def _evidence_problems(root: Path, path: Path, records: pl.DataFrame, *, digests
     links: dict[str, bool] = {}  # each path under base checked once: is it a symbolic link?
     columns = ["stdout_path", "stdout_digest", "stderr_path", "stderr_digest", "artifacts"]
     # Only the records that name some evidence (most name none: no Python loop over every record).
-    naming = records.select(columns).with_row_index("__row").filter(pl.any_horizontal(pl.col(columns).is_not_null()))
+    naming = (
+        records.lazy()
+        .select(columns)
+        .with_row_index("__row")
+        .filter(pl.any_horizontal(pl.col(columns).is_not_null()))
+        .collect()
+    )
     for record in naming.iter_rows(named=True):
         row = int(record.pop("__row"))
         for path_field, digest_field, rel, digest in named_evidence(record):
             if rel is None:
                 continue
-            target, why = contained(base, rel, links=links)
-            field = path_field
-            if why is None and target is not None and digests and digest is not None:
-                why, field = _file_mismatch(target, rel, digest), digest_field
+            why, of_digest = _evidence_refusal(base, rel, digest if digests else None, links)
             if why is not None:
+                field = digest_field if of_digest else path_field
                 problems.append(RecordProblem(file=str(path), row=row, field=field, message=why))
     return problems
+
+
+def _evidence_refusal(base: Path, rel: Any, digest: Any, links: dict[str, bool]) -> tuple[str | None, bool]:
+    """Why evidence path ``rel`` is refused (:func:`contained`) or None, and whether its file is, for ``digest``.
+
+    ``digest`` None: the containment rule only. A path with no symbolic link under ``base`` is checked as a
+    string (:func:`_joined_inside`: inside by construction), any other by :func:`contained` itself.
+    """
+    why = _refused_path(rel)
+    if why is not None:
+        return why, False
+    target: str | Path | None = _joined_inside(str(base), _components(rel), links)
+    if target is None:  # through a symbolic link: resolved, then it must still be inside
+        target, why = contained(base, rel, links=links)
+        if why is not None or target is None:
+            return why, False
+    if digest is None:
+        return None, False
+    why = _file_mismatch(target, rel, digest)
+    return why, why is not None
 
 
 def contained(base: Path, rel: Any, *, links: dict[str, bool] | None = None) -> tuple[Path | None, str | None]:
@@ -511,8 +576,23 @@ def resolved_inside(base: Path, rel: str, links: dict[str, bool]) -> Path:
     Path
         The resolved path.
     """
-    parts = [part for part in rel.split("/") if part not in ("", ".")]
-    here = str(base)
+    parts = _components(rel)
+    if _joined_inside(str(base), parts, links) is None:
+        return (base / rel).resolve()
+    return base.joinpath(*parts)
+
+
+def _components(rel: str) -> list[str]:
+    """The components of a relative path (``.`` and empty ones dropped)."""
+    return [part for part in rel.split("/") if part not in ("", ".")]
+
+
+def _joined_inside(base: str, parts: list[str], links: dict[str, bool]) -> str | None:
+    """``base`` joined with ``parts`` when no component under ``base`` is a symbolic link (None when one is).
+
+    The string of :func:`resolved_inside`'s ``base.joinpath(*parts)``; each path looked at once (``links``).
+    """
+    here = base
     for part in parts:
         here = os.path.join(here, part)
         link = links.get(here)
@@ -523,8 +603,8 @@ def resolved_inside(base: Path, rel: str, links: dict[str, bool]) -> Path:
                 link = False
             links[here] = link
         if link:
-            return (base / rel).resolve()
-    return base.joinpath(*parts)
+            return None
+    return here
 
 
 def _refused_path(rel: Any) -> str | None:
@@ -533,18 +613,27 @@ def _refused_path(rel: Any) -> str | None:
         return f"evidence path {rel!r}: expected a non-empty path relative to the run set"
     if "\x00" in rel:
         return f"evidence path {rel!r} holds a NUL byte"
-    if Path(rel).is_absolute() or rel.startswith(("/", "\\")):
+    # On POSIX a path is absolute exactly when it starts with "/" (``PurePosixPath.is_absolute``): no Path built.
+    if rel.startswith(("/", "\\")) or (os.name != "posix" and Path(rel).is_absolute()):
         return f"evidence path {rel!r} is absolute: evidence must be inside the run set"
     if ".." in rel.replace("\\", "/").split("/"):
         return f"evidence path {rel!r} climbs out with '..': evidence must be inside the run set"
     return None
 
 
-def _file_mismatch(target: Path, rel: str, digest: str) -> str | None:
+def _file_mismatch(target: str | Path, rel: str, digest: str) -> str | None:
     """Why the contained evidence file ``target`` is not the one the record names (missing, other digest), or None."""
-    if not target.is_file():
+    if not _is_file(target):
         return f"evidence file {rel} is missing"
     found = digest_file(target)
     if found != digest:
         return f"evidence file {rel} was changed after the run (its digest is {found}, the record says {digest})"
     return None
+
+
+def _is_file(target: str | Path) -> bool:
+    """``Path(target).is_file()``: one ``os.stat``, and ``Path.is_file`` itself on any error (it raises or not)."""
+    try:
+        return stat.S_ISREG(os.stat(target).st_mode)
+    except (OSError, ValueError):
+        return Path(target).is_file()
