@@ -173,9 +173,14 @@ def _side_checks(
 
 
 def _same_cases(base_cases: set[tuple[str, str | None]], cand_cases: set[tuple[str, str | None]]) -> list[CheckResult]:
-    """Whether both sides ran the same cases at the same versions."""
-    base_versions = dict(base_cases)
-    cand_versions = dict(cand_cases)
+    """Whether both sides ran the same cases at the same versions.
+
+    A case's versions are compared as sets: a case one side ran at two versions and the other at one
+    of them differs (``dict`` of the pairs kept whichever version a set's hash order gave last, so the
+    check depended on the interpreter's string hashes).
+    """
+    base_versions = _versions_by_case(base_cases)
+    cand_versions = _versions_by_case(cand_cases)
     mismatched = sorted(c for c in base_versions.keys() & cand_versions.keys() if base_versions[c] != cand_versions[c])
     only_base = sorted(base_versions.keys() - cand_versions.keys())
     only_cand = sorted(cand_versions.keys() - base_versions.keys())
@@ -190,6 +195,13 @@ def _same_cases(base_cases: set[tuple[str, str | None]], cand_cases: set[tuple[s
     if not mismatched and not parts:
         out.append(_ok("same_cases", "both", f"{len(cand_cases)} cases at the same versions on both sides"))
     return out
+
+
+def _versions_by_case(cases: set[tuple[str, str | None]]) -> dict[str, frozenset[str | None]]:
+    versions: dict[str, set[str | None]] = {}
+    for case_id, version in cases:
+        versions.setdefault(case_id, set()).add(version)
+    return {case_id: frozenset(found) for case_id, found in versions.items()}
 
 
 def _case_set_version(policy: Policy, sides: dict[Side, RecordSet]) -> list[CheckResult]:
