@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatestats.estimators import ANALYSIS_COLUMNS, CaseSetError, case_summary
+from gatestats.estimators import ANALYSIS_COLUMNS, CaseSetError, case_summary, summary
 from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import final_attempts, is_valid_outcome
 from tests.hypothesis_counts import examples
@@ -93,3 +93,12 @@ def test_a_second_group_on_a_counting_attempt_is_still_an_error() -> None:
     expected = "case 'a' of system 's' carries more than one case_group; a case belongs to exactly one group"
     with pytest.raises(CaseSetError, match=f"^{re.escape(expected)}$"):
         case_summary(frame)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(frame=_records())
+def test_a_small_frame_reduced_eagerly_is_the_streamed_reduction(frame: pl.DataFrame) -> None:
+    # case_summary of an in-memory frame of few records runs its passes with polars' eager flags, of a
+    # LazyFrame (or a large frame) on the streaming engine: the same counts, groups and order
+    lazy = frame.lazy().select(ANALYSIS_COLUMNS)
+    assert summary._per_case_counts(lazy, small=True).equals(summary._per_case_counts(lazy, small=False))

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 
 import polars as pl
 
+from gatestats._query import EAGER
 from gatestats.errors import GatestatsError
 from gatestats.vocabulary import (
     INFRA_ERROR,
@@ -33,6 +34,10 @@ CASE_KEY = ("case_id", "case_version")
 ANALYSIS_COLUMNS: tuple[str, ...] = ("system", "case_id", "case_version", "case_group", "trial", "attempt", "outcome")
 _REQUIRED = ANALYSIS_COLUMNS
 _SUMS = ("n_trials", "n", "c", "n_resource_killed", "n_infra_errors")
+#: An in-memory frame of at most this many records is reduced as polars runs its eager operations
+#: (:data:`gatestats._query.EAGER`): on a gate's few hundred records the streaming engine's start costs
+#: about as much again as the counting. Larger frames and every scan stay on the streaming engine.
+_SMALL = 65_536
 
 
 class CaseSetError(GatestatsError, ValueError):
@@ -80,7 +85,8 @@ def case_summary(records: FrameLike, *, allow_several_versions: bool = False) ->
     if missing:
         msg = f"records lack required column(s) {missing}"
         raise ValueError(msg)
-    per_case = _per_case_counts(lazy.select(_REQUIRED))
+    small = isinstance(records, pl.DataFrame) and records.height <= _SMALL
+    per_case = _per_case_counts(lazy.select(_REQUIRED), small=small)
     _check_consistency(per_case, allow_several_versions=allow_several_versions)
     return per_case.select(
         "system",
@@ -114,7 +120,7 @@ def _aggregations(*, grouped: bool = True, group_type: pl.DataType | None = None
     ]
 
 
-def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
+def _per_case_counts(lazy: pl.LazyFrame, *, small: bool = False) -> pl.DataFrame:
     """Per-case counts over each trial's highest attempt, sorted by system and case.
 
     Exactly ``final_attempts(lazy).group_by(case).agg(...)``, computed without joining every
@@ -123,28 +129,34 @@ def _per_case_counts(lazy: pl.LazyFrame) -> pl.DataFrame:
     retried trials' records are found by a hash of their trial key; a hash collision only adds
     a trial that was not retried to the exact resolution, where it resolves to itself. The
     passes over the records run on polars' streaming engine, so a scan of a file larger than
-    memory is reduced with memory for the per-case counts (and the retried trials) only.
+    memory is reduced with memory for the per-case counts (and the retried trials) only;
+    ``small`` (an in-memory frame of few records) runs them with polars' eager flags instead. The counts
+    are sums of integers, sorted at the end: the same frame either way.
     """
+
+    def collect(query: pl.LazyFrame) -> pl.DataFrame:
+        return query.collect(optimizations=EAGER) if small else query.collect(engine="streaming")
+
     key = ["system", *CASE_KEY]
     trial_hash = pl.struct(TRIAL_KEY).hash(seed=0)
     # Whether any trial was retried and any record names a case group, in one pass (small record
     # sets, e.g. a gate simulation's, pay per query); without any group (the common case) the group
     # columns are constants, not aggregations.
     flags = lazy.select((pl.col("attempt") > 0).any(), pl.col("case_group").is_not_null().any())
-    any_retried, grouped = flags.collect(engine="streaming").row(0)
+    any_retried, grouped = collect(flags).row(0)
     retried = pl.Series("h", [], dtype=pl.UInt64)
     if any_retried:
         hashes = lazy.filter(pl.col("attempt") > 0).select(trial_hash.alias("h")).unique()
-        retried = hashes.collect(engine="streaming").to_series()
+        retried = collect(hashes).to_series()
     group_type = lazy.collect_schema()["case_group"]
-    counts = lazy.group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type)).collect(engine="streaming")
+    counts = collect(lazy.group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type)))
     if retried.is_empty():
         pass  # no trial was retried: every record is its trial's counting attempt
     elif counts.get_column("__n_groups").max() != 1:
         # Some case has two groups; whether only in superseded attempts needs the exact count.
         counts = final_attempts(lazy).group_by(key).agg(_aggregations()).collect()
     else:
-        touched = lazy.filter(trial_hash.is_in(retried.implode())).collect(engine="streaming").lazy()
+        touched = collect(lazy.filter(trial_hash.is_in(retried.implode()))).lazy()
         every = touched.group_by(key).agg(_aggregations()[2:])
         final = final_attempts(touched).group_by(key).agg(_aggregations()[2:])
         delta = every.join(final, on=key, nulls_equal=True, suffix="__final").select(
