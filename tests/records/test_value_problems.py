@@ -226,7 +226,8 @@ def _frame(seed: int) -> pl.DataFrame:
 
 #: Random frames in the whole suite (a quarter, at least 10, in the inner loop): each costs pandera's validation,
 #: 0.1-0.6 CPU-s. (2,000 were compared once, session 46: benchmarks/RESULTS.md.)
-FRAME_SEEDS = range(draws(24))
+FRAME_DRAWS = draws(24)
+FRAME_SEEDS = range(FRAME_DRAWS)
 
 
 def test_every_damage_of_every_column_is_explained_as_pandera_explains_it() -> None:
