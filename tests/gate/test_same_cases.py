@@ -47,7 +47,7 @@ print(json.dumps([(c.name, c.status, c.detail) for c in checks._same_cases(base,
 
 def test_the_check_is_the_same_under_every_string_hash_seed() -> None:
     seen = set()
-    for seed in ("0", "1", "2", "3"):
+    for seed in ("0", "1"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
             [sys.executable, "-c", _CHILD], env=env, cwd=ROOT, capture_output=True, text=True, check=True
