@@ -57,29 +57,36 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(msg)
 
 
+def _column_checks(name: str, spec: SchemaNode) -> list[tuple[pl.Expr, str]]:
+    """The value rules of one column, each with what pandera says it expects: pandera's column checks.
+
+    Each rule is as pandera evaluates it on a value (null where the value is null: pandera ignores a
+    null there; not-null is its own rule, :func:`_column_rules`). The one source of both the rules
+    (:func:`value_checks`) and their explanation (:func:`_explained_checks`).
+    """
+    column = pl.col(name)
+    checks: list[tuple[pl.Expr, str]] = []
+    if "enum" in spec:
+        allowed = [v for v in spec["enum"] if v is not None]
+        checks.append((column.is_in(allowed), "must be one of " + str(allowed).strip("[]")))
+    if "const" in spec:
+        checks.append((column == spec["const"], f"must be {spec['const']}"))
+    if isinstance(POLARS_SCHEMA[name], pl.Float64):
+        checks.append((column.is_finite(), "expected a finite number"))
+    if "minimum" in spec:
+        checks.append((column >= spec["minimum"], f"must be >= {spec['minimum']}"))
+    if spec.get("minLength"):
+        checks.append((column.str.len_chars() >= spec["minLength"], "must not be empty"))
+    if name in DATETIME_FIELDS:
+        checks.append((rfc3339_timestamp(column), "expected an RFC 3339 timestamp with offset"))
+    return checks
+
+
 def _column_rules(name: str, spec: SchemaNode) -> list[pl.Expr]:
     """The value rules of one column, as pandera's column checks (a null passes them; not-null is its own rule)."""
     column = pl.col(name)
-    rules: list[pl.Expr] = []
-    if name in REQUIRED_FIELDS:
-        rules.append(column.is_not_null())
-    if "enum" in spec:
-        rules.append(column.is_in([v for v in spec["enum"] if v is not None]))
-    if "const" in spec:
-        rules.append(column == spec["const"])
-    if isinstance(POLARS_SCHEMA[name], pl.Float64):
-        rules.append(column.is_finite())
-    if "minimum" in spec:
-        rules.append(column >= spec["minimum"])
-    if spec.get("minLength"):
-        rules.append(column.str.len_chars() >= spec["minLength"])
-    if name in DATETIME_FIELDS:
-        rules.append(rfc3339_timestamp(column))
-    return (
-        [rules[0], *(column.is_null() | rule for rule in rules[1:])]
-        if name in REQUIRED_FIELDS
-        else [column.is_null() | rule for rule in rules]
-    )
+    required = [column.is_not_null()] if name in REQUIRED_FIELDS else []
+    return [*required, *(column.is_null() | rule for rule, _ in _column_checks(name, spec))]
 
 
 def _record_rules() -> list[pl.Expr]:
@@ -139,25 +146,14 @@ def _explained_checks() -> tuple[_Explained, ...]:
     checks: list[_Explained] = []
     for name, spec in load_schema()["properties"].items():
         column = pl.col(name)
-        is_float = isinstance(POLARS_SCHEMA[name], pl.Float64)
         if name in REQUIRED_FIELDS:  # pandera counts NaN as null in a float column
+            is_float = isinstance(POLARS_SCHEMA[name], pl.Float64)
             missing = column.is_null() | column.is_nan() if is_float else column.is_null()
             checks.append(_Explained(name, missing, "required value is null", shows_value=False))
-        rules: list[tuple[pl.Expr, str]] = []
-        if "enum" in spec:
-            allowed = [v for v in spec["enum"] if v is not None]
-            rules.append((column.is_in(allowed), "must be one of " + str(allowed).strip("[]")))
-        if "const" in spec:
-            rules.append((column == spec["const"], f"must be {spec['const']}"))
-        if is_float:
-            rules.append((column.is_null() | column.is_finite(), "expected a finite number"))
-        if "minimum" in spec:
-            rules.append((column >= spec["minimum"], f"must be >= {spec['minimum']}"))
-        if spec.get("minLength"):
-            rules.append((column.str.len_chars() >= spec["minLength"], "must not be empty"))
-        if name in DATETIME_FIELDS:
-            rules.append((column.is_null() | rfc3339_timestamp(column), "expected an RFC 3339 timestamp with offset"))
-        checks += [_Explained(name, ~rule, expected, shows_value=True) for rule, expected in rules]
+        checks += [
+            _Explained(name, ~(column.is_null() | rule), expected, shows_value=True)
+            for rule, expected in _column_checks(name, spec)
+        ]
     record = zip(_RECORD_RULE_FIELDS, _RECORD_RULE_MESSAGES, _record_rules(), strict=True)
     checks += [_Explained(field, ~rule, message, shows_value=False) for field, message, rule in record]
     return tuple(checks)
