@@ -340,101 +340,78 @@ def _rows_problems(path: Path, rows: pl.DataFrame, field: str, why: str) -> list
 def _membership_problems(path: Path, manifest: Mapping[str, Any], records: pl.DataFrame) -> list[RecordProblem]:
     """Records that are not this run set's: another run set's id, system, case version or candidate.
 
-    Every check's refusal is first reduced to one boolean in one query (:func:`_membership_masks`): a run set
-    whose records are all its own costs that query only; otherwise :func:`_membership_listed` names the rows.
+    Every check's refusal is first reduced to one boolean in one query: a run set whose records are all
+    its own costs that query only; otherwise each check names its first refused rows, in the checks' order.
     """
     if records.height == 0:
         return []
-    masks = _membership_masks(manifest)
-    if not masks or not any(records.select(*(m.any().alias(str(i)) for i, m in enumerate(masks))).row(0)):
+    checks, shown = _membership_checks(manifest)
+    if not checks or not any(records.select(*(m.any().alias(str(i)) for i, (m, _, _) in enumerate(checks))).row(0)):
         return []
-    return _membership_listed(path, manifest, records)
-
-
-def _membership_masks(manifest: Mapping[str, Any]) -> list[pl.Expr]:
-    """A row mask for each of :func:`_membership_listed`'s checks the manifest calls for: true on a refused row."""
-    masks: list[pl.Expr] = []
-    ids = _listed(manifest.get("run_set_id"))
-    if ids is not None:
-        masks.append(~pl.col("run_set_id").is_in(ids))
-    systems = _listed(manifest.get("system"))
-    if systems is not None:
-        masks.append(~pl.col("system").is_in(systems))
-    if isinstance(manifest.get("system_digest"), str):
-        masks.append(pl.col("system_digest").ne_missing(manifest["system_digest"]))
-    cases = manifest.get("cases")
-    if isinstance(cases, list) and cases:
-        versions: dict[str, Any] = {}
-        for case in cases:  # the first of a repeated case, as the join's table keeps it
-            versions.setdefault(case["case_id"], case.get("case_version"))
-        listed = pl.col("case_id").is_in(list(versions))
-        version = pl.col("case_id").replace_strict(versions, default=None, return_dtype=pl.String)
-        masks += [~listed, listed & pl.col("case_version").ne_missing(version)]
-    digests = manifest.get("candidate_case_digests")
-    if isinstance(digests, dict) and digests:
-        expected = pl.col("case_id").replace_strict(digests, default=None, return_dtype=pl.String)
-        masks.append(pl.col("candidate_digest").ne_missing(expected))
-    trials = manifest.get("trials")
-    if isinstance(trials, int) and not isinstance(trials, bool) and manifest.get("origin", "runner") == "runner":
-        masks.append(pl.col("trial") >= trials)
-    return masks
-
-
-def _membership_listed(path: Path, manifest: Mapping[str, Any], records: pl.DataFrame) -> list[RecordProblem]:
-    """The refused rows of :func:`_membership_problems`, each check's first rows in order (``records`` not empty)."""
-    indexed = records.with_row_index("__row")
+    indexed = records.with_row_index("__row").with_columns(shown)
     problems: list[RecordProblem] = []
-
-    def refuse(mask: pl.Expr, field: str, why: str) -> None:
-        problems.extend(_rows_problems(path, indexed.filter(mask), field, why))
-
-    ids = _listed(manifest.get("run_set_id"))
-    if ids is not None:
-        refuse(~pl.col("run_set_id").is_in(ids), "run_set_id", "{run_set_id!r} is not this run set's (copied in?)")
-    systems = _listed(manifest.get("system"))
-    if systems is not None:
-        refuse(~pl.col("system").is_in(systems), "system", "{system!r} is not the run set's system")
-    if isinstance(manifest.get("system_digest"), str):
-        refuse(
-            pl.col("system_digest").ne_missing(manifest["system_digest"]),
-            "system_digest",
-            "{system_digest!r} is not the run set's system digest",
-        )
-    cases = manifest.get("cases")
-    if isinstance(cases, list) and cases:
-        problems += _case_problems(path, indexed, cases)
-    digests = manifest.get("candidate_case_digests")
-    if isinstance(digests, dict) and digests:
-        expected = pl.col("case_id").replace_strict(digests, default=None, return_dtype=pl.String)
-        refuse(
-            pl.col("candidate_digest").ne_missing(expected),
-            "candidate_digest",
-            "{candidate_digest!r} is not the digest of the candidate the run set copied for {case_id!r}",
-        )
-    trials = manifest.get("trials")
-    if isinstance(trials, int) and not isinstance(trials, bool) and manifest.get("origin", "runner") == "runner":
-        refuse(pl.col("trial") >= trials, "trial", "trial {trial} is beyond the run set's " + f"{trials} trials")
+    for mask, field, why in checks:
+        problems += _rows_problems(path, indexed.filter(mask), field, why)
     return problems
 
 
-def _case_problems(path: Path, indexed: pl.DataFrame, cases: list[Any]) -> list[RecordProblem]:
-    """Records of a case the manifest does not list, or at another version than the manifest's."""
-    table = pl.DataFrame(
-        {"case_id": [c["case_id"] for c in cases], "__version": [c.get("case_version") for c in cases]},
-        schema={"case_id": pl.String, "__version": pl.String},
-    ).unique("case_id", keep="first")
-    joined = indexed.select("__row", "case_id", "case_version").join(table, on="case_id", how="left")
-    listed = pl.col("case_id").is_in(table["case_id"].implode())
-    unknown = _rows_problems(
-        path, joined.filter(~listed), "case_id", "{case_id!r} is not a case of the run set's manifest"
-    )
-    wrong = _rows_problems(
-        path,
-        joined.filter(listed & pl.col("case_version").ne_missing(pl.col("__version"))),
-        "case_version",
-        "{case_version!r} is not the manifest's version of {case_id!r} ({__version!r})",
-    )
-    return unknown + wrong
+def _membership_checks(manifest: Mapping[str, Any]) -> tuple[list[tuple[pl.Expr, str, str]], list[pl.Expr]]:
+    """Each check the manifest calls for, in the order its problems are reported, and the columns they name.
+
+    A check is a row mask (true on a refused record), the field it names and its message (formatted with the
+    row); the columns are what a message names beside the record's own (the manifest's version of a case,
+    ``__version``: the first listing of a repeated case).
+    """
+    checks: list[tuple[pl.Expr, str, str]] = []
+    shown: list[pl.Expr] = []
+    ids = _listed(manifest.get("run_set_id"))
+    if ids is not None:
+        checks.append(
+            (~pl.col("run_set_id").is_in(ids), "run_set_id", "{run_set_id!r} is not this run set's (copied in?)")
+        )
+    systems = _listed(manifest.get("system"))
+    if systems is not None:
+        checks.append((~pl.col("system").is_in(systems), "system", "{system!r} is not the run set's system"))
+    if isinstance(manifest.get("system_digest"), str):
+        checks.append(
+            (
+                pl.col("system_digest").ne_missing(manifest["system_digest"]),
+                "system_digest",
+                "{system_digest!r} is not the run set's system digest",
+            )
+        )
+    cases = manifest.get("cases")
+    if isinstance(cases, list) and cases:
+        versions: dict[str, Any] = {}
+        for case in cases:  # the first of a repeated case
+            versions.setdefault(case["case_id"], case.get("case_version"))
+        listed = pl.col("case_id").is_in(list(versions))
+        version = pl.col("case_id").replace_strict(versions, default=None, return_dtype=pl.String)
+        shown.append(version.alias("__version"))
+        checks.append((~listed, "case_id", "{case_id!r} is not a case of the run set's manifest"))
+        checks.append(
+            (
+                listed & pl.col("case_version").ne_missing(version),
+                "case_version",
+                "{case_version!r} is not the manifest's version of {case_id!r} ({__version!r})",
+            )
+        )
+    digests = manifest.get("candidate_case_digests")
+    if isinstance(digests, dict) and digests:
+        expected = pl.col("case_id").replace_strict(digests, default=None, return_dtype=pl.String)
+        checks.append(
+            (
+                pl.col("candidate_digest").ne_missing(expected),
+                "candidate_digest",
+                "{candidate_digest!r} is not the digest of the candidate the run set copied for {case_id!r}",
+            )
+        )
+    trials = manifest.get("trials")
+    if isinstance(trials, int) and not isinstance(trials, bool) and manifest.get("origin", "runner") == "runner":
+        checks.append(
+            (pl.col("trial") >= trials, "trial", "trial {trial} is beyond the run set's " + f"{trials} trials")
+        )
+    return checks, shown
 
 
 def _listed(value: Any) -> list[str] | None:
