@@ -352,7 +352,17 @@ def _reject_beyond(
 
 def _unconditional(reject: npt.NDArray[np.float64], n_cases: int, discordance: float) -> float:
     """The power with ``n_cases`` cases: ``reject`` (for m = 0..n_cases) averaged over ``Bin(n_cases, psi)``."""
-    weights = stats.binom.pmf(np.arange(n_cases + 1, dtype=np.int64), n_cases, discordance)
+    return _averaged(reject, _discordant_weights(n_cases, discordance))
+
+
+def _discordant_weights(n_cases: int, discordance: float) -> npt.NDArray[np.float64]:
+    """``P(m discordant cases)`` for m = 0..n_cases: ``Bin(n_cases, psi)``."""
+    weights: npt.NDArray[np.float64] = stats.binom.pmf(np.arange(n_cases + 1, dtype=np.int64), n_cases, discordance)
+    return weights
+
+
+def _averaged(reject: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]) -> float:
+    """``reject`` averaged with the weights of :func:`_discordant_weights`, clipped to [0, 1]."""
     return float(np.clip((weights * reject).sum(), 0.0, 1.0))
 
 
@@ -536,14 +546,14 @@ def minimum_detectable_effect(
     # critical values of every m and the binomial weights (the same arrays exact_power computes on every call).
     m = np.arange(n_cases + 1, dtype=np.int64)
     crit = _critical(m, alpha, two_sided=alternative == "two-sided", midp=test == "midp")
-    weights = stats.binom.pmf(m, n_cases, discordance)
+    weights = _discordant_weights(n_cases, discordance)
 
     def exact_gap(delta: float) -> float:
         if not abs(sign * delta) <= discordance:
             msg = f"need |delta| <= discordance (got delta={sign * delta}, discordance={discordance})"
             raise ValueError(msg)
         reject = _reject_beyond(m, crit, _conditional_probability(sign * delta, discordance), alternative)
-        return float(np.clip((weights * reject).sum(), 0.0, 1.0)) - power
+        return _averaged(reject, weights) - power
 
     base: _DetectableInputs = {
         "n_cases": n_cases,
