@@ -61,7 +61,6 @@ Zrnic, T. & Candès, E. J. (2024). Active statistical inference. ICML 2024, PMLR
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, get_args
@@ -69,11 +68,9 @@ from typing import Final, Literal, TypeAlias, get_args
 import numpy as np
 import numpy.typing as npt
 
-from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
+from gatestats.estimators.quantiles import two_sided_t, two_sided_z
 from gatestats.vocabulary import Status, check_confidence_level
-
-stats = lazy_module("scipy.stats")
 
 __all__ = [
     "ESTIMATE_METHODS",
@@ -135,21 +132,13 @@ class MeanEstimate:
 
 
 def _z(confidence_level: float, df: int | None = None) -> float:
-    """The two-sided normal quantile, or Student's t with ``df`` degrees of freedom."""
-    return _quantile(check_confidence_level(confidence_level), df)
+    """The two-sided normal quantile, or Student's t with ``df`` degrees of freedom.
 
-
-@functools.lru_cache(maxsize=1024)
-def _quantile(level: float, df: int | None) -> float:
-    """:func:`_z` of a checked level, kept per exact (level, df).
-
-    scipy's ``norm.ppf``/``t.ppf`` cost ≈ 0.5 ms a call in distribution machinery; a coverage simulation asks for
-    the same few quantiles thousands of times (issue 28, item 3, session 46: 21,600 calls in
-    tests/judges/test_ppi_coverage.py, 60% of its profile).
+    :func:`~gatestats.estimators.quantiles.two_sided_z` and ``two_sided_t``: the floats of scipy's
+    ``norm.ppf`` and ``t.ppf`` (this function's before session 46), stored at the common levels.
     """
-    if df is None:
-        return float(stats.norm.ppf(0.5 + level / 2))
-    return float(stats.t.ppf(0.5 + level / 2, df))
+    level = check_confidence_level(confidence_level)
+    return two_sided_z(level) if df is None else two_sided_t(df, level)
 
 
 def _vector(values: npt.ArrayLike, name: str, *, allow_empty: bool = False) -> Floats:
