@@ -7,6 +7,11 @@ blocks and in several workers' blocks at once; each is checked by one process an
 workers, and the answers must be identical: accepted or refused, every problem (file, line, field,
 message) in the same order, the same count, the same digest, lines, checksums, run set ids and
 columns. A worker killed in the middle, or Ctrl-C, ends the pass with an error and leaves no process.
+
+The tests that compare answers only take their workers from pools kept for the module (:func:`kept_pools`,
+one per process count and kept columns; issue 28, item 3: ~100 worker starts were 9 of this file's ~16 CPU-s);
+a kept worker is checked alive and idle before each pass. A clean file is checked by fresh workers, and the
+tests of a worker's start, imports, death, failure and interruption start their own.
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +52,61 @@ def _small_blocks_in_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small blocks, every file checked by workers (the reader's threshold is 1 GiB)."""
     monkeypatch.setattr(lines, "_BLOCK_BYTES", BLOCK)
     monkeypatch.setattr(lines, "PARALLEL_FROM_BYTES", 0)
+
+
+class _KeptPool(parallel._Pool):
+    """A pool whose workers outlive a pass that ends normally, for the next pass with as many and the same columns.
+
+    A worker answers each block from its bytes, whether it is worth proving and the kept columns only
+    (:func:`gatestats.records.block_worker.answer`; the block's lines numbered from 1), so a worker that
+    answered another file's blocks before gives the same answers as a fresh one. A pass stopped by an
+    error (``close(stopped=True)``) ends its workers as the product does and leaves the cache.
+    """
+
+    key: str
+
+    def close(self, *, stopped: bool = False) -> None:
+        """End the workers when the pass ``stopped`` (or at the module's end); otherwise keep them for the next pass."""
+        if stopped:
+            _POOLS.pop(self.key, None)
+            super().close(stopped=True)
+
+
+#: The kept pools of this process, by process count and kept columns (:func:`kept_pools`).
+_POOLS: dict[str, _KeptPool] = {}
+
+
+def _kept_pool(file: Path, workers: int, keep: list[list[str]] | None) -> _KeptPool:
+    """The kept pool of ``workers`` workers proving ``keep``, each checked idle and alive; started on first use."""
+    key = json.dumps([workers, keep])
+    pool = _POOLS.get(key)
+    if pool is None:
+        pool = _POOLS[key] = _KeptPool(file, workers, keep)
+        pool.key = key
+    # no answer of an earlier pass left unread, no worker gone (its pipe would be readable: end of file)
+    assert all(w.process.poll() is None for w in pool.workers)
+    assert select.select([w.stdout for w in pool.workers], [], [], 0)[0] == []
+    pool.file = file  # the file named in a worker's failure
+    return pool
+
+
+@pytest.fixture(scope="module")
+def _pools_of_the_module() -> Iterator[None]:
+    yield
+    for pool in list(_POOLS.values()):
+        parallel._Pool.close(pool)  # input closed: each worker ends at its end, and is reaped
+    assert all(w.process.returncode == 0 for pool in _POOLS.values() for w in pool.workers)
+    _POOLS.clear()
+
+
+@pytest.fixture
+def kept_pools(_pools_of_the_module: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The passes of a test take their workers from pools kept for the module (issue 28, item 3).
+
+    For the tests that compare answers only: a worker started per pass cost ~0.1 CPU-s, about 100 of them
+    in this file. The tests of a worker's start, death, failure and interruption start their own.
+    """
+    monkeypatch.setattr(parallel, "_Pool", _kept_pool)
 
 
 def _record(i: int, **overrides: Any) -> dict[str, Any]:
@@ -124,12 +186,14 @@ def _write(tmp_path: Path, rows: list[bytes], name: str = "records.jsonl") -> Pa
 
 
 def test_a_clean_runner_file_is_accepted_alike_with_its_columns(tmp_path: Path, good: list[bytes]) -> None:
+    """Fresh workers (no kept pool): what a worker answers from its start is what one process answers."""
     answer = _alike(_write(tmp_path, good), (2, 3))
     assert answer[:3] == ("accepted", N_LINES, "verified")
     assert answer[-1] is not None  # every block proved: the columns came from the workers
     assert answer[-1][1] is True  # no key repeats
 
 
+@pytest.mark.usefixtures("kept_pools")
 @pytest.mark.parametrize("where", [1, N_LINES // 3, N_LINES // 2, N_LINES - 5])
 @pytest.mark.parametrize("keep", [(), KEEP], ids=["validate", "columns"])
 def test_a_key_repeated_in_the_parents_and_a_workers_blocks_is_seen(
@@ -146,6 +210,7 @@ def test_a_key_repeated_in_the_parents_and_a_workers_blocks_is_seen(
         assert hashes.n_unique() == hashes.len() - 1, f"{workers} processes: the repeated key was not seen"
 
 
+@pytest.mark.usefixtures("kept_pools")
 def test_a_repeated_key_repeats_its_hash_across_workers(tmp_path: Path, good: list[bytes]) -> None:
     """Equal keys in blocks of different workers hash alike (one seed; null keys hashed by value, not address)."""
     rows = [*good, encode_record(_record(0, record_id="r-again"))]
@@ -219,6 +284,7 @@ ACCEPTED = {
 HOSTILE = list(_hostile([encode_record(_record(i)) for i in range(N_LINES)]))
 
 
+@pytest.mark.usefixtures("kept_pools")
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_a_hostile_file_gets_the_same_answer_from_every_number_of_workers(
     tmp_path: Path, good: list[bytes], kind: str
@@ -227,6 +293,7 @@ def test_a_hostile_file_gets_the_same_answer_from_every_number_of_workers(
     assert answer[0] == ("accepted" if kind in ACCEPTED else "refused"), answer[:3]
 
 
+@pytest.mark.usefixtures("kept_pools")
 def test_the_first_problem_and_the_count_are_the_sequential_ones(tmp_path: Path, good: list[bytes]) -> None:
     rows = _hostile(good)["more problems than are kept"]
     answer = _alike(_write(tmp_path, rows), (2, 3))
@@ -235,6 +302,7 @@ def test_the_first_problem_and_the_count_are_the_sequential_ones(tmp_path: Path,
     assert answer[3][0].line == 1  # the first line named is the first line edited
 
 
+@pytest.mark.usefixtures("kept_pools")
 @pytest.mark.parametrize("seed", range(4))
 def test_random_byte_edits_in_several_blocks_get_the_same_answer(tmp_path: Path, good: list[bytes], seed: int) -> None:
     rng = random.Random(seed)
@@ -247,6 +315,7 @@ def test_random_byte_edits_in_several_blocks_get_the_same_answer(tmp_path: Path,
     _alike(path)
 
 
+@pytest.mark.usefixtures("kept_pools")
 def test_a_file_from_another_tool_without_checksums_is_accepted_alike(tmp_path: Path) -> None:
     rows = [(json.dumps(_record(i)) + "\n").encode() for i in range(N_LINES)]
     answer = _alike(_write(tmp_path, rows))
@@ -254,6 +323,7 @@ def test_a_file_from_another_tool_without_checksums_is_accepted_alike(tmp_path: 
     assert answer[-1] is None  # not proved: polars reads it after the pass
 
 
+@pytest.mark.usefixtures("kept_pools")
 def test_a_resealed_run_set_is_refused_by_its_seal_in_parallel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from gatestats.gate import load_record_set
     from tests.gate.factory import write_run_set
@@ -273,6 +343,7 @@ def test_a_resealed_run_set_is_refused_by_its_seal_in_parallel(tmp_path: Path, m
         load_record_set([run_set])
 
 
+@pytest.mark.usefixtures("kept_pools")
 @pytest.mark.parametrize("command", [["analyze", "--k", "1-2", "--json"], ["analyze", "--k", "1-2"], ["validate"]])
 def test_the_commands_print_the_same_bytes_whatever_the_number_of_workers(
     tmp_path: Path, good: list[bytes], monkeypatch: pytest.MonkeyPatch, command: list[str]
@@ -494,6 +565,7 @@ def _spy_processes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return seen
 
 
+@pytest.mark.usefixtures("kept_pools")
 def test_the_default_reads_the_machine_once_per_file(
     tmp_path: Path, good: list[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -515,6 +587,7 @@ def test_the_default_reads_the_machine_once_per_file(
     assert seen == [2]
 
 
+@pytest.mark.usefixtures("kept_pools")
 @pytest.mark.parametrize(
     ("keep", "workers", "shared"),
     [
