@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from gatestats.sequential.run import SequentialRunOptions, SequentialRunResult, run_until_decided
-from tests.conftest import ROOT
 
-EXAMPLE = ROOT / "examples" / "sequential"
+#: Not through tests.conftest's ROOT: test_controller's killed child imports this module, and tests.conftest
+#: would bring hypothesis and the suite's fixtures into it (issue 28, item 3).
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sequential"
 
 
 def example_options(out: Path, **changes: object) -> SequentialRunOptions:
