@@ -15,7 +15,6 @@ import typer
 from gatestats._typing import JSONValue
 from gatestats.errors import GatestatsError
 from gatestats.io.text import TEXT_LIMIT, visible
-from gatestats.vocabulary import check_confidence_level, check_n_resamples, check_seed
 
 __all__ = [
     "EXIT_INPUT_ERROR",
@@ -263,6 +262,10 @@ def checked_bootstrap_options(confidence_level: float, n_resamples: int, seed: i
     typer.BadParameter
         The first option refused (see :func:`checked_option`).
     """
+    # here, not at the top: gatestats.vocabulary imports polars, which the commands that take no frame (run,
+    # correct, watch, policy, key, ...) need late or never (a killed `correct` paid it before its first round)
+    from gatestats.vocabulary import check_confidence_level, check_n_resamples, check_seed
+
     checked_option(check_confidence_level, confidence_level, "--confidence-level")
     checked_option(check_n_resamples, n_resamples, "--n-resamples")
     checked_option(check_seed, seed, "--seed")
