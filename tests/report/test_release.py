@@ -427,11 +427,24 @@ def _with_earlier_version(out: Path) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def fresh_gate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The scenario's verdict with record files of its own (``root/gate``), made once per module, and a copy of
+    that directory as made (``root/made``), from which :func:`fresh` restores it before each test."""
+    root = tmp_path_factory.mktemp("fresh")
+    verdict = make_verdict(root / "gate")
+    shutil.copytree(root / "gate", root / "made")
+    return verdict, root
+
+
 @pytest.fixture
-def fresh(tmp_path: Path) -> tuple[Path, Path]:
-    """A verdict of its own with record files of its own (to tamper with) and a reports root holding one earlier
-    version."""
-    return make_verdict(tmp_path / "gate"), _with_earlier_version(tmp_path / "reports")
+def fresh(fresh_gate: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """A verdict with record files of its own (to tamper with: the module's, restored as made) and a reports root
+    holding one earlier version."""
+    verdict, root = fresh_gate
+    shutil.rmtree(root / "gate")
+    shutil.copytree(root / "made", root / "gate")
+    return verdict, _with_earlier_version(tmp_path / "reports")
 
 
 @pytest.fixture
