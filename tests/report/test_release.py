@@ -553,11 +553,13 @@ def test_data_that_changed_after_the_build_is_refused_when_read(built: Built, tm
         load_release_data(data, verdict_digest=other)
 
 
-def test_relative_record_paths_are_found_beside_the_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_record_paths_are_found_beside_the_verdict(
+    fresh_gate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gatestats.report._release_data import check_record_files, read_verdict
 
     gate_dir = tmp_path / "gate"
-    make_verdict(gate_dir)
+    shutil.copytree(fresh_gate[1] / "made", gate_dir)  # the scenario's policy and run sets (make_verdict)
     monkeypatch.chdir(gate_dir)  # the gate run from there with relative paths, as a CI job does
     result = CliRunner().invoke(
         app, ["gate", "--policy", "policy.toml", "--baseline", "base", "--candidate", "cand", "-o", "relative.json"]
