@@ -91,11 +91,14 @@ _PROBE = """
   out.push({id: '#tables', tables: tables});
   var pre = document.createElement('pre');
   pre.id = 'PROBE_ID';
+  pre.hidden = true;  // not drawn: a screenshot taken in the same launch shows the page as it is
   pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 })();
 </script>
 """.replace("PROBE_ID", _PROBE_ID)
+#: The probe's results as Chromium writes them into the DOM (hidden: not drawn).
+_PROBE_PRE = f'<pre id="{_PROBE_ID}" hidden="">'
 
 
 class ChromiumMissingError(RuntimeError):
@@ -213,7 +216,8 @@ def load_offline(
 
     Returns the DOM after a ``budget_ms`` virtual-time budget; with ``probe``, the DOM of a copy of
     the page with the chart probe appended (its JSON is parsed into :attr:`BrowserPage.probe`);
-    with ``screenshot``, a PNG of the unmodified page at ``window`` size.
+    with ``screenshot``, a PNG of the page at ``window`` size, taken in the same launch (the probe's
+    results are hidden, so it shows the unmodified page: the same PNG as a launch of its own).
     """
     chromium = find_chromium()
     prefix = offline_prefix(method)
@@ -226,13 +230,11 @@ def load_offline(
             text = text[:anchor] + _PROBE + text[anchor:] if anchor >= 0 else text + _PROBE
             target = Path(tmp) / source.name
             target.write_text(text, encoding="utf-8")
-        dom = _chromium(prefix, chromium, tmp, ["--dump-dom", target.as_uri()], window, budget_ms, timeout_s)
-        if screenshot is not None:
-            args = [f"--screenshot={screenshot}", source.as_uri()]
-            _chromium(prefix, chromium, tmp, args, window, budget_ms, timeout_s)
-            if not screenshot.is_file():
-                msg = f"chromium wrote no screenshot at {screenshot}"
-                raise RuntimeError(msg)
+        shot = [] if screenshot is None else [f"--screenshot={screenshot}"]
+        dom = _chromium(prefix, chromium, tmp, [*shot, "--dump-dom", target.as_uri()], window, budget_ms, timeout_s)
+        if screenshot is not None and not screenshot.is_file():
+            msg = f"chromium wrote no screenshot at {screenshot}"
+            raise RuntimeError(msg)
     measured = _probe_result(dom) if probe else None
     return BrowserPage(dom=dom, probe=measured, screenshot=screenshot, offline=" ".join(prefix) or "network on")
 
@@ -299,11 +301,11 @@ def _chromium(
 
 
 def _probe_result(dom: str) -> list[dict[str, Any]]:
-    start = dom.find(f'<pre id="{_PROBE_ID}">')
+    start = dom.find(_PROBE_PRE)
     if start < 0:
         msg = "the chart probe did not run (no #gatestats-probe in the DOM)"
         raise RuntimeError(msg)
-    start += len(f'<pre id="{_PROBE_ID}">')
+    start += len(_PROBE_PRE)
     end = dom.index("</pre>", start)
     result: list[dict[str, Any]] = json.loads(html.unescape(dom[start:end]))
     return result

@@ -38,13 +38,12 @@ def test_sides_without_a_layer_are_named_as_before(tmp_path: Path) -> None:
     assert "shared (compared) baseline 24 24/24" in text
 
 
-def test_the_header_and_every_side_table_name_the_layer(tmp_path: Path) -> None:
+def test_the_header_and_every_side_table_name_the_layer(scenario_verdict: Path, tmp_path: Path) -> None:
     from gatestats.gate import read_verdict
     from gatestats.report._release_data import ReleaseData, check_record_files, load_sides
     from gatestats.report._release_tables import compute_tables
-    from tests.report.test_release import make_verdict
 
-    file = read_verdict(make_verdict(tmp_path / "gate"))
+    file = read_verdict(scenario_verdict)  # the release scenario's (tests/report/conftest.py), read only
     tables, provenance = compute_tables(file, load_sides(file, check_record_files(file)))
     verdict = _layered(file.verdict, ("live",), ("live",))
     data = ReleaseData(

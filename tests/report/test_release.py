@@ -341,16 +341,37 @@ def test_the_page_made_while_building_is_the_page_the_qmd_makes_from_data(built:
     assert result.html_path.read_bytes() == built.first.html_path.read_bytes()
 
 
-def test_the_page_made_from_data_draws_without_altair(built: Built) -> None:
-    """Rendered on its own, the ``.qmd``'s kernel draws the charts from their specs: no Altair is imported."""
-    code = (
+@pytest.fixture(scope="module")
+def fresh_process(built: Built, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """What a new interpreter with one polars thread makes of the scenario, in this order (one process, not two):
+
+    ``data``: the data files' digests, written from the verdict (imports no Altair: the order cannot hide one);
+    ``charts``: the chart names of the page made from the first build's ``data/`` (``release_page``);
+    ``drawing_modules``: which of Altair and narwhals the process had imported after both.
+    """
+    script = (
         "import json, sys\n"
+        "from gatestats.report._release_data import *\n"
+        "from gatestats.report._release_tables import compute_tables\n"
+        "v = read_verdict(sys.argv[1])\n"
+        "t, p = compute_tables(v, load_sides(v, check_record_files(v)))\n"
+        "data = write_data(__import__('pathlib').Path(sys.argv[2]), v, t, p)\n"
         "from gatestats.report.release import release_page\n"
-        f"page = release_page({str(built.first.directory / 'data')!r})\n"
-        "print(json.dumps([sorted(page['charts']), [m for m in ('altair', 'narwhals') if m in sys.modules]]))\n"
+        "page = release_page(sys.argv[3])\n"
+        "drawing = [m for m in ('altair', 'narwhals') if m in sys.modules]\n"
+        "print(json.dumps({'data': data, 'charts': sorted(page['charts']), 'drawing_modules': drawing}))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert json.loads(done.stdout) == [sorted(CHART_NAMES), []]
+    env = {**os.environ, "POLARS_MAX_THREADS": "1"}
+    out = tmp_path_factory.mktemp("fresh-process") / "data"
+    args = [sys.executable, "-c", script, str(built.verdict), str(out), str(built.first.directory / "data")]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, check=True, timeout=120)
+    made: dict[str, object] = json.loads(done.stdout)
+    return made
+
+
+def test_the_page_made_from_data_draws_without_altair(fresh_process: dict[str, object]) -> None:
+    """Rendered on its own, the ``.qmd``'s kernel draws the charts from their specs: no Altair is imported."""
+    assert [fresh_process["charts"], fresh_process["drawing_modules"]] == [sorted(CHART_NAMES), []]
 
 
 def test_a_report_built_without_a_rollout_log_says_no_reading_is_bound(built: Built, page: str) -> None:
@@ -376,24 +397,10 @@ def test_a_second_build_is_version_2_with_identical_data(built: Built, second: t
     assert sorted(p.name for p in (out / RELEASE).iterdir()) == ["1", "2"]
 
 
-def test_data_files_are_identical_in_another_process_with_one_thread(built: Built, tmp_path: Path) -> None:
-    script = (
-        "import json, sys\n"
-        "from gatestats.report._release_data import *\n"
-        "from gatestats.report._release_tables import compute_tables\n"
-        "v = read_verdict(sys.argv[1])\n"
-        "t, p = compute_tables(v, load_sides(v, check_record_files(v)))\n"
-        "print(json.dumps(write_data(__import__('pathlib').Path(sys.argv[2]), v, t, p)))\n"
-    )
-    env = {**os.environ, "POLARS_MAX_THREADS": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(built.verdict), str(tmp_path / "data")],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    assert json.loads(done.stdout) == dict(built.first.data_digests)
+def test_data_files_are_identical_in_another_process_with_one_thread(
+    built: Built, fresh_process: dict[str, object]
+) -> None:
+    assert fresh_process["data"] == dict(built.first.data_digests)
 
 
 def test_a_lost_rename_race_takes_the_next_number(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -420,11 +427,24 @@ def _with_earlier_version(out: Path) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def fresh_gate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The scenario's verdict with record files of its own (``root/gate``), made once per module, and a copy of
+    that directory as made (``root/made``), from which :func:`fresh` restores it before each test."""
+    root = tmp_path_factory.mktemp("fresh")
+    verdict = make_verdict(root / "gate")
+    shutil.copytree(root / "gate", root / "made")
+    return verdict, root
+
+
 @pytest.fixture
-def fresh(tmp_path: Path) -> tuple[Path, Path]:
-    """A verdict of its own with record files of its own (to tamper with) and a reports root holding one earlier
-    version."""
-    return make_verdict(tmp_path / "gate"), _with_earlier_version(tmp_path / "reports")
+def fresh(fresh_gate: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """A verdict with record files of its own (to tamper with: the module's, restored as made) and a reports root
+    holding one earlier version."""
+    verdict, root = fresh_gate
+    shutil.rmtree(root / "gate")
+    shutil.copytree(root / "made", root / "gate")
+    return verdict, _with_earlier_version(tmp_path / "reports")
 
 
 @pytest.fixture
@@ -533,11 +553,13 @@ def test_data_that_changed_after_the_build_is_refused_when_read(built: Built, tm
         load_release_data(data, verdict_digest=other)
 
 
-def test_relative_record_paths_are_found_beside_the_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_record_paths_are_found_beside_the_verdict(
+    fresh_gate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gatestats.report._release_data import check_record_files, read_verdict
 
     gate_dir = tmp_path / "gate"
-    make_verdict(gate_dir)
+    shutil.copytree(fresh_gate[1] / "made", gate_dir)  # the scenario's policy and run sets (make_verdict)
     monkeypatch.chdir(gate_dir)  # the gate run from there with relative paths, as a CI job does
     result = CliRunner().invoke(
         app, ["gate", "--policy", "policy.toml", "--baseline", "base", "--candidate", "cand", "-o", "relative.json"]
