@@ -37,7 +37,7 @@ from gatestats.paired import compare
 from gatestats.paired.search import fewest
 from gatestats.vocabulary import GATE_CORRECTIONS, metric_spec
 from tests.gate.small_gates import record_set, records_frame
-from tests.hypothesis_counts import draws, examples
+from tests.hypothesis_counts import examples
 from tests.simulations import reps
 
 CANDIDATE, BASELINE = engine.CANDIDATE, engine.BASELINE
@@ -238,8 +238,11 @@ def _same(a: Any, b: Any) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-#: Seeds (every fifth) of the paired-once draws: 40 in the whole suite, 10 in the inner loop (tests/hypothesis_counts.py).
-PAIRED_ONCE_DRAWS = draws(40)
+#: Seeds (every fifth) of the paired-once draws (issue 28, item 3, session 47): the first 5 of the 40 in the suite and
+#: the inner loop, the fewest at which each planted break still fails it: the McNemar row's worse tail two-sided (the
+#: break of session 39) first at seed 20; the non-inferiority row's worse p-value its better one, and the bounded-mean
+#: test's two p-values swapped, at seed 0 (RESULTS.md, session 47).
+PAIRED_ONCE_DRAWS = reps(suite=5, full=40)
 
 
 @pytest.mark.parametrize("seed", range(0, 5 * PAIRED_ONCE_DRAWS, 5))
