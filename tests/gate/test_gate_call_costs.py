@@ -434,10 +434,16 @@ def _record_sets(seed: int) -> list[tuple[Policy, RecordSet, RecordSet]]:
     return out
 
 
+#: Draws whose record sets (8 each) are compared read by read (issue 28, item 3, session 47): the first of the three
+#: (seeds 3, 7, 11) in the suite. Each planted break of session 44 fails it at seed 3 alone: always unsliced, [None]
+#: read as no slice, the baseline's check on the candidate's keys, one side's keys for both (RESULTS.md).
+READ_SEEDS = reps(suite=1, full=3)
+
+
 @pytest.mark.filterwarnings(_NULL_SLICE)
 def test_each_cheaper_read_is_the_read_it_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
     compared = {"slices": 0, "rates": 0, "checks": 0, "blocked": 0}
-    for seed in (3, 7, 11):
+    for seed in (3, 7, 11)[:READ_SEEDS]:
         for policy, base, cand in _record_sets(seed):
             needed = max([policy.min_trials, policy.k, *(r.k for r in policy.rules)])
             both = engine._both_sides(policy, base, cand)
@@ -460,9 +466,15 @@ def test_each_cheaper_read_is_the_read_it_replaced(monkeypatch: pytest.MonkeyPat
                 new_rates = batched._caught(partial(summaries.slice_rates, both, policy, given))
                 assert new_rates == batched._caught(partial(_old_slice_rates, both, policy, given))
                 compared["rates"] += 1
-    assert compared["blocked"] >= 20  # missing cases, an empty side, two versions: checks that block
-    # the curves refuse the case at two versions (3 record sets): its slice rates compared without them
-    assert compared == {**compared, "slices": 24, "checks": 24, "rates": 2 * 24 - 3}
+    # missing cases, an empty side, two versions: checks that block (20 in the three draws, scaled)
+    assert compared["blocked"] >= math.ceil(20 * READ_SEEDS / 3)
+    # the curves refuse the case at two versions (one record set a draw): its slice rates compared without them
+    assert compared == {
+        **compared,
+        "slices": 8 * READ_SEEDS,
+        "checks": 8 * READ_SEEDS,
+        "rates": (2 * 8 - 1) * READ_SEEDS,
+    }
 
 
 def test_a_threshold_resolution_kept_is_the_resolution_computed() -> None:
