@@ -117,7 +117,7 @@ def _compared(seed: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 #: cover every correction and both ``infra_retries`` and reach each minimum below (stated per 24 draws, scaled to
 #: the draws run); each planted break of the module docstring that this test saw at 24 fails it at 16 (RESULTS.md).
 #: Session 47 re-planted them: each fails by seed 4, but the first draws with a severe slice are seeds 10, 12 and 15,
-#: so 16 is the fewest that reaches the severe-slice minimum (3 of 4 per 24, scaled); it stays.
+#: so 16 is the fewest that reaches the severe-slice minimum (4 per 24, scaled to 16: 3); it stays.
 GATE_DRAWS = reps(suite=16, full=24)
 #: What the draws must reach, per 24 draws: rows with unresolved candidate attempts computed at both ends, paired
 #: ones, between the bounds, given a ``to_decide``, severe slices, flipped cases (compared too).
