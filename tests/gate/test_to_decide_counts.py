@@ -37,7 +37,7 @@ from gatestats.paired import compare
 from gatestats.paired.search import fewest
 from gatestats.vocabulary import GATE_CORRECTIONS, metric_spec
 from tests.gate.small_gates import record_set, records_frame
-from tests.hypothesis_counts import draws, examples
+from tests.hypothesis_counts import examples
 from tests.simulations import reps
 
 CANDIDATE, BASELINE = engine.CANDIDATE, engine.BASELINE
@@ -171,14 +171,16 @@ def _compared(seed: int) -> tuple[int, int]:
     return searched, numbered
 
 
-#: Seeded random gates compared (issue 28, item 3, session 41): the first 12 of the 40 in the suite (32 rows between
-#: the bounds, 6 given a number); both planted breaks named below fail it at 12 (RESULTS.md). The minimums are per 40 draws.
-GATE_DRAWS = reps(suite=12, full=40)
+#: Seeded random gates compared (issue 28, item 3; sessions 41 and 47): the first 5 of the 40 in the suite (12 rows
+#: between the bounds, 3 given a number), the fewest at which both planted breaks named below still fail it (the
+#: off-by-one fails at seed 0, counting retried keys first at seed 4; RESULTS.md, session 47). Minimums per 40 draws.
+GATE_DRAWS = reps(suite=5, full=40)
 
 
 # Out of the fast loop (issue 28, item 3: 10 CPU-s, the largest single test there); the whole suite runs GATE_DRAWS seeds.
 # The fast loop keeps the identity on fresh seeds: the property test below (planted off-by-one in the imputed keys and
-# counting retried keys: each fails it at the inner loop's 10 examples, 3 runs of 3).
+# counting retried keys: each fails it at the inner loop's 10 examples, 3 runs of 3; session 47: counting retried keys
+# failed it in 7 of 10 runs at 10 examples, 9 of 10 at 20 - this seeded test fails on it every time, at seed 4).
 @pytest.mark.slow
 def test_to_decide_from_counts_is_the_search_it_replaced_on_many_random_gates() -> None:
     searched = numbered = 0
@@ -237,8 +239,11 @@ def _same(a: Any, b: Any) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-#: Seeds (every fifth) of the paired-once draws: 40 in the whole suite, 10 in the inner loop (tests/hypothesis_counts.py).
-PAIRED_ONCE_DRAWS = draws(40)
+#: Seeds (every fifth) of the paired-once draws (issue 28, item 3, session 47): the first 5 of the 40 in the suite and
+#: the inner loop, the fewest at which each planted break still fails it: the McNemar row's worse tail two-sided (the
+#: break of session 39) first at seed 20; the non-inferiority row's worse p-value its better one, and the bounded-mean
+#: test's two p-values swapped, at seed 0 (RESULTS.md, session 47).
+PAIRED_ONCE_DRAWS = reps(suite=5, full=40)
 
 
 @pytest.mark.parametrize("seed", range(0, 5 * PAIRED_ONCE_DRAWS, 5))
