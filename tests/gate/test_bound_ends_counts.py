@@ -124,6 +124,11 @@ GATE_DRAWS = reps(suite=16, full=24)
 REACHED_PER_24 = {"bounded": 60, "paired": 20, "between": 40, "to_decide": 10, "severe": 4, "flips": 20}
 
 
+# Out of the fast loop (issue 28, item 3, session 47: 6.5 CPU-s, the largest test there); the whole suite runs its
+# GATE_DRAWS seeds. The fast loop keeps the identity on fresh draws: the property test below failed in 10 of 10 runs
+# at the inner loop's 10 examples under "flips swapped" and under "retried trials left out" (the other three breaks of
+# the module docstring fail 18-21 of the 24 seeded gates; RESULTS.md, session 47, h47-gate-oracles).
+@pytest.mark.slow
 def test_the_ends_from_counts_are_the_ends_from_imputed_records_on_many_random_gates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
