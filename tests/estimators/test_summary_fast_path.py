@@ -15,6 +15,7 @@ from gatestats.estimators import ANALYSIS_COLUMNS, CaseSetError, case_summary, s
 from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.vocabulary import final_attempts, is_valid_outcome
 from tests.hypothesis_counts import examples
+from tests.simulations import reps
 
 #: The columns the analysis reads, with the contract's types.
 SCHEMA = {name: POLARS_SCHEMA[name] for name in ANALYSIS_COLUMNS}
@@ -66,7 +67,14 @@ def _records(draw: st.DrawFn) -> pl.DataFrame:
     return frame.sample(fraction=1.0, shuffle=True, seed=draw(st.integers(0, 2**16)))
 
 
-@settings(max_examples=examples(150), deadline=None)
+#: Frames compared with the definition (issue 28, item 3, session 47): an identity oracle of the fast path, run in the
+#: suite at 60, the full 150 on demand (benchmarks/simulations_full.py). Planted (benchmarks/RESULTS.md), the latest
+#: first failing example over runs of _records: the retried trials' correction negated 7 (60 runs), a case not retried
+#: corrected by 1 35 (460 runs), the correction's join missing null versions 21 (460), the trial hash with the attempt 8 (60).
+SUMMARY_EXAMPLES = reps(suite=60, full=150)
+
+
+@settings(max_examples=examples(SUMMARY_EXAMPLES), deadline=None)
 @given(frame=_records())
 def test_summary_equals_resolving_every_trial_first(frame: pl.DataFrame) -> None:
     assert case_summary(frame).equals(_by_definition(frame))

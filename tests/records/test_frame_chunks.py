@@ -31,6 +31,7 @@ from gatestats.records.lines import KEY_HASH, check_jsonl
 from gatestats_runner.runsets import encode_record
 from tests.conftest import make_record
 from tests.hypothesis_counts import examples
+from tests.simulations import reps
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ("system", "case_id", "case_version", "trial", "attempt")
@@ -95,7 +96,14 @@ _BLOCK = st.integers(1, 5).flatmap(
 )
 
 
-@settings(max_examples=examples(300), deadline=None)
+#: Block sequences compared with the old code (issue 28, item 3, session 47): an identity oracle, run in the suite at
+#: 120, the full 300 on demand (benchmarks/simulations_full.py). The planted break it needs a drawn sequence for
+#: (a batch's texts split after its other pieces) failed it first at example 4 to 84 in 500 runs (median 15), so
+#: 120 still fails it; a batch's pieces kept after the collapse fails at example 3 (benchmarks/RESULTS.md).
+FRAME_EXAMPLES = reps(suite=120, full=300)
+
+
+@settings(max_examples=examples(FRAME_EXAMPLES), deadline=None)
 @given(
     blocks=st.lists(_BLOCK, max_size=12),
     at_once=st.sampled_from([1, 2, 3, 64]),

@@ -31,8 +31,17 @@ from gatestats.report._release_charts import (
 from gatestats.report.quarto.charts import VEGA_LITE_VERSION
 from tests.hypothesis_counts import examples
 from tests.report import altair_charts
+from tests.simulations import reps
 
 SIDES = ("baseline", "candidate")
+#: Hypothesis tables of the three identity oracles below (the replaced Altair code against the specs), issue 28 item 3,
+#: session 47: the suite runs the fewest at which every planted break still fails (benchmarks/RESULTS.md; those that
+#: need a drawn feature: a hollow dot first drawn by example 7 in 300 of 300 runs of slices_tables and by example 11 in
+#: 999 of 1,000 of cost_tables, a second k of a curve with intervals by example 11 in 1,000 of 1,000); the full
+#: counts (the counts before) on demand, benchmarks/simulations_full.py.
+CURVE_EXAMPLES = reps(suite=12, full=25)
+SLICE_EXAMPLES = reps(suite=8, full=25)
+COST_EXAMPLES = reps(suite=12, full=20)
 _INTERVAL = {"ci_low": pl.Float64, "ci_high": pl.Float64, "estimate": pl.Float64}
 
 
@@ -126,7 +135,7 @@ def cost_tables(draw: st.DrawFn) -> pl.DataFrame:
     return pl.DataFrame(rows, schema_overrides=_INTERVAL)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(CURVE_EXAMPLES), deadline=None)
 @given(curves_tables(), st.sampled_from([0.9, 0.95, 0.99]))
 def test_curve_specs_are_what_altair_wrote(curves: pl.DataFrame, level: float) -> None:
     for metric in ("pass_hat_k", "pass_at_k"):
@@ -134,14 +143,14 @@ def test_curve_specs_are_what_altair_wrote(curves: pl.DataFrame, level: float) -
         assert _json(curve_chart(curves, metric, confidence_level=level)) == expected
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(SLICE_EXAMPLES), deadline=None)
 @given(slices_tables())
 def test_slice_specs_are_what_altair_wrote(slices: pl.DataFrame) -> None:
     expected = _altair_json(altair_charts.slice_chart(slices, confidence_level=0.95))
     assert _json(slice_chart(slices, confidence_level=0.95)) == expected
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(COST_EXAMPLES), deadline=None)
 @given(cost_tables())
 def test_cost_specs_are_what_altair_wrote(cost: pl.DataFrame) -> None:
     expected = _altair_json(altair_charts.cost_chart(cost, confidence_level=0.95))
