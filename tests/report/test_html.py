@@ -183,10 +183,24 @@ def test_find_network_references(page: str, found: list[str]) -> None:
 #: at every point, so a ``url(`` and 8,000 spaces took 3 s (the page scan is public: ``find_network_references``).
 _OLD_CSS_EXTERNAL = re.compile(r"(?:url\(\s*['\"]?\s*|@import\s+['\"])(?:https?:)?//[^'\")\s;]*", re.IGNORECASE)
 _CSS_PIECES = ["url(", "URL(", "@import", " ", "\t", "\n", "'", '"', "//", "http:", "https:", "x", ";", ")", "/"]
+#: A reference as the patterns read it, each part drawn on its own (issue 28, item 3, session 47): texts of loose
+#: pieces alone reached a whitespace run before a quote, or ``@import`` and two spaces, too rarely - the session-44
+#: planted break (the quote's own ``\s*`` dropped) was missed in 12 of 40 runs at 2,000 texts. Drawn as parts and
+#: mixed with the pieces, each of three breaks (that one, ``https?:`` as ``https:``, ``@import\s+`` as ``@import\s``)
+#: failed 40 of 40 runs at 500 texts and 37-40 of 40 at the inner loop's 125 (benchmarks/RESULTS.md, session 47).
+_CSS_REFERENCES = st.tuples(
+    st.sampled_from(["url(", "URL(", "Url(", "@import", "@IMPORT"]),
+    st.sampled_from(["", " ", "  ", "\t\n", " \n "]),
+    st.sampled_from(["", "'", '"']),
+    st.sampled_from(["", "", " ", "\t "]),
+    st.sampled_from(["", "http:", "https:", "HTTP:", "Https:", "ftp:", "http", "https"]),
+    st.sampled_from(["//", "//", "/", ""]),
+    st.sampled_from(["", "x", "x/y.png", "x y", "x;", "x)", "x'", 'x"']),
+).map("".join)
 
 
-@given(st.lists(st.sampled_from(_CSS_PIECES), max_size=16).map("".join))
-@settings(max_examples=examples(2000))
+@given(st.lists(st.one_of(_CSS_REFERENCES, st.sampled_from(_CSS_PIECES)), max_size=8).map("".join))
+@settings(max_examples=examples(500))
 def test_the_css_reference_pattern_finds_what_the_old_pattern_found(text: str) -> None:
     assert [m.span() for m in _CSS_EXTERNAL.finditer(text)] == [m.span() for m in _OLD_CSS_EXTERNAL.finditer(text)]
 
