@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeVar, get_args
 
+from gatestats.estimators.quantiles import two_sided_t, two_sided_z
 from gatestats.vocabulary import (
     IntervalMethod,
     ResolvedIntervalMethod,
@@ -117,6 +118,46 @@ def _wilson_bounds_one(p_hat: float, n: float, z: float) -> tuple[float, float]:
     low = 0.0 if p_low <= 0.0 else max(root(p_low, -1.0), 0.0)
     high = 1.0 if p_high >= 1.0 else min(root(p_high, 1.0), 1.0)
     return low, high
+
+
+@dataclass(frozen=True, slots=True)
+class _WilsonAtLevels:
+    """One sample whose interval is Wilson's at every level: what ``intervals._level_batch`` and ``_single_result``
+    compute from the level, in floats (the same operations on the same numbers: the same interval).
+
+    Made from numpy's arrays by ``intervals._OneWilson.of`` (a level search, ``case_mean_interval_at``) and in floats
+    by ``analyze``'s path without numpy (:mod:`gatestats.estimators.small`).
+    """
+
+    estimate: float
+    se: float
+    constant: bool
+    capped: float
+    n_units: int
+
+    def at(self, confidence_level: float, n_cases: int, method: IntervalMethod, clustered: bool) -> CaseMeanInterval:
+        """The sample's interval at ``confidence_level`` (as ``intervals._wilson_batch`` then ``_single_result``)."""
+        z = two_sided_z(confidence_level)
+        factor = 1.0 if self.constant else (z / two_sided_t(self.n_units - 1, confidence_level)) ** 2
+        eff_n = self.capped * (1.0 if self.constant else factor)
+        low, high = _wilson_bounds_one(self.estimate, eff_n, z)
+        return CaseMeanInterval(
+            ci_low=low,
+            ci_high=high,
+            se=self.se,
+            status="ok",
+            reason=None,
+            method="wilson",
+            effective_n=eff_n,
+            n_resamples=None,
+            seed=None,
+            estimate=self.estimate,
+            requested_method=method,
+            confidence_level=confidence_level,
+            n_cases=n_cases,
+            n_units=self.n_units,
+            clustered=clustered,
+        )
 
 
 def _check_options(

@@ -100,8 +100,9 @@ from gatestats.estimators.interval_rules import (
     CaseMeanInterval,
     _check_options,
     _reason,
-    _wilson_bounds_one,
+    _wilson_bounds_one,  # noqa: F401 - tests/estimators read it here
     _wilson_root,
+    _WilsonAtLevels,
 )
 from gatestats.estimators.quantiles import two_sided_t, two_sided_z
 from gatestats.vocabulary import (
@@ -947,15 +948,9 @@ def case_mean_interval_at(
 
 
 @dataclass(frozen=True, slots=True)
-class _OneWilson:
-    """One sample whose interval is Wilson's at every level: what :func:`_level_batch` and :func:`_single_result`
-    compute from the level, in floats (the same operations on the same numbers: the same interval)."""
-
-    estimate: float
-    se: float
-    constant: bool
-    capped: float
-    n_units: int
+class _OneWilson(_WilsonAtLevels):
+    """One sample whose interval is Wilson's at every level (:class:`~.interval_rules._WilsonAtLevels`), made from
+    :func:`_level_free`'s arrays."""
 
     @staticmethod
     def of(
@@ -978,30 +973,6 @@ class _OneWilson:
             design_effect_from_units=None,
         )
         return _OneWilson(float(estimate[0]), float(se[0]), bool(constant[0]), float(capped[0]), n_units)
-
-    def at(self, confidence_level: float, n_cases: int, method: IntervalMethod, clustered: bool) -> CaseMeanInterval:
-        """The sample's interval at ``confidence_level`` (as :func:`_wilson_batch` then :func:`_single_result`)."""
-        z = two_sided_z(confidence_level)
-        factor = 1.0 if self.constant else (z / two_sided_t(self.n_units - 1, confidence_level)) ** 2
-        eff_n = self.capped * (1.0 if self.constant else factor)
-        low, high = _wilson_bounds_one(self.estimate, eff_n, z)
-        return CaseMeanInterval(
-            ci_low=low,
-            ci_high=high,
-            se=self.se,
-            status="ok",
-            reason=None,
-            method="wilson",
-            effective_n=eff_n,
-            n_resamples=None,
-            seed=None,
-            estimate=self.estimate,
-            requested_method=method,
-            confidence_level=confidence_level,
-            n_cases=n_cases,
-            n_units=self.n_units,
-            clustered=clustered,
-        )
 
 
 def _free_of_levels(

@@ -32,11 +32,10 @@ from gatestats.estimators.interval_rules import (
     CaseMeanInterval,
     _check_options,
     _reason,
-    _wilson_bounds_one,
+    _WilsonAtLevels,
 )
 from gatestats.estimators.numpy_order import einsum_row_dot, row_mean, row_var
 from gatestats.estimators.passk import counted_values
-from gatestats.estimators.quantiles import two_sided_t, two_sided_z
 from gatestats.vocabulary import IntervalMethod, Metric, check_seed
 
 if TYPE_CHECKING:
@@ -136,10 +135,9 @@ def _divided(a: float, b: float) -> float:
     return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
-def _one_wilson(
-    values: list[float], cap: float | None, z: float, factor: float, *, method: IntervalMethod, confidence_level: float
-) -> CaseMeanInterval:
-    """One sample's Wilson interval without groups, as ``intervals._interval_batch`` computes its row."""
+def _one_wilson(values: list[float], cap: float | None) -> _WilsonAtLevels:
+    """One sample's Wilson interval without groups before the level enters, as ``intervals._level_free`` and
+    ``_capped_kish`` compute its row."""
     n = len(values)
     estimate = row_mean(values)
     deviations = [v - estimate for v in values]  # d = values - values.mean(axis=1, keepdims=True)
@@ -150,23 +148,7 @@ def _one_wilson(
     if n < DESIGN_EFFECT_FROM_UNITS:
         kish = _minimum(kish, units_bound)
     capped = _minimum(kish, float(n) if cap is None else cap)
-    eff_n = capped * (1.0 if constant else factor)
-    low, high = _wilson_bounds_one(estimate, eff_n, z)
-    return CaseMeanInterval(
-        estimate=estimate,
-        ci_low=low,
-        ci_high=high,
-        se=se,
-        status="ok",
-        reason=None,
-        method="wilson",
-        requested_method=method,
-        confidence_level=confidence_level,
-        n_cases=n,
-        n_units=n,
-        clustered=False,
-        effective_n=eff_n,
-    )
+    return _WilsonAtLevels(estimate, se, constant, capped, n)
 
 
 def wilson_intervals(
@@ -232,12 +214,9 @@ def wilson_intervals(
             )
             for s in samples
         ]
-    z = two_sided_z(confidence_level)
-    # The degrees-of-freedom factor of a batch with a sample that varies (intervals._wilson_batch).
-    varies = any(any(v != s[0] for v in s) for s in samples)
-    factor = (z / two_sided_t(n - 1, confidence_level)) ** 2 if varies else 1.0
+    # Each sample's degrees-of-freedom factor is the batch's: a sample that varies takes it, a constant one none.
     return [
-        _one_wilson(s, cap, z, factor, method=method, confidence_level=confidence_level)
+        _one_wilson(s, cap).at(confidence_level, n, method, False)
         for s, cap in zip(samples, max_effective_n, strict=True)
     ]
 
