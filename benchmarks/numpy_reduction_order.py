@@ -21,8 +21,9 @@ standard errors and variance split (``estimators/intervals.py`` ``_standard_erro
 
 Each model is compared with numpy on random rows (lengths 1 to ``--longest``, scales 1e-2 to 1e2,
 shifted); the script prints the agreements and exits 1 on any difference. It holds for numpy 2.4.6 on
-x86-64 (the lock's), with ``NPY_DISABLE_CPU_FEATURES=X86_V3`` as without. Nothing here is imported by
-gatestats; a numpy-free path would carry these models and an oracle test like this one.
+x86-64 (the lock's), with ``NPY_DISABLE_CPU_FEATURES=X86_V3`` as without. The models are
+``gatestats.estimators.numpy_order``'s (one source: ``analyze``'s path without numpy computes with them,
+tests/estimators/test_numpy_order.py checks them in the suite); this script checks them at scale.
 """
 
 from __future__ import annotations
@@ -33,61 +34,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-#: numpy's pairwise block: up to this many values are summed in 8 running sums (``PW_BLOCKSIZE``).
-_BLOCK = 128
-
-
-def pairwise_sum(values: Sequence[float], start: int = 0, count: int | None = None) -> float:
-    """numpy's ``pairwise_sum`` of ``values[start:start + count]`` (float64, contiguous), the start not added."""
-    n = len(values) - start if count is None else count
-    if n < 8:
-        total = 0.0
-        for i in range(start, start + n):
-            total += values[i]
-        return total
-    if n <= _BLOCK:
-        sums = list(values[start : start + 8])
-        whole = n - n % 8
-        for i in range(start + 8, start + whole, 8):
-            sums = [sums[j] + values[i + j] for j in range(8)]
-        total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + ((sums[4] + sums[5]) + (sums[6] + sums[7]))
-        for i in range(start + whole, start + n):
-            total += values[i]
-        return total
-    half = n // 2
-    half -= half % 8
-    return pairwise_sum(values, start, half) + pairwise_sum(values, start + half, n - half)
-
-
-def row_mean(values: Sequence[float]) -> float:
-    """``x.mean()`` of a contiguous float64 row: ``0.0`` plus the pairwise sum, over ``n``."""
-    return (0.0 + pairwise_sum(values)) / len(values)
-
-
-def row_var(values: Sequence[float], ddof: int = 0) -> float:
-    """``x.var(ddof=ddof)`` of a contiguous float64 row: the same sum of squares, over ``n - ddof``."""
-    mean = row_mean(values)
-    return (0.0 + pairwise_sum([(x - mean) * (x - mean) for x in values])) / (len(values) - ddof)
-
-
-def einsum_row_dot(values: Sequence[float]) -> float:
-    """``np.einsum("ij,ij->i", d, d)[i]`` for the row ``values`` (x86-64 baseline, two lanes, no FMA)."""
-    lanes = [0.0, 0.0]
-    n, i = len(values), 0
-    while n - i >= 8:  # four vectors of two lanes, added from the last to the first
-        for lane in range(2):
-            total = lanes[lane]
-            for vector in (3, 2, 1, 0):
-                x = values[i + 2 * vector + lane]
-                total = x * x + total
-            lanes[lane] = total
-        i += 8
-    while i < n:  # the tail, a vector at a time, padded with zeros
-        for lane in range(2):
-            x = values[i + lane] if i + lane < n else 0.0
-            lanes[lane] = x * x + lanes[lane]
-        i += 2
-    return 0.0 + (lanes[0] + lanes[1])
+from gatestats.estimators.numpy_order import einsum_row_dot, row_mean, row_var
 
 
 def _agreement(

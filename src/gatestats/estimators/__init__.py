@@ -1,15 +1,14 @@
-"""Estimators: per-case sufficient statistics, pass@k / pass^k, intervals over cases, variance split."""
+"""Estimators: per-case sufficient statistics, pass@k / pass^k, intervals over cases, variance split.
 
+The interval functions (:mod:`~gatestats.estimators.intervals`, numpy's arrays) are imported on first use
+(PEP 562): ``analyze`` on a small input computes without numpy (issue 28, item 2; :mod:`.small`).
+"""
+
+from typing import TYPE_CHECKING, Final
+
+from gatestats._lazy import lazy_names
 from gatestats.estimators.analyze import METRICS, Analysis, MetricEstimate, SystemAnalysis, analyze
-from gatestats.estimators.intervals import (
-    CLT_FROM_CASES,
-    MIN_CASES_BOOTSTRAP,
-    MIN_CASES_CLT,
-    CaseMeanInterval,
-    case_mean_interval,
-    clustered_standard_error,
-    wilson_interval,
-)
+from gatestats.estimators.interval_rules import CLT_FROM_CASES, MIN_CASES_BOOTSTRAP, MIN_CASES_CLT, CaseMeanInterval
 from gatestats.estimators.passk import (
     CasePairs,
     CaseValues,
@@ -25,6 +24,9 @@ from gatestats.estimators.passk import (
 )
 from gatestats.estimators.summary import ANALYSIS_COLUMNS, CASE_KEY, CaseSetError, case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
+
+if TYPE_CHECKING:
+    from gatestats.estimators.intervals import case_mean_interval, clustered_standard_error, wilson_interval
 
 __all__ = [
     "ANALYSIS_COLUMNS",
@@ -57,3 +59,8 @@ __all__ = [
     "variance_decomposition",
     "wilson_interval",
 ]
+
+#: The names imported on first use, each with its module under this package (the others are bound at import).
+_HOMES: Final = dict.fromkeys(("case_mean_interval", "clustered_standard_error", "wilson_interval"), "intervals")
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

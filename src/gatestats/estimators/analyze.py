@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypedDict
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
-from gatestats.estimators.intervals import CaseMeanInterval, _case_mean_intervals, case_mean_interval
+from gatestats.estimators import small
+from gatestats.estimators.interval_rules import CLT_FROM_CASES, CaseMeanInterval
 from gatestats.estimators.passk import CasePairs, case_pairs, pair_values
 from gatestats.estimators.summary import case_summary
 from gatestats.estimators.variance import VarianceDecomposition, variance_decomposition
@@ -31,6 +31,8 @@ from gatestats.vocabulary import (
 
 if TYPE_CHECKING:
     import altair as alt
+    import numpy as np
+    import numpy.typing as npt
 
     from gatestats.publish import Labels, PublishedTable
 
@@ -76,7 +78,7 @@ class MetricEstimate:
     effective_n: float | None
     n_resamples: int | None
     seed: int | None
-    _values: npt.NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    _values: npt.NDArray[np.float64] | list[float] | None = field(default=None, repr=False, compare=False)
     _groups: npt.NDArray[Any] | None = field(default=None, repr=False, compare=False)
     _max_effective_n: float | None = field(default=None, repr=False, compare=False)
     _method: IntervalMethod = field(default="auto", repr=False, compare=False)
@@ -102,6 +104,8 @@ class MetricEstimate:
         if self._values is None:
             msg = f"{metric_spec(self.metric).short.format(k='k')} at k={self.k} has no interval: {self.reason}"
             raise ValueError(msg)
+        from gatestats.estimators.intervals import case_mean_interval  # noqa: PLC0415 - numpy on first use
+
         return case_mean_interval(
             self._values,
             groups=self._groups,
@@ -329,16 +333,21 @@ class _Pending:
     """An estimate whose cases are all defined: its basis, values and exact sum, its interval still to compute."""
 
     base: _EstimateBasis
-    values: npt.NDArray[np.float64]
+    values: npt.NDArray[np.float64] | list[float]
     total: Fraction
     max_effective_n: float
 
 
 def _basis(
-    cases: pl.DataFrame, *, pairs: CasePairs, metric: Metric, k: int, confidence_level: float
+    cases: pl.DataFrame, *, pairs: CasePairs | small.SmallPairs, metric: Metric, k: int, confidence_level: float
 ) -> MetricEstimate | _Pending:
     """One estimate up to its interval: finished when undefined (no case, or cases with ``n < k``)."""
-    computed = pair_values(pairs, k=k, metric=metric)
+    values: npt.NDArray[np.float64] | list[float]
+    if isinstance(pairs, CasePairs):
+        computed = pair_values(pairs, k=k, metric=metric)
+        values, exact_sum = computed.values, computed.exact_sum
+    else:
+        values, exact_sum = pairs.values(k=k, metric=metric)
     short = pairs.case_n < k  # the cases' n, in their order: no query when every case is defined
     undefined = cases.filter(pl.Series(short)) if short.any() else None
     labels = (
@@ -366,7 +375,7 @@ def _basis(
             f"trials (fewest: {min_n}): {shown}"
         )
         return MetricEstimate(status="insufficient_evidence", reason=reason, **base, **empty)
-    return _Pending(base, computed.values, computed.exact_sum, float(cases["n"].sum()) / k)
+    return _Pending(base, values, exact_sum, float(cases["n"].sum()) / k)
 
 
 def _finished(
@@ -392,7 +401,7 @@ def _finished(
 def _estimates(
     cases: pl.DataFrame,
     *,
-    pairs: CasePairs,
+    pairs: CasePairs | small.SmallPairs,
     ks: tuple[int, ...],
     groups: npt.NDArray[Any] | None,
     method: IntervalMethod,
@@ -404,7 +413,8 @@ def _estimates(
 
     The intervals of the defined estimates are computed in one batch
     (:func:`~gatestats.estimators.intervals._case_mean_intervals`: each the same as
-    :func:`case_mean_interval` on its values, its cap ``sum(n) / k``).
+    :func:`~gatestats.estimators.case_mean_interval` on its values, its cap ``sum(n) / k``;
+    :func:`~gatestats.estimators.small.wilson_intervals`, the same in floats, for :class:`~.small.SmallPairs`).
     """
     found = [
         _basis(cases, pairs=pairs, metric=metric, k=k, confidence_level=confidence_level)
@@ -412,8 +422,13 @@ def _estimates(
         for metric in METRICS
     ]
     pending = [f for f in found if isinstance(f, _Pending)]
+    batch: Callable[..., list[CaseMeanInterval]]
+    if isinstance(pairs, CasePairs):
+        from gatestats.estimators.intervals import _case_mean_intervals as batch  # noqa: PLC0415 - numpy's path
+    else:
+        batch = small.wilson_intervals
     intervals = iter(
-        _case_mean_intervals(
+        batch(
             [f.values for f in pending],
             groups=groups,
             method=method,
@@ -434,10 +449,16 @@ def _parse_ks(ks: int | Iterable[int]) -> tuple[int, ...]:
         msg = "ks must name at least one k"
         raise ValueError(msg)
     for k in items:
-        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        if isinstance(k, bool) or not (isinstance(k, int) or _numpy_integer(k)) or k < 1:
             msg = f"every k must be an integer >= 1 (got {k!r})"
             raise ValueError(msg)
     return tuple(sorted({int(k) for k in items}))
+
+
+def _numpy_integer(value: object) -> bool:
+    """Whether ``value`` is a numpy integer (numpy is not imported to ask: a numpy integer means it is loaded)."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.integer)
 
 
 def analyze(
@@ -562,12 +583,17 @@ def _summary_analysis(
     n_resamples: int,
     seed: int,
 ) -> Analysis:
-    """:func:`analyze`'s analysis of each system of ``summary`` (checked ``ks``)."""
+    """:func:`analyze`'s analysis of each system of ``summary`` (checked ``ks``).
+
+    Without numpy loaded, a small Wilson analysis computes in floats (:mod:`gatestats.estimators.small`).
+    """
+    floats = method in ("auto", "wilson") and small.without_numpy(summary.height * len(ks) * len(METRICS))
     systems = [
         _system_analysis(
             str(name),
             cases,
             ks=ks,
+            floats=floats,
             method=method,
             confidence_level=confidence_level,
             n_resamples=n_resamples,
@@ -622,14 +648,23 @@ def _system_analysis(
     cases: pl.DataFrame,
     *,
     ks: tuple[int, ...],
+    floats: bool = False,
     method: IntervalMethod,
     confidence_level: float,
     n_resamples: int,
     seed: int,
 ) -> SystemAnalysis:
-    """Every estimate, the counts and the variance split of one system's cases."""
-    groups = _unit_labels(cases)
-    pairs = case_pairs(cases["n"].to_numpy(), cases["c"].to_numpy())
+    """Every estimate, the counts and the variance split of one system's cases.
+
+    ``floats``: the cases' values and Wilson intervals in floats when they have no groups and fewer than
+    ``CLT_FROM_CASES`` cases (:mod:`gatestats.estimators.small`), else numpy's.
+    """
+    pairs: CasePairs | small.SmallPairs
+    if floats and cases.height < CLT_FROM_CASES and cases["case_group"].null_count() == cases.height:
+        groups, pairs = None, small.SmallPairs.of(cases["n"], cases["c"])
+    else:
+        groups = _unit_labels(cases)
+        pairs = case_pairs(cases["n"].to_numpy(), cases["c"].to_numpy())
     estimates = _estimates(
         cases,
         pairs=pairs,

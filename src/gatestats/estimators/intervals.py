@@ -79,20 +79,35 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final, Literal, TypeVar, get_args
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from gatestats.estimators.distinct import distinct_pairs
+from gatestats.estimators.interval_rules import (
+    _RESOLVED,
+    CLT_FROM_CASES,
+    DESIGN_EFFECT_FROM_UNITS,
+    MIN_CASES_BOOTSTRAP,
+    MIN_CASES_CLT,
+    MIN_UNITS,
+    OK,
+    REFUSED_CONSTANT,
+    REFUSED_DEGENERATE,
+    REFUSED_FEW_UNITS,
+    REFUSED_NOT_OFFERED,
+    CaseMeanInterval,
+    _check_options,
+    _reason,
+    _wilson_bounds_one,  # noqa: F401 - tests/estimators read it here
+    _wilson_root,
+    _WilsonAtLevels,
+)
 from gatestats.estimators.quantiles import two_sided_t, two_sided_z
 from gatestats.vocabulary import (
     IntervalMethod,
-    ResolvedIntervalMethod,
-    Status,
-    check_choice,
     check_confidence_level,
-    check_n_resamples,
     check_seed,
 )
 
@@ -108,59 +123,8 @@ __all__ = [
     "wilson_interval",
 ]
 
-# Every threshold below is set from the coverage simulation (docs/coverage.md).
-#: Fewest independent units (cases or groups) for which the bootstrap is offered.
-MIN_CASES_BOOTSTRAP = 500
-#: Fewest independent units for which the CLT interval is offered.
-MIN_CASES_CLT = 2000
-#: From this many units on, ``auto`` uses the CLT interval instead of Wilson's.
-CLT_FROM_CASES = 5000
-#: From this many units on, the Wilson effective sample size may exceed the (size-weighted) number
-#: of units, i.e. the estimated design effect may narrow the interval; below, it is capped there.
-DESIGN_EFFECT_FROM_UNITS = 200
-#: Fewest independent units for which any interval is computed.
-MIN_UNITS: Final = 2
-
-_METHODS: Final[tuple[IntervalMethod, ...]] = get_args(IntervalMethod)
 _BOOTSTRAP_BLOCK = 4_000_000  # resample x sample x support cells per block (bounds memory)
 _TIE_TOLERANCE = 1e-12
-
-# Codes of the batch kernel (see _IntervalBatch.code).
-OK: Final = 0
-REFUSED_FEW_UNITS: Final = 1
-REFUSED_NOT_OFFERED: Final = 2
-REFUSED_CONSTANT: Final = 3
-REFUSED_DEGENERATE: Final = 4
-
-_RESOLVED: Final[tuple[ResolvedIntervalMethod, ...]] = ("wilson", "bootstrap", "clt")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CaseMeanInterval:
-    """A mean over cases with its interval, or an explicit statement that there is none.
-
-    ``estimate`` is the mean of the case-level values (always defined when ``n_cases >= 1``);
-    ``ci_low``/``ci_high``/``se`` are ``None`` when ``status == "insufficient_evidence"``, with
-    ``reason`` saying why. ``effective_n`` is the :math:`n^*` the Wilson interval was evaluated at
-    (after the cap and the degrees-of-freedom factor); ``n_resamples`` and ``seed`` are those of
-    the bootstrap.
-    """
-
-    estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    se: float | None
-    status: Status
-    reason: str | None
-    method: ResolvedIntervalMethod | None
-    requested_method: IntervalMethod
-    confidence_level: float
-    n_cases: int
-    n_units: int
-    clustered: bool
-    effective_n: float | None = None
-    n_resamples: int | None = None
-    seed: int | None = None
 
 
 def _special() -> ModuleType:
@@ -190,37 +154,6 @@ def _wilson_bounds(
     p_low, p_high = p_hat - shift, p_hat + shift
     low = np.where(p_low <= 0.0, 0.0, np.maximum(root(p_low, -1.0), 0.0))
     high = np.where(p_high >= 1.0, 1.0, np.minimum(root(p_high, 1.0), 1.0))
-    return low, high
-
-
-#: A Wilson root's operand: one sample's float, or an array of samples.
-_Number = TypeVar("_Number", float, npt.NDArray[np.float64])
-
-
-def _wilson_root(
-    q: _Number, n: _Number, z: float, z2n: _Number, sign: float, sqrt: Callable[[_Number], _Number]
-) -> _Number:
-    """The Wilson score root at ``q`` (already in [0, 1]).
-
-    The one formula of :func:`_wilson_bounds` (arrays, ``np.sqrt``) and :func:`_wilson_bounds_one`
-    (floats, ``math.sqrt``): both compute the same operations in the same order.
-    """
-    center = (q + z2n / 2) / (1 + z2n)
-    half = z / (1 + z2n) * sqrt(q * (1 - q) / n + z2n / (4 * n))
-    return center + sign * half
-
-
-def _wilson_bounds_one(p_hat: float, n: float, z: float) -> tuple[float, float]:
-    """:func:`_wilson_bounds` with the correction for one sample, in floats: the same operations, the same bounds."""
-    shift = 0.5 / n
-    z2n = z * z / n
-
-    def root(p: float, sign: float) -> float:
-        return _wilson_root(min(max(p, 0.0), 1.0), n, z, z2n, sign, math.sqrt)  # min(max()): np.clip(p, 0.0, 1.0)
-
-    p_low, p_high = p_hat - shift, p_hat + shift
-    low = 0.0 if p_low <= 0.0 else max(root(p_low, -1.0), 0.0)
-    high = 1.0 if p_high >= 1.0 else min(root(p_high, 1.0), 1.0)
     return low, high
 
 
@@ -1015,15 +948,9 @@ def case_mean_interval_at(
 
 
 @dataclass(frozen=True, slots=True)
-class _OneWilson:
-    """One sample whose interval is Wilson's at every level: what :func:`_level_batch` and :func:`_single_result`
-    compute from the level, in floats (the same operations on the same numbers: the same interval)."""
-
-    estimate: float
-    se: float
-    constant: bool
-    capped: float
-    n_units: int
+class _OneWilson(_WilsonAtLevels):
+    """One sample whose interval is Wilson's at every level (:class:`~.interval_rules._WilsonAtLevels`), made from
+    :func:`_level_free`'s arrays."""
 
     @staticmethod
     def of(
@@ -1046,30 +973,6 @@ class _OneWilson:
             design_effect_from_units=None,
         )
         return _OneWilson(float(estimate[0]), float(se[0]), bool(constant[0]), float(capped[0]), n_units)
-
-    def at(self, confidence_level: float, n_cases: int, method: IntervalMethod, clustered: bool) -> CaseMeanInterval:
-        """The sample's interval at ``confidence_level`` (as :func:`_wilson_batch` then :func:`_single_result`)."""
-        z = two_sided_z(confidence_level)
-        factor = 1.0 if self.constant else (z / two_sided_t(self.n_units - 1, confidence_level)) ** 2
-        eff_n = self.capped * (1.0 if self.constant else factor)
-        low, high = _wilson_bounds_one(self.estimate, eff_n, z)
-        return CaseMeanInterval(
-            ci_low=low,
-            ci_high=high,
-            se=self.se,
-            status="ok",
-            reason=None,
-            method="wilson",
-            effective_n=eff_n,
-            n_resamples=None,
-            seed=None,
-            estimate=self.estimate,
-            requested_method=method,
-            confidence_level=confidence_level,
-            n_cases=n_cases,
-            n_units=self.n_units,
-            clustered=clustered,
-        )
 
 
 def _free_of_levels(
@@ -1095,17 +998,6 @@ def _level_free(values: npt.NDArray[np.float64], inverse: npt.NDArray[np.intp] |
     constant = np.all(values == values[:, :1], axis=1)
     chosen, code = _choose_methods(method, rows=rows, n_units=n_units, constant=constant, offer_everywhere=False)
     return estimate, se, constant, chosen, code, n_units
-
-
-def _check_options(
-    method: IntervalMethod, confidence_level: float, n_resamples: int, max_effective_n: float | None
-) -> None:
-    check_choice(method, _METHODS, "method")
-    check_confidence_level(confidence_level)
-    check_n_resamples(n_resamples)
-    if max_effective_n is not None and not max_effective_n > 0:
-        msg = f"max_effective_n must be positive (got {max_effective_n})"
-        raise ValueError(msg)
 
 
 def _case_values(
@@ -1164,19 +1056,3 @@ def _single_result(
         seed=seed if bootstrap else None,
         **common,  # type: ignore[arg-type]
     )
-
-
-def _reason(code: int, method: IntervalMethod, n_units: int, unit: str, values: npt.NDArray[np.float64]) -> str:
-    if code == REFUSED_FEW_UNITS:
-        return f"an interval needs at least {MIN_UNITS} independent {unit} (got {n_units})"
-    if code == REFUSED_NOT_OFFERED:
-        minimum = MIN_CASES_CLT if method == "clt" else MIN_CASES_BOOTSTRAP
-        return (
-            f"the {method} interval is not offered below {minimum} independent {unit} (got {n_units}; its "
-            "simulated coverage falls under 93%, see docs/coverage.md); use method='wilson' or 'auto'"
-        )
-    if code == REFUSED_CONSTANT:
-        what = f"all {values.size} case values equal {values[0]:g}"
-    else:
-        what = "the bootstrap distribution of the mean is degenerate"
-    return f"{what}: the {method} interval would have zero width; use method='wilson' or 'auto'"

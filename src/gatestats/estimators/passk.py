@@ -26,24 +26,28 @@ Yao, S., Shinn, N., Razavi, P. & Narasimhan, K. (2024). τ-bench: A Benchmark fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import comb, lcm, prod
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from gatestats.vocabulary import FrameLike, Metric, check_choice
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "CasePairs",
     "CaseValues",
     "case_pairs",
     "case_values",
+    "counted_values",
     "exact_case_sum",
     "pair_values",
     "pass_at_k",
@@ -266,6 +270,8 @@ def case_pairs(n: npt.ArrayLike, c: npt.ArrayLike) -> CasePairs:
     >>> pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), pairs.inverse.tolist()
     ([1, 4, 4], [1, 2, 4], [1, 2, 1], [2, 1, 0, 1])
     """
+    import numpy as np  # noqa: PLC0415 - analyze's path on a small input never groups cases with numpy (small.py)
+
     n_arr = np.asarray(n, dtype=np.int64).ravel()
     c_arr = np.asarray(c, dtype=np.int64).ravel()
     if n_arr.shape != c_arr.shape:
@@ -311,21 +317,57 @@ def pair_values(pairs: CasePairs, *, k: int, metric: Metric) -> CaseValues:
     >>> pair_values(case_pairs([4, 4, 1], [4, 2, 1]), k=2, metric="pass_hat_k").exact_sum
     Fraction(7, 6)
     """
+    import numpy as np  # noqa: PLC0415 - see case_pairs
+
     _exact(metric)  # checked
-    table = np.full(pairs.n.size, np.nan)
+    floats, total = counted_values(
+        zip(pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), strict=True), k, metric
+    )
+    table = np.array(floats, dtype=np.float64)
+    return CaseValues(values=table[pairs.inverse], defined=pairs.case_n >= k, exact_sum=total)
+
+
+def counted_values(pairs: Iterable[tuple[int, int, int]], k: int, metric: Metric) -> tuple[list[float], Fraction]:
+    """Each distinct pair's value (NaN where ``n < k``) and the exact sum over the cases, from ``(n, c, count)``.
+
+    The one computation of :func:`pair_values` (numpy's arrays around it) and of ``analyze``'s path on a
+    small input (:mod:`gatestats.estimators.small`, lists around it).
+
+    Parameters
+    ----------
+    pairs
+        The distinct ``(n, c)`` pairs, each with how many cases have it.
+    k
+        Trials per draw; a pair with ``n < k`` gets NaN and adds nothing to the sum.
+    metric
+        ``pass_at_k`` or ``pass_hat_k`` (checked by the caller).
+
+    Returns
+    -------
+    tuple of (list of float, fractions.Fraction)
+        The pairs' values, in their order, and the exact sum of every case's value.
+
+    Examples
+    --------
+    >>> counted_values([(4, 4, 1), (4, 2, 1), (1, 1, 1)], 2, "pass_hat_k")
+    ([1.0, 0.16666666666666666, nan], Fraction(7, 6))
+    """
+    floats: list[float] = []
     # the exact sum over a common denominator in integers, one Fraction at the end (in lowest
     # terms, as every Fraction is: the same value as adding the Fractions one by one, faster)
     numerator, denominator = 0, 1
-    for j, (n_j, c_j, count) in enumerate(zip(pairs.n.tolist(), pairs.c.tolist(), pairs.counts.tolist(), strict=True)):
-        if n_j >= k:
-            value, table[j] = _kept_value(metric, n_j, c_j, int(k))
-            if denominator % value.denominator:
-                common = lcm(denominator, value.denominator)
-                numerator *= common // denominator
-                denominator = common
-            numerator += count * value.numerator * (denominator // value.denominator)
-    total = Fraction(numerator, denominator)
-    return CaseValues(values=table[pairs.inverse], defined=pairs.case_n >= k, exact_sum=total)
+    for n_j, c_j, count in pairs:
+        if n_j < k:
+            floats.append(math.nan)
+            continue
+        value, as_float = _kept_value(metric, n_j, c_j, int(k))
+        floats.append(as_float)
+        if denominator % value.denominator:
+            common = lcm(denominator, value.denominator)
+            numerator *= common // denominator
+            denominator = common
+        numerator += count * value.numerator * (denominator // value.denominator)
+    return floats, Fraction(numerator, denominator)
 
 
 def case_values(n: npt.ArrayLike, c: npt.ArrayLike, *, k: int, metric: Metric) -> CaseValues:

@@ -21,10 +21,13 @@ Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Languag
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from gatestats.estimators import small
 from gatestats.vocabulary import FrameLike, Status
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["VarianceDecomposition", "variance_decomposition"]
 
@@ -84,25 +87,19 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
             share_from_trials=None,
             advice=None,
         )
-    n = frame["n"].to_numpy().astype(np.float64)
-    c = frame["c"].to_numpy().astype(np.float64)
-    if (n < 2).any():
-        few = int((n < 2).sum())
+    moments = small.variance_moments if small.without_numpy(n_cases) else _moments
+    few, k_bar, within, between = moments(frame["n"], frame["c"])
+    if within is None or between is None:
         return VarianceDecomposition(
             status="insufficient_evidence",
             reason=f"{few} case(s) have fewer than 2 valid trials; within-case variance needs repeats",
             n_cases=n_cases,
-            mean_trials_per_case=float(n.mean()),
+            mean_trials_per_case=k_bar,
             between_case_variance=None,
             within_case_variance=None,
             share_from_trials=None,
             advice="run at least 2 trials of every case to split case and trial variance",
         )
-    p_i = c / n
-    within_i = c * (n - c) / (n * (n - 1))
-    within = float(within_i.mean())
-    between = max(float(p_i.var(ddof=1) - (within_i / n).mean()), 0.0)
-    k_bar = float(n.mean())
     total = between + within / k_bar
     share = 0.0 if total == 0 else (within / k_bar) / total
     if total == 0:
@@ -124,3 +121,22 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
         share_from_trials=share,
         advice=advice,
     )
+
+
+def _moments(n_cases: pl.Series, c_cases: pl.Series) -> tuple[int, float, float | None, float | None]:
+    """The cases with fewer than 2 trials, the mean trials per case, the within- and between-case variance.
+
+    On numpy's arrays; :func:`gatestats.estimators.small.variance_moments` computes the same floats without
+    numpy. The two variances are ``None`` when a case has fewer than 2 trials.
+    """
+    import numpy as np  # noqa: PLC0415 - a small split computes in floats without numpy (estimators/small.py)
+
+    n = n_cases.to_numpy().astype(np.float64)
+    c = c_cases.to_numpy().astype(np.float64)
+    if (n < 2).any():
+        return int((n < 2).sum()), float(n.mean()), None, None
+    p_i = c / n
+    within_i = c * (n - c) / (n * (n - 1))
+    within = float(within_i.mean())
+    between = max(float(p_i.var(ddof=1) - (within_i / n).mean()), 0.0)
+    return 0, float(n.mean()), within, between
