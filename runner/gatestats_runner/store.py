@@ -130,9 +130,16 @@ def encode_record(record: Mapping[str, object]) -> bytes:
     if problems:
         msg = f"record {body.get('record_id')!r} breaks the run-record contract: " + "; ".join(problems)
         raise RunSetError(msg)
-    # One canonical encoding, not two: the contract's fields are strings (checked above), and canonical JSON
-    # sorts them, so the line is the canonical JSON of the fields before the checksum's name, the checksum, and
-    # the canonical JSON of the fields after it; the checksum is over the two halves joined without it.
+    return _checksummed_line(body)
+
+
+def _checksummed_line(body: Mapping[str, object]) -> bytes:
+    """The canonical JSON of ``body`` (string keys, no checksum) with its checksum added, and a newline.
+
+    One canonical encoding, not two: canonical JSON sorts the keys, so the line is the canonical JSON of the fields
+    before the checksum's name, the checksum, and the canonical JSON of the fields after it; the checksum is over
+    the two halves joined without it.
+    """
     before = canonical_json({k: v for k, v in body.items() if k < CHECKSUM_FIELD})[:-1]
     after = canonical_json({k: v for k, v in body.items() if k > CHECKSUM_FIELD})[1:]
     joint = "," if len(before) > 1 and len(after) > 1 else ""

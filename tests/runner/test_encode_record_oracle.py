@@ -218,6 +218,20 @@ def test_a_valid_record_with_hostile_values_is_written_byte_for_byte_as_before(
         assert decoded[CHECKSUM_FIELD] == store.record_checksum(decoded)
 
 
+@settings(max_examples=examples(200))
+@given(st.dictionaries(st.sampled_from([*contract.FIELDS, "a", "checksum0", "checksul", "z"]) | _HOSTILE_TEXT, _VALUES,
+                       max_size=6))  # fmt: skip
+def test_the_line_of_any_body_is_the_old_canonical_json_with_its_checksum(body: dict[str, Any]) -> None:
+    # any string keys, either half empty or both: the old line is the canonical JSON of the body and its checksum
+    body.pop(CHECKSUM_FIELD, None)
+    try:
+        old: tuple[str, object] = ("line", (_old_canonical_json(body | {CHECKSUM_FIELD: _old_record_checksum(body)})
+                                            + "\n").encode("utf-8"))  # fmt: skip
+    except (ValueError, TypeError, UnicodeError) as exc:
+        old = (type(exc).__name__, str(exc))
+    assert _outcome(store._checksummed_line, body) == old
+
+
 @pytest.mark.parametrize(
     "record",
     [
