@@ -154,9 +154,14 @@ _SCALARS = st.one_of(
 )
 _VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["name", "kind", "verdict", "path",
-                                                                                  "digest", "bytes", "x"]) | _HOSTILE_TEXT,
-                                                                inner, max_size=3),  # fmt: skip
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["name", "kind", "verdict", "path", "digest", "bytes", "x"]) | _HOSTILE_TEXT,
+            inner,
+            max_size=3,
+        )
+    ),
     max_leaves=8,
 )
 _KEYS = st.one_of(
@@ -165,8 +170,11 @@ _KEYS = st.one_of(
     st.integers(-2, 2),  # a non-string key: an unknown field
 )
 _GRADER = st.fixed_dictionaries(
-    {"name": _HOSTILE_TEXT, "kind": st.sampled_from(["code", "judge", "llm"]), "verdict": st.sampled_from(
-        ["passed", "failed", "unparseable", "maybe", None])},  # fmt: skip
+    {
+        "name": _HOSTILE_TEXT,
+        "kind": st.sampled_from(["code", "judge", "llm"]),
+        "verdict": st.sampled_from(["passed", "failed", "unparseable", "maybe", None]),
+    },
 )
 #: Valid-looking values of the nested fields, so that good records with nested values are common, not only bad ones.
 _NESTED = st.fixed_dictionaries(
@@ -174,8 +182,9 @@ _NESTED = st.fixed_dictionaries(
     optional={
         "graders": st.lists(_GRADER, max_size=3),
         "slices": st.lists(_HOSTILE_TEXT, max_size=3),
-        "artifacts": st.lists(st.fixed_dictionaries({"path": _HOSTILE_TEXT, "bytes": st.integers(-1, 10**6)}),
-                              max_size=2),  # fmt: skip
+        "artifacts": st.lists(
+            st.fixed_dictionaries({"path": _HOSTILE_TEXT, "bytes": st.integers(-1, 10**6)}), max_size=2
+        ),
         "source": _HOSTILE_TEXT,
         "case_id": _HOSTILE_TEXT,
         "record_id": _HOSTILE_TEXT,
@@ -196,7 +205,7 @@ def test_encode_record_writes_the_old_line_or_raises_the_old_error(
 ) -> None:
     record: dict[Any, Any] = make_record(**nested)
     if shape == "nulls":  # an imported record: every field of the contract present, most of them null
-        record = {name: None for name in contract.FIELDS} | record
+        record = dict.fromkeys(contract.FIELDS) | record
     record.update(overrides)
     if shape == "drop":
         record.pop("outcome", None)
@@ -210,7 +219,7 @@ def test_a_valid_record_with_hostile_values_is_written_byte_for_byte_as_before(
 ) -> None:
     record = make_record(**nested)
     if all_fields:
-        record = {name: None for name in contract.FIELDS} | record
+        record = dict.fromkeys(contract.FIELDS) | record
     kind, line = _assert_same(record)
     if kind == "line":  # the line decodes to the record, and its checksum is the record's
         assert isinstance(line, bytes)
@@ -219,14 +228,19 @@ def test_a_valid_record_with_hostile_values_is_written_byte_for_byte_as_before(
 
 
 @settings(max_examples=examples(200))
-@given(st.dictionaries(st.sampled_from([*contract.FIELDS, "a", "checksum0", "checksul", "z"]) | _HOSTILE_TEXT, _VALUES,
-                       max_size=6))  # fmt: skip
+@given(
+    st.dictionaries(
+        st.sampled_from([*contract.FIELDS, "a", "checksum0", "checksul", "z"]) | _HOSTILE_TEXT, _VALUES, max_size=6
+    )
+)
 def test_the_line_of_any_body_is_the_old_canonical_json_with_its_checksum(body: dict[str, Any]) -> None:
     # any string keys, either half empty or both: the old line is the canonical JSON of the body and its checksum
     body.pop(CHECKSUM_FIELD, None)
     try:
-        old: tuple[str, object] = ("line", (_old_canonical_json(body | {CHECKSUM_FIELD: _old_record_checksum(body)})
-                                            + "\n").encode("utf-8"))  # fmt: skip
+        old: tuple[str, object] = (
+            "line",
+            (_old_canonical_json(body | {CHECKSUM_FIELD: _old_record_checksum(body)}) + "\n").encode("utf-8"),
+        )
     except (ValueError, TypeError, UnicodeError) as exc:
         old = (type(exc).__name__, str(exc))
     assert _outcome(store._checksummed_line, body) == old
@@ -236,7 +250,7 @@ def test_the_line_of_any_body_is_the_old_canonical_json_with_its_checksum(body: 
     "record",
     [
         make_record(),
-        {name: None for name in contract.FIELDS} | make_record(),  # as `import table` builds them
+        dict.fromkeys(contract.FIELDS) | make_record(),  # as `import table` builds them
         {name: None for name in contract.FIELDS if name < CHECKSUM_FIELD} | make_record(),
         {"attempt": 0, "bound": None, "case_id": "c"},  # only fields before the checksum's name (a bad record)
         {"trial": 0, "system": "s"},  # only fields after it (a bad record)
@@ -246,7 +260,7 @@ def test_the_line_of_any_body_is_the_old_canonical_json_with_its_checksum(body: 
         make_record(cost_usd=float("nan")),
         make_record(trial=2**64),
         make_record(case_id="\ud800"),  # valid, then not UTF-8 encodable
-        make_record(source="tab\tnul\x00 quote\" backslash\\ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢"),
+        make_record(source='tab\tnul\x00 quote" backslash\\ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢'),
         make_record(graders=[{"name": "é", "kind": "code", "verdict": "passed", "x": [1, {"y": None}]}]),
         make_record(**{"stage": None, "cohort": None, "accepted": None}),
         {**make_record(), 1: "non-string key"},
