@@ -511,6 +511,9 @@ def _compile_object(schema: SchemaNode) -> _Pred:
     props = {name: _compile(spec) for name, spec in schema["properties"].items()}
     required = frozenset(schema.get("required", ()))
     closed = schema.get("additionalProperties") is False
+    # A field's predicate is a pure function of its value: for null (most of an imported record's fields)
+    # it is answered once here, not once per record.
+    null_ok = frozenset(name for name, pred in props.items() if pred(None))
 
     def ok(value: Any) -> bool:
         if not isinstance(value, dict):
@@ -518,6 +521,8 @@ def _compile_object(schema: SchemaNode) -> _Pred:
         if not required <= value.keys() or (closed and not value.keys() <= props.keys()):
             return False
         for name, item in value.items():
+            if item is None and name in null_ok:
+                continue
             pred = props.get(name)
             if pred is not None and not pred(item):
                 return False

@@ -25,6 +25,8 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 20
+#: The canonical encoder, built once: ``json.dumps`` with these options builds this encoder on every call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def digest_bytes(data: bytes) -> str:
@@ -98,7 +100,7 @@ def canonical_json(value: Any) -> str:
     >>> canonical_json({"b": 1, "a": [True, None, "é"]})
     '{"a":[true,null,"é"],"b":1}'
     """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CANONICAL(value)
 
 
 def digest_json(value: Any) -> str:

@@ -43,7 +43,7 @@ from gatestats_runner._util import (
     write_all,
 )
 from gatestats_runner.contract import RunRecord
-from gatestats_runner.digests import canonical_json, digest_file, digest_json
+from gatestats_runner.digests import canonical_json, digest_bytes, digest_file, digest_json
 
 __all__ = [
     "CHECKSUM_FIELD",
@@ -69,6 +69,10 @@ TRIALS = "trials"
 LOCK = ".lock"
 CHECKSUM_FIELD = "checksum"
 MANIFEST_FORMAT = "gatestats-run-set/1"
+#: :data:`~gatestats_runner.contract.OBSERVATION_FIELDS` as a set: one lookup per null field of every line written.
+_OBSERVATION_FIELDS = frozenset(contract.OBSERVATION_FIELDS)
+#: The checksum's name in a line, as canonical JSON writes a key.
+_CHECKSUM_KEY = canonical_json(CHECKSUM_FIELD) + ":"
 
 
 class RunSetError(ValueError):
@@ -121,15 +125,27 @@ def encode_record(record: Mapping[str, object]) -> bytes:
     RunSetError
         The record breaks the run-record contract (a runner bug: nothing is written).
     """
-    body = {
-        k: v for k, v in record.items() if k != CHECKSUM_FIELD and not (v is None and k in contract.OBSERVATION_FIELDS)
-    }
+    body = {k: v for k, v in record.items() if k != CHECKSUM_FIELD and not (v is None and k in _OBSERVATION_FIELDS)}
     problems = _violations(body)
     if problems:
         msg = f"record {body.get('record_id')!r} breaks the run-record contract: " + "; ".join(problems)
         raise RunSetError(msg)
-    body[CHECKSUM_FIELD] = record_checksum(body)
-    return (canonical_json(body) + "\n").encode("utf-8")
+    return _checksummed_line(body)
+
+
+def _checksummed_line(body: Mapping[str, object]) -> bytes:
+    """The canonical JSON of ``body`` (string keys, no checksum) with its checksum added, and a newline.
+
+    One canonical encoding, not two: canonical JSON sorts the keys, so the line is the canonical JSON of the fields
+    before the checksum's name, the checksum, and the canonical JSON of the fields after it; the checksum is over
+    the two halves joined without it.
+    """
+    before = canonical_json({k: v for k, v in body.items() if k < CHECKSUM_FIELD})[:-1]
+    after = canonical_json({k: v for k, v in body.items() if k > CHECKSUM_FIELD})[1:]
+    joint = "," if len(before) > 1 and len(after) > 1 else ""
+    checksum = digest_bytes((before + joint + after).encode("utf-8"))
+    mid = f'{"," if len(before) > 1 else ""}{_CHECKSUM_KEY}"{checksum}"'  # sha256: and hex: nothing to escape
+    return (before + mid + ("," if len(after) > 1 else "") + after + "\n").encode("utf-8")
 
 
 @dataclass(slots=True, kw_only=True)
