@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -40,14 +41,17 @@ class _ManualExecutor:
         self.workers = workers
         self.submitted: list[tuple[TrialSpec, Future[TrialResult]]] = []
         self.most_open = 0
+        self.changed = threading.Condition()
 
     def start(self, caps: Any) -> None:
         del caps
 
     def submit(self, spec: TrialSpec) -> Future[TrialResult]:
         future: Future[TrialResult] = Future()
-        self.submitted.append((spec, future))
-        self.most_open = max(self.most_open, sum(not f.done() for _, f in self.submitted))
+        with self.changed:
+            self.submitted.append((spec, future))
+            self.most_open = max(self.most_open, sum(not f.done() for _, f in self.submitted))
+            self.changed.notify_all()
         return future
 
     def shutdown(self, *, cancel: bool = False) -> None:
@@ -56,6 +60,34 @@ class _ManualExecutor:
 
 def _finish(future: Future[TrialResult], trial: int) -> None:
     future.set_result(TrialResult(record={"trial": trial}))
+
+
+#: How long a helper thread waits for the attempt it finishes to be submitted before it fails the test's wait.
+SUBMIT_DEADLINE = 60.0
+
+
+def _later(delay: float, executor: _ManualExecutor, index: int, act: Callable[[Future[TrialResult]], None]) -> None:
+    """After ``delay`` s and once the ``index``-th attempt is submitted, ``act`` on its future (in a thread).
+
+    A bare timer read ``executor.submitted[index]`` when it fired: on a loaded machine the feed had not submitted yet,
+    the timer's thread died of an IndexError and the test's ``next()`` waited forever (session 47: two inner-loop runs
+    at load 14-17 hung here). An attempt never submitted within :data:`SUBMIT_DEADLINE` fails every open future
+    instead, so the test fails rather than hangs.
+    """
+
+    def run() -> None:
+        time.sleep(delay)
+        with executor.changed:
+            submitted = executor.changed.wait_for(lambda: len(executor.submitted) > index, timeout=SUBMIT_DEADLINE)
+            futures = [f for _, f in executor.submitted]
+        if not submitted:
+            for future in futures:
+                if not future.done():
+                    future.set_exception(AssertionError(f"attempt {index} was never submitted"))
+            return
+        act(futures[index])
+
+    threading.Thread(target=run, daemon=True).start()
 
 
 class _ImmediateExecutor(_ManualExecutor):
@@ -104,7 +136,7 @@ def test_a_remote_executor_gets_every_attempt_at_once() -> None:
     executor.name = "ray"
     assert feed_window(executor) is None
     feed = iter(AttemptFeed(executor, (_spec(t) for t in range(30)), window=None))
-    threading.Timer(0.05, lambda: _finish(executor.submitted[7][1], 7)).start()
+    _later(0.05, executor, 7, lambda f: _finish(f, 7))
     spec, _ = next(feed)
     assert spec.trial == 7
     assert len(executor.submitted) == 30
@@ -129,12 +161,12 @@ def test_a_delayed_retry_does_not_hold_up_an_attempt_that_finishes_meanwhile() -
     executor = _RetryFinishesAtOnceExecutor(workers=2)
     feed = AttemptFeed(executor, [_spec(0), _spec(1)], window=2)
     it = iter(feed)  # the first next() submits both attempts; trial 0 finishes from a timer
-    threading.Timer(0.01, lambda: _finish(executor.submitted[0][1], 0)).start()
+    _later(0.01, executor, 0, lambda f: _finish(f, 0))
     spec, _ = next(it)
     assert (spec.trial, spec.attempt) == (0, 0)
     retried_at = time.monotonic()
     feed.retry(_spec(0, attempt=1), delay=0.3)  # trial 0 hit an infra_error: back off 0.3 s
-    threading.Timer(0.02, lambda: _finish(executor.submitted[1][1], 1)).start()
+    _later(0.02, executor, 1, lambda f: _finish(f, 1))
     spec, _ = next(it)
     assert (spec.trial, spec.attempt) == (1, 0)
     assert time.monotonic() - retried_at < 0.25, "trial 1 waited for trial 0's back-off"
@@ -149,11 +181,11 @@ def test_a_waiting_retry_keeps_its_slot_in_the_window() -> None:
     executor = _RetryFinishesAtOnceExecutor(workers=1)
     feed = AttemptFeed(executor, (_spec(t) for t in range(5)), window=2)
     it = iter(feed)
-    threading.Timer(0.01, lambda: _finish(executor.submitted[0][1], 0)).start()
+    _later(0.01, executor, 0, lambda f: _finish(f, 0))
     spec, _ = next(it)
     assert (spec.trial, len(executor.submitted)) == (0, 2)
     feed.retry(_spec(0, attempt=1), delay=0.2)
-    threading.Timer(0.05, lambda: _finish(executor.submitted[1][1], 1)).start()
+    _later(0.05, executor, 1, lambda f: _finish(f, 1))
     spec, _ = next(it)
     assert spec.trial == 1
     spec, _ = next(it)  # trial 2 takes trial 1's slot; the retry, due after 0.2 s, takes the other
@@ -169,7 +201,7 @@ def test_a_waiting_retry_keeps_its_slot_in_the_window() -> None:
 def test_an_attempt_that_raised_is_yielded_with_its_exception() -> None:
     executor = _ManualExecutor()
     feed = iter(AttemptFeed(executor, [_spec(0)], window=1))
-    threading.Timer(0.01, lambda: executor.submitted[0][1].set_exception(RuntimeError("worker lost"))).start()
+    _later(0.01, executor, 0, lambda f: f.set_exception(RuntimeError("worker lost")))
     spec, future = next(feed)
     assert spec.trial == 0
     with pytest.raises(RuntimeError, match=r"^worker lost$"):
