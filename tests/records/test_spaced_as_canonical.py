@@ -45,17 +45,24 @@ def test_any_two_texts_get_the_old_answer(block: bytes, canonical: bytes) -> Non
     assert spaced_as_canonical(block, canonical) == _old(block, canonical)
 
 
+#: Where a space is put: at a random place (``b""``) or after one of the block's ``,`` or ``:`` (session 47: put only at
+#: random places, a single space after a ``:`` with no other stray space was drawn too rarely - the session-44 break
+#: "the ``": "`` count dropped" was missed in 29 of 60 runs at 400 texts (h47-oracles); with these it failed 39 of 40).
+_AFTER = st.sampled_from([b",", b":", b":", b""])
+
+
 @settings(max_examples=examples(400))
 @given(
     _BYTES.map(lambda b: b.replace(b" ", b"")),
-    st.lists(st.tuples(st.integers(0, 80), st.sampled_from([b" ", b"  ", b"\t"]))),
+    st.lists(st.tuples(st.integers(0, 80), st.sampled_from([b" ", b" ", b" ", b"  ", b"\t"]), _AFTER)),
 )
 def test_a_canonical_text_with_spaces_put_in_gets_the_old_answer(
-    canonical: bytes, spaces: list[tuple[int, bytes]]
+    canonical: bytes, spaces: list[tuple[int, bytes, bytes]]
 ) -> None:
     block = canonical
-    for wanted, space in spaces:
-        at = min(wanted, len(block))
+    for wanted, space, after in spaces:
+        separators = [i + 1 for i, byte in enumerate(block) if bytes([byte]) == after] if after else []
+        at = separators[wanted % len(separators)] if separators else min(wanted, len(block))
         block = block[:at] + space + block[at:]
     assert spaced_as_canonical(block, canonical) == _old(block, canonical)
 
