@@ -138,7 +138,8 @@ def _checksummed_line(body: Mapping[str, object]) -> bytes:
 
     One canonical encoding, not two: canonical JSON sorts the keys, so the line is the canonical JSON of the fields
     before the checksum's name, the checksum, and the canonical JSON of the fields after it; the checksum is over
-    the two halves joined without it.
+    the two halves joined without it, which is ``canonical_json(body)``: :func:`record_checksum`'s digest (its
+    ``digest_json``), asserted on every line by tests/runner/test_encode_record_oracle.py.
     """
     before = canonical_json({k: v for k, v in body.items() if k < CHECKSUM_FIELD})[:-1]
     after = canonical_json({k: v for k, v in body.items() if k > CHECKSUM_FIELD})[1:]
