@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias, cast, get_args
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, cast, get_args
 
 from gatestats_runner.contract import GRADER_VERDICTS as _CONTRACT_GRADER_VERDICTS
 from gatestats_runner.contract import OUTCOMES as _CONTRACT_OUTCOMES
@@ -122,8 +120,43 @@ __all__ = [
     "metric_spec",
 ]
 
-#: A polars frame in either mode; functions accept both and go lazy internally.
-FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
+# polars on first use (issue 28 item 2): the words, the metric table and the option checks need none, and every
+# command's module reads them at import, so `gatestats analyze --help` (compare, cost, rank, calibrate, drift,
+# recovery) imported polars (~0.2 CPU-s) to print its options. The three expressions below import it when built.
+if TYPE_CHECKING:
+    import polars as pl
+
+    #: A polars frame in either mode; functions accept both and go lazy internally.
+    FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
+
+
+def __getattr__(name: str) -> Any:
+    """``FrameLike``, made (and kept) when it is first read: the one name of this module that is a polars object.
+
+    Parameters
+    ----------
+    name
+        The attribute read from the module.
+
+    Returns
+    -------
+    Any
+        ``polars.DataFrame | polars.LazyFrame`` for ``FrameLike``.
+
+    Raises
+    ------
+    AttributeError
+        For any other name.
+    """
+    if name == "FrameLike":
+        import polars  # noqa: PLC0415 - on first use, see above
+
+        value = polars.DataFrame | polars.LazyFrame
+        globals()[name] = value
+        return value
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
+
 
 # ---------------------------------------------------------------------------------------------
 # Outcomes and "which attempt counts"
@@ -174,6 +207,8 @@ def is_valid_outcome(column: str = "outcome") -> pl.Expr:
     polars.Expr
         Boolean expression, false for ``infra_error``.
     """
+    import polars as pl  # noqa: PLC0415 - on first use, see FrameLike
+
     return pl.col(column).is_in(VALID_OUTCOMES)
 
 
@@ -194,6 +229,8 @@ def is_final_attempt(key: tuple[str, ...] = TRIAL_KEY) -> pl.Expr:
     polars.Expr
         Boolean expression over a frame with an ``attempt`` column and the ``key`` columns.
     """
+    import polars as pl  # noqa: PLC0415 - on first use, see FrameLike
+
     return pl.col("attempt") == pl.col("attempt").max().over(list(key))
 
 
@@ -214,11 +251,14 @@ def final_attempts(records: FrameLike, key: tuple[str, ...] = TRIAL_KEY) -> pl.L
 
     Examples
     --------
+    >>> import polars as pl
     >>> frame = pl.DataFrame({"system": ["a"] * 3, "case_id": ["x"] * 3, "case_version": [None] * 3,
     ...     "trial": [0, 1, 1], "attempt": [0, 0, 1], "outcome": ["passed", "failed", "passed"]})
     >>> final_attempts(frame).collect().get_column("outcome").to_list()
     ['passed', 'passed']
     """
+    import polars as pl  # noqa: PLC0415 - on first use, see FrameLike
+
     lazy = records.lazy()
     # Only trials with a retry (attempt > 0, usually few) need resolving: find their latest
     # attempt and drop the superseded rows; this keeps the common case a cheap filter.

@@ -32,11 +32,14 @@ _REPORT_STACK = ("altair", "nbconvert", "nbclient", "zmq", "bs4", "great_tables"
 #: (≈0.1 s CPU at every start, issue 28 item 2); typer is pinned below 0.29 (pyproject.toml), and no
 #: command's normal run imports pydantic (pandera, which needs it, explains a bad record only).
 _TYPER_COERCION = ("pydantic", "pydantic_core")
-#: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose).
+#: What no ``--help`` may import (listed explicitly: a new heavy dependency is added here on purpose). Since session 48
+#: that includes polars and numpy: a command's options are words and numbers (gatestats.vocabulary imports polars on
+#: first use), and `analyze --help` cost 0.26 CPU-s with polars, about 0.1 s without.
 HELP_FORBIDDEN = (
     *_REPORT_STACK,
     *("scipy", "statsmodels", "pandera", "pandas", "hypothesis", "typeguard"),
     *_TYPER_COERCION,
+    *("polars", "numpy"),
 )
 #: What ``validate`` may not import: the report stack, the statistics and pydantic (pandera reports a bad record).
 VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", *_TYPER_COERCION)
