@@ -67,8 +67,13 @@ def run_batch(*argvs: tuple[str | Path, ...]) -> list[dict[str, Any]]:
         One report per command line (see the module docstring), in order.
     """
     arguments = json.dumps([list(map(str, argv)) for argv in argvs])
-    done = subprocess.run(
-        [sys.executable, "-c", _BATCH, arguments], capture_output=True, text=True, cwd=ROOT, check=False
+    done = subprocess.run(  # stdin not a terminal: a command's width is the same in a terminal and under xdist
+        [sys.executable, "-c", _BATCH, arguments],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     reports: list[dict[str, Any]] = json.loads(done.stderr.strip().splitlines()[-1])
     assert len(reports) == len(argvs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatestats.cli._common import RecordFilesArgument, load_cli_records, reports_errors
+from gatestats.cli._common import RecordFilesArgument, load_cli_records, print_line, reports_errors
 
 __all__ = ["validate_command"]
 
@@ -24,13 +24,8 @@ def validate_command(
     typer.Exit
         1 when a file breaks the contract or holds no record (the message names file, line and field).
     """
-    from rich.console import Console
-
     # Every record checked on every column; no column kept (JSONL and Parquet stream): the
     # memory of a valid file's check is its key hashes, not its records.
     _, infos = load_cli_records(records, columns=())
     n_records = sum(info.n_records for info in infos)
-    Console(emoji=False).print(
-        f"ok: {n_records} records in {len(records)} file(s) satisfy the run-record contract v1",
-        highlight=False,
-    )
+    print_line(f"ok: {n_records} records in {len(records)} file(s) satisfy the run-record contract v1")
