@@ -232,14 +232,20 @@ LAZY_FORBIDDEN = ("scipy", "statsmodels", "pandas", "gatestats.gate.engine", "ga
 
 
 def test_importing_the_gate_sequential_and_golden_packages_loads_no_submodule_and_no_scipy() -> None:
+    # Then (session 48) the importers: the package loads none, one importer loads itself alone (gatestats import table).
     code = (
         "import importlib, json, sys\n"
         f"for name in {LAZY_PACKAGES!r}: importlib.import_module(name)\n"
         f"subs = [m for m in sys.modules if m.startswith({tuple(p + '.' for p in LAZY_PACKAGES)!r})]\n"
-        f"print(json.dumps([subs, [m for m in {LAZY_FORBIDDEN!r} if m in sys.modules]]))\n"
+        f"forbidden = [m for m in {LAZY_FORBIDDEN!r} if m in sys.modules]\n"
+        "importers = []\n"
+        "for name in ('gatestats.importers', 'gatestats.importers.table'):\n"
+        "    importlib.import_module(name)\n"
+        "    importers.append(sorted(m for m in sys.modules if m.startswith('gatestats.importers.')))\n"
+        "print(json.dumps([subs, forbidden, importers]))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert json.loads(done.stdout) == [[], []]
+    assert json.loads(done.stdout) == [[], [], [[], ["gatestats.importers._common", "gatestats.importers.table"]]]
 
 
 def test_reading_a_verdict_loads_no_scipy_engine_or_judges() -> None:
@@ -291,7 +297,10 @@ def test_report_imports_no_scipy_engine_judges_or_golden_store(tmp_path: Path) -
 
 #: Packages whose names are resolved on first use (PEP 562): the four above, and since session 40 ``paired`` and
 #: ``judges``, which import a few names eagerly (those sharing their module's name: :data:`EAGER_NAMES`).
-LAZY_NAME_PACKAGES = (*LAZY_PACKAGES, "gatestats.paired", "gatestats.judges", "gatestats.publish", "gatestats.cost")
+LAZY_NAME_PACKAGES = (
+    *LAZY_PACKAGES,
+    *("gatestats.paired", "gatestats.judges", "gatestats.publish", "gatestats.cost", "gatestats.importers"),
+)
 EAGER_NAMES = {
     "gatestats.paired": {"Comparison", "ComparisonOptions", "compare", "compare_pair", "Resolution", "resolution"},
     "gatestats.judges": {"WeightedKappa", "agreement_table", "kappa_weights", "weighted_kappa"},
