@@ -518,6 +518,7 @@ _ON_DEMAND: dict[str, tuple[str | Path, ...]] = {
     "rank": _DEFAULT_PATHS["rank"],
     "rank --json": (*_DEFAULT_PATHS["rank"], "--json"),
     "calibrate": _DEFAULT_PATHS["calibrate"],
+    "cases list": ("cases", "list", "--set", ROOT / "data" / "golden_bugfix" / "cases"),
 }
 _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "analyze": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.cost"),
@@ -526,14 +527,16 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "compare": (*_CSV_READER, *_CHARTS),
     "rank": (*_CSV_READER, *_CHARTS),
     "calibrate": _CHARTS,  # it reads a CSV of judgments
+    "cases": ("numpy",),  # session 48: only the near-duplicate search (promote, approve) computes with arrays
 }
 
 
 #: The command lines above in four interpreters (see ``_BATCH``: a module none may load is read on what is loaded so
-#: far). ``validate`` comes first: it may not load ``gatestats.estimators``, which ``analyze`` does; ``cost`` and the
+#: far). ``validate`` comes first: it may not load ``gatestats.estimators``, which ``analyze`` does; ``cases list``
+#: last, after lines that load no numpy either (the CSV reader it loads is forbidden to analyze); ``cost`` and the
 #: paired commands each in their own, so one's legitimate imports never stand in the other's check.
 _ON_DEMAND_BATCHES = (
-    ("validate", "analyze", "analyze --json"),
+    ("validate", "analyze", "analyze --json", "cases list"),
     ("cost", "cost --json"),
     ("compare", "compare --json", "rank", "rank --json"),
     ("calibrate",),

@@ -24,14 +24,20 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
+from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import RecordFileError
 from gatestats.io.jsonfile import parse_json_document
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    # numpy on first use (issue 28 item 2): only the signatures need it, and the store imports this module for
+    # its features and twins, so `gatestats cases list` (stale, retire ...) loaded numpy (~0.08 CPU-s) for nothing.
+    np = lazy_module("numpy")
 
 __all__ = [
     "DEFAULT_THRESHOLD",
