@@ -289,9 +289,7 @@ def calibrate_command(
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
         given = _multiclass_input(reading, judge, words, method=method, confidence_level=confidence_level)
-        from gatestats.cli._calibrate_classes import run_multiclass  # the multi-class mode only
-
-        run_multiclass(given, as_json=shown == "json", correct=correct, case=case)
+        _run_multiclass(given, as_json=shown == "json", correct=correct, case=case)
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
@@ -302,6 +300,13 @@ def calibrate_command(
     )
     ppi = _ppi(correct, reading, judged, alias or [], (estimator, label_budget, confidence_level))
     _emit(result, output=output, fmt=shown, correction=correction, production=correct, ppi=ppi, extra=extra)
+
+
+def _run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | None, case: str | None) -> None:
+    """The multi-class mode (:func:`gatestats.cli._calibrate_classes.run_multiclass`, imported only for it)."""
+    from gatestats.cli._calibrate_classes import run_multiclass
+
+    run_multiclass(given, as_json=as_json, correct=correct, case=case)
 
 
 def _reading(
