@@ -520,13 +520,22 @@ _ON_DEMAND: dict[str, tuple[str | Path, ...]] = {
     "calibrate": _DEFAULT_PATHS["calibrate"],
     "cases list": ("cases", "list", "--set", ROOT / "data" / "golden_bugfix" / "cases"),
 }
+_CALIBRATE_ON_DEMAND = (
+    "gatestats.records.io",
+    "gatestats.judges.covariates",
+    "gatestats.paired.multiplicity",
+    "gatestats.cli._calibrate_classes",
+    "gatestats.cli._calibrate_covariates",
+)
 _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "analyze": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.cost"),
     "validate": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.estimators"),
     "cost": (*_CSV_READER, *_CHARTS, "gatestats.cost.ratio"),
     "compare": (*_CSV_READER, *_CHARTS),
     "rank": (*_CSV_READER, *_CHARTS),
-    "calibrate": _CHARTS,  # it reads a CSV of judgments
+    # It reads a CSV of judgments. Session 48: the record reader (records.io names a defect's line only), the
+    # covariate tests and the renderers of the multi-class mode, --correct and --by-covariate load when asked.
+    "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND),
     "cases": ("numpy",),  # session 48: only the near-duplicate search (promote, approve) computes with arrays
 }
 

@@ -12,14 +12,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gatestats.cli._calibrate_classes import (
-    MulticlassInput,
-    correct_production,
-    parse_aliases,
-    render_correction,
-    run_multiclass,
-)
-from gatestats.cli._calibrate_covariates import render_covariates
 from gatestats.cli._calibrate_pairwise import pairwise_row_names, pvalue_cell, render_pairwise, term
 from gatestats.cli._calibrate_pairwise import rate_cells as _rate
 from gatestats.cli._common import ConfidenceLevelOption, checked_option, reports_errors
@@ -28,6 +20,7 @@ from gatestats.io.digest import digest_file, digest_text
 from gatestats.vocabulary import check_choice, check_confidence_level
 
 if TYPE_CHECKING:
+    from gatestats.cli._calibrate_classes import MulticlassInput
     from gatestats.cli._calibrate_ppi import PPIOutput
     from gatestats.judges import (
         AgreementConvention,
@@ -296,7 +289,7 @@ def calibrate_command(
         _refuse_binary_only(negative=negative, swapped_coding=swapped_coding, kind=kind, tie=tie)
         words = _ClassWords(classes=multiclass, ordinal=ordinal, positive=positive, tie=tie, aliases=alias or [])
         given = _multiclass_input(reading, judge, words, method=method, confidence_level=confidence_level)
-        run_multiclass(given, as_json=shown == "json", correct=correct, case=case)
+        _run_multiclass(given, as_json=shown == "json", correct=correct, case=case)
         return
     _refuse_unused_in_binary(fields, swapped_coding=swapped_coding, alias=alias or [], correct=correct)
     judged = _read_binary(reading, positive=positive, negative=negative, tie=tie, kind=chosen_kind)
@@ -307,6 +300,13 @@ def calibrate_command(
     )
     ppi = _ppi(correct, reading, judged, alias or [], (estimator, label_budget, confidence_level))
     _emit(result, output=output, fmt=shown, correction=correction, production=correct, ppi=ppi, extra=extra)
+
+
+def _run_multiclass(given: MulticlassInput, *, as_json: bool, correct: Path | None, case: str | None) -> None:
+    """The multi-class mode (:func:`gatestats.cli._calibrate_classes.run_multiclass`, imported only for it)."""
+    from gatestats.cli._calibrate_classes import run_multiclass
+
+    run_multiclass(given, as_json=as_json, correct=correct, case=case)
 
 
 def _reading(
@@ -368,10 +368,10 @@ def _covariate_bias(
     judged: JudgmentSet, calibration: JudgeCalibration, covariates: list[str], bins: int
 ) -> CovariateBias | None:
     """Judge bias by the covariates, measured as the calibration was (``None`` without covariates)."""
+    if not covariates:
+        return None  # judges.covariates (and the multiple-testing module it brings) is imported only when asked
     from gatestats.judges.covariates import judge_bias_by_covariate
 
-    if not covariates:
-        return None
     return judge_bias_by_covariate(
         judged, covariates, bins=bins, method=calibration.method, confidence_level=calibration.confidence_level
     )
@@ -443,11 +443,11 @@ def _ppi(
 
     ``options`` is (estimator, label budget, confidence level); ``None`` unless the estimator is ``ppi``.
     """
-    from gatestats.cli._calibrate_ppi import ppi_production
-
     estimator, budget, level = options
     if production is None or estimator != "ppi":
         return None
+    from gatestats.cli._calibrate_classes import parse_aliases
+    from gatestats.cli._calibrate_ppi import ppi_production
 
     return ppi_production(
         production,
@@ -496,6 +496,8 @@ def _multiclass_input(
     reading: _Reading, judge: _Judge, words: _ClassWords, *, method: ProportionMethod, confidence_level: float
 ) -> MulticlassInput:
     """What the multi-class mode reads and how, from the command's options."""
+    from gatestats.cli._calibrate_classes import MulticlassInput, parse_aliases
+
     return MulticlassInput(
         judgments=reading.judgments,
         fields=reading.fields,
@@ -547,6 +549,8 @@ def _production_correction(
     """The ``--correct`` file's pass rate corrected for the errors of the judge just calibrated (``None``: no file)."""
     if production is None:
         return None
+    from gatestats.cli._calibrate_classes import correct_production, parse_aliases
+
     return correct_production(
         production,
         verdict=reading.fields["verdict"],
@@ -746,12 +750,16 @@ def _emit(
         wide = Console(emoji=False, width=max(console.width, 120))
         render_calibration(result, wide, pairwise=None if extra is None else extra.pairwise)
         if extra is not None and extra.bias is not None:
+            from gatestats.cli._calibrate_covariates import render_covariates
+
             render_covariates(extra.bias, wide, confidence_level=result.confidence_level)
         if ppi is not None and production is not None:
             from gatestats.cli._calibrate_ppi import render_ppi
 
             render_ppi(ppi, wide, production)
         elif correction is not None and production is not None:
+            from gatestats.cli._calibrate_classes import render_correction
+
             render_correction(correction, Console(emoji=False, width=max(console.width, 120)), production)
     if output is not None:
         typer.echo(f"wrote calibration {result.version} to {output}", err=True)

@@ -29,7 +29,7 @@ Parquet row) and field; nothing is returned from a file with a defect):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,6 @@ import polars as pl
 
 from gatestats.errors import RecordFileError, RecordProblem
 from gatestats.judges._types import JUDGE_KINDS, JudgeKind
-from gatestats.records.io import relocate_problems
 from gatestats.tables.inputs import CellKind, ProblemList, read_input_table, typed_cell
 from gatestats.tables.mapping import parse_field_mapping
 from gatestats.vocabulary import check_choice
@@ -207,6 +206,20 @@ def _text(column: str, dtype: pl.DataType) -> pl.Expr:
     return pl.when(text == "").then(None).otherwise(text)
 
 
+def _relocated(problems: Iterable[RecordProblem]) -> list[RecordProblem]:
+    """:func:`gatestats.records.io.relocate_problems` of ``problems``, imported only when there is one.
+
+    A file without a defect has none, and ``records.io`` (the record reader, ~15-20 ms of a start, issue 28
+    item 2) is then not imported: its answer to no problem is an empty list.
+    """
+    found = list(problems)
+    if not found:
+        return []
+    from gatestats.records.io import relocate_problems  # noqa: PLC0415 - only to name a defect's line
+
+    return relocate_problems(found)
+
+
 def _problems(
     path: Path, frame: pl.DataFrame, mask: pl.Expr, field: str, message: str, *, got: str | None = None
 ) -> list[RecordProblem]:
@@ -215,7 +228,7 @@ def _problems(
     With ``got``, the message ends with ``(got <value of that column>)``.
     """
     bad = frame.filter(mask).head(_SHOWN)
-    return relocate_problems(
+    return _relocated(
         RecordProblem(
             file=str(path),
             row=int(row["__row"]),
@@ -252,9 +265,9 @@ def _item_problems(path: Path, frame: pl.DataFrame, spec: str) -> list[RecordPro
         .filter(pl.col("__row") != pl.col("first"))
     )
     for row in dupes.head(_SHOWN).iter_rows(named=True):
-        (where,) = relocate_problems([RecordProblem(file=str(path), row=row["first"], field="", message="")])
+        (where,) = _relocated([RecordProblem(file=str(path), row=row["first"], field="", message="")])
         first = f"line {where.line}" if where.line is not None else f"row {where.row}"
-        problems += relocate_problems(
+        problems += _relocated(
             [
                 RecordProblem(
                     file=str(path),
