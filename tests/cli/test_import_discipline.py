@@ -42,7 +42,7 @@ HELP_FORBIDDEN = (
     *("polars", "numpy"),
 )
 #: What ``validate`` may not import: the report stack, the statistics and pydantic (pandera reports a bad record),
-#: and rich, which its one line does without where rich would write it unchanged (cli._common.print_line, ~30 ms).
+#: and rich (~30 ms): its one line is written as it is (typer.echo).
 VALIDATE_FORBIDDEN = (*_REPORT_STACK, "scipy", "statsmodels", *_TYPER_COERCION, "rich")
 #: What ``analyze`` may not import (issue 28): the report stack, the tables, the schema's explainer,
 #: a labels file's TOML reader and scipy, which only a bootstrap interval or an

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import functools
 import json
 import os
@@ -33,7 +32,6 @@ __all__ = [
     "echo_json",
     "fail",
     "load_cli_records",
-    "print_line",
     "reports_errors",
     "usage_error",
 ]
@@ -177,54 +175,6 @@ def echo_json(payload: Mapping[str, JSONValue], records: Sequence[str | os.PathL
     if records is not None:
         payload = {**payload, "records": [str(p) for p in records]}
     typer.echo(json.dumps(payload, allow_nan=False))
-
-
-#: rich never narrows a line below this many columns unless told to (``COLUMNS``) or a terminal is narrower.
-_RICH_DEFAULT_WIDTH = 80
-
-
-def _rich_width_at_least(columns: int) -> bool:
-    """Whether the width ``rich.console.Console()`` takes in this process is surely ``columns`` or more.
-
-    rich takes ``COLUMNS`` when it is digits, else the size of the first of standard input, output and error that is
-    a terminal (80 when it reports 0), else 80; 80 on a dumb terminal; its own width in a Jupyter kernel; one column
-    less on a legacy Windows console. Any case this does not settle answers False.
-    """
-    if columns > _RICH_DEFAULT_WIDTH or sys.platform == "win32" or hasattr(builtins, "get_ipython"):
-        return False
-    given = os.environ.get("COLUMNS")
-    if given is not None and given.isdigit():
-        return int(given) >= max(columns, 1)  # at COLUMNS=0 rich writes nothing, not even the newline
-    for descriptor in (0, 1, 2):
-        try:
-            size = os.get_terminal_size(descriptor).columns
-        except (AttributeError, ValueError, OSError):
-            continue
-        return size >= columns
-    return True
-
-
-def print_line(line: str) -> None:
-    """Print one line to standard output exactly as ``rich.console.Console(emoji=False).print(line, highlight=False)``.
-
-    rich costs ~30 ms of CPU to import (issue 28 item 2), and on a line of printable ASCII without markup (no ``[``)
-    that fits its width it writes the line and a newline, nothing else. So rich is imported only
-    when it might do more: a line it could wrap, mark up or sanitise, a terminal or ``COLUMNS`` narrower than the
-    line, a Jupyter kernel (tests/cli/test_print_line.py holds the two ways to the same bytes).
-
-    Parameters
-    ----------
-    line
-        The text, without its newline.
-    """
-    plain = line.isascii() and line.isprintable() and "[" not in line
-    if plain and _rich_width_at_least(len(line)):
-        sys.stdout.write(f"{line}\n")
-        sys.stdout.flush()  # as rich flushes after each print
-        return
-    from rich.console import Console  # only where its output could differ (above)
-
-    Console(emoji=False).print(line, highlight=False)
 
 
 T = TypeVar("T")
