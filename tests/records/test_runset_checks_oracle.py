@@ -25,6 +25,7 @@ from gatestats.io.digest import digest_file
 from gatestats.records import runset
 from gatestats.records.contract import POLARS_SCHEMA
 from gatestats.records.runset import named_evidence
+from tests.simulations import reps
 
 _SHOWN = 50
 
@@ -342,11 +343,18 @@ def _manifest(rng: random.Random, *, clean: bool) -> dict[str, Any]:
     return manifest
 
 
+#: Evidence trees, each with 5 random run sets (issue 28 item 3, session 48, h48-oracles): the suite runs the first 7
+#: (35 run sets), at which every planted break fails (the latest, the trials check dropped and a manifest without
+#: ``origin`` not taken as the runner's, first at the 31st run set, the 7th tree; the others by the 10th; and every
+#: field below is first refused by the 7th); all 30 on demand (benchmarks/simulations_full.py).
+TREES = reps(suite=7, full=30)
+
+
 def test_membership_and_evidence_checks_are_the_replaced_code_on_random_run_sets(tmp_path: Path) -> None:
     rng = random.Random(20261206)
     compared = refused = evidence_refused = 0
     fields: set[str] = set()
-    for index in range(30):
+    for index in range(TREES):
         top = tmp_path / str(index)
         root, outside = top / "run set", top / "outside"
         root.mkdir(parents=True)
@@ -369,9 +377,11 @@ def test_membership_and_evidence_checks_are_the_replaced_code_on_random_run_sets
             if old[0] == "ok":
                 fields.update(p.field for p in old[1])
             compared += 1
-    assert compared == 150
-    assert 30 < refused < 120  # both kinds of run set: the records its own and not (60 of 150)
-    assert 60 < evidence_refused < 240  # evidence refused and not (146 of 300)
+    assert compared == 5 * TREES
+    # both kinds of run set: the records its own and not (70 of 150; 16 of the suite's 35)
+    assert compared // 5 < refused < compared * 4 // 5
+    # evidence refused and not (148 of 300; 31 of the suite's 70)
+    assert 2 * compared // 5 < evidence_refused < 2 * compared * 4 // 5
     assert fields >= {
         "run_set_id",
         "system",
