@@ -510,8 +510,10 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "analyze": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.cost"),
     "validate": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.estimators"),
     "cost": (*_CSV_READER, *_CHARTS, "gatestats.cost.ratio"),
-    "compare": (*_CSV_READER, *_CHARTS),
-    "rank": (*_CSV_READER, *_CHARTS),
+    # estimators.intervals: the clustered SE (numpy's) only for the clt interval, never with one trial per case
+    # (session 48: paired.trials imports it on first use).
+    "compare": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
+    "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
     "calibrate": _CHARTS,  # it reads a CSV of judgments
 }
 

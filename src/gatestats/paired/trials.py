@@ -62,7 +62,6 @@ from typing import Final, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from gatestats.estimators import clustered_standard_error
 from gatestats.estimators.distinct import distinct_pairs
 from gatestats.estimators.quantiles import norm_cdf, norm_ppf, t_isf
 from gatestats.paired._common import FloatArray
@@ -377,6 +376,9 @@ def _clt_interval(
     common: _IntervalFields,
 ) -> DifferenceInterval:
     """The t interval with Miller's clustered standard error (the bounds ``want`` asks), within [-1, 1]."""
+    # estimators.intervals on first use: compare and rank with one trial per case never load it (issue 28 item 2).
+    from gatestats.estimators.intervals import clustered_standard_error  # noqa: PLC0415
+
     estimate, units = common["estimate"], common["n_units"]
     se = clustered_standard_error(values, groups)
     q = t_isf(tail, units - 1)
