@@ -512,7 +512,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "cost": (*_CSV_READER, *_CHARTS, "gatestats.cost.ratio"),
     # estimators.intervals: the clustered SE (numpy's) only for the clt interval, never with one trial per case
     # (session 48: paired.trials imports it on first use).
-    "compare": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
+    # numpy: compare of one pair with one trial per case computes in Python numbers (session 48: paired/small.py;
+    # tests/cli/test_compare_without_numpy.py checks its output against numpy's path).
+    "compare": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals", "numpy"),
     "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
     "calibrate": _CHARTS,  # it reads a CSV of judgments
 }
