@@ -517,27 +517,28 @@ def compare(
         seed=seed,
         alpha=alpha,
     )
-    if "numpy" not in sys.modules:  # the one-trial path in Python numbers, the same values (paired/small.py)
-        from gatestats.paired.small import small_comparison  # noqa: PLC0415
+    how = _Pairing(metric=metric, k=k, shared_versions_only=shared_versions_only, system_column=system_column)
+    found = _in_python(records, (baseline, candidate), options, how)
+    if found is not None:
+        return found
+    return compare_pair(pair_cases(records, baseline=baseline, candidate=candidate, **how), options)
 
-        found = small_comparison(
-            records,
-            (baseline, candidate),
-            options,
-            metric=metric,
-            k=k,
-            shared_versions_only=shared_versions_only,
-            system_column=system_column,
-        )
-        if found is not None:
-            return found
-    paired = pair_cases(
-        records,
-        baseline=baseline,
-        candidate=candidate,
-        shared_versions_only=shared_versions_only,
-        metric=metric,
-        k=k,
-        system_column=system_column,
-    )
-    return compare_pair(paired, options)
+
+class _Pairing(TypedDict):
+    """The options of :func:`compare` that choose and pair the cases (besides the two systems)."""
+
+    metric: Metric
+    k: int
+    shared_versions_only: bool
+    system_column: str
+
+
+def _in_python(
+    records: FrameLike, systems: tuple[str, str], options: ComparisonOptions, how: _Pairing
+) -> Comparison | None:
+    """The comparison in Python numbers (paired/small.py) while numpy is not loaded; ``None``: numpy's path."""
+    if "numpy" in sys.modules:
+        return None
+    from gatestats.paired.small import small_comparison  # noqa: PLC0415 - its module only on this path
+
+    return small_comparison(records, systems, options, **how)

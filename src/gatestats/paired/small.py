@@ -156,11 +156,22 @@ def small_comparison(
         return None
     test = _resolve_test(options, one_trial=True, clustered=False)
     pvalues = _pvalue_fields(test, uc, _pvalues(ub, uc, options), (None, None), options)
+    unpaired = (tuple(x for x in cases if x not in on_c), tuple(x for x in cases if x not in on_b), ())
+    fields = _fields(options, systems, (metric, k), unpaired)
+    measured = _measured(paired, (vb, vc), diffs, options)
+    return _finished(fields, pvalues, measured, options, n_discordant=ub + uc, resolution_alpha=None)
+
+
+def _measured(
+    paired: list[str], values: tuple[list[float], list[float]], diffs: tuple[float, ...], options: ComparisonOptions
+) -> _Measured:
+    """What :func:`~gatestats.paired.compare.compare_pair` measures on the paired cases, from their values."""
+    vb, vc = values
     worse, better = [x < -_TIE for x in diffs], [x > _TIE for x in diffs]
     n, b, c = len(paired), sum(worse), sum(better)
     a = sum(x == 1 and y == 1 for x, y in zip(vb, vc, strict=True))
     d = sum(x == 0 and y == 0 for x, y in zip(vb, vc, strict=True))
-    measured: _Measured = {
+    return {
         "design": "one_trial",
         "n_pairs": n,
         "n_units": n,
@@ -181,6 +192,3 @@ def small_comparison(
         "_diffs": diffs,
         "_groups": None,
     }
-    unpaired = (tuple(x for x in cases if x not in on_c), tuple(x for x in cases if x not in on_b), ())
-    fields = _fields(options, systems, (metric, k), unpaired)
-    return _finished(fields, pvalues, measured, options, n_discordant=ub + uc, resolution_alpha=None)

@@ -186,6 +186,7 @@ def permutation_test(
 
     Examples
     --------
+    >>> import numpy as np
     >>> permutation_test(np.array([0.5, 0.25, 0.75, -0.25, 0.5]), alternative="greater")
     (0.09375, True)
     """
