@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.command_batch import run_batch
+from tests.cli.command_batch import assert_numpy_free_and_numpys_output
 
 ROOT = Path(__file__).resolve().parents[2]
 #: 25 systems x 500 cases, one trial each (benchmarks/bench_startup.py compares the first two submissions).
@@ -32,13 +32,5 @@ COMMAND_LINES: tuple[tuple[str | Path, ...], ...] = (
 
 
 def test_compare_on_the_bundled_data_imports_no_numpy_and_prints_numpys_output() -> None:
-    alone = run_batch(*COMMAND_LINES)
     loader = ("rank", _SWE, "--systems", "20240920_solver,20240924_solver", "--json")  # numpy's arrays
-    loaded, *after = run_batch(loader, *COMMAND_LINES)
-    assert "numpy" in loaded["loaded"]
-    assert alone[-1]["code"] == 0
-    assert "numpy" not in alone[-1]["loaded"]  # after every command line (what is loaded only grows)
-    for line, floats, numpy in zip(COMMAND_LINES, alone, after, strict=True):
-        assert floats["code"] == numpy["code"] == 0, line
-        assert floats["stdout"] == numpy["stdout"], line
-        assert floats["stdout"].strip(), line
+    assert_numpy_free_and_numpys_output(COMMAND_LINES, loader)
