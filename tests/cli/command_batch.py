@@ -4,8 +4,8 @@ The script is ``gatestats``' own body (``gatestats.cli.main``) for each command 
 to a file of its own. After each it records the exit code, the stdout, what is in ``sys.modules`` so far
 (cumulative) and what that command line added (new), the garbage collections of each generation while
 it ran, and the collector's thresholds after it. Used by tests/cli/test_import_discipline.py (what a
-command imports) and tests/cli/test_gc_threshold.py (what the collector did): one interpreter instead of
-one per command line.
+command imports), tests/cli/test_gc_threshold.py (what the collector did) and the two tests of commands without
+numpy (:func:`assert_numpy_free_and_numpys_output`): one interpreter instead of one per command line.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,30 @@ def run_batch(*argvs: tuple[str | Path, ...]) -> list[dict[str, Any]]:
     reports: list[dict[str, Any]] = json.loads(done.stderr.strip().splitlines()[-1])
     assert len(reports) == len(argvs)
     return reports
+
+
+def assert_numpy_free_and_numpys_output(
+    command_lines: Sequence[tuple[str | Path, ...]], loader: tuple[str | Path, ...]
+) -> None:
+    """The command lines, run alone, import no numpy and print what they print after ``loader`` loaded numpy.
+
+    A command with a path in Python numbers while numpy is not loaded (``analyze``: estimators/small.py;
+    ``compare``: paired/small.py) must print numpy's path's bytes: the lines run in one fresh interpreter alone,
+    then in another after ``loader`` (a command line that imports numpy), where each takes numpy's path.
+
+    Parameters
+    ----------
+    command_lines
+        The command lines, without ``gatestats``.
+    loader
+        A command line that loads numpy.
+    """
+    alone = run_batch(*command_lines)
+    loaded, *after = run_batch(loader, *command_lines)
+    assert "numpy" in loaded["loaded"]
+    assert alone[-1]["code"] == 0
+    assert "numpy" not in alone[-1]["loaded"]  # after every command line (what is loaded only grows)
+    for line, floats, numpy in zip(command_lines, alone, after, strict=True):
+        assert floats["code"] == numpy["code"] == 0, line
+        assert floats["stdout"] == numpy["stdout"], line
+        assert floats["stdout"].strip(), line

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gatestats.cli import app
-from tests.cli.command_batch import run_batch
+from tests.cli.command_batch import assert_numpy_free_and_numpys_output
 
 ROOT = Path(__file__).resolve().parents[2]
 _TAU = ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json"
@@ -50,13 +50,5 @@ def command_lines(tmp_path: Path) -> list[tuple[str | Path, ...]]:
 def test_analyze_on_the_bundled_data_imports_no_numpy_and_prints_numpys_output(
     command_lines: list[tuple[str | Path, ...]],
 ) -> None:
-    alone = run_batch(*command_lines)
     loader = ("analyze", command_lines[0][1], "--method", "clt", "--json")  # numpy's path (clt), refused at 50 cases
-    loaded, *after = run_batch(loader, *command_lines)
-    assert "numpy" in loaded["loaded"]
-    assert alone[-1]["code"] == 0
-    assert "numpy" not in alone[-1]["loaded"]  # after every command line (what is loaded only grows)
-    for line, floats, numpy in zip(command_lines, alone, after, strict=True):
-        assert floats["code"] == numpy["code"] == 0, line
-        assert floats["stdout"] == numpy["stdout"], line
-        assert floats["stdout"].strip(), line
+    assert_numpy_free_and_numpys_output(command_lines, loader)

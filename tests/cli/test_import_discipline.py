@@ -531,8 +531,12 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "analyze": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.cost"),
     "validate": (*_CSV_READER, *_CHARTS, "gatestats.publish.formats", "gatestats.estimators"),
     "cost": (*_CSV_READER, *_CHARTS, "gatestats.cost.ratio"),
-    "compare": (*_CSV_READER, *_CHARTS),
-    "rank": (*_CSV_READER, *_CHARTS),
+    # estimators.intervals: the clustered SE (numpy's) only for the clt interval, never with one trial per case
+    # (session 48: paired.trials imports it on first use).
+    # numpy: compare of one pair with one trial per case computes in Python numbers (session 48: paired/small.py;
+    # tests/cli/test_compare_without_numpy.py checks its output against numpy's path).
+    "compare": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals", "numpy"),
+    "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
     # It reads a CSV of judgments. Session 48: the record reader (records.io names a defect's line only), the
     # covariate tests and the renderers of the multi-class mode, --correct and --by-covariate load when asked.
     "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND),

@@ -47,10 +47,8 @@ Methodol. 13:91; Tango 1998 for the interval).
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
-
-import numpy as np
-import numpy.typing as npt
+import sys
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
@@ -69,9 +67,14 @@ from gatestats.vocabulary import (
     ComparisonStatus,
     FrameLike,
     Metric,
+    PairedDesign,
     PairedIntervalMethod,
     PairedTest,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["Comparison", "ComparisonOptions", "compare", "compare_pair"]
 
@@ -113,21 +116,84 @@ class _PValues(TypedDict):
     n_permutations: int | None
 
 
+class _Measured(TypedDict):
+    """The fields of a :class:`Comparison` measured on the paired cases (by :func:`compare_pair` or paired.small)."""
+
+    design: PairedDesign
+    n_pairs: int
+    n_units: int
+    clustered: bool
+    a: int | None
+    b: int
+    c: int
+    d: int | None
+    n_ties: int
+    p_baseline: float
+    p_candidate: float
+    diff: float
+    interval: DifferenceInterval
+    odds_ratio: OddsRatioEstimate | None
+    noninferiority: NonInferiorityTest | None
+    flips_pass_to_fail: tuple[str, ...]
+    flips_fail_to_pass: tuple[str, ...]
+    _diffs: npt.NDArray[np.float64] | tuple[float, ...]
+    _groups: npt.NDArray[np.int64] | None
+
+
 def _paired_fields(paired: PairedCases, options: ComparisonOptions) -> _PairedFields:
     """The fields of a :class:`Comparison` that come from the pairing and the options alone."""
+    return _fields(
+        options,
+        (paired.baseline, paired.candidate),
+        (paired.table.metric, paired.table.k),
+        (paired.unpaired_baseline, paired.unpaired_candidate, paired.excluded_versions),
+    )
+
+
+def _fields(
+    options: ComparisonOptions,
+    systems: tuple[str, str],
+    estimate: tuple[Metric, int],
+    left_out: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+) -> _PairedFields:
+    """:func:`_paired_fields` from its parts: (baseline, candidate), (metric, k), (unpaired ×2, excluded)."""
     return {
-        "baseline": paired.baseline,
-        "candidate": paired.candidate,
-        "metric": paired.table.metric,
-        "k": paired.table.k,
+        "baseline": systems[0],
+        "candidate": systems[1],
+        "metric": estimate[0],
+        "k": estimate[1],
         "alternative": options.alternative,
         "confidence_level": options.confidence_level,
-        "unpaired_baseline": paired.unpaired_baseline,
-        "unpaired_candidate": paired.unpaired_candidate,
-        "excluded_versions": paired.excluded_versions,
+        "unpaired_baseline": left_out[0],
+        "unpaired_candidate": left_out[1],
+        "excluded_versions": left_out[2],
         "seed": options.seed,
         "n_resamples": options.n_resamples,
     }
+
+
+def _finished(
+    fields: _PairedFields,
+    pvalues: _PValues,
+    measured: _Measured,
+    options: ComparisonOptions,
+    *,
+    n_discordant: int,
+    resolution_alpha: float | None,
+) -> Comparison:
+    """The :class:`Comparison`: its resolution and status from what was measured (both paths end here)."""
+    res = _resolution(measured["n_units"], n_discordant, options, pvalues["test"], resolution_alpha)
+    status, reason = _status(measured["interval"], res, measured["noninferiority"])
+    return Comparison(
+        **fields,
+        **pvalues,
+        **measured,
+        status=status,
+        reason=reason,
+        resolution=res,
+        undefined_cases=(),
+        _interval_method=options.interval,
+    )
 
 
 def _undefined(
@@ -206,6 +272,19 @@ def _pvalues(
         perm, perm_exact = permutation_test(
             sums, alternative=options.alternative, n_permutations=options.n_permutations, seed=options.seed
         )
+    return _pvalue_fields(test, uc, (exact, midp), (perm, perm_exact), options)
+
+
+def _pvalue_fields(
+    test: PairedTest,
+    uc: int,
+    conditional: tuple[float, float],
+    permutation: tuple[float | None, bool | None],
+    options: ComparisonOptions,
+) -> _PValues:
+    """The p-value fields: the exact and mid-p sign tests, the permutation test's (or ``None``) and the chosen one."""
+    exact, midp = conditional
+    perm, perm_exact = permutation
     return {
         "test": test,
         "statistic": uc,
@@ -269,6 +348,8 @@ def _estimates(
 
 def _design(paired: PairedCases) -> tuple[bool, npt.NDArray[np.int64] | None]:
     """Whether both systems ran one trial per paired case, and the case groups when cases cluster in them."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     t = paired.table
     i, j = t.systems.index(paired.baseline), t.systems.index(paired.candidate)
     idx = paired.indices
@@ -321,6 +402,8 @@ def compare_pair(
     ValueError
         ``test`` or ``interval`` not offered for this design (the message says why).
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     vb, vc, labels = _estimates(paired)
     bad = np.isnan(vb) | np.isnan(vc)
     if bad.any():
@@ -340,36 +423,29 @@ def compare_pair(
     odds, ni = _noninferiority_and_odds(
         (b, c, n), sums, unit_sizes if clustered else None, options, table=one_trial and not clustered
     )
-    res = _resolution(int(sums.size), ub + uc, options, pvalues["test"], resolution_alpha)
-    status, reason = _status(interval, res, ni)
-    return Comparison(
-        **_paired_fields(paired, options),
-        **pvalues,
-        design="one_trial" if one_trial else "several_trials",
-        status=status,
-        reason=reason,
-        n_pairs=n,
-        n_units=int(sums.size),
-        clustered=clustered,
-        a=a,
-        b=b,
-        c=c,
-        d=d,
-        n_ties=n - b - c,
-        p_baseline=float(vb.mean()),
-        p_candidate=float(vc.mean()),
-        diff=float(diffs.mean()),
-        interval=interval,
-        odds_ratio=odds,
-        noninferiority=ni,
-        resolution=res,
-        flips_pass_to_fail=tuple(labels[worse].tolist()),
-        flips_fail_to_pass=tuple(labels[better].tolist()),
-        undefined_cases=(),
-        _diffs=diffs,
-        _groups=unit_groups,
-        _interval_method=options.interval,
-    )
+    measured: _Measured = {
+        "design": "one_trial" if one_trial else "several_trials",
+        "n_pairs": n,
+        "n_units": int(sums.size),
+        "clustered": clustered,
+        "a": a,
+        "b": b,
+        "c": c,
+        "d": d,
+        "n_ties": n - b - c,
+        "p_baseline": float(vb.mean()),
+        "p_candidate": float(vc.mean()),
+        "diff": float(diffs.mean()),
+        "interval": interval,
+        "odds_ratio": odds,
+        "noninferiority": ni,
+        "flips_pass_to_fail": tuple(labels[worse].tolist()),
+        "flips_fail_to_pass": tuple(labels[better].tolist()),
+        "_diffs": diffs,
+        "_groups": unit_groups,
+    }
+    fields = _paired_fields(paired, options)
+    return _finished(fields, pvalues, measured, options, n_discordant=ub + uc, resolution_alpha=resolution_alpha)
 
 
 def compare(
@@ -441,13 +517,28 @@ def compare(
         seed=seed,
         alpha=alpha,
     )
-    paired = pair_cases(
-        records,
-        baseline=baseline,
-        candidate=candidate,
-        shared_versions_only=shared_versions_only,
-        metric=metric,
-        k=k,
-        system_column=system_column,
-    )
-    return compare_pair(paired, options)
+    how = _Pairing(metric=metric, k=k, shared_versions_only=shared_versions_only, system_column=system_column)
+    found = _in_python(records, (baseline, candidate), options, how)
+    if found is not None:
+        return found
+    return compare_pair(pair_cases(records, baseline=baseline, candidate=candidate, **how), options)
+
+
+class _Pairing(TypedDict):
+    """The options of :func:`compare` that choose and pair the cases (besides the two systems)."""
+
+    metric: Metric
+    k: int
+    shared_versions_only: bool
+    system_column: str
+
+
+def _in_python(
+    records: FrameLike, systems: tuple[str, str], options: ComparisonOptions, how: _Pairing
+) -> Comparison | None:
+    """The comparison in Python numbers (paired/small.py) while numpy is not loaded; ``None``: numpy's path."""
+    if "numpy" in sys.modules:
+        return None
+    from gatestats.paired.small import small_comparison  # noqa: PLC0415 - its module only on this path
+
+    return small_comparison(records, systems, options, **how)

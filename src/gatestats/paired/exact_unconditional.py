@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from gatestats._lazy import lazy_module
-from gatestats.paired._common import FloatArray
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from gatestats.paired._common import FloatArray
 
 stats = lazy_module("scipy.stats")
 
@@ -94,6 +97,8 @@ def tango_statistics(b: npt.ArrayLike, c: npt.ArrayLike, n: int, delta0: float) 
     >>> tango_statistics([16], [6], 161, 0.0).round(4).tolist()  # Cavo et al. (2012): McNemar's z
     [-2.132]
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     bb = np.asarray(b, dtype=np.float64)
     cc = np.asarray(c, dtype=np.float64)
     a_coef = 2.0 * n
@@ -115,6 +120,8 @@ def _cut(n: int, delta0: float, t: float, *, upper: bool) -> npt.NDArray[np.int6
     ``n - b + 1`` (upper) or ``-1`` (lower) where no ``c`` qualifies. Binary search per ``b``
     (``T`` increases in ``c``).
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     b = np.arange(n + 1)
     top = n - b
     if upper:
@@ -144,6 +151,8 @@ def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: npt.Array
     ufuncs). ``tests/paired/test_exact_unconditional_fast.py`` checks it against
     ``scipy.stats.binom`` bit for bit, so a scipy that changes either fails there.
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     x = k - 1 if upper else k
     inside = (x >= 0) & (x < m)
     out = np.where(x < 0, 1.0 if upper else 0.0, 0.0 if upper else 1.0)
@@ -157,6 +166,8 @@ def _binom_tail(k: npt.NDArray[np.int64], m: npt.NDArray[np.int64], q: npt.Array
 def _binom_pmf(b: npt.NDArray[np.int64], n: int, p: npt.ArrayLike) -> FloatArray:
     """``scipy.stats.binom.pmf(b, n, p)`` for integers ``0 <= b <= n`` and ``0 <= p <= 1`` (its kernel, clipped;
     ``p`` one number or one per element)."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     out: FloatArray = np.clip(stats.binom._pmf(b, n, p), 0, 1)
     return out
 
@@ -186,6 +197,8 @@ def region_probability(
     numpy.ndarray
         The region's probability under each ``(p_b, p_c)``.
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     pbs = np.atleast_1d(np.asarray(p_b, dtype=np.float64)).ravel()
     pcs = np.atleast_1d(np.asarray(p_c, dtype=np.float64)).ravel()
     out = np.zeros(pbs.size)
@@ -220,6 +233,8 @@ def _region_sums(
     so each term is the float a call per span gave) and each span's terms summed on their own, as
     a fresh array of the span's length: the sums are the per-span sums bit for bit.
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     lengths = np.array([hi - lo + 1 for lo, hi, _ in spans], dtype=np.int64)
     starts = np.cumsum(lengths) - lengths
     b = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
@@ -242,6 +257,8 @@ def _tail(n: int, margin: float, cut: npt.NDArray[np.int64], theta: FloatArray, 
 
 
 def _sup_tail(n: int, margin: float, cut: npt.NDArray[np.int64], *, upper: bool) -> float:
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     top = (1.0 - margin) / 2.0
     grid = np.linspace(0.0, top, _GRID)
     values = _tail(n, margin, cut, grid, upper=upper)

@@ -52,15 +52,12 @@ McNemar, Q. (1947). Note on the sampling error of the difference between correla
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import dataclass
-from typing import Any, get_args
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, TypeGuard, get_args
 
 from gatestats._typing import JSONObject
-from gatestats.paired._common import FloatArray
 from gatestats.paired.binomial import EXACT_MAX_TRIALS, half_binomial_sums, ratio
 from gatestats.vocabulary import (
     Alternative,
@@ -70,6 +67,14 @@ from gatestats.vocabulary import (
     check_alpha,
     check_choice,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from gatestats.paired._common import FloatArray
+
+    IntArray = npt.NDArray[np.int64]
 
 __all__ = [
     "ALTERNATIVES",
@@ -88,7 +93,6 @@ __all__ = [
 ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 MCNEMAR_METHODS: tuple[McNemarMethod, ...] = get_args(McNemarMethod)
 
-IntArray = npt.NDArray[np.int64]
 #: :math:`1/\sqrt{2}`: the normal tails of the asymptotic test are ``erfc`` of the deviate times it.
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -114,6 +118,12 @@ def check_alternative(alternative: object) -> Alternative:
     return check_choice(alternative, ALTERNATIVES, "alternative")  # type: ignore[return-value]
 
 
+def _is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
+    """A Python or numpy integer; numpy's are looked for only once numpy is loaded (none exists before)."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, int) or (numpy is not None and isinstance(value, numpy.integer))
+
+
 def check_counts(b: object, c: object) -> tuple[int, int]:
     """Check the discordant counts of a paired table.
 
@@ -133,13 +143,15 @@ def check_counts(b: object, c: object) -> tuple[int, int]:
         A count that is not a non-negative integer (a bool is not one).
     """
     for name, value in (("b", b), ("c", c)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        if isinstance(value, bool) or not _is_integer(value) or value < 0:
             msg = f"{name} must be a non-negative integer (got {value!r})"
             raise ValueError(msg)
     return int(b), int(c)  # type: ignore[call-overload]
 
 
 def _counts(name: str, value: Any) -> IntArray:
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     array = np.asarray(value)
     if array.dtype.kind not in "iu" or (array.size and array.min() < 0):
         msg = f"{name} must be non-negative integer counts (got {value!r})"
@@ -165,6 +177,7 @@ def _exact_pvalues(b: int, c: int, alternative: Alternative) -> tuple[float, flo
 
 def _scipy_pvalues(bb: IntArray, cc: IntArray, alternative: Alternative) -> tuple[FloatArray, FloatArray]:
     """The p-values from scipy's ``binom`` (Boost's incomplete beta), for tables above ``EXACT_MAX_TRIALS``."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
     from scipy import stats  # noqa: PLC0415 - only for more than EXACT_MAX_TRIALS discordant units
 
     m = bb + cc
@@ -214,6 +227,8 @@ def mcnemar_pvalues(
     >>> round(float(exact), 4), round(float(midp), 4)
     (0.0703, 0.0391)
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     check_alternative(alternative)
     bb, cc = np.broadcast_arrays(_counts("b", b), _counts("c", c))
     exact = np.empty(bb.shape, dtype=np.float64)

@@ -69,19 +69,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final, Literal, TypeAlias, TypedDict
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypedDict
 
 from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.estimators.quantiles import norm_cdf, norm_sf
-from gatestats.paired._common import FloatArray
 from gatestats.paired.exact_unconditional import check_margin, exact_unconditional_pvalues
 from gatestats.paired.intervals import tango_statistic
 from gatestats.paired.search import fewest
 from gatestats.vocabulary import ComparisonStatus, check_alpha
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from gatestats.paired._common import FloatArray
 
 special = lazy_module("scipy.special")
 stats = lazy_module("scipy.stats")
@@ -336,6 +337,8 @@ def bounded_mean_evalues(y: npt.ArrayLike, *, lower: float, n_grid: int = BETTIN
     >>> round(float(bounded_mean_evalues([0.5, 0.5], lower=1.0, n_grid=1)), 6)  # (1 + 0.95 * 0.5) ** 2
     2.175625
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     values = np.asarray(y, dtype=np.float64)
     if not lower > 0 or (values.size and values.min() < -lower * (1 + 1e-12)):
         msg = f"units must be at least -lower with lower > 0 (got lower={lower}, min={values.min(initial=0.0)})"
@@ -362,6 +365,8 @@ def _logsumexp_rows(a: FloatArray) -> FloatArray:
     ends (tests/gate/test_gate_call_costs.py
     compares the two on rows with ties, infinities, NaN and extreme values).
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     if a.size == 0:
         return np.full(a.shape[:-1], -np.inf, dtype=a.dtype)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -384,6 +389,8 @@ def _logsumexp_rows(a: FloatArray) -> FloatArray:
 
 def _clean_pvalue(units: int, margin: float) -> float:
     """p-value of the betting test when every unit difference is 0 (closed form)."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     lam = _BET_CAP * np.arange(1, BETTING_GRID + 1) / (BETTING_GRID * (1 - margin))
     log_e = float(special.logsumexp(units * np.log1p(lam * margin)) - math.log(BETTING_GRID))
     return 1.0 if log_e <= 0 else math.exp(-log_e)
@@ -446,6 +453,8 @@ def bounded_mean_pvalues(
     >>> [round(p, 6) for p in bounded_mean_pvalues([0.5] * 30, margin=0.0)]
     [7.6e-05, 1.0]
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin < 1:
         msg = f"margin must be a number in [0, 1) (got {margin!r})"
         raise ValueError(msg)
@@ -496,6 +505,8 @@ def noninferiority_bounded_mean(
     >>> noninferiority_bounded_mean([0.0] * 40, margin=0.05, alpha=0.05).cases_needed
     91
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     margin = check_margin(margin)
     check_alpha(alpha)
     s = np.asarray(sums, dtype=np.float64).ravel()

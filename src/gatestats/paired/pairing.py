@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from gatestats._query import EAGER
@@ -31,6 +29,10 @@ from gatestats.errors import GatestatsError
 from gatestats.estimators import CaseSetError, case_summary, case_values
 from gatestats.records.columns import system_records
 from gatestats.vocabulary import FrameLike, Metric, check_choice
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "CaseTable",
@@ -41,6 +43,7 @@ __all__ = [
     "build_case_table",
     "case_label",
     "case_table",
+    "checked_per_case",
     "pair_cases",
     "pair_table",
 ]
@@ -195,6 +198,39 @@ def build_case_table(
     >>> table.systems, table.labels.tolist(), table.present.tolist()
     (('a', 'b'), ['x', 'y'], [[True, True], [True, False]])
     """
+    per_case = checked_per_case(records, metric=metric, k=k, systems=systems, system_column=system_column)
+    table = case_table(per_case, metric=metric, k=k, allow_several_versions=allow_several_versions)
+    if systems is not None and set(systems) - set(table.systems):
+        everything = records.lazy().select(pl.col(system_column).cast(pl.String)).unique().collect().to_series()
+        table = replace(table, known_systems=tuple(sorted(everything.drop_nulls().to_list())))
+    return table
+
+
+def checked_per_case(
+    records: FrameLike, *, metric: Metric, k: int, systems: Sequence[str] | None, system_column: str
+) -> pl.DataFrame:
+    """The options checked and the records of ``systems`` reduced to per-case counts (the first step of
+    :func:`build_case_table`, which :mod:`gatestats.paired.small` shares).
+
+    Parameters
+    ----------
+    records, metric, k, systems, system_column
+        As :func:`build_case_table`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``case_summary(records of systems, allow_several_versions=True)``, ``system`` never null.
+
+    Raises
+    ------
+    TypeError
+        ``records`` is not a polars frame.
+    ValueError
+        ``k`` or ``metric`` outside its domain, a required column missing, a null system.
+    UnknownSystemError
+        None of ``systems`` has a record.
+    """
     if not isinstance(records, pl.DataFrame | pl.LazyFrame):
         msg = f"records must be a polars DataFrame or LazyFrame (got {type(records).__name__})"
         raise TypeError(msg)
@@ -210,11 +246,7 @@ def build_case_table(
     if per_case["system"].null_count():
         msg = f"column {system_column!r} is null for some records; every record needs a system"
         raise ValueError(msg)
-    table = case_table(per_case, metric=metric, k=k, allow_several_versions=allow_several_versions)
-    if systems is not None and set(systems) - set(table.systems):
-        everything = records.lazy().select(pl.col(system_column).cast(pl.String)).unique().collect().to_series()
-        table = replace(table, known_systems=tuple(sorted(everything.drop_nulls().to_list())))
-    return table
+    return per_case
 
 
 def case_table(
@@ -311,6 +343,8 @@ def _layout(per_case: pl.DataFrame, systems: tuple[str, ...], *, metric: Metric,
     columns (:func:`~gatestats.estimators.case_values` on them, as
     :func:`~gatestats.estimators.per_case_values` computes it: NaN where undefined).
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     keys = (
         per_case.lazy()
         .select("case_id", "case_version")
@@ -485,6 +519,8 @@ def pair_table(table: CaseTable, *, baseline: str, candidate: str, shared_versio
     NoPairedCasesError
         The two systems share no case.
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     if baseline == candidate:
         msg = f"baseline and candidate must be different systems (got {baseline!r} twice)"
         raise ValueError(msg)

@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict, get_args
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from gatestats._typing import JSONObject
@@ -43,6 +41,8 @@ from gatestats.vocabulary import (
 
 if TYPE_CHECKING:
     import altair as alt
+    import numpy as np
+    import numpy.typing as npt
 
     from gatestats.publish import Labels, PublishedTable
 
@@ -204,7 +204,9 @@ class Comparison(Presentable):
     n_permutations: int | None
     correction: Correction | None = None
     pvalue_adjusted: float | None = None
-    _diffs: npt.NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    #: The per-case differences: numpy's array, or on compare's one-trial path in Python numbers (paired/small.py)
+    #: the same values in a tuple (numpy's array is built from it when a method needs one).
+    _diffs: npt.NDArray[np.float64] | tuple[float, ...] | None = field(default=None, repr=False, compare=False)
     _groups: npt.NDArray[np.int64] | None = field(default=None, repr=False, compare=False)
     _interval_method: PairedIntervalMethod = field(default="auto", repr=False, compare=False)
 
@@ -246,7 +248,10 @@ class Comparison(Presentable):
             n_resamples=self.n_resamples,
             seed=self.seed,
         )
-        return difference_interval(self._diffs, self._groups, self.a, self.b, self.c, self.d, options)
+        import numpy as np  # noqa: PLC0415 - on first use (compare's one-trial path runs without numpy)
+
+        diffs = np.asarray(self._diffs, dtype=np.float64)
+        return difference_interval(diffs, self._groups, self.a, self.b, self.c, self.d, options)
 
     def mean_difference_pvalues(self, margin: float = 0.0) -> tuple[float, float]:
         r"""One-sided p-values of the bounded-mean betting test on the per-unit differences.
@@ -277,7 +282,9 @@ class Comparison(Presentable):
         if self._diffs is None:
             msg = f"{self.baseline!r} vs {self.candidate!r} has no per-case differences: {self.reason}"
             raise ValueError(msg)
-        sums, sizes = unit_sums(self._diffs, self._groups)
+        import numpy as np  # noqa: PLC0415 - on first use (compare's one-trial path runs without numpy)
+
+        sums, sizes = unit_sums(np.asarray(self._diffs, dtype=np.float64), self._groups)
         return bounded_mean_pvalues(sums, sizes, margin=margin)
 
     @property

@@ -57,15 +57,9 @@ Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. St
 
 from __future__ import annotations
 
-from typing import Final, TypedDict
+from typing import TYPE_CHECKING, Final, TypedDict
 
-import numpy as np
-import numpy.typing as npt
-
-from gatestats.estimators import clustered_standard_error
-from gatestats.estimators.distinct import distinct_pairs
 from gatestats.estimators.quantiles import norm_cdf, norm_ppf, t_isf
-from gatestats.paired._common import FloatArray
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.vocabulary import (
@@ -76,6 +70,12 @@ from gatestats.vocabulary import (
     check_n_resamples,
     check_seed,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from gatestats.paired._common import FloatArray
 
 __all__ = [
     "EXACT_PERMUTATION_UNITS",
@@ -113,6 +113,8 @@ def unit_sums(d: FloatArray, groups: npt.NDArray[np.int64] | None) -> tuple[Floa
     tuple of numpy.ndarray
         ``(sums, sizes)``, one entry per unit (in order of the group codes).
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     if groups is None:
         return d.astype(np.float64), np.ones(d.size)
     codes = np.unique(groups, return_inverse=True)[1]
@@ -134,11 +136,15 @@ def sign_counts(sums: FloatArray) -> tuple[int, int]:
     tuple of int
         ``(b, c)``.
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     scale = _TIE * max(1.0, float(np.abs(sums).max(initial=0.0)))
     return int((sums < -scale).sum()), int((sums > scale).sum())
 
 
 def _tail_count(t_star: FloatArray, observed: float, alternative: Alternative, tol: float) -> int:
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     if alternative == "greater":
         return int((t_star >= observed - tol).sum())
     if alternative == "less":
@@ -180,9 +186,12 @@ def permutation_test(
 
     Examples
     --------
+    >>> import numpy as np
     >>> permutation_test(np.array([0.5, 0.25, 0.75, -0.25, 0.5]), alternative="greater")
     (0.09375, True)
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     check_n_resamples(n_permutations, "n_permutations", minimum=99)
     check_seed(seed)
     values = np.abs(sums)
@@ -226,8 +235,12 @@ def _bca_bounds(
     rng: np.random.Generator,
 ) -> tuple[float | None, float | None, float]:
     """BCa bounds of ``sum(sums)/sum(sizes)`` at lower/upper tail probabilities; and the bootstrap SE."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     units = sums.size
     # np.unique(axis=0)'s support, order and codes, ~5x faster at 200 units (tests/estimators/test_distinct_pairs.py)
+    from gatestats.estimators.distinct import distinct_pairs  # noqa: PLC0415 - numpy's, on first use
+
     support, inverse = distinct_pairs(np.stack([sums, sizes], axis=1))
     counts = np.bincount(inverse.ravel(), minlength=support.shape[0]).astype(np.float64)
     sup_sum, sup_size = support[:, 0], support[:, 1]
@@ -318,6 +331,8 @@ def case_difference_interval(
     >>> r.method, round(r.estimate, 3), round(r.ci_low, 4), round(r.ci_high, 4)
     ('clt', 0.08, 0.0243, 0.1357)
     """
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     if method not in ("auto", "bootstrap", "clt"):
         msg = f"method must be 'auto', 'bootstrap' or 'clt' for per-case differences (got {method!r})"
         raise ValueError(msg)
@@ -353,6 +368,8 @@ def _why_no_interval(
     sums: FloatArray, sizes: FloatArray, resolved: ResolvedPairedIntervalMethod, *, clustered: bool
 ) -> str | None:
     """Why no interval is offered (too few units, no variation between units), or ``None``."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     units = int(sums.size)
     unit = "case groups" if clustered else "cases"
     minimum = MIN_UNITS_BOOTSTRAP if resolved == "bootstrap" else MIN_UNITS_CLT
@@ -377,6 +394,9 @@ def _clt_interval(
     common: _IntervalFields,
 ) -> DifferenceInterval:
     """The t interval with Miller's clustered standard error (the bounds ``want`` asks), within [-1, 1]."""
+    # estimators.intervals on first use: compare and rank with one trial per case never load it (issue 28 item 2).
+    from gatestats.estimators.intervals import clustered_standard_error  # noqa: PLC0415
+
     estimate, units = common["estimate"], common["n_units"]
     se = clustered_standard_error(values, groups)
     q = t_isf(tail, units - 1)
@@ -394,6 +414,8 @@ def _bootstrap_interval(
     common: _IntervalFields,
 ) -> DifferenceInterval:
     """The BCa bootstrap interval over units, clipped to [-1, 1]; none when it is degenerate."""
+    import numpy as np  # noqa: PLC0415 - on first use: compare's one-trial path runs without numpy (paired/small.py)
+
     b_low, b_high, boot_se = _bca_bounds(
         sums, sizes, tails=tails, n_resamples=n_resamples, rng=np.random.default_rng(seed)
     )
