@@ -67,6 +67,34 @@ def test_odds_ratio_edges_are_explicit() -> None:
     assert zero.ci_high is not None
 
 
+@pytest.mark.parametrize(
+    ("b", "c", "level", "alternative", "method", "near"),
+    [
+        # z = 0 (a one-sided level of 0.5): the Wilson bound of c / (b + c) is the estimate, 1 when b = 0.
+        (0, 17, 0.5, "greater", "transformed_wilson", (1, 17)),
+        (0, 1, 0.5, "greater", "transformed_wilson", (1, 1)),
+        # a level so low that c / (c + z^2) rounds to 1.
+        (0, 17, 1e-9, "two-sided", "transformed_wilson", (1, 17)),
+        # counts so large that the Clopper-Pearson bound 0.5^(1/c) rounds to 1 (at 10^15 it does not).
+        (0, 10**17, 0.5, "greater", "exact", (0, 10**15)),
+    ],
+)
+def test_odds_ratio_without_a_finite_lower_bound_is_insufficient_evidence(
+    b: int, c: int, level: float, alternative: str, method: str, near: tuple[int, int]
+) -> None:
+    # Found in session 48 (h48-compare): `compare --confidence-level 0.5 --alternative greater` with no baseline-only
+    # case ended in a ZeroDivisionError traceback (the lower bound mu/(1 - mu) at mu = 1).
+    r = conditional_odds_ratio(b, c, confidence_level=level, alternative=alternative, method=method)  # type: ignore[arg-type]
+    assert r.status == "insufficient_evidence"
+    assert (r.ci_low, r.ci_high) == (None, None)
+    assert "no finite lower bound" in (r.reason or "")
+    # one step away from the edge the bound is finite
+    ok = conditional_odds_ratio(*near, confidence_level=level, alternative=alternative, method=method)  # type: ignore[arg-type]
+    assert ok.status == "ok"
+    assert ok.ci_low is not None
+    assert math.isfinite(ok.ci_low)
+
+
 def _restricted_p_b(b: int, c: int, n: int, delta: float) -> float:
     from scipy import optimize
 

@@ -95,9 +95,9 @@ class OddsRatioEstimate:
 
 def _odds_ratio_bounds(
     b: int, c: int, confidence_level: float, alternative: Alternative, method: OddsRatioMethod
-) -> tuple[float, float | None]:
+) -> tuple[float | None, float | None]:
     r"""Interval of :math:`c/b`: bounds of :math:`\mu = c / (b + c)` (exact or Wilson) sent through
-    :math:`\mu / (1 - \mu)`; the upper bound is ``None`` when unbounded."""
+    :math:`\mu / (1 - \mu)`; a bound is ``None`` when it is not finite."""
     m = b + c
     tail = (1 - confidence_level) / 2 if alternative == "two-sided" else 1 - confidence_level
     if method == "exact":
@@ -108,7 +108,11 @@ def _odds_ratio_bounds(
         center, half = c + z * z / 2, z * math.sqrt(c * b / m + z * z / 4)
         mu_low = 0.0 if c == 0 or alternative == "less" else (center - half) / (m + z * z)
         mu_high = 1.0 if b == 0 or alternative == "greater" else (center + half) / (m + z * z)
-    return mu_low / (1 - mu_low), None if mu_high >= 1.0 else mu_high / (1 - mu_high)
+    # mu_low reaches 1 only where no finite lower bound exists: the transformed Wilson bound with b = 0 at z = 0 (a
+    # one-sided level of 0.5) or a bound that rounds to 1 (a level so low, or counts so large, that 1 - mu_low is below
+    # the float spacing). None: the caller reports it, never a division by zero (found by h48-compare).
+    low = None if mu_low >= 1.0 else mu_low / (1 - mu_low)
+    return low, None if mu_high >= 1.0 else mu_high / (1 - mu_high)
 
 
 class _OddsRatioInputs(TypedDict):
@@ -186,6 +190,20 @@ def conditional_odds_ratio(
             **base,
         )
     ci_low, ci_high = _odds_ratio_bounds(b, c, confidence_level, alternative, method)
+    if ci_low is None:
+        return OddsRatioEstimate(
+            estimate=None if b == 0 else c / b,
+            ci_low=None,
+            ci_high=None,
+            upper_unbounded=True,
+            status="insufficient_evidence",
+            reason=(
+                f"no finite lower bound for the odds ratio at this level (b = {b}, c = {c}, "
+                f"confidence level {confidence_level}, {alternative}, {method})"
+            ),
+            method=method,
+            **base,
+        )
     unbounded = "no baseline-only unit (b = 0): the odds ratio and its upper bound are unbounded"
     return OddsRatioEstimate(
         estimate=None if b == 0 else c / b,
