@@ -379,6 +379,8 @@ def failure_class_counts(
     tuple of FailureClassCount
         Most frequent class first; empty when no case failed (no share of 0 is invented).
     """
+    if system is not None and "failure_class" not in candidate.columns:  # refused below, as on the side's own records
+        candidate, system = candidate.filter(pl.col("system") == system), None
     if candidate.height == 0:
         return ()
     # the columns read here: final_attempts' join would otherwise copy every column of the records
