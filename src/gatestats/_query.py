@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["EAGER"]
+__all__ = ["EAGER", "SMALL", "collect_small"]
 
 
 def _eager_flags() -> pl.QueryOptFlags:
@@ -24,3 +24,26 @@ def _eager_flags() -> pl.QueryOptFlags:
 
 #: The flags of polars' eager operations (the default flags where this polars has none to offer).
 EAGER: pl.QueryOptFlags = _eager_flags()
+
+
+#: A query over at most this many rows runs with :data:`EAGER` in :func:`collect_small`; a larger one keeps
+#: the default flags, whose optimizer passes pay on large frames (the bound ``case_summary`` uses too).
+SMALL = 65_536
+
+
+def collect_small(query: pl.LazyFrame, rows: int) -> pl.DataFrame:
+    """``query.collect()``, with :data:`EAGER` when it reads at most :data:`SMALL` rows.
+
+    Parameters
+    ----------
+    query
+        The query.
+    rows
+        How many rows the query reads (the height of the frame it starts from).
+
+    Returns
+    -------
+    polars.DataFrame
+        The query's frame (the flags choose how the plan runs, never what it computes).
+    """
+    return query.collect(optimizations=EAGER) if rows <= SMALL else query.collect()

@@ -32,6 +32,7 @@ from typing import Any, Final, TypedDict
 import numpy as np
 import polars as pl
 
+from gatestats._query import collect_small
 from gatestats.cost.human_time import attribute_overlaps
 from gatestats.errors import GatestatsError
 from gatestats.records.columns import require_columns
@@ -492,10 +493,12 @@ def _check_per_record(frame: pl.DataFrame) -> None:
 def _check_groups(frame: pl.DataFrame) -> None:
     if frame.get_column("case_group").null_count() == frame.height:
         return  # no case carries a group: none carries two
-    groups = (
-        frame.group_by("case_id", "case_version")
+    groups = collect_small(  # one query, as the two eager operations it was ran
+        frame.lazy()
+        .group_by("case_id", "case_version")
         .agg(pl.col("case_group").unique().sort(nulls_last=True))
-        .filter(pl.col("case_group").list.len() > 1)
+        .filter(pl.col("case_group").list.len() > 1),
+        frame.height,
     )
     if not groups.is_empty():
         row = groups.sort("case_id", "case_version").row(0, named=True)
@@ -550,7 +553,9 @@ def _derive(frame: pl.DataFrame, *, machine_rate: float | None) -> pl.DataFrame:
 
 def _human_time(frame: pl.DataFrame, *, review_rate: float | None) -> pl.DataFrame:
     ends = [pl.col(f"__{name}").is_not_null() for pair in _INTERVALS for name in pair]
-    recorded = frame.filter(pl.any_horizontal(ends))
+    # no review or correction time on any record (a null count, no query): nothing recorded, no interval
+    timed = any(frame.get_column(f"__{name}").null_count() < frame.height for pair in _INTERVALS for name in pair)
+    recorded = frame.filter(pl.any_horizontal(ends)) if timed else frame.clear()
     if not recorded.is_empty() and review_rate is None:
         ids = record_ids_text(recorded["record_id"].to_list(), recorded.height)
         msg = (
@@ -562,6 +567,8 @@ def _human_time(frame: pl.DataFrame, *, review_rate: float | None) -> pl.DataFra
     half_open = pl.lit(False)
     for start, end in _INTERVALS:
         half_open = half_open | (pl.col(f"__{start}").is_null() != pl.col(f"__{end}").is_null())
+    if not timed:  # the two columns a frame without recorded time gets below, in one query
+        return frame.with_columns(half_open.alias("__human_unknown"), pl.lit(0.0).alias("__human_s"))
     frame = frame.with_columns(half_open.alias("__human_unknown"))
     rows: list[np.ndarray] = []
     starts: list[np.ndarray] = []

@@ -19,6 +19,7 @@ from typing import Literal
 
 import polars as pl
 
+from gatestats._query import collect_small
 from gatestats.gate.grouping import grouping_check
 from gatestats.gate.lineage import ancestor_check
 from gatestats.gate.policy import Policy, SystemRequirement
@@ -58,7 +59,7 @@ def case_keys(records: pl.DataFrame) -> set[tuple[str, str | None]]:
     set[tuple[str, str | None]]
         Each case id with its version (``None`` where the records name none).
     """
-    rows = records.select("case_id", "case_version").unique().iter_rows()
+    rows = collect_small(records.lazy().select("case_id", "case_version").unique(), records.height).iter_rows()
     return {(str(a), None if b is None else str(b)) for a, b in rows}
 
 
@@ -144,7 +145,7 @@ def _cases_present(rs: RecordSet, side: Side, keys: Callable[[], set[tuple[str, 
 def _infra_error_rate(policy: Policy, records: pl.DataFrame, side: Side) -> CheckResult:
     """Whether the share of infrastructure errors stays within the policy's limit."""
     attempts = records.height
-    infra = records.filter(pl.col("outcome") == INFRA_ERROR).height
+    infra = int(records.get_column("outcome").eq(INFRA_ERROR).sum())  # not a copy of the records it counts
     rate = infra / attempts
     detail = f"{infra}/{attempts} attempts were infra errors ({rate:.1%}; limit {policy.max_infra_error_rate:.1%})"
     if rate > policy.max_infra_error_rate:
@@ -234,7 +235,8 @@ def record_layers(records: pl.DataFrame) -> tuple[str, ...]:
     """
     if "layer" not in records.columns or records.height == 0:
         return ()
-    return tuple(sorted(str(v) for v in records.get_column("layer").drop_nulls().unique().to_list()))
+    found = collect_small(records.lazy().select(pl.col("layer").drop_nulls().unique()), records.height)
+    return tuple(sorted(str(v) for v in found.get_column("layer").to_list()))
 
 
 def _unlayered(records: pl.DataFrame) -> int:

@@ -32,6 +32,7 @@ import numpy.typing as npt
 import polars as pl
 
 from gatestats import __version__
+from gatestats._query import collect_small
 from gatestats.errors import GatestatsError
 from gatestats.estimators import ANALYSIS_COLUMNS, case_summary
 from gatestats.estimators.passk import case_values, per_case_values
@@ -134,9 +135,10 @@ def _case_slices(records: pl.DataFrame) -> pl.DataFrame:
     When no record lists a slice (:func:`~gatestats.gate.summaries.lists_no_slice`, the simulations'
     records), every case's list is empty: the same frame without the explode, group and join.
     """
+    if lists_no_slice(records):  # one query: the case ids and their empty lists
+        empty = pl.lit([], dtype=pl.List(pl.String)).alias("slices")
+        return collect_small(records.lazy().select("case_id").unique().with_columns(empty), records.height)
     ids = records.select("case_id").unique()
-    if lists_no_slice(records):
-        return ids.with_columns(pl.lit([], dtype=pl.List(pl.String)).alias("slices"))
     found = (
         records.select("case_id", "slices")
         .explode("slices")
@@ -743,7 +745,7 @@ def _evidence(
         cost=cost,
         curves=curve_points(both, policy, analysis),
         rates=slice_rates(both, policy, analysis),
-        failure_classes=failure_class_counts(both.filter(pl.col("system") == CANDIDATE), policy),
+        failure_classes=failure_class_counts(both, policy, system=CANDIDATE),
         sequential=tuple(decisions),
         flip_counts=flip_counts(both, flipped, summary),
     )

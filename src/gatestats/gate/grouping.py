@@ -47,7 +47,7 @@ import re
 
 import polars as pl
 
-from gatestats._query import EAGER
+from gatestats._query import EAGER, collect_small
 from gatestats.gate.policy import Policy
 from gatestats.gate.verdict import CheckResult
 
@@ -109,7 +109,7 @@ def n_units(records: pl.DataFrame, cases: set[str]) -> int:
     # The two columns read, each (case, group) pair once, before a unit's text is made: a copy of
     # every column of the cases' records, and a text per record, were a gate's transient per rule.
     pairs = records.lazy().select("case_id", "case_group").filter(pl.col("case_id").is_in(list(cases))).unique()
-    return int(pairs.select(unit.n_unique()).collect().item())
+    return int(collect_small(pairs.select(unit.n_unique()), records.height).item())
 
 
 def _group_sizes(pairs: pl.LazyFrame, column: str) -> pl.LazyFrame:

@@ -15,7 +15,6 @@ import polars as pl
 from gatestats.errors import GatestatsError
 from gatestats.gate._typed import TypedFieldError, build
 from gatestats.gate.bindings import LAYERS, CaseSets, FileBinding, InfraSide, Layer, RecordsSeal, SideBinding
-from gatestats.gate.checks import record_layers
 from gatestats.gate.policy import Policy
 from gatestats.gate.recordset import RecordSet
 from gatestats.gate.summaries import case_set_summary
@@ -180,7 +179,8 @@ def side_provenance(rs: RecordSet) -> SideBinding:
     facts = build(_ManifestFacts, {k: v for k, v in rs.to_dict().items() if k in _MANIFEST_FACTS}, "provenance")
     records = rs.records
     systems = sorted({str(s) for s in records.get_column("system").unique().to_list()}) if records.height else []
-    found = _distinct(records, ("system_digest", *SYSTEM_PARTS, "task_set_version"))
+    layered = "layer" in records.columns  # record_layers' values, read in the same query
+    found = _distinct(records, ("system_digest", *SYSTEM_PARTS, "task_set_version", *(["layer"] if layered else [])))
 
     def distinct(column: str) -> tuple[str, ...]:
         return found[column]
@@ -211,7 +211,7 @@ def side_provenance(rs: RecordSet) -> SideBinding:
         system_digest=distinct("system_digest") if records.height else (),
         system_parts={p: distinct(p) if records.height else () for p in SYSTEM_PARTS},
         task_set_version=distinct("task_set_version") if records.height else (),
-        layers=tuple(_layer(value, i) for i, value in enumerate(record_layers(records))),
+        layers=tuple(_layer(value, i) for i, value in enumerate(found["layer"] if layered else ())),
     )
 
 

@@ -12,12 +12,13 @@ from typing import Final, Literal, TypeAlias, TypedDict, cast
 
 import polars as pl
 
+from gatestats._query import collect_small
 from gatestats.estimators import ANALYSIS_COLUMNS, Analysis, MetricEstimate, SystemAnalysis, analyze, case_summary
 from gatestats.estimators.analyze import analyze_summary
 from gatestats.gate.bindings import CaseSetRate, CaseSets, CurvePoint, FailureClassCount, FlipCount, SliceRate
 from gatestats.gate.checks import Side
 from gatestats.gate.policy import Policy
-from gatestats.golden.trends import failure_class_trends
+from gatestats.golden.trends import failed_case_rows
 from gatestats.paired.pairing import case_label
 from gatestats.vocabulary import FAILING_OUTCOMES, NO_SLICE, TRIAL_KEY, UNCLASSIFIED, Status, final_attempts
 
@@ -354,10 +355,12 @@ def case_set_summary(
     )
 
 
-def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[FailureClassCount, ...]:
+def failure_class_counts(
+    candidate: pl.DataFrame, policy: Policy, *, system: str | None = None
+) -> tuple[FailureClassCount, ...]:
     """The candidate's failed cases counted by failure class, each case once, with Wilson intervals.
 
-    Counted with :func:`gatestats.golden.trends.failure_class_trends` on the final attempts: a case
+    Counted as :func:`gatestats.golden.trends.failure_class_trends` counts the final attempts: a case
     whose final trial ``failed`` or was ``resource_killed`` is one failed case, under its records'
     ``failure_class`` (``(unclassified)`` when none); the share is of the failed cases. Cases are
     named ``case_id@case_version``, as the flips are.
@@ -365,25 +368,35 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
     Parameters
     ----------
     candidate
-        The candidate's records.
+        The candidate's records (with ``system``: records of both sides, the candidate's read).
     policy
         The registered policy (confidence level).
+    system
+        The candidate's label in the column ``system`` of ``candidate`` (``None``: every record is the candidate's).
 
     Returns
     -------
     tuple of FailureClassCount
         Most frequent class first; empty when no case failed (no share of 0 is invented).
     """
+    if system is not None and "failure_class" not in candidate.columns:  # refused below, as on the side's own records
+        candidate, system = candidate.filter(pl.col("system") == system), None
     if candidate.height == 0:
         return ()
     # the columns read here: final_attempts' join would otherwise copy every column of the records
     read = (*TRIAL_KEY, "attempt", "outcome", "failure_class")
-    final = final_attempts(candidate.select(c for c in read if c in candidate.columns)).collect()
-    trends = failure_class_trends((), records=final, confidence_level=policy.confidence_level)
-    failed = final.filter(pl.col("outcome").is_in(FAILING_OUTCOMES))
-    by_class = failed.group_by("case_id").agg(
-        pl.col("failure_class").drop_nulls().first(), pl.col("case_version").drop_nulls().min()
+    # the failed cases in one query: their first failure class (as failure_class_trends reads it) and version
+    mine = candidate.lazy() if system is None else candidate.lazy().filter(pl.col("system") == system)
+    failed = final_attempts(mine.select(c for c in read if c in candidate.columns)).filter(
+        pl.col("outcome").is_in(FAILING_OUTCOMES)
     )
+    by_class = collect_small(
+        failed.group_by("case_id").agg(
+            pl.col("failure_class").drop_nulls().first(), pl.col("case_version").drop_nulls().min()
+        ),
+        candidate.height,
+    )
+    rows = failed_case_rows(by_class, confidence_level=policy.confidence_level)
     cases: dict[str, list[str]] = {}
     for cid, fc, version in by_class.sort("case_id").select("case_id", "failure_class", "case_version").iter_rows():
         cases.setdefault(str(fc or UNCLASSIFIED), []).append(case_label(cid, version))
@@ -395,11 +408,10 @@ def failure_class_counts(candidate: pl.DataFrame, policy: Policy) -> tuple[Failu
             share=row.share,
             ci_low=row.low,
             ci_high=row.high,
-            confidence_level=trends.confidence_level,
+            confidence_level=policy.confidence_level,
             cases=tuple(cases.get(row.failure_class, ())),
         )
-        for row in trends.rows
-        if row.source == "failures"
+        for row in rows
     )
 
 
@@ -436,11 +448,13 @@ def flip_counts(
     )
     # only the flipped cases' counts are read (a label written twice: its last row, as a dict keeps it)
     flipped = pl.Series([*flips[0], *flips[1]], dtype=pl.String).implode()
-    rows = (
-        summary.select("system", label.alias("case"), "n", "c")
+    query = (
+        summary.lazy()
+        .select("system", label.alias("case"), "n", "c")
         .filter(pl.col("case").is_in(flipped))
         .unique(subset=["system", "case"], keep="last", maintain_order=True)
     )
+    rows = collect_small(query, summary.height)  # one query (it was three eager operations)
     counts: dict[tuple[str, str], tuple[int, int]] = {
         (str(system), str(case)): (int(c), int(n)) for system, case, n, c in rows.iter_rows()
     }

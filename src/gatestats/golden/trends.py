@@ -17,7 +17,7 @@ import polars as pl
 from gatestats.estimators import wilson_interval
 from gatestats.vocabulary import FAILING_OUTCOMES, UNCLASSIFIED
 
-__all__ = ["TrendRow", "Trends", "failure_class_trends"]
+__all__ = ["TrendRow", "Trends", "failed_case_rows", "failure_class_trends"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,14 +144,8 @@ def failure_class_trends(
             )
             .collect()
         )
-        lookup = classes or {}
-        failed = Counter(
-            str(fc or lookup.get(cid) or UNCLASSIFIED)
-            for cid, fc in per_case.select("case_id", "failure_class").iter_rows()
-        )
         failed_cases = per_case.height
-        if failed_cases:
-            rows += _rows("failures", failed, failed_cases, confidence_level)
+        rows += failed_case_rows(per_case, classes=classes, confidence_level=confidence_level)
     return Trends(
         rows=tuple(rows),
         last=last,
@@ -159,3 +153,43 @@ def failure_class_trends(
         failed_cases=failed_cases,
         confidence_level=confidence_level,
     )
+
+
+def failed_case_rows(
+    per_case: pl.DataFrame, *, classes: Mapping[str, str] | None = None, confidence_level: float = 0.95
+) -> list[TrendRow]:
+    """The ``failures`` rows of :func:`failure_class_trends` from its failed cases, one row each.
+
+    Parameters
+    ----------
+    per_case
+        One row per failed case: ``case_id`` and its records' first non-null ``failure_class``.
+    classes
+        Case id -> failure class, for a case whose records name none.
+    confidence_level
+        Of the Wilson intervals, in (0, 1).
+
+    Returns
+    -------
+    list of TrendRow
+        Sorted by count, then class; empty without a failed case (no share of 0 is invented).
+
+    Raises
+    ------
+    ValueError
+        ``confidence_level`` outside (0, 1) when a share is estimated.
+
+    Examples
+    --------
+    >>> per_case = pl.DataFrame({"case_id": ["a", "b", "c"], "failure_class": ["x", None, "x"]})
+    >>> [(r.failure_class, r.count, r.n) for r in failed_case_rows(per_case)]
+    [('x', 2, 3), ('(unclassified)', 1, 3)]
+    """
+    if per_case.height == 0:
+        return []
+    lookup = classes or {}
+    failed = Counter(
+        str(fc or lookup.get(cid) or UNCLASSIFIED)
+        for cid, fc in per_case.select("case_id", "failure_class").iter_rows()
+    )
+    return _rows("failures", failed, per_case.height, confidence_level)

@@ -306,10 +306,12 @@ def _check_groups(per_case: pl.DataFrame) -> None:
     if per_case.get_column("case_group").null_count() == per_case.height:
         return  # no case names a group (a Series count, no query)
     across = (
-        per_case.filter(pl.col("case_group").is_not_null())
+        per_case.lazy()
+        .filter(pl.col("case_group").is_not_null())
         .group_by("case_id", "case_version")
         .agg(pl.col("case_group").unique())
         .filter(pl.col("case_group").list.len() > 1)
+        .collect(optimizations=EAGER)  # one query, as the three eager operations it was ran
     )
     if not across.is_empty():
         row = across.row(0, named=True)
