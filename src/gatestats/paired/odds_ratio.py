@@ -178,40 +178,34 @@ def conditional_odds_ratio(
     check_alternative(alternative)
     check_choice(method, ODDS_RATIO_METHODS, "method")
     base: _OddsRatioInputs = {"b": b, "c": c, "confidence_level": confidence_level, "alternative": alternative}
+    ci_low: float | None = None
+    ci_high: float | None = None
     if b + c == 0:
-        return OddsRatioEstimate(
-            estimate=None,
-            ci_low=None,
-            ci_high=None,
-            upper_unbounded=False,
-            status="insufficient_evidence",
-            reason="no discordant unit (b = c = 0): the conditional odds ratio is not estimable",
-            method=method,
-            **base,
-        )
-    ci_low, ci_high = _odds_ratio_bounds(b, c, confidence_level, alternative, method)
-    if ci_low is None:
-        return OddsRatioEstimate(
-            estimate=None if b == 0 else c / b,
-            ci_low=None,
-            ci_high=None,
-            upper_unbounded=True,
-            status="insufficient_evidence",
-            reason=(
-                f"no finite lower bound for the odds ratio at this level (b = {b}, c = {c}, "
-                f"confidence level {confidence_level}, {alternative}, {method})"
-            ),
-            method=method,
-            **base,
-        )
-    unbounded = "no baseline-only unit (b = 0): the odds ratio and its upper bound are unbounded"
+        status: Status = "insufficient_evidence"
+        reason: str | None = "no discordant unit (b = c = 0): the conditional odds ratio is not estimable"
+    else:
+        ci_low, ci_high = _odds_ratio_bounds(b, c, confidence_level, alternative, method)
+        status, reason = _bounds_status(b, c, ci_low, confidence_level, alternative, method)
+        ci_high = None if ci_low is None else ci_high
     return OddsRatioEstimate(
         estimate=None if b == 0 else c / b,
         ci_low=ci_low,
         ci_high=ci_high,
-        upper_unbounded=ci_high is None,
-        status="ok",
-        reason=unbounded if b == 0 else None,
+        upper_unbounded=b + c > 0 and ci_high is None,
+        status=status,
+        reason=reason,
         method=method,
         **base,
     )
+
+
+def _bounds_status(
+    b: int, c: int, ci_low: float | None, confidence_level: float, alternative: Alternative, method: OddsRatioMethod
+) -> tuple[Status, str | None]:
+    """The status and reason of an interval with discordant units: no finite lower bound is insufficient evidence."""
+    if ci_low is None:
+        return "insufficient_evidence", (
+            f"no finite lower bound for the odds ratio at this level (b = {b}, c = {c}, "
+            f"confidence level {confidence_level}, {alternative}, {method})"
+        )
+    return "ok", "no baseline-only unit (b = 0): the odds ratio and its upper bound are unbounded" if b == 0 else None
