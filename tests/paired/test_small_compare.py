@@ -23,10 +23,11 @@ from gatestats.paired.binomial import EXACT_MAX_TRIALS
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import NoPairedCasesError, pair_cases
 from gatestats.paired.small import small_comparison
-from tests.hypothesis_counts import draws
+from tests.simulations import reps
 
-#: Random record sets compared between the two paths.
-COMPARISON_DRAWS = draws(240)
+#: Random record sets compared between the two paths (an identity oracle, issue 28's rule: 30 in the suite, the
+#: fewest at which the 14 breaks planted by h48-compare still fail this file; all 240 on demand).
+COMPARISON_DRAWS = reps(suite=30, full=240)
 #: Characters of the random case ids: upper before lower case, digits, punctuation, and non-ASCII ones whose
 #: UTF-8 bytes and code points sort alike (polars sorts by the one, Python by the other).
 _ID_CHARACTERS = "AZaz09-_.:é中😀Ωß"
