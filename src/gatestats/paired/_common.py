@@ -10,37 +10,11 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    #: An array of float64 values.
+    #: An array of float64 values: a name for annotations only (every module imports it under TYPE_CHECKING), so this
+    #: module loads no numpy and compare's one-trial path runs without it (paired/small.py).
     FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["FieldsAsDict", "FloatArray", "field_values"]
-
-
-def __getattr__(name: str) -> Any:
-    """``FloatArray`` built on first use (numpy's type): the modules of compare's one-trial path load no numpy.
-
-    Parameters
-    ----------
-    name
-        The attribute asked for.
-
-    Returns
-    -------
-    Any
-        ``numpy.typing.NDArray[numpy.float64]`` for ``FloatArray``.
-
-    Raises
-    ------
-    AttributeError
-        Any other name.
-    """
-    if name == "FloatArray":
-        import numpy as np  # noqa: PLC0415 - on first use
-        import numpy.typing as npt  # noqa: PLC0415
-
-        return npt.NDArray[np.float64]
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+__all__ = ["FieldsAsDict", "field_values"]
 
 
 def field_values(result: Any) -> JSONObject:
