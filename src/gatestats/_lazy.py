@@ -12,9 +12,12 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-__all__ = ["lazy_module", "lazy_names"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["is_integer", "lazy_module", "lazy_names", "numpy_loaded"]
 
 
 def lazy_names(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -85,3 +88,42 @@ def lazy_module(name: str) -> Any:
     2.0
     """
     return _LazyModule(name)
+
+
+def numpy_loaded() -> bool:
+    """Whether numpy is imported in this process (a command's numpy-free path is taken only while it is not).
+
+    ``analyze`` (:mod:`gatestats.estimators.small`) and ``compare`` (:mod:`gatestats.paired.small`) compute small
+    inputs in Python numbers, proved bit for bit against numpy's path, while numpy is not loaded: once it is, its
+    path costs no import and every call takes it (issue 28 item 2).
+
+    Returns
+    -------
+    bool
+        True when ``numpy`` is in ``sys.modules``.
+    """
+    return "numpy" in sys.modules
+
+
+def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
+    """Whether ``value`` is a Python or a numpy integer, without importing numpy to ask (a ``bool`` counts, as an int).
+
+    A numpy integer exists only once numpy is loaded, so numpy's type is looked at only then.
+
+    Parameters
+    ----------
+    value
+        Any value.
+
+    Returns
+    -------
+    bool
+        True for an ``int`` (a ``bool`` too: callers refuse it first) or a ``numpy.integer``.
+
+    Examples
+    --------
+    >>> is_integer(3), is_integer(3.0), is_integer("3")
+    (True, False, False)
+    """
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, int) or (numpy is not None and isinstance(value, numpy.integer))

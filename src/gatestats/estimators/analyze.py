@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import polars as pl
 
+from gatestats._lazy import is_integer
 from gatestats._typing import JSONObject
 from gatestats.errors import find_by_key
 from gatestats.estimators import small
@@ -449,16 +449,10 @@ def _parse_ks(ks: int | Iterable[int]) -> tuple[int, ...]:
         msg = "ks must name at least one k"
         raise ValueError(msg)
     for k in items:
-        if isinstance(k, bool) or not (isinstance(k, int) or _numpy_integer(k)) or k < 1:
+        if isinstance(k, bool) or not is_integer(k) or k < 1:
             msg = f"every k must be an integer >= 1 (got {k!r})"
             raise ValueError(msg)
     return tuple(sorted({int(k) for k in items}))
-
-
-def _numpy_integer(value: object) -> bool:
-    """Whether ``value`` is a numpy integer (numpy is not imported to ask: a numpy integer means it is loaded)."""
-    numpy = sys.modules.get("numpy")
-    return numpy is not None and isinstance(value, numpy.integer)
 
 
 def analyze(

@@ -19,12 +19,12 @@ data sets, bit for bit; it holds for numpy and the machine of
 from __future__ import annotations
 
 import math
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final
 
+from gatestats._lazy import numpy_loaded as _numpy_loaded  # a module name: tests replace it to pick a path
 from gatestats.estimators.interval_rules import (
     DESIGN_EFFECT_FROM_UNITS,
     MIN_UNITS,
@@ -63,11 +63,6 @@ def without_numpy(values: int) -> bool:
         True when ``values <= SMALL_VALUES`` and numpy is not in ``sys.modules``.
     """
     return values <= SMALL_VALUES and not _numpy_loaded()
-
-
-def _numpy_loaded() -> bool:
-    """Whether numpy is imported (then its path costs no import, and every analysis takes it)."""
-    return "numpy" in sys.modules
 
 
 @dataclass(frozen=True, slots=True)

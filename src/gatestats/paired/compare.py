@@ -47,9 +47,9 @@ Methodol. 13:91; Tango 1998 for the interval).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from gatestats._lazy import numpy_loaded
 from gatestats.paired.intervals import DifferenceInterval, _no_interval
 from gatestats.paired.mcnemar import mcnemar_pvalues
 from gatestats.paired.noninferiority import (
@@ -537,7 +537,7 @@ def _in_python(
     records: FrameLike, systems: tuple[str, str], options: ComparisonOptions, how: _Pairing
 ) -> Comparison | None:
     """The comparison in Python numbers (paired/small.py) while numpy is not loaded; ``None``: numpy's path."""
-    if "numpy" in sys.modules:
+    if numpy_loaded():
         return None
     from gatestats.paired.small import small_comparison  # noqa: PLC0415 - its module only on this path
 

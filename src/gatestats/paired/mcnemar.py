@@ -52,11 +52,11 @@ McNemar, Q. (1947). Note on the sampling error of the difference between correla
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
+from gatestats._lazy import is_integer
 from gatestats._typing import JSONObject
 from gatestats.paired.binomial import EXACT_MAX_TRIALS, half_binomial_sums, ratio
 from gatestats.vocabulary import (
@@ -118,12 +118,6 @@ def check_alternative(alternative: object) -> Alternative:
     return check_choice(alternative, ALTERNATIVES, "alternative")  # type: ignore[return-value]
 
 
-def _is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
-    """A Python or numpy integer; numpy's are looked for only once numpy is loaded (none exists before)."""
-    numpy = sys.modules.get("numpy")
-    return isinstance(value, int) or (numpy is not None and isinstance(value, numpy.integer))
-
-
 def check_counts(b: object, c: object) -> tuple[int, int]:
     """Check the discordant counts of a paired table.
 
@@ -143,7 +137,7 @@ def check_counts(b: object, c: object) -> tuple[int, int]:
         A count that is not a non-negative integer (a bool is not one).
     """
     for name, value in (("b", b), ("c", c)):
-        if isinstance(value, bool) or not _is_integer(value) or value < 0:
+        if isinstance(value, bool) or not is_integer(value) or value < 0:
             msg = f"{name} must be a non-negative integer (got {value!r})"
             raise ValueError(msg)
     return int(b), int(c)  # type: ignore[call-overload]
