@@ -57,12 +57,14 @@ from gatestats.gate.lineage import ancestor_check
 from gatestats.gate.policy import Policy, SystemRequirement
 from gatestats.gate.verdict import CheckResult
 from gatestats.paired import noninferiority
-from gatestats.paired._common import FloatArray
 from gatestats.paired.noninferiority import BETTING_GRID
 from gatestats.vocabulary import NO_SLICE
 from tests.gate import test_gate_call_batched as batched
 from tests.gate.small_gates import record_set
 from tests.simulations import reps
+
+#: An array of float64 values (the old code below annotated with paired._common's, now an annotation-only name there).
+FloatArray = npt.NDArray[np.float64]
 
 NOW, REG = batched.NOW, batched.REG
 SIDES = summaries.SIDES
