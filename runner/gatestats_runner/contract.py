@@ -599,6 +599,33 @@ _DECODER = json.JSONDecoder(
 )
 
 
+#: A JSON string in a document's bytes, from its opening quote to its closing one (or to the end of an unterminated one,
+#: as :func:`_too_deep` reads it). No byte of a multi-byte UTF-8 character is ASCII, so quotes, backslashes and brackets
+#: are found in the bytes exactly where they are in the text.
+_STRING_BYTES = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+#: Brackets of both kinds as ``[`` and ``]`` (the depth counts them alike); every other byte deleted.
+_BRACKETS_ONLY = (bytes.maketrans(b"{}", b"[]"), bytes(set(range(256)) - set(b"[]{}")))
+
+
+def _nests_within(raw: bytes, limit: int) -> bool:
+    """Whether the brackets outside strings are proved to nest at most ``limit`` deep, in passes over whole strings.
+
+    The strings are cut out and every byte but a bracket dropped (C loops, not a Python loop per character:
+    :func:`_too_deep` costs 0.22 s of CPU on the bundled 4 MB τ-bench file, this 0.04 s). Then each pass deletes every
+    adjacent ``[]``: a pass removes the deepest pairs and never their enclosing pair (not adjacent in that pass's
+    input), so the brackets vanish within ``limit`` passes only if they are balanced and nest at most ``limit`` deep,
+    as :func:`_too_deep`'s count then never exceeds ``limit``. False is "not proved" (too deep, unbalanced, or
+    malformed): :func:`_too_deep` then finds where, character by character.
+    """
+    table, drop = _BRACKETS_ONLY
+    brackets = _STRING_BYTES.sub(b"", raw).translate(table, drop)
+    for _ in range(limit):
+        if not brackets:
+            return True
+        brackets = brackets.replace(b"[]", b"")
+    return not brackets
+
+
 def _too_deep(text: str, limit: int) -> int | None:
     """The index where bracket nesting outside strings first exceeds ``limit``, or None."""
     depth = 0
@@ -679,7 +706,7 @@ def _text(raw: bytes, max_bytes: int, max_depth: int) -> tuple[str, ContractViol
         return "", ContractViolation(
             field="<line>", message=f"not valid UTF-8 at byte {exc.start} (column {column})", line=line
         )
-    if text.count("[") + text.count("{") > max_depth:
+    if text.count("[") + text.count("{") > max_depth and not _nests_within(raw, max_depth):
         deep = _too_deep(text, max_depth)
         if deep is not None:
             return "", ContractViolation(

@@ -12,12 +12,13 @@ from typing import Any
 import jsonschema
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gatestats.records import POLARS_SCHEMA, RECORD_SCHEMA
 from gatestats_runner import contract
 from tests.conftest import ROOT, make_record
+from tests.hypothesis_counts import examples
 
 RUNNER = ROOT / "runner" / "gatestats_runner"
 # Keywords the stdlib checker implements; the contract may use nothing else (plus annotations).
@@ -174,6 +175,62 @@ _values = st.one_of(
     ),
     st.lists(st.sampled_from(["a", 1]), max_size=2),
 )
+
+
+def _nesting_walk(text: str, limit: int) -> bool:
+    """What :func:`contract._nests_within` must answer, walked character by character as :func:`contract._too_deep`:
+    the brackets outside strings never deeper than ``limit``, never closed before opened, all closed at the end."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif char in "]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+@settings(max_examples=examples(400))
+@given(st.text(alphabet=st.sampled_from('[]{}"\\ a\né中'), max_size=60), st.integers(min_value=0, max_value=6))
+def test_nesting_is_proved_within_the_limit_exactly_when_the_walk_stays_within_it(text: str, limit: int) -> None:
+    # The fast proof (strings cut out, brackets deleted in pairs) against the character walk, on text full of quotes,
+    # escapes, unterminated strings and multi-byte characters; where it proves nothing, _too_deep's walk decides.
+    proved = contract._nests_within(text.encode(), limit)
+    assert proved == _nesting_walk(text, limit)
+    if proved:
+        assert contract._too_deep(text, limit) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "proved"),
+    [
+        ("[" * 32 + "]" * 32, 32, True),
+        ("[" * 33 + "]" * 33, 32, False),
+        ("[[][[]]]{}", 3, True),
+        ("[[][[]]]{}", 2, False),
+        ('["]]]", "\\"", "[[[["]', 1, True),
+        ('["\\\\"]]', 1, False),  # an escaped backslash ends in the string's last quote: the second ] closes nothing
+        ('"unterminated [[[[', 0, True),
+        ("]" * 40 + "[" * 40, 32, False),  # never deeper than 32 by the walk, but not proved: _too_deep decides
+    ],
+)
+def test_nesting_proof_at_its_edges(text: str, limit: int, proved: bool) -> None:
+    assert contract._nests_within(text.encode(), limit) is proved
+
+
+def test_the_bundled_tau_bench_file_is_proved_within_the_depth_limit() -> None:
+    raw = (ROOT / "data" / "tau_bench" / "raw" / "gpt-4o-airline.json").read_bytes()
+    assert raw.count(b"[") + raw.count(b"{") > contract.MAX_DEPTH  # the walk would otherwise not be asked
+    assert contract._nests_within(raw, contract.MAX_DEPTH)
+    assert contract._too_deep(raw.decode(), contract.MAX_DEPTH) is None
 
 
 @given(
