@@ -536,7 +536,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     # numpy: compare of one pair with one trial per case computes in Python numbers (session 48: paired/small.py;
     # tests/cli/test_compare_without_numpy.py checks its output against numpy's path).
     "compare": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals", "numpy"),
-    "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
+    # numpy: rank with one trial per case and Holm or Bonferroni computes in Python numbers (session 49:
+    # paired/small_family.py; tests/cli/test_rank_without_numpy.py checks its output against numpy's path).
+    "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals", "numpy"),
     # It reads a CSV of judgments. Session 48: the record reader (records.io names a defect's line only), the
     # covariate tests and the renderers of the multi-class mode, --correct and --by-covariate load when asked.
     "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND),

@@ -76,12 +76,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, TypedDict, get_args
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from gatestats._lazy import numpy_loaded
 from gatestats._typing import JSONObject
 from gatestats.paired.compare import compare_pair
 from gatestats.paired.pairing import CaseTable, build_case_table, pair_table
@@ -105,6 +104,8 @@ from gatestats.vocabulary import (
 
 if TYPE_CHECKING:
     import altair as alt
+    import numpy as np
+    import numpy.typing as npt
 
     from gatestats.publish import Labels, PublishedTable
 
@@ -142,6 +143,8 @@ def adjust_pvalues(pvalues: npt.ArrayLike, *, method: Correction = "holm") -> np
     >>> adjust_pvalues([0.01, 0.02, 0.03, 0.04, 0.05], method="bh").round(4).tolist()
     [0.05, 0.05, 0.05, 0.05, 0.05]
     """
+    import numpy as np  # noqa: PLC0415 - on first use: rank's one-trial path runs without numpy (paired/small_family.py)
+
     check_choice(method, CORRECTIONS, "correction")
     p = np.asarray(pvalues, dtype=np.float64).ravel()
     if p.size == 0:
@@ -205,6 +208,8 @@ def adjust_pvalues_weighted(
     >>> adjust_pvalues_weighted([0.03, 0.004], [0.05, 0.01]).round(4).tolist()
     [0.03, 0.0048]
     """
+    import numpy as np  # noqa: PLC0415 - on first use: rank's one-trial path runs without numpy (paired/small_family.py)
+
     if method not in WEIGHTED_CORRECTIONS:
         msg = f"weighted correction must be 'holm' or 'bonferroni' (got {method!r})"
         raise ValueError(msg)
@@ -434,12 +439,43 @@ def compare_many(
         n_permutations=n_permutations,
         seed=seed,
     )
-    where = {"metric": metric, "k": k, "system_column": system_column, "shared_versions_only": shared_versions_only}
-    table, names = _family_table(records, systems, baseline, **where)  # type: ignore[arg-type]
-    result = _compare_family(
-        table, names, options, family, correction, baseline, shared_versions_only=shared_versions_only
-    )
+    where = _Where(metric=metric, k=k, system_column=system_column, shared_versions_only=shared_versions_only)
+    result = _in_python(records, systems, baseline, options, (family, correction), where)
+    if result is None:
+        table, names = _family_table(records, systems, baseline, **where)
+        sharing = where["shared_versions_only"]
+        result = _compare_family(table, names, options, family, correction, baseline, shared_versions_only=sharing)
     return _with_simultaneous(result, _simultaneous_method(simultaneous, correction))
+
+
+class _Where(TypedDict):
+    """The options of :func:`compare_many` that choose and pair the cases (besides the systems)."""
+
+    metric: Metric
+    k: int
+    system_column: str
+    shared_versions_only: bool
+
+
+def _wanted(systems: Sequence[str] | None, baseline: str | None) -> list[str] | None:
+    """The systems asked for, the baseline among them, each once (``None``: every system of the records)."""
+    return None if systems is None else list(dict.fromkeys([*systems, *([baseline] if baseline else [])]))
+
+
+def _in_python(
+    records: FrameLike,
+    systems: Sequence[str] | None,
+    baseline: str | None,
+    options: ComparisonOptions,
+    kind: tuple[ComparisonFamily, Correction],
+    where: _Where,
+) -> MultipleComparison | None:
+    """The family in Python numbers (paired/small_family.py) while numpy is not loaded; ``None``: numpy's path."""
+    if numpy_loaded():
+        return None
+    from gatestats.paired.small_family import small_family  # noqa: PLC0415 - its module only on this path
+
+    return small_family(records, _wanted(systems, baseline), baseline, options, kind, **where)
 
 
 def _with_simultaneous(result: MultipleComparison, method: SimultaneousMethod | None) -> MultipleComparison:
@@ -471,7 +507,7 @@ def _family_table(
     shared_versions_only: bool,
 ) -> tuple[CaseTable, tuple[str, ...]]:
     """The case table of the family's systems, and their names (every one checked to have records)."""
-    wanted = None if systems is None else list(dict.fromkeys([*systems, *([baseline] if baseline else [])]))
+    wanted = _wanted(systems, baseline)
     table = build_case_table(
         records,
         metric=metric,
@@ -524,7 +560,7 @@ def _compare_family(
 ) -> MultipleComparison:
     """Every pair's comparison with its ``pvalue_adjusted`` (none where a comparison has no p-value)."""
     pairs = _pairs(names, family, baseline)
-    level = options.test_alpha / len(pairs) if correction == "bonferroni" else None
+    level = _resolution_level(options, correction, len(pairs))
     items = [
         compare_pair(
             pair_table(table, baseline=b, candidate=c, shared_versions_only=shared_versions_only),
@@ -533,8 +569,65 @@ def _compare_family(
         )
         for b, c in pairs
     ]
-    raw = np.array([1.0 if x.pvalue is None else x.pvalue for x in items])
-    adjusted = adjust_pvalues(raw, method=correction)
+    adjusted = adjust_pvalues(raw_pvalues(items), method=correction).tolist()
+    return finished_family(items, adjusted, names, options, (family, correction), baseline)
+
+
+def _resolution_level(options: ComparisonOptions, correction: Correction, n_pairs: int) -> float | None:
+    """The level of each comparison's resolution check: Bonferroni's per-pair level, else the test level (``None``)."""
+    return options.test_alpha / n_pairs if correction == "bonferroni" else None
+
+
+def raw_pvalues(items: Sequence[Comparison]) -> list[float]:
+    """Each comparison's p-value, 1 where it has none (it still counts in the family: module docstring).
+
+    Parameters
+    ----------
+    items
+        The family's comparisons.
+
+    Returns
+    -------
+    list of float
+        The p-values the correction adjusts, in order.
+    """
+    return [1.0 if x.pvalue is None else x.pvalue for x in items]
+
+
+def finished_family(
+    items: Sequence[Comparison],
+    adjusted: Sequence[float],
+    names: Sequence[str],
+    options: ComparisonOptions,
+    kind: tuple[ComparisonFamily, Correction],
+    baseline: str | None,
+) -> MultipleComparison:
+    """The family from its comparisons and their adjusted p-values: each one's ``pvalue_adjusted`` and decision.
+
+    Both paths end here: numpy's (:func:`compare_many`) and the one in Python numbers
+    (:mod:`gatestats.paired.small_family`).
+
+    Parameters
+    ----------
+    items
+        The comparisons, in the family's order.
+    adjusted
+        Their adjusted p-values (:func:`adjust_pvalues` of :func:`raw_pvalues`), in that order.
+    names
+        The family's systems.
+    options
+        The validated options of every comparison.
+    kind
+        ``(family, correction)``.
+    baseline
+        The baseline of a ``vs_baseline`` family (else ``None``).
+
+    Returns
+    -------
+    MultipleComparison
+        Without simultaneous intervals (:func:`compare_many` adds them).
+    """
+    family, correction = kind
     comparisons = tuple(
         replace(x, correction=correction, pvalue_adjusted=None if x.pvalue is None else float(p))
         for x, p in zip(items, adjusted, strict=True)

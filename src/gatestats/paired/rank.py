@@ -62,11 +62,11 @@ Shaffer, J. P. (1980). Control of directional errors with stagewise multiple tes
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from gatestats._typing import JSONObject
@@ -391,7 +391,7 @@ def _ranks(family: MultipleComparison, names: tuple[str, ...]) -> tuple[SystemRa
         )
         for i in names
     ]
-    return tuple(sorted(ranks, key=lambda x: (x.group, np.inf if x.rank is None else x.rank, x.system)))
+    return tuple(sorted(ranks, key=lambda x: (x.group, math.inf if x.rank is None else x.rank, x.system)))
 
 
 def _point_ranks(estimate: dict[str, float | None]) -> dict[str, float | None]:
@@ -460,7 +460,7 @@ def _groups(
         members.setdefault(root(x), []).append(x)
 
     def best(group: list[str]) -> tuple[float, str]:
-        return min((np.inf if points[x] is None else float(points[x] or 0.0), x) for x in group)
+        return min((math.inf if points[x] is None else float(points[x] or 0.0), x) for x in group)
 
     ordered = sorted(members.values(), key=best)
     return {x: number for number, group in enumerate(ordered, start=1) for x in group}

@@ -204,8 +204,8 @@ class Comparison(Presentable):
     n_permutations: int | None
     correction: Correction | None = None
     pvalue_adjusted: float | None = None
-    #: The per-case differences: numpy's array, or on compare's one-trial path in Python numbers (paired/small.py)
-    #: the same values in a tuple (numpy's array is built from it when a method needs one).
+    #: The per-case differences: numpy's array, or on compare's and rank's one-trial paths in Python numbers
+    #: (paired/small.py) the same values in a tuple (numpy's array is built from it when a method needs one).
     _diffs: npt.NDArray[np.float64] | tuple[float, ...] | None = field(default=None, repr=False, compare=False)
     _groups: npt.NDArray[np.int64] | None = field(default=None, repr=False, compare=False)
     _interval_method: PairedIntervalMethod = field(default="auto", repr=False, compare=False)
@@ -248,10 +248,7 @@ class Comparison(Presentable):
             n_resamples=self.n_resamples,
             seed=self.seed,
         )
-        import numpy as np  # noqa: PLC0415 - on first use (compare's one-trial path runs without numpy)
-
-        diffs = np.asarray(self._diffs, dtype=np.float64)
-        return difference_interval(diffs, self._groups, self.a, self.b, self.c, self.d, options)
+        return difference_interval(self._diffs, self._groups, self.a, self.b, self.c, self.d, options)
 
     def mean_difference_pvalues(self, margin: float = 0.0) -> tuple[float, float]:
         r"""One-sided p-values of the bounded-mean betting test on the per-unit differences.
@@ -470,7 +467,7 @@ def comparisons_frame(comparisons: list[Comparison] | tuple[Comparison, ...]) ->
 
 
 def difference_interval(
-    diffs: npt.NDArray[np.float64],
+    diffs: npt.NDArray[np.float64] | tuple[float, ...],
     groups: npt.NDArray[np.int64] | None,
     a: int | None,
     b: int,
@@ -483,7 +480,8 @@ def difference_interval(
     Parameters
     ----------
     diffs
-        Per-case differences.
+        Per-case differences (a tuple: numpy's array is built from it for an interval from the differences; the
+        2x2 table's intervals need none, so rank's one-trial path runs without numpy).
     groups
         Group code per case when cases are clustered, else ``None``.
     a, b, c, d
@@ -509,8 +507,10 @@ def difference_interval(
         raise ValueError(msg)
     if a is not None and d is not None and groups is None and method in ("auto", "tango", "scas", "newcombe"):
         return _table_interval(a, b, c, d, options)
+    import numpy as np  # noqa: PLC0415 - on first use (compare's and rank's one-trial paths run without numpy)
+
     return case_difference_interval(
-        diffs,
+        np.asarray(diffs, dtype=np.float64),
         groups=groups,
         method=method,
         n_resamples=options.n_resamples,

@@ -28,6 +28,7 @@ tests/paired/test_small_compare.py checks both paths field by field, bit for bit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from gatestats.paired.binomial import EXACT_MAX_TRIALS
@@ -46,7 +47,7 @@ from gatestats.paired.result import Comparison, ComparisonOptions, _table_interv
 from gatestats.paired.trials import _TIE as _SIGN_TIE
 from gatestats.vocabulary import FrameLike, Metric
 
-__all__ = ["SMALL_INTERVALS", "SMALL_TESTS", "small_comparison"]
+__all__ = ["SMALL_INTERVALS", "SMALL_TESTS", "one_trial_values", "pair_comparison", "small_comparison"]
 
 #: The tests the path offers: the conditional ones (a permutation test needs numpy's generator).
 SMALL_TESTS: Final = ("auto", "midp", "exact")
@@ -54,26 +55,47 @@ SMALL_TESTS: Final = ("auto", "midp", "exact")
 SMALL_INTERVALS: Final = ("auto", "tango", "scas", "newcombe")
 
 
-def _offered(options: ComparisonOptions, *, k: int, shared_versions_only: bool, systems: tuple[str, str]) -> bool:
+def _offered(options: ComparisonOptions, *, k: int, shared_versions_only: bool) -> bool:
     """Whether the options are within the path (the records are looked at after)."""
     return (
         type(k) is int
         and k == 1
         and not shared_versions_only
-        and systems[0] != systems[1]
         and options.margin is None
         and options.test in SMALL_TESTS
         and options.interval in SMALL_INTERVALS
     )
 
 
-def _one_trial_values(
-    records: FrameLike, systems: tuple[str, str], *, metric: Metric, k: int, system_column: str
-) -> tuple[dict[str, float], dict[str, float]] | None:
-    """Each system's value per case id (0.0 or 1.0), or ``None`` when a record or a case is outside the path."""
+def one_trial_values(
+    records: FrameLike, systems: Sequence[str] | None, *, metric: Metric, k: int, system_column: str
+) -> dict[str, dict[str, float]] | None:
+    """Each system's value per case id (0.0 or 1.0), or ``None`` when a record or a case is outside the path.
+
+    Parameters
+    ----------
+    records
+        Run records (``DataFrame`` or ``LazyFrame``).
+    systems
+        The systems to read (``None``: every system of the records).
+    metric, k, system_column
+        As :func:`~gatestats.paired.pairing.build_case_table` (checked by the same function).
+
+    Returns
+    -------
+    dict or None
+        System -> case id -> its value, for each system with records (a system without any is absent);
+        ``None`` when a case has a version, a group or other than one valid trial.
+
+    Raises
+    ------
+    TypeError, ValueError, UnknownSystemError
+        As :func:`~gatestats.paired.pairing.checked_per_case`.
+    """
     import polars as pl  # noqa: PLC0415 - loaded by every reading command already
 
-    per_case = checked_per_case(records, metric=metric, k=k, systems=list(systems), system_column=system_column)
+    chosen = None if systems is None else list(systems)
+    per_case = checked_per_case(records, metric=metric, k=k, systems=chosen, system_column=system_column)
     simple = per_case.select(
         pl.col("case_id").is_not_null().all()
         & pl.col("case_version").is_null().all()
@@ -82,10 +104,10 @@ def _one_trial_values(
     ).item()
     if not simple:
         return None
-    values: tuple[dict[str, float], dict[str, float]] = ({}, {})
+    values: dict[str, dict[str, float]] = {}
     for system, case_id, c in per_case.select("system", "case_id", "c").iter_rows():
-        values[systems.index(system)][case_id] = c / 1  # c / n at n = 1: case_values' pass rate
-    return values if values[0] and values[1] else None
+        values.setdefault(system, {})[case_id] = c / 1  # c / n at n = 1: case_values' pass rate
+    return values
 
 
 def _pvalues(ub: int, uc: int, options: ComparisonOptions) -> tuple[float, float]:
@@ -140,14 +162,56 @@ def small_comparison(
     >>> r.b, r.c, r.diff, r.flips_pass_to_fail
     (1, 1, 0.0, ('x',))
     """
-    if not _offered(options, k=k, shared_versions_only=shared_versions_only, systems=systems):
+    if systems[0] == systems[1] or not _offered(options, k=k, shared_versions_only=shared_versions_only):
         return None
-    values = _one_trial_values(records, systems, metric=metric, k=k, system_column=system_column)
-    if values is None:
+    values = one_trial_values(records, systems, metric=metric, k=k, system_column=system_column)
+    if values is None or systems[0] not in values or systems[1] not in values:
         return None
+    pair = (values[systems[0]], values[systems[1]])
+    return pair_comparison(pair, systems, options, estimate=(metric, k), resolution_alpha=None)
+
+
+def pair_comparison(
+    values: tuple[dict[str, float], dict[str, float]],
+    systems: tuple[str, str],
+    options: ComparisonOptions,
+    *,
+    estimate: tuple[Metric, int],
+    resolution_alpha: float | None,
+    cases: Sequence[str] | None = None,
+) -> Comparison | None:
+    """:func:`~gatestats.paired.compare.compare_pair` of two systems' values per case, in Python numbers.
+
+    Parameters
+    ----------
+    values
+        The baseline's and the candidate's value per case id (:func:`one_trial_values`).
+    systems
+        ``(baseline, candidate)``.
+    options
+        The validated options of the comparison (within the path: :func:`small_comparison`'s module docstring).
+    estimate
+        ``(metric, k)``, as recorded in the comparison.
+    resolution_alpha
+        As :func:`~gatestats.paired.compare.compare_pair`.
+    cases
+        Every case id of either system, sorted, when the caller holds them (a family: sorted once); ``None``:
+        sorted here.
+
+    Returns
+    -------
+    Comparison or None
+        The comparison numpy's path gives; ``None`` without a shared case or with more than
+        :data:`~gatestats.paired.binomial.EXACT_MAX_TRIALS` discordant ones (numpy's path then answers or raises).
+
+    Raises
+    ------
+    ValueError
+        ``test='midp'`` with a one-sided alternative (as numpy's path).
+    """
     on_b, on_c = values
-    cases = sorted(on_b.keys() | on_c.keys())
-    paired = [x for x in cases if x in on_b and x in on_c]
+    ordered = sorted(on_b.keys() | on_c.keys()) if cases is None else [x for x in cases if x in on_b or x in on_c]
+    paired = [x for x in ordered if x in on_b and x in on_c]
     vb, vc = [on_b[x] for x in paired], [on_c[x] for x in paired]
     diffs = tuple(y - x for x, y in zip(vb, vc, strict=True))
     scale = _SIGN_TIE * max(1.0, max((abs(x) for x in diffs), default=0.0))
@@ -156,10 +220,10 @@ def small_comparison(
         return None
     test = _resolve_test(options, one_trial=True, clustered=False)
     pvalues = _pvalue_fields(test, uc, _pvalues(ub, uc, options), (None, None), options)
-    unpaired = (tuple(x for x in cases if x not in on_c), tuple(x for x in cases if x not in on_b), ())
-    fields = _fields(options, systems, (metric, k), unpaired)
+    unpaired = (tuple(x for x in ordered if x not in on_c), tuple(x for x in ordered if x not in on_b), ())
+    fields = _fields(options, systems, estimate, unpaired)
     measured = _measured(paired, (vb, vc), diffs, options)
-    return _finished(fields, pvalues, measured, options, n_discordant=ub + uc, resolution_alpha=None)
+    return _finished(fields, pvalues, measured, options, n_discordant=ub + uc, resolution_alpha=resolution_alpha)
 
 
 def _measured(
