@@ -35,6 +35,7 @@ from gatestats.records.canonical_block import (
     VALUE_FIELDS,
     BlockProof,
     _unset,
+    proof_started,
     proved_values,
     proves_block,
     proves_spaced_block,
@@ -58,7 +59,7 @@ ChecksumStatus = Literal["verified", "none", "empty"]
 #: heap; at 1 MiB each block's buffers were fresh pages (a proof 7% slower a line; RESULTS, session 38).
 _BLOCK_BYTES = 1 << 19
 #: A file smaller than a block, of fewer lines than this, goes to the line pass: it costs less than
-#: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass).
+#: the proof's start (importing msgspec, ~30 ms; ~14 µs a line for the line pass), unless that start is paid already.
 _PROVE_FROM_LINES = 1_000
 #: A file from this size on (1 GiB, ~3.4M runner lines) is shared among processes when more than one
 #: may run: below it their extra CPU time (their start, the blocks' transfer, the portable key hash:
@@ -254,8 +255,11 @@ class _Scan:
             yield chunk[:end], chunk[end:]
 
     def worth(self, block: bytes) -> bool:
-        """Whether proving ``block`` (just read) costs less than the line pass: not for a small file."""
-        return self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES
+        """Whether proving ``block`` (just read) costs less than the line pass.
+
+        Not for a small file, unless the proof has started in this process already (:func:`proof_started`).
+        """
+        return self.size >= _BLOCK_BYTES or block.count(b"\n") >= _PROVE_FROM_LINES or proof_started()
 
     def block(self, block: bytes, *, worth: bool) -> None:
         """Whole lines: proved at once when ``worth`` it, else checked line by line.
