@@ -33,12 +33,12 @@ from gatestats.paired.multiplicity import (
 )
 from gatestats.paired.result import Comparison, ComparisonOptions
 from gatestats.paired.small import _offered, one_trial_values, pair_comparison
-from gatestats.vocabulary import ComparisonFamily, Correction, FrameLike, Metric
+from gatestats.vocabulary import SIMULTANEOUS_METHODS, ComparisonFamily, Correction, FrameLike, Metric
 
 __all__ = ["SMALL_CORRECTIONS", "SMALL_FAMILY_VALUES", "adjusted_pvalues", "small_family"]
 
 #: The corrections the path offers: the family-wise ones ``rank`` offers and simultaneous intervals follow.
-SMALL_CORRECTIONS: Final = ("holm", "bonferroni")
+SMALL_CORRECTIONS: Final = SIMULTANEOUS_METHODS
 #: The most pairs x cases the path takes: above it numpy's arrays cost less than its import.
 SMALL_FAMILY_VALUES: Final = 50_000
 
