@@ -535,8 +535,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals"),
     # It reads a CSV of judgments. Session 48: the record reader (records.io names a defect's line only), the
     # covariate tests and the renderers of the multi-class mode, --correct and --by-covariate load when asked.
-    # Session 49: nor the analysis and the paired comparison (the estimators' and paired's __init__ imported them).
-    "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND, "gatestats.estimators.analyze", "gatestats.paired.compare"),
+    # Session 49: nor the analysis and the paired comparison (the estimators' and paired's __init__ imported them),
+    # nor numpy (its Wilson intervals, 2x2 kappa and sign test in floats: tests/judges/test_stats_without_numpy.py).
+    "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND, "gatestats.estimators.analyze", "gatestats.paired.compare", "numpy"),
     "cases": ("numpy",),  # session 48: only the near-duplicate search (promote, approve) computes with arrays
 }
 
