@@ -744,17 +744,18 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
     """
     check_confidence_level(confidence_level)
     small = _table_2x2(table)
-    if small is not None:
-        return _cohens_kappa_2x2(small, confidence_level)
-    counts = agreement_counts(table)
-    n = float(counts.sum())
+    agreements: Callable[[float], _Agreements]
+    if small is None:
+        counts = agreement_counts(table)
+        n = float(counts.sum())
+        agreements = functools.partial(_agreements, counts)
+    else:  # a 2x2 table of ints: in floats, no numpy
+        n = float(sum(small))
+        agreements = functools.partial(_agreements_2x2, small)
     if n == 0:
         reason = "kappa needs at least one rated item (got 0)"
         return kappa_refused(Kappa, reason, None, None, n=0, confidence_level=confidence_level)
-    t = AgreementProportions.of(counts, n)
-    rows, cols = t.rows, t.cols
-    po = float(np.trace(t.p))
-    pe = float(rows @ cols)
+    po, pe, rows, cols, standard_errors = agreements(n)
     return kappa_statistic(
         Kappa,
         "kappa",
@@ -764,10 +765,23 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
         cols=cols,
         undefined=f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
         sides=("rows", "columns"),
-        standard_errors=lambda kappa: _cohen_standard_errors(t, kappa=kappa, pe=pe),
+        standard_errors=standard_errors,
         n=int(n),
         confidence_level=confidence_level,
     )
+
+
+#: What Cohen's kappa is computed from: the observed and expected agreement, the row and column margins, and
+#: kappa -> its two standard errors.
+_Agreements: TypeAlias = "tuple[float, float, _Margins, _Margins, Callable[[float], tuple[float, float]]]"
+
+
+def _agreements(counts: npt.NDArray[np.float64], n: float) -> _Agreements:
+    """Cohen's kappa's agreements of a table checked by :func:`agreement_counts` (numpy's path)."""
+    t = AgreementProportions.of(counts, n)
+    po = float(np.trace(t.p))
+    pe = float(t.rows @ t.cols)
+    return po, pe, t.rows, t.cols, lambda kappa: _cohen_standard_errors(t, kappa=kappa, pe=pe)
 
 
 def _table_2x2(table: object) -> tuple[int, int, int, int] | None:
@@ -782,8 +796,8 @@ def _table_2x2(table: object) -> tuple[int, int, int, int] | None:
     return cells
 
 
-def _cohens_kappa_2x2(counts: tuple[int, int, int, int], confidence_level: float) -> Kappa:
-    """:func:`cohens_kappa` of a 2x2 table in floats: numpy's operations on the same numbers, in the same order.
+def _agreements_2x2(counts: tuple[int, int, int, int], n: float) -> _Agreements:
+    """:func:`_agreements` of a 2x2 table in floats: numpy's operations on the same numbers, in the same order.
 
     ``p = counts / n`` cell by cell; a margin (``p.sum(axis=...)``), the trace and a product of two margins
     (``rows @ cols``) add two numbers, one way only; ``n`` sums integers (exact). The sum of the four cells in
@@ -792,13 +806,8 @@ def _cohens_kappa_2x2(counts: tuple[int, int, int, int], confidence_level: float
     numpy's ``power`` by 2 computes it. tests/judges/test_stats_without_numpy.py compares every result with
     numpy's path, bit for bit.
     """
-    n = float(sum(counts))
-    if n == 0:
-        reason = "kappa needs at least one rated item (got 0)"
-        return kappa_refused(Kappa, reason, None, None, n=0, confidence_level=confidence_level)
     p00, p01, p10, p11 = (c / n for c in counts)
     rows, cols = (p00 + p01, p10 + p11), (p00 + p10, p01 + p11)
-    po = p00 + p11
     pe = rows[0] * cols[0] + rows[1] * cols[1]
     cubes = rows[0] * cols[0] * (rows[0] + cols[0]) + rows[1] * cols[1] * (rows[1] + cols[1])
 
@@ -810,19 +819,7 @@ def _cohens_kappa_2x2(counts: tuple[int, int, int, int], confidence_level: float
         off_sum = ((off[0] + off[1]) + off[2]) + off[3] - (off[0] + off[3])
         return _fleiss_standard_errors(diagonal, off_sum, kappa, pe, n, cubes)
 
-    return kappa_statistic(
-        Kappa,
-        "kappa",
-        po=po,
-        pe=pe,
-        rows=rows,
-        cols=cols,
-        undefined=f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
-        sides=("rows", "columns"),
-        standard_errors=standard_errors,
-        n=int(n),
-        confidence_level=confidence_level,
-    )
+    return p00 + p11, pe, rows, cols, standard_errors
 
 
 def _cohen_standard_errors(t: AgreementProportions, *, kappa: float, pe: float) -> tuple[float, float]:
