@@ -5,14 +5,26 @@ table and take their module ``__getattr__`` and ``__dir__`` from :func:`lazy_nam
 package loads none of its modules, reading a name loads its module alone (issue 28, item 4: the
 report reads a verdict without the engine, the judges or scipy). The names stay typed through the
 package's ``if TYPE_CHECKING:`` imports.
+
+A name may share its module's name (``gatestats.estimators.analyze`` is both the function the package
+re-exports and the module defining it). When a submodule is imported, the import system binds it as an
+attribute of its package (``setattr(package, "analyze", <module>)``), which would put the module in the
+function's place. :func:`lazy_names` therefore gives such a package the module class :class:`_LazyPackage`,
+whose ``__setattr__`` refuses exactly that binding (the value being the module ``<package>.<name>`` for a
+name that lives in that module): the name then stays unbound in the package and its ``__getattr__`` resolves it
+to the function, whatever was imported first (the package, the submodule, ``import <package>.<name> as m``,
+``mock.patch("<package>.<name>.<attribute>")``, which imports the module through ``sys.modules``). Every other
+attribute, a submodule of another name or a stand-in ``mock.patch`` sets, is bound as before. So these packages
+import nothing eagerly (issue 28 item 2: ``calibrate`` no longer loads ``estimators.analyze`` and polars).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+import types
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,7 +47,20 @@ def lazy_names(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], 
     tuple of callable
         ``__getattr__(name)``: the name's value, its module imported on first use (AttributeError
         naming the package for any other name); ``__dir__()``: the package's globals and the names, sorted.
+
+    Notes
+    -----
+    When a name is also its module's name (``{"analyze": "analyze"}``), the package's class becomes a
+    :class:`_LazyPackage` keeping those names (see the module's docstring), and a binding of that submodule
+    made before this call (by an import in the ``__init__``) is undone.
     """
+    shadowed = frozenset(name for name, home in homes.items() if name == home)
+    if shadowed:
+        module = sys.modules[package]
+        module.__class__ = type("_LazyPackage", (_LazyPackage,), {"_SHADOWED": shadowed})
+        for name in shadowed:
+            if _is_submodule(vars(module).get(name), package, name):
+                del vars(module)[name]
 
     def getattr_(name: str) -> Any:
         if name in homes:
@@ -47,6 +72,28 @@ def lazy_names(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], 
         return sorted({*vars(sys.modules[package]), *homes})
 
     return getattr_, dir_
+
+
+def _is_submodule(value: object, package: str, name: str) -> bool:
+    """Whether ``value`` is the module ``<package>.<name>``."""
+    return isinstance(value, types.ModuleType) and value.__name__ == f"{package}.{name}"
+
+
+class _LazyPackage(types.ModuleType):
+    """A package whose submodule does not replace the function of the same name its ``__getattr__`` resolves.
+
+    :func:`lazy_names` makes one subclass per package, its :attr:`_SHADOWED` the names that are also their
+    modules' names.
+    """
+
+    _SHADOWED: ClassVar[frozenset[str]] = frozenset()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The import system's binding of the submodule ``<package>.<name>`` (done after the submodule ran):
+        # left undone, so ``__getattr__`` keeps answering the function.
+        if name in self._SHADOWED and _is_submodule(value, self.__name__, name):
+            return
+        super().__setattr__(name, value)
 
 
 class _LazyModule:

@@ -296,15 +296,13 @@ def test_report_imports_no_scipy_engine_judges_or_golden_store(tmp_path: Path) -
 
 
 #: Packages whose names are resolved on first use (PEP 562): the four above, and since session 40 ``paired`` and
-#: ``judges``, which import a few names eagerly (those sharing their module's name: :data:`EAGER_NAMES`).
+#: ``judges``. Since session 49 none binds a name at import, ``estimators`` neither: a name that is also its module's
+#: name (``paired.compare``) is kept from the submodule by the package's class (tests/test_lazy_packages.py).
 LAZY_NAME_PACKAGES = (
     *LAZY_PACKAGES,
     *("gatestats.paired", "gatestats.judges", "gatestats.publish", "gatestats.cost", "gatestats.importers"),
+    "gatestats.estimators",
 )
-EAGER_NAMES = {
-    "gatestats.paired": {"Comparison", "ComparisonOptions", "compare", "compare_pair", "Resolution", "resolution"},
-    "gatestats.judges": {"WeightedKappa", "agreement_table", "kappa_weights", "weighted_kappa"},
-}
 
 
 @pytest.mark.parametrize("package", LAZY_NAME_PACKAGES)
@@ -313,14 +311,12 @@ def test_lazy_package_names_are_its_modules_objects(package: str) -> None:
 
     module = importlib.import_module(package)
     homes: dict[str, str] = module._HOMES
-    eager = EAGER_NAMES.get(package, set())
-    assert set(homes) | eager == set(module.__all__)
-    assert not set(homes) & eager
+    assert set(homes) == set(module.__all__)
     assert len(module.__all__) == len(set(module.__all__))
-    assert eager <= set(vars(module))  # bound when the package is imported
     for name, home_name in homes.items():
         home = importlib.import_module(f"{package}.{home_name}")
         assert getattr(module, name) is getattr(home, name), name
+    assert not set(module.__all__) & set(vars(module))  # resolved by __getattr__, every module imported by now
     assert set(module.__all__) <= set(dir(module))
     with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'nope'"):
         _ = module.nope
@@ -541,7 +537,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
     "rank": (*_CSV_READER, *_CHARTS, "gatestats.estimators.intervals", "numpy"),
     # It reads a CSV of judgments. Session 48: the record reader (records.io names a defect's line only), the
     # covariate tests and the renderers of the multi-class mode, --correct and --by-covariate load when asked.
-    "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND),
+    # Session 49: nor the analysis and the paired comparison (the estimators' and paired's __init__ imported them),
+    # nor numpy (its Wilson intervals, 2x2 kappa and sign test in floats: tests/judges/test_stats_without_numpy.py).
+    "calibrate": (*_CHARTS, *_CALIBRATE_ON_DEMAND, "gatestats.estimators.analyze", "gatestats.paired.compare", "numpy"),
     "cases": ("numpy",),  # session 48: only the near-duplicate search (promote, approve) computes with arrays
 }
 

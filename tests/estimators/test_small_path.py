@@ -240,6 +240,9 @@ def test_the_estimators_package_reads_the_interval_functions_on_first_use() -> N
     import gatestats.estimators as package
     from gatestats.estimators import intervals
 
-    for name in package._HOMES:
+    # Session 49: every name of the package is read on first use (its home module in _HOMES).
+    interval_names = {"case_mean_interval", "clustered_standard_error", "wilson_interval"}
+    assert {name for name, home in package._HOMES.items() if home == "intervals"} == interval_names
+    for name in interval_names:
         assert getattr(package, name) is getattr(intervals, name)
     assert set(package._HOMES) <= set(package.__all__) & set(dir(package))

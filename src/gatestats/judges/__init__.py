@@ -21,8 +21,9 @@
 - :func:`judge_eligibility` — the gate's check that a judge is calibrated, current and good enough
   to vote.
 
-The names are imported on first use (PEP 562), except those of :mod:`~gatestats.judges.weighted_kappa`,
-whose module shares a name with its function: ``calibrate`` loads only the modules it uses (issue 28 item 2).
+The names are imported on first use (PEP 562, :func:`gatestats._lazy.lazy_names`): ``calibrate`` loads only the
+modules it uses (issue 28 item 2). :func:`weighted_kappa` shares its module's name: the package keeps the function
+(``gatestats._lazy``'s docstring says how).
 """
 
 from __future__ import annotations
@@ -30,10 +31,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from gatestats._lazy import lazy_names
-
-# Imported now: ``weighted_kappa`` is also its module's name, and that module imported after a lazy lookup
-# would take the function's place as the package's attribute.
-from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
 if TYPE_CHECKING:
     from gatestats.judges._stats import (
@@ -92,6 +89,7 @@ if TYPE_CHECKING:
     from gatestats.judges.ppi_items import PPIComparison, ppi_paired_difference, ppi_pass_rate
     from gatestats.judges.rates import JudgeErrorRates, judge_error_rates
     from gatestats.judges.recalibration import RateChange, RecalibrationChange, recalibration_change
+    from gatestats.judges.weighted_kappa import WeightedKappa, agreement_table, kappa_weights, weighted_kappa
 
 __all__ = [
     "AGREEMENT_CONVENTIONS",
@@ -166,6 +164,7 @@ __all__ = [
 ]
 #: The module (under this package) of each other name in ``__all__``, imported on first use.
 _HOMES: Final = {
+    **dict.fromkeys(("WeightedKappa", "agreement_table", "kappa_weights", "weighted_kappa"), "weighted_kappa"),
     **dict.fromkeys(
         (
             "Kappa",

@@ -35,20 +35,27 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, TypeVar
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict, TypeVar
 
 from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.estimators.intervals import wilson_interval
+from gatestats.estimators.interval_rules import _wilson_root
 from gatestats.estimators.quantiles import two_sided_z
 from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
+from gatestats.paired.binomial import EXACT_MAX_TRIALS
 from gatestats.paired.intervals import newcombe_interval
-from gatestats.paired.mcnemar import mcnemar_pvalues
+from gatestats.paired.mcnemar import _exact_pvalues, mcnemar_pvalues
 from gatestats.vocabulary import Status, check_choice, check_confidence_level
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    # numpy on first use (issue 28 item 2): ``calibrate``'s default path computes its Wilson intervals, its kappa of
+    # a 2x2 table and its sign test in Python numbers (the same operations in the same order as numpy's path,
+    # tests/judges/test_stats_without_numpy.py) and imports no numpy.
+    np = lazy_module("numpy")
 
 stats = lazy_module("scipy.stats")
 #: :math:`1/\sqrt{2}`, for the normal tail of the kappa test by ``math.erfc``.
@@ -77,6 +84,8 @@ _DEGENERATE = 1 - 1e-15
 #: A kappa standard error at or below this is 0: no asymptotic interval exists.
 _ZERO_SE = 1e-9
 _K = TypeVar("_K", bound="KappaStatistics")
+#: A table's row or column margins: numpy's, or the two floats of a 2x2 table computed without numpy.
+_Margins: TypeAlias = "npt.NDArray[np.float64] | tuple[float, float]"
 
 
 def critical_z(confidence_level: float) -> float:
@@ -219,8 +228,40 @@ class Proportion:
 
 def _interval(x: int, n: int, *, method: ProportionMethod, confidence_level: float) -> tuple[float, float]:
     if method == "wilson":
-        return wilson_interval(x / n, n, confidence_level=confidence_level)
+        return wilson_bounds(float(x / n), float(n), two_sided_z(confidence_level))
     return clopper_pearson_interval(x, n, confidence_level=confidence_level)
+
+
+def wilson_bounds(p_hat: float, n: float, z: float) -> tuple[float, float]:
+    """:func:`gatestats.estimators.intervals.wilson_interval` without the correction, in floats.
+
+    ``intervals._wilson_bounds`` on arrays of one element: the shift is 0, each root is
+    ``interval_rules._wilson_root`` (the one formula of both), ``np.clip``, ``np.maximum``, ``np.minimum`` and
+    ``np.where`` are ``min``/``max`` and a condition on one float; the same operations in the same order.
+
+    Parameters
+    ----------
+    p_hat
+        The proportion, in [0, 1].
+    n
+        The trials (positive, finite).
+    z
+        The two-sided critical value.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``.
+    """
+    z2n = z * z / n
+
+    def root(p: float, sign: float) -> float:
+        return _wilson_root(min(max(p, 0.0), 1.0), n, z, z2n, sign, math.sqrt)
+
+    p_low, p_high = p_hat - 0.0, p_hat + 0.0  # the shift np.zeros_like(n)
+    low = 0.0 if p_low <= 0.0 else max(root(p_low, -1.0), 0.0)
+    high = 1.0 if p_high >= 1.0 else min(root(p_high, 1.0), 1.0)
+    return low, high
 
 
 def proportion(
@@ -446,9 +487,7 @@ def _level_index(values: Sequence[Any], name: str, *, ordered: bool = False) -> 
     return levels, {level: i for i, level in enumerate(levels)}
 
 
-def _one_category_reason(
-    name: str, rows: npt.NDArray[np.float64], cols: npt.NDArray[np.float64], n: int, *, sides: tuple[str, str]
-) -> str | None:
+def _one_category_reason(name: str, rows: _Margins, cols: _Margins, n: int, *, sides: tuple[str, str]) -> str | None:
     """Why kappa has no interval when one rater puts every item in one category, else ``None``.
 
     Kappa is then 0 by construction, with no sampling variance.
@@ -469,9 +508,9 @@ def _one_category_reason(
     str or None
         The reason, or ``None`` when both raters use at least two categories.
     """
-    if max(rows.max(), cols.max()) < _DEGENERATE:
+    if max(*rows, *cols) < _DEGENERATE:  # numpy's margins or the floats of a 2x2 table
         return None
-    who = sides[0] if rows.max() >= _DEGENERATE else sides[1]
+    who = sides[0] if max(rows) >= _DEGENERATE else sides[1]
     return (
         f"{name} is 0 by construction: the {who} rating puts all {n} items in one category, so there is "
         "no agreement beyond chance to estimate and no interval"
@@ -592,8 +631,8 @@ def kappa_statistic(
     *,
     po: float,
     pe: float,
-    rows: npt.NDArray[np.float64],
-    cols: npt.NDArray[np.float64],
+    rows: _Margins,
+    cols: _Margins,
     undefined: str,
     sides: tuple[str, str],
     standard_errors: Callable[[float], tuple[float, float]],
@@ -704,15 +743,19 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
     (0.4842, 0.138, 0.2137, 0.7547, 0.1484)
     """
     check_confidence_level(confidence_level)
-    counts = agreement_counts(table)
-    n = float(counts.sum())
+    small = _table_2x2(table)
+    agreements: Callable[[float], _Agreements]
+    if small is None:
+        counts = agreement_counts(table)
+        n = float(counts.sum())
+        agreements = functools.partial(_agreements, counts)
+    else:  # a 2x2 table of ints: in floats, no numpy
+        n = float(sum(small))
+        agreements = functools.partial(_agreements_2x2, small)
     if n == 0:
         reason = "kappa needs at least one rated item (got 0)"
         return kappa_refused(Kappa, reason, None, None, n=0, confidence_level=confidence_level)
-    t = AgreementProportions.of(counts, n)
-    rows, cols = t.rows, t.cols
-    po = float(np.trace(t.p))
-    pe = float(rows @ cols)
+    po, pe, rows, cols, standard_errors = agreements(n)
     return kappa_statistic(
         Kappa,
         "kappa",
@@ -722,10 +765,61 @@ def cohens_kappa(table: npt.ArrayLike, *, confidence_level: float = 0.95) -> Kap
         cols=cols,
         undefined=f"kappa is undefined: both ratings put all {int(n)} items in one category (expected agreement 1)",
         sides=("rows", "columns"),
-        standard_errors=lambda kappa: _cohen_standard_errors(t, kappa=kappa, pe=pe),
+        standard_errors=standard_errors,
         n=int(n),
         confidence_level=confidence_level,
     )
+
+
+#: What Cohen's kappa is computed from: the observed and expected agreement, the row and column margins, and
+#: kappa -> its two standard errors.
+_Agreements: TypeAlias = "tuple[float, float, _Margins, _Margins, Callable[[float], tuple[float, float]]]"
+
+
+def _agreements(counts: npt.NDArray[np.float64], n: float) -> _Agreements:
+    """Cohen's kappa's agreements of a table checked by :func:`agreement_counts` (numpy's path)."""
+    t = AgreementProportions.of(counts, n)
+    po = float(np.trace(t.p))
+    pe = float(t.rows @ t.cols)
+    return po, pe, t.rows, t.cols, lambda kappa: _cohen_standard_errors(t, kappa=kappa, pe=pe)
+
+
+def _table_2x2(table: object) -> tuple[int, int, int, int] | None:
+    """The four counts of a 2x2 table of non-negative Python ints (lists or tuples), row by row; else None."""
+    if not isinstance(table, list | tuple) or len(table) != 2:
+        return None
+    if not all(isinstance(row, list | tuple) and len(row) == 2 for row in table):
+        return None
+    cells = (*table[0], *table[1])
+    if not all(type(c) is int and c >= 0 for c in cells):
+        return None
+    return cells
+
+
+def _agreements_2x2(counts: tuple[int, int, int, int], n: float) -> _Agreements:
+    """:func:`_agreements` of a 2x2 table in floats: numpy's operations on the same numbers, in the same order.
+
+    ``p = counts / n`` cell by cell; a margin (``p.sum(axis=...)``), the trace and a product of two margins
+    (``rows @ cols``) add two numbers, one way only; ``n`` sums integers (exact). The sum of the four cells in
+    :func:`_cohen_standard_errors` (``off.sum()``) adds them in memory order, ((a + b) + c) + d, as numpy's
+    reduction of four contiguous doubles does; a square (``** 2`` on an array) is one product ``x * x``, as
+    numpy's ``power`` by 2 computes it. tests/judges/test_stats_without_numpy.py compares every result with
+    numpy's path, bit for bit.
+    """
+    p00, p01, p10, p11 = (c / n for c in counts)
+    rows, cols = (p00 + p01, p10 + p11), (p00 + p10, p01 + p11)
+    pe = rows[0] * cols[0] + rows[1] * cols[1]
+    cubes = rows[0] * cols[0] * (rows[0] + cols[0]) + rows[1] * cols[1] * (rows[1] + cols[1])
+
+    def standard_errors(kappa: float) -> tuple[float, float]:
+        one_minus = 1 - kappa
+        d0, d1 = (p * _square(1 - (rows[i] + cols[i]) * one_minus) for i, p in enumerate((p00, p11)))
+        diagonal = d0 + d1
+        off = [p * _square(cols[i] + rows[j]) for (i, j), p in zip(_CELLS, (p00, p01, p10, p11), strict=True)]
+        off_sum = ((off[0] + off[1]) + off[2]) + off[3] - (off[0] + off[3])
+        return _fleiss_standard_errors(diagonal, off_sum, kappa, pe, n, cubes)
+
+    return p00 + p11, pe, rows, cols, standard_errors
 
 
 def _cohen_standard_errors(t: AgreementProportions, *, kappa: float, pe: float) -> tuple[float, float]:
@@ -735,8 +829,24 @@ def _cohen_standard_errors(t: AgreementProportions, *, kappa: float, pe: float) 
     diagonal = float(np.sum(np.diag(p) * (1 - np.diag(weight) * (1 - kappa)) ** 2))
     off = p * (cols[:, None] + rows[None, :]) ** 2  # p_ij (p_.i + p_j.)^2
     off_sum = float(off.sum() - np.trace(off))
+    return _fleiss_standard_errors(diagonal, off_sum, kappa, pe, n, float(np.sum(rows * cols * (rows + cols))))
+
+
+#: The cells of a 2x2 table in memory (row-major) order.
+_CELLS: Final = ((0, 0), (0, 1), (1, 0), (1, 1))
+
+
+def _square(x: float) -> float:
+    """``x ** 2`` as numpy's ``power`` by 2 computes it on an array: one product."""
+    return x * x
+
+
+def _fleiss_standard_errors(
+    diagonal: float, off_sum: float, kappa: float, pe: float, n: float, margin_cubes: float
+) -> tuple[float, float]:
+    """The two standard errors of :func:`_cohen_standard_errors` from its sums (Python floats, either path)."""
     variance = (diagonal + (1 - kappa) ** 2 * off_sum - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2)
-    variance_null = (pe + pe**2 - float(np.sum(rows * cols * (rows + cols)))) / (n * (1 - pe) ** 2)
+    variance_null = (pe + pe**2 - margin_cubes) / (n * (1 - pe) ** 2)
     return math.sqrt(max(variance, 0.0)), math.sqrt(max(variance_null, 0.0))
 
 
@@ -839,9 +949,14 @@ def sign_test(successes: int, n: int, *, undefined_reason: str | None = None) ->
             reason=undefined_reason or "no discordant pairs: the sign test is undefined",
         )
     _check_counts(successes, n)
-    # The exact conditional McNemar test is this sign test: one implementation, in gatestats.paired.
-    exact, midp_array = mcnemar_pvalues(n - successes, successes)
-    pvalue, midp = float(exact), float(midp_array)
+    # The exact conditional McNemar test is this sign test: one implementation, in gatestats.paired. Up to
+    # EXACT_MAX_TRIALS, mcnemar_pvalues' exact rationals clipped to [0, 1] as it clips them, without its arrays.
+    if int(n) <= EXACT_MAX_TRIALS:
+        exact_value, midp_value = _exact_pvalues(int(n - successes), int(successes), "two-sided")
+        pvalue, midp = min(max(exact_value, 0.0), 1.0), min(max(midp_value, 0.0), 1.0)
+    else:
+        exact, midp_array = mcnemar_pvalues(n - successes, successes)
+        pvalue, midp = float(exact), float(midp_array)
     return SignTest(successes=int(successes), n=int(n), pvalue=pvalue, midp_pvalue=midp, status="ok", reason=None)
 
 

@@ -18,9 +18,10 @@
   :func:`newcombe_interval`, :func:`conditional_odds_ratio`, :func:`noninferiority_test`,
   :func:`resolution`, :func:`adjust_pvalues`, :func:`pair_cases`.
 
-The names other than ``compare`` and ``resolution`` (and their results) are imported on first use
-(PEP 562): ``gatestats.paired.mcnemar`` loads without the planning or factor-model modules, and
-``compare`` imports no scipy (issue 28 item 2).
+The names are imported on first use (PEP 562, :func:`gatestats._lazy.lazy_names`): ``gatestats.paired.mcnemar``
+loads without the planning, factor-model or comparison modules, and ``compare`` imports no scipy (issue 28 item 2).
+:func:`compare` and :func:`resolution` share their modules' names: the package keeps the functions
+(``gatestats._lazy``'s docstring says how).
 """
 
 from __future__ import annotations
@@ -28,11 +29,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from gatestats._lazy import lazy_names
-
-# Imported now: ``compare`` and ``resolution`` are also the names of their modules, and a module imported
-# after a lazy lookup would take the function's place as the package's attribute.
-from gatestats.paired.compare import Comparison, ComparisonOptions, compare, compare_pair
-from gatestats.paired.resolution import Resolution, resolution
 
 if TYPE_CHECKING:
     from gatestats.paired.cases_trials import (
@@ -42,6 +38,7 @@ if TYPE_CHECKING:
         plan_cases_trials,
         plan_cases_trials_from_pilot,
     )
+    from gatestats.paired.compare import Comparison, ComparisonOptions, compare, compare_pair
     from gatestats.paired.factors import FactorEffect, FactorModel, factor_model
     from gatestats.paired.intervals import (
         DifferenceInterval,
@@ -80,6 +77,7 @@ if TYPE_CHECKING:
         minimum_detectable_effect,
         power_curve,
     )
+    from gatestats.paired.resolution import Resolution, resolution
     from gatestats.paired.simultaneous import SimultaneousInterval, simultaneous_intervals
     from gatestats.paired.trials import case_difference_interval, permutation_test
 
@@ -137,8 +135,10 @@ __all__ = [
     "tango_interval",
     "tango_statistic",
 ]
-#: The module (under this package) of each other name in ``__all__``, imported on first use.
+#: The module (under this package) of each name in ``__all__``, imported on first use.
 _HOMES: Final = {
+    **dict.fromkeys(("Comparison", "ComparisonOptions", "compare", "compare_pair"), "compare"),
+    **dict.fromkeys(("Resolution", "resolution"), "resolution"),
     **dict.fromkeys(
         ("CasesTrialsPlan", "TrialsOption", "cases_for_trials", "plan_cases_trials", "plan_cases_trials_from_pilot"),
         "cases_trials",
