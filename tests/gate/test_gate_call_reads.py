@@ -10,7 +10,9 @@ Session 49 took more of the queries a small gate call runs on a few hundred reco
   two queries for the same frames);
 - ``checks._min_valid_trials`` compares two columns (no query) and filters only when a case is short;
 - :func:`gatestats.gate.summaries.one_version_each` asks the frame of the two columns for duplicated rows (no
-  lazy query).
+  lazy query);
+- :func:`gatestats.gate.bounds.mark_retried` tests ``attempt`` and makes its column of ``False`` without a query;
+  ``checks._system_checks`` reads a set of one system label and one digest off a count of distinct values.
 
 The functions as they were (main 266cfc3) are kept below, word for word but their names and docstrings, and compared with the
 new ones on random inputs made to reach every branch (retried trials on some cases, groups that differ only on
@@ -33,9 +35,19 @@ from gatestats.estimators import small
 from gatestats.estimators.analyze import METRICS, Analysis, analyze_summary
 from gatestats.estimators.variance import VarianceDecomposition
 from gatestats.gate import checks, engine, evaluate_gate, summaries
+from gatestats.gate.bounds import RETRIED
 from gatestats.gate.checks import Side
+from gatestats.gate.policy import SystemRequirement
 from gatestats.gate.verdict import CheckResult, verdict_file_bytes
-from gatestats.vocabulary import TRIAL_KEY, FrameLike, IntervalMethod, final_attempts
+from gatestats.vocabulary import (
+    INFRA_ERROR,
+    TRIAL_KEY,
+    FrameLike,
+    InfraRetries,
+    IntervalMethod,
+    final_attempts,
+    is_final_attempt,
+)
 from tests.gate import test_gate_call_batched as batched
 from tests.gate.test_gate_call_queries import _error, _records
 from tests.simulations import reps
@@ -193,6 +205,54 @@ def _old_one_version_each(summary: pl.DataFrame) -> bool:
     return not summary.select(pl.struct("system", "case_id").is_duplicated().any()).item()
 
 
+def _old_mark_retried(frame: pl.DataFrame, infra_retries: InfraRetries) -> pl.DataFrame:
+    if infra_retries == "counted" or frame.height == 0:
+        return frame
+    if not frame.select((pl.col("attempt") > 0).any()).item():  # no retry (most run sets): nothing to mark
+        return frame.with_columns(pl.repeat(False, frame.height, dtype=pl.Boolean, eager=True).alias(RETRIED))
+    trial = list(TRIAL_KEY)
+    earlier_error = (
+        ((pl.col("outcome") == INFRA_ERROR) & (pl.col("attempt") < pl.col("attempt").max().over(trial)))
+        .any()
+        .over(trial)
+    )
+    # Only a trial with a retry (an attempt > 0; usually few) can have an earlier error: the nested
+    # window runs on those rows alone (over the whole frame it grew faster than the rows: 0.4 s at
+    # 100k records, 4.3 s at 300k), and the marked rows are set by their row number. The retried
+    # trials are found by a semi join on their keys, not by a window over every record (at 10M
+    # records that window's groups held ~1.4 GiB; session 38).
+    row = "__row"
+    retried = frame.lazy().filter(pl.col("attempt") > 0).select(trial).unique()
+    marked = (
+        frame.lazy()
+        .select(pl.int_range(pl.len(), dtype=pl.UInt32).alias(row), *trial, "attempt", "outcome")
+        .join(retried, on=trial, how="semi", nulls_equal=True)
+        .filter(earlier_error & is_final_attempt())
+        .select(row)
+        .collect()
+        .to_series()
+    )
+    flag = pl.repeat(False, frame.height, dtype=pl.Boolean, eager=True).scatter(marked, True)
+    return frame.with_columns(flag.alias(RETRIED))
+
+
+def _old_system_checks(records: pl.DataFrame, side: Side, req: SystemRequirement) -> list[CheckResult]:
+    out: list[CheckResult] = []
+    systems = sorted(str(s) for s in records.get_column("system").unique().to_list())
+    if len(systems) != 1:
+        out.append(_block("one_system", side, f"records of several systems in one set: {', '.join(systems)}"))
+    elif req.system is not None and systems[0] != req.system:
+        out.append(_block("system_label", side, f"the policy expects system {req.system!r} (got {systems[0]!r})"))
+    else:
+        out.append(_ok("system_label", side, systems[0]))
+    digests = records.get_column("system_digest").unique().to_list()
+    if len(digests) > 1:
+        out.append(_block("one_system_digest", side, f"{len(digests)} different system digests in one set"))
+    elif req.system_digest is not None and digests != [req.system_digest]:
+        out.append(_block("system_digest", side, f"the policy pins {req.system_digest} (got {digests[0]})"))
+    return out
+
+
 def _old_path(m: pytest.MonkeyPatch) -> None:
     m.setattr(
         summary_module, "_per_case_counts",
@@ -203,6 +263,8 @@ def _old_path(m: pytest.MonkeyPatch) -> None:
     m.setattr(checks, "_min_valid_trials", _old_min_valid_trials)
     m.setattr(summaries, "one_version_each", _old_one_version_each)
     m.setattr(engine, "one_version_each", _old_one_version_each)
+    m.setattr(engine, "mark_retried", _old_mark_retried)
+    m.setattr(checks, "_system_checks", _old_system_checks)
 
 
 # ---- random inputs ----
@@ -235,7 +297,23 @@ def _refused(call: Any, *args: Any, **kwargs: Any) -> Any:
 def _same_frame(new: Any, old: Any) -> bool:
     if isinstance(new, pl.DataFrame) and isinstance(old, pl.DataFrame):
         return new.schema == old.schema and new.equals(old) and new.rows() == old.rows()
+    if isinstance(new, list) and isinstance(old, list):
+        return len(new) == len(old) and all(_same_frame(a, b) for a, b in zip(new, old, strict=True))
     return bool(new == old)
+
+
+#: A set's digests: one, two, one with nulls, none at all; and what a policy can require of them.
+_DIGESTS = (
+    pl.lit("d1").alias("system_digest"),
+    pl.when(pl.col("trial") == 0).then(pl.lit("d1")).otherwise(pl.lit("d2")).alias("system_digest"),
+    pl.when(pl.col("trial") == 0).then(pl.lit("d1")).otherwise(None).alias("system_digest"),
+    pl.lit(None, pl.String).alias("system_digest"),
+)
+_REQUIREMENTS = (
+    SystemRequirement(system=None),
+    SystemRequirement(system="candidate", system_digest="d1"),
+    SystemRequirement(system="baseline", system_digest="d2"),
+)
 
 
 def _analysis_text(found: Analysis) -> list[Any]:
@@ -251,7 +329,7 @@ READ_DRAWS = reps(suite=6, full=400)
 
 
 def test_each_read_answers_as_the_queries_it_replaced_on_random_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = dict.fromkeys(("retried", "not_retried", "regrouped", "several_versions", "short", "analysed"), 0)
+    seen = dict.fromkeys(("retried", "not_retried", "regrouped", "several_versions", "short", "analysed", "marked"), 0)
     for seed in range(READ_DRAWS):
         rng = np.random.default_rng([49, seed])
         records = _variant(seed % 4, _records(rng))
@@ -268,6 +346,18 @@ def test_each_read_answers_as_the_queries_it_replaced_on_random_records(monkeypa
                     out[f"summary{several}"] = _refused(
                         summary_module.case_summary, records, allow_several_versions=several
                     )
+                out["marked"] = [engine.mark_retried(records, rule) for rule in ("bounded", "counted")]
+                out["systems"] = [
+                    _error(
+                        checks._system_checks,
+                        records.filter(pl.col("system") == s).with_columns(digest),
+                        "candidate",
+                        req,
+                    )
+                    for s in ("baseline", "candidate")
+                    for digest in _DIGESTS
+                    for req in _REQUIREMENTS
+                ]
                 whole = out["summaryTrue"]
                 if isinstance(whole, pl.DataFrame):
                     out["one"] = summaries.one_version_each(whole)
@@ -289,6 +379,8 @@ def test_each_read_answers_as_the_queries_it_replaced_on_random_records(monkeypa
         assert new.keys() == old.keys(), seed
         for name, value in new.items():
             assert _same_frame(value, old[name]), (seed, name)
+        marked = new["marked"][0]
+        seen["marked"] += RETRIED in marked.columns and bool(marked.get_column(RETRIED).any())
         whole = new["summaryTrue"]
         if isinstance(whole, pl.DataFrame):
             seen["several_versions"] += not new["one"]
