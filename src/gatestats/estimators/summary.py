@@ -86,7 +86,8 @@ def case_summary(records: FrameLike, *, allow_several_versions: bool = False) ->
         msg = f"records lack required column(s) {missing}"
         raise ValueError(msg)
     small = isinstance(records, pl.DataFrame) and records.height <= _SMALL
-    per_case = _per_case_counts(lazy.select(_REQUIRED), small=small)
+    flags = _column_flags(records) if isinstance(records, pl.DataFrame) and small else None
+    per_case = _per_case_counts(lazy.select(_REQUIRED), small=small, flags=flags)
     _check_consistency(per_case, allow_several_versions=allow_several_versions)
     return per_case.select(
         "system",
@@ -120,7 +121,18 @@ def _aggregations(*, grouped: bool = True, group_type: pl.DataType | None = None
     ]
 
 
-def _per_case_counts(lazy: pl.LazyFrame, *, small: bool = False) -> pl.DataFrame:
+def _column_flags(records: pl.DataFrame) -> tuple[bool, bool]:
+    """Whether any trial of ``records`` was retried and any record names a case group, read off two columns.
+
+    What the first query of :func:`_per_case_counts` asks, without a query (an in-memory frame's columns).
+    """
+    retried = (records.get_column("attempt") > 0).any()
+    return bool(retried), bool(records.get_column("case_group").is_not_null().any())
+
+
+def _per_case_counts(
+    lazy: pl.LazyFrame, *, small: bool = False, flags: tuple[bool, bool] | None = None
+) -> pl.DataFrame:
     """Per-case counts over each trial's highest attempt, sorted by system and case.
 
     Exactly ``final_attempts(lazy).group_by(case).agg(...)``, computed without joining every
@@ -131,7 +143,10 @@ def _per_case_counts(lazy: pl.LazyFrame, *, small: bool = False) -> pl.DataFrame
     passes over the records run on polars' streaming engine, so a scan of a file larger than
     memory is reduced with memory for the per-case counts (and the retried trials) only;
     ``small`` (an in-memory frame of few records) runs them with polars' eager flags instead. The counts
-    are sums of integers, sorted at the end: the same frame either way.
+    are sums of integers, sorted at the end: the same frame either way. A ``small`` frame with a retried trial
+    is resolved whole in one query (``final_attempts`` then the group-by, the definition): on a few hundred
+    records the passes that resolve only the retried trials cost about three times as much. ``flags``:
+    :func:`_column_flags` of the records when the caller has read them, else one query asks.
     """
 
     def collect(query: pl.LazyFrame) -> pl.DataFrame:
@@ -142,13 +157,17 @@ def _per_case_counts(lazy: pl.LazyFrame, *, small: bool = False) -> pl.DataFrame
     # Whether any trial was retried and any record names a case group, in one pass (small record
     # sets, e.g. a gate simulation's, pay per query); without any group (the common case) the group
     # columns are constants, not aggregations.
-    flags = lazy.select((pl.col("attempt") > 0).any(), pl.col("case_group").is_not_null().any())
-    any_retried, grouped = collect(flags).row(0)
+    if flags is None:
+        flags = collect(lazy.select((pl.col("attempt") > 0).any(), pl.col("case_group").is_not_null().any())).row(0)
+    any_retried, grouped = flags
+    group_type = lazy.collect_schema()["case_group"]
+    if any_retried and small:
+        resolved = final_attempts(lazy).group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type))
+        return collect(resolved).sort(key, nulls_last=False)
     retried = pl.Series("h", [], dtype=pl.UInt64)
     if any_retried:
         hashes = lazy.filter(pl.col("attempt") > 0).select(trial_hash.alias("h")).unique()
         retried = collect(hashes).to_series()
-    group_type = lazy.collect_schema()["case_group"]
     counts = collect(lazy.group_by(key).agg(_aggregations(grouped=grouped, group_type=group_type)))
     if retried.is_empty():
         pass  # no trial was retried: every record is its trial's counting attempt

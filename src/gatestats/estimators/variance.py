@@ -74,7 +74,10 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
     >>> d.within_case_variance, d.share_from_trials
     (0.0, 0.0)
     """
-    frame = summary.lazy().select("n", "c").collect()
+    import polars as pl  # noqa: PLC0415 - on first use, see FrameLike
+
+    # An in-memory summary's two columns are read as they are: a query would copy the same values (issue 28).
+    frame = summary if isinstance(summary, pl.DataFrame) else summary.lazy().select("n", "c").collect()
     n_cases = frame.height
     if n_cases < 2:
         return VarianceDecomposition(
@@ -88,7 +91,7 @@ def variance_decomposition(summary: FrameLike) -> VarianceDecomposition:
             advice=None,
         )
     moments = small.variance_moments if small.without_numpy(n_cases) else _moments
-    few, k_bar, within, between = moments(frame["n"], frame["c"])
+    few, k_bar, within, between = moments(frame.get_column("n"), frame.get_column("c"))
     if within is None or between is None:
         return VarianceDecomposition(
             status="insufficient_evidence",

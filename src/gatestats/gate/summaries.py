@@ -173,7 +173,8 @@ def one_version_each(summary: pl.DataFrame) -> bool:
     bool
         No (system, case_id) on two rows.
     """
-    return not summary.select(pl.struct("system", "case_id").is_duplicated().any()).item()
+    # The two columns' rows as a frame (no lazy query; rows with nulls compare equal, as a struct's do).
+    return not pl.DataFrame([summary.get_column("system"), summary.get_column("case_id")]).is_duplicated().any()
 
 
 def curve_points(both: pl.DataFrame, policy: Policy, analysis: Analysis | None = None) -> tuple[CurvePoint, ...]:
