@@ -347,14 +347,10 @@ def test_each_read_answers_as_the_queries_it_replaced_on_random_records(monkeypa
                         summary_module.case_summary, records, allow_several_versions=several
                     )
                 out["marked"] = [engine.mark_retried(records, rule) for rule in ("bounded", "counted")]
-                out["systems"] = [
-                    _error(
-                        checks._system_checks,
-                        records.filter(pl.col("system") == s).with_columns(digest),
-                        "candidate",
-                        req,
-                    )
+                out["systems"] = [  # an empty set is refused with a reason now (the old code raised IndexError)
+                    _error(checks._system_checks, side.with_columns(digest), "candidate", req)
                     for s in ("baseline", "candidate")
+                    if not (side := records.filter(pl.col("system") == s)).is_empty()
                     for digest in _DIGESTS
                     for req in _REQUIREMENTS
                 ]
@@ -413,3 +409,14 @@ def test_a_small_frame_without_its_column_flags_asks_them_in_a_query() -> None:
     given = summary_module._per_case_counts(lazy, small=True, flags=summary_module._column_flags(records))
     assert given.equals(summary_module._per_case_counts(lazy, small=True))
     assert given.equals(summary_module._per_case_counts(lazy, small=False))
+
+
+def test_an_empty_set_is_refused_with_its_reason_where_a_digest_is_pinned() -> None:
+    # The old _system_checks read digests[0] of no digest: an IndexError instead of a check that blocks.
+    empty = pl.DataFrame(schema={"system": pl.String, "system_digest": pl.String})
+    for req in _REQUIREMENTS:
+        found = checks._system_checks(empty, "candidate", req)
+        assert (found[0].name, found[0].status) == ("one_system", "insufficient_evidence")
+        assert found[0].detail == "no record in the set names a system (the set is empty)"
+        pinned = [("system_digest", "insufficient_evidence", f"the policy pins {req.system_digest} (got no record)")]
+        assert [(c.name, c.status, c.detail) for c in found[1:]] == (pinned if req.system_digest else [])

@@ -112,7 +112,9 @@ def _system_checks(records: pl.DataFrame, side: Side, req: SystemRequirement) ->
     # A set of one system and one digest (the usual) is told by a count of distinct values, not a query.
     labels, digests = (_values(records.get_column(name)) for name in ("system", "system_digest"))
     systems = sorted(str(s) for s in labels)
-    if len(systems) != 1:
+    if not systems:
+        out.append(_block("one_system", side, "no record in the set names a system (the set is empty)"))
+    elif len(systems) != 1:
         out.append(_block("one_system", side, f"records of several systems in one set: {', '.join(systems)}"))
     elif req.system is not None and systems[0] != req.system:
         out.append(_block("system_label", side, f"the policy expects system {req.system!r} (got {systems[0]!r})"))
@@ -121,7 +123,8 @@ def _system_checks(records: pl.DataFrame, side: Side, req: SystemRequirement) ->
     if len(digests) > 1:
         out.append(_block("one_system_digest", side, f"{len(digests)} different system digests in one set"))
     elif req.system_digest is not None and digests != [req.system_digest]:
-        out.append(_block("system_digest", side, f"the policy pins {req.system_digest} (got {digests[0]})"))
+        got = digests[0] if digests else "no record"
+        out.append(_block("system_digest", side, f"the policy pins {req.system_digest} (got {got})"))
     return out
 
 
