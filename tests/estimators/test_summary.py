@@ -173,6 +173,27 @@ def test_mixed_case_versions_raise_case_set_error_with_exact_message(
         case_summary(as_frame(frame))
 
 
+def test_the_case_named_among_several_at_mixed_versions_is_the_first_by_system_and_case_id() -> None:
+    # Many cases of many systems at two versions: the message names the first by (system, case id), every time
+    # (the versions' group_by ran without keeping order, so the case named changed from run to run).
+    rows = [
+        {"system": f"sys{s}", "case_id": f"c{c:03d}", "trial": t, "outcome": "passed", "case_version": f"v{t}"}
+        for s in reversed(range(8))
+        for c in reversed(range(40))
+        for t in (0, 1)
+    ]
+    frame = records(rows)
+    found = set()
+    for _ in range(20):
+        with pytest.raises(CaseSetError) as caught:
+            case_summary(frame)
+        found.add(str(caught.value))
+    assert found == {
+        "case 'c000' of system 'sys0' has records at several case versions (got ['v0', 'v1']); "
+        "analyse one case-set version at a time"
+    }
+
+
 def test_a_versioned_and_an_unversioned_record_of_one_case_are_mixed_versions(
     as_frame: AsFrame,
 ) -> None:

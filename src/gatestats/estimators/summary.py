@@ -214,7 +214,9 @@ def _check_consistency(per_case: pl.DataFrame, *, allow_several_versions: bool) 
     )
     if allow_several_versions or not per_case.select(repeated.any()).item():
         return
-    versions = per_case.group_by("system", "case_id").agg(pl.col("case_version").unique(maintain_order=True))
+    versions = per_case.group_by("system", "case_id", maintain_order=True).agg(
+        pl.col("case_version").unique(maintain_order=True)
+    )
     _refuse_first(
         versions.filter(pl.col("case_version").list.len() > 1),
         lambda row: (
