@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from gatestats.estimators import intervals
+from gatestats.estimators import interval_rules, intervals
 from gatestats.estimators.intervals import (
     CLT_FROM_CASES,
     DESIGN_EFFECT_FROM_UNITS,
@@ -542,4 +542,4 @@ def test_wilson_bounds_are_pinned_to_the_last_bit_in_both_paths(
     expected = tuple(float.fromhex(b) for b in bounds)
     low, high = intervals._wilson_bounds(np.array([p]), np.array([n]), z, continuity_correction=True)
     assert (float(low[0]), float(high[0])) == expected
-    assert intervals._wilson_bounds_one(p, n, z) == expected
+    assert interval_rules.wilson_bounds_one(p, n, z) == expected

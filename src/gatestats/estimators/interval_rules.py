@@ -34,6 +34,7 @@ __all__ = [
     "MIN_CASES_CLT",
     "MIN_UNITS",
     "CaseMeanInterval",
+    "wilson_bounds_one",
 ]
 
 # Every threshold below is set from the coverage simulation (docs/coverage.md).
@@ -99,16 +100,39 @@ def _wilson_root(
     """The Wilson score root at ``q`` (already in [0, 1]).
 
     The one formula of :func:`gatestats.estimators.intervals._wilson_bounds` (arrays, ``np.sqrt``) and
-    :func:`_wilson_bounds_one` (floats, ``math.sqrt``): both compute the same operations in the same order.
+    :func:`wilson_bounds_one` (floats, ``math.sqrt``): both compute the same operations in the same order.
     """
     center = (q + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * sqrt(q * (1 - q) / n + z2n / (4 * n))
     return center + sign * half
 
 
-def _wilson_bounds_one(p_hat: float, n: float, z: float) -> tuple[float, float]:
-    """``intervals._wilson_bounds`` with the correction for one sample, in floats: the same operations and bounds."""
-    shift = 0.5 / n
+def wilson_bounds_one(p_hat: float, n: float, z: float, *, continuity_correction: bool = True) -> tuple[float, float]:
+    """``intervals._wilson_bounds`` for one sample, in floats: the same operations and bounds, without numpy.
+
+    Parameters
+    ----------
+    p_hat
+        The proportion, in [0, 1].
+    n
+        The (effective) number of units, positive.
+    z
+        The two-sided critical value.
+    continuity_correction
+        Widen by the continuity shift ``0.5 / n`` (the case-level intervals), or not (``wilson_interval``'s default,
+        judges' proportions).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``, clipped to [0, 1].
+
+    Examples
+    --------
+    >>> [round(b, 4) for b in wilson_bounds_one(0.5, 20.0, 1.959963984540054, continuity_correction=False)]
+    [0.2993, 0.7007]
+    """
+    shift = 0.5 / n if continuity_correction else 0.0
     z2n = z * z / n
 
     def root(p: float, sign: float) -> float:
@@ -140,7 +164,7 @@ class _WilsonAtLevels:
         z = two_sided_z(confidence_level)
         factor = 1.0 if self.constant else (z / two_sided_t(self.n_units - 1, confidence_level)) ** 2
         eff_n = self.capped * (1.0 if self.constant else factor)
-        low, high = _wilson_bounds_one(self.estimate, eff_n, z)
+        low, high = wilson_bounds_one(self.estimate, eff_n, z)
         return CaseMeanInterval(
             ci_low=low,
             ci_high=high,

@@ -100,7 +100,6 @@ from gatestats.estimators.interval_rules import (
     CaseMeanInterval,
     _check_options,
     _reason,
-    _wilson_bounds_one,  # noqa: F401 - tests/estimators read it here
     _wilson_root,
     _WilsonAtLevels,
 )

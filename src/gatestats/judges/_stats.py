@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict, TypeVar
 from gatestats._lazy import lazy_module
 from gatestats._typing import JSONObject
 from gatestats.errors import InsufficientEvidenceError
-from gatestats.estimators.interval_rules import _wilson_root
+from gatestats.estimators.interval_rules import wilson_bounds_one
 from gatestats.estimators.quantiles import two_sided_z
 from gatestats.judges._types import PROPORTION_METHODS, ProportionMethod
 from gatestats.paired.binomial import EXACT_MAX_TRIALS
 from gatestats.paired.intervals import newcombe_interval
-from gatestats.paired.mcnemar import _exact_pvalues, mcnemar_pvalues
+from gatestats.paired.mcnemar import exact_pvalues, mcnemar_pvalues
 from gatestats.vocabulary import Status, check_choice, check_confidence_level
 
 if TYPE_CHECKING:
@@ -228,40 +228,8 @@ class Proportion:
 
 def _interval(x: int, n: int, *, method: ProportionMethod, confidence_level: float) -> tuple[float, float]:
     if method == "wilson":
-        return wilson_bounds(float(x / n), float(n), two_sided_z(confidence_level))
+        return wilson_bounds_one(float(x / n), float(n), two_sided_z(confidence_level), continuity_correction=False)
     return clopper_pearson_interval(x, n, confidence_level=confidence_level)
-
-
-def wilson_bounds(p_hat: float, n: float, z: float) -> tuple[float, float]:
-    """:func:`gatestats.estimators.intervals.wilson_interval` without the correction, in floats.
-
-    ``intervals._wilson_bounds`` on arrays of one element: the shift is 0, each root is
-    ``interval_rules._wilson_root`` (the one formula of both), ``np.clip``, ``np.maximum``, ``np.minimum`` and
-    ``np.where`` are ``min``/``max`` and a condition on one float; the same operations in the same order.
-
-    Parameters
-    ----------
-    p_hat
-        The proportion, in [0, 1].
-    n
-        The trials (positive, finite).
-    z
-        The two-sided critical value.
-
-    Returns
-    -------
-    tuple of float
-        ``(low, high)``.
-    """
-    z2n = z * z / n
-
-    def root(p: float, sign: float) -> float:
-        return _wilson_root(min(max(p, 0.0), 1.0), n, z, z2n, sign, math.sqrt)
-
-    p_low, p_high = p_hat - 0.0, p_hat + 0.0  # the shift np.zeros_like(n)
-    low = 0.0 if p_low <= 0.0 else max(root(p_low, -1.0), 0.0)
-    high = 1.0 if p_high >= 1.0 else min(root(p_high, 1.0), 1.0)
-    return low, high
 
 
 def proportion(
@@ -952,7 +920,7 @@ def sign_test(successes: int, n: int, *, undefined_reason: str | None = None) ->
     # The exact conditional McNemar test is this sign test: one implementation, in gatestats.paired. Up to
     # EXACT_MAX_TRIALS, mcnemar_pvalues' exact rationals clipped to [0, 1] as it clips them, without its arrays.
     if int(n) <= EXACT_MAX_TRIALS:
-        exact_value, midp_value = _exact_pvalues(int(n - successes), int(successes), "two-sided")
+        exact_value, midp_value = exact_pvalues(int(n - successes), int(successes), "two-sided")
         pvalue, midp = min(max(exact_value, 0.0), 1.0), min(max(midp_value, 0.0), 1.0)
     else:
         exact, midp_array = mcnemar_pvalues(n - successes, successes)

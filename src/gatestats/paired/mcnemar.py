@@ -83,6 +83,7 @@ __all__ = [
     "McNemarTest",
     "check_alternative",
     "check_counts",
+    "exact_pvalues",
     "mcnemar_asymptotic_test",
     "mcnemar_pvalues",
     "mcnemar_test",
@@ -153,8 +154,29 @@ def _counts(name: str, value: Any) -> IntArray:
     return array.astype(np.int64)
 
 
-def _exact_pvalues(b: int, c: int, alternative: Alternative) -> tuple[float, float]:
-    """The exact and mid-p values of one table, each an exact integer over a power of two rounded once."""
+def exact_pvalues(b: int, c: int, alternative: Alternative) -> tuple[float, float]:
+    """The exact and mid-p values of one table, each an exact integer over a power of two rounded once.
+
+    :func:`mcnemar_pvalues` for one table, in Python numbers (before its clip to [0, 1]): what the paths without
+    numpy (``paired.small``, the judges' sign test) call.
+
+    Parameters
+    ----------
+    b, c
+        The discordant counts (non-negative Python ints).
+    alternative
+        ``two-sided``, ``less`` or ``greater``.
+
+    Returns
+    -------
+    tuple of float
+        ``(exact, mid-p)``.
+
+    Examples
+    --------
+    >>> exact_pvalues(1, 9, "two-sided")
+    (0.021484375, 0.01171875)
+    """
     m = b + c
     if m == 0:
         return 1.0, 1.0
@@ -230,7 +252,7 @@ def mcnemar_pvalues(
     large = bb + cc > EXACT_MAX_TRIALS
     for index in np.ndindex(bb.shape):
         if not large[index]:
-            exact[index], midp[index] = _exact_pvalues(int(bb[index]), int(cc[index]), alternative)
+            exact[index], midp[index] = exact_pvalues(int(bb[index]), int(cc[index]), alternative)
     if large.any():
         exact[large], midp[large] = _scipy_pvalues(bb[large], cc[large], alternative)
     return np.clip(exact, 0.0, 1.0), np.clip(midp, 0.0, 1.0)

@@ -40,7 +40,7 @@ from gatestats.paired.compare import (
     _pvalue_fields,
     _resolve_test,
 )
-from gatestats.paired.mcnemar import _exact_pvalues
+from gatestats.paired.mcnemar import exact_pvalues
 from gatestats.paired.odds_ratio import conditional_odds_ratio
 from gatestats.paired.pairing import checked_per_case
 from gatestats.paired.result import Comparison, ComparisonOptions, _table_interval
@@ -112,7 +112,7 @@ def one_trial_values(
 
 def _pvalues(ub: int, uc: int, options: ComparisonOptions) -> tuple[float, float]:
     """The exact and mid-p p-values (mcnemar_pvalues' exact rationals), clipped to [0, 1] as it clips them."""
-    exact, midp = _exact_pvalues(ub, uc, options.alternative)
+    exact, midp = exact_pvalues(ub, uc, options.alternative)
     return min(max(exact, 0.0), 1.0), min(max(midp, 0.0), 1.0)
 
 
