@@ -16,9 +16,10 @@ plugin. For every test the plugin records, around the whole test (set-up, call, 
 The whole run is measured from outside too (``os.wait4`` on pytest: every worker and child), so what no test
 carries (start-up, collection, the workers' coordination) is the difference. The report: the totals, the
 share of ``slow`` tests, how the CPU spreads over tests (how many tests carry how much) and the ``--top``
-test files and tests. It goes to standard output (Markdown) and ``benchmarks/_data/suite_cost_last_run.json``
-(every row). The machine load (``os.getloadavg``) is recorded before and after: on a shared machine the same
-suite moves by a few percent from run to run, so compare runs made one after the other.
+test files and tests. It goes to standard output (Markdown; pytest's own output goes to standard error),
+every row to ``benchmarks/_data/suite_cost_last_run.json``. The machine load (``os.getloadavg``) is recorded
+before and after: on a shared machine the same suite moves by a few percent from run to run, so compare runs
+made one after the other.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def run(pytest_args: Sequence[str], *, workers: int, folder: Path) -> dict[str, 
     argv = [sys.executable, "-m", "pytest", "-q", "-n", str(workers), "-p", "suite_cost", *pytest_args]
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=ROOT, env=env)
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=sys.stderr)  # the report alone on stdout
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     return {
