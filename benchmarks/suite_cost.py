@@ -35,7 +35,6 @@ from collections import defaultdict
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -71,25 +70,18 @@ class TestCost:
 # ----------------------------------------------------------------------------------------------- the plugin
 
 
-def _rows_file() -> Any:
-    """This process' rows file (an open text file, kept open for the process' life)."""
-    folder = Path(os.environ[ROWS_ENV])
-    folder.mkdir(parents=True, exist_ok=True)
+def _rows_path() -> Path:
+    """This process' rows file (JSON Lines, appended to a row at a time)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    return (folder / f"rows-{worker}-{os.getpid()}.jsonl").open("a", encoding="utf-8")
-
-
-_OPEN: list[Any] = []
+    return Path(os.environ[ROWS_ENV]) / f"rows-{worker}-{os.getpid()}.jsonl"
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, None]:
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
     """Around every test (set-up, call, tear-down): its worker's CPU, its children's CPU, its wall time."""
     if ROWS_ENV not in os.environ:
         yield
         return
-    if not _OPEN:
-        _OPEN.append(_rows_file())
     before, cpu0, wall0 = os.times(), time.process_time(), time.perf_counter()
     yield
     after, cpu1, wall1 = os.times(), time.process_time(), time.perf_counter()
@@ -101,8 +93,10 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, N
         "wall": wall1 - wall0,
         "slow": item.get_closest_marker("slow") is not None,
     }
-    _OPEN[0].write(json.dumps(row) + "\n")
-    _OPEN[0].flush()
+    path = _rows_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as rows:  # opened per row: ~0.05 ms a test, outside the measured span
+        rows.write(json.dumps(row) + "\n")
 
 
 # ----------------------------------------------------------------------------------------------- the report
