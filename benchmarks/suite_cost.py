@@ -142,10 +142,10 @@ def spread(rows: Sequence[TestCost], tops: Iterable[int] = (1, 10, 30, 100)) -> 
     of files (and always ``1``).
     """
     total = sum(r.total for r in rows)
-    by_file = sorted(by_files(rows).values(), key=lambda f: -f[0])
+    by_file = sorted((f.total for f in by_files(rows).values()), reverse=True)
     heavy = [r for r in rows if r.total >= HEAVY_S]
     shown = [n for n in tops if n == 1 or n < len(by_file)]
-    shares = {n: (sum(f[0] for f in by_file[:n]) / total if total else float("nan")) for n in shown}
+    shares = {n: (sum(by_file[:n]) / total if total else float("nan")) for n in shown}
     return Spread(
         tests=len(rows),
         heavy_tests=len(heavy),
@@ -155,27 +155,58 @@ def spread(rows: Sequence[TestCost], tops: Iterable[int] = (1, 10, 30, 100)) -> 
     )
 
 
-def by_files(rows: Iterable[TestCost]) -> dict[str, tuple[float, float, float, int]]:
-    """Per test file: (CPU with children, the worker's CPU, the children's CPU, tests)."""
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+@dataclass(frozen=True, slots=True)
+class FileCost:
+    """One test file's sums: CPU with children, the workers' CPU, the children's CPU, and how many tests."""
+
+    total: float
+    cpu: float
+    children: float
+    tests: int
+
+
+def by_files(rows: Iterable[TestCost]) -> dict[str, FileCost]:
+    """Per test file, its tests' sums."""
+    grouped: dict[str, list[TestCost]] = defaultdict(list)
     for r in rows:
-        s = sums[r.file]
-        s[0] += r.total
-        s[1] += r.cpu
-        s[2] += r.children
-        s[3] += 1
-    return {f: (s[0], s[1], s[2], int(s[3])) for f, s in sums.items()}
+        grouped[r.file].append(r)
+    return {
+        f: FileCost(
+            total=sum(r.total for r in rs),
+            cpu=sum(r.cpu for r in rs),
+            children=sum(r.children for r in rs),
+            tests=len(rs),
+        )
+        for f, rs in grouped.items()
+    }
 
 
-def report(rows: Sequence[TestCost], *, outside: dict[str, float], top: int) -> str:
+@dataclass(frozen=True, slots=True)
+class Outside:
+    """pytest's whole run measured from outside (``os.wait4``): every worker and child, and the load around it."""
+
+    user: float
+    sys: float
+    wall: float
+    exit_code: int
+    load_before: float
+    load_after: float
+
+
+def _cell(text: str) -> str:
+    """``text`` as one Markdown table cell: a ``|`` in a test id (a parameter) would split the row."""
+    return text.replace("|", "\\|")
+
+
+def report(rows: Sequence[TestCost], *, outside: Outside, top: int) -> str:
     """The Markdown report of one run: totals, slow share, spread, the ``top`` files and tests."""
     cpu, children = sum(r.cpu for r in rows), sum(r.children for r in rows)
     slow = [r for r in rows if r.slow]
-    whole = outside["user"] + outside["sys"]
+    whole = outside.user + outside.sys
     s = spread(rows)
     lines = [
-        f"pytest from outside: {outside['user']:.1f} user + {outside['sys']:.1f} sys = **{whole:.1f} CPU-s**, "
-        f"{outside['wall']:.1f} s wall (load {outside['load_before']:.2f} → {outside['load_after']:.2f})",
+        f"pytest from outside: {outside.user:.1f} user + {outside.sys:.1f} sys = **{whole:.1f} CPU-s**, "
+        f"{outside.wall:.1f} s wall (load {outside.load_before:.2f} → {outside.load_after:.2f})",
         f"tests: {len(rows):,}; in their workers {cpu:.1f} CPU-s, in the processes they waited for "
         f"{children:.1f} CPU-s; carried by no test (start-up, collection, coordination) {whole - cpu - children:.1f}",
         f"`slow` tests: {len(slow):,}, {sum(r.total for r in slow):.1f} CPU-s",
@@ -185,14 +216,15 @@ def report(rows: Sequence[TestCost], *, outside: dict[str, float], top: int) -> 
         "| CPU-s (with children) | in the worker | children | tests | file |",
         "|---:|---:|---:|---:|---|",
     ]
-    files = sorted(by_files(rows).items(), key=lambda kv: -kv[1][0])[:top]
-    lines += [f"| {t:.2f} | {c:.2f} | {ch:.2f} | {n} | {f} |" for f, (t, c, ch, n) in files]
+    files = sorted(by_files(rows).items(), key=lambda kv: -kv[1].total)[:top]
+    lines += [f"| {c.total:.2f} | {c.cpu:.2f} | {c.children:.2f} | {c.tests} | {_cell(f)} |" for f, c in files]
     lines += ["", "| CPU-s (with children) | wall s | test |", "|---:|---:|---|"]
-    lines += [f"| {r.total:.2f} | {r.wall:.2f} | {r.nodeid} |" for r in sorted(rows, key=lambda r: -r.total)[:top]]
+    costliest = sorted(rows, key=lambda r: -r.total)[:top]
+    lines += [f"| {r.total:.2f} | {r.wall:.2f} | {_cell(r.nodeid)} |" for r in costliest]
     return "\n".join(lines)
 
 
-def run(pytest_args: Sequence[str], *, workers: int, folder: Path) -> dict[str, float]:
+def run(pytest_args: Sequence[str], *, workers: int, folder: Path) -> Outside:
     """Run pytest with the plugin, rows to ``folder``; its CPU and wall time from outside."""
     env = dict(os.environ)
     env[ROWS_ENV] = str(folder)
@@ -204,23 +236,28 @@ def run(pytest_args: Sequence[str], *, workers: int, folder: Path) -> dict[str, 
     process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=sys.stderr)  # the report alone on stdout
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
-    return {
-        "user": usage.ru_utime,
-        "sys": usage.ru_stime,
-        "wall": wall,
-        "exit": float(os.waitstatus_to_exitcode(status)),
-        "load_before": load_before,
-        "load_after": os.getloadavg()[0],
-    }
+    return Outside(
+        user=usage.ru_utime,
+        sys=usage.ru_stime,
+        wall=wall,
+        exit_code=os.waitstatus_to_exitcode(status),
+        load_before=load_before,
+        load_after=os.getloadavg()[0],
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Here, not at the top: the plugin the test workers load imports nothing of gatestats.
+    from gatestats.io.files import write_atomic
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--top", type=int, default=30, help="files and tests listed (default 30)")
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2, as dev.py)")
     parser.add_argument("--json", type=Path, default=DATA / "suite_cost_last_run.json", help="where every row goes")
     parser.add_argument("pytest_args", nargs="*", help="after --: what pytest runs (default: the whole suite)")
     args = parser.parse_args(argv)
+    if args.json.exists() and not args.json.is_file():  # said before the suite's minutes, not after
+        parser.error(f"--json {args.json}: not a file")
     with tempfile.TemporaryDirectory(prefix="suite-cost-") as folder:
         outside = run(args.pytest_args, workers=args.workers, folder=Path(folder))
         rows = read_rows(Path(folder))
@@ -229,12 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(report(rows, outside=outside, top=args.top))
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"outside": outside, "pytest_args": args.pytest_args, "rows": [asdict(r) for r in rows]}
-    partial = args.json.with_name(args.json.name + ".tmp")
-    partial.write_text(json.dumps(payload, indent=1), encoding="utf-8")
-    partial.replace(args.json)
+    payload = {"outside": asdict(outside), "pytest_args": args.pytest_args, "rows": [asdict(r) for r in rows]}
+    write_atomic(args.json, json.dumps(payload, indent=1).encode())
     print(f"\nrows: {args.json}")
-    return int(outside["exit"])
+    return outside.exit_code
 
 
 if __name__ == "__main__":

@@ -34,24 +34,28 @@ def test_sums_by_file_and_the_spread(suite_cost: ModuleType, tmp_path: Path) -> 
         [
             {"nodeid": "tests/a.py::t1", "cpu": 0.5, "children": 0.25, "wall": 1.0, "slow": True},
             {"nodeid": "tests/a.py::t2[x::y]", "cpu": 0.01, "children": 0.0, "wall": 0.02, "slow": False},
-            {"nodeid": "tests/b.py::t3", "cpu": 0.1, "children": 0.14, "wall": 0.3, "slow": False},
+            {"nodeid": "tests/b.py::t3[a|b]", "cpu": 0.1, "children": 0.14, "wall": 0.3, "slow": False},
         ],
     )
     rows = suite_cost.read_rows(tmp_path)
     files = suite_cost.by_files(rows)
-    assert files["tests/a.py"] == pytest.approx((0.76, 0.51, 0.25, 2))
-    assert files["tests/b.py"] == pytest.approx((0.24, 0.1, 0.14, 1))
+    a, b = files["tests/a.py"], files["tests/b.py"]
+    assert (a.total, a.cpu, a.children, a.tests) == pytest.approx((0.76, 0.51, 0.25, 2))
+    assert (b.total, b.cpu, b.children, b.tests) == pytest.approx((0.24, 0.1, 0.14, 1))
     spread = suite_cost.spread(rows)
     assert (spread.tests, spread.heavy_tests, spread.files) == (3, 2, 2)  # 0.75 and 0.24 are >= 0.2
     assert spread.heavy_seconds == pytest.approx(0.99)
     assert spread.top_files_share == pytest.approx({1: 0.76})  # only the shares below the number of files
-    outside = {"user": 2.0, "sys": 0.5, "wall": 3.0, "exit": 0.0, "load_before": 1.0, "load_after": 1.5}
+    outside = suite_cost.Outside(user=2.0, sys=0.5, wall=3.0, exit_code=0, load_before=1.0, load_after=1.5)
     text = suite_cost.report(rows, outside=outside, top=1)
     assert "**2.5 CPU-s**" in text
     assert "carried by no test (start-up, collection, coordination) 1.5" in text  # 2.5 - 0.61 - 0.39
     assert "`slow` tests: 1, 0.8 CPU-s" in text
     assert "| 0.76 | 0.51 | 0.25 | 2 | tests/a.py |" in text
     assert "tests/b.py |" not in text  # --top 1
+    # A parameter's "|" is escaped, so the test's row keeps its three cells.
+    (row,) = [line for line in suite_cost.report(rows, outside=outside, top=3).splitlines() if "::t3" in line]
+    assert row == "| 0.24 | 0.30 | tests/b.py::t3[a\\|b] |"
 
 
 def test_a_malformed_row_is_named_by_file_and_line(suite_cost: ModuleType, tmp_path: Path) -> None:
